@@ -1,0 +1,199 @@
+"""Value types shared by every strategy: tickets and a wave snapshot in, matches out.
+
+Everything here is a frozen, slotted dataclass so that a wave's inputs and outputs
+can be compared, hashed where it makes sense, and never mutated behind a caller's back.
+Time, seeds and ids are fields, never read from the environment.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import uuid
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+#: Namespace of every derived match id (uuid5). Changing it changes every match id ever issued.
+MATCH_ID_NAMESPACE = uuid.UUID("6f1c1f2e-5b8e-4d0c-9a57-77a0a7d3c0de")
+
+
+@dataclass(frozen=True, slots=True)
+class Player:
+    """One person in a ticket.
+
+    ``ratings`` maps a race or role to a rating, as sorted ``(name, rating)`` pairs.
+    ``roles`` are the races/roles the player offers; empty means "every rated one".
+    ``latency_ms`` holds measured ``(region, milliseconds)`` pairs, when known.
+    """
+
+    player_id: str
+    ratings: tuple[tuple[str, int], ...]
+    roles: tuple[str, ...] = ()
+    vetoed_maps: tuple[str, ...] = ()
+    latency_ms: tuple[tuple[str, int], ...] = ()
+
+    def rating(self, role: str) -> int | None:
+        """Return the rating for ``role``, or None when the player has none."""
+        for name, value in self.ratings:
+            if name == role:
+                return value
+        return None
+
+    def offered_roles(self) -> tuple[str, ...]:
+        """Roles the player may take: the offered ones, else every rated one."""
+        return self.roles if self.roles else tuple(name for name, _ in self.ratings)
+
+    def latency_to(self, region: str) -> int | None:
+        """Return the measured latency to ``region`` in ms, or None when unknown."""
+        for name, value in self.latency_ms:
+            if name == region:
+                return value
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class Ticket:
+    """A request to be matched: one player, or a party that must stay together."""
+
+    ticket_id: str
+    queue: str
+    region: str
+    players: tuple[Player, ...]
+    joined_at_ms: int
+    party_id: str | None = None
+
+    @property
+    def size(self) -> int:
+        return len(self.players)
+
+
+@dataclass(frozen=True, slots=True)
+class WaitingTicket:
+    """A ticket as a wave sees it: with the number of waves it has already waited."""
+
+    ticket: Ticket
+    wait_cycles: int
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRoute:
+    """Servers that host a match between a player of ``region_a`` and one of ``region_b``."""
+
+    region_a: str
+    region_b: str
+    servers: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class QueueProfile:
+    """What a strategy needs to know about a queue; built once from the settings.
+
+    ``options`` carries strategy-specific knobs; each strategy parses them into its
+    own frozen config and rejects unknown or invalid ones with the field's name.
+    """
+
+    queue: str
+    strategy: str
+    maps: tuple[str, ...]
+    routes: tuple[ServerRoute, ...] = ()
+    fallback_servers: tuple[str, ...] = ("default",)
+    team_count: int = 2
+    team_size: int = 1
+    team_size_min: int | None = None
+    roles: tuple[str, ...] = ()
+    options: Mapping[str, object] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class WaveSnapshot:
+    """The queue of one (queue, region) exactly at the log position of its wave tick.
+
+    ``tickets`` are in log (join) order, which strategies use as the stable tie-break.
+    """
+
+    queue: str
+    region: str
+    wave_id: str
+    wave_number: int
+    seed: int
+    closed_at_ms: int
+    tickets: tuple[WaitingTicket, ...]
+    active_population: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Seat:
+    """One player's place in a match."""
+
+    ticket_id: str
+    player_id: str
+    role: str
+    rating: int
+
+
+@dataclass(frozen=True, slots=True)
+class Team:
+    name: str
+    seats: tuple[Seat, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Match:
+    """A match created by a wave. ``quality`` holds named figures (rating diff, factor scores)."""
+
+    match_id: str
+    teams: tuple[Team, ...]
+    map_name: str
+    server: str
+    channel: str
+    quality: tuple[tuple[str, float], ...] = ()
+
+    def ticket_ids(self) -> tuple[str, ...]:
+        return tuple(sorted({seat.ticket_id for team in self.teams for seat in team.seats}))
+
+    def quality_of(self, name: str) -> float | None:
+        for key, value in self.quality:
+            if key == name:
+                return value
+        return None
+
+
+@dataclass(frozen=True, slots=True)
+class WaveResult:
+    """What a strategy decided for one wave; ``unmatched`` are ticket ids left queued."""
+
+    strategy: str
+    matches: tuple[Match, ...]
+    unmatched: tuple[str, ...]
+    stats: tuple[tuple[str, float], ...] = ()
+
+    def stat(self, name: str) -> float | None:
+        for key, value in self.stats:
+            if key == name:
+                return value
+        return None
+
+
+Strategy = Callable[[WaveSnapshot, QueueProfile], WaveResult]
+"""A strategy is a pure function of a wave snapshot and the queue's profile."""
+
+
+def derive_seed(queue: str, region: str, wave_id: str) -> int:
+    """Return the wave's 64-bit RNG seed, derived from what names the wave.
+
+    >>> derive_seed("1v1", "eu", "7") == derive_seed("1v1", "eu", "7")
+    True
+    """
+    digest = hashlib.sha256(f"{queue}\x1f{region}\x1f{wave_id}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def derive_match_id(queue: str, region: str, wave_id: str, ticket_ids: tuple[str, ...]) -> str:
+    """Return the deterministic id of a match: uuid5 of the wave and its sorted tickets.
+
+    A redelivered wave yields the same ids, so consumers can de-duplicate.
+
+    >>> derive_match_id("q", "eu", "1", ("b", "a")) == derive_match_id("q", "eu", "1", ("a", "b"))
+    True
+    """
+    name = "\x1f".join((queue, region, wave_id, *sorted(ticket_ids)))
+    return str(uuid.uuid5(MATCH_ID_NAMESPACE, name))

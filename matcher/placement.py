@@ -1,0 +1,67 @@
+"""Stage 7 of every strategy: map, server and channel of a match, from a seeded RNG.
+
+Shared by all strategies so that the same wave seed gives the same placements no
+matter which strategy paired the players.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterable
+
+from matcher.core import QueueProfile
+
+CHANNEL_PREFIX = "scevo"
+CHANNEL_COUNT = 10
+
+
+class NoPlayableMap(ValueError):
+    """Every map of the queue is vetoed by someone in the match."""
+
+
+def choose_map(rng: random.Random, maps: tuple[str, ...], vetoes: Iterable[str]) -> str:
+    """Draw a map uniformly from ``maps`` minus the union of the players' vetoes.
+
+    The candidates keep the queue's configured order, so the draw depends only on
+    the RNG state and the inputs.
+
+    >>> choose_map(random.Random(1), ("a", "b", "c"), ["a", "c"])
+    'b'
+    """
+    vetoed = set(vetoes)
+    allowed = [name for name in maps if name not in vetoed]
+    if not allowed:
+        raise NoPlayableMap("every map is vetoed by a player of the match")
+    return allowed[rng.randrange(len(allowed))]
+
+
+def playable_maps(maps: tuple[str, ...], vetoes: Iterable[str]) -> tuple[str, ...]:
+    vetoed = set(vetoes)
+    return tuple(name for name in maps if name not in vetoed)
+
+
+def choose_server(rng: random.Random, profile: QueueProfile, region_a: str, region_b: str) -> str:
+    """Pick the server for a pair of regions from the profile's route table.
+
+    The table is symmetric; with several servers for a pair, or an unknown pair
+    (falling back to ``profile.fallback_servers``), the seeded RNG picks one.
+    """
+    for route in profile.routes:
+        if {route.region_a, route.region_b} == {region_a, region_b} and route.servers:
+            servers = route.servers
+            break
+    else:
+        servers = profile.fallback_servers
+    if len(servers) == 1:
+        return servers[0]
+    return servers[rng.randrange(len(servers))]
+
+
+def channel_name(match_number: int) -> str:
+    """Channel of the ``match_number``-th match of a wave (1-based): scevo01..scevo10.
+
+    >>> [channel_name(n) for n in (1, 9, 10, 11, 20)]
+    ['scevo01', 'scevo09', 'scevo10', 'scevo01', 'scevo10']
+    """
+    slot = match_number % CHANNEL_COUNT or CHANNEL_COUNT
+    return f"{CHANNEL_PREFIX}{slot:02d}"

@@ -1,0 +1,13 @@
+"""wavematch's streaming edge: thin wiring between Kafka and the pure core.
+
+Topology (see docs/architecture.md)::
+
+    platforms ──TicketJoined/TicketLeft──▶ wavematch.queue.v1 ◀──WaveTick── timer
+                                               │   (key = "queue/region", murmur2)
+                                               ▼
+                              queue agent: decode → fold (matcher.queue) ──▶ queue table
+                                               │   on WaveTick: run_wave(snapshot)
+                       ┌───────────────┬───────┴──────────┬──────────────────┐
+                       ▼               ▼                  ▼                  ▼
+          wavematch.matches.v1  wavematch.cleanup.v1  wavematch.status.v1  wavematch.deadletter.v1
+"""

@@ -1,0 +1,56 @@
+"""The ``wavematch`` command: one sub-command per module in :mod:`streams.commands`.
+
+Each command module exposes ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+``run(args) -> int``. Modules are imported only when their command runs, so the
+offline commands never import Faust or Kafka clients.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+#: name -> (module, one-line help). Import stays lazy; help is listed here for that reason.
+COMMANDS: dict[str, tuple[str, str]] = {
+    "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
+}
+
+
+class UsageError(Exception):
+    """A user mistake: printed as one line, exit code 2."""
+
+
+def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="wavematch", description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    sub.required = True
+    for name, (module_name, help_text) in COMMANDS.items():
+        command_parser = sub.add_parser(name, help=help_text, description=help_text)
+        command_parser.set_defaults(_module=module_name)
+        if name == _requested_command(argv):
+            importlib.import_module(module_name).add_arguments(command_parser)
+    return parser
+
+
+def _requested_command(argv: Sequence[str]) -> str | None:
+    positional = [arg for arg in argv if not arg.startswith("-")]
+    return positional[0] if positional else None
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(arguments).parse_args(arguments)
+    module = importlib.import_module(args._module)
+    try:
+        return int(module.run(args))
+    except UsageError as error:
+        print(f"wavematch {args.command}: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

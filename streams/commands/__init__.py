@@ -1,0 +1,1 @@
+"""Sub-commands of ``wavematch``; registered in :data:`streams.cli.COMMANDS`."""
