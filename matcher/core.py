@@ -104,6 +104,15 @@ class QueueProfile:
 
 
 @dataclass(frozen=True, slots=True)
+class LastMatch:
+    """Who a player last played with and against; the queue state keeps it per player."""
+
+    player_id: str
+    teammates: tuple[str, ...]
+    opponents: tuple[str, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class WaveSnapshot:
     """The queue of one (queue, region) exactly at the log position of its wave tick.
 
@@ -118,6 +127,7 @@ class WaveSnapshot:
     closed_at_ms: int
     tickets: tuple[WaitingTicket, ...]
     active_population: int = 0
+    last_matches: tuple[LastMatch, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
