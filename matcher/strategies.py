@@ -10,7 +10,7 @@ import importlib
 
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
 
-_REGISTRY: dict[str, str] = {
+_REGISTRY: dict[str, str | Strategy] = {
     "optimal": "matcher.duel.strategies:optimal_strategy",
     "ladder-v2.1": "matcher.duel.strategies:ladder_strategy",
     "rebalance": "matcher.teams.strategies:rebalance_strategy",
@@ -21,6 +21,13 @@ _REGISTRY: dict[str, str] = {
 
 class UnknownStrategy(KeyError):
     pass
+
+
+def register_strategy(name: str, strategy: Strategy) -> None:
+    """Register ``strategy`` under ``name`` (plug-ins and tests); names are never replaced."""
+    if name in _REGISTRY:
+        raise ValueError(f"strategy {name!r} is already registered")
+    _REGISTRY[name] = strategy
 
 
 def strategy_names() -> tuple[str, ...]:
@@ -34,6 +41,8 @@ def get_strategy(name: str) -> Strategy:
     except KeyError:
         known = ", ".join(strategy_names())
         raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+    if not isinstance(target, str):
+        return target
     module_name, _, attribute = target.partition(":")
     strategy: Strategy = getattr(importlib.import_module(module_name), attribute)
     return strategy

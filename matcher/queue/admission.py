@@ -1,0 +1,37 @@
+"""Whether a queue can ever match a ticket; checked once, when it joins."""
+
+from __future__ import annotations
+
+from matcher.core import QueueProfile, Ticket
+
+#: Strategies that pair one BW player against one SC2 player.
+DUEL_STRATEGIES = frozenset({"optimal", "ladder-v2.1"})
+DUEL_RACES = ("bw", "sc2")
+
+
+def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
+    """Return why ``ticket`` can never be matched in ``profile``'s queue, or None.
+
+    >>> from matcher.core import Player
+    >>> profile = QueueProfile(queue="1v1", strategy="optimal", maps=("m",))
+    >>> admission_problem(Ticket("t", "1v1", "eu", (Player("p", (("bw", 1500),)),), 0), profile)
+    >>> admission_problem(Ticket("t", "1v1", "eu", (Player("p", (("zerg", 1),)),), 0), profile)
+    'player p has no bw or sc2 rating'
+
+    Notes: O(players x roles).
+    """
+    if ticket.queue != profile.queue:
+        return f"ticket is for queue {ticket.queue!r}, not {profile.queue!r}"
+    if not ticket.players:
+        return "ticket has no players"
+    if ticket.size > profile.team_size:
+        return f"party of {ticket.size} does not fit a team of {profile.team_size}"
+    for player in ticket.players:
+        if profile.strategy in DUEL_STRATEGIES:
+            if all(player.rating(race) is None for race in DUEL_RACES):
+                return f"player {player.player_id} has no bw or sc2 rating"
+        elif not player.ratings:
+            return f"player {player.player_id} has no rating"
+        elif profile.roles and not set(player.offered_roles()) & set(profile.roles):
+            return f"player {player.player_id} offers none of the roles {', '.join(profile.roles)}"
+    return None

@@ -1,0 +1,55 @@
+"""Every region's queue of a log, for callers that fold a whole topic (replay, simulator)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping
+from dataclasses import dataclass, field
+
+from matcher.core import QueueProfile
+from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined
+from matcher.queue.fold import QueueRules, RegionQueue
+from matcher.queue.outcomes import Dequeued, Step
+
+
+@dataclass(slots=True)
+class QueueBook:
+    """Routes each event to its (queue, region) :class:`RegionQueue`, creating it on first use.
+
+    An event for a queue or region the configuration does not know is a recorded no-op;
+    a join for one is rejected, so its platform hears why instead of waiting forever.
+    """
+
+    profiles: Mapping[str, QueueProfile]
+    regions_by_queue: Mapping[str, tuple[str, ...]]
+    rules: QueueRules = field(default_factory=QueueRules)
+    regions: dict[tuple[str, str], RegionQueue] = field(default_factory=dict)
+
+    def region_queue(self, queue: str, region: str) -> RegionQueue:
+        key = (queue, region)
+        state = self.regions.get(key)
+        if state is None:
+            state = self.regions[key] = RegionQueue(queue, region)
+        return state
+
+    def apply(self, event: QueueEvent) -> Step:
+        profile = self.profiles.get(event.queue)
+        problem = None
+        if profile is None:
+            problem = f"unknown queue {event.queue!r}"
+        elif event.region not in self.regions_by_queue.get(event.queue, ()):
+            problem = f"queue {event.queue!r} is not open in region {event.region!r}"
+        if problem is None and profile is not None:
+            return self.region_queue(event.queue, event.region).apply(event, profile, self.rules)
+        if isinstance(event, TicketJoined):
+            ticket = event.ticket
+            refused = Dequeued(
+                ticket.ticket_id, ticket.queue, ticket.region, DequeueReason.REJECTED, 0,
+                ticket.joined_at_ms, detail=problem,
+            )
+            return Step("rejected", dequeued=(refused,))
+        return Step("unknown_queue")
+
+    def apply_all(self, events: Iterable[QueueEvent]) -> Iterator[Step]:
+        """Fold ``events`` in order, yielding each event's step."""
+        for event in events:
+            yield self.apply(event)

@@ -1,0 +1,62 @@
+"""Events the queue fold consumes: the domain side of the queue topic's records."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+from matcher.core import Ticket
+
+
+class LeaveReason(enum.Enum):
+    REQUESTED = "requested"
+    DISCONNECTED = "disconnected"
+
+
+class DequeueReason(enum.Enum):
+    MATCHED = "matched"
+    LEFT = "left"
+    EXPIRED = "expired"
+    REJECTED = "rejected"
+
+
+@dataclass(frozen=True, slots=True)
+class TicketJoined:
+    ticket: Ticket
+
+    @property
+    def queue(self) -> str:
+        return self.ticket.queue
+
+    @property
+    def region(self) -> str:
+        return self.ticket.region
+
+
+@dataclass(frozen=True, slots=True)
+class TicketLeft:
+    ticket_id: str
+    queue: str
+    region: str
+    reason: LeaveReason
+    left_at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class WaveTick:
+    """The wave boundary as a position in the log.
+
+    ``sequence`` orders ticks: a tick whose sequence is not greater than the last applied
+    one (a second timer during a rebalance, a redelivery) is a recorded no-op.
+    """
+
+    queue: str
+    region: str
+    wave_id: str
+    sequence: int
+    tick_at_ms: int
+    config_fingerprint: str
+    interval_ms: int
+
+
+QueueEvent = TicketJoined | TicketLeft | WaveTick

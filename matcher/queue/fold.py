@@ -1,0 +1,297 @@
+"""The queue of one (queue, region) as a fold over its log.
+
+Why a mutable object and not ``apply(state, event) -> new_state``: a region holds
+10,000+ tickets and sees tens of thousands of events per second; copying the state per
+event would make every join O(n). The object is owned by exactly one caller (a worker's
+partition, a replay, a simulation), every decision is a function of the events applied
+so far, and :meth:`RegionQueue.to_record` / :meth:`RegionQueue.from_record` snapshot it.
+See docs/adr/0003-queue-fold-mutates-one-state-per-region.md.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+
+from matcher.checks import wave_result_problems
+from matcher.core import (
+    LastMatch,
+    Match,
+    QueueProfile,
+    Ticket,
+    WaitingTicket,
+    WaveResult,
+    WaveSnapshot,
+    derive_seed,
+)
+from matcher.queue.admission import admission_problem
+from matcher.queue.estimate import WaitEstimator
+from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
+from matcher.queue.outcomes import Dequeued, Searching, Step, WaveSummary
+from matcher.strategies import run_wave
+
+
+class InvalidWaveResult(RuntimeError):
+    """A strategy returned a result its checker rejects: a bug, never published."""
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRules:
+    """Rules of the fold that are not the strategy's business.
+
+    ``finished_retention_ms`` bounds how long a dequeued ticket id is remembered, so a
+    redelivered or retried join of it is a no-op; it must be at least the TTL, since a
+    join older than the TTL is rejected as expired anyway.
+    """
+
+    ticket_ttl_ms: int = 600_000
+    finished_retention_ms: int = 600_000
+    population_window_waves: int = 10
+    verify_waves: bool = True
+    publish_status: bool = True
+
+    def __post_init__(self) -> None:
+        if self.ticket_ttl_ms <= 0:
+            raise ValueError("ticket_ttl_ms: must be > 0")
+        if self.finished_retention_ms < self.ticket_ttl_ms:
+            raise ValueError("finished_retention_ms: must be >= ticket_ttl_ms")
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedTicket:
+    ticket: Ticket
+    joined_wave: int
+
+
+@dataclass(slots=True)
+class RegionQueue:
+    """State of one (queue, region); apply events in log order with :meth:`apply`."""
+
+    queue: str
+    region: str
+    tickets: dict[str, QueuedTicket] = field(default_factory=dict)
+    player_ticket: dict[str, str] = field(default_factory=dict)
+    finished: dict[str, int] = field(default_factory=dict)
+    waves_closed: int = 0
+    last_sequence: int = -1
+    last_tick_at_ms: int = 0
+    last_interval_ms: int = 0
+    recent_matched_players: deque[int] = field(default_factory=deque)
+    last_matches: dict[str, LastMatch] = field(default_factory=dict)
+    estimator: WaitEstimator = field(default_factory=WaitEstimator)
+
+    def apply(self, event: QueueEvent, profile: QueueProfile, rules: QueueRules) -> Step:
+        """Apply one event of this region's log and return what it decided.
+
+        Notes: O(1) for joins and leaves; a tick is O(n) plus the strategy's cost.
+        """
+        if isinstance(event, TicketJoined):
+            return self._join(event.ticket, profile, rules)
+        if isinstance(event, TicketLeft):
+            return self._leave(event)
+        return self._close_wave(event, profile, rules)
+
+    @property
+    def players_queued(self) -> int:
+        return len(self.player_ticket)
+
+    def waves_waited(self, queued: QueuedTicket) -> int:
+        return self.waves_closed - queued.joined_wave
+
+    # -- joins and leaves -------------------------------------------------------------
+
+    def _join(self, ticket: Ticket, profile: QueueProfile, rules: QueueRules) -> Step:
+        ticket_id = ticket.ticket_id
+        if ticket_id in self.tickets:
+            return Step("duplicate")
+        if ticket_id in self.finished:
+            return Step("duplicate_finished")
+        if self.last_tick_at_ms and ticket.joined_at_ms + rules.ticket_ttl_ms <= self.last_tick_at_ms:
+            return self._refuse(ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
+        problem = self._conflict(ticket) or admission_problem(ticket, profile)
+        if problem:
+            return self._refuse(ticket, DequeueReason.REJECTED, problem)
+        self.tickets[ticket_id] = QueuedTicket(ticket, self.waves_closed)
+        for player in ticket.players:
+            self.player_ticket[player.player_id] = ticket_id
+        status = self._searching(ticket, len(self.tickets), 0, ticket.joined_at_ms, None)
+        return Step("joined", statuses=(status,) if rules.publish_status else ())
+
+    def _conflict(self, ticket: Ticket) -> str | None:
+        seen: set[str] = set()
+        for player in ticket.players:
+            if player.player_id in seen:
+                return f"player {player.player_id} appears twice in the ticket"
+            seen.add(player.player_id)
+            other = self.player_ticket.get(player.player_id)
+            if other is not None:
+                return f"player {player.player_id} is already queued in ticket {other}"
+        return None
+
+    def _refuse(self, ticket: Ticket, reason: DequeueReason, detail: str) -> Step:
+        self.finished[ticket.ticket_id] = max(ticket.joined_at_ms, self.last_tick_at_ms)
+        dequeued = Dequeued(
+            ticket.ticket_id, self.queue, self.region, reason, 0, ticket.joined_at_ms,
+            detail=detail,
+        )
+        return Step(reason.value, dequeued=(dequeued,))
+
+    def _leave(self, event: TicketLeft) -> Step:
+        queued = self.tickets.pop(event.ticket_id, None)
+        if queued is None:
+            return Step("unknown_ticket")
+        self._forget(queued.ticket, event.left_at_ms)
+        dequeued = Dequeued(
+            event.ticket_id, self.queue, self.region, DequeueReason.LEFT,
+            self.waves_waited(queued), event.left_at_ms, detail=event.reason.value,
+        )
+        return Step("left", dequeued=(dequeued,))
+
+    def _forget(self, ticket: Ticket, at_ms: int) -> None:
+        for player in ticket.players:
+            self.player_ticket.pop(player.player_id, None)
+        self.finished[ticket.ticket_id] = at_ms
+
+    # -- waves ------------------------------------------------------------------------
+
+    def _close_wave(self, tick: WaveTick, profile: QueueProfile, rules: QueueRules) -> Step:
+        if tick.sequence <= self.last_sequence:
+            return Step("stale_tick")
+        self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
+        expired = self._expire(tick, rules.ticket_ttl_ms)
+        snapshot = self.snapshot(tick)
+        result = run_wave(snapshot, profile)
+        if rules.verify_waves:
+            problems = wave_result_problems(snapshot, profile, result)
+            if problems:
+                raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        matched = self._remove_matched(result.matches, tick)
+        self.waves_closed += 1
+        self.last_sequence = tick.sequence
+        self.last_tick_at_ms = tick.tick_at_ms
+        self.last_interval_ms = tick.interval_ms
+        summary = _summarise(tick, snapshot, result, len(expired), self.waves_closed)
+        self._remember_population(summary.matched_players, rules.population_window_waves)
+        self.estimator.observe_wave([(ticket, d.waves_waited) for ticket, d in matched])
+        statuses = self._statuses(tick) if rules.publish_status else ()
+        return Step(
+            "wave_closed", matches=result.matches,
+            dequeued=(*expired, *(d for _, d in matched)), statuses=statuses,
+            summary=summary, result=result,
+        )
+
+    def snapshot(self, tick: WaveTick) -> WaveSnapshot:
+        """The queue exactly at ``tick``: tickets in join order with their wait cycles."""
+        waiting = tuple(
+            WaitingTicket(q.ticket, self.waves_waited(q)) for q in self.tickets.values()
+        )
+        history = tuple(
+            self.last_matches[p.player_id]
+            for q in self.tickets.values()
+            for p in q.ticket.players
+            if p.player_id in self.last_matches
+        )
+        return WaveSnapshot(
+            queue=self.queue, region=self.region, wave_id=tick.wave_id,
+            wave_number=self.waves_closed + 1,
+            seed=derive_seed(self.queue, self.region, tick.wave_id),
+            closed_at_ms=tick.tick_at_ms, tickets=waiting,
+            active_population=self.players_queued + sum(self.recent_matched_players),
+            last_matches=history,
+        )
+
+    def _expire(self, tick: WaveTick, ttl_ms: int) -> list[Dequeued]:
+        deadline = tick.tick_at_ms - ttl_ms
+        expired = [q for q in self.tickets.values() if q.ticket.joined_at_ms <= deadline]
+        out = []
+        for queued in expired:
+            del self.tickets[queued.ticket.ticket_id]
+            self._forget(queued.ticket, tick.tick_at_ms)
+            out.append(Dequeued(
+                queued.ticket.ticket_id, self.queue, self.region, DequeueReason.EXPIRED,
+                self.waves_waited(queued), tick.tick_at_ms, wave_id=tick.wave_id,
+            ))
+        return out
+
+    def _remove_matched(
+        self, matches: tuple[Match, ...], tick: WaveTick
+    ) -> list[tuple[Ticket, Dequeued]]:
+        out = []
+        for match in matches:
+            for ticket_id in match.ticket_ids():
+                queued = self.tickets.pop(ticket_id)
+                self._forget(queued.ticket, tick.tick_at_ms)
+                out.append((queued.ticket, Dequeued(
+                    ticket_id, self.queue, self.region, DequeueReason.MATCHED,
+                    self.waves_waited(queued) + 1, tick.tick_at_ms,
+                    match_id=match.match_id, wave_id=tick.wave_id,
+                )))
+            self._record_encounters(match)
+        return out
+
+    def _record_encounters(self, match: Match) -> None:
+        for team in match.teams:
+            mates = tuple(seat.player_id for seat in team.seats)
+            foes = tuple(s.player_id for other in match.teams if other is not team for s in other.seats)
+            for seat in team.seats:
+                others = tuple(pid for pid in mates if pid != seat.player_id)
+                self.last_matches[seat.player_id] = LastMatch(seat.player_id, others, foes)
+
+    def _remember_population(self, matched_players: int, window: int) -> None:
+        self.recent_matched_players.append(matched_players)
+        while len(self.recent_matched_players) > window:
+            self.recent_matched_players.popleft()
+
+    def _prune_finished(self, older_than_ms: int) -> None:
+        stale = [tid for tid, at_ms in self.finished.items() if at_ms < older_than_ms]
+        for ticket_id in stale:
+            del self.finished[ticket_id]
+        if len(self.last_matches) > 4 * (len(self.player_ticket) + 1000):
+            queued = self.player_ticket
+            self.last_matches = {k: v for k, v in self.last_matches.items() if k in queued}
+
+    def _statuses(self, tick: WaveTick) -> tuple[Searching, ...]:
+        return tuple(
+            self._searching(q.ticket, position, self.waves_waited(q), tick.tick_at_ms, tick)
+            for position, q in enumerate(self.tickets.values(), start=1)
+        )
+
+    def _searching(
+        self, ticket: Ticket, position: int, waited: int, at_ms: int, tick: WaveTick | None
+    ) -> Searching:
+        interval = self.last_interval_ms
+        next_wave = self.last_tick_at_ms + interval if interval else None
+        remaining = self.estimator.remaining_waves(ticket, waited)
+        estimate = None
+        if remaining is not None and next_wave is not None:
+            estimate = max(0, next_wave - at_ms) + (remaining - 1) * interval
+        return Searching(
+            ticket.ticket_id, self.queue, self.region, position, waited, at_ms,
+            estimated_wait_ms=estimate, next_wave_at_ms=next_wave,
+            wave_id=tick.wave_id if tick else None,
+        )
+
+
+def _summarise(
+    tick: WaveTick, snapshot: WaveSnapshot, result: WaveResult, expired: int, wave_number: int
+) -> WaveSummary:
+    diffs = [rating_diff(match) for match in result.matches]
+    matched_players = sum(len(team.seats) for m in result.matches for team in m.teams)
+    return WaveSummary(
+        queue=tick.queue, region=tick.region, wave_id=tick.wave_id, wave_number=wave_number,
+        tickets_in_snapshot=len(snapshot.tickets),
+        players_in_snapshot=sum(w.ticket.size for w in snapshot.tickets),
+        matches=len(result.matches), matched_players=matched_players,
+        unmatched=len(result.unmatched), expired=expired,
+        avg_rating_diff=sum(diffs) / len(diffs) if diffs else None,
+        min_rating_diff=min(diffs) if diffs else None,
+        max_rating_diff=max(diffs) if diffs else None,
+        strategy=result.strategy, config_fingerprint=tick.config_fingerprint,
+        closed_at_ms=tick.tick_at_ms,
+    )
+
+
+def rating_diff(match: Match) -> float:
+    """Largest difference between two teams' mean ratings (for 1v1: |bw - sc2|)."""
+    means = [sum(s.rating for s in t.seats) / len(t.seats) for t in match.teams if t.seats]
+    return max(means) - min(means) if means else 0.0

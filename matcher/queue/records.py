@@ -1,0 +1,85 @@
+"""Snapshots of a region's queue as plain JSON-able values (lists, ints, strings).
+
+The worker stores them in its state table; a snapshot plus the events after it
+re-creates the queue exactly (tests/queue/test_records.py proves the round trip).
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import Any
+
+from matcher.core import LastMatch, Player, Ticket
+from matcher.queue.estimate import WaitEstimator
+from matcher.queue.fold import QueuedTicket, RegionQueue
+
+RECORD_VERSION = 1
+
+
+def ticket_to_record(ticket: Ticket) -> list[Any]:
+    return [
+        ticket.ticket_id, ticket.queue, ticket.region, ticket.party_id, ticket.joined_at_ms,
+        [
+            [p.player_id, [list(r) for r in p.ratings], list(p.roles), list(p.vetoed_maps),
+             [list(lat) for lat in p.latency_ms]]
+            for p in ticket.players
+        ],
+    ]
+
+
+def ticket_from_record(record: list[Any]) -> Ticket:
+    ticket_id, queue, region, party_id, joined_at_ms, players = record
+    return Ticket(
+        ticket_id=ticket_id, queue=queue, region=region, party_id=party_id,
+        joined_at_ms=joined_at_ms,
+        players=tuple(
+            Player(
+                player_id=pid, ratings=tuple((r, v) for r, v in ratings), roles=tuple(roles),
+                vetoed_maps=tuple(vetoes), latency_ms=tuple((g, ms) for g, ms in latency),
+            )
+            for pid, ratings, roles, vetoes, latency in players
+        ),
+    )
+
+
+def queue_to_record(state: RegionQueue) -> dict[str, Any]:
+    """Return a JSON-able snapshot of ``state``. Notes: O(tickets + remembered ids)."""
+    return {
+        "version": RECORD_VERSION,
+        "queue": state.queue,
+        "region": state.region,
+        "tickets": [[ticket_to_record(q.ticket), q.joined_wave] for q in state.tickets.values()],
+        "finished": [[tid, at] for tid, at in state.finished.items()],
+        "waves_closed": state.waves_closed,
+        "last_sequence": state.last_sequence,
+        "last_tick_at_ms": state.last_tick_at_ms,
+        "last_interval_ms": state.last_interval_ms,
+        "recent_matched_players": list(state.recent_matched_players),
+        "last_matches": [
+            [m.player_id, list(m.teammates), list(m.opponents)] for m in state.last_matches.values()
+        ],
+        "estimator": state.estimator.to_record(),
+    }
+
+
+def queue_from_record(record: dict[str, Any]) -> RegionQueue:
+    """Rebuild the queue :func:`queue_to_record` saved; reject a record of another version."""
+    if record.get("version") != RECORD_VERSION:
+        raise ValueError(f"version: snapshot version {record.get('version')!r} is not supported")
+    state = RegionQueue(record["queue"], record["region"])
+    for ticket_record, joined_wave in record["tickets"]:
+        ticket = ticket_from_record(ticket_record)
+        state.tickets[ticket.ticket_id] = QueuedTicket(ticket, joined_wave)
+        for player in ticket.players:
+            state.player_ticket[player.player_id] = ticket.ticket_id
+    state.finished = {tid: at for tid, at in record["finished"]}
+    state.waves_closed = record["waves_closed"]
+    state.last_sequence = record["last_sequence"]
+    state.last_tick_at_ms = record["last_tick_at_ms"]
+    state.last_interval_ms = record["last_interval_ms"]
+    state.recent_matched_players = deque(record["recent_matched_players"])
+    state.last_matches = {
+        pid: LastMatch(pid, tuple(mates), tuple(foes)) for pid, mates, foes in record["last_matches"]
+    }
+    state.estimator = WaitEstimator.from_record(record["estimator"])
+    return state
