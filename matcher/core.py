@@ -23,6 +23,8 @@ class Player:
     ``ratings`` maps a race or role to a rating, as sorted ``(name, rating)`` pairs.
     ``roles`` are the races/roles the player offers; empty means "every rated one".
     ``latency_ms`` holds measured ``(region, milliseconds)`` pairs, when known.
+    ``can_host`` says the player can accept connections from everyone (open NAT), which
+    peer-to-peer games need of their host; only the multifactor ``hosts`` factor reads it.
     """
 
     player_id: str
@@ -30,6 +32,7 @@ class Player:
     roles: tuple[str, ...] = ()
     vetoed_maps: tuple[str, ...] = ()
     latency_ms: tuple[tuple[str, int], ...] = ()
+    can_host: bool = False
 
     def rating(self, role: str) -> int | None:
         """Return the rating for ``role``, or None when the player has none."""
