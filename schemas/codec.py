@@ -1,0 +1,409 @@
+"""Events to bytes and back: Avro single-object encoding, plus JSON input for humans.
+
+Wire format (Avro specification, "Single object encoding")::
+
+    C3 01 | 8-byte little-endian CRC-64-AVRO fingerprint of the schema | Avro binary body
+
+The fingerprint names the exact schema version, so a log decodes without a registry:
+:data:`KNOWN` maps every committed schema revision's fingerprint to its model. Input
+(``decode_queue_event``) also accepts a plain JSON object with a ``"type"`` member naming
+the event (schemas/README.md). Every path ends in the same pydantic validation; every
+failure is one :class:`~schemas.errors.InvalidEvent` naming the field.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final, TypeVar
+
+from fastavro import parse_schema, schemaless_reader, schemaless_writer
+from fastavro.schema import fingerprint, to_parsing_canonical_form
+from pydantic import ValidationError
+
+from schemas.diagnose import find_problem
+from schemas.errors import InvalidEvent, child_path, one_line
+from schemas.models import (
+    EVENTS,
+    MAX_DEAD_LETTER_KEY_BYTES,
+    MAX_DEAD_LETTER_ORIGINAL_BYTES,
+    QUEUE_EVENTS,
+    DeadLetter,
+    QueueEvent,
+    Record,
+)
+
+MAGIC: Final = b"\xc3\x01"
+HEADER_BYTES: Final = 10
+#: The largest accepted event value; larger ones are rejected before parsing.
+MAX_EVENT_BYTES: Final = 64 * 1024
+#: A DeadLetter carries up to 64 KiB of the original value besides its own fields.
+MAX_DEAD_LETTER_BYTES: Final = 96 * 1024
+
+_SCHEMA_ROOT = Path(__file__).resolve().parent / "avro"
+_ERROR_CODES: Final = {
+    "missing": "missing_field",
+    "extra_forbidden": "unknown_field",
+    "enum": "unknown_symbol",
+}
+Event = TypeVar("Event", bound=Record)
+
+
+@dataclass(frozen=True, slots=True)
+class KnownSchema:
+    """One committed schema revision that the decoder accepts.
+
+    ``writer`` is the parsed schema of the bytes; ``reader`` is the current schema of the
+    same event when this is an older revision (fastavro resolves the difference), else None.
+    """
+
+    model: type[Record]
+    revision: str
+    source: dict[str, Any]
+    writer: Any
+    reader: Any
+    fingerprint: bytes
+
+    @property
+    def header(self) -> bytes:
+        return MAGIC + self.fingerprint
+
+
+def schema_fingerprint(schema: dict[str, Any]) -> bytes:
+    """Return the 8-byte little-endian CRC-64-AVRO fingerprint of ``schema``."""
+    return bytes.fromhex(fingerprint(to_parsing_canonical_form(schema), "CRC-64-AVRO"))
+
+
+def load_schema(name: str, major: str = "v1") -> dict[str, Any]:
+    """Return the current ``.avsc`` of event ``name`` as a JSON object."""
+    loaded: dict[str, Any] = json.loads((_SCHEMA_ROOT / major / f"{name}.avsc").read_text())
+    return loaded
+
+
+def history(name: str, major: str = "v1") -> dict[str, dict[str, Any]]:
+    """Return every committed revision of event ``name``, oldest first: ``{"r1": schema}``."""
+    folder = _SCHEMA_ROOT / "history" / major / name
+    files = [entry for entry in folder.iterdir() if entry.name.endswith(".avsc")]
+    files.sort(key=lambda entry: int(entry.name.removeprefix("r").removesuffix(".avsc")))
+    return {entry.name.removesuffix(".avsc"): json.loads(entry.read_text()) for entry in files}
+
+
+def _parse(schema: dict[str, Any]) -> Any:
+    # Logical types change no byte on the wire; without them fastavro hands back plain
+    # ints for timestamps (what the models hold) instead of datetimes to convert back.
+    return parse_schema(_without_logical_types(schema))
+
+
+def _without_logical_types(schema: Any) -> Any:
+    if isinstance(schema, list):
+        return [_without_logical_types(branch) for branch in schema]
+    if isinstance(schema, dict):
+        return {k: _without_logical_types(v) for k, v in schema.items() if k != "logicalType"}
+    return schema
+
+
+def _load_known() -> tuple[dict[type[Record], KnownSchema], dict[bytes, KnownSchema]]:
+    current: dict[type[Record], KnownSchema] = {}
+    by_fingerprint: dict[bytes, KnownSchema] = {}
+    for name, model in EVENTS.items():
+        source = load_schema(name)
+        known = KnownSchema(
+            model, "current", source, _parse(source), None, schema_fingerprint(source)
+        )
+        current[model] = by_fingerprint[known.fingerprint] = known
+        for revision, old in history(name).items():
+            mark = schema_fingerprint(old)
+            if mark != known.fingerprint:
+                by_fingerprint[mark] = KnownSchema(
+                    model, revision, old, _parse(old), known.writer, mark
+                )
+    return current, by_fingerprint
+
+
+CURRENT, KNOWN = _load_known()
+
+
+def max_bytes(model: type[Record]) -> int:
+    """Return the largest encoded size accepted for events of ``model``."""
+    return MAX_DEAD_LETTER_BYTES if model is DeadLetter else MAX_EVENT_BYTES
+
+
+# --- encoding --------------------------------------------------------------------------
+
+
+def encode(event: Record) -> bytes:
+    """Return ``event`` in Avro single-object encoding.
+
+    Raises InvalidEvent("oversize") when the result would be refused by :func:`decode`.
+    """
+    known = CURRENT[type(event)]
+    buffer = io.BytesIO()
+    buffer.write(known.header)
+    schemaless_writer(buffer, known.writer, event.model_dump())
+    return _within_limit(type(event), buffer.getvalue())
+
+
+def encode_json(event: Record) -> bytes:
+    """Return ``event`` as the JSON input form: one UTF-8 object with a ``"type"`` member."""
+    body = {"type": type(event).__name__, **event.model_dump(mode="json")}
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    return _within_limit(type(event), text.encode("utf-8"))
+
+
+def _within_limit(model: type[Record], data: bytes) -> bytes:
+    if len(data) > max_bytes(model):
+        raise InvalidEvent(
+            "oversize",
+            f"{model.__name__} is {len(data)} bytes, over the {max_bytes(model)}-byte limit",
+        )
+    return data
+
+
+# --- decoding --------------------------------------------------------------------------
+
+
+def decode(data: bytes) -> Record:
+    """Return the event in ``data`` (Avro single-object encoding), whatever its schema."""
+    known = _known_schema(data)
+    return _read(known, data)
+
+
+def decode_as(data: bytes, model: type[Event]) -> Event:
+    """Return the event in ``data``, which must be a ``model`` (else InvalidEvent)."""
+    known = _known_schema(data)
+    if known.model is not model:
+        raise InvalidEvent(
+            "unexpected_event", f"expected {model.__name__}, the value is a {known.model.__name__}"
+        )
+    event: Event = _read(known, data)  # type: ignore[assignment]
+    return event
+
+
+def decode_queue_event(data: bytes) -> QueueEvent:
+    """Return the TicketJoined, TicketLeft or WaveTick in ``data``: Avro or a JSON object.
+
+    >>> event = decode_queue_event(b'{"type": "TicketLeft", "ticket_id": "t-1", "queue": "1v1",'
+    ...     b' "region": "eu", "reason": "REQUESTED", "left_at_ms": 1767225630000}')
+    >>> event.reason
+    <LeaveReason.REQUESTED: 'REQUESTED'>
+    >>> decode_queue_event(b'{"type": "TicketLeft"}')
+    Traceback (most recent call last):
+    ...
+    schemas.errors.InvalidEvent: TicketLeft ticket_id: Field required (and 4 more problems)
+    """
+    if data and len(data) > MAX_EVENT_BYTES:
+        raise _oversize(len(data), MAX_EVENT_BYTES)
+    if data and data[:2] == MAGIC:
+        known = _known_schema(data)
+        if known.model not in QUEUE_EVENTS:
+            raise InvalidEvent(
+                "unexpected_event",
+                f"a {known.model.__name__} is not a queue event "
+                "(TicketJoined, TicketLeft or WaveTick)",
+            )
+        event: QueueEvent = _read(known, data)  # type: ignore[assignment]
+        return event
+    if data and data.lstrip()[:1] == b"{":
+        queued: QueueEvent = decode_json(data, QUEUE_EVENTS)  # type: ignore[assignment]
+        return queued
+    if not data or not data.strip():
+        raise InvalidEvent("empty", "the message value is empty")
+    raise InvalidEvent(
+        "garbage",
+        f"the value is neither Avro single-object encoded (C3 01 ...) nor a JSON object "
+        f"(starts with {bytes(data[:4]).hex(' ')})",
+    )
+
+
+def decode_json(data: bytes, accepted: tuple[type[Record], ...] = tuple(EVENTS.values())) -> Record:
+    """Return the event in the JSON input form ``data``; its ``"type"`` must be ``accepted``."""
+    if len(data) > MAX_DEAD_LETTER_BYTES:
+        raise _oversize(len(data), MAX_DEAD_LETTER_BYTES)
+    body = _json_object(data)
+    name = body.pop("type", None)
+    model = next((model for model in accepted if model.__name__ == name), None)
+    if model is None:
+        names = ", ".join(model.__name__ for model in accepted)
+        got = "is missing" if name is None else f"is {one_line(repr(name), 80)}"
+        raise InvalidEvent("unknown_type", f'"type" {got}; expected one of {names}', "type")
+    if len(data) > max_bytes(model):
+        raise _oversize(len(data), max_bytes(model))
+    if model is DeadLetter:  # bytes travel as base64 strings, which only JSON mode decodes
+        return _validate(model, json.dumps(body), json_mode=True)
+    return _validate(model, body)
+
+
+class _DuplicateKey(Exception):
+    pass
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    body = dict(pairs)
+    if len(body) != len(pairs):
+        seen: set[str] = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _DuplicateKey(key)
+            seen.add(key)
+    return body
+
+
+def _no_constant(name: str) -> None:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _json_object(data: bytes) -> dict[str, Any]:
+    try:
+        body = json.loads(
+            bytes(data).decode("utf-8"), object_pairs_hook=_unique_keys, parse_constant=_no_constant
+        )
+    except UnicodeDecodeError as error:
+        raise InvalidEvent(
+            "bad_json", f"the JSON value is not UTF-8 (byte {error.start})"
+        ) from None
+    except json.JSONDecodeError as error:
+        where = f"line {error.lineno} column {error.colno}"
+        raise InvalidEvent("bad_json", f"not valid JSON: {error.msg} at {where}") from None
+    except _DuplicateKey as error:
+        raise InvalidEvent("bad_json", f'the JSON object repeats the key "{error}"') from None
+    except (ValueError, RecursionError) as error:
+        raise InvalidEvent("bad_json", f"not valid JSON: {error}") from None
+    if not isinstance(body, dict):
+        raise InvalidEvent("bad_json", f"expected a JSON object, got a JSON {type(body).__name__}")
+    return body
+
+
+def _known_schema(data: bytes) -> KnownSchema:
+    if not data:
+        raise InvalidEvent("empty", "the message value is empty")
+    if len(data) > MAX_DEAD_LETTER_BYTES:
+        raise _oversize(len(data), MAX_DEAD_LETTER_BYTES)
+    if data[:2] != MAGIC:
+        raise InvalidEvent(
+            "bad_marker",
+            f"expected the Avro single-object marker c3 01, got {bytes(data[:2]).hex(' ')}",
+        )
+    if len(data) < HEADER_BYTES:
+        raise InvalidEvent(
+            "truncated", f"the value ends inside the 10-byte header ({len(data)} bytes)"
+        )
+    known = KNOWN.get(bytes(data[2:HEADER_BYTES]))
+    if known is None:
+        mark = bytes(data[2:HEADER_BYTES]).hex()
+        raise InvalidEvent("unknown_fingerprint", f"no known schema has the fingerprint {mark}")
+    if len(data) > max_bytes(known.model):
+        raise _oversize(len(data), max_bytes(known.model))
+    return known
+
+
+def _oversize(size: int, limit: int) -> InvalidEvent:
+    return InvalidEvent("oversize", f"the value is {size} bytes, over the {limit}-byte limit")
+
+
+def _read(known: KnownSchema, data: bytes) -> Record:
+    stream = io.BytesIO(data)
+    stream.seek(HEADER_BYTES)
+    try:
+        record = schemaless_reader(stream, known.writer, known.reader)
+    except Exception as error:  # any fastavro failure on untrusted bytes is bad input
+        raise _unreadable(known, data, error) from None
+    if stream.tell() != len(data):
+        extra = len(data) - stream.tell()
+        raise InvalidEvent(
+            "trailing_bytes", f"{known.model.__name__}: {extra} byte(s) after the end of the record"
+        )
+    return _validate(known.model, record)
+
+
+def _unreadable(known: KnownSchema, data: bytes, error: Exception) -> InvalidEvent:
+    problem = find_problem(known.source, bytes(data[HEADER_BYTES:]))
+    name = known.model.__name__
+    if problem is None:  # fastavro refused what the spec allows: say what it said
+        return InvalidEvent("bad_avro", f"{name}: {type(error).__name__}: {error}")
+    return InvalidEvent(problem.code, f"{name} {problem.reason}", problem.field)
+
+
+def _validate(model: type[Event], body: Any, json_mode: bool = False) -> Event:
+    try:
+        if json_mode:
+            return model.model_validate_json(body)
+        return model.model_validate(body)
+    except ValidationError as error:
+        raise _invalid(model, error) from None
+
+
+def _invalid(model: type[Record], error: ValidationError) -> InvalidEvent:
+    problems = _independent(error.errors(include_url=False))
+    first = problems[0]
+    location = list(first["loc"])
+    is_key = bool(location) and location[-1] == "[key]"
+    path = ""
+    for part in location[:-1] if is_key else location:
+        path = child_path(path, part)
+    message = first["msg"].removeprefix("Value error, ")
+    if is_key:
+        message = f"map key: {message}"
+    if first["type"] != "missing":
+        message += f" (got {_shown(first.get('input'))})"
+    if len(problems) > 1:
+        message += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
+    code = _ERROR_CODES.get(first["type"], "invalid_field")
+    return InvalidEvent(code, f"{model.__name__} {path or 'record'}: {message}", path or None)
+
+
+def _independent(problems: list[Any]) -> list[Any]:
+    # pydantic adds "Tuple should have at least 1 item" on a list whose only item failed:
+    # an echo of the item's problem, not a second one.
+    locations = [tuple(problem["loc"]) for problem in problems]
+    return [
+        problem
+        for problem, at in zip(problems, locations, strict=True)
+        if not any(len(other) > len(at) and other[: len(at)] == at for other in locations)
+    ] or problems
+
+
+def _shown(value: Any) -> str:
+    if isinstance(value, (str, bytes, int, float, bool)) or value is None:
+        return one_line(repr(value), 60)
+    if isinstance(value, (list, tuple, dict)):
+        return f"a {type(value).__name__} of {len(value)} items"
+    return f"a {type(value).__name__}"
+
+
+# --- dead letters ----------------------------------------------------------------------
+
+
+def dead_letter_for(
+    raw: bytes | None,
+    key: bytes | None,
+    topic: str,
+    partition: int,
+    offset: int,
+    error: BaseException,
+    now_ms: int,
+) -> DeadLetter:
+    """Return the DeadLetter for a message that failed with ``error``; never drop a message.
+
+    An :class:`InvalidEvent` gives its code, field and reason; any other exception is
+    recorded as ``unhandled`` (a worker bug, kept with the bytes that triggered it).
+    The value is cut to 64 KiB and the key to 1 KiB; ``original_size`` keeps the length.
+    """
+    value = bytes(raw or b"")
+    if isinstance(error, InvalidEvent):
+        code, reason, field = error.code, error.reason, error.field
+    else:
+        code, reason, field = "unhandled", f"{type(error).__name__}: {error}", None
+    return DeadLetter(
+        original=value[:MAX_DEAD_LETTER_ORIGINAL_BYTES],
+        original_size=len(value),
+        original_key=None if key is None else bytes(key)[:MAX_DEAD_LETTER_KEY_BYTES],
+        topic=topic,
+        partition=partition,
+        offset=offset,
+        error_code=code,
+        reason=one_line(reason),
+        field=None if not field else field[:512],
+        failed_at_ms=now_ms,
+    )

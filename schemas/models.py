@@ -1,0 +1,320 @@
+"""Pydantic v2 mirrors of the v1 Avro records: one frozen model per ``.avsc``, same name.
+
+The ``.avsc`` files say what the bytes look like; these models say which values are
+acceptable (bounds, patterns, cross-field rules). ``tests/schemas/test_contract.py``
+derives an Avro schema from each model and proves it equals the ``.avsc`` field for field.
+
+Scalar types carry their Avro type in their metadata (``AvroType("long")``) where Python's
+``int`` is ambiguous; every ``int`` field is bounded so that its values fit the Avro type.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import Annotated, Final
+
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    StringConstraints,
+    ValidationInfo,
+    field_validator,
+)
+
+#: 2000-01-01T00:00:00Z, the earliest accepted timestamp (inclusive), in ms since the epoch.
+MIN_TIMESTAMP_MS: Final = 946_684_800_000
+#: 2200-01-01T00:00:00Z, the first rejected timestamp (exclusive), in ms since the epoch.
+MAX_TIMESTAMP_MS: Final = 7_258_118_400_000
+MAX_RATING: Final = 10_000
+MAX_PLAYERS_PER_TICKET: Final = 10
+MAX_VETOED_MAPS: Final = 64
+#: Ratings, offered roles and latencies per player: generous, and it keeps a full
+#: ticket's worst case within a few tens of KiB.
+MAX_NAMES_PER_PLAYER: Final = 16
+MAX_LATENCY_MS: Final = 60_000
+MAX_INTERVAL_MS: Final = 86_400_000
+#: DeadLetter keeps at most this much of the original value and key (see codec.dead_letter_for).
+MAX_DEAD_LETTER_ORIGINAL_BYTES: Final = 65_536
+MAX_DEAD_LETTER_KEY_BYTES: Final = 1_024
+INT32_MAX: Final = 2**31 - 1
+INT64_MAX: Final = 2**63 - 1
+
+
+@dataclass(frozen=True, slots=True)
+class AvroType:
+    """Names the Avro primitive of an ``int`` field ("int" unless marked "long")."""
+
+    name: str
+
+
+_LONG = AvroType("long")
+# Ids are opaque to us but end up in logs, keys and channel names: no control characters.
+_PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+# Queue and region form the partition key "<queue>/<region>", so neither may hold a "/".
+_KEY_PART = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
+
+Id = Annotated[
+    str, StringConstraints(strict=True, min_length=1, max_length=128, pattern=_PRINTABLE)
+]
+Name = Annotated[
+    str, StringConstraints(strict=True, min_length=1, max_length=64, pattern=_PRINTABLE)
+]
+KeyPart = Annotated[
+    str, StringConstraints(strict=True, min_length=1, max_length=64, pattern=_KEY_PART)
+]
+Line = Annotated[
+    str, StringConstraints(strict=True, min_length=1, max_length=1024, pattern=_PRINTABLE)
+]
+Rating = Annotated[int, Field(strict=True, ge=0, le=MAX_RATING)]
+Latency = Annotated[int, Field(strict=True, ge=0, le=MAX_LATENCY_MS)]
+Count = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
+Position = Annotated[int, Field(strict=True, ge=1, le=INT32_MAX)]
+Long = Annotated[int, _LONG, Field(strict=True, ge=0, le=INT64_MAX)]
+IntervalMs = Annotated[int, _LONG, Field(strict=True, ge=1, le=MAX_INTERVAL_MS)]
+TimestampMs = Annotated[int, _LONG, Field(strict=True, ge=MIN_TIMESTAMP_MS, lt=MAX_TIMESTAMP_MS)]
+Figure = Annotated[float, Field(strict=True, allow_inf_nan=False)]
+NonNegativeFigure = Annotated[float, Field(strict=True, allow_inf_nan=False, ge=0.0)]
+
+
+class Record(BaseModel):
+    """Base of every model: immutable, and an unknown field is an error, not a shrug."""
+
+    model_config = ConfigDict(
+        frozen=True, extra="forbid", ser_json_bytes="base64", val_json_bytes="base64"
+    )
+
+
+class LeaveReason(StrEnum):
+    REQUESTED = "REQUESTED"
+    DISCONNECTED = "DISCONNECTED"
+
+
+class DequeueReason(StrEnum):
+    MATCHED = "MATCHED"
+    LEFT = "LEFT"
+    EXPIRED = "EXPIRED"
+    REJECTED = "REJECTED"
+
+
+class TicketState(StrEnum):
+    SEARCHING = "SEARCHING"
+
+
+def _duplicates(values: list[str]) -> list[str]:
+    return sorted(value for value, count in Counter(values).items() if count > 1)
+
+
+# --- input -----------------------------------------------------------------------------
+
+
+class Player(Record):
+    player_id: Id
+    ratings: Annotated[dict[Name, Rating], Field(min_length=1, max_length=MAX_NAMES_PER_PLAYER)]
+    roles: Annotated[tuple[Name, ...], Field(max_length=MAX_NAMES_PER_PLAYER)] = ()
+    vetoed_maps: Annotated[tuple[Name, ...], Field(max_length=MAX_VETOED_MAPS)] = ()
+    latency_ms: Annotated[dict[KeyPart, Latency], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
+
+
+class TicketJoined(Record):
+    ticket_id: Id
+    queue: KeyPart
+    region: KeyPart
+    party_id: Id | None = None
+    players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
+    joined_at_ms: TimestampMs
+
+    @field_validator("players")
+    @classmethod
+    def _players_unique(cls, players: tuple[Player, ...]) -> tuple[Player, ...]:
+        repeated = _duplicates([player.player_id for player in players])
+        if repeated:
+            raise ValueError(f"player ids must be unique within a ticket; repeated: {repeated}")
+        return players
+
+
+class TicketLeft(Record):
+    ticket_id: Id
+    queue: KeyPart
+    region: KeyPart
+    reason: LeaveReason
+    left_at_ms: TimestampMs
+
+
+class WaveTick(Record):
+    queue: KeyPart
+    region: KeyPart
+    wave_id: Id
+    sequence: Long
+    tick_at_ms: TimestampMs
+    config_fingerprint: Id
+    interval_ms: IntervalMs
+
+
+# --- output ----------------------------------------------------------------------------
+
+
+class Seat(Record):
+    ticket_id: Id
+    player_id: Id
+    role: Name
+    rating: Rating
+
+
+class Team(Record):
+    name: Name
+    players: Annotated[tuple[Seat, ...], Field(min_length=1, max_length=100)]
+
+
+class MatchCreated(Record):
+    match_id: Id
+    queue: KeyPart
+    region: KeyPart
+    wave_id: Id
+    teams: Annotated[tuple[Team, ...], Field(min_length=1, max_length=64)]
+    map: Name
+    server: Id
+    channel: Id
+    quality: Annotated[dict[Name, Figure], Field(max_length=64)]
+    strategy: Name
+    config_fingerprint: Id
+    created_at_ms: TimestampMs
+
+    @field_validator("teams")
+    @classmethod
+    def _seated_once(cls, teams: tuple[Team, ...]) -> tuple[Team, ...]:
+        repeated = _duplicates([team.name for team in teams])
+        if repeated:
+            raise ValueError(f"team names must be unique within a match; repeated: {repeated}")
+        repeated = _duplicates([seat.player_id for team in teams for seat in team.players])
+        if repeated:
+            raise ValueError(f"each player takes one seat per match; repeated: {repeated}")
+        return teams
+
+
+class TicketDequeued(Record):
+    ticket_id: Id
+    queue: KeyPart
+    region: KeyPart
+    reason: DequeueReason
+    match_id: Id | None = None
+    wave_id: Id | None = None
+    waves_waited: Count
+    detail: Line | None = None
+    at_ms: TimestampMs
+
+    @field_validator("match_id")
+    @classmethod
+    def _match_id_iff_matched(cls, match_id: str | None, info: ValidationInfo) -> str | None:
+        reason = info.data.get("reason")
+        if reason is None:  # reason itself failed; that error is the one to report
+            return match_id
+        if reason is DequeueReason.MATCHED and match_id is None:
+            raise ValueError("is required when reason is MATCHED")
+        if reason is not DequeueReason.MATCHED and match_id is not None:
+            raise ValueError(f"must be null when reason is {reason.value}")
+        return match_id
+
+
+class TicketStatus(Record):
+    ticket_id: Id
+    queue: KeyPart
+    region: KeyPart
+    state: TicketState
+    position: Position
+    waves_waited: Count
+    estimated_wait_ms: Long | None = None
+    next_wave_at_ms: TimestampMs | None = None
+    wave_id: Id | None = None
+    at_ms: TimestampMs
+
+
+class WaveClosed(Record):
+    queue: KeyPart
+    region: KeyPart
+    wave_id: Id
+    wave_number: Long
+    players_in_snapshot: Count
+    tickets_in_snapshot: Count
+    matches: Count
+    matched_players: Count
+    unmatched: Count
+    expired: Count
+    avg_rating_diff: NonNegativeFigure | None = None
+    min_rating_diff: NonNegativeFigure | None = None
+    max_rating_diff: NonNegativeFigure | None = None
+    strategy: Name
+    config_fingerprint: Id
+    closed_at_ms: TimestampMs
+    duration_ms: NonNegativeFigure
+
+    @field_validator("tickets_in_snapshot", "matched_players")
+    @classmethod
+    def _within_players(cls, value: int, info: ValidationInfo) -> int:
+        return _at_most(value, info, "players_in_snapshot")
+
+    @field_validator("unmatched", "expired")
+    @classmethod
+    def _within_tickets(cls, value: int, info: ValidationInfo) -> int:
+        return _at_most(value, info, "tickets_in_snapshot")
+
+    @field_validator("max_rating_diff")
+    @classmethod
+    def _max_not_below_min(cls, value: float | None, info: ValidationInfo) -> float | None:
+        low = info.data.get("min_rating_diff")
+        if value is not None and low is not None and value < low:
+            raise ValueError(f"must be at least min_rating_diff ({low})")
+        return value
+
+
+def _at_most(value: int, info: ValidationInfo, bound_field: str) -> int:
+    bound = info.data.get(bound_field)
+    if bound is not None and value > bound:
+        raise ValueError(f"must be at most {bound_field} ({bound})")
+    return value
+
+
+class DeadLetter(Record):
+    original: Annotated[bytes, Field(strict=True, max_length=MAX_DEAD_LETTER_ORIGINAL_BYTES)]
+    original_size: Count
+    original_key: (
+        Annotated[bytes, Field(strict=True, max_length=MAX_DEAD_LETTER_KEY_BYTES)] | None
+    ) = None
+    topic: Annotated[str, StringConstraints(strict=True, min_length=1, max_length=249)]
+    partition: Count
+    offset: Long
+    error_code: Annotated[str, StringConstraints(strict=True, pattern=r"^[a-z][a-z0-9_]{0,63}$")]
+    reason: Line
+    field: Annotated[str, StringConstraints(strict=True, min_length=1, max_length=512)] | None = (
+        None
+    )
+    failed_at_ms: TimestampMs
+
+    @field_validator("original_size")
+    @classmethod
+    def _size_covers_original(cls, size: int, info: ValidationInfo) -> int:
+        original = info.data.get("original")
+        if original is not None and size < len(original):
+            raise ValueError(f"must be at least the length of original ({len(original)})")
+        return size
+
+
+#: Every top-level event, by its Avro record name (which is also the class name).
+EVENTS: Final[dict[str, type[Record]]] = {
+    model.__name__: model
+    for model in (
+        TicketJoined,
+        TicketLeft,
+        WaveTick,
+        MatchCreated,
+        TicketDequeued,
+        TicketStatus,
+        WaveClosed,
+        DeadLetter,
+    )
+}
+#: The events platforms and the timer publish to wavematch.queue.v1.
+QUEUE_EVENTS: Final = (TicketJoined, TicketLeft, WaveTick)
+QueueEvent = TicketJoined | TicketLeft | WaveTick

@@ -1,0 +1,173 @@
+"""The topic map in one place: names, keys, partitioning, value schemas, retention intent.
+
+Input partitioning is the contract that makes waves deterministic: every event of one
+(queue, region) - its tickets and its WaveTicks - carries the key ``"<queue>/<region>"``
+and so lands in one partition, in one order. The partition is the Java client's default:
+``toPositive(murmur2(key)) % partitions``. aiokafka and the Java client do this out of the
+box; librdkafka clients (confluent-kafka, kcat, Go, .NET) must set
+``partitioner=murmur2_random``, because librdkafka's own default (crc32) differs.
+"""
+
+from __future__ import annotations
+
+import re
+import struct
+from dataclasses import dataclass
+from typing import Final
+
+from schemas.models import (
+    DeadLetter,
+    MatchCreated,
+    Record,
+    TicketDequeued,
+    TicketJoined,
+    TicketLeft,
+    TicketStatus,
+    WaveClosed,
+    WaveTick,
+)
+
+#: Retention "forever" in Kafka's terms.
+FOREVER: Final = -1
+_DAY_MS: Final = 86_400_000
+_KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+@dataclass(frozen=True, slots=True)
+class Topic:
+    """One topic of the contract, with the intent its deployment must honour."""
+
+    name: str
+    values: tuple[type[Record], ...]
+    key: str
+    partitioning: str
+    cleanup_policy: str
+    retention_ms: int
+    doc: str
+
+    def config(self) -> dict[str, str]:
+        """Return the Kafka topic configuration that expresses the intent."""
+        return {"cleanup.policy": self.cleanup_policy, "retention.ms": str(self.retention_ms)}
+
+
+_MURMUR2 = "murmur2 of the key bytes, as the Java client's default partitioner"
+
+QUEUE: Final = Topic(
+    name="wavematch.queue.v1",
+    values=(TicketJoined, TicketLeft, WaveTick),
+    key='"<queue>/<region>" in UTF-8, for example "1v1/eu" (see queue_key)',
+    partitioning=f"{_MURMUR2}; one (queue, region) lives wholly in one partition. Never change "
+    "the partition count of a live topic: it moves keys to other partitions mid-stream.",
+    cleanup_policy="delete",
+    retention_ms=FOREVER,
+    doc="Queue input: tickets from platforms and wave ticks from the service's timer. It is "
+    "the log of truth that every match is re-derived from, so it is kept forever.",
+)
+MATCHES: Final = Topic(
+    name="wavematch.matches.v1",
+    values=(MatchCreated,),
+    key="the match id in UTF-8",
+    partitioning=_MURMUR2,
+    cleanup_policy="delete",
+    retention_ms=FOREVER,
+    doc="Matches created by waves, for game servers and the platform; kept for audit.",
+)
+CLEANUP: Final = Topic(
+    name="wavematch.cleanup.v1",
+    values=(TicketDequeued,),
+    key="the ticket id in UTF-8",
+    partitioning=_MURMUR2,
+    cleanup_policy="delete",
+    retention_ms=7 * _DAY_MS,
+    doc="One TicketDequeued per ticket that left the queue state: matched, left, expired "
+    "or rejected. Consumers act on it within days; the queue log is the audit record.",
+)
+STATUS: Final = Topic(
+    name="wavematch.status.v1",
+    values=(TicketStatus,),
+    key="the ticket id in UTF-8",
+    partitioning=_MURMUR2,
+    cleanup_policy="compact,delete",
+    retention_ms=_DAY_MS,
+    doc="Pushed status of waiting tickets. Compacted so the latest status per ticket stays, "
+    "and deleted after a day because a ticket's search is over long before that.",
+)
+WAVES: Final = Topic(
+    name="wavematch.waves.v1",
+    values=(WaveClosed,),
+    key='"<queue>/<region>" in UTF-8, as on the queue topic',
+    partitioning=_MURMUR2,
+    cleanup_policy="delete",
+    retention_ms=FOREVER,
+    doc="One summary per closed wave, for dashboards and audits; small, kept forever.",
+)
+DEADLETTER: Final = Topic(
+    name="wavematch.deadletter.v1",
+    values=(DeadLetter,),
+    key="the original message's key, unchanged (none when it had none)",
+    partitioning=_MURMUR2,
+    cleanup_policy="delete",
+    retention_ms=30 * _DAY_MS,
+    doc="Input messages that could not be decoded or validated, with the reason and the "
+    "original bytes; kept a month for the platform team to fix the sender.",
+)
+
+TOPICS: Final[tuple[Topic, ...]] = (QUEUE, MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER)
+BY_NAME: Final[dict[str, Topic]] = {topic.name: topic for topic in TOPICS}
+
+
+def queue_key(queue: str, region: str) -> bytes:
+    """Return the key of a queue event: ``"<queue>/<region>"`` in UTF-8.
+
+    >>> queue_key("1v1", "eu")
+    b'1v1/eu'
+    """
+    for what, value in (("queue", queue), ("region", region)):
+        if not _KEY_PART.fullmatch(value):
+            raise ValueError(f"{what} {value!r} must be 1-64 of A-Z a-z 0-9 _ . - (no '/')")
+    return f"{queue}/{region}".encode()
+
+
+def murmur2(key: bytes) -> int:
+    """Return Kafka's murmur2 hash of ``key`` as an unsigned 32-bit number.
+
+    This is ``org.apache.kafka.common.utils.Utils.murmur2`` (seed 0x9747b28c); Java's
+    signed result is this value minus 2**32 when it is 2**31 or more.
+
+    >>> murmur2(b"21") - 2**32  # Kafka's UtilsTest: -973932308
+    -973932308
+    """
+    m, length = 0x5BD1E995, len(key)
+    h = (0x9747B28C ^ length) & 0xFFFFFFFF
+    whole = length & ~3
+    for (k,) in struct.iter_unpack("<I", key[:whole]):
+        k = (k * m) & 0xFFFFFFFF
+        k ^= k >> 24
+        k = (k * m) & 0xFFFFFFFF
+        h = ((h * m) & 0xFFFFFFFF) ^ k
+    tail = key[whole:]
+    if len(tail) == 3:
+        h ^= tail[2] << 16
+    if len(tail) >= 2:
+        h ^= tail[1] << 8
+    if tail:
+        h = ((h ^ tail[0]) * m) & 0xFFFFFFFF
+    h ^= h >> 13
+    h = (h * m) & 0xFFFFFFFF
+    return h ^ (h >> 15)
+
+
+def murmur2_partition(key: bytes, partitions: int) -> int:
+    """Return the partition the Java client's default partitioner picks for ``key``.
+
+    >>> murmur2_partition(b"1v1/eu", 1)
+    0
+    """
+    if partitions < 1:
+        raise ValueError(f"partitions must be at least 1, got {partitions}")
+    return (murmur2(key) & 0x7FFFFFFF) % partitions
+
+
+def queue_partition(queue: str, region: str, partitions: int) -> int:
+    """Return the partition of ``wavematch.queue.v1`` that holds ``queue`` in ``region``."""
+    return murmur2_partition(queue_key(queue, region), partitions)
