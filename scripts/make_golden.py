@@ -1,0 +1,143 @@
+"""Write golden payloads for schemas/golden/ - only the missing ones, never overwrite.
+
+Golden files are the frozen wire format: tests/schemas/test_golden.py decodes each and
+requires that re-encoding gives the same bytes. Regenerating them would hide exactly
+the change they exist to catch, so this script refuses to touch an existing file.
+
+    .venv/bin/python scripts/make_golden.py
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from schemas import models as m  # noqa: E402
+from schemas.codec import encode, encode_json  # noqa: E402
+
+T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
+MATCH = "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37"
+WAVE = "1v1/eu/000000000042"
+
+
+def _seat(ticket: str, player: str, role: str, rating: int) -> dict[str, Any]:
+    return {"ticket_id": ticket, "player_id": player, "role": role, "rating": rating}
+
+
+CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
+    "TicketJoined/solo": (m.TicketJoined, {
+        "ticket_id": "t-2f9c1b7e", "queue": "1v1", "region": "eu",
+        "players": [{"player_id": "p-4411", "ratings": {"zerg": 1850, "protoss": 1720},
+                     "roles": ["zerg"], "vetoed_maps": ["Frost"],
+                     "latency_ms": {"eu": 18, "us-east": 95}}],
+        "joined_at_ms": T0,
+    }),
+    "TicketJoined/party": (m.TicketJoined, {
+        "ticket_id": "t-party-81", "queue": "5v5-ranked", "region": "eu-west",
+        "party_id": "party-81",
+        "players": [
+            {"player_id": "Łukasz-7", "ratings": {"tank": 2210, "healer": 1990},
+             "roles": ["tank", "healer"], "can_host": True},
+            {"player_id": "p-ñandú", "ratings": {"damage": 0}},
+            {"player_id": "p-10000", "ratings": {"damage": 10000},
+             "vetoed_maps": ["Nightshade", "Île de la Cité"], "latency_ms": {"eu-west": 0}},
+        ],
+        "joined_at_ms": T0 + 1,
+    }),
+    "TicketLeft/requested": (m.TicketLeft, {
+        "ticket_id": "t-2f9c1b7e", "queue": "1v1", "region": "eu", "reason": "REQUESTED",
+        "left_at_ms": T0 + 30_000,
+    }),
+    "WaveTick/tick-42": (m.WaveTick, {
+        "queue": "1v1", "region": "eu", "wave_id": WAVE, "sequence": 42,
+        "tick_at_ms": T0 + 5_000, "config_fingerprint": "cfg-9a1f03c2", "interval_ms": 5_000,
+    }),
+    "MatchCreated/duel": (m.MatchCreated, {
+        "match_id": MATCH, "queue": "1v1", "region": "eu", "wave_id": WAVE,
+        "teams": [{"name": "red", "players": [_seat("t-1", "p-1", "zerg", 1850)]},
+                  {"name": "blue", "players": [_seat("t-2", "p-2", "terran", 1815)]}],
+        "map": "Frost", "server": "fra-1", "channel": "match-0f8e7a52",
+        "quality": {"rating_diff": 35.0, "latency_ms_max": 41.0}, "strategy": "optimal",
+        "config_fingerprint": "cfg-9a1f03c2", "created_at_ms": T0 + 5_000,
+    }),
+    "MatchCreated/teams-2v2": (m.MatchCreated, {
+        "match_id": "5d0b6f2e-8c3a-5e91-b7d4-0a2c4e6f8a1b", "queue": "2v2", "region": "us-east",
+        "wave_id": "2v2/us-east/000000000007",
+        "teams": [
+            {"name": "A", "players": [_seat("t-7", "p-70", "tank", 1500),
+                                      _seat("t-7", "p-71", "healer", 1480)]},
+            {"name": "B", "players": [_seat("t-8", "p-80", "tank", 1510),
+                                      _seat("t-9", "p-90", "healer", 1470)]},
+        ],
+        "map": "Île de la Cité", "server": "nyc-3", "channel": "match-5d0b6f2e",
+        "quality": {}, "strategy": "rebalance", "config_fingerprint": "cfg-00ff",
+        "created_at_ms": T0 + 35_000,
+    }),
+    "TicketDequeued/matched": (m.TicketDequeued, {
+        "ticket_id": "t-1", "queue": "1v1", "region": "eu", "reason": "MATCHED",
+        "match_id": MATCH, "wave_id": WAVE, "waves_waited": 2, "at_ms": T0 + 5_000,
+    }),
+    "TicketDequeued/rejected": (m.TicketDequeued, {
+        "ticket_id": "t-5", "queue": "5v5-ranked", "region": "eu-west", "reason": "REJECTED",
+        "waves_waited": 0, "detail": "a ticket of 6 players does not fit a team of 5",
+        "at_ms": T0 + 2,
+    }),
+    "TicketStatus/searching": (m.TicketStatus, {
+        "ticket_id": "t-3", "queue": "1v1", "region": "eu", "state": "SEARCHING",
+        "position": 4, "waves_waited": 1, "estimated_wait_ms": 15_000,
+        "next_wave_at_ms": T0 + 10_000, "wave_id": WAVE, "at_ms": T0 + 5_000,
+    }),
+    "TicketStatus/before-first-wave": (m.TicketStatus, {
+        "ticket_id": "t-4", "queue": "1v1", "region": "eu", "state": "SEARCHING",
+        "position": 1, "waves_waited": 0, "at_ms": T0 + 1_000,
+    }),
+    "WaveClosed/wave-42": (m.WaveClosed, {
+        "queue": "1v1", "region": "eu", "wave_id": WAVE, "wave_number": 42,
+        "players_in_snapshot": 37, "tickets_in_snapshot": 31, "matches": 14,
+        "matched_players": 28, "unmatched": 3, "expired": 1, "avg_rating_diff": 42.5,
+        "min_rating_diff": 3.0, "max_rating_diff": 120.0, "strategy": "optimal",
+        "config_fingerprint": "cfg-9a1f03c2", "closed_at_ms": T0 + 5_000, "duration_ms": 3.75,
+    }),
+    "WaveClosed/empty": (m.WaveClosed, {
+        "queue": "1v1", "region": "eu", "wave_id": "1v1/eu/000000000000", "wave_number": 0,
+        "players_in_snapshot": 0, "tickets_in_snapshot": 0, "matches": 0,
+        "matched_players": 0, "unmatched": 0, "expired": 0, "strategy": "optimal",
+        "config_fingerprint": "cfg-9a1f03c2", "closed_at_ms": T0, "duration_ms": 0.0,
+    }),
+    "DeadLetter/missing-field": (m.DeadLetter, {
+        "original": b'{"type": "TicketJoined"}', "original_size": 24,
+        "original_key": b"1v1/eu", "topic": "wavematch.queue.v1", "partition": 3,
+        "offset": 18231, "error_code": "missing_field",
+        "reason": "TicketJoined ticket_id: Field required (and 5 more problems)",
+        "field": "ticket_id", "failed_at_ms": T0 + 5_123,
+    }),
+    "DeadLetter/garbage-no-key": (m.DeadLetter, {
+        "original": b"\x00\xffhello", "original_size": 7, "topic": "wavematch.queue.v1",
+        "partition": 0, "offset": 0, "error_code": "garbage",
+        "reason": "the value is neither Avro single-object encoded (C3 01 ...) nor a JSON "
+                  "object (starts with 00 ff 68 65)",
+        "failed_at_ms": T0,
+    }),
+}
+
+
+def main() -> int:
+    golden = ROOT / "schemas" / "golden"
+    for case, (model, body) in CASES.items():
+        event = model.model_validate(body)
+        for suffix, data in ((".avro", encode(event)), (".json", encode_json(event) + b"\n")):
+            path = golden / f"{case}{suffix}"
+            if path.exists():
+                continue
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_bytes(data)
+            print(f"wrote {path.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
