@@ -1,0 +1,235 @@
+"""Strategy ``ladder-v2.1``: the reference design's stages 1-6, faithfully.
+
+The design is locally optimal by construction and good for 20-30 players; it is
+kept because platforms migrating from it need identical decisions. Where its prose
+and its code disagree, this follows the code (docs/adr/0010).
+
+The one addition: a pair whose players veto every map of the queue is not a
+candidate (stage 7 could not place it); the design does not say (docs/adr/0012).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import pairwise
+
+from matcher.duel.model import BW, SC2, DuelConfig, DuelPair, DuelPlayer, Window
+from matcher.duel.windows import pair_wait, pressure, tier_window
+
+
+@dataclass(frozen=True, slots=True)
+class LadderOutcome:
+    """Stages 1-6 of one wave: the pairs in creation order and what led to them."""
+
+    pairs: tuple[DuelPair, ...]
+    swaps: int
+    lead_side: str
+    window: Window
+    pressure: float
+
+
+def partition(
+    players: Sequence[DuelPlayer],
+) -> tuple[list[DuelPlayer], list[DuelPlayer], list[DuelPlayer]]:
+    """Stage 1: split into bw_only, sc2_only and both, each in wave order.
+
+    >>> a, b = DuelPlayer("a", 1, None), DuelPlayer("b", 1, 2)
+    >>> [len(part) for part in partition([a, b])]
+    [1, 0, 1]
+
+    Notes: O(n).
+    """
+    bw_only = [p for p in players if p.sc2_mmr is None and p.bw_mmr is not None]
+    sc2_only = [p for p in players if p.bw_mmr is None and p.sc2_mmr is not None]
+    both = [p for p in players if p.is_both]
+    return bw_only, sc2_only, both
+
+
+def equalize(
+    bw_only: list[DuelPlayer],
+    sc2_only: list[DuelPlayer],
+    both: list[DuelPlayer],
+    config: DuelConfig,
+) -> tuple[list[DuelPlayer], list[DuelPlayer]]:
+    """Stage 2: give every "both" player a side, then one neutral move if means differ.
+
+    The design's prose example (BW=2, SC2=5, three "both" -> 4/5) contradicts its
+    code, which moves all three to BW; the code wins:
+
+    >>> solo = lambda i, bw, sc2: DuelPlayer(str(i), bw, sc2)
+    >>> bw, sc2 = equalize([solo(0, 1500, None), solo(1, 1500, None)],
+    ...                    [solo(i, None, 1500) for i in range(2, 7)],
+    ...                    [solo(i, 1500, 1500) for i in range(7, 10)], DuelConfig())
+    >>> len(bw), len(sc2)
+    (5, 5)
+
+    Notes: O(b log b) for b "both" players.
+    """
+    bw, sc2 = list(bw_only), list(sc2_only)
+    pool = sorted(both, key=lambda p: p.bias)
+    delta = len(bw) - len(sc2)
+    if delta < 0:
+        for _ in range(min(-delta, len(pool))):
+            bw.append(pool.pop())
+    elif delta > 0:
+        for _ in range(min(delta, len(pool))):
+            sc2.append(pool.pop(0))
+    while pool:
+        if len(bw) < len(sc2):
+            bw.append(pool.pop())
+        elif len(sc2) < len(bw):
+            sc2.append(pool.pop(0))
+        else:
+            sc2.append(pool.pop(0))
+            if pool:
+                bw.append(pool.pop())
+    _balance_means(bw, sc2, config)
+    return bw, sc2
+
+
+def _balance_means(bw: list[DuelPlayer], sc2: list[DuelPlayer], config: DuelConfig) -> None:
+    if not bw or not sc2:
+        return
+    bw_mean = sum(p.bw_mmr or 0 for p in bw) / len(bw)
+    sc2_mean = sum(p.sc2_mmr or 0 for p in sc2) / len(sc2)
+    if abs(bw_mean - sc2_mean) <= config.mean_gap_limit:
+        return
+    stronger, weaker = (bw, sc2) if bw_mean > sc2_mean else (sc2, bw)
+    movable = [p for p in stronger if p.is_both]
+    if movable:
+        neutral = min(movable, key=lambda p: abs(p.bias))
+        stronger.remove(neutral)
+        weaker.append(neutral)
+
+
+def priority_filter(
+    lead: list[DuelPlayer], follow: list[DuelPlayer]
+) -> tuple[list[DuelPlayer], list[DuelPlayer]]:
+    """Stage 4: keep only the longest-waiting players of the larger side (stable).
+
+    The design's example: lead 1500/0 cycles against 1700/10 and 1550/0 keeps the veteran.
+
+    >>> lead = [DuelPlayer("l", 1500, None, 0)]
+    >>> follow = [DuelPlayer("a", None, 1550, 0), DuelPlayer("v", None, 1700, 10)]
+    >>> [p.player_id for p in priority_filter(lead, follow)[1]]
+    ['v']
+
+    Notes: O(n log n).
+    """
+    if len(follow) == len(lead):
+        return lead, follow
+    return lead, sorted(follow, key=lambda p: p.wait_cycles, reverse=True)[: len(lead)]
+
+
+def ladder_pairs(
+    players: Sequence[DuelPlayer],
+    active_population: int,
+    maps: tuple[str, ...],
+    config: DuelConfig,
+) -> LadderOutcome:
+    """Run stages 1-6 of ``ladder-v2.1`` on the valid players of a wave.
+
+    >>> players = [DuelPlayer("a", 1500, None), DuelPlayer("b", None, 1540, 2)]
+    >>> outcome = ladder_pairs(players, 100, ("m",), DuelConfig())
+    >>> [(p.bw.player_id, p.sc2.player_id, p.diff) for p in outcome.pairs]
+    [('a', 'b', 40)]
+
+    Notes: O(n^2 log n): every lead/follow pair is a scored candidate (stage 5).
+    """
+    bw, sc2 = equalize(*partition(players), config)
+    wave_pressure = pressure(len(players), active_population, config)
+    window = tier_window(wave_pressure, config)
+    lead_side = BW if len(bw) <= len(sc2) else SC2
+    lead, follow = priority_filter(*((bw, sc2) if lead_side == BW else (sc2, bw)))
+    matches = _greedy(lead, follow, lead_side, window, maps, config)
+    swaps = _refine(matches, lead_side, window, maps, config)
+    pairs = tuple(DuelPair(a, b) if lead_side == BW else DuelPair(b, a) for a, b in matches)
+    return LadderOutcome(pairs, swaps, lead_side, window, wave_pressure)
+
+
+def _rating(player: DuelPlayer, side: str) -> int:
+    value = player.bw_mmr if side == BW else player.sc2_mmr
+    assert value is not None
+    return value
+
+
+def _fits(
+    lead: DuelPlayer,
+    follow: DuelPlayer,
+    lead_side: str,
+    window: Window,
+    maps: tuple[str, ...],
+    config: DuelConfig,
+) -> bool:
+    bw, sc2 = (lead, follow) if lead_side == BW else (follow, lead)
+    diff = abs(_rating(bw, BW) - _rating(sc2, SC2))
+    if diff > window.max_diff(pair_wait(config.window_rule, bw, sc2, lead_side)):
+        return False
+    return _playable(lead, follow, maps)
+
+
+def _playable(a: DuelPlayer, b: DuelPlayer, maps: tuple[str, ...]) -> bool:
+    if not a.vetoed_maps and not b.vetoed_maps:
+        return bool(maps)
+    return any(m not in a.vetoed_maps and m not in b.vetoed_maps for m in maps)
+
+
+def _greedy(
+    lead: list[DuelPlayer],
+    follow: list[DuelPlayer],
+    lead_side: str,
+    window: Window,
+    maps: tuple[str, ...],
+    config: DuelConfig,
+) -> list[list[DuelPlayer]]:
+    """Stage 5: score every pair inside its window, take the best greedily."""
+    follow_side = SC2 if lead_side == BW else BW
+    bonus = config.wait_bonus
+    candidates: list[tuple[int, int, int]] = []
+    follow_ratings = [(j, _rating(f, follow_side), f) for j, f in enumerate(follow)]
+    for i, a in enumerate(lead):
+        rating = _rating(a, lead_side)
+        for j, own, b in follow_ratings:
+            if _fits(a, b, lead_side, window, maps, config):
+                diff = rating - own
+                candidates.append((diff * diff - bonus * (a.wait_cycles + b.wait_cycles), i, j))
+    candidates.sort(key=lambda c: c[0])
+    used_lead: set[int] = set()
+    used_follow: set[int] = set()
+    matches: list[list[DuelPlayer]] = []
+    for _, i, j in candidates:
+        if i not in used_lead and j not in used_follow:
+            used_lead.add(i)
+            used_follow.add(j)
+            matches.append([lead[i], follow[j]])
+    return matches
+
+
+def _refine(
+    matches: list[list[DuelPlayer]],
+    lead_side: str,
+    window: Window,
+    maps: tuple[str, ...],
+    config: DuelConfig,
+) -> int:
+    """Stage 6: adjacent follow swaps that lower the summed squared diff; returns the count."""
+    follow_side = SC2 if lead_side == BW else BW
+    swaps = 0
+    for _ in range(config.refinement_passes):
+        made = 0
+        for first, second in pairwise(matches):
+            (a, b), (c, d) = first, second
+            ra, rb = _rating(a, lead_side), _rating(b, follow_side)
+            rc, rd = _rating(c, lead_side), _rating(d, follow_side)
+            if (ra - rd) ** 2 + (rc - rb) ** 2 >= (ra - rb) ** 2 + (rc - rd) ** 2:
+                continue
+            if _fits(a, d, lead_side, window, maps, config) and _fits(
+                c, b, lead_side, window, maps, config
+            ):
+                first[1], second[1] = d, b
+                made += 1
+        swaps += made
+        if not made:
+            break
+    return swaps

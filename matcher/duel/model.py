@@ -1,0 +1,172 @@
+"""The duel (1v1, BW against SC2) model: players, pairs and the one frozen config.
+
+Every constant of the reference design ("8-stage locally-optimal system v2.1") is a
+field of :class:`DuelConfig` with the design's value as its default, so a queue can
+tune any of them through ``QueueProfile.options`` without touching code.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+BW = "bw"
+SC2 = "sc2"
+WINDOW_RULES = ("lead", "longer", "shorter")
+
+
+@dataclass(frozen=True, slots=True)
+class DuelPlayer:
+    """One player of a 1v1 wave; at least one of ``bw_mmr`` / ``sc2_mmr`` is set.
+
+    A player with both ratings is a "both" player and may take either side.
+    ``ticket_id`` is the queue ticket the player came in (the player id in the
+    offline 1v1 format).
+    """
+
+    player_id: str
+    bw_mmr: int | None
+    sc2_mmr: int | None
+    wait_cycles: int = 0
+    region: str = ""
+    vetoed_maps: tuple[str, ...] = ()
+    ticket_id: str = ""
+
+    @property
+    def is_both(self) -> bool:
+        return self.bw_mmr is not None and self.sc2_mmr is not None
+
+    @property
+    def bias(self) -> int:
+        """``bw_mmr - sc2_mmr``: positive means the player is stronger as BW."""
+        assert self.bw_mmr is not None and self.sc2_mmr is not None
+        return self.bw_mmr - self.sc2_mmr
+
+
+@dataclass(frozen=True, slots=True)
+class DuelPair:
+    """A match of two players: ``bw`` plays BW with its bw_mmr, ``sc2`` SC2 with its sc2_mmr."""
+
+    bw: DuelPlayer
+    sc2: DuelPlayer
+
+    @property
+    def diff(self) -> int:
+        """Absolute MMR difference of the pair."""
+        assert self.bw.bw_mmr is not None and self.sc2.sc2_mmr is not None
+        return abs(self.bw.bw_mmr - self.sc2.sc2_mmr)
+
+
+@dataclass(frozen=True, slots=True)
+class Window:
+    """A pressure tier's window: ``max_diff = base + wait_cycles * growth``."""
+
+    base: int
+    growth: int
+
+    def max_diff(self, wait_cycles: int) -> int:
+        return self.base + wait_cycles * self.growth
+
+
+@dataclass(frozen=True, slots=True)
+class DuelConfig:
+    """Every constant of the duel strategies, with the reference design's defaults.
+
+    Stage 2: ``mean_gap_limit`` triggers the one neutral move between sides.
+    Stage 3: ``pressure = min(1, scale * queue_size / active_population)`` with
+    ``small_scale`` up to ``small_population`` active players, ``medium_scale`` up to
+    ``medium_population``, else ``large_scale``; the tier thresholds pick a window.
+    Stage 5: ``score = diff**2 - wait_bonus * (wait of both players)``.
+    Stage 6: ``refinement_passes`` passes of adjacent follow swaps.
+    ``window_rule`` says whose wait widens a pair's window: the lead side's player
+    (the design), the longer-waiting one, or the shorter-waiting one (mutual acceptance).
+    The ``optimal_*`` fields tune only the ``optimal`` strategy (see docs/adr/0011).
+    """
+
+    mean_gap_limit: int = 50
+    small_population: int = 10
+    small_scale: float = 1.2
+    medium_population: int = 25
+    medium_scale: float = 1.0
+    large_scale: float = 0.8
+    high_pressure: float = 0.20
+    moderate_pressure: float = 0.10
+    high_base: int = 75
+    high_growth: int = 25
+    moderate_base: int = 100
+    moderate_growth: int = 35
+    low_base: int = 125
+    low_growth: int = 45
+    wait_bonus: int = 20
+    refinement_passes: int = 2
+    window_rule: str = "lead"
+    optimal_exact_limit: int = 160
+    optimal_neighbours: int = 6
+    optimal_improve_rounds: int = 4
+
+
+#: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
+OPTIMAL_DEFAULTS = DuelConfig(window_rule="longer")
+LADDER_DEFAULTS = DuelConfig()
+
+_NON_NEGATIVE_INTS = {
+    "mean_gap_limit",
+    "small_population",
+    "medium_population",
+    "high_base",
+    "high_growth",
+    "moderate_base",
+    "moderate_growth",
+    "low_base",
+    "low_growth",
+    "wait_bonus",
+    "refinement_passes",
+    "optimal_improve_rounds",
+}
+_POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
+_FLOATS = {
+    "small_scale",
+    "medium_scale",
+    "large_scale",
+    "high_pressure",
+    "moderate_pressure",
+}
+
+
+def parse_config(
+    options: Mapping[str, object], defaults: DuelConfig = LADDER_DEFAULTS
+) -> DuelConfig:
+    """Return ``defaults`` with ``options`` applied; raise ValueError naming a bad option.
+
+    >>> parse_config({"window_rule": "longer", "high_base": 80}).high_base
+    80
+    >>> parse_config({"colour": 1})
+    Traceback (most recent call last):
+    ...
+    ValueError: options.colour: unknown option
+
+    Notes: O(number of options).
+    """
+    changes: dict[str, Any] = {}
+    for key, value in options.items():
+        changes[key] = _checked_option(key, value)
+    return dataclasses.replace(defaults, **changes) if changes else defaults
+
+
+def _checked_option(key: str, value: object) -> object:
+    if key == "window_rule":
+        if value not in WINDOW_RULES:
+            raise ValueError(f"options.window_rule: must be one of {', '.join(WINDOW_RULES)}")
+        return value
+    if key in _NON_NEGATIVE_INTS or key in _POSITIVE_INTS:
+        floor = 1 if key in _POSITIVE_INTS else 0
+        if not isinstance(value, int) or isinstance(value, bool) or value < floor:
+            raise ValueError(f"options.{key}: must be an integer >= {floor}")
+        return value
+    if key in _FLOATS:
+        if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
+            raise ValueError(f"options.{key}: must be a number >= 0")
+        return float(value)
+    raise ValueError(f"options.{key}: unknown option")
