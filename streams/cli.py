@@ -1,6 +1,6 @@
 """The ``wavematch`` command: one sub-command per module in :mod:`streams.commands`.
 
-Each command module exposes ``NAME``, ``HELP``, ``add_arguments(parser)`` and
+Each command module exposes ``add_arguments(parser)`` and
 ``run(args) -> int``. Modules are imported only when their command runs, so the
 offline commands never import Faust or Kafka clients.
 """
@@ -14,6 +14,12 @@ from collections.abc import Sequence
 
 #: name -> (module, one-line help). Import stays lazy; help is listed here for that reason.
 COMMANDS: dict[str, tuple[str, str]] = {
+    "up": ("streams.commands.up", "start the embedded broker and a worker (Ctrl-C stops both)"),
+    "worker": ("streams.commands.worker", "run a worker against an existing broker"),
+    "join": ("streams.commands.join", "publish a TicketJoined"),
+    "leave": ("streams.commands.leave", "publish a TicketLeft"),
+    "tail": ("streams.commands.tail", "print decoded events of an output topic"),
+    "status": ("streams.commands.status", "print queue depth per queue and region"),
     "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
 }
 

@@ -155,16 +155,19 @@ class RegionQueue:
     # -- waves ------------------------------------------------------------------------
 
     def _close_wave(self, tick: WaveTick, profile: QueueProfile, rules: QueueRules) -> Step:
+        """Close a wave. The strategy runs before any change, so a failing one changes nothing."""
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
-        self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
-        expired = self._expire(tick, rules.ticket_ttl_ms)
-        snapshot = self.snapshot(tick)
+        deadline = tick.tick_at_ms - rules.ticket_ttl_ms
+        expiring = [q for q in self.tickets.values() if q.ticket.joined_at_ms <= deadline]
+        snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         result = run_wave(snapshot, profile)
         if rules.verify_waves:
             problems = wave_result_problems(snapshot, profile, result)
             if problems:
                 raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
+        expired = self._expire(expiring, tick)
         matched = self._remove_matched(result.matches, tick)
         self.waves_closed += 1
         self.last_sequence = tick.sequence
@@ -180,14 +183,16 @@ class RegionQueue:
             summary=summary, result=result,
         )
 
-    def snapshot(self, tick: WaveTick) -> WaveSnapshot:
-        """The queue exactly at ``tick``: tickets in join order with their wait cycles."""
-        waiting = tuple(
-            WaitingTicket(q.ticket, self.waves_waited(q)) for q in self.tickets.values()
-        )
+    def snapshot(self, tick: WaveTick, leaving: set[str] | frozenset[str] = frozenset()) -> WaveSnapshot:
+        """The queue exactly at ``tick``: tickets in join order with their wait cycles.
+
+        ``leaving`` are tickets the tick expires; they are not offered to the strategy.
+        """
+        queued = [q for q in self.tickets.values() if q.ticket.ticket_id not in leaving]
+        waiting = tuple(WaitingTicket(q.ticket, self.waves_waited(q)) for q in queued)
         history = tuple(
             self.last_matches[p.player_id]
-            for q in self.tickets.values()
+            for q in queued
             for p in q.ticket.players
             if p.player_id in self.last_matches
         )
@@ -200,11 +205,9 @@ class RegionQueue:
             last_matches=history,
         )
 
-    def _expire(self, tick: WaveTick, ttl_ms: int) -> list[Dequeued]:
-        deadline = tick.tick_at_ms - ttl_ms
-        expired = [q for q in self.tickets.values() if q.ticket.joined_at_ms <= deadline]
+    def _expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:
         out = []
-        for queued in expired:
+        for queued in expiring:
             del self.tickets[queued.ticket.ticket_id]
             self._forget(queued.ticket, tick.tick_at_ms)
             out.append(Dequeued(

@@ -21,7 +21,7 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
         ticket.ticket_id, ticket.queue, ticket.region, ticket.party_id, ticket.joined_at_ms,
         [
             [p.player_id, [list(r) for r in p.ratings], list(p.roles), list(p.vetoed_maps),
-             [list(lat) for lat in p.latency_ms]]
+             [list(lat) for lat in p.latency_ms], p.can_host]
             for p in ticket.players
         ],
     ]
@@ -36,8 +36,9 @@ def ticket_from_record(record: list[Any]) -> Ticket:
             Player(
                 player_id=pid, ratings=tuple((r, v) for r, v in ratings), roles=tuple(roles),
                 vetoed_maps=tuple(vetoes), latency_ms=tuple((g, ms) for g, ms in latency),
+                can_host=can_host,
             )
-            for pid, ratings, roles, vetoes, latency in players
+            for pid, ratings, roles, vetoes, latency, can_host in players
         ),
     )
 

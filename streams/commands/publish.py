@@ -1,0 +1,79 @@
+"""`wavematch join` and `wavematch leave`: publish a queue event from a terminal."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import time
+import uuid
+
+from pydantic import ValidationError
+
+from streams.cli import UsageError
+from streams.commands.common import add_connection_arguments, settings_from
+
+
+def add_event_arguments(parser: argparse.ArgumentParser) -> None:
+    add_connection_arguments(parser)
+    parser.add_argument("--queue", required=True)
+    parser.add_argument("--region", required=True)
+    parser.add_argument("--ticket", help="ticket id (default: a new one; it is printed)")
+
+
+def parse_player(text: str) -> dict[str, object]:
+    """``alice:bw=1500,sc2=1610`` -> a Player's fields. Roles default to the rated ones."""
+    name, _, ratings_text = text.partition(":")
+    if not name or not ratings_text:
+        raise UsageError(f"--player: {text!r} is not like alice:bw=1500,sc2=1610")
+    ratings: dict[str, int] = {}
+    for part in ratings_text.split(","):
+        role, _, value = part.partition("=")
+        try:
+            ratings[role.strip()] = int(value)
+        except ValueError:
+            raise UsageError(f"--player: rating {part!r} of {name} is not role=integer") from None
+    return {"player_id": name, "ratings": ratings}
+
+
+async def send(settings: object, key: bytes, value: bytes) -> None:
+    from aiokafka import AIOKafkaProducer
+
+    producer = AIOKafkaProducer(bootstrap_servers=settings.broker_host_port)  # type: ignore[attr-defined]
+    await producer.start()
+    try:
+        await producer.send_and_wait("wavematch.queue.v1", value, key=key)
+    finally:
+        await producer.stop()
+
+
+def publish(args: argparse.Namespace, model: object) -> int:
+    from schemas.codec import encode
+    from schemas.topics import queue_key
+
+    settings = settings_from(args)
+    try:
+        asyncio.run(asyncio.wait_for(send(settings, queue_key(args.queue, args.region), encode(model)), 15))
+    except (OSError, asyncio.TimeoutError) as error:
+        raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
+    return 0
+
+
+def validated(model_type: type, **fields: object) -> object:
+    from schemas.errors import InvalidEvent
+
+    try:
+        return model_type(**fields)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise UsageError(f"{where}: {first['msg']}") from None
+    except InvalidEvent as error:
+        raise UsageError(str(error)) from None
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
+
+
+def new_ticket_id() -> str:
+    return f"t-{uuid.uuid4().hex[:12]}"

@@ -1,0 +1,40 @@
+"""`wavematch status`: queue depth per queue and region, from the workers' /queues views."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import urllib.request
+
+from streams.cli import UsageError
+from streams.commands.common import running_up
+
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--web", action="append",
+                        help="a worker's base URL, e.g. http://127.0.0.1:6066 (repeatable; "
+                        "default: the workers of the running `wavematch up`)")
+    parser.add_argument("--json", action="store_true", help="print JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    urls = args.web or (running_up() or {}).get("web")
+    if not urls:
+        raise UsageError("--web: no worker URL given and no `wavematch up` is running")
+    rows = []
+    for url in urls:
+        try:
+            with urllib.request.urlopen(f"{url.rstrip('/')}/queues", timeout=5) as response:
+                rows.extend(json.load(response)["queues"])
+        except OSError as error:
+            raise UsageError(f"--web: cannot read {url}/queues: {error}") from None
+    rows.sort(key=lambda row: (row["queue"], row["region"]))
+    if args.json:
+        print(json.dumps(rows))
+        return 0
+    print(f"{'queue':<12} {'region':<10} {'tickets':>8} {'players':>8} {'waves':>7}")
+    for row in rows:
+        print(f"{row['queue']:<12} {row['region']:<10} {row['tickets']:>8} "
+              f"{row['players']:>8} {row['waves_closed']:>7}")
+    return 0

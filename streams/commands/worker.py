@@ -1,0 +1,61 @@
+"""`wavematch worker`: run one worker against a broker (Apache Kafka, or `wavematch up`'s)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+
+from streams.cli import UsageError
+from streams.commands.common import add_connection_arguments, settings_from
+
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_connection_arguments(parser)
+    parser.add_argument("--web-port", type=int, help="HTTP port for /metrics, /queues, /health")
+    parser.add_argument("--without-web", action="store_true", help="no HTTP endpoints")
+    parser.add_argument("--loglevel", choices=("debug", "info", "warn", "error"))
+
+
+def check_strategies(settings: object) -> None:
+    """Load every configured strategy now: a broken one fails the start, not a wave."""
+    from matcher.strategies import get_strategy
+
+    for index, queue in enumerate(settings.queues):  # type: ignore[attr-defined]
+        try:
+            get_strategy(queue.strategy)
+        except Exception as error:
+            raise UsageError(
+                f"queues.{index}.strategy: cannot load {queue.strategy!r}: {error}") from None
+
+
+def run(args: argparse.Namespace) -> int:
+    overrides: dict[str, object] = {}
+    if args.web_port is not None:
+        overrides["web_port"] = args.web_port
+    if args.without_web:
+        overrides["web_enabled"] = False
+    if args.loglevel:
+        overrides["log_level"] = args.loglevel
+    settings = settings_from(args, **overrides)
+    check_strategies(settings)
+
+    from faust import Worker
+
+    from streams.topics import TopicMismatch, ensure_topics
+    from streams.worker.app import create_app
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(asyncio.wait_for(ensure_topics(settings), 30))
+    except TopicMismatch as error:
+        raise UsageError(str(error)) from None
+    except (OSError, asyncio.TimeoutError) as error:
+        raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
+    app = create_app(settings)
+    logging.getLogger("streams").setLevel(settings.log_level.upper().replace("WARN", "WARNING"))
+    worker = Worker(app, loop=loop, loglevel=settings.log_level, quiet=True, redirect_stdouts=False)
+    worker.execute_from_commandline()
+    return 0

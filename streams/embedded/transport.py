@@ -1,0 +1,68 @@
+"""A Faust transport for the embedded broker: ``tansu://host:port``.
+
+Tansu 0.6 answers ListOffsets(LATEST) with the last batch's base offset + 1 instead of
+the log end. Faust's table recovery reads to that offset, so a recovering worker either
+crashes (ConsistencyError) or silently misses the last records of a batch. A fetch
+response's high-watermark is right, so this transport asks for end offsets that way.
+Everything else is Faust's own aiokafka transport.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, TopicPartition
+from faust.transport.drivers import aiokafka as faust_aiokafka
+from faust.types import TP
+
+#: Give up on a partition's high-watermark after this long (the broker is local).
+HIGHWATER_TIMEOUT_S = 15.0
+
+
+async def fetch_high_watermarks(bootstrap: str, partitions: Iterable[TP]) -> dict[TP, int]:
+    """End offsets of ``partitions`` from fetch responses' high-watermarks, not ListOffsets."""
+    wanted = list(partitions)
+    if not wanted:
+        return {}
+    probe = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_wait_ms=10,
+        max_partition_fetch_bytes=1024,
+    )
+    await probe.start()
+    try:
+        tps = [TopicPartition(tp.topic, tp.partition) for tp in wanted]
+        probe.assign(tps)
+        for tp in tps:
+            probe.seek(tp, 0)
+        deadline = time.monotonic() + HIGHWATER_TIMEOUT_S
+        while any(probe.highwater(tp) is None for tp in tps):
+            if time.monotonic() > deadline:
+                missing = [tp for tp in tps if probe.highwater(tp) is None]
+                raise TimeoutError(f"no high-watermark for {missing} from {bootstrap}")
+            await probe.getmany(timeout_ms=50, max_records=1)
+        return {tp: int(probe.highwater(TopicPartition(tp.topic, tp.partition))) for tp in wanted}
+    finally:
+        await probe.stop()
+
+
+class TansuConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
+    async def _highwaters(self, partitions: list[TP]) -> Mapping[TP, int]:  # type: ignore[override]
+        bootstrap = ",".join(
+            faust_aiokafka.server_list(self.transport.url, self.transport.default_port)
+        )
+        return await fetch_high_watermarks(bootstrap, partitions)
+
+
+class Consumer(faust_aiokafka.Consumer):
+    def _new_consumer_thread(self) -> TansuConsumerThread:
+        return TansuConsumerThread(self, loop=self.loop, beacon=self.beacon)
+
+
+class Transport(faust_aiokafka.Transport):
+    """Registered as the ``tansu`` scheme (entry point ``faust.transports``)."""
+
+    Consumer = Consumer
+    driver_version = f"tansu+{faust_aiokafka.Transport.driver_version}"
+

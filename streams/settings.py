@@ -1,0 +1,186 @@
+"""The worker's settings: one frozen model, from ``WAVEMATCH_*`` variables and/or a TOML file.
+
+Precedence: explicit arguments > environment variables > the TOML file named by
+``WAVEMATCH_CONFIG_FILE`` (or ``--config``) > defaults. Durations carry their unit in
+the name. The matcher never sees this model, only the :class:`QueueProfile` built from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from contextvars import ContextVar
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
+
+from matcher.core import QueueProfile, ServerRoute
+from matcher.queue import QueueRules
+from matcher.strategies import strategy_names
+
+_config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
+
+DEFAULT_MAPS = (
+    "Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse", "Vermeer", "Heartbreak Ridge",
+)
+
+
+class SettingsError(ValueError):
+    """Invalid settings; the message is one line naming the field."""
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class QueueSettings(_Frozen):
+    """One game mode: its strategy, regions, maps and wave timing."""
+
+    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    strategy: str = "optimal"
+    regions: tuple[str, ...] = Field(default=("eu", "na", "asia"), min_length=1)
+    maps: tuple[str, ...] = Field(default=DEFAULT_MAPS, min_length=1)
+    # Shorter waves cut waits but give the strategy fewer players to choose from.
+    wave_interval_ms: int = Field(default=10_000, ge=100, le=3_600_000)
+    team_count: int = Field(default=2, ge=2, le=16)
+    team_size: int = Field(default=1, ge=1, le=64)
+    team_size_min: int | None = Field(default=None, ge=1)
+    roles: tuple[str, ...] = ()
+    options: dict[str, Any] = Field(default_factory=dict)
+
+    @model_validator(mode="after")
+    def _known_strategy(self) -> QueueSettings:
+        if self.strategy not in strategy_names():
+            raise ValueError(f"unknown strategy {self.strategy!r} (known: {', '.join(strategy_names())})")
+        if len(set(self.regions)) != len(self.regions):
+            raise ValueError("regions must be distinct")
+        return self
+
+
+class RouteSettings(_Frozen):
+    region_a: str
+    region_b: str
+    servers: tuple[str, ...] = Field(min_length=1)
+
+
+class Settings(BaseSettings):
+    model_config = SettingsConfigDict(env_prefix="WAVEMATCH_", frozen=True, extra="forbid")
+
+    # kafka://host:port for Apache Kafka; tansu://host:port for the embedded broker
+    # (same protocol, plus the workaround for its end-offset answer; docs/adr/0004).
+    broker_url: str = "kafka://localhost:9092"
+    app_id: str = "wavematch"
+    # One input partition holds whole (queue, region) queues; more partitions than
+    # regions lets more workers share the load. Changing it re-homes every region.
+    partitions: int = Field(default=8, ge=1, le=1024)
+    replication_factor: int = Field(default=1, ge=1, le=16)
+    queues: tuple[QueueSettings, ...] = (QueueSettings(name="1v1"),)
+    routes: tuple[RouteSettings, ...] = ()
+    fallback_servers: tuple[str, ...] = ("default",)
+    # A ticket waiting longer than this is dequeued as expired at the next wave.
+    ticket_ttl_ms: int = Field(default=600_000, ge=1_000)
+    # Dequeued ticket ids are remembered this long so retried joins stay no-ops (>= TTL).
+    finished_retention_ms: int | None = None
+    publish_status: bool = True
+    # Check every wave result with the generic checker before publishing (~O(players)).
+    verify_waves: bool = True
+    web_host: str = "127.0.0.1"
+    web_port: int = Field(default=6066, ge=0, le=65535)
+    web_enabled: bool = True
+    # Failover: a dead worker's partitions move after the session timeout (docs/scaling.md).
+    session_timeout_ms: int = Field(default=10_000, ge=1_000)
+    heartbeat_interval_ms: int = Field(default=1_000, ge=100)
+    # A partition's state is snapshotted after this many events (or its ticket count, if
+    # larger), bounding how much of the log a takeover re-reads.
+    snapshot_min_events: int = Field(default=5_000, ge=1)
+    # Apache Kafka only: "exactly_once" uses transactions; the embedded broker has none.
+    processing_guarantee: Literal["at_least_once", "exactly_once"] = "at_least_once"
+    log_level: Literal["debug", "info", "warn", "error"] = "info"
+
+    @model_validator(mode="after")
+    def _consistent(self) -> Settings:
+        names = [queue.name for queue in self.queues]
+        if len(set(names)) != len(names):
+            raise ValueError("queue names must be distinct")
+        if self.finished_retention_ms is not None and self.finished_retention_ms < self.ticket_ttl_ms:
+            raise ValueError("finished_retention_ms must be >= ticket_ttl_ms")
+        if self.heartbeat_interval_ms * 3 > self.session_timeout_ms:
+            raise ValueError("heartbeat_interval_ms must be at most a third of session_timeout_ms")
+        return self
+
+    @classmethod
+    def settings_customise_sources(  # type: ignore[override]
+        cls, settings_cls: type[BaseSettings], init_settings: Any, env_settings: Any,
+        dotenv_settings: Any, file_secret_settings: Any,
+    ) -> tuple[Any, ...]:
+        path = _config_file.get() or os.environ.get("WAVEMATCH_CONFIG_FILE")
+        sources = [init_settings, env_settings]
+        if path:
+            sources.append(TomlConfigSettingsSource(settings_cls, toml_file=Path(path)))
+        return tuple(sources)
+
+    @property
+    def broker_host_port(self) -> str:
+        return self.broker_url.split("://", 1)[-1]
+
+    @property
+    def is_embedded_broker(self) -> bool:
+        return self.broker_url.startswith("tansu://")
+
+    def rules(self) -> QueueRules:
+        return QueueRules(
+            ticket_ttl_ms=self.ticket_ttl_ms,
+            finished_retention_ms=self.finished_retention_ms or self.ticket_ttl_ms,
+            verify_waves=self.verify_waves, publish_status=self.publish_status,
+        )
+
+    def profiles(self) -> dict[str, QueueProfile]:
+        routes = tuple(ServerRoute(r.region_a, r.region_b, r.servers) for r in self.routes)
+        return {
+            q.name: QueueProfile(
+                queue=q.name, strategy=q.strategy, maps=q.maps, routes=routes,
+                fallback_servers=self.fallback_servers, team_count=q.team_count,
+                team_size=q.team_size, team_size_min=q.team_size_min, roles=q.roles,
+                options=dict(q.options),
+            )
+            for q in self.queues
+        }
+
+    def regions_by_queue(self) -> dict[str, tuple[str, ...]]:
+        return {q.name: q.regions for q in self.queues}
+
+    def queue(self, name: str) -> QueueSettings:
+        return next(q for q in self.queues if q.name == name)
+
+    def config_fingerprint(self) -> str:
+        """Fingerprint of everything that changes a wave's decisions (16 hex digits).
+
+        It travels in every WaveTick and MatchCreated, so a replay under another
+        configuration reports that instead of a false mismatch.
+        """
+        decisive = {
+            "queues": [q.model_dump(mode="json") for q in self.queues],
+            "routes": [r.model_dump(mode="json") for r in self.routes],
+            "fallback_servers": list(self.fallback_servers),
+            "rules": [self.ticket_ttl_ms, self.finished_retention_ms or self.ticket_ttl_ms],
+        }
+        canonical = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
+        return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
+    """Read the settings once, at an entry point; raise SettingsError naming the field."""
+    token = _config_file.set(Path(config_file) if config_file else None)
+    try:
+        if config_file and not Path(config_file).is_file():
+            raise SettingsError(f"config file {config_file}: not found")
+        return Settings(**overrides)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "settings"
+        raise SettingsError(f"{where}: {first['msg']}") from None
+    finally:
+        _config_file.reset(token)

@@ -1,0 +1,144 @@
+"""The Faust app: one agent on the queue topic, the wave timer, the state table, web views."""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+import faust
+from faust.sensors.prometheus import setup_prometheus_sensors
+from prometheus_client import REGISTRY, CollectorRegistry
+
+from schemas.topics import QUEUE
+from streams.settings import Settings
+from streams.worker.folding import Folder
+from streams.worker.metrics import WorkerMetrics
+from streams.worker.publisher import Publisher
+from streams.worker.queue_worker import QueueWorker
+from streams.worker.ticker import Ticker
+
+log = logging.getLogger(__name__)
+
+STATE_TABLE = "queue-state"
+#: Records per agent batch: large enough to amortise Faust's per-batch cost, small
+#: enough that a tick is never held back long behind joins.
+BATCH_RECORDS = 2_000
+BATCH_WITHIN_S = 0.02
+
+
+def state_changelog_topic(settings: Settings) -> str:
+    return f"{settings.app_id}-{STATE_TABLE}-changelog"
+
+
+class FaustStateTable:
+    """Snapshot records in a Faust table, written to an explicit changelog partition.
+
+    Faust refuses table writes outside per-event stream iteration (our agent takes
+    batches), so records are put in the store and sent to the changelog directly: the
+    changelog partition is the input partition the snapshot belongs to.
+    """
+
+    def __init__(self, table: faust.Table) -> None:
+        self._table = table
+
+    def read(self, key: str) -> bytes | None:
+        value = self._table.data.get(key.encode())
+        return bytes(value) if value is not None else None
+
+    def write(self, partition: int, key: str, value: bytes) -> None:
+        raw_key = key.encode()
+        self._table.data[raw_key] = value
+        self._table.send_changelog(partition, raw_key, value)
+
+
+def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
+    app = faust.App(
+        settings.app_id,
+        broker=settings.broker_url,
+        store="memory://",
+        env={},  # Faust would otherwise let BROKER_URL, WEB_PORT... override these arguments
+        topic_partitions=settings.partitions,
+        topic_replication_factor=settings.replication_factor,
+        topic_allow_declare=not settings.is_embedded_broker,
+        key_serializer="raw",
+        value_serializer="raw",
+        web_enabled=settings.web_enabled,
+        web_host=settings.web_host,
+        web_bind=settings.web_host,
+        web_port=settings.web_port,
+        web_in_thread=False,
+        broker_session_timeout=settings.session_timeout_ms / 1000,
+        broker_heartbeat_interval=settings.heartbeat_interval_ms / 1000,
+        consumer_auto_offset_reset="earliest",
+        processing_guarantee=settings.processing_guarantee,
+        producer_max_batch_size=512 * 1024,
+        producer_linger_ms=5,
+        producer_acks=-1,
+        table_standby_replicas=0,
+    )
+    queue_topic = app.topic(
+        QUEUE.name, key_type=bytes, value_type=bytes, partitions=settings.partitions,
+        internal=False,
+    )
+    table = app.Table(STATE_TABLE, key_type=bytes, value_type=bytes, partitions=settings.partitions)
+    metrics = WorkerMetrics(registry)
+    holder: dict[str, Any] = {}
+
+    def owned_partitions() -> set[int]:
+        try:
+            assignment = app.consumer.assignment()
+        except Exception:  # consumer not started yet: owns nothing
+            return set()
+        return {tp.partition for tp in assignment if tp.topic == QUEUE.name}
+
+    def worker() -> QueueWorker:
+        if "worker" not in holder:
+            producer = app.producer._ensure_producer()
+            partitions = settings.partitions
+            holder["worker"] = QueueWorker(
+                Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(), partitions),
+                FaustStateTable(table), Publisher(producer, lambda topic: partitions),
+                app.producer.flush, settings.broker_host_port, settings.snapshot_min_events,
+                metrics,
+            )
+        return holder["worker"]
+
+    @app.agent(queue_topic, name="fold-queue")
+    async def fold_queue(stream: faust.StreamT[bytes]) -> None:
+        async for events in stream.take_events(BATCH_RECORDS, within=BATCH_WITHIN_S):
+            await worker().process([event.message for event in events])
+
+    async def send_tick(partition: int, key: bytes, value: bytes) -> None:
+        await app.producer.send(QUEUE.name, key, value, partition, None, None)
+
+    @app.task
+    async def wave_timer() -> None:
+        await Ticker(settings, send_tick, owned_partitions).run()
+
+    @app.on_partitions_revoked.connect
+    async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:
+        lost = {tp.partition for tp in revoked if tp.topic == QUEUE.name}
+        if "worker" in holder and lost:
+            holder["worker"].forget(lost)
+
+    @app.page("/health")
+    async def health(web: Any, request: Any) -> Any:
+        return web.json({"status": "ok", "partitions": sorted(owned_partitions())})
+
+    @app.page("/queues")
+    async def queues(web: Any, request: Any) -> Any:
+        rows = []
+        for partition, state in sorted(holder["worker"].states.items() if "worker" in holder else ()):
+            for (queue, region), region_queue in sorted(state.book.regions.items()):
+                rows.append({
+                    "queue": queue, "region": region, "partition": partition,
+                    "tickets": len(region_queue.tickets),
+                    "players": region_queue.players_queued,
+                    "waves_closed": region_queue.waves_closed,
+                    "applied_offset": state.applied_offset,
+                })
+        return web.json({"queues": rows})
+
+    if settings.web_enabled:
+        setup_prometheus_sensors(app, pattern="/metrics", registry=registry or REGISTRY)
+    return app

@@ -1,0 +1,119 @@
+"""Fold one raw record of the queue topic into a partition's state: decode, route, apply.
+
+The same function runs live (outputs published), during catch-up after a takeover
+(outputs dropped: they were published before the offsets were committed) and in
+``wavematch replay`` (outputs compared), so all three make the same decisions.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass
+
+from matcher.core import QueueProfile
+from matcher.queue import QueueRules, Step
+from matcher.queue.book import QueueBook
+from matcher.queue.fold import InvalidWaveResult
+from schemas.codec import decode_queue_event
+from schemas.errors import InvalidEvent
+from schemas.topics import murmur2_partition, queue_key
+from streams.translate import to_domain
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Rejection:
+    """Why a record was not applied: it goes to the dead-letter topic."""
+
+    code: str
+    reason: str
+    field: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Folded:
+    offset: int
+    step: Step | None = None
+    rejection: Rejection | None = None
+    duration_ms: float = 0.0
+
+
+@dataclass(slots=True)
+class PartitionState:
+    """Every (queue, region) queue living in one input partition, and how far it got."""
+
+    partition: int
+    book: QueueBook
+    applied_offset: int = -1
+    events_since_snapshot: int = 0
+    snapshot_slot: str | None = None
+
+    def tickets(self) -> int:
+        return sum(len(q.tickets) for q in self.book.regions.values())
+
+
+@dataclass(frozen=True)
+class Folder:
+    """What folding needs from the settings, built once per worker."""
+
+    profiles: dict[str, QueueProfile]
+    regions_by_queue: dict[str, tuple[str, ...]]
+    rules: QueueRules
+    partitions: int
+    check_routing: bool = True
+
+    def new_state(self, partition: int) -> PartitionState:
+        return PartitionState(partition, QueueBook(self.profiles, self.regions_by_queue, self.rules))
+
+    def fold(self, state: PartitionState, key: bytes | None, value: bytes | None,
+             offset: int) -> Folded | None:
+        """Apply the record at ``offset``; None when the state already holds it."""
+        if offset <= state.applied_offset:
+            return None
+        folded = self._fold(state, key, value, offset)
+        state.applied_offset = offset
+        state.events_since_snapshot += 1
+        return folded
+
+    def _fold(self, state: PartitionState, key: bytes | None, value: bytes | None,
+              offset: int) -> Folded:
+        try:
+            wire_event = decode_queue_event(value or b"")
+        except InvalidEvent as error:
+            return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+        problem = self._routing_problem(key, wire_event.queue, wire_event.region, state.partition)
+        if problem:
+            return Folded(offset, rejection=problem)
+        started = time.perf_counter()
+        try:
+            step = state.book.apply(to_domain(wire_event))
+        except InvalidWaveResult as error:
+            log.error("wave not published: %s", error)
+            return Folded(offset, rejection=Rejection("wave_failed", str(error)))
+        except Exception as error:  # a bug must cost one event, never the worker
+            log.exception("event at offset %d not applied", offset)
+            return Folded(offset, rejection=Rejection("internal_error", f"{type(error).__name__}: {error}"))
+        return Folded(offset, step=step, duration_ms=(time.perf_counter() - started) * 1e3)
+
+    def _routing_problem(self, key: bytes | None, queue: str, region: str,
+                         partition: int) -> Rejection | None:
+        """A region's events must all land in one partition, or leaves could miss joins."""
+        expected_key = queue_key(queue, region)
+        if key != expected_key:
+            shown = key.decode("utf-8", "replace") if key is not None else "none"
+            return Rejection(
+                "key_mismatch",
+                f"key is {shown!r} but the event is for {expected_key.decode()!r}", "key",
+            )
+        if self.check_routing:
+            home = murmur2_partition(expected_key, self.partitions)
+            if home != partition:
+                return Rejection(
+                    "misrouted",
+                    f"key {expected_key.decode()!r} belongs in partition {home} (murmur2), "
+                    f"not {partition}; use the Java/aiokafka default partitioner "
+                    "(librdkafka: partitioner=murmur2_random)", "key",
+                )
+        return None

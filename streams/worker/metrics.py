@@ -1,0 +1,60 @@
+"""The worker's own Prometheus metrics (Faust's sensor adds its stream/table metrics)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from matcher.queue.fold import rating_diff
+from streams.worker.folding import Folded, PartitionState
+
+
+class WorkerMetrics:
+    def __init__(self, registry: CollectorRegistry | None = None) -> None:
+        kwargs = {"registry": registry} if registry is not None else {}
+        self.queue_depth = Gauge(
+            "wavematch_queue_depth_players", "Players queued", ["queue", "region"], **kwargs)
+        self.events = Counter(
+            "wavematch_events_total", "Queue events applied, by outcome", ["note"], **kwargs)
+        self.dead_letters = Counter(
+            "wavematch_dead_letters_total", "Records sent to the dead-letter topic",
+            ["code"], **kwargs)
+        self.wave_duration = Histogram(
+            "wavematch_wave_duration_seconds", "Time to close a wave (fold + strategy)",
+            ["queue"], buckets=(.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5), **kwargs)
+        self.matches_per_wave = Histogram(
+            "wavematch_matches_per_wave", "Matches created per wave", ["queue"],
+            buckets=(0, 1, 5, 10, 50, 100, 500, 1000, 5000), **kwargs)
+        self.rating_diff = Histogram(
+            "wavematch_match_rating_diff", "Rating difference of created matches", ["queue"],
+            buckets=(10, 25, 50, 100, 150, 200, 300, 500, 1000), **kwargs)
+        self.catch_up_events = Counter(
+            "wavematch_catch_up_events_total", "Events re-folded after a takeover",
+            ["partition"], **kwargs)
+        self.snapshots = Counter(
+            "wavematch_snapshots_total", "State snapshots written", ["partition"], **kwargs)
+
+    def observe(self, folded: Folded, state: PartitionState) -> None:
+        if folded.rejection is not None:
+            self.dead_letters.labels(folded.rejection.code).inc()
+            return
+        step = folded.step
+        if step is None:
+            return
+        self.events.labels(step.note).inc()
+        summary = step.summary
+        if summary is None:
+            return
+        self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
+        self.matches_per_wave.labels(summary.queue).observe(summary.matches)
+        histogram = self.rating_diff.labels(summary.queue)
+        for match in step.matches:
+            histogram.observe(rating_diff(match))
+        region_queue = state.book.regions.get((summary.queue, summary.region))
+        if region_queue is not None:
+            self.queue_depth.labels(summary.queue, summary.region).set(region_queue.players_queued)
+
+    def catch_up(self, partition: int, events: int) -> None:
+        self.catch_up_events.labels(str(partition)).inc(events)
+
+    def snapshot(self, partition: int) -> None:
+        self.snapshots.labels(str(partition)).inc()

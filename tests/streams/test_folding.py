@@ -1,0 +1,145 @@
+"""The worker's fold of raw records: routing, dead letters, snapshots, outputs."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from matcher.core import QueueProfile
+from matcher.queue import QueueRules
+from schemas.codec import decode, encode
+from schemas.models import TicketJoined, WaveTick
+from schemas.topics import QUEUE, murmur2_partition, queue_key
+from streams.worker import snapshots
+from streams.worker.folding import Folder
+from streams.worker.publisher import records_of
+from tests.queue.conftest import PAIRS
+
+PARTITIONS = 4
+KEY = queue_key("duo", "eu")
+HOME = murmur2_partition(KEY, PARTITIONS)
+
+
+@pytest.fixture
+def folder() -> Folder:
+    profile = QueueProfile(queue="duo", strategy=PAIRS, maps=("alpha", "beta"), team_size=2)
+    return Folder({"duo": profile}, {"duo": ("eu", "na")}, QueueRules(), PARTITIONS)
+
+
+def joined(ticket_id: str, player: str, at_ms: int = 1_767_225_600_000) -> bytes:
+    return encode(TicketJoined(
+        ticket_id=ticket_id, queue="duo", region="eu", joined_at_ms=at_ms,
+        players=[{"player_id": player, "ratings": {"any": 1500}}],
+    ))
+
+
+def tick(sequence: int) -> bytes:
+    return encode(WaveTick(queue="duo", region="eu", wave_id=str(sequence), sequence=sequence,
+                           tick_at_ms=1_767_225_600_000 + sequence * 1000,
+                           config_fingerprint="cfg", interval_ms=1000))
+
+
+def test_a_wave_publishes_matches_cleanup_status_and_summary(folder):
+    state = folder.new_state(HOME)
+    for offset, (tid, player) in enumerate([("t1", "a"), ("t2", "b"), ("t3", "c")]):
+        folder.fold(state, KEY, joined(tid, player), offset)
+    folded = folder.fold(state, KEY, tick(1), 3)
+    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=tick(1))
+    topics = [topic for topic, _, _ in records]
+    assert topics == ["wavematch.matches.v1", "wavematch.cleanup.v1", "wavematch.cleanup.v1",
+                      "wavematch.status.v1", "wavematch.waves.v1"]
+    match = decode(records[0][2])
+    assert {s.ticket_id for team in match.teams for s in team.players} == {"t1", "t2"}
+    cleanup = [decode(value) for topic, _, value in records if topic.endswith("cleanup.v1")]
+    assert {(d.ticket_id, d.reason.value, d.match_id) for d in cleanup} == {
+        ("t1", "MATCHED", match.match_id), ("t2", "MATCHED", match.match_id)}
+    summary = decode(records[-1][2])
+    assert (summary.matches, summary.unmatched, summary.wave_id) == (1, 1, "1")
+
+
+def test_a_record_already_in_the_state_is_skipped(folder):
+    state = folder.new_state(HOME)
+    assert folder.fold(state, KEY, joined("t1", "a"), 5) is not None
+    assert folder.fold(state, KEY, joined("t1", "a"), 5) is None
+    assert folder.fold(state, KEY, joined("t9", "z"), 4) is None
+    assert state.applied_offset == 5
+
+
+@pytest.mark.parametrize(("key", "value", "code", "field"), [
+    (KEY, b"\xc3\x01garbage!!", "unknown_fingerprint", None),
+    (KEY, b'{"type": "TicketJoined"', "bad_json", None),
+    (b"duo/na", None, "key_mismatch", "key"),
+    (None, None, "key_mismatch", "key"),
+])
+def test_bad_records_become_exactly_one_dead_letter(folder, key, value, code, field):
+    state = folder.new_state(HOME)
+    value = value if value is not None else joined("t1", "a")
+    folded = folder.fold(state, key, value, 0)
+    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=key, value=value)
+    assert [topic for topic, _, _ in records] == ["wavematch.deadletter.v1"]
+    letter = decode(records[0][2])
+    assert (letter.error_code, letter.field, letter.offset, letter.original) == (code, field, 0, value)
+    assert state.applied_offset == 0 and state.book.regions == {}
+
+
+def test_a_record_in_the_wrong_partition_is_refused_with_the_right_one(folder):
+    wrong = (HOME + 1) % PARTITIONS
+    folded = folder.fold(folder.new_state(wrong), KEY, joined("t1", "a"), 0)
+    assert folded.rejection.code == "misrouted"
+    assert f"belongs in partition {HOME}" in folded.rejection.reason
+    assert "murmur2_random" in folded.rejection.reason
+
+
+def test_a_failing_strategy_costs_one_dead_letter_and_changes_nothing(folder, monkeypatch):
+    import matcher.queue.fold as fold
+
+    state = folder.new_state(HOME)
+    folder.fold(state, KEY, joined("t1", "a"), 0)
+    folder.fold(state, KEY, joined("t2", "b"), 1)
+    monkeypatch.setattr(fold, "run_wave", lambda s, p: 1 / 0)
+    folded = folder.fold(state, KEY, tick(1), 2)
+    assert folded.rejection.code == "internal_error"
+    assert "ZeroDivisionError" in folded.rejection.reason
+    (queue,) = state.book.regions.values()
+    assert list(queue.tickets) == ["t1", "t2"] and queue.waves_closed == 0
+
+
+def test_a_snapshot_restores_every_region_and_the_offset(folder):
+    state = folder.new_state(HOME)
+    for offset in range(40):
+        folder.fold(state, KEY, joined(f"t{offset}", f"p{offset}"), offset)
+    folder.fold(state, KEY, tick(1), 40)
+    snapshot = snapshots.Snapshot(state.applied_offset, state.book.regions)
+    table: dict[str, bytes] = {}
+    for key, value in snapshots.encode_snapshot(HOME, snapshot, previous_slot=None):
+        table[key] = value
+    loaded, slot = snapshots.decode_snapshot(HOME, table.get)
+    assert slot == "a" and loaded.offset == 40
+    from matcher.queue.records import queue_to_record
+
+    assert [queue_to_record(q) for q in loaded.regions.values()] == [
+        queue_to_record(q) for q in state.book.regions.values()]
+
+
+def test_a_half_written_snapshot_never_replaces_the_last_complete_one(folder):
+    state = folder.new_state(HOME)
+    folder.fold(state, KEY, joined("t1", "a"), 0)
+    table: dict[str, bytes] = {}
+    first = snapshots.encode_snapshot(HOME, snapshots.Snapshot(0, state.book.regions), None)
+    table.update(first)
+    folder.fold(state, KEY, joined("t2", "b"), 1)
+    second = snapshots.encode_snapshot(HOME, snapshots.Snapshot(1, state.book.regions), "a")
+    table.update(second[:-1])  # crash before the manifest
+    loaded, slot = snapshots.decode_snapshot(HOME, table.get)
+    assert (loaded.offset, slot) == (0, "a")
+    table.update(second[-1:])
+    assert snapshots.decode_snapshot(HOME, table.get)[0].offset == 1
+
+
+def test_a_corrupt_snapshot_is_reported_not_loaded(folder):
+    table = dict(snapshots.encode_snapshot(HOME, snapshots.Snapshot(3, {}), None))
+    manifest = json.loads(table[snapshots.manifest_key(HOME)])
+    table[snapshots.chunk_key(HOME, manifest["slot"], 0)] = b"tampered"
+    with pytest.raises(snapshots.CorruptSnapshot, match="checksum"):
+        snapshots.decode_snapshot(HOME, table.get)
