@@ -1,0 +1,1 @@
+"""Audit: re-derive every output from the queue log and compare it with what was published."""

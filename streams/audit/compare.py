@@ -1,0 +1,82 @@
+"""Compare re-derived outputs with published ones, field by field where they differ.
+
+Two fields are not functions of the log and are left out of the comparison:
+WaveClosed.duration_ms (wall-clock compute time) and DeadLetter.failed_at_ms.
+At-least-once delivery can publish a record twice; identical copies are counted as
+duplicates, never as differences.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+from schemas.codec import decode
+from schemas.errors import InvalidEvent
+from schemas.topics import DEADLETTER, WAVES
+from streams.worker.publisher import Record
+
+#: Fields outside the pure function of the log, per topic.
+UNCOMPARED = {WAVES.name: ("duration_ms",), DEADLETTER.name: ("failed_at_ms",)}
+
+
+def comparable(topic: str, value: bytes) -> tuple[Any, ...]:
+    """A hashable, decoded form of a record without its non-deterministic fields."""
+    try:
+        body = decode(value).model_dump(mode="json")
+    except InvalidEvent:
+        return ("undecodable", value)
+    for name in UNCOMPARED.get(topic, ()):
+        body.pop(name, None)
+    return tuple(sorted((k, _freeze(v)) for k, v in body.items()))
+
+
+def _freeze(value: Any) -> Any:
+    if isinstance(value, dict):
+        return tuple(sorted((k, _freeze(v)) for k, v in value.items()))
+    if isinstance(value, list):
+        return tuple(_freeze(v) for v in value)
+    return value
+
+
+@dataclass
+class Verdict:
+    checked: Counter[str] = field(default_factory=Counter)
+    identical: Counter[str] = field(default_factory=Counter)
+    duplicates: Counter[str] = field(default_factory=Counter)
+    missing: list[tuple[str, bytes, str]] = field(default_factory=list)
+    unexpected: list[tuple[str, bytes, str]] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return not self.missing and not self.unexpected
+
+
+def compare(derived: Iterable[Record], published: Iterable[Record]) -> Verdict:
+    """Match every derived record with a published one of the same topic, key and content."""
+    verdict = Verdict()
+    expected: Counter[tuple[str, bytes, tuple[Any, ...]]] = Counter()
+    for topic, key, value in derived:
+        expected[(topic, key, comparable(topic, value))] += 1
+        verdict.checked[topic] += 1
+    seen: Counter[tuple[str, bytes, tuple[Any, ...]]] = Counter()
+    for topic, key, value in published:
+        seen[(topic, key, comparable(topic, value))] += 1
+    for item, count in expected.items():
+        have = seen.get(item, 0)
+        topic = item[0]
+        verdict.identical[topic] += min(have, count)
+        if have > count:
+            verdict.duplicates[topic] += have - count
+        if have < count:
+            verdict.missing.append((topic, item[1], _describe(item[2])))
+    for item, count in seen.items():
+        if item not in expected:
+            verdict.unexpected.append((item[0], item[1], _describe(item[2])))
+    return verdict
+
+
+def _describe(body: tuple[Any, ...]) -> str:
+    return ", ".join(f"{k}={v!r}" for k, v in body)[:300]

@@ -1,0 +1,49 @@
+"""Fold a queue log exactly as the worker does and collect the outputs it must have published."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+
+from schemas.topics import QUEUE
+from streams.worker.folding import Folded, Folder, PartitionState
+from streams.worker.publisher import Record, records_of
+
+
+@dataclass(frozen=True, slots=True)
+class LogRecord:
+    """One record of a topic, as read back from the broker or an exported file."""
+
+    topic: str
+    partition: int
+    offset: int
+    key: bytes | None
+    value: bytes | None
+
+
+@dataclass(frozen=True, slots=True)
+class Derived:
+    source: LogRecord
+    folded: Folded
+    outputs: tuple[Record, ...]
+
+
+def rederive(folder: Folder, queue_log: Iterable[LogRecord],
+             on_record: Callable[[LogRecord], None] | None = None) -> Iterator[Derived]:
+    """Yield, for each queue record in log order per partition, what the worker decided.
+
+    Notes: O(records) plus each wave's strategy cost; one state per partition in memory.
+    """
+    states: dict[int, PartitionState] = {}
+    for record in queue_log:
+        state = states.get(record.partition)
+        if state is None:
+            state = states[record.partition] = folder.new_state(record.partition)
+        folded = folder.fold(state, record.key, record.value, record.offset)
+        if on_record is not None:
+            on_record(record)
+        if folded is None:
+            continue
+        outputs = records_of(folded, topic=QUEUE.name, partition=record.partition,
+                             key=record.key, value=record.value)
+        yield Derived(record, folded, tuple(outputs))

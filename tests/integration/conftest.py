@@ -1,0 +1,131 @@
+"""Real parts: the embedded broker and real worker processes, started on free ports and
+stopped by PID. Tests drive them only through Kafka, with ordinary clients."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from streams.embedded.broker import EmbeddedBroker, free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+
+#: Faust reads these from the environment over its arguments; tests never inherit them.
+FAUST_ENV = ("BROKER_URL", "WEB_PORT", "WEB_HOST", "APP_DATADIR", "STORE", "F_DATADIR")
+
+
+@pytest.fixture
+def broker(tmp_path: Path) -> Iterator[EmbeddedBroker]:
+    with EmbeddedBroker(log_path=tmp_path / "broker.log") as running:
+        yield running
+
+
+@dataclass
+class Worker:
+    process: subprocess.Popen[bytes]
+    web: str
+    log: Path
+
+    def partitions(self) -> list[int] | None:
+        try:
+            with urllib.request.urlopen(f"{self.web}/health", timeout=2) as response:
+                return list(json.load(response)["partitions"])
+        except OSError:
+            return None
+
+    def queues(self) -> list[dict[str, object]]:
+        with urllib.request.urlopen(f"{self.web}/queues", timeout=5) as response:
+            return list(json.load(response)["queues"])
+
+    def stop(self, sig: int = signal.SIGTERM, timeout_s: float = 30.0) -> None:
+        if self.process.poll() is not None:
+            return
+        self.process.send_signal(sig)
+        try:
+            self.process.wait(timeout_s)
+        except subprocess.TimeoutExpired:
+            self.process.kill()
+            self.process.wait(10)
+
+
+@dataclass
+class WorkerFactory:
+    broker: EmbeddedBroker
+    config: Path
+    tmp_path: Path
+    started: list[Worker] = field(default_factory=list)
+
+    def start(self, wait_ready: bool = True, timeout_s: float = 90.0) -> Worker:
+        port = free_port()
+        log = self.tmp_path / f"worker-{len(self.started)}.log"
+        env = {k: v for k, v in os.environ.items() if k not in FAUST_ENV}
+        env["WAVEMATCH_CONFIG_FILE"] = str(self.config)
+        process = subprocess.Popen(
+            [sys.executable, "-m", "streams.cli", "worker", "--broker", self.broker.url,
+             "--web-port", str(port)],
+            stdout=log.open("ab"), stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+            start_new_session=True,
+        )
+        worker = Worker(process, f"http://127.0.0.1:{port}", log)
+        self.started.append(worker)
+        if wait_ready:
+            wait_until(lambda: worker.partitions(), timeout_s, f"worker ready ({log})",
+                       alive=lambda: process.poll() is None)
+        return worker
+
+    def stop_all(self) -> None:
+        for worker in self.started:
+            worker.stop()
+
+
+def wait_until(predicate, timeout_s: float, what: str, alive=lambda: True, interval_s: float = 0.2):
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if not alive():
+            raise AssertionError(f"process died while waiting for {what}")
+        value = predicate()
+        if value:
+            return value
+        time.sleep(interval_s)
+    raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def write_config(path: Path, body: str) -> Path:
+    path.write_text(body)
+    return path
+
+
+@pytest.fixture
+def worker_factory(broker: EmbeddedBroker, tmp_path: Path, request) -> Iterator[WorkerFactory]:
+    marker = request.node.get_closest_marker("wavematch_config")
+    config = write_config(tmp_path / "wavematch.toml", marker.args[0] if marker else DEFAULT_CONFIG)
+    factory = WorkerFactory(broker, config, tmp_path)
+    yield factory
+    factory.stop_all()
+
+
+DEFAULT_CONFIG = """
+partitions = 4
+session_timeout_ms = 6000
+heartbeat_interval_ms = 500
+[[queues]]
+name = "1v1"
+strategy = "optimal"
+regions = ["eu", "na", "asia"]
+wave_interval_ms = 1000
+"""
+
+
+def run(coroutine):
+    return asyncio.new_event_loop().run_until_complete(coroutine)
