@@ -1,0 +1,187 @@
+"""Stage 1 of the multifactor strategy: which tickets play this wave, and their pair tables.
+
+Selection is by priority (most waves waited, then join order) so that the search,
+which only rearranges the selected tickets, can never starve a long-waiting ticket.
+Pair tables hold every pairwise term of a match score as exact integers in float64.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from matcher.core import LastMatch, Player, QueueProfile, Ticket, WaveSnapshot
+from matcher.multifactor.config import MultifactorConfig
+from matcher.multifactor.factors import ping_units, relation_penalty_units
+
+FloatArray = npt.NDArray[np.float64]
+
+#: Channels of ``Pool.pairs``, each a flattened (players x players) table: |rating
+#: difference|, ping units, penalty units when teammates, and (penalty when opponents -
+#: penalty when teammates).
+RATING_GAP, PING, SAME_TEAM, CROSS_EXTRA = range(4)
+
+
+def player_rating(player: Player) -> int | None:
+    """The rating a player is matched on: their best one (the team queues' seat rating).
+
+    >>> player_rating(Player("p", (("bw", 1400), ("sc2", 1600))))
+    1600
+    """
+    return max((value for _, value in player.ratings), default=None)
+
+
+@dataclass(frozen=True, eq=False)
+class Pool:
+    """The selected tickets of a wave, their players and every pairwise term.
+
+    ``bins`` is one feasible packing of the tickets into teams (ticket indices): the
+    search falls back on it when it cannot cut its own order into full teams.
+    """
+
+    team_size: int
+    tickets: tuple[Ticket, ...]
+    ticket_players: tuple[tuple[int, ...], ...]
+    players: tuple[Player, ...]
+    ratings: tuple[int, ...]
+    capped: FloatArray
+    pairs: FloatArray
+    hosts: FloatArray
+    bins: tuple[tuple[int, ...], ...]
+    left_out: tuple[str, ...]
+
+    def ticket_key(self, index: int) -> float:
+        """Mean rating of a ticket's players: the order of the sorted start."""
+        members = self.ticket_players[index]
+        return sum(self.ratings[p] for p in members) / len(members)
+
+
+def build_pool(snapshot: WaveSnapshot, profile: QueueProfile, config: MultifactorConfig) -> Pool:
+    """Select the tickets of the wave and tabulate every pairwise term of a match score.
+
+    Notes: O(tickets x open teams) selection, O(players^2 x regions) tables.
+    """
+    size = profile.team_size
+    ordered = sorted(enumerate(snapshot.tickets), key=lambda item: (-item[1].wait_cycles, item[0]))
+    playable: list[Ticket] = []
+    left_out: list[Ticket] = []
+    for _, waiting in ordered:
+        ticket = waiting.ticket
+        rated = all(player_rating(p) is not None for p in ticket.players)
+        (playable if rated and 1 <= ticket.size <= size else left_out).append(ticket)
+    bins = _select_bins([t.size for t in playable], size)
+    chosen = sorted(i for team in bins for i in team)
+    index_of = {old: new for new, old in enumerate(chosen)}
+    tickets = tuple(playable[i] for i in chosen)
+    left_out.extend(t for i, t in enumerate(playable) if i not in index_of)
+    players, ticket_players = _flatten(tickets)
+    ratings = tuple(rating for rating in map(player_rating, players) if rating is not None)
+    history = {m.player_id: m for m in snapshot.last_matches}
+    return Pool(
+        team_size=size,
+        tickets=tickets,
+        ticket_players=ticket_players,
+        players=players,
+        ratings=ratings,
+        capped=np.clip(
+            np.array(ratings, dtype=np.float64), config.rating_floor, config.rating_ceiling
+        ),
+        pairs=_pair_tables(players, ratings, ticket_players, history, config),
+        hosts=np.array([1.0 if p.can_host else 0.0 for p in players], dtype=np.float64),
+        bins=tuple(tuple(index_of[i] for i in team) for team in bins),
+        left_out=tuple(t.ticket_id for t in left_out),
+    )
+
+
+def _select_bins(sizes: list[int], team_size: int) -> list[list[int]]:
+    """First-fit of tickets (priority order) into teams; keep full teams, an even number.
+
+    >>> _select_bins([2, 2, 1, 1, 1], 3)
+    [[0, 2], [1, 3]]
+    """
+    teams: list[list[int]] = []
+    fill: list[int] = []
+    for index, size in enumerate(sizes):
+        slot = next((t for t, used in enumerate(fill) if used + size <= team_size), None)
+        if slot is None:
+            teams.append([index])
+            fill.append(size)
+        else:
+            teams[slot].append(index)
+            fill[slot] += size
+    full = [team for team, used in zip(teams, fill, strict=True) if used == team_size]
+    return full[: len(full) - len(full) % 2]
+
+
+def _flatten(tickets: tuple[Ticket, ...]) -> tuple[tuple[Player, ...], tuple[tuple[int, ...], ...]]:
+    players: list[Player] = []
+    ticket_players: list[tuple[int, ...]] = []
+    for ticket in tickets:
+        ticket_players.append(tuple(range(len(players), len(players) + ticket.size)))
+        players.extend(ticket.players)
+    return tuple(players), tuple(ticket_players)
+
+
+def _pair_tables(
+    players: tuple[Player, ...],
+    ratings: tuple[int, ...],
+    ticket_players: tuple[tuple[int, ...], ...],
+    history: dict[str, LastMatch],
+    config: MultifactorConfig,
+) -> FloatArray:
+    count = len(players)
+    pairs = np.zeros((4, count, count), dtype=np.float64)
+    values = np.array(ratings, dtype=np.float64)
+    pairs[RATING_GAP] = np.abs(values[:, None] - values[None, :])
+    pairs[PING] = _ping_table(players, config)
+    same, cross = _penalty_tables(players, ticket_players, history, config)
+    pairs[SAME_TEAM] = same
+    pairs[CROSS_EXTRA] = cross - same
+    return pairs.reshape(4, count * count)
+
+
+def _ping_table(players: tuple[Player, ...], config: MultifactorConfig) -> FloatArray:
+    """Perceived score units of every pair's estimated round trip (see pair_ping_ms)."""
+    regions = sorted({region for p in players for region, _ in p.latency_ms})
+    unknown = np.iinfo(np.int64).max // 4
+    latency = np.full((len(players), max(len(regions), 1)), unknown, dtype=np.int64)
+    column = {region: c for c, region in enumerate(regions)}
+    for row, player in enumerate(players):
+        for region, ms in player.latency_ms:
+            latency[row, column[region]] = ms
+    best = (latency[:, None, :] + latency[None, :, :]).min(axis=2)
+    best[best >= unknown] = config.ping_unknown_ms
+    end = config.ping_curve[-1][0]
+    curve = np.array([ping_units(ms, config) for ms in range(end + 1)], dtype=np.float64)
+    result: FloatArray = curve[np.minimum(best, end)]
+    return result
+
+
+def _penalty_tables(
+    players: tuple[Player, ...],
+    ticket_players: tuple[tuple[int, ...], ...],
+    history: dict[str, LastMatch],
+    config: MultifactorConfig,
+) -> tuple[FloatArray, FloatArray]:
+    """Penalty units of each pair as teammates and as opponents; zero within a party."""
+    count = len(players)
+    same = np.zeros((count, count), dtype=np.float64)
+    cross = np.zeros((count, count), dtype=np.float64)
+    row_of = {p.player_id: i for i, p in enumerate(players)}
+    party = np.zeros(count, dtype=np.int64)
+    for t, members in enumerate(ticket_players):
+        party[list(members)] = t
+    for player_id, last in history.items():
+        a = row_of.get(player_id)
+        if a is None:
+            continue
+        for other in (*last.teammates, *last.opponents):
+            b = row_of.get(other)
+            if b is None or b == a or party[a] == party[b]:
+                continue
+            for now_teammates, table in ((True, same), (False, cross)):
+                units = relation_penalty_units(player_id, other, now_teammates, history, config)
+                table[a, b] = table[b, a] = units
+    return same, cross

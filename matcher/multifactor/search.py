@@ -1,0 +1,257 @@
+"""The search: sorted start, best-improving swaps between matches, seeded restarts.
+
+A state is M matches of 2n seats; each match keeps its best split (brute force over
+all splits that keep parties whole). A move exchanges tickets between two matches
+(:mod:`matcher.multifactor.moves`: two players, or a party for smaller tickets of
+the same total) and re-splits both. Each descent applies the best improving
+move until none improves; the best move of every pair of matches is cached, and
+after a move only the pairs touching its two matches are re-scored.
+
+The budget counts evaluations (a candidate match scored over all its splits), never
+time, so a replay on any machine makes the same moves and stops at the same point.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+from dataclasses import dataclass, field
+
+import numpy as np
+import numpy.typing as npt
+
+from matcher.multifactor.config import MultifactorConfig
+from matcher.multifactor.evaluate import Layout, Structures, evaluate, layout_for
+from matcher.multifactor.factors import transform
+from matcher.multifactor.moves import Moves, moves_between
+from matcher.multifactor.packing import pack_matches
+from matcher.multifactor.pool import Pool
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+#: Smallest gain that counts as an improvement; stops float-noise cycles (scores of
+#: equal matches are bit-identical, so real gains are far larger).
+MIN_GAIN = 1e-12
+#: Candidates scored per numpy batch; bounds memory on big pools.
+CANDIDATES_PER_BATCH = 65_536
+
+
+@dataclass(frozen=True, slots=True)
+class SearchOutcome:
+    """The best state found: per match its 2n seats (team 1 first) and its score."""
+
+    matches: tuple[tuple[tuple[int, ...], tuple[int, ...]], ...]
+    scores: tuple[float, ...]
+    wave_score: float
+    start_score: float
+    iterations: int
+    restarts: int
+    evaluations: int
+    best_restart: int
+
+
+@dataclass(slots=True)
+class _State:
+    seats: IntArray
+    structure: list[int]
+    score: FloatArray
+    split: IntArray
+    # Per pair of matches (p < q): gain of its best move, the move and the splits it
+    # gives both matches, and their new scores. Valid for pairs untouched since scored.
+    gain: FloatArray = field(default_factory=lambda: np.zeros((0, 0)))
+    move: IntArray = field(default_factory=lambda: np.zeros((0, 0, 3), dtype=np.int64))
+    after: FloatArray = field(default_factory=lambda: np.zeros((0, 0, 2)))
+
+    def objective(self, config: MultifactorConfig) -> float:
+        # fsum is exactly rounded, hence independent of summation order and machine.
+        return math.fsum(float(transform(float(s), config)) for s in self.score)
+
+
+class Search:
+    """One wave's search; :meth:`run` is the whole algorithm (deterministic in ``seed``)."""
+
+    def __init__(self, pool: Pool, config: MultifactorConfig, seed: int) -> None:
+        self.pool = pool
+        self.config = config
+        self.rng = random.Random(seed)
+        self.layout: Layout = layout_for(pool.team_size)
+        self.structures = Structures(self.layout, config)
+        self.moves: dict[tuple[int, int], Moves] = {}
+        self.evaluations = 0
+        self.iterations = 0
+
+    def run(self) -> SearchOutcome:
+        """Descend from the sorted start, then from jittered starts while the budget lasts.
+
+        Notes: one descent costs O(M^2 x t^2) evaluations for its first sweep and
+        O(M x t^2) per move (M matches, t tickets per match).
+        """
+        order = sorted(range(len(self.pool.tickets)), key=self.pool.ticket_key)
+        best = self._start(order)
+        start_score = best.objective(self.config)
+        self._descend(best)
+        restarts = best_restart = 0
+        can_move = len(best.score) >= 2
+        while can_move and restarts < self.config.max_restarts and self._budget_left():
+            restarts += 1
+            state = self._start(self._jittered_order())
+            self._descend(state)
+            if state.objective(self.config) > best.objective(self.config):
+                best, best_restart = state, restarts
+        return self._outcome(best, start_score, restarts, best_restart)
+
+    def _budget_left(self) -> bool:
+        return self.evaluations < self.config.budget_evaluations
+
+    def _jittered_order(self) -> list[int]:
+        """Skill order with uniform noise of ``restart_jitter`` x the interquartile spread."""
+        keys = [self.pool.ticket_key(i) for i in range(len(self.pool.tickets))]
+        ranked = sorted(keys)
+        spread = max(ranked[3 * len(ranked) // 4] - ranked[len(ranked) // 4], 1.0)
+        width = self.config.restart_jitter * spread
+        noisy = [key + (self.rng.random() - 0.5) * width for key in keys]
+        return sorted(range(len(keys)), key=lambda i: (noisy[i], i))
+
+    def _start(self, order: list[int]) -> _State:
+        matches = pack_matches(order, self.pool)
+        rows = [self._seat_row(tickets) for tickets in matches]
+        seats = np.array([row for row, _ in rows], dtype=np.int64).reshape(len(rows), -1)
+        sids = np.array([self.structures.id_of(sizes) for _, sizes in rows], dtype=np.int64)
+        score, split = self._evaluate(seats, sids)
+        return _State(seats, [int(sid) for sid in sids], score, split)
+
+    def _seat_row(self, tickets: list[int]) -> tuple[list[int], tuple[int, ...]]:
+        """Seats of a match: tickets by decreasing size (then index), contiguous."""
+        ordered = sorted(tickets, key=lambda t: (-len(self.pool.ticket_players[t]), t))
+        seats = [p for t in ordered for p in self.pool.ticket_players[t]]
+        return seats, tuple(len(self.pool.ticket_players[t]) for t in ordered)
+
+    def _evaluate(self, seats: IntArray, sids: IntArray) -> tuple[FloatArray, IntArray]:
+        self.evaluations += len(seats)
+        scores, splits = [], []
+        for start in range(0, max(len(seats), 1), CANDIDATES_PER_BATCH):
+            part = slice(start, start + CANDIDATES_PER_BATCH)
+            score, split = evaluate(
+                self.pool, self.layout, self.structures, self.config, seats[part], sids[part]
+            )
+            scores.append(score)
+            splits.append(split)
+        return np.concatenate(scores), np.concatenate(splits)
+
+    def _descend(self, state: _State) -> None:
+        count = len(state.score)
+        state.gain = np.full((count, count), -np.inf)
+        state.move = np.zeros((count, count, 3), dtype=np.int64)
+        state.after = np.zeros((count, count, 2))
+        self._rescore([(p, q) for p in range(count) for q in range(p + 1, count)], state)
+        while count >= 2:
+            p, q = divmod(int(np.argmax(state.gain)), count)
+            if not state.gain[p, q] > MIN_GAIN:
+                return
+            self._apply(state, p, q)
+            self.iterations += 1
+            if not self._budget_left():
+                return
+            touched = {(min(a, b), max(a, b)) for a in (p, q) for b in range(count) if b != a}
+            self._rescore(sorted(touched), state)
+
+    def _apply(self, state: _State, p: int, q: int) -> None:
+        k = int(state.move[p, q, 0])
+        moves = self._moves(state.structure[p], state.structure[q])
+        both = np.concatenate((state.seats[p], state.seats[q]))
+        state.seats[p], state.seats[q] = both[moves.index_p[k]], both[moves.index_q[k]]
+        state.structure[p], state.structure[q] = int(moves.sid_p[k]), int(moves.sid_q[k])
+        state.split[p], state.split[q] = state.move[p, q, 1], state.move[p, q, 2]
+        state.score[p], state.score[q] = state.after[p, q, 0], state.after[p, q, 1]
+
+    def _rescore(self, pairs: list[tuple[int, int]], state: _State) -> None:
+        """Best move (and its gain) of each pair of matches, all scored in one batch.
+
+        Candidates are laid out pair by pair (both matches' new seats), so a segmented
+        argmax picks each pair's best move; ties go to the first move.
+        """
+        seats_p, seats_q, sids_p, sids_q, owners, counts = [], [], [], [], [], []
+        for (sp, sq), members in self._group(pairs, state):
+            moves = self._moves(sp, sq)
+            both = np.concatenate(
+                (state.seats[[p for p, _ in members]], state.seats[[q for _, q in members]]), axis=1
+            )
+            width = both.shape[1] // 2
+            seats_p.append(both[:, moves.index_p].reshape(-1, width))
+            seats_q.append(both[:, moves.index_q].reshape(-1, width))
+            sids_p.append(np.tile(moves.sid_p, len(members)))
+            sids_q.append(np.tile(moves.sid_q, len(members)))
+            owners.extend(members)
+            counts.append(np.full(len(members), len(moves), dtype=np.int64))
+        ps = np.array([p for p, _ in pairs], dtype=np.int64)
+        qs = np.array([q for _, q in pairs], dtype=np.int64)
+        state.gain[ps, qs] = -np.inf
+        if not owners:
+            return
+        score_p, split_p = self._evaluate(np.concatenate(seats_p), np.concatenate(sids_p))
+        score_q, split_q = self._evaluate(np.concatenate(seats_q), np.concatenate(sids_q))
+        self._keep_best(state, owners, np.concatenate(counts), score_p, split_p, score_q, split_q)
+
+    def _group(
+        self, pairs: list[tuple[int, int]], state: _State
+    ) -> list[tuple[tuple[int, int], list[tuple[int, int]]]]:
+        """Pairs grouped by their structures, skipping pairs without a same-size swap."""
+        groups: dict[tuple[int, int], list[tuple[int, int]]] = {}
+        for p, q in pairs:
+            groups.setdefault((state.structure[p], state.structure[q]), []).append((p, q))
+        return [(key, members) for key, members in sorted(groups.items()) if len(self._moves(*key))]
+
+    def _keep_best(
+        self,
+        state: _State,
+        owners: list[tuple[int, int]],
+        moves: IntArray,
+        score_p: FloatArray,
+        split_p: IntArray,
+        score_q: FloatArray,
+        split_q: IntArray,
+    ) -> None:
+        ps = np.array([p for p, _ in owners], dtype=np.int64)
+        qs = np.array([q for _, q in owners], dtype=np.int64)
+        old = np.repeat(
+            transform(state.score[ps], self.config) + transform(state.score[qs], self.config), moves
+        )
+        gains = (transform(score_p, self.config) + transform(score_q, self.config)) - old
+        starts = np.concatenate(([0], np.cumsum(moves)[:-1]))
+        best_gain = np.maximum.reduceat(gains, starts)
+        at_best = np.flatnonzero(gains == np.repeat(best_gain, moves))
+        first = at_best[np.searchsorted(at_best, starts)]
+        state.gain[ps, qs] = best_gain
+        state.move[ps, qs, 0] = first - starts
+        state.move[ps, qs, 1] = split_p[first]
+        state.move[ps, qs, 2] = split_q[first]
+        state.after[ps, qs, 0] = score_p[first]
+        state.after[ps, qs, 1] = score_q[first]
+
+    def _moves(self, sp: int, sq: int) -> Moves:
+        if (sp, sq) not in self.moves:
+            self.moves[(sp, sq)] = moves_between(self.structures, sp, sq)
+        return self.moves[(sp, sq)]
+
+    def _outcome(
+        self, state: _State, start_score: float, restarts: int, best_restart: int
+    ) -> SearchOutcome:
+        count = max(len(state.score), 1)
+        matches = []
+        for m in range(len(state.score)):
+            mask = self.layout.masks[int(state.split[m])]
+            seats = state.seats[m]
+            matches.append(
+                (tuple(int(s) for s in seats[mask]), tuple(int(s) for s in seats[~mask]))
+            )
+        return SearchOutcome(
+            matches=tuple(matches),
+            scores=tuple(float(s) for s in state.score),
+            wave_score=state.objective(self.config) / count,
+            start_score=start_score / count,
+            iterations=self.iterations,
+            restarts=restarts,
+            evaluations=self.evaluations,
+            best_restart=best_restart,
+        )

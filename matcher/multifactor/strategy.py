@@ -1,0 +1,153 @@
+"""The ``multifactor`` strategy: select, search, report, place.
+
+select (priority order, full teams only) -> search (sorted start, swaps, seeded
+restarts under an evaluation budget) -> report (per-factor scores of every match in
+``Match.quality``) -> place (map, server, channel from the wave seed).
+"""
+
+from __future__ import annotations
+
+import random
+
+from matcher.core import (
+    Match,
+    QueueProfile,
+    Seat,
+    Team,
+    WaveResult,
+    WaveSnapshot,
+    derive_match_id,
+)
+from matcher.multifactor.config import MultifactorConfig, OptionError, parse_config
+from matcher.multifactor.pool import Pool, build_pool
+from matcher.multifactor.report import rating_figures, score_teams
+from matcher.multifactor.search import Search, SearchOutcome
+from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
+
+NAME = "multifactor"
+
+
+def search_seed(snapshot: WaveSnapshot) -> int:
+    """Seed of the search's restarts: derived from the wave seed, apart from placement's RNG.
+
+    >>> search_seed(WaveSnapshot("q", "eu", "w", 1, 7, 0, ())) == 7 ^ 0x6D756C7469666163
+    True
+    """
+    return snapshot.seed ^ 0x6D756C7469666163  # "multifac": keeps the two streams unrelated
+
+
+def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    """Close a wave with the weighted multi-factor score (see docs/multifactor.md).
+
+    Raises OptionError (a ValueError naming the option) for a bad profile.
+
+    >>> from matcher.core import Player, Ticket, WaitingTicket
+    >>> tickets = tuple(WaitingTicket(Ticket(f"t{i}", "q", "eu",
+    ...     (Player(f"p{i}", (("mmr", 1500 + 10 * i),)),), i), 0) for i in range(7))
+    >>> profile = QueueProfile("q", NAME, ("arena",), team_size=3)
+    >>> result = multifactor_strategy(WaveSnapshot("q", "eu", "w1", 1, 42, 0, tickets), profile)
+    >>> len(result.matches), result.unmatched, [t.name for t in result.matches[0].teams]
+    (1, ('t6',), ['team1', 'team2'])
+
+    Notes: O(players^2) tables plus the search's budget of evaluations.
+    """
+    config = parse_config(profile.options)
+    if profile.team_count != 2:
+        raise OptionError(
+            f"team_count: multifactor plays exactly 2 teams, got {profile.team_count}"
+        )
+    if profile.team_size < 1:
+        raise OptionError(f"team_size: must be >= 1, got {profile.team_size}")
+    if profile.roles:
+        raise OptionError("roles: multifactor does not assign roles; use a queue without roles")
+    if profile.team_size_min is not None and profile.team_size_min != profile.team_size:
+        raise OptionError("team_size_min: multifactor plays full teams only; leave it unset")
+    pool = build_pool(snapshot, profile, config)
+    outcome = Search(pool, config, search_seed(snapshot)).run()
+    matches, dropped = _build_matches(snapshot, profile, config, pool, outcome)
+    used = {tid for match in matches for tid in match.ticket_ids()}
+    unmatched = tuple(
+        w.ticket.ticket_id for w in snapshot.tickets if w.ticket.ticket_id not in used
+    )
+    stats = (
+        ("score", outcome.wave_score),
+        ("start_score", outcome.start_score),
+        ("iterations", float(outcome.iterations)),
+        ("restarts", float(outcome.restarts)),
+        ("best_restart", float(outcome.best_restart)),
+        ("evaluations", float(outcome.evaluations)),
+        ("budget_evaluations", float(config.budget_evaluations)),
+        ("vetoed_matches", float(dropped)),
+    )
+    return WaveResult(NAME, tuple(matches), unmatched, stats)
+
+
+def _build_matches(
+    snapshot: WaveSnapshot,
+    profile: QueueProfile,
+    config: MultifactorConfig,
+    pool: Pool,
+    outcome: SearchOutcome,
+) -> tuple[list[Match], int]:
+    """Matches in priority order (most-waiting ticket first); drops any with no playable map."""
+    rng = random.Random(snapshot.seed)
+    history = {m.player_id: m for m in snapshot.last_matches}
+    ticket_of = {p: t for t, members in enumerate(pool.ticket_players) for p in members}
+    ordered = sorted(outcome.matches, key=lambda m: min(ticket_of[p] for p in m[0] + m[1]))
+    matches: list[Match] = []
+    dropped = 0
+    for team1, team2 in ordered:
+        sides = [_parties(pool, ticket_of, seats) for seats in (team1, team2)]
+        vetoes = [v for seats in (team1, team2) for p in seats for v in pool.players[p].vetoed_maps]
+        try:
+            map_name = choose_map(rng, profile.maps, vetoes)
+        except NoPlayableMap:
+            dropped += 1
+            continue
+        first = [pool.tickets[ticket_of[seats[0]]] for seats in (team1, team2)]
+        server = choose_server(rng, profile, first[0].region, first[1].region)
+        teams = tuple(
+            _team(f"team{i}", pool, ticket_of, seats)
+            for i, seats in enumerate((team1, team2), start=1)
+        )
+        ticket_ids = tuple(sorted({seat.ticket_id for team in teams for seat in team.seats}))
+        seated = [
+            [[(pool.players[p], pool.ratings[p]) for p in party] for party in side]
+            for side in sides
+        ]
+        report = score_teams(seated[0], seated[1], history, config)
+        matches.append(
+            Match(
+                match_id=derive_match_id(
+                    snapshot.queue, snapshot.region, snapshot.wave_id, ticket_ids
+                ),
+                teams=teams,
+                map_name=map_name,
+                server=server,
+                channel=channel_name(len(matches) + 1),
+                quality=report.quality()
+                + rating_figures(
+                    [pool.ratings[p] for p in team1], [pool.ratings[p] for p in team2]
+                ),
+            )
+        )
+    return matches, dropped
+
+
+def _parties(pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> list[list[int]]:
+    parties: dict[int, list[int]] = {}
+    for p in seats:
+        parties.setdefault(ticket_of[p], []).append(p)
+    return list(parties.values())
+
+
+def _team(name: str, pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> Team:
+    return Team(
+        name,
+        tuple(
+            Seat(
+                pool.tickets[ticket_of[p]].ticket_id, pool.players[p].player_id, "", pool.ratings[p]
+            )
+            for p in seats
+        ),
+    )
