@@ -1,0 +1,138 @@
+"""The checker beside every team strategy: a wave result a team queue may publish.
+
+:func:`team_result_problems` first applies the rules common to all strategies
+(:func:`matcher.checks.wave_result_problems`: each ticket at most once, parties intact
+and on one team, unmatched exact, derived ids, maps), then the team rules: the match
+has the queue's team count with names team1..teamN, each team's size is legal, the
+teams of a match are disjoint, each seat's role is a slot of the queue filled by a
+player who offered it (and at most as many seats per role as slots), each seat carries
+the player's rating for that role, and the published quality figures agree with the seats.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+from matcher.checks import wave_result_problems
+from matcher.core import Match, Player, QueueProfile, Seat, WaveResult, WaveSnapshot
+from matcher.teams.imbalance import rating_spread, team_rating_diff
+from matcher.teams.model import TeamShape, seat_rating, team_shape
+
+#: Quality figures a team match must carry; the first two are re-derived from the seats.
+REQUIRED_QUALITY = ("team_rating_diff", "rating_spread", "imbalance")
+_TOLERANCE = 1e-6
+
+
+def team_result_problems(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult
+) -> list[str]:
+    """Return every way ``result`` breaks the common or the team rules (empty if none).
+
+    >>> from matcher.core import WaveResult, WaveSnapshot
+    >>> snap = WaveSnapshot("q", "eu", "1", 1, 0, 0, ())
+    >>> team_result_problems(snap, QueueProfile("q", "rebalance", ("m",)), WaveResult("x", (), ()))
+    []
+
+    Notes: O(players) time.
+    """
+    problems = wave_result_problems(snapshot, profile, result)
+    try:
+        shape = team_shape(profile)
+    except ValueError as error:
+        return [*problems, f"profile: {error}"]
+    players = {
+        (waiting.ticket.ticket_id, player.player_id): player
+        for waiting in snapshot.tickets
+        for player in waiting.ticket.players
+    }
+    for match in result.matches:
+        problems.extend(match_problems(match, shape, players))
+    return problems
+
+
+def is_valid_team_result(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> bool:
+    """True when :func:`team_result_problems` finds nothing."""
+    return not team_result_problems(snapshot, profile, result)
+
+
+def match_problems(
+    match: Match, shape: TeamShape, players: dict[tuple[str, str], Player]
+) -> list[str]:
+    """The team rules for one match; ``players`` maps (ticket id, player id) to the player."""
+    where = f"match {match.match_id}"
+    problems: list[str] = []
+    names = tuple(team.name for team in match.teams)
+    expected = tuple(f"team{number}" for number in range(1, shape.team_count + 1))
+    if names != expected:
+        problems.append(f"{where}: teams are {names}, expected {expected}")
+    seen: Counter[tuple[str, str]] = Counter()
+    for team in match.teams:
+        if not shape.size_min <= len(team.seats) <= shape.size_max:
+            problems.append(
+                f"{where}: {team.name} has {len(team.seats)} players,"
+                f" outside {shape.size_min}..{shape.size_max}"
+            )
+        seen.update({(seat.ticket_id, seat.player_id) for seat in team.seats})
+        problems.extend(_seat_problems(where, team.name, team.seats, shape, players))
+    problems.extend(
+        f"{where}: player {pid} of ticket {tid} is on {n} teams"
+        for (tid, pid), n in sorted(seen.items())
+        if n > 1
+    )
+    problems.extend(_quality_problems(where, match))
+    return problems
+
+
+def _seat_problems(
+    where: str,
+    team_name: str,
+    seats: tuple[Seat, ...],
+    shape: TeamShape,
+    players: dict[tuple[str, str], Player],
+) -> list[str]:
+    problems: list[str] = []
+    slots = Counter(shape.roles)
+    used: Counter[str] = Counter()
+    for seat in seats:
+        ticket_id, player_id, role, rating = seat.ticket_id, seat.player_id, seat.role, seat.rating
+        player = players.get((ticket_id, player_id))
+        if player is None:
+            continue  # the common rules already report a seat outside the wave
+        if not shape.roles:
+            if role != "":
+                problems.append(f"{where}: {player_id} has role {role!r} in a queue without roles")
+                continue
+        elif role not in slots:
+            problems.append(f"{where}: {player_id} plays {role!r}, not a role of the queue")
+            continue
+        elif role not in player.offered_roles() or player.rating(role) is None:
+            problems.append(f"{where}: {player_id} plays {role!r} without offering it")
+            continue
+        used[role] += 1
+        if rating != seat_rating(player, role):
+            problems.append(f"{where}: {player_id}'s seat rating {rating} is not their rating")
+    problems.extend(
+        f"{where}: {team_name} has {n} seats of role {role!r} for {slots[role]} slots"
+        for role, n in sorted(used.items())
+        if shape.roles and n > slots[role]
+    )
+    return problems
+
+
+def _quality_problems(where: str, match: Match) -> list[str]:
+    problems = [
+        f"{where}: quality lacks {name!r}"
+        for name in REQUIRED_QUALITY
+        if match.quality_of(name) is None
+    ]
+    teams = [[seat.rating for seat in team.seats] for team in match.teams]
+    if not all(teams):
+        return [*problems, f"{where}: a team has no players"]
+    for name, derived in (
+        ("team_rating_diff", team_rating_diff(teams)),
+        ("rating_spread", rating_spread(teams)),
+    ):
+        published = match.quality_of(name)
+        if published is not None and abs(published - derived) > _TOLERANCE:
+            problems.append(f"{where}: {name} {published} but the seats give {derived}")
+    return problems

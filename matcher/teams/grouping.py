@@ -1,0 +1,155 @@
+"""Which parties play together: a wave cut into match-sized groups of close ratings.
+
+Parties are sorted by mean rating and swept once; a group takes the next parties that
+fit (a party too big for the room left, or for the team capacities, waits for the
+next group) until it holds a full match, and is then handed to a splitter (a rebalance
+method, or the optimal imbalance split). When the splitter finds no lineup (roles that
+cannot be filled), the last party added is set aside for that group and the sweep
+looks further; after ``2 x match size`` failures the group's first party is left out.
+
+Before the sweep, in a strict queue, the newest tickets (fewest waves waited, latest
+in the log) are held back until the players left fill whole matches, so a wave never
+leaves the longest-waiting tickets out just because of where they fall in the order.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from functools import lru_cache
+
+from matcher.teams.model import Lineup, Party, TeamShape
+
+Splitter = Callable[[Sequence[Party]], Lineup | None]
+
+
+def group_parties(parties: Sequence[Party], shape: TeamShape, split: Splitter) -> list[Lineup]:
+    """Cut ``parties`` into lineups (indices into ``parties``) with ``split``.
+
+    Lineups come in ascending rating order. Every party is in at most one lineup.
+
+    Notes: O(n log n) for the sort plus one pass; each group costs one ``split`` call
+    (more when roles reject lineups). Parties held back or left out are simply absent.
+    """
+    order = sorted(range(len(parties)), key=lambda i: (parties[i].mean, parties[i].order))
+    if shape.strict:
+        held = set(_held_back(parties, shape))
+        order = [i for i in order if i not in held]
+    taken = [False] * len(parties)
+    lineups: list[Lineup] = []
+    head = 0
+    while True:
+        while head < len(order) and taken[order[head]]:
+            head += 1
+        if head == len(order):
+            return lineups
+        group = _fill_group(parties, shape, order, head, taken, split)
+        if group is None:
+            if sum(parties[i].size for i in order[head:] if not taken[i]) < shape.match_min:
+                return lineups
+            taken[order[head]] = True  # cannot complete a match: left out this wave
+            continue
+        members, lineup = group
+        for index in members:
+            taken[index] = True
+        lineups.append(
+            Lineup(tuple(tuple(members[i] for i in team) for team in lineup.teams), lineup.roles)
+        )
+
+
+def _fill_group(
+    parties: Sequence[Party],
+    shape: TeamShape,
+    order: Sequence[int],
+    head: int,
+    taken: Sequence[bool],
+    split: Splitter,
+) -> tuple[list[int], Lineup] | None:
+    """The first group from ``head`` that fills a match and splits; None if none does."""
+    excluded: set[int] = set()
+    for _ in range(2 * shape.match_max + 1):
+        members = _collect(parties, shape, order, head, taken, excluded)
+        if members is None:
+            return None
+        lineup = split([parties[i] for i in members])
+        if lineup is not None:
+            return members, lineup
+        if len(members) == 1:
+            return None
+        excluded.add(members[-1])
+    return None
+
+
+def _collect(
+    parties: Sequence[Party],
+    shape: TeamShape,
+    order: Sequence[int],
+    head: int,
+    taken: Sequence[bool],
+    excluded: set[int],
+) -> list[int] | None:
+    members: list[int] = []
+    sizes: list[int] = []
+    count = 0
+    for position in range(head, len(order)):
+        index = order[position]
+        if taken[index] or index in excluded:
+            continue
+        size = parties[index].size
+        if count + size > shape.match_max:
+            continue
+        if not packable(
+            tuple(sorted((*sizes, size), reverse=True)), shape.team_count, shape.size_max
+        ):
+            continue
+        members.append(index)
+        sizes.append(size)
+        count += size
+        if count == shape.match_max:
+            return members
+    if not shape.strict and count >= shape.match_min and members:
+        return members
+    return None
+
+
+@lru_cache(maxsize=4096)
+def packable(sizes: tuple[int, ...], bins: int, capacity: int) -> bool:
+    """Whether parties of ``sizes`` (sorted descending) fit into ``bins`` teams of ``capacity``.
+
+    >>> packable((3, 3, 3), 2, 5), packable((3, 3, 2, 2), 2, 5)
+    (False, True)
+
+    Notes: exponential in len(sizes) in the worst case, memoised; a match has few parties.
+    """
+    fill = [0] * bins
+
+    def place(index: int) -> bool:
+        if index == len(sizes):
+            return True
+        tried: set[int] = set()
+        for b in range(bins):
+            if fill[b] in tried or fill[b] + sizes[index] > capacity:
+                continue
+            tried.add(fill[b])
+            fill[b] += sizes[index]
+            if place(index + 1):
+                return True
+            fill[b] -= sizes[index]
+        return False
+
+    return place(0)
+
+
+def _held_back(parties: Sequence[Party], shape: TeamShape) -> list[int]:
+    """Newest parties whose players make the wave's surplus over whole matches."""
+    surplus = sum(party.size for party in parties) % shape.match_max
+    newest_first = sorted(
+        range(len(parties)), key=lambda i: (parties[i].wait_cycles, -parties[i].order)
+    )
+    held: list[int] = []
+    for index in newest_first:
+        if surplus == 0:
+            break
+        if parties[index].size <= surplus:
+            held.append(index)
+            surplus -= parties[index].size
+    return held

@@ -1,0 +1,256 @@
+"""The team model on top of :mod:`matcher.core`: a queue's team shape and its parties.
+
+A *party* is one ticket of 1..k players, matched as a unit: its players always sit on
+one team. A *shape* is what a team queue asks for: how many teams, how many players
+per team (strict, or a min/max range) and which role slots each team must fill.
+A *lineup* is a proposed split of some parties into the teams of one match, with the
+role of every seat; :mod:`matcher.teams.build` turns it into a :class:`~matcher.core.Match`.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from matcher.core import Player, QueueProfile, WaveSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class TeamShape:
+    """What one match of a team queue looks like.
+
+    ``roles`` are the role slots of each team (a role may repeat, e.g. three "dps");
+    empty means the queue has no roles. With roles, ``size_max == len(roles)``.
+    """
+
+    team_count: int
+    size_min: int
+    size_max: int
+    roles: tuple[str, ...] = ()
+
+    @property
+    def strict(self) -> bool:
+        return self.size_min == self.size_max
+
+    @property
+    def match_max(self) -> int:
+        return self.team_count * self.size_max
+
+    @property
+    def match_min(self) -> int:
+        return self.team_count * self.size_min
+
+
+def team_shape(profile: QueueProfile) -> TeamShape:
+    """Read and validate the team shape of ``profile``; ValueError names the bad field.
+
+    >>> team_shape(QueueProfile("5v5", "rebalance", ("m",), team_size=5))
+    TeamShape(team_count=2, size_min=5, size_max=5, roles=())
+    >>> team_shape(QueueProfile("q", "rebalance", ("m",), team_size=2, roles=("a",)))
+    Traceback (most recent call last):
+    ValueError: roles: 1 role slots for teams of 2 players; give exactly team_size slots
+    """
+    if profile.team_count < 2:
+        raise ValueError(f"team_count: must be at least 2 (got {profile.team_count})")
+    if profile.team_size < 1:
+        raise ValueError(f"team_size: must be at least 1 (got {profile.team_size})")
+    size_min = profile.team_size if profile.team_size_min is None else profile.team_size_min
+    if not 1 <= size_min <= profile.team_size:
+        raise ValueError(
+            f"team_size_min: must be between 1 and team_size={profile.team_size} (got {size_min})"
+        )
+    if profile.roles and len(profile.roles) != profile.team_size:
+        raise ValueError(
+            f"roles: {len(profile.roles)} role slots for teams of {profile.team_size} players;"
+            " give exactly team_size slots"
+        )
+    return TeamShape(profile.team_count, size_min, profile.team_size, tuple(profile.roles))
+
+
+def matching_rating(player: Player, roles: tuple[str, ...]) -> int | None:
+    """The rating a player is matched on: their best among the queue's roles they offer.
+
+    A queue without roles uses the player's best rating. Ties go to the name first in
+    the player's ratings (the same rule as the multifactor strategy). None when the
+    player has no rating for any role they offer.
+
+    >>> matching_rating(Player("p", (("healer", 1400), ("tank", 1600))), ())
+    1600
+    >>> matching_rating(Player("p", (("healer", 1400), ("tank", 1600))), ("healer", "dps"))
+    1400
+    """
+    allowed = set(roles) & set(player.offered_roles()) if roles else None
+    rated = [value for name, value in player.ratings if allowed is None or name in allowed]
+    return max(rated) if rated else None
+
+
+@dataclass(frozen=True, slots=True)
+class Party:
+    """One ticket as the team strategies see it.
+
+    ``ratings`` are the players' matching ratings, in ticket order; ``order`` is the
+    ticket's position in the snapshot (log order), the stable tie-break everywhere.
+    """
+
+    ticket_id: str
+    players: tuple[Player, ...]
+    ratings: tuple[int, ...]
+    joined_at_ms: int
+    wait_cycles: int
+    order: int
+
+    @property
+    def size(self) -> int:
+        return len(self.players)
+
+    @property
+    def total(self) -> int:
+        return sum(self.ratings)
+
+    @property
+    def mean(self) -> float:
+        return self.total / len(self.ratings)
+
+
+def parties_of(
+    snapshot: WaveSnapshot, shape: TeamShape
+) -> tuple[tuple[Party, ...], tuple[str, ...]]:
+    """Split a wave's tickets into playable parties and the ids of unplayable tickets.
+
+    A ticket is unplayable in this queue when it has more players than a team holds,
+    when one of its players has no rating for a role they offer, or when its players
+    cannot fill distinct role slots of one team. Unplayable tickets stay queued.
+
+    Notes: O(players) time (role checks are per party, constant for fixed k).
+    """
+    playable: list[Party] = []
+    unplayable: list[str] = []
+    for order, waiting in enumerate(snapshot.tickets):
+        ticket = waiting.ticket
+        ratings = [matching_rating(player, shape.roles) for player in ticket.players]
+        usable = (
+            0 < ticket.size <= shape.size_max
+            and all(value is not None for value in ratings)
+            and (not shape.roles or role_slots(ticket.players, shape.roles) is not None)
+        )
+        if not usable:
+            unplayable.append(ticket.ticket_id)
+            continue
+        playable.append(
+            Party(
+                ticket.ticket_id,
+                ticket.players,
+                tuple(value for value in ratings if value is not None),
+                ticket.joined_at_ms,
+                waiting.wait_cycles,
+                order,
+            )
+        )
+    return tuple(playable), tuple(unplayable)
+
+
+def role_slots(players: Sequence[Player], roles: tuple[str, ...]) -> tuple[str, ...] | None:
+    """Give each player a distinct slot of ``roles`` they offer and are rated for.
+
+    Among the feasible assignments, the one with the highest total rating is returned
+    (ties: the first found, trying slots in ``roles`` order), as one role per player in
+    ``players`` order; None when no assignment exists. An empty ``roles`` gives "" to
+    everyone.
+
+    >>> tank = Player("a", (("tank", 1500), ("dps", 1700)))
+    >>> dps = Player("b", (("dps", 1600),))
+    >>> role_slots([tank, dps], ("tank", "dps", "dps"))
+    ('dps', 'dps')
+    >>> role_slots([tank, dps], ("tank", "healer")) is None
+    True
+
+    Notes: O(r^n) for n players and r distinct roles, with pruning; n <= team size.
+    """
+    if not roles:
+        return tuple("" for _ in players)
+    free = Counter(roles)
+    options = [_rated_roles(player, free) for player in players]
+    best: tuple[int, tuple[str, ...]] | None = None
+    chosen: list[str] = []
+
+    def place(index: int, total: int) -> None:
+        nonlocal best
+        if index == len(players):
+            if best is None or total > best[0]:
+                best = (total, tuple(chosen))
+            return
+        for role, value in options[index]:
+            if free[role] > 0:
+                free[role] -= 1
+                chosen.append(role)
+                place(index + 1, total + value)
+                chosen.pop()
+                free[role] += 1
+
+    place(0, 0)
+    return None if best is None else best[1]
+
+
+def _rated_roles(player: Player, slots: Counter[str]) -> list[tuple[str, int]]:
+    offered = set(player.offered_roles())
+    seen: list[tuple[str, int]] = []
+    for role in slots:
+        value = player.rating(role)
+        if role in offered and value is not None:
+            seen.append((role, value))
+    return seen
+
+
+def seat_rating(player: Player, role: str) -> int:
+    """The rating of ``player`` on a seat with ``role`` ("" = queue without roles)."""
+    if role:
+        value = player.rating(role)
+        if value is None:
+            raise ValueError(f"player {player.player_id} has no rating for role {role!r}")
+        return value
+    best = matching_rating(player, ())
+    assert best is not None  # a Player always carries at least one rating
+    return best
+
+
+@dataclass(frozen=True, slots=True)
+class Lineup:
+    """Parties per team (indices into the wave's parties) and each seat's role.
+
+    ``roles[t]`` has one role per player of team ``t``, in seat order (parties in
+    ``teams[t]`` order, players in ticket order).
+    """
+
+    teams: tuple[tuple[int, ...], ...]
+    roles: tuple[tuple[str, ...], ...]
+
+
+def lineup_with_roles(
+    parties: Sequence[Party], teams: Sequence[Sequence[int]], roles: tuple[str, ...]
+) -> Lineup | None:
+    """Complete a split of parties into teams with seat roles; None if a team cannot fill them.
+
+    >>> solo = Party("t", (Player("p", (("x", 5),)),), (5,), 0, 0, 0)
+    >>> lineup_with_roles([solo, solo], [[0], [1]], ())
+    Lineup(teams=((0,), (1,)), roles=(('',), ('',)))
+    """
+    seat_roles: list[tuple[str, ...]] = []
+    for team in teams:
+        players = [player for index in team for player in parties[index].players]
+        assigned = role_slots(players, roles)
+        if assigned is None:
+            return None
+        seat_roles.append(assigned)
+    return Lineup(tuple(tuple(team) for team in teams), tuple(seat_roles))
+
+
+def team_ratings(parties: Sequence[Party], lineup: Lineup) -> tuple[tuple[int, ...], ...]:
+    """Seat ratings of each team of ``lineup`` (role ratings in a role queue)."""
+    result: list[tuple[int, ...]] = []
+    for team, roles in zip(lineup.teams, lineup.roles, strict=True):
+        players = [player for index in team for player in parties[index].players]
+        result.append(
+            tuple(seat_rating(player, role) for player, role in zip(players, roles, strict=True))
+        )
+    return tuple(result)

@@ -1,0 +1,116 @@
+"""Strategy options of team queues: ``profile.options`` parsed into frozen configs.
+
+Every option is checked once per wave; an unknown name or a bad value raises a
+ValueError whose message starts with ``options.<name>:`` and says why.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from matcher.teams.imbalance import Imbalance
+from matcher.teams.rebalance import DEFAULT_MAX_SEQUENCES, METHODS
+
+MODES = ("queue", "offline")
+
+
+@dataclass(frozen=True, slots=True)
+class RebalanceConfig:
+    method: str = "auto"
+    max_sequences: int = DEFAULT_MAX_SEQUENCES
+    imbalance: Imbalance = field(default_factory=Imbalance)
+
+
+@dataclass(frozen=True, slots=True)
+class GameQueueConfig:
+    imbalance: Imbalance = field(default_factory=Imbalance)
+    beta: float = 0.0
+    mode: str = "queue"
+    window: int | None = None
+    max_imbalance: float | None = None
+
+
+def rebalance_config(options: Mapping[str, object]) -> RebalanceConfig:
+    """Parse the rebalance strategy's options.
+
+    >>> rebalance_config({"method": "greedy"}).method
+    'greedy'
+    >>> rebalance_config({"methd": "greedy"})
+    Traceback (most recent call last):
+    ValueError: options.methd: unknown option (known: alpha, max_sequences, method, p, q)
+    """
+    _reject_unknown(options, ("method", "max_sequences", "alpha", "p", "q"))
+    method = options.get("method", "auto")
+    if method not in METHODS:
+        raise ValueError(f"options.method: {method!r} is not one of {', '.join(METHODS)}")
+    return RebalanceConfig(
+        method=str(method),
+        max_sequences=_integer(options, "max_sequences", DEFAULT_MAX_SEQUENCES, 1),
+        imbalance=_imbalance(options),
+    )
+
+
+def game_queue_config(options: Mapping[str, object]) -> GameQueueConfig:
+    """Parse the game-queue strategy's options.
+
+    >>> game_queue_config({"q": "inf", "beta": 0.5}).imbalance.q
+    inf
+    >>> game_queue_config({"alpha": -1})
+    Traceback (most recent call last):
+    ValueError: options.alpha: must be a number >= 0 (got -1)
+    """
+    known = ("alpha", "p", "q", "beta", "mode", "window", "max_imbalance")
+    _reject_unknown(options, known)
+    mode = options.get("mode", "queue")
+    if mode not in MODES:
+        raise ValueError(f"options.mode: {mode!r} is not one of {', '.join(MODES)}")
+    window = options.get("window")
+    limit = options.get("max_imbalance")
+    return GameQueueConfig(
+        imbalance=_imbalance(options),
+        beta=_number(options, "beta", 0.0, 0.0),
+        mode=str(mode),
+        window=None if window is None else _integer(options, "window", 0, 2),
+        max_imbalance=None if limit is None else _number(options, "max_imbalance", 0.0, 0.0),
+    )
+
+
+def _reject_unknown(options: Mapping[str, object], known: tuple[str, ...]) -> None:
+    for name in sorted(options):
+        if name not in known:
+            raise ValueError(f"options.{name}: unknown option (known: {', '.join(sorted(known))})")
+
+
+def _imbalance(options: Mapping[str, object]) -> Imbalance:
+    return Imbalance(
+        alpha=_number(options, "alpha", 1.0, 0.0),
+        p=_norm(options, "p", 1.0),
+        q=_norm(options, "q", 2.0),
+    )
+
+
+def _number(options: Mapping[str, object], name: str, default: float, minimum: float) -> float:
+    value = options.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise ValueError(f"options.{name}: must be a number >= {minimum:g} (got {value!r})")
+    if value < minimum:
+        raise ValueError(f"options.{name}: must be a number >= {minimum:g} (got {value!r})")
+    return float(value)
+
+
+def _norm(options: Mapping[str, object], name: str, default: float) -> float:
+    value = options.get(name, default)
+    if value in ("inf", "infinity"):
+        return math.inf
+    if isinstance(value, bool) or not isinstance(value, int | float) or value < 1:
+        raise ValueError(f'options.{name}: must be a number >= 1 or "inf" (got {value!r})')
+    return float(value)
+
+
+def _integer(options: Mapping[str, object], name: str, default: int, minimum: int) -> int:
+    value = options.get(name, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
+        raise ValueError(f"options.{name}: must be an integer >= {minimum} (got {value!r})")
+    return value
