@@ -105,6 +105,13 @@ def _without_logical_types(schema: Any) -> Any:
     return schema
 
 
+def older_revision(current: KnownSchema, revision: str, schema: dict[str, Any]) -> KnownSchema:
+    """Return how to read bytes written with an older ``schema`` of ``current``'s event."""
+    return KnownSchema(
+        current.model, revision, schema, _parse(schema), current.writer, schema_fingerprint(schema)
+    )
+
+
 def _load_known() -> tuple[dict[type[Record], KnownSchema], dict[bytes, KnownSchema]]:
     current: dict[type[Record], KnownSchema] = {}
     by_fingerprint: dict[bytes, KnownSchema] = {}
@@ -114,12 +121,9 @@ def _load_known() -> tuple[dict[type[Record], KnownSchema], dict[bytes, KnownSch
             model, "current", source, _parse(source), None, schema_fingerprint(source)
         )
         current[model] = by_fingerprint[known.fingerprint] = known
-        for revision, old in history(name).items():
-            mark = schema_fingerprint(old)
-            if mark != known.fingerprint:
-                by_fingerprint[mark] = KnownSchema(
-                    model, revision, old, _parse(old), known.writer, mark
-                )
+        for revision, schema in history(name).items():
+            old = older_revision(known, revision, schema)
+            by_fingerprint.setdefault(old.fingerprint, old)
     return current, by_fingerprint
 
 
