@@ -20,6 +20,8 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "leave": ("streams.commands.leave", "publish a TicketLeft"),
     "tail": ("streams.commands.tail", "print decoded events of an output topic"),
     "status": ("streams.commands.status", "print queue depth per queue and region"),
+    "replay": ("streams.commands.replay", "re-derive waves from the log and compare them"),
+    "export": ("streams.commands.export", "write the topics to an Avro container file"),
     "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
 }
 
