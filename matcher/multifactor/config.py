@@ -65,6 +65,7 @@ class MultifactorConfig:
     budget_evaluations: int = 400_000
     max_restarts: int = 1_000
     restart_jitter: float = 0.5
+    restart_kicks: int = 0
 
     def __post_init__(self) -> None:
         for name in (f"weight_{factor}" for factor in FACTORS):
@@ -87,6 +88,7 @@ class MultifactorConfig:
         _require("budget_evaluations", self.budget_evaluations >= 1, "must be >= 1")
         _require("max_restarts", self.max_restarts >= 0, "must be >= 0")
         _require("restart_jitter", self.restart_jitter >= 0, "must be >= 0")
+        _require("restart_kicks", self.restart_kicks >= 0, "must be >= 0")
         _check_curve(self.ping_curve)
 
     def weights(self) -> tuple[float, ...]:
@@ -108,7 +110,9 @@ def _check_curve(curve: tuple[tuple[int, float], ...]) -> None:
     for (ms_a, score_a), (ms_b, score_b) in pairwise(curve):
         _require("ping_curve", ms_b > ms_a, "milliseconds must increase")
         _require("ping_curve", score_b <= score_a, "scores must not increase with ping")
-    _require("ping_curve", all(0 <= score <= 1 for _, score in curve), "scores within [0, 1]")
+    _require(
+        "ping_curve", all(0 <= score <= 1 for _, score in curve), "scores must be within [0, 1]"
+    )
 
 
 def parse_config(options: Mapping[str, object]) -> MultifactorConfig:

@@ -95,11 +95,47 @@ class Search:
         can_move = len(best.score) >= 2
         while can_move and restarts < self.config.max_restarts and self._budget_left():
             restarts += 1
-            state = self._start(self._jittered_order())
-            self._descend(state)
+            if self.config.restart_kicks and restarts % 2 == 0:
+                state = self._kicked(best)
+            else:
+                state = self._start(self._jittered_order())
+                self._descend(state)
             if state.objective(self.config) > best.objective(self.config):
                 best, best_restart = state, restarts
         return self._outcome(best, start_score, restarts, best_restart)
+
+    def _kicked(self, best: _State) -> _State:
+        """A copy of ``best`` after random moves, descended again (re-scoring only pairs
+        that touch a moved match: every other pair's cached best move is still valid)."""
+        state = _State(
+            best.seats.copy(),
+            list(best.structure),
+            best.score.copy(),
+            best.split.copy(),
+            best.gain.copy(),
+            best.move.copy(),
+            best.after.copy(),
+        )
+        count = len(state.score)
+        touched: set[int] = set()
+        for _ in range(self.config.restart_kicks):
+            p, q = sorted(self.rng.sample(range(count), 2))
+            moves = self._moves(state.structure[p], state.structure[q])
+            if not len(moves):
+                continue
+            k = self.rng.randrange(len(moves))
+            both = np.concatenate((state.seats[p], state.seats[q]))
+            rows = np.stack((both[moves.index_p[k]], both[moves.index_q[k]]))
+            sids = np.array((moves.sid_p[k], moves.sid_q[k]), dtype=np.int64)
+            score, split = self._evaluate(rows, sids)
+            state.seats[p], state.seats[q] = rows
+            state.structure[p], state.structure[q] = int(sids[0]), int(sids[1])
+            state.score[p], state.score[q] = score
+            state.split[p], state.split[q] = split
+            touched |= {p, q}
+        pairs = {(min(a, b), max(a, b)) for a in touched for b in range(count) if b != a}
+        self._descend(state, sorted(pairs))
+        return state
 
     def _budget_left(self) -> bool:
         return self.evaluations < self.config.budget_evaluations
@@ -116,7 +152,9 @@ class Search:
     def _start(self, order: list[int]) -> _State:
         matches = pack_matches(order, self.pool)
         rows = [self._seat_row(tickets) for tickets in matches]
-        seats = np.array([row for row, _ in rows], dtype=np.int64).reshape(len(rows), -1)
+        # Explicit width: an empty wave (no match) must still give a (0, 2n) array.
+        width = 2 * self.pool.team_size
+        seats = np.array([row for row, _ in rows], dtype=np.int64).reshape(len(rows), width)
         sids = np.array([self.structures.id_of(sizes) for _, sizes in rows], dtype=np.int64)
         score, split = self._evaluate(seats, sids)
         return _State(seats, [int(sid) for sid in sids], score, split)
@@ -139,12 +177,18 @@ class Search:
             splits.append(split)
         return np.concatenate(scores), np.concatenate(splits)
 
-    def _descend(self, state: _State) -> None:
+    def _descend(self, state: _State, pairs: list[tuple[int, int]] | None = None) -> None:
+        """Apply the best improving move until none improves (or the budget runs out).
+
+        ``pairs`` are the pairs whose cached best move is stale; None means all of them.
+        """
         count = len(state.score)
-        state.gain = np.full((count, count), -np.inf)
-        state.move = np.zeros((count, count, 3), dtype=np.int64)
-        state.after = np.zeros((count, count, 2))
-        self._rescore([(p, q) for p in range(count) for q in range(p + 1, count)], state)
+        if pairs is None:
+            state.gain = np.full((count, count), -np.inf)
+            state.move = np.zeros((count, count, 3), dtype=np.int64)
+            state.after = np.zeros((count, count, 2))
+            pairs = [(p, q) for p in range(count) for q in range(p + 1, count)]
+        self._rescore(pairs, state)
         while count >= 2:
             p, q = divmod(int(np.argmax(state.gain)), count)
             if not state.gain[p, q] > MIN_GAIN:
