@@ -157,10 +157,16 @@ class WaveTick(Record):
 # --- output ----------------------------------------------------------------------------
 
 
+#: A seat's role is empty when the queue declares no roles (a plain team queue).
+OptionalName = Annotated[
+    str, StringConstraints(strict=True, max_length=64, pattern=r"^[^\x00-\x1f\x7f]*$")
+]
+
+
 class Seat(Record):
     ticket_id: Id
     player_id: Id
-    role: Name
+    role: OptionalName
     rating: Rating
 
 
