@@ -40,8 +40,9 @@ def profile(team_size: int = 3, **options: object) -> QueueProfile:
     )
 
 
-def random_wave(seed: int, players: int, team_size: int = 3, parties: bool = True,
-                history: bool = True) -> WaveSnapshot:
+def random_wave(
+    seed: int, players: int, team_size: int = 3, parties: bool = True, history: bool = True
+) -> WaveSnapshot:
     """A reproducible wave: mixed parties, two regions, a previous wave as history."""
     rng = random.Random(seed)
     tickets: list[WaitingTicket] = []
@@ -60,8 +61,9 @@ def random_wave(seed: int, players: int, team_size: int = 3, parties: bool = Tru
             )
             for k in range(size)
         )
-        tickets.append(ticket(f"t{len(tickets)}", *members, wait=rng.randrange(3),
-                              joined=len(tickets)))
+        tickets.append(
+            ticket(f"t{len(tickets)}", *members, wait=rng.randrange(3), joined=len(tickets))
+        )
         made += size
     pids = [p.player_id for w in tickets for p in w.ticket.players]
     last: list[LastMatch] = []

@@ -22,10 +22,14 @@ def test_defaults() -> None:
 
 
 def test_numbers_and_numeric_strings_are_accepted() -> None:
-    cfg = parse_config({
-        "weight_hosts": "2", "rating_ceiling": "2800", "budget_evaluations": 1e5,
-        "ping_curve": [[0, 1], [100, "0.5"], [300, 0]],
-    })
+    cfg = parse_config(
+        {
+            "weight_hosts": "2",
+            "rating_ceiling": "2800",
+            "budget_evaluations": 1e5,
+            "ping_curve": [[0, 1], [100, "0.5"], [300, 0]],
+        }
+    )
     assert cfg.weight_hosts == 2.0
     assert cfg.rating_ceiling == 2800 and isinstance(cfg.rating_ceiling, int)
     assert cfg.budget_evaluations == 100_000
@@ -50,8 +54,13 @@ def test_numbers_and_numeric_strings_are_accepted() -> None:
         ({"ping_curve": "0:1, 0:0.5"}, "ping_curve: milliseconds must increase"),
         ({"ping_curve": "0-1"}, "ping_curve: ['0-1'] is not an (ms, score) pair"),
         ({"ping_curve": 5}, "ping_curve: expected 'ms:score, ...' or (ms, score) pairs, got 5"),
-        ({f"weight_{f}": 0 for f in ("team_skill", "player_skill", "premades", "ping",
-                                     "variation", "hosts")}, "weight_*: at least one weight"),
+        (
+            {
+                f"weight_{f}": 0
+                for f in ("team_skill", "player_skill", "premades", "ping", "variation", "hosts")
+            },
+            "weight_*: at least one weight",
+        ),
     ],
 )
 def test_bad_options_raise_one_line_naming_the_option(options: dict[str, object], message: str):

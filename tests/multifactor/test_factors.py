@@ -150,8 +150,12 @@ def test_hosts_score() -> None:
 
 def test_match_score_is_the_weighted_average() -> None:
     cfg = MultifactorConfig(
-        weight_team_skill=2, weight_player_skill=0, weight_premades=1, weight_ping=1,
-        weight_variation=0, weight_hosts=0,
+        weight_team_skill=2,
+        weight_player_skill=0,
+        weight_premades=1,
+        weight_ping=1,
+        weight_variation=0,
+        weight_hosts=0,
     )
     assert combine([0.5, 0.0, 1.0, 0.25, 0.0, 0.0], cfg) == pytest.approx((1 + 1 + 0.25) / 4)
 
