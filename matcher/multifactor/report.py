@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from matcher.core import LastMatch, Player
-from matcher.multifactor.config import MultifactorConfig
+from matcher.core import LastMatch, Match, Player
+from matcher.multifactor.config import FACTORS, MultifactorConfig
 from matcher.multifactor.factors import (
     MatchScore,
     combine,
@@ -71,3 +71,44 @@ def rating_figures(team1: Sequence[int], team2: Sequence[int]) -> tuple[tuple[st
         ("team_rating_diff", max(means) - min(means)),
         ("rating_spread", float(max(everyone) - min(everyone))),
     )
+
+
+def format_report(matches: Sequence[Match]) -> str:
+    """A text table of every match's total and per-factor scores, worst match first.
+
+    Worst first because the usual question is "why did this match score low": the
+    factor columns answer it, and the last line gives each factor's wave mean.
+
+    >>> m = Match("m1", (), "arena", "s", "c", (("score", 0.5), ("factor.ping", 0.25)))
+    >>> print(format_report([m]))  # doctest: +NORMALIZE_WHITESPACE
+    match     score  team_skill player_skill premades ping  variation hosts
+    m1        0.500  -          -            -        0.250 -         -
+    mean      0.500  -          -            -        0.250 -         -
+
+    Notes: O(matches x factors).
+    """
+    columns = ("score", *(f"factor.{name}" for name in FACTORS))
+    header = ["match", *(name.removeprefix("factor.") for name in columns)]
+    rows = [
+        [m.match_id[:8], *(_cell(m.quality_of(c)) for c in columns)] for m in _worst_first(matches)
+    ]
+    means = [_mean([m.quality_of(c) for m in matches]) for c in columns]
+    rows.append(["mean", *(_cell(v) for v in means)])
+    widths = [max(len(row[i]) for row in (header, *rows)) for i in range(len(header))]
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(row, widths, strict=True)).rstrip()
+        for row in (header, *rows)
+    )
+
+
+def _worst_first(matches: Sequence[Match]) -> list[Match]:
+    return sorted(matches, key=lambda m: (m.quality_of("score") or 0.0, m.match_id))
+
+
+def _cell(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _mean(values: Sequence[float | None]) -> float | None:
+    known = [v for v in values if v is not None]
+    return sum(known) / len(known) if known else None

@@ -9,6 +9,7 @@ import pytest
 from matcher.core import LastMatch, Match, Team, WaveResult
 from matcher.multifactor.checks import multifactor_result_problems
 from matcher.multifactor.config import FACTORS
+from matcher.multifactor.report import format_report
 from matcher.multifactor.strategy import multifactor_strategy
 from matcher.strategies import get_strategy
 from schemas import codec
@@ -133,3 +134,17 @@ def test_the_checker_catches_a_broken_result() -> None:
         assert multifactor_result_problems(wave, queue, _tampered(good, bad)) != []
     lying = replace(good, stats=(("score", 0.99), *good.stats[1:]))
     assert multifactor_result_problems(wave, queue, lying) != []
+
+
+def test_the_report_lists_every_match_worst_first_with_its_factors() -> None:
+    wave = random_wave(14, 36)
+    result = multifactor_strategy(wave, profile(**SMALL))
+    lines = format_report(result.matches).splitlines()
+    assert lines[0].split() == ["match", "score", *FACTORS]
+    assert len(lines) == len(result.matches) + 2 and lines[-1].startswith("mean")
+    shown = [float(line.split()[1]) for line in lines[1:-1]]
+    assert shown == sorted(shown)
+    worst = min(result.matches, key=lambda m: (m.quality_of("score") or 0.0, m.match_id))
+    cells = lines[1].split()
+    assert cells[0] == worst.match_id[:8]
+    assert cells[2:] == [f"{worst.quality_of(f'factor.{name}'):.3f}" for name in FACTORS]
