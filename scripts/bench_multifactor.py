@@ -17,7 +17,6 @@ import argparse
 import random
 import statistics
 import time
-from dataclasses import replace
 
 from matcher.core import LastMatch, Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
 from matcher.multifactor.strategy import multifactor_strategy
@@ -77,13 +76,14 @@ def _history(rng: random.Random, players: list[Player]) -> tuple[LastMatch, ...]
     return tuple(history)
 
 
-def run(snapshot: WaveSnapshot, budget: int, repeats: int) -> tuple[float, float, dict[str, float]]:
+def run(
+    snapshot: WaveSnapshot, budget: int, repeats: int, kicks: int | None
+) -> tuple[float, float, dict[str, float]]:
+    options: dict[str, object] = {"budget_evaluations": budget, "max_restarts": 100_000}
+    if kicks is not None:
+        options["restart_kicks"] = kicks
     profile = QueueProfile(
-        "q3",
-        "multifactor",
-        ("arena", "ruins", "dock"),
-        team_size=3,
-        options={"budget_evaluations": budget, "max_restarts": 100_000},
+        "q3", "multifactor", ("arena", "ruins", "dock"), team_size=3, options=options
     )
     times, stats = [], {}
     for _ in range(repeats):
@@ -96,14 +96,16 @@ def run(snapshot: WaveSnapshot, budget: int, repeats: int) -> tuple[float, float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--quick", action="store_true", help="small budgets, no long reference")
+    parser.add_argument("--quick", action="store_true", help="small budgets, short reference")
     parser.add_argument("--seeds", type=int, default=3, help="workloads per size")
     parser.add_argument("--repeats", type=int, default=3, help="timed runs per budget")
+    parser.add_argument("--sizes", default="100,300", help="players per wave, comma-separated")
+    parser.add_argument("--kicks", type=int, default=None, help="restart_kicks (default: config's)")
     parser.add_argument(
         "--reference",
         type=int,
         default=0,
-        help="reference budget (default: 40M for 100 players, 60M for 300)",
+        help="reference budget in evaluations (default: 100 x the largest budget)",
     )
     args = parser.parse_args()
     budgets = BUDGETS[:3] if args.quick else BUDGETS
@@ -112,15 +114,18 @@ def main() -> None:
         "gap to reference |"
     )
     print("|---|---|---|---|---|---|---|")
-    for players in (100, 300):
+    for players in (int(size) for size in args.sizes.split(",")):
         for seed in range(1, args.seeds + 1):
             snapshot = workload(players, seed)
-            ref_budget = args.reference or (40_000_000 if players == 100 else 60_000_000)
-            if args.quick:
-                ref_budget = budgets[-1] * 4
-            ref_score, ref_time, ref_stats = run(snapshot, ref_budget, 1)
+            ref_budget = args.reference or budgets[-1] * (4 if args.quick else 25)
+            ref_score, ref_time, ref_stats = run(snapshot, ref_budget, 1, args.kicks)
+            sorted_cut = ref_stats["start_score"]
+            gap = (ref_score - sorted_cut) / ref_score * 100
+            print(
+                f"| {players} | {seed} | sorted cut (0) | - | 0 | {sorted_cut:.5f} | {gap:.2f}% |"
+            )
             for budget in budgets:
-                score, seconds, stats = run(snapshot, budget, args.repeats)
+                score, seconds, stats = run(snapshot, budget, args.repeats, args.kicks)
                 gap = (ref_score - score) / ref_score * 100
                 print(
                     f"| {players} | {seed} | {budget:,} | {seconds:.3f} | "
@@ -134,5 +139,4 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    _ = replace
     main()
