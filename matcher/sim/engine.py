@@ -1,0 +1,249 @@
+"""Run one variant of a scenario: the arrival stream through the real queue fold.
+
+Events go through :class:`~matcher.queue.book.QueueBook` exactly as the worker applies
+them - joins, leaves and wave ticks in time order - so every decision (admission,
+strategy, expiry, wait estimates) is the production one. The engine only decides *when*
+things happen: arrivals from the sessions, leaves from each ticket's patience, the next
+wave from the cadence policy, re-queues after a game.
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from matcher.core import Match, QueueProfile, Ticket
+from matcher.queue.book import QueueBook
+from matcher.queue.cadence import next_interval_ms, update_arrival_rate
+from matcher.queue.events import DequeueReason, LeaveReason, TicketJoined, TicketLeft, WaveTick
+from matcher.queue.fold import QueueRules, RegionQueue, rating_diff
+from matcher.queue.outcomes import Step
+from matcher.sim.config import Scenario, Variant
+from matcher.sim.population import Session, break_ms, patience_waves
+
+_JOIN, _TICK = 0, 1  # at equal times joins go first, so a ticket joining at a tick is in it
+
+
+@dataclass(frozen=True, slots=True)
+class TicketOutcome:
+    """How one ticket ended: ``matched``, ``left``, ``expired``, ``rejected`` or ``queued``."""
+
+    ticket_id: str
+    region: str
+    players: int
+    joined_at_ms: int
+    outcome: str
+    waves: int
+    wait_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class MatchRecord:
+    region: str
+    at_ms: int
+    rating_diff: float
+    imbalance: float
+    spread: float
+    mean_wait_ms: float
+
+
+@dataclass(frozen=True, slots=True)
+class WaveRecord:
+    region: str
+    at_ms: int
+    players_queued: int
+    matches: int
+    interval_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class EstimateRecord:
+    """A wait estimate given to a searching ticket, and the wait that followed it."""
+
+    region: str
+    at_ms: int
+    estimated_ms: int
+    realised_ms: int
+
+
+@dataclass(slots=True)
+class VariantRun:
+    variant: str
+    strategy: str
+    tickets: list[TicketOutcome] = field(default_factory=list)
+    matches: list[MatchRecord] = field(default_factory=list)
+    waves: list[WaveRecord] = field(default_factory=list)
+    estimates: list[EstimateRecord] = field(default_factory=list)
+    sessions_matched: int = 0
+    sessions: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class _NextTick:
+    region: str
+    number: int
+    elapsed_ms: int
+
+
+@dataclass(slots=True)
+class _Live:
+    """Book-keeping of one run; the queue state itself lives only in the fold."""
+
+    run: VariantRun
+    sessions: dict[str, Session]
+    games_played: dict[str, int] = field(default_factory=dict)
+    joined_at: dict[str, int] = field(default_factory=dict)
+    pending_estimates: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
+    arrivals_since_tick: dict[str, int] = field(default_factory=dict)
+    rates: dict[str, float | None] = field(default_factory=dict)
+    heap: list[tuple[int, int, int, object]] = field(default_factory=list)
+    counter: int = 0
+
+    def push(self, at_ms: int, kind: int, payload: object) -> None:
+        self.counter += 1
+        heapq.heappush(self.heap, (at_ms, kind, self.counter, payload))
+
+
+def run_variant(
+    scenario: Scenario, variant: Variant, sessions: tuple[Session, ...], seed: int,
+    on_time: Callable[[int], None] | None = None,
+) -> VariantRun:
+    """Simulate ``variant`` on ``sessions`` until ``scenario.duration_s``.
+
+    ``on_time`` hears the simulated time (ms) after each wave, for a progress bar.
+
+    Notes: O(events log events) plus the cost of every wave's strategy.
+    """
+    profile = QueueProfile(
+        queue=scenario.queue, strategy=variant.strategy, maps=scenario.maps,
+        team_size=scenario.team_size, options=dict(variant.options),
+    )
+    book = QueueBook(
+        {scenario.queue: profile}, {scenario.queue: tuple(r.name for r in scenario.regions)},
+        QueueRules(ticket_ttl_ms=scenario.ticket_ttl_ms,
+                   finished_retention_ms=scenario.ticket_ttl_ms),
+    )
+    live = _Live(VariantRun(variant.name, variant.strategy, sessions=len(sessions)),
+                 {s.session_id: s for s in sessions})
+    for session in sessions:
+        start = session.started_at_ms
+        live.push(start, _JOIN, _ticket(scenario, session, 0, start))
+    first = variant.cadence.interval_ms
+    for spec in scenario.regions:
+        live.rates[spec.name] = None
+        live.push(first, _TICK, _NextTick(spec.name, 1, first))
+    end_ms = scenario.duration_s * 1000
+    while live.heap and live.heap[0][0] <= end_ms:
+        at_ms, _, _, payload = heapq.heappop(live.heap)
+        if isinstance(payload, Ticket):
+            _join(book, live, payload)
+        else:
+            assert isinstance(payload, _NextTick)
+            _tick(scenario, variant, book, live, seed, payload, at_ms)
+            if on_time is not None:
+                on_time(at_ms)
+    _finish(book, live, end_ms)
+    live.run.sessions_matched = sum(1 for n in live.games_played.values() if n > 0)
+    return live.run
+
+
+def _ticket(scenario: Scenario, session: Session, game: int, at_ms: int) -> Ticket:
+    party = session.session_id if len(session.players) > 1 else None
+    return Ticket(f"{session.session_id}.g{game}", scenario.queue, session.region,
+                  session.players, at_ms, party_id=party)
+
+
+def _join(book: QueueBook, live: _Live, ticket: Ticket) -> None:
+    step = book.apply(TicketJoined(ticket))
+    live.arrivals_since_tick[ticket.region] = (
+        live.arrivals_since_tick.get(ticket.region, 0) + ticket.size
+    )
+    live.joined_at[ticket.ticket_id] = ticket.joined_at_ms
+    _observe(book, live, step)
+
+
+def _tick(
+    scenario: Scenario, variant: Variant, book: QueueBook, live: _Live, seed: int,
+    due: _NextTick, at_ms: int,
+) -> None:
+    region, number = due.region, due.number
+    state = book.region_queue(scenario.queue, region)
+    for queued in list(state.tickets.values()):
+        ticket = queued.ticket
+        patience = patience_waves(seed, ticket.ticket_id, scenario.behaviour.leave_per_wave)
+        if state.waves_waited(queued) >= patience:
+            reason = LeaveReason.REQUESTED
+            left = TicketLeft(ticket.ticket_id, scenario.queue, region, reason, at_ms)
+            _observe(book, live, book.apply(left))
+    policy = variant.cadence
+    arrived = live.arrivals_since_tick.get(region, 0)
+    rate = update_arrival_rate(policy, live.rates[region], arrived, due.elapsed_ms)
+    live.rates[region], live.arrivals_since_tick[region] = rate, 0
+    interval = next_interval_ms(policy, rate, scenario.players_per_match)
+    wave_id = f"{region}-{number}"
+    tick = WaveTick(scenario.queue, region, wave_id, number, at_ms, variant.name, interval)
+    step = book.apply(tick)
+    _observe(book, live, step, scenario, seed)
+    if step.summary is not None:
+        live.run.waves.append(WaveRecord(region, at_ms, step.summary.players_in_snapshot,
+                                         step.summary.matches, interval))
+    live.push(at_ms + interval, _TICK, _NextTick(region, number + 1, interval))
+
+
+def _observe(
+    book: QueueBook, live: _Live, step: Step, scenario: Scenario | None = None, seed: int = 0
+) -> None:
+    waits: dict[str, int] = {}
+    for gone in step.dequeued:
+        joined = live.joined_at.pop(gone.ticket_id, gone.at_ms)
+        waits[gone.ticket_id] = gone.at_ms - joined
+        estimates = live.pending_estimates.pop(gone.ticket_id, [])
+        session_id, _, game = gone.ticket_id.rpartition(".g")
+        session = live.sessions[session_id]
+        live.run.tickets.append(TicketOutcome(
+            gone.ticket_id, gone.region, len(session.players), joined, gone.reason.value,
+            gone.waves_waited, gone.at_ms - joined,
+        ))
+        if gone.reason is not DequeueReason.MATCHED:
+            continue
+        live.run.estimates.extend(
+            EstimateRecord(gone.region, at, estimate, gone.at_ms - at) for at, estimate in estimates
+        )
+        played = live.games_played[session_id] = live.games_played.get(session_id, 0) + 1
+        if scenario is not None and played < session.games:
+            back_ms = gone.at_ms + break_ms(seed, gone.ticket_id, scenario.behaviour.game_length_s)
+            live.push(back_ms, _JOIN, _ticket(scenario, session, int(game) + 1, back_ms))
+    for status in step.statuses:
+        if status.estimated_wait_ms is not None:
+            live.pending_estimates.setdefault(status.ticket_id, []).append(
+                (status.at_ms, status.estimated_wait_ms))
+    for match in step.matches:
+        live.run.matches.append(_match_record(step, match, waits))
+
+
+def _match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord:
+    assert step.summary is not None
+    team_totals = [sum(seat.rating for seat in team.seats) for team in match.teams]
+    seats = [seat.rating for team in match.teams for seat in team.seats]
+    ticket_waits = [waits[tid] for tid in match.ticket_ids()]
+    return MatchRecord(
+        step.summary.region, step.summary.closed_at_ms, rating_diff(match),
+        float(max(team_totals) - min(team_totals)), float(max(seats) - min(seats)),
+        sum(ticket_waits) / len(ticket_waits),
+    )
+
+
+def _finish(book: QueueBook, live: _Live, end_ms: int) -> None:
+    """Tickets still searching at the end: counted as ``queued`` with their wait so far."""
+    for state in book.regions.values():
+        for queued in state.tickets.values():
+            ticket = queued.ticket
+            live.run.tickets.append(TicketOutcome(
+                ticket.ticket_id, ticket.region, ticket.size, ticket.joined_at_ms, "queued",
+                _waited(state, queued.joined_wave), end_ms - ticket.joined_at_ms,
+            ))
+
+
+def _waited(state: RegionQueue, joined_wave: int) -> int:
+    return state.waves_closed - joined_wave
