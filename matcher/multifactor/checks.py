@@ -1,9 +1,10 @@
 """The checker beside the multifactor strategy.
 
-:func:`multifactor_result_problems` applies the rules common to all strategies
-(:func:`matcher.checks.wave_result_problems`), then its own: two teams named team1 and
-team2 of exactly ``team_size`` seats; seats without a role carrying the player's best
-rating; a quality report whose every factor and total are what the definitions in
+:func:`multifactor_result_problems` applies the team queues' checker
+(:func:`matcher.teams.checks.team_result_problems`: the rules common to all strategies,
+team names, sizes, seat ratings, rating figures), then its own: exactly two teams of
+exactly ``team_size`` seats; seats without a role carrying the player's best rating;
+a quality report whose every factor and total are what the definitions in
 :mod:`matcher.multifactor.factors` give for those seats; the wave's published score is
 the mean of its matches' (transformed) scores; and, in a wave of solo players with no
 match lost to map vetoes, the matched players are exactly the longest-waiting ones.
@@ -13,18 +14,19 @@ from __future__ import annotations
 
 import math
 
-from matcher.checks import wave_result_problems
 from matcher.core import LastMatch, Match, Player, QueueProfile, WaveResult, WaveSnapshot
 from matcher.multifactor.config import FACTORS, MultifactorConfig, OptionError, parse_config
 from matcher.multifactor.factors import wave_score
 from matcher.multifactor.pool import player_rating
 from matcher.multifactor.report import rating_figures, score_teams
+from matcher.teams.checks import team_result_problems
 
 REQUIRED_QUALITY = (
     "score",
     *(f"factor.{name}" for name in FACTORS),
     "team_rating_diff",
     "rating_spread",
+    "imbalance",
 )
 _TOLERANCE = 1e-9
 
@@ -41,7 +43,7 @@ def multifactor_result_problems(
 
     Notes: O(players + sum over matches of players^2).
     """
-    problems = wave_result_problems(snapshot, profile, result)
+    problems = team_result_problems(snapshot, profile, result)
     try:
         config = parse_config(profile.options)
     except OptionError as error:

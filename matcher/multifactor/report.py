@@ -23,6 +23,7 @@ from matcher.multifactor.factors import (
     team_skill_score,
     variation_score,
 )
+from matcher.teams.imbalance import Imbalance, quality_of
 
 #: A team as parties: each party is the (player, rating) pairs of one ticket.
 Team = Sequence[Sequence[tuple[Player, int]]]
@@ -58,19 +59,17 @@ def _ids(team: Team) -> list[list[str]]:
 
 
 def rating_figures(team1: Sequence[int], team2: Sequence[int]) -> tuple[tuple[str, float], ...]:
-    """The figures every team match carries: gap of mean ratings, best minus worst.
+    """The figures every team match carries (the team queues' own function and defaults).
 
-    Same definitions as the team queues', so dashboards compare strategies directly.
+    Published so dashboards compare strategies directly, and so the team queues'
+    checker (:func:`matcher.teams.checks.team_result_problems`) accepts these matches.
 
-    >>> rating_figures([10, 20], [14, 18])
-    (('team_rating_diff', 1.0), ('rating_spread', 10.0))
+    >>> dict(rating_figures([10, 20], [14, 18]))["team_rating_diff"]
+    1.0
+
+    Notes: O(players).
     """
-    means = (sum(team1) / len(team1), sum(team2) / len(team2))
-    everyone = [*team1, *team2]
-    return (
-        ("team_rating_diff", max(means) - min(means)),
-        ("rating_spread", float(max(everyone) - min(everyone))),
-    )
+    return quality_of([list(team1), list(team2)], Imbalance())
 
 
 def format_report(matches: Sequence[Match]) -> str:

@@ -12,6 +12,7 @@ from matcher.multifactor.config import FACTORS
 from matcher.multifactor.report import format_report
 from matcher.multifactor.strategy import multifactor_strategy
 from matcher.strategies import get_strategy
+from matcher.teams.checks import team_result_problems
 from schemas import codec
 from schemas import models as wire
 from streams.translate import match_created
@@ -29,6 +30,7 @@ def test_results_pass_the_checker(seed: int, players: int, team_size: int) -> No
     queue = profile(team_size, **SMALL)
     result = multifactor_strategy(wave, queue)
     assert multifactor_result_problems(wave, queue, result) == []
+    assert team_result_problems(wave, queue, result) == []  # the team queues' checker too
     assert result.strategy == "multifactor"
 
 
