@@ -23,6 +23,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "replay": ("streams.commands.replay", "re-derive waves from the log and compare them"),
     "export": ("streams.commands.export", "write the topics to an Avro container file"),
     "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
+    "simulate": ("streams.commands.simulate", "simulate on seeded arrivals, write a report"),
 }
 
 

@@ -144,6 +144,8 @@ def run_variant(
             if on_time is not None:
                 on_time(at_ms)
     _finish(book, live, end_ms)
+    if on_time is not None:
+        on_time(end_ms)
     live.run.sessions_matched = sum(1 for n in live.games_played.values() if n > 0)
     return live.run
 
