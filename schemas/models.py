@@ -262,7 +262,7 @@ class WaveClosed(Record):
     def _within_players(cls, value: int, info: ValidationInfo) -> int:
         return _at_most(value, info, "players_in_snapshot")
 
-    @field_validator("unmatched", "expired")
+    @field_validator("unmatched")
     @classmethod
     def _within_tickets(cls, value: int, info: ValidationInfo) -> int:
         return _at_most(value, info, "tickets_in_snapshot")

@@ -158,8 +158,7 @@ class RegionQueue:
         """Close a wave. The strategy runs before any change, so a failing one changes nothing."""
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
-        deadline = tick.tick_at_ms - rules.ticket_ttl_ms
-        expiring = [q for q in self.tickets.values() if q.ticket.joined_at_ms <= deadline]
+        expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         result = run_wave(snapshot, profile)
         if rules.verify_waves:
@@ -182,6 +181,14 @@ class RegionQueue:
             dequeued=(*expired, *(d for _, d in matched)), statuses=statuses,
             summary=summary, result=result,
         )
+
+    def wave_snapshot(self, tick: WaveTick, rules: QueueRules) -> WaveSnapshot:
+        """What the strategy is given when ``tick`` closes a wave (for ``explain``)."""
+        return self.snapshot(tick, leaving={q.ticket.ticket_id for q in self._expiring(tick, rules)})
+
+    def _expiring(self, tick: WaveTick, rules: QueueRules) -> list[QueuedTicket]:
+        deadline = tick.tick_at_ms - rules.ticket_ttl_ms
+        return [q for q in self.tickets.values() if q.ticket.joined_at_ms <= deadline]
 
     def snapshot(self, tick: WaveTick, leaving: set[str] | frozenset[str] = frozenset()) -> WaveSnapshot:
         """The queue exactly at ``tick``: tickets in join order with their wait cycles.

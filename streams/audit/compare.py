@@ -26,8 +26,8 @@ def comparable(topic: str, value: bytes) -> tuple[Any, ...]:
     """A hashable, decoded form of a record without its non-deterministic fields."""
     try:
         body = decode(value).model_dump(mode="json")
-    except InvalidEvent:
-        return ("undecodable", value)
+    except InvalidEvent as error:
+        return ("undecodable", value, error.reason)
     for name in UNCOMPARED.get(topic, ()):
         body.pop(name, None)
     return tuple(sorted((k, _freeze(v)) for k, v in body.items()))
@@ -79,4 +79,6 @@ def compare(derived: Iterable[Record], published: Iterable[Record]) -> Verdict:
 
 
 def _describe(body: tuple[Any, ...]) -> str:
+    if body and body[0] == "undecodable":
+        return f"undecodable ({body[2]}): {body[1][:40]!r}"
     return ", ".join(f"{k}={v!r}" for k, v in body)[:300]

@@ -45,3 +45,23 @@ def settings_from(args: argparse.Namespace, **overrides: Any) -> Settings:
         return load_settings(getattr(args, "config", None), **overrides)
     except SettingsError as error:
         raise UsageError(str(error)) from None
+
+
+def log_records(args: argparse.Namespace, settings: Settings, topics: tuple[str, ...]) -> list[Any]:
+    """The records of ``topics``: from ``--log FILE`` (an export) or else from the broker."""
+    import asyncio
+
+    from streams.audit.logfile import read_log
+    from streams.audit.topics import read_topics
+
+    if getattr(args, "log", None):
+        if not args.log.is_file():
+            raise UsageError(f"--log: {args.log} not found")
+        try:
+            return [r for r in read_log(args.log) if r.topic in topics]
+        except (ValueError, OSError) as error:
+            raise UsageError(f"--log: {args.log} is not an exported log: {error}") from None
+    try:
+        return asyncio.run(read_topics(settings.broker_host_port, topics))
+    except OSError as error:
+        raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None

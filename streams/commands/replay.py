@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
 from pathlib import Path
 
-from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, settings_from
+from streams.commands.common import add_connection_arguments, log_records, settings_from
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,27 +19,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from streams.audit.logfile import read_log
+    from schemas.topics import QUEUE
     from streams.audit.progress import Progress
-    from streams.audit.replay import Scope, replay
-    from streams.audit.topics import read_topics
+    from streams.audit.replay import JUDGED, Scope, replay
 
     settings = settings_from(args)
-    if args.log:
-        if not args.log.is_file():
-            raise UsageError(f"--log: {args.log} not found")
-        try:
-            records = list(read_log(args.log))
-        except (ValueError, OSError) as error:
-            raise UsageError(f"--log: {args.log} is not an exported log: {error}") from None
-    else:
-        from streams.audit.replay import JUDGED
-        from schemas.topics import QUEUE
-
-        try:
-            records = asyncio.run(read_topics(settings.broker_host_port, (QUEUE.name, *JUDGED)))
-        except OSError as error:
-            raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
+    records = log_records(args, settings, (QUEUE.name, *JUDGED))
     queue_total = sum(1 for r in records if r.topic == "wavematch.queue.v1")
     progress = Progress(queue_total, "replaying", enabled=not args.quiet and sys.stderr.isatty())
     report = replay(settings, records, Scope(args.queue, args.region, args.from_wave), progress.step)

@@ -32,7 +32,10 @@ strategy = "optimal"
 regions = ["eu", "na", "asia"]
 wave_interval_ms = 1000
 """
-NOW_MS = int(time.time() * 1000)
+
+
+def now_ms() -> int:
+    return int(time.time() * 1000)
 
 
 def join(ticket: str, region: str, rng: random.Random, player: str | None = None) -> tuple[bytes, bytes]:
@@ -41,13 +44,13 @@ def join(ticket: str, region: str, rng: random.Random, player: str | None = None
         {"sc2": rng.randint(1000, 2000)} if side < 0.6 else
         {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)})
     body = {"type": "TicketJoined", "ticket_id": ticket, "queue": "1v1", "region": region,
-            "joined_at_ms": NOW_MS, "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}]}
+            "joined_at_ms": now_ms(), "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}]}
     return queue_key("1v1", region), json.dumps(body).encode()
 
 
 def leave(ticket: str, region: str) -> tuple[bytes, bytes]:
     body = {"type": "TicketLeft", "ticket_id": ticket, "queue": "1v1", "region": region,
-            "reason": "REQUESTED", "left_at_ms": NOW_MS + 1}
+            "reason": "REQUESTED", "left_at_ms": now_ms()}
     return queue_key("1v1", region), json.dumps(body).encode()
 
 
@@ -56,10 +59,10 @@ MALFORMED = [
     (queue_key("1v1", "eu"), b'{"type": "TicketJoined", "ticket_id": "x"}'),  # missing fields
     (queue_key("1v1", "eu"), json.dumps({                                     # out of range
         "type": "TicketJoined", "ticket_id": "neg", "queue": "1v1", "region": "eu",
-        "joined_at_ms": NOW_MS, "players": [{"player_id": "n", "ratings": {"bw": -5}}]}).encode()),
+        "joined_at_ms": 1767225600000, "players": [{"player_id": "n", "ratings": {"bw": -5}}]}).encode()),
     (b"1v1/na", json.dumps({                                                   # key != payload
         "type": "TicketLeft", "ticket_id": "k", "queue": "1v1", "region": "eu",
-        "reason": "REQUESTED", "left_at_ms": NOW_MS}).encode()),
+        "reason": "REQUESTED", "left_at_ms": 1767225600000}).encode()),
 ]
 
 
@@ -104,6 +107,9 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     assert len(letters) == 6 * len(MALFORMED)
     assert {letter.error_code for letter in letters} >= {"key_mismatch"}
 
+    assert worker.process.poll() is None, "the worker died"
+    worker.stop()  # no more ticks: the log and the outputs are final
+
     # The log is the truth: re-folding the queue topic reproduces every published record,
     # and each wave's result passes the strategy's checker.
     settings = load_settings(worker_factory.config, broker_url=broker.url)
@@ -117,4 +123,3 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     verdict = compare([out for d in derived for out in d.outputs], published)
     assert verdict.ok, (verdict.missing[:3], verdict.unexpected[:3])
     assert verdict.identical["wavematch.matches.v1"] == len(matches)
-    assert worker.process.poll() is None, "the worker died"
