@@ -14,7 +14,7 @@ candidate graph is optimal on the full one.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 
@@ -68,6 +68,7 @@ class _Solver:
         self.inblossom = list(range(n))
         self.parent = [-1] * (2 * n)
         self.childs: list[list[int]] = [[] for _ in range(2 * n)]
+        self.leafs: list[list[int]] = [[] for _ in range(2 * n)]
         self.base = list(range(n)) + [-1] * n
         self.endps: list[list[int]] = [[] for _ in range(2 * n)]
         self.bestedge = [-1] * (2 * n)
@@ -81,12 +82,8 @@ class _Solver:
         i, j, w = self.edges[k]
         return self.dual[i] + self.dual[j] - 2 * w
 
-    def leaves(self, b: int) -> Iterator[int]:
-        if b < self.n:
-            yield b
-        else:
-            for child in self.childs[b]:
-                yield from self.leaves(child)
+    def leaves(self, b: int) -> list[int]:
+        return [b] if b < self.n else self.leafs[b]
 
     def assign_label(self, w: int, t: int, p: int) -> None:
         b = self.inblossom[w]
@@ -143,6 +140,7 @@ class _Solver:
             endps.append(self.labelend[bw] ^ 1)
             bw = self.inblossom[self.endpoint[self.labelend[bw]]]
         self.childs[b], self.endps[b] = path, endps
+        self.leafs[b] = [leaf for child in path for leaf in self.leaves(child)]
         self.label[b], self.labelend[b], self.dual[b] = 1, self.labelend[bb], 0
         for leaf in self.leaves(b):
             if self.label[self.inblossom[leaf]] == 2:
@@ -184,7 +182,7 @@ class _Solver:
         if not endstage and self.label[b] == 2:
             self.relabel_expanded(b)
         self.label[b], self.labelend[b], self.base[b] = 0, -1, -1
-        self.childs[b], self.endps[b] = [], []
+        self.childs[b], self.endps[b], self.leafs[b] = [], [], []
         self.blossombest[b], self.bestedge[b] = None, -1
         self.unused.append(b)
 
@@ -300,29 +298,31 @@ class _Solver:
 
     def dual_step(self) -> bool:
         """Change the duals by the largest safe delta; False when the stage is over."""
-        n = self.n
-        kind, delta, target = 1, min(self.dual[:n]), -1
+        n, dual, label, bestedge, slack = self.n, self.dual, self.label, self.bestedge, self.slack
+        vertex_label = [label[b] for b in self.inblossom]
+        tops = [b for b in range(n, 2 * n) if self.base[b] >= 0 and self.parent[b] == -1]
+        kind, delta, target = 1, min(dual[:n]), -1
         for v in range(n):
-            if self.label[self.inblossom[v]] == 0 and self.bestedge[v] != -1:
-                d = self.slack(self.bestedge[v])
+            if bestedge[v] != -1 and vertex_label[v] == 0:
+                d = slack(bestedge[v])
                 if d < delta:
-                    kind, delta, target = 2, d, self.bestedge[v]
-        for b in range(2 * n):
-            if self.parent[b] == -1 and self.label[b] == 1 and self.bestedge[b] != -1:
-                d = self.slack(self.bestedge[b]) // 2
+                    kind, delta, target = 2, d, bestedge[v]
+        for b in [v for v in range(n) if self.parent[v] == -1] + tops:
+            if label[b] == 1 and bestedge[b] != -1:
+                d = slack(bestedge[b]) // 2
                 if d < delta:
-                    kind, delta, target = 3, d, self.bestedge[b]
-        for b in range(n, 2 * n):
-            live = self.base[b] >= 0 and self.parent[b] == -1
-            if live and self.label[b] == 2 and self.dual[b] < delta:
-                kind, delta, target = 4, self.dual[b], b
+                    kind, delta, target = 3, d, bestedge[b]
+        for b in tops:
+            if label[b] == 2 and dual[b] < delta:
+                kind, delta, target = 4, dual[b], b
         for v in range(n):
-            label = self.label[self.inblossom[v]]
-            if label:
-                self.dual[v] += delta if label == 2 else -delta
-        for b in range(n, 2 * n):
-            if self.base[b] >= 0 and self.parent[b] == -1 and self.label[b]:
-                self.dual[b] += delta if self.label[b] == 1 else -delta
+            if vertex_label[v] == 1:
+                dual[v] -= delta
+            elif vertex_label[v] == 2:
+                dual[v] += delta
+        for b in tops:
+            if label[b]:
+                dual[b] += delta if label[b] == 1 else -delta
         if kind == 1:
             return False
         if kind == 4:
@@ -330,7 +330,7 @@ class _Solver:
             return True
         i, j, _ = self.edges[target]
         self.allowed[target] = True
-        self.queue.append(j if kind == 2 and self.label[self.inblossom[i]] == 0 else i)
+        self.queue.append(j if kind == 2 and label[self.inblossom[i]] == 0 else i)
         return True
 
     def stage(self) -> bool:

@@ -105,6 +105,7 @@ class DuelConfig:
     optimal_exact_limit: int = 160
     optimal_neighbours: int = 6
     optimal_improve_rounds: int = 4
+    optimal_repair_reach: int = 12
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -124,6 +125,7 @@ _NON_NEGATIVE_INTS = {
     "wait_bonus",
     "refinement_passes",
     "optimal_improve_rounds",
+    "optimal_repair_reach",
 }
 _POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
 _FLOATS = {

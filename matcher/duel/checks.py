@@ -1,0 +1,113 @@
+"""The checker beside both duel strategies: is a wave result a legal set of 1v1 matches?
+
+It recomputes everything it judges from the snapshot and the profile (the window
+from the pressure, the lead side from stages 1-2); the result's own stats are
+never trusted.
+"""
+
+from __future__ import annotations
+
+from matcher.checks import wave_result_problems
+from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+from matcher.duel.ladder import equalize, partition
+from matcher.duel.model import (
+    BW,
+    LADDER_DEFAULTS,
+    OPTIMAL_DEFAULTS,
+    SC2,
+    DuelConfig,
+    DuelPlayer,
+    Window,
+    parse_config,
+)
+from matcher.duel.result import duel_players
+from matcher.duel.windows import pair_wait, pressure, tier_window
+
+
+def duel_result_problems(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult
+) -> list[str]:
+    """Return every rule of a duel wave that ``result`` breaks (empty when valid).
+
+    Rules: those of :func:`matcher.checks.wave_result_problems`; every match has a
+    ``bw`` and an ``sc2`` team of one seat each, held by two different duel-fit
+    players who offer that race at the seated rating; every diff lies inside the
+    pair's window; tickets unfit for a duel stay unmatched.
+
+    >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+    >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
+    >>> duel_result_problems(snapshot, QueueProfile("q", "optimal", ("m",)),
+    ...                      WaveResult("optimal", (), (), ()))
+    []
+
+    Notes: O(n log n) for n tickets (stages 1-2 are replayed for the lead side).
+    """
+    problems = wave_result_problems(snapshot, profile, result)
+    defaults = LADDER_DEFAULTS if result.strategy == "ladder-v2.1" else OPTIMAL_DEFAULTS
+    try:
+        config = parse_config(profile.options, defaults)
+    except ValueError as error:
+        return [*problems, str(error)]
+    players, _ = duel_players(snapshot)
+    by_ticket = {player.ticket_id: player for player in players}
+    window = tier_window(pressure(len(players), snapshot.active_population, config), config)
+    lead_side = _lead_side(players, result.strategy, config)
+    for match in result.matches:
+        problems.extend(_match_problems(match, by_ticket, window, lead_side, config))
+    return problems
+
+
+def is_valid_wave_result(snapshot: WaveSnapshot, result: WaveResult, profile: QueueProfile) -> bool:
+    """True when :func:`duel_result_problems` finds nothing.
+
+    >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+    >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
+    >>> is_valid_wave_result(snapshot, WaveResult("optimal", (), (), ()),
+    ...                      QueueProfile("q", "optimal", ("m",)))
+    True
+
+    Notes: O(n log n).
+    """
+    return not duel_result_problems(snapshot, profile, result)
+
+
+def _lead_side(players: list[DuelPlayer], strategy: str, config: DuelConfig) -> str:
+    if strategy == "ladder-v2.1":
+        bw, sc2 = equalize(*partition(players), config)
+        return BW if len(bw) <= len(sc2) else SC2
+    offering_bw = sum(1 for p in players if p.bw_mmr is not None)
+    offering_sc2 = sum(1 for p in players if p.sc2_mmr is not None)
+    return BW if offering_bw <= offering_sc2 else SC2
+
+
+def _match_problems(
+    match: Match,
+    by_ticket: dict[str, DuelPlayer],
+    window: Window,
+    lead_side: str,
+    config: DuelConfig,
+) -> list[str]:
+    label = f"match {match.match_id}"
+    shape = [(team.name, len(team.seats)) for team in match.teams]
+    if shape != [(BW, 1), (SC2, 1)]:
+        return [f"{label}: teams must be one bw seat then one sc2 seat, got {shape}"]
+    bw_seat, sc2_seat = match.teams[0].seats[0], match.teams[1].seats[0]
+    bw, sc2 = by_ticket.get(bw_seat.ticket_id), by_ticket.get(sc2_seat.ticket_id)
+    if bw is None or sc2 is None:
+        return [f"{label}: a ticket unfit for a duel was matched"]
+    problems: list[str] = []
+    if bw.ticket_id == sc2.ticket_id:
+        problems.append(f"{label}: a player plays against themself")
+    if bw.bw_mmr is None or bw_seat.role != BW or bw_seat.rating != bw.bw_mmr:
+        problems.append(f"{label}: {bw.player_id} does not play BW at {bw_seat.rating}")
+    if sc2.sc2_mmr is None or sc2_seat.role != SC2 or sc2_seat.rating != sc2.sc2_mmr:
+        problems.append(f"{label}: {sc2.player_id} does not play SC2 at {sc2_seat.rating}")
+    if problems:
+        return problems
+    diff = abs(bw_seat.rating - sc2_seat.rating)
+    limit = window.max_diff(pair_wait(config.window_rule, bw, sc2, lead_side))
+    if diff > limit:
+        problems.append(f"{label}: diff {diff} outside the window {limit}")
+    if dict(match.quality).get("mmr_diff") != float(diff):
+        problems.append(f"{label}: quality mmr_diff is not the seats' diff {diff}")
+    return problems

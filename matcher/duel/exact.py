@@ -1,0 +1,155 @@
+"""The exact optimum of a 1v1 wave: blossom matching on a sparse graph, proved by its duals.
+
+The objective is lexicographic: most pairs, then least total cost. Giving every
+edge the weight ``W - cost`` with ``W`` above any possible difference in total
+cost turns it into one maximum-weight matching (docs/adr/0011).
+
+The full pair graph is dense (every pair inside a window of 75+ MMR), but an
+optimum only uses pairs close in rating. So the blossom runs on the ``k``-nearest
+graph and its dual solution is then checked against *every* legal pair: an edge
+with negative reduced cost is added and the solve repeated. When no edge violates
+the duals, LP duality proves the matching optimal on the full graph.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from matcher.duel.blossom import BlossomSolution, max_weight_matching
+from matcher.duel.graph import DuelArrays, Ints, edges_in_ranges, nearest_edges, undirected
+
+
+@dataclass(frozen=True, slots=True)
+class ExactMatching:
+    """Optimal pairs ``(bw_player, sc2_player)`` and how the proof went."""
+
+    pairs: tuple[tuple[int, int], ...]
+    rounds: int
+    edges: int
+
+
+@dataclass
+class _Duals:
+    """The solution of one round, over all players of the wave."""
+
+    mate: Ints
+    vertex: Ints
+    top: Ints
+    chains: dict[int, list[tuple[int, int]]]
+
+
+def big_weight(arrays: DuelArrays) -> int:
+    """A ``W`` such that one more pair outweighs any difference in total cost.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> arrays = duel_arrays([DuelPlayer("a", 1, None)], ("m",), Window(75, 25), DuelConfig())
+    >>> big_weight(arrays)
+    5627
+    """
+    spread = arrays.max_radius() ** 2 + 2 * arrays.bonus * int(arrays.wait.max(initial=0)) + 1
+    return (arrays.size // 2 + 1) * spread + 1
+
+
+def exact_matching(arrays: DuelArrays, k: int = 4, max_rounds: int = 50) -> ExactMatching:
+    """Return an optimal matching of the wave (most pairs, then least cost).
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
+    ...            DuelPlayer("c", None, 1390)]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> exact_matching(arrays).pairs
+    ((1, 0),)
+
+    Notes: each round is O(n^3) worst case (blossom); rounds are few in practice,
+    as the k-nearest graph nearly always holds an optimum.
+    """
+    u, v = nearest_edges(arrays, k)
+    weight = big_weight(arrays)
+    for round_number in range(1, max_rounds + 1):
+        bw, sc2, c = undirected(arrays, u, v)
+        duals, matched = _solve(arrays.size, bw, sc2, weight - c)
+        extra_u, extra_v = _violations(arrays, duals, weight)
+        if not len(extra_u) or round_number == max_rounds:
+            pairs = tuple(zip(bw[matched].tolist(), sc2[matched].tolist(), strict=True))
+            return ExactMatching(tuple(sorted(pairs)), round_number, len(bw))
+        u, v = np.concatenate([u, extra_u]), np.concatenate([v, extra_v])
+    raise AssertionError("unreachable")  # pragma: no cover
+
+
+def _solve(n: int, bw: Ints, sc2: Ints, weights: Ints) -> tuple[_Duals, Ints]:
+    """Blossom per connected component; returns global duals and the matched edge indices."""
+    duals = _Duals(np.full(n, -1), np.zeros(n, dtype=np.int64), np.full(n, -1), {})
+    graph = coo_matrix((np.ones(len(bw)), (bw, sc2)), shape=(n, n))
+    count, label = connected_components(graph, directed=False)
+    members = np.argsort(label, kind="stable")
+    bounds = np.searchsorted(label[members], np.arange(count + 1))
+    edge_component = label[bw] if len(bw) else np.zeros(0, dtype=np.int64)
+    edge_order = np.argsort(edge_component, kind="stable")
+    edge_bounds = np.searchsorted(edge_component[edge_order], np.arange(count + 1))
+    matched: list[int] = []
+    for comp in range(count):
+        edges = edge_order[edge_bounds[comp] : edge_bounds[comp + 1]]
+        if not len(edges):
+            continue
+        nodes = members[bounds[comp] : bounds[comp + 1]]
+        local = {int(g): i for i, g in enumerate(nodes)}
+        triples = [
+            (local[a], local[b], w)
+            for a, b, w in zip(
+                bw[edges].tolist(), sc2[edges].tolist(), weights[edges].tolist(), strict=True
+            )
+        ]
+        solution = max_weight_matching(len(nodes), triples)
+        _store(duals, nodes, solution, 2 * n * comp)
+        matched.extend(
+            int(e) for e, (a, b, _) in zip(edges, triples, strict=True) if solution.mate[a] == b
+        )
+    return duals, np.array(sorted(matched), dtype=np.int64)
+
+
+def _store(duals: _Duals, nodes: Ints, solution: BlossomSolution, offset: int) -> None:
+    for i, g in enumerate(nodes.tolist()):
+        partner = solution.mate[i]
+        duals.mate[g] = int(nodes[partner]) if partner >= 0 else -1
+        duals.vertex[g] = solution.vertex_dual[i]
+        chain: list[tuple[int, int]] = []
+        b = solution.blossom_parent[i]
+        while b != -1:
+            chain.append((offset + b, solution.blossom_dual.get(b, 0)))
+            b = solution.blossom_parent[b]
+        if chain:
+            duals.top[g] = chain[-1][0]
+            duals.chains[g] = chain
+
+
+def _violations(arrays: DuelArrays, duals: _Duals, weight: int) -> tuple[Ints, Ints]:
+    """Legal edges whose reduced cost under ``duals`` is negative (none: optimal)."""
+    slack = duals.vertex - weight - 2 * arrays.bonus * arrays.wait
+    sc2_side = arrays.sc2_order
+    if not len(sc2_side) or not len(arrays.bw_order):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    floor = int(slack[sc2_side].min())
+    room = -(slack + floor)
+    # +1 absorbs the float rounding of the square root; the exact test follows.
+    reach = np.where(room > 0, np.floor(np.sqrt(np.maximum(room, 0) / 2)).astype(np.int64) + 1, -1)
+    reach = np.minimum(reach, arrays.max_radius())
+    u, v = edges_in_ranges(arrays, arrays.bw - reach, arrays.bw + reach)
+    diff = arrays.bw[u] - arrays.sc2[v]
+    reduced = slack[u] + slack[v] + 2 * diff * diff
+    shared = (duals.top[u] == duals.top[v]) & (duals.top[u] >= 0)
+    for e in np.flatnonzero(shared & (reduced < 0)).tolist():
+        reduced[e] += 2 * _common_dual(duals, int(u[e]), int(v[e]))
+    bad = reduced < 0
+    return u[bad], v[bad]
+
+
+def _common_dual(duals: _Duals, a: int, b: int) -> int:
+    mine = dict(duals.chains.get(a, []))
+    return sum(z for blossom, z in duals.chains.get(b, []) if blossom in mine)

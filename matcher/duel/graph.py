@@ -1,0 +1,206 @@
+"""The pair graph of ``optimal`` as NumPy arrays: who may play whom, and at what cost.
+
+A directed edge ``(u, v)`` means "u plays BW against v playing SC2". It is legal
+when both offer those races, ``u != v``, the diff is inside the pair's window (by
+the config's window rule) and some map is vetoed by neither. Its cost is the
+design's score, ``diff**2 - wait_bonus * (wait_u + wait_v)``.
+
+Costs are 1-D (a rating difference), so the pairs worth considering lie close in
+rating order: :func:`nearest_edges` keeps, for every rating, the ``k`` nearest
+opposite ratings on each side, and :func:`edges_in_ranges` enumerates every legal
+edge inside given rating ranges (used to prove a sparse solution optimal).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from matcher.duel.model import DuelConfig, DuelPlayer, Window
+
+Ints = NDArray[np.int64]
+Bools = NDArray[np.bool_]
+
+
+@dataclass(frozen=True)
+class DuelArrays:
+    """Players as columns. ``bw``/``sc2`` are -1 where the player lacks the race.
+
+    ``bw_order``/``sc2_order`` list the players offering each race by rating (ties by
+    wave order); ``bw_sorted``/``sc2_sorted`` are those ratings.
+    """
+
+    bw: Ints
+    sc2: Ints
+    wait: Ints
+    radius: Ints
+    veto: NDArray[np.uint64]
+    all_maps: NDArray[np.uint64]
+    rule: str
+    lead_is_bw: bool
+    bonus: int
+    bw_order: Ints
+    sc2_order: Ints
+    bw_sorted: Ints
+    sc2_sorted: Ints
+
+    @property
+    def size(self) -> int:
+        return len(self.bw)
+
+    def max_radius(self) -> int:
+        return int(self.radius.max()) if self.size else 0
+
+
+def duel_arrays(
+    players: Sequence[DuelPlayer], maps: tuple[str, ...], window: Window, config: DuelConfig
+) -> DuelArrays:
+    """Build the arrays of a wave's players.
+
+    The ``lead`` window rule needs a lead side without stage 4: the race fewer
+    players offer (tie: BW), as in the reference design (docs/adr/0013).
+
+    Notes: O(n log n + n * maps / 64).
+    """
+    bw = np.array([-1 if p.bw_mmr is None else p.bw_mmr for p in players], dtype=np.int64)
+    sc2 = np.array([-1 if p.sc2_mmr is None else p.sc2_mmr for p in players], dtype=np.int64)
+    wait = np.array([p.wait_cycles for p in players], dtype=np.int64)
+    veto, all_maps = _veto_masks(players, maps)
+    bw_order = np.flatnonzero(bw >= 0)
+    bw_order = bw_order[np.argsort(bw[bw_order], kind="stable")]
+    sc2_order = np.flatnonzero(sc2 >= 0)
+    sc2_order = sc2_order[np.argsort(sc2[sc2_order], kind="stable")]
+    return DuelArrays(
+        bw=bw,
+        sc2=sc2,
+        wait=wait,
+        radius=window.base + window.growth * wait,
+        veto=veto,
+        all_maps=all_maps,
+        rule=config.window_rule,
+        lead_is_bw=len(bw_order) <= len(sc2_order),
+        bonus=config.wait_bonus,
+        bw_order=bw_order,
+        sc2_order=sc2_order,
+        bw_sorted=bw[bw_order],
+        sc2_sorted=sc2[sc2_order],
+    )
+
+
+def _veto_masks(
+    players: Sequence[DuelPlayer], maps: tuple[str, ...]
+) -> tuple[NDArray[np.uint64], NDArray[np.uint64]]:
+    words = max(1, (len(maps) + 63) // 64)
+    veto = np.zeros((len(players), words), dtype=np.uint64)
+    all_maps = np.zeros(words, dtype=np.uint64)
+    index = {name: i for i, name in enumerate(maps)}
+    for i in range(len(maps)):
+        all_maps[i // 64] |= np.uint64(1 << (i % 64))
+    for row, player in enumerate(players):
+        for name in player.vetoed_maps:
+            if name in index:
+                bit = index[name]
+                veto[row, bit // 64] |= np.uint64(1 << (bit % 64))
+    return veto, all_maps
+
+
+def legal(arrays: DuelArrays, u: Ints, v: Ints) -> Bools:
+    """Mask of the edges (u as BW, v as SC2) that are legal.
+
+    Notes: O(len(u) * map words).
+    """
+    ok: Bools = (u != v) & (arrays.bw[u] >= 0) & (arrays.sc2[v] >= 0)
+    diff = np.abs(arrays.bw[u] - arrays.sc2[v])
+    ru, rv = arrays.radius[u], arrays.radius[v]
+    if arrays.rule == "longer":
+        ok &= diff <= np.maximum(ru, rv)
+    elif arrays.rule == "shorter":
+        ok &= diff <= np.minimum(ru, rv)
+    else:
+        ok &= diff <= (ru if arrays.lead_is_bw else rv)
+    if arrays.veto.any():
+        free = arrays.all_maps & ~(arrays.veto[u] | arrays.veto[v])
+        ok &= free.any(axis=1)
+    elif not arrays.all_maps.any():
+        ok &= False
+    return ok
+
+
+def cost(arrays: DuelArrays, u: Ints, v: Ints) -> Ints:
+    """The design's score of u (BW) against v (SC2): ``diff**2 - bonus * waits``."""
+    diff = arrays.bw[u] - arrays.sc2[v]
+    result: Ints = diff * diff - arrays.bonus * (arrays.wait[u] + arrays.wait[v])
+    return result
+
+
+def nearest_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
+    """Legal edges from every rating to the ``k`` nearest opposite ratings each way.
+
+    Returns ``(u, v)`` (u plays BW), without duplicates, sorted by (u, v).
+
+    >>> from matcher.duel.model import DuelConfig, Window
+    >>> players = [DuelPlayer("a", 1500, None), DuelPlayer("b", None, 1510)]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> [x.tolist() for x in nearest_edges(arrays, 2)]
+    [[0], [1]]
+
+    Notes: O(n k log(n k)).
+    """
+    bo, so = arrays.bw_order, arrays.sc2_order
+    if not len(bo) or not len(so):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    offsets = np.arange(-k, k, dtype=np.int64)
+    at = np.searchsorted(arrays.sc2_sorted, arrays.bw_sorted)
+    cols = np.clip(at[:, None] + offsets, 0, len(so) - 1)
+    u1, v1 = np.repeat(bo, 2 * k), so[cols.ravel()]
+    at = np.searchsorted(arrays.bw_sorted, arrays.sc2_sorted)
+    rows = np.clip(at[:, None] + offsets, 0, len(bo) - 1)
+    u2, v2 = bo[rows.ravel()], np.repeat(so, 2 * k)
+    n = arrays.size
+    keys = np.unique(np.concatenate([u1 * n + v1, u2 * n + v2]))
+    u, v = keys // n, keys % n
+    keep = legal(arrays, u, v)
+    return u[keep], v[keep]
+
+
+def edges_in_ranges(arrays: DuelArrays, lo: Ints, hi: Ints) -> tuple[Ints, Ints]:
+    """Every legal edge (u, v) whose SC2 rating lies in ``[lo[u], hi[u]]`` (per BW player u).
+
+    ``lo``/``hi`` are indexed by player; players with ``lo > hi`` are skipped.
+
+    Notes: O(n log n + output).
+    """
+    bo = arrays.bw_order
+    first = np.searchsorted(arrays.sc2_sorted, lo[bo], side="left")
+    last = np.searchsorted(arrays.sc2_sorted, hi[bo], side="right")
+    counts = np.maximum(last - first, 0)
+    total = int(counts.sum())
+    if not total:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    u = np.repeat(bo, counts)
+    starts = np.repeat(first - np.cumsum(counts) + counts, counts)
+    v = arrays.sc2_order[starts + np.arange(total, dtype=np.int64)]
+    keep = legal(arrays, u, v)
+    return u[keep], v[keep]
+
+
+def undirected(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
+    """Collapse directed edges to one per unordered pair, keeping the cheaper side choice.
+
+    Returns ``(bw_player, sc2_player, cost)`` sorted by (min, max) player index; on a
+    cost tie the orientation with the lower BW player index wins (deterministic).
+
+    Notes: O(m log m).
+    """
+    c = cost(arrays, u, v)
+    low, high = np.minimum(u, v), np.maximum(u, v)
+    order = np.lexsort((u, c, high, low))
+    low, high, u, v, c = low[order], high[order], u[order], v[order], c[order]
+    first = np.ones(len(u), dtype=bool)
+    first[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
+    return u[first], v[first], c[first]

@@ -1,0 +1,75 @@
+"""The duel strategies behind the generic :data:`matcher.core.Strategy` signature.
+
+These adapters are the product's hot path: the streaming worker calls one per wave
+through :func:`matcher.strategies.run_wave`. Tickets unfit for a duel (a party, a
+player with neither race) stay queued and are counted in the ``unfit_tickets`` stat.
+"""
+
+from __future__ import annotations
+
+from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+from matcher.duel.ladder import ladder_pairs
+from matcher.duel.model import (
+    BW,
+    LADDER_DEFAULTS,
+    OPTIMAL_DEFAULTS,
+    DuelConfig,
+    parse_config,
+)
+from matcher.duel.optimal import optimal_pairs
+from matcher.duel.result import build_result, duel_players
+
+LADDER = "ladder-v2.1"
+OPTIMAL = "optimal"
+
+
+def ladder_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    """Close a 1v1 wave with the reference pipeline ``ladder-v2.1`` (stages 1-8).
+
+    Options: any field of :class:`~matcher.duel.model.DuelConfig`; an unknown one
+    raises ValueError naming it.
+
+    Notes: O(n^2 log n) for n players.
+    """
+    config = _config(profile, LADDER_DEFAULTS)
+    players, unfit = duel_players(snapshot)
+    outcome = ladder_pairs(players, snapshot.active_population, profile.maps, config)
+    extra = (
+        ("refinement_swaps", float(outcome.swaps)),
+        ("pressure", outcome.pressure),
+        ("window_base", float(outcome.window.base)),
+        ("window_growth", float(outcome.window.growth)),
+        ("lead_side_is_bw", 1.0 if outcome.lead_side == BW else 0.0),
+        ("unfit_tickets", float(len(unfit))),
+    )
+    return build_result(LADDER, snapshot, profile, outcome.pairs, extra)
+
+
+def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    """Close a 1v1 wave with ``optimal``: most matches first, then least squared error.
+
+    Options as for :func:`ladder_strategy`; ``window_rule`` defaults to ``longer``.
+
+    Notes: near O(n log n) for large waves (one sparse assignment); proven optimal
+    whenever the relaxation is integral or the wave has at most
+    ``optimal_exact_limit`` players (docs/adr/0011).
+    """
+    config = _config(profile, OPTIMAL_DEFAULTS)
+    players, unfit = duel_players(snapshot)
+    outcome = optimal_pairs(players, snapshot.active_population, profile.maps, config)
+    extra = (
+        ("augmenting_moves", float(outcome.moves)),
+        ("pressure", outcome.pressure),
+        ("window_base", float(outcome.window.base)),
+        ("window_growth", float(outcome.window.growth)),
+        ("proven_optimal", 1.0 if outcome.exact else 0.0),
+        ("odd_cycles", float(outcome.odd_cycles)),
+        ("unfit_tickets", float(len(unfit))),
+    )
+    return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra)
+
+
+def _config(profile: QueueProfile, defaults: DuelConfig) -> DuelConfig:
+    if profile.team_count != 2 or profile.team_size != 1:
+        raise ValueError("profile: duel strategies need team_count 2 and team_size 1")
+    return parse_config(profile.options, defaults)
