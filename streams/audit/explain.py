@@ -1,0 +1,50 @@
+"""Find the wave a match came from in the queue log, and rebuild that wave's snapshot."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+from matcher.queue.events import WaveTick
+from schemas.codec import decode_queue_event
+from schemas.topics import QUEUE
+from streams.audit.rederive import LogRecord, rederive
+from streams.translate import to_domain
+from streams.worker.folding import Folder
+
+
+@dataclass(frozen=True, slots=True)
+class WaveOfMatch:
+    snapshot: WaveSnapshot
+    profile: QueueProfile
+    result: WaveResult
+    tick: LogRecord
+
+
+def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> WaveOfMatch | None:
+    """The wave whose result holds ``match_id``, re-derived from ``records``; None if absent.
+
+    Notes: two passes over the queue log: one to find the tick, one to fold its
+    partition up to just before it.
+    """
+    log = [r for r in records if r.topic == QUEUE.name]
+    found = None
+    for derived in rederive(folder, log):
+        step = derived.folded.step
+        if step is not None and step.result is not None and any(
+                m.match_id == match_id for m in step.matches):
+            found = (derived.source, step.result)
+            break
+    if found is None:
+        return None
+    tick_record, result = found
+    state = folder.new_state(tick_record.partition)
+    for record in log:
+        if record.partition == tick_record.partition and record.offset < tick_record.offset:
+            folder.fold(state, record.key, record.value, record.offset)
+    tick = to_domain(decode_queue_event(tick_record.value or b""))
+    assert isinstance(tick, WaveTick)
+    region_queue = state.book.regions[(tick.queue, tick.region)]
+    snapshot = region_queue.wave_snapshot(tick, folder.rules)
+    return WaveOfMatch(snapshot, folder.profiles[tick.queue], result, tick_record)

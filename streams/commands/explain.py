@@ -1,0 +1,58 @@
+"""`wavematch explain MATCH_ID`: the wave a match came from, re-derived from the log, and why."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from streams.cli import UsageError
+from streams.commands.common import add_connection_arguments, log_records, settings_from
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("match_id", help="the match id, as published in MatchCreated")
+    add_connection_arguments(parser)
+    parser.add_argument("--log", type=Path, help="read an exported file instead of the broker")
+    parser.add_argument("--nearest", type=int, default=3,
+                        help="alternative partners shown per player (default 3)")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of text")
+
+
+def run(args: argparse.Namespace) -> int:
+    from matcher.explain import explain_match
+    from schemas.topics import QUEUE
+    from streams.audit.explain import find_wave
+    from streams.worker.folding import Folder
+
+    if args.nearest < 0:
+        raise UsageError("--nearest: must be >= 0")
+    settings = settings_from(args)
+    records = log_records(args, settings, (QUEUE.name,))
+    folder = Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(),
+                    settings.partitions)
+    wave = find_wave(folder, records, args.match_id)
+    if wave is None:
+        raise UsageError(f"match_id: {args.match_id} was not produced by any wave of this log "
+                         "under this configuration")
+    explanation = explain_match(wave.snapshot, wave.profile, wave.result, args.match_id, args.nearest)
+    if args.json:
+        print(json.dumps({
+            "match_id": args.match_id, "strategy": explanation.strategy,
+            "tick": {"partition": wave.tick.partition, "offset": wave.tick.offset},
+            "facts": dict(explanation.facts),
+            "alternatives": [{"player": a.player, "candidate": a.candidate, "diff": a.diff,
+                              "verdict": a.verdict} for a in explanation.alternatives],
+        }, indent=2))
+        return 0
+    width = max(len(name) for name, _ in explanation.facts)
+    print(f"match {args.match_id} ({explanation.strategy}), closed by the WaveTick at "
+          f"partition {wave.tick.partition} offset {wave.tick.offset}")
+    for name, value in explanation.facts:
+        print(f"  {name:<{width}}  {value}")
+    if explanation.alternatives:
+        print("nearest alternatives:")
+    for alternative in explanation.alternatives:
+        diff = "" if alternative.diff is None else f" (diff {alternative.diff})"
+        print(f"  {alternative.player} with {alternative.candidate}{diff}: {alternative.verdict}")
+    return 0
