@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from matcher.teams.imbalance import Imbalance
 from matcher.teams.rebalance import DEFAULT_MAX_SEQUENCES, METHODS
 
-MODES = ("queue", "offline")
+MODES = ("offline", "queue")
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +27,7 @@ class RebalanceConfig:
 class GameQueueConfig:
     imbalance: Imbalance = field(default_factory=Imbalance)
     beta: float = 0.0
-    mode: str = "queue"
+    mode: str = "offline"
     window: int | None = None
     max_imbalance: float | None = None
 
@@ -63,7 +63,7 @@ def game_queue_config(options: Mapping[str, object]) -> GameQueueConfig:
     """
     known = ("alpha", "p", "q", "beta", "mode", "window", "max_imbalance")
     _reject_unknown(options, known)
-    mode = options.get("mode", "queue")
+    mode = options.get("mode", "offline")
     if mode not in MODES:
         raise ValueError(f"options.mode: {mode!r} is not one of {', '.join(MODES)}")
     window = options.get("window")

@@ -17,11 +17,23 @@ from collections.abc import Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.teams.build import build_match, build_result
+from matcher.teams.gamequeue import GameQueue
+from matcher.teams.games import Unit
 from matcher.teams.grouping import group_parties
-from matcher.teams.imbalance import Imbalance
-from matcher.teams.model import Lineup, Party, TeamShape, parties_of, team_shape
-from matcher.teams.options import rebalance_config
+from matcher.teams.imbalance import Imbalance, imbalance
+from matcher.teams.model import (
+    Lineup,
+    Party,
+    TeamShape,
+    parties_of,
+    seat_rating,
+    team_ratings,
+    team_shape,
+)
+from matcher.teams.offline import partition_wave
+from matcher.teams.options import GameQueueConfig, game_queue_config, rebalance_config
 from matcher.teams.rebalance import choose_method, rebalance
+from matcher.teams.roles import shortest_role_interval, split_representatives
 
 
 def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
@@ -71,3 +83,97 @@ def _shape_for_game_queue(profile: QueueProfile) -> TeamShape:
     if not shape.strict:
         raise ValueError("team_size_min: the game queue needs strict team sizes (k vs k)")
     return shape
+
+
+def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    """Close a team wave with Alman & McKay's imbalance-minimising game queue (k vs k).
+
+    ``mode: offline`` (default) sorts the wave, cuts it into groups of 2k players and
+    splits each group with the least imbalance f. ``mode: queue`` loads the wave into
+    the game queue and pops the game of least priority g = f + beta * earliest join
+    (seconds before the wave's close, negative) until none is left; with roles, solo
+    players are matched by the shortest-role-interval approximation and the rest
+    (parties, leftovers) by the offline grouping. ``max_imbalance`` drops games whose
+    f exceeds it (their tickets stay queued).
+
+    Notes: offline O(n log n); queue O(n W) window searches for W = window(k), each
+    O(1) for fixed k but costly (docs/teams.md).
+    """
+    shape = _shape_for_game_queue(profile)
+    config = game_queue_config(profile.options)
+    rng = random.Random(snapshot.seed)
+    parties, _ = parties_of(snapshot, shape)
+    params = config.imbalance
+    if config.mode == "offline":
+        lineups = partition_wave(parties, shape, params)
+    elif shape.roles:
+        lineups = _role_queue(parties, shape, config)
+    else:
+        lineups = _game_queue(snapshot, parties, shape, config, rng.getrandbits(32))
+    if config.max_imbalance is not None:
+        limit = config.max_imbalance
+        lineups = [
+            lineup
+            for lineup in lineups
+            if imbalance(team_ratings(parties, lineup), params) <= limit + 1e-9
+        ]
+    matches = _matches(snapshot, profile, parties, lineups, rng, params)
+    return build_result("game-queue", snapshot, matches, (("mode_" + config.mode, 1.0),))
+
+
+def _game_queue(
+    snapshot: WaveSnapshot,
+    parties: Sequence[Party],
+    shape: TeamShape,
+    config: GameQueueConfig,
+    seed: int,
+) -> list[Lineup]:
+    queue = GameQueue(shape.size_max, config.imbalance, config.beta, seed, width=config.window)
+    queue.extend(
+        [
+            Unit(i, party.ratings, (party.joined_at_ms - snapshot.closed_at_ms) / 1000.0)
+            for i, party in enumerate(parties)
+        ]
+    )
+    lineups: list[Lineup] = []
+    while (game := queue.pop_best()) is not None:
+        lineups.append(game.lineup())
+    return lineups
+
+
+def _role_queue(
+    parties: Sequence[Party], shape: TeamShape, config: GameQueueConfig
+) -> list[Lineup]:
+    solos = sorted(
+        (i for i, party in enumerate(parties) if party.size == 1),
+        key=lambda i: (parties[i].ratings[0], parties[i].order),
+    )
+    lineups: list[Lineup] = []
+    while True:
+        players = [parties[i].players[0] for i in solos]
+        ratings = [parties[i].ratings[0] for i in solos]
+        found = shortest_role_interval(players, ratings, shape.roles)
+        if found is None:
+            break
+        _, _, matched = found
+        seat_ratings = [
+            seat_rating(players[index], (shape.roles + shape.roles)[slot])
+            for slot, index in enumerate(matched)
+        ]
+        by_player = dict(zip(matched, seat_ratings, strict=True))
+        ratings_of = [by_player.get(index, 0) for index in range(len(players))]
+        first, second = split_representatives(matched, ratings_of, shape.roles, config.imbalance)
+        lineups.append(
+            Lineup(
+                (tuple(solos[i] for i in first), tuple(solos[i] for i in second)),
+                (shape.roles, shape.roles),
+            )
+        )
+        used = set(matched)
+        solos = [solo for position, solo in enumerate(solos) if position not in used]
+    taken = {i for lineup in lineups for team in lineup.teams for i in team}
+    rest = [i for i in range(len(parties)) if i not in taken]
+    for lineup in partition_wave([parties[i] for i in rest], shape, config.imbalance):
+        teams = tuple(tuple(rest[i] for i in team) for team in lineup.teams)
+        lineups.append(Lineup(teams, lineup.roles))
+    return lineups

@@ -1,0 +1,116 @@
+"""Games of two teams of k and their best splits: the unit the game queue works in.
+
+A *unit* is a party as the game queue sees it (sort key, member ratings, join time);
+a *game* is two teams of units with each seat's role and the game's imbalance f and
+priority g = f + beta * (earliest join, in seconds relative to the wave's close).
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from matcher.teams.imbalance import Imbalance, spread, strength
+from matcher.teams.model import Lineup
+from matcher.teams.split import team_splits
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One party in the game queue; ``index`` is its position among the wave's parties."""
+
+    index: int
+    ratings: tuple[int, ...]
+    joined_s: float
+
+    @property
+    def size(self) -> int:
+        return len(self.ratings)
+
+    @property
+    def key(self) -> tuple[float, float, int]:
+        """Sort key: mean rating, then join time, then log order."""
+        return (sum(self.ratings) / len(self.ratings), self.joined_s, self.index)
+
+
+@dataclass(frozen=True, slots=True)
+class Game:
+    """Two teams of party indices, the seats' roles, f and the priority g."""
+
+    teams: tuple[tuple[int, ...], ...]
+    roles: tuple[tuple[str, ...], ...]
+    imbalance: float
+    priority: float
+
+    def lineup(self) -> Lineup:
+        return Lineup(self.teams, self.roles)
+
+    def units(self) -> tuple[int, ...]:
+        return tuple(index for team in self.teams for index in team)
+
+
+def best_split(
+    units: Sequence[Unit], k: int, params: Imbalance
+) -> tuple[float, tuple[tuple[int, ...], tuple[int, ...]]] | None:
+    """Least ``alpha * |s_p(X) - s_p(Y)|`` over splits of ``units`` into two teams of k.
+
+    Returns (that gap term, the two teams as positions into ``units``), ties to the
+    first split found; None when no split keeps every party whole.
+
+    >>> best_split([Unit(0, (10,), 0), Unit(1, (20,), 0), Unit(2, (30,), 0), Unit(3, (40,), 0)],
+    ...            2, Imbalance(alpha=1.0))
+    (0.0, ((0, 3), (1, 2)))
+
+    Notes: O(C(2k, k)) splits for solos, fewer with parties.
+    """
+    if all(unit.size == 1 for unit in units) and params.p == 1:
+        return _best_solo_sum_split(units, k, params.alpha)
+    best: tuple[float, tuple[tuple[int, ...], tuple[int, ...]]] | None = None
+    for first, second in team_splits([unit.size for unit in units], 2, k, k):
+        gap = abs(
+            strength([r for i in first for r in units[i].ratings], params.p)
+            - strength([r for i in second for r in units[i].ratings], params.p)
+        )
+        if best is None or params.alpha * gap < best[0]:
+            best = (params.alpha * gap, (first, second))
+            if gap == 0:
+                break
+    return best
+
+
+def _best_solo_sum_split(
+    units: Sequence[Unit], k: int, alpha: float
+) -> tuple[float, tuple[tuple[int, ...], tuple[int, ...]]]:
+    # The hot path of every mode: solos and team sums. Unit 0 is always in team 1.
+    ratings = [unit.ratings[0] for unit in units]
+    total = sum(ratings)
+    best_gap = math.inf
+    best_rest: tuple[int, ...] = ()
+    for rest in itertools.combinations(range(1, len(units)), k - 1):
+        gap = abs(total - 2 * (ratings[0] + sum(ratings[i] for i in rest)))
+        if gap < best_gap:
+            best_gap, best_rest = gap, rest
+            if gap == 0:
+                break
+    first = (0, *best_rest)
+    second = tuple(i for i in range(len(units)) if i not in first)
+    return alpha * best_gap, (first, second)
+
+
+def game_of(units: Sequence[Unit], k: int, params: Imbalance, beta: float) -> Game | None:
+    """The best game made of exactly ``units`` (2k players), roles left empty.
+
+    >>> game_of([Unit(0, (10,), 0), Unit(1, (12,), 0)], 1, Imbalance(alpha=1.0, q=2.0), 0.0)
+    Game(teams=((0,), (1,)), roles=(('',), ('',)), imbalance=3.0, priority=3.0)
+    """
+    split = best_split(units, k, params)
+    if split is None:
+        return None
+    gap_term, (first, second) = split
+    everyone = [r for unit in units for r in unit.ratings]
+    f = gap_term + spread(everyone, params.q)
+    teams = (tuple(units[i].index for i in first), tuple(units[i].index for i in second))
+    roles = (("",) * k, ("",) * k)
+    return Game(teams, roles, f, f + beta * min(unit.joined_s for unit in units))

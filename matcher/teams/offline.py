@@ -1,0 +1,58 @@
+"""Offline partitioning of a whole wave: sort, cut into groups of 2k, split each optimally.
+
+Alman & McKay's offline algorithm: players in rating order, consecutive groups of 2k
+players, each group split into the two teams of least imbalance f. The cut is
+:func:`matcher.teams.grouping.group_parties` (which also keeps parties whole, holds the
+newest tickets back from a partial last game, and skips groups whose roles cannot be
+filled); the split is exact over every split of the group (:func:`optimal_split`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matcher.teams.games import Unit, game_of
+from matcher.teams.grouping import group_parties
+from matcher.teams.imbalance import Imbalance, imbalance
+from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, team_ratings
+from matcher.teams.split import team_splits
+
+
+def optimal_split(parties: Sequence[Party], shape: TeamShape, params: Imbalance) -> Lineup | None:
+    """The split of all ``parties`` into two teams of k with the least f (first on ties).
+
+    With roles, a split counts only if each team can fill its role slots, and seats
+    take the role assignment of highest total rating (:func:`model.role_slots`).
+
+    >>> from matcher.core import Player
+    >>> solo = lambda i, r: Party(f"t{i}", (Player(f"p{i}", (("any", r),)),), (r,), 0, 0, i)
+    >>> optimal_split([solo(0, 10), solo(1, 20), solo(2, 30), solo(3, 40)],
+    ...               TeamShape(2, 2, 2), Imbalance()).teams
+    ((0, 3), (1, 2))
+
+    Notes: O(C(2k, k)) splits for solos (the gap alone decides, v_q is fixed by the
+    group) and every role-feasible split with roles; constant for fixed k.
+    """
+    if not shape.roles:
+        units = [Unit(i, party.ratings, 0.0) for i, party in enumerate(parties)]
+        game = game_of(units, shape.size_max, params, 0.0)
+        return None if game is None else game.lineup()
+    best: tuple[float, Lineup] | None = None
+    sizes = [party.size for party in parties]
+    for split in team_splits(sizes, shape.team_count, shape.size_min, shape.size_max):
+        lineup = lineup_with_roles(parties, split, shape.roles)
+        if lineup is None:
+            continue
+        value = imbalance(team_ratings(parties, lineup), params)
+        if best is None or value < best[0]:
+            best = (value, lineup)
+    return None if best is None else best[1]
+
+
+def partition_wave(parties: Sequence[Party], shape: TeamShape, params: Imbalance) -> list[Lineup]:
+    """Games of the wave: consecutive groups of 2k players in rating order, split optimally.
+
+    Notes: O(n log n) for the sort plus O(1) per group for fixed k; this is the paper's
+    rho-approximation of the best partition of the whole wave.
+    """
+    return group_parties(parties, shape, lambda group: optimal_split(group, shape, params))
