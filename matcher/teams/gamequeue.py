@@ -75,11 +75,17 @@ class GameQueue:
         self.extend([unit])
 
     def extend(self, units: list[Unit]) -> None:
-        """Insert many units, then search every affected anchor once (a wave's bulk load)."""
+        """Insert many units, then search every affected anchor once (a wave's bulk load).
+
+        A unit bigger than a team can never play; it is not queued (it would only
+        widen the windows it sits in).
+        """
         nodes = []
         for unit in units:
             if unit.index in self._nodes:
                 raise ValueError(f"unit {unit.index} is already queued")
+            if unit.size > self.k:
+                continue
             node = self._order.insert(unit.key, _Anchor(unit))
             self._nodes[unit.index] = node
             nodes.append(node)

@@ -105,6 +105,8 @@ def game_of(units: Sequence[Unit], k: int, params: Imbalance, beta: float) -> Ga
     >>> game_of([Unit(0, (10,), 0), Unit(1, (12,), 0)], 1, Imbalance(alpha=1.0, q=2.0), 0.0)
     Game(teams=((0,), (1,)), roles=(('',), ('',)), imbalance=3.0, priority=3.0)
     """
+    if sum(unit.size for unit in units) != 2 * k:
+        return None
     split = best_split(units, k, params)
     if split is None:
         return None
