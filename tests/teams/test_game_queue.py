@@ -31,9 +31,7 @@ RATINGS = st.integers(min_value=1000, max_value=2000)
 def split_f(units: Sequence[Unit], k: int, params: Imbalance) -> float:
     """Brute force: least f over every split of exactly ``units`` into two teams of k."""
     values = [
-        imbalance(
-            [[r for i in team for r in units[i].ratings] for team in split], params
-        )
+        imbalance([[r for i in team for r in units[i].ratings] for team in split], params)
         for split in team_splits([u.size for u in units], 2, k, k)
     ]
     return min(values, default=math.inf)
@@ -52,8 +50,7 @@ def brute_best(units: Sequence[Unit], k: int, params: Imbalance, beta: float) ->
 
 def units_of(draw_sizes: list[list[int]], joins: list[float] | None = None) -> list[Unit]:
     units = [
-        Unit(i, tuple(ratings), joins[i] if joins else 0.0)
-        for i, ratings in enumerate(draw_sizes)
+        Unit(i, tuple(ratings), joins[i] if joins else 0.0) for i, ratings in enumerate(draw_sizes)
     ]
     return sorted(units, key=lambda u: u.key)
 
