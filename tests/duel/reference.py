@@ -1,0 +1,40 @@
+"""The exact reference: networkx blossom on the full graph of allowed pairs."""
+
+from __future__ import annotations
+
+import networkx as nx
+import numpy as np
+
+from matcher.duel.exact import big_weight
+from matcher.duel.graph import cost, duel_arrays, legal
+from matcher.duel.model import DuelConfig, DuelPlayer
+from matcher.duel.windows import pressure, tier_window
+
+
+def reference_optimum(
+    players: list[DuelPlayer], active_population: int, maps: tuple[str, ...], config: DuelConfig
+) -> tuple[int, int]:
+    """(pairs, summed score) of the exact optimum: max cardinality first, then min cost."""
+    window = tier_window(pressure(len(players), active_population, config), config)
+    arrays = duel_arrays(players, maps, window, config)
+    n = arrays.size
+    u, v = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
+    ok = legal(arrays, u, v)
+    u, v = u[ok], v[ok]
+    best: dict[tuple[int, int], int] = {}
+    for a, b, c in zip(u.tolist(), v.tolist(), cost(arrays, u, v).tolist(), strict=True):
+        key = (min(a, b), max(a, b))
+        best[key] = min(c, best.get(key, c))
+    weight = big_weight(arrays)
+    graph = nx.Graph()
+    graph.add_weighted_edges_from((a, b, weight - c) for (a, b), c in best.items())
+    matching = nx.max_weight_matching(graph, maxcardinality=True)
+    return len(matching), sum(best[(min(a, b), max(a, b))] for a, b in matching)
+
+
+def score_of(pairs: object, config: DuelConfig) -> int:
+    """Summed design score ``diff**2 - bonus * waits`` of DuelPairs."""
+    return sum(
+        p.diff**2 - config.wait_bonus * (p.bw.wait_cycles + p.sc2.wait_cycles)
+        for p in pairs  # type: ignore[attr-defined]
+    )
