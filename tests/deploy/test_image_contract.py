@@ -1,0 +1,82 @@
+"""The image's runtime contract, run without a container engine.
+
+A worker started exactly as the image starts it - the `wavematch worker` entrypoint with no
+arguments, configured only by the compose service's environment - becomes healthy by the
+Dockerfile's own HEALTHCHECK command, owns every partition, and stops cleanly (exit 0) on
+SIGTERM, after which the HEALTHCHECK fails. The broker is the embedded one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("yaml", reason="PyYAML parses the deployment files (test extra)")
+
+from streams.embedded.broker import EmbeddedBroker, free_port
+from tests.deploy import checks
+
+pytestmark = pytest.mark.integration
+
+
+def healthcheck_command() -> str:
+    for instruction, args in checks.dockerfile_instructions(checks.DOCKERFILE.read_text()):
+        if instruction == "HEALTHCHECK":
+            return re.search(r"\bCMD (.+)$", args).group(1)  # type: ignore[union-attr]
+    raise AssertionError("no HEALTHCHECK")
+
+
+def healthy(env: dict[str, str]) -> bool:
+    return subprocess.run(["sh", "-c", healthcheck_command()], env=env, capture_output=True,
+                          timeout=10).returncode == 0
+
+
+def owned(env: dict[str, str]) -> list[int]:
+    url = f"http://127.0.0.1:{env['WAVEMATCH_WEB_PORT']}/health"
+    with urllib.request.urlopen(url, timeout=2) as response:
+        return list(json.load(response)["partitions"])
+
+
+def test_entrypoint_with_compose_environment_is_healthy_and_stops_cleanly(tmp_path: Path) -> None:
+    worker = checks.compose()["services"]["worker"]
+    entrypoint = checks.dockerfile_instructions(checks.DOCKERFILE.read_text())
+    argv = [a for i, a in entrypoint if i == "ENTRYPOINT"][-1]
+    command = [str(Path(sys.executable).parent / word) if n == 0 else word
+               for n, word in enumerate(checks.yaml.safe_load(argv))]
+    with EmbeddedBroker(log_path=tmp_path / "broker.log") as broker:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_")}
+        env.update(checks.service_env(worker), WAVEMATCH_BROKER_URL=broker.url,
+                   WAVEMATCH_WEB_PORT=str(free_port()),
+                   WAVEMATCH_CONFIG_FILE=str(checks.compose_config_file(worker)))
+        topics = checks.compose()["services"]["topics"]["entrypoint"]
+        subprocess.run([sys.executable, *topics[1:]], env=env, check=True, timeout=120,
+                       capture_output=True)
+        log = tmp_path / "worker.log"
+        process = subprocess.Popen(command, env=env, cwd=tmp_path, stdout=log.open("wb"),
+                                   stderr=subprocess.STDOUT, start_new_session=True)
+        try:
+            deadline = time.monotonic() + 90
+            while not healthy(env):
+                assert process.poll() is None, log.read_text()[-2000:]
+                assert time.monotonic() < deadline, "never healthy"
+                time.sleep(0.5)
+            partitions = checks.load_settings(checks.compose_config_file(worker)).partitions
+            while owned(env) != list(range(partitions)):
+                assert time.monotonic() < deadline, f"owns {owned(env)} of {partitions}"
+                time.sleep(0.5)
+            process.send_signal(signal.SIGTERM)
+            assert process.wait(60) == 0, log.read_text()[-2000:]
+            assert not healthy(env)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait(10)
