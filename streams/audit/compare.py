@@ -46,6 +46,8 @@ class Verdict:
     checked: Counter[str] = field(default_factory=Counter)
     identical: Counter[str] = field(default_factory=Counter)
     duplicates: Counter[str] = field(default_factory=Counter)
+    #: Re-derived from input the workers had not yet committed, and not (yet) published.
+    pending: Counter[str] = field(default_factory=Counter)
     missing: list[tuple[str, bytes, str]] = field(default_factory=list)
     unexpected: list[tuple[str, bytes, str]] = field(default_factory=list)
 
@@ -54,8 +56,13 @@ class Verdict:
         return not self.missing and not self.unexpected
 
 
-def compare(derived: Iterable[Record], published: Iterable[Record]) -> Verdict:
-    """Match every derived record with a published one of the same topic, key and content."""
+def compare(derived: Iterable[Record], published: Iterable[Record],
+            pending: Iterable[Record] = ()) -> Verdict:
+    """Match every derived record with a published one of the same topic, key and content.
+
+    ``pending`` records (derived from input not yet committed) count when published and
+    are reported as pending when not; they are never missing.
+    """
     verdict = Verdict()
     expected: Counter[tuple[str, bytes, tuple[Any, ...]]] = Counter()
     for topic, key, value in derived:
@@ -64,6 +71,13 @@ def compare(derived: Iterable[Record], published: Iterable[Record]) -> Verdict:
     seen: Counter[tuple[str, bytes, tuple[Any, ...]]] = Counter()
     for topic, key, value in published:
         seen[(topic, key, comparable(topic, value))] += 1
+    for topic, key, value in pending:
+        item = (topic, key, comparable(topic, value))
+        if seen.get(item, 0) > expected.get(item, 0):
+            expected[item] += 1
+            verdict.checked[topic] += 1
+        else:
+            verdict.pending[topic] += 1
     for item, count in expected.items():
         have = seen.get(item, 0)
         topic = item[0]

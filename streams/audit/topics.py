@@ -45,3 +45,24 @@ async def read_topics(bootstrap: str, topics: Iterable[str], idle_s: float = 2.0
         return records
     finally:
         await consumer.stop()
+
+
+async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int, int]:
+    """The next offset ``group`` will process per partition of ``topic`` (0 if none yet).
+
+    Records below it are processed: their outputs must have been published. Records at
+    or above it may or may not have been (a worker can die between publishing and
+    committing), so a replay expects them only if they were.
+    """
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
+                                enable_auto_commit=False)
+    await consumer.start()
+    try:
+        await consumer._client.force_metadata_update()
+        offsets = {}
+        for partition in sorted(consumer.partitions_for_topic(topic) or ()):
+            committed = await consumer.committed(TopicPartition(topic, partition))
+            offsets[partition] = committed or 0
+        return offsets
+    finally:
+        await consumer.stop()

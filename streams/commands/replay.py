@@ -27,10 +27,31 @@ def run(args: argparse.Namespace) -> int:
     records = log_records(args, settings, (QUEUE.name, *JUDGED))
     queue_total = sum(1 for r in records if r.topic == "wavematch.queue.v1")
     progress = Progress(queue_total, "replaying", enabled=not args.quiet and sys.stderr.isatty())
-    report = replay(settings, records, Scope(args.queue, args.region, args.from_wave), progress.step)
+    processed = processed_offsets(args, settings)
+    report = replay(settings, records, Scope(args.queue, args.region, args.from_wave),
+                    progress.step, processed)
     progress.close()
     print(render(report))
     return 0 if report.ok else 1
+
+
+def processed_offsets(args: argparse.Namespace, settings) -> dict[int, int] | None:  # type: ignore[no-untyped-def]
+    """How far the workers got: from the export's metadata, or the group's committed offsets."""
+    import asyncio
+    import json
+
+    from schemas.topics import QUEUE
+    from streams.audit.logfile import read_metadata
+    from streams.audit.topics import committed_offsets
+
+    if args.log:
+        recorded = read_metadata(args.log).get(PROCESSED_KEY)
+        return {int(p): int(o) for p, o in json.loads(recorded).items()} if recorded else None
+    return asyncio.run(committed_offsets(settings.broker_host_port, settings.app_id, QUEUE.name))
+
+
+#: Export metadata: the workers' committed offsets per queue partition at export time.
+PROCESSED_KEY = "wavematch.processed_offsets"
 
 
 def render(report) -> str:  # type: ignore[no-untyped-def]
@@ -49,6 +70,10 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
     if duplicates:
         lines.append(f"duplicates           {duplicates} identical re-deliveries (at-least-once; "
                      "same ids, not a difference)")
+    pending = sum(verdict.pending.values())
+    if pending:
+        lines.append(f"pending              {pending} re-derived records from input the workers "
+                     "have not committed yet (not published yet: not a difference)")
     for fingerprint, waves in sorted(report.other_config.items()):
         lines.append(f"other configuration  {waves} waves were closed under config {fingerprint}, "
                      "not this one: not compared (replay with that config to check them)")
