@@ -1,9 +1,18 @@
-"""Wait estimates for searching tickets, from the waits realised in recent waves."""
+"""Wait estimates for searching tickets, from the waits realised in recent waves.
+
+The estimate for a ticket that has already waited ``w`` waves is the *median residual
+wait* of recently matched tickets of its rating band that waited longer than ``w``:
+``median(W - w | W > w)``. Conditioning on ``W > w`` keeps the estimate honest for
+tickets that have outlasted the typical wait (the mean-minus-waited rule told them
+"one more wave" forever); the median minimises the mean absolute error. The simulator
+measured the change on docs/sim/standard.toml (docs/adr/0051-median-residual-wait-estimate.md).
+"""
 
 from __future__ import annotations
 
 from collections import deque
 from dataclasses import dataclass, field
+from typing import Any
 
 from matcher.core import Ticket
 
@@ -11,6 +20,14 @@ from matcher.core import Ticket
 BAND_WIDTH = 200
 #: How many recent waves' outcomes inform the estimate.
 WINDOW_WAVES = 20
+#: Version of :meth:`WaitEstimator.to_record`; version 1 was a bare list of (total, count).
+RECORD_VERSION = 2
+
+#: Key of the all-bands histogram: no real band is negative.
+_ALL = -1
+
+Histogram = dict[int, int]
+"""Realised wait in waves -> how many matched tickets waited exactly that long."""
 
 
 def rating_band(ticket: Ticket) -> int:
@@ -24,50 +41,114 @@ def rating_band(ticket: Ticket) -> int:
     return (sum(best) // max(1, len(best))) // BAND_WIDTH
 
 
+def median_residual(histogram: Histogram, waited: int) -> int | None:
+    """Lower median of ``W - waited`` over realised waits ``W > waited``; None if there are none.
+
+    >>> median_residual({1: 5, 2: 1, 6: 2}, 0), median_residual({1: 5, 2: 1, 6: 2}, 1)
+    (1, 5)
+    >>> median_residual({1: 5}, 3) is None
+    True
+
+    Notes: O(h log h) for h distinct waits.
+    """
+    longer = sorted((wait - waited, count) for wait, count in histogram.items() if wait > waited)
+    total = sum(count for _, count in longer)
+    if total == 0:
+        return None
+    seen = 0
+    for residual, count in longer:
+        seen += count
+        if 2 * seen >= total:
+            return residual
+    raise AssertionError("unreachable: the counts sum to total")
+
+
 @dataclass(slots=True)
 class WaitEstimator:
     """Remembers, per rating band, how many waves matched tickets waited in the last waves.
 
-    The estimate for a ticket that has waited ``w`` waves is the mean realised wait of
-    its band (all bands when its band saw no match) minus ``w``, at least one wave.
-    Deterministic: integer arithmetic over a bounded window.
+    Estimates are cached until the next observed wave: a wave's statuses ask the same
+    (band, waited) question for many tickets. Deterministic: integer arithmetic over a
+    bounded window.
     """
 
-    waves: deque[dict[int, tuple[int, int]]] = field(
+    waves: deque[dict[int, Histogram]] = field(
         default_factory=lambda: deque(maxlen=WINDOW_WAVES)
+    )
+    _merged: dict[int, Histogram] | None = field(default=None, repr=False, compare=False)
+    _answers: dict[tuple[int, int], int | None] = field(
+        default_factory=dict, repr=False, compare=False
     )
 
     def observe_wave(self, matched: list[tuple[Ticket, int]]) -> None:
         """Record one closed wave: its matched tickets and the waves each waited."""
-        per_band: dict[int, tuple[int, int]] = {}
+        per_band: dict[int, Histogram] = {}
         for ticket, waited in matched:
-            band = rating_band(ticket)
-            total, count = per_band.get(band, (0, 0))
-            per_band[band] = (total + waited, count + 1)
+            histogram = per_band.setdefault(rating_band(ticket), {})
+            histogram[waited] = histogram.get(waited, 0) + 1
         self.waves.append(per_band)
+        self._merged, self._answers = None, {}
 
     def remaining_waves(self, ticket: Ticket, waited: int) -> int | None:
-        """Waves still to wait, or None before any ticket has been matched."""
-        band = rating_band(ticket)
-        total = count = all_total = all_count = 0
-        for per_band in self.waves:
-            band_total, band_count = per_band.get(band, (0, 0))
-            total, count = total + band_total, count + band_count
-            for other_total, other_count in per_band.values():
-                all_total, all_count = all_total + other_total, all_count + other_count
-        if count == 0:
-            total, count = all_total, all_count
-        if count == 0:
-            return None
-        expected = -(-total // count)  # ceiling of the mean, in whole waves
-        return max(1, expected - waited)
+        """Waves still to wait (at least 1), or None before any ticket has been matched.
 
-    def to_record(self) -> list[list[list[int]]]:
-        return [[[band, t, c] for band, (t, c) in sorted(w.items())] for w in self.waves]
+        The ticket's band when it has evidence of waits longer than ``waited``, else all
+        bands; with no such evidence anywhere, one more wave.
+
+        Notes: O(1) when cached, else O(bands x distinct waits).
+        """
+        key = (rating_band(ticket), waited)
+        if key not in self._answers:
+            self._answers[key] = self._estimate(*key)
+        return self._answers[key]
+
+    def _estimate(self, band: int, waited: int) -> int | None:
+        merged = self._histograms()
+        if not merged:
+            return None
+        residual = median_residual(merged.get(band, {}), waited)
+        if residual is None:
+            residual = median_residual(merged[_ALL], waited)
+        return max(1, residual) if residual is not None else 1
+
+    def _histograms(self) -> dict[int, Histogram]:
+        if self._merged is None:
+            merged: dict[int, Histogram] = {}
+            for per_band in self.waves:
+                for band, histogram in per_band.items():
+                    for key in (band, _ALL):
+                        target = merged.setdefault(key, {})
+                        for wait, count in histogram.items():
+                            target[wait] = target.get(wait, 0) + count
+            self._merged = merged
+        return self._merged
+
+    def to_record(self) -> dict[str, Any]:
+        waves = [
+            [[band, wait, count] for band, histogram in sorted(w.items())
+             for wait, count in sorted(histogram.items())]
+            for w in self.waves
+        ]
+        return {"version": RECORD_VERSION, "waves": waves}
 
     @classmethod
-    def from_record(cls, record: list[list[list[int]]]) -> WaitEstimator:
+    def from_record(cls, record: dict[str, Any] | list[list[list[int]]]) -> WaitEstimator:
+        """Rebuild from :meth:`to_record`; a version-1 record (per band: total and count of
+        waits) becomes one histogram entry per band at its rounded mean wait."""
         estimator = cls()
-        for wave in record:
-            estimator.waves.append({band: (t, c) for band, t, c in wave})
+        if isinstance(record, list):
+            for wave in record:
+                estimator.waves.append(
+                    {band: {(total + count // 2) // max(1, count): count}
+                     for band, total, count in wave if count > 0}
+                )
+            return estimator
+        if record.get("version") != RECORD_VERSION:
+            raise ValueError(f"estimator record version {record.get('version')!r} is not "
+                             f"{RECORD_VERSION}")
+        for wave in record["waves"]:
+            per_band: dict[int, Histogram] = {}
+            for band, wait, count in wave:
+                per_band.setdefault(band, {})[wait] = count
+            estimator.waves.append(per_band)
         return estimator
