@@ -1,0 +1,284 @@
+"""Offline wave files (docs/wave-format.md): JSON in, matcher value types out, and back.
+
+Two input formats: the 1v1 format of issue 2 (``"players"``) and the generic one
+(``"tickets"`` and a ``"profile"``) for every strategy. Every problem is a
+:class:`WaveInputError` whose message is one line naming the field, e.g.
+``players[3].bw_mmr: must be >= 0``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from matcher.core import (
+    Player,
+    QueueProfile,
+    ServerRoute,
+    Ticket,
+    WaitingTicket,
+    WaveResult,
+    WaveSnapshot,
+)
+
+DUEL_QUEUE = "1v1"
+DUEL_REGION = "offline"
+
+
+class WaveInputError(ValueError):
+    """A bad wave file; the message is one line that names the field."""
+
+
+def _get(
+    obj: Mapping[str, Any],
+    path: str,
+    key: str,
+    kind: type | tuple[type, ...],
+    default: Any = ...,
+    nullable: bool = False,
+) -> Any:
+    where = f"{path}.{key}" if path else key
+    if key not in obj:
+        if default is ...:
+            raise WaveInputError(f"{where}: missing")
+        return default
+    value = obj[key]
+    if value is None and nullable:
+        return None
+    kinds = kind if isinstance(kind, tuple) else (kind,)
+    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+        names = " or ".join(k.__name__ for k in kinds) + (" or null" if nullable else "")
+        raise WaveInputError(f"{where}: must be {_article(names)}, got {type(value).__name__}")
+    return value
+
+
+def _article(names: str) -> str:
+    names = names.replace("str", "string").replace("int", "integer").replace("dict", "object")
+    names = names.replace("list", "list")
+    return ("an " if names[0] in "aeiou" else "a ") + names
+
+
+def _int(
+    obj: Mapping[str, Any],
+    path: str,
+    key: str,
+    minimum: int | None = 0,
+    default: Any = ...,
+    nullable: bool = False,
+) -> Any:
+    value = _get(obj, path, key, int, default, nullable)
+    if isinstance(value, int) and minimum is not None and value < minimum:
+        raise WaveInputError(f"{path + '.' if path else ''}{key}: must be >= {minimum}")
+    return value
+
+
+def _strings(obj: Mapping[str, Any], path: str, key: str, default: Any = ...) -> tuple[str, ...]:
+    values = _get(obj, path, key, list, default)
+    for i, value in enumerate(values):
+        if not isinstance(value, str):
+            raise WaveInputError(f"{path + '.' if path else ''}{key}[{i}]: must be a string")
+    return tuple(values)
+
+
+def _objects(obj: Mapping[str, Any], path: str, key: str) -> list[dict[str, Any]]:
+    values = _get(obj, path, key, list)
+    for i, value in enumerate(values):
+        if not isinstance(value, dict):
+            raise WaveInputError(f"{path + '.' if path else ''}{key}[{i}]: must be an object")
+    return list(values)
+
+
+def _int_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, int], ...]:
+    values = _get(obj, path, key, dict, {})
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise WaveInputError(f"{path}.{key}.{name}: must be an integer >= 0")
+    return tuple(sorted(values.items()))
+
+
+def _unique(ids: list[str], path: str, key: str) -> None:
+    seen: set[str] = set()
+    for i, value in enumerate(ids):
+        if value in seen:
+            raise WaveInputError(f"{path}[{i}].{key}: duplicate id {value!r}")
+        seen.add(value)
+
+
+def parse_wave(data: Any, strategy: str) -> tuple[WaveSnapshot, QueueProfile, bool]:
+    """Return the snapshot, the profile and whether ``data`` is in the 1v1 format."""
+    if not isinstance(data, dict):
+        raise WaveInputError("wave: must be a JSON object")
+    if "players" in data and "tickets" not in data:
+        return (*parse_duel_wave(data, strategy), True)
+    return (*parse_generic_wave(data, strategy), False)
+
+
+def parse_duel_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, QueueProfile]:
+    """The 1v1 format: one ticket per player, ticket id = player id."""
+    wave_id = _get(data, "", "wave_id", str)
+    seed = _int(data, "", "seed", minimum=None)
+    population = _int(data, "", "active_population")
+    maps = _strings(data, "", "maps")
+    players = _objects(data, "", "players")
+    tickets = tuple(_duel_ticket(p, f"players[{i}]") for i, p in enumerate(players))
+    _unique([w.ticket.ticket_id for w in tickets], "players", "id")
+    snapshot = WaveSnapshot(DUEL_QUEUE, DUEL_REGION, wave_id, 0, seed, 0, tickets, population)
+    profile = QueueProfile(
+        DUEL_QUEUE,
+        strategy,
+        maps,
+        _routes(data, ""),
+        _strings(data, "", "fallback_servers", ("default",)) or ("default",),
+        options=_get(data, "", "options", dict, {}),
+    )
+    return snapshot, profile
+
+
+def _duel_ticket(obj: dict[str, Any], path: str) -> WaitingTicket:
+    player_id = _get(obj, path, "id", str)
+    if not player_id:
+        raise WaveInputError(f"{path}.id: must not be empty")
+    bw = _int(obj, path, "bw_mmr", nullable=True)
+    sc2 = _int(obj, path, "sc2_mmr", nullable=True)
+    if bw is None and sc2 is None:
+        raise WaveInputError(f"{path}: needs bw_mmr or sc2_mmr (a player with neither race)")
+    ratings = tuple((race, mmr) for race, mmr in (("bw", bw), ("sc2", sc2)) if mmr is not None)
+    player = Player(player_id, ratings, vetoed_maps=_strings(obj, path, "vetoed_maps"))
+    region = _get(obj, path, "region", str)
+    ticket = Ticket(player_id, DUEL_QUEUE, region, (player,), 0)
+    return WaitingTicket(ticket, _int(obj, path, "wait_cycles"))
+
+
+def _routes(obj: dict[str, Any], path: str) -> tuple[ServerRoute, ...]:
+    if "routes" not in obj:
+        return ()
+    where = f"{path}.routes" if path else "routes"
+    routes = []
+    for i, route in enumerate(_objects(obj, path, "routes")):
+        here = f"{where}[{i}]"
+        routes.append(
+            ServerRoute(
+                _get(route, here, "region_a", str),
+                _get(route, here, "region_b", str),
+                _strings(route, here, "servers"),
+            )
+        )
+    return tuple(routes)
+
+
+def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, QueueProfile]:
+    """The generic format: tickets of one or more players and a queue profile."""
+    queue, region = _get(data, "", "queue", str), _get(data, "", "region", str)
+    profile_data = _get(data, "", "profile", dict)
+    profile = QueueProfile(
+        queue,
+        strategy,
+        _strings(profile_data, "profile", "maps"),
+        _routes(profile_data, "profile"),
+        _strings(profile_data, "profile", "fallback_servers", ("default",)) or ("default",),
+        _int(profile_data, "profile", "team_count", minimum=1, default=2),
+        _int(profile_data, "profile", "team_size", minimum=1, default=1),
+        _int(profile_data, "profile", "team_size_min", minimum=1, default=None, nullable=True),
+        _strings(profile_data, "profile", "roles", ()),
+        _get(profile_data, "profile", "options", dict, {}),
+    )
+    tickets = tuple(
+        _ticket(t, f"tickets[{i}]", queue, region)
+        for i, t in enumerate(_objects(data, "", "tickets"))
+    )
+    _unique([w.ticket.ticket_id for w in tickets], "tickets", "ticket_id")
+    player_ids = [p.player_id for w in tickets for p in w.ticket.players]
+    _unique(player_ids, "players", "player_id")
+    snapshot = WaveSnapshot(
+        queue,
+        region,
+        _get(data, "", "wave_id", str),
+        _int(data, "", "wave_number", default=0),
+        _int(data, "", "seed", minimum=None),
+        _int(data, "", "closed_at_ms", default=0),
+        tickets,
+        _int(data, "", "active_population"),
+    )
+    return snapshot, profile
+
+
+def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingTicket:
+    players = tuple(
+        _player(p, f"{path}.players[{i}]") for i, p in enumerate(_objects(obj, path, "players"))
+    )
+    if not players:
+        raise WaveInputError(f"{path}.players: must not be empty")
+    ticket = Ticket(
+        _get(obj, path, "ticket_id", str),
+        queue,
+        _get(obj, path, "region", str, region),
+        players,
+        _int(obj, path, "joined_at_ms", default=0),
+        _get(obj, path, "party_id", str, None, nullable=True),
+    )
+    return WaitingTicket(ticket, _int(obj, path, "wait_cycles"))
+
+
+def _player(obj: dict[str, Any], path: str) -> Player:
+    ratings = _int_map(obj, path, "ratings")
+    if not ratings:
+        raise WaveInputError(f"{path}.ratings: needs at least one role rating")
+    return Player(
+        _get(obj, path, "player_id", str),
+        ratings,
+        _strings(obj, path, "roles", ()),
+        _strings(obj, path, "vetoed_maps", ()),
+        _int_map(obj, path, "latency_ms"),
+        _get(obj, path, "can_host", bool, False),
+    )
+
+
+def duel_output(result: WaveResult) -> dict[str, Any]:
+    """The 1v1 output format of issue 2."""
+    matches = []
+    for match in result.matches:
+        bw, sc2 = match.teams[0].seats[0], match.teams[1].seats[0]
+        matches.append(
+            {
+                "match_id": match.match_id,
+                "bw_player": bw.player_id,
+                "sc2_player": sc2.player_id,
+                "bw_mmr": bw.rating,
+                "sc2_mmr": sc2.rating,
+                "mmr_diff": abs(bw.rating - sc2.rating),
+                "map": match.map_name,
+                "server": match.server,
+                "channel": match.channel,
+            }
+        )
+    return {"matches": matches, "unmatched": list(result.unmatched), "stats": dict(result.stats)}
+
+
+def generic_output(result: WaveResult) -> dict[str, Any]:
+    """The generic output format: teams of seats, placement, quality, unmatched, stats."""
+    matches = [
+        {
+            "match_id": match.match_id,
+            "teams": [
+                {
+                    "name": team.name,
+                    "seats": [
+                        {
+                            "ticket_id": s.ticket_id,
+                            "player_id": s.player_id,
+                            "role": s.role,
+                            "rating": s.rating,
+                        }
+                        for s in team.seats
+                    ],
+                }
+                for team in match.teams
+            ],
+            "map": match.map_name,
+            "server": match.server,
+            "channel": match.channel,
+            "quality": dict(match.quality),
+        }
+        for match in result.matches
+    ]
+    return {"matches": matches, "unmatched": list(result.unmatched), "stats": dict(result.stats)}

@@ -1,0 +1,186 @@
+"""`wavematch wave`: both formats, output shape, and one-line errors for bad input."""
+
+from __future__ import annotations
+
+import copy
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from streams.cli import main
+
+ROOT = Path(__file__).resolve().parents[2]
+EXAMPLE_1V1 = ROOT / "examples" / "wave-1v1.json"
+EXAMPLE_3V3 = ROOT / "examples" / "wave-3v3.json"
+DUEL_KEYS = {
+    "match_id",
+    "bw_player",
+    "sc2_player",
+    "bw_mmr",
+    "sc2_mmr",
+    "mmr_diff",
+    "map",
+    "server",
+    "channel",
+}
+
+
+def _run(tmp_path: Path, data: Any, strategy: str = "optimal") -> tuple[int, str]:
+    source = tmp_path / "wave.json"
+    source.write_text(data if isinstance(data, str) else json.dumps(data))
+    target = tmp_path / "result.json"
+    code = main(["wave", "--strategy", strategy, "--input", str(source), "--output", str(target)])
+    return code, target.read_text() if target.exists() else ""
+
+
+@pytest.mark.parametrize("strategy", ["optimal", "ladder-v2.1"])
+def test_1v1_example_output_format(tmp_path: Path, strategy: str) -> None:
+    code, text = _run(tmp_path, EXAMPLE_1V1.read_text(), strategy)
+    assert code == 0
+    result = json.loads(text)
+    assert set(result) == {"matches", "unmatched", "stats"}
+    assert result["matches"]
+    players = {p["id"]: p for p in json.loads(EXAMPLE_1V1.read_text())["players"]}
+    seen = set()
+    for match in result["matches"]:
+        assert set(match) == DUEL_KEYS
+        assert match["bw_mmr"] == players[match["bw_player"]]["bw_mmr"]
+        assert match["sc2_mmr"] == players[match["sc2_player"]]["sc2_mmr"]
+        assert match["mmr_diff"] == abs(match["bw_mmr"] - match["sc2_mmr"])
+        assert match["channel"].startswith("scevo")
+        seen |= {match["bw_player"], match["sc2_player"]}
+    assert seen | set(result["unmatched"]) == set(players)
+    assert "newbie" in result["unmatched"]
+    assert result["stats"]["matches"] == len(result["matches"])
+
+
+def test_output_is_byte_identical_across_runs(tmp_path: Path) -> None:
+    first = _run(tmp_path, EXAMPLE_1V1.read_text())[1]
+    assert first == _run(tmp_path, EXAMPLE_1V1.read_text())[1]
+
+
+def test_generic_example_through_a_team_strategy(tmp_path: Path) -> None:
+    code, text = _run(tmp_path, EXAMPLE_3V3.read_text(), "rebalance")
+    assert code == 0
+    result = json.loads(text)
+    for match in result["matches"]:
+        assert {"match_id", "teams", "map", "server", "channel", "quality"} <= set(match)
+        assert [len(team["seats"]) for team in match["teams"]] == [3, 3]
+
+
+def test_subprocess_stdout_and_exit_code() -> None:
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from streams.cli import main; raise SystemExit(main())",
+            "wave",
+            "--strategy",
+            "optimal",
+            "--input",
+            str(EXAMPLE_1V1),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 0, done.stderr
+    assert len(json.loads(done.stdout)["matches"]) == 3
+
+
+def test_subprocess_bad_input_is_one_line_without_traceback(tmp_path: Path) -> None:
+    data = json.loads(EXAMPLE_1V1.read_text())
+    data["players"][3]["bw_mmr"] = -1
+    source = tmp_path / "bad.json"
+    source.write_text(json.dumps(data))
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "from streams.cli import main; raise SystemExit(main())",
+            "wave",
+            "--strategy",
+            "optimal",
+            "--input",
+            str(source),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "wavematch wave: error: players[3].bw_mmr: must be >= 0"
+    ]
+
+
+def _broken(change: Any) -> dict[str, Any]:
+    data: dict[str, Any] = copy.deepcopy(json.loads(EXAMPLE_1V1.read_text()))
+    change(data)
+    return data
+
+
+BAD_INPUTS = [
+    (lambda d: d.pop("wave_id"), "wave_id: missing"),
+    (lambda d: d["players"][1].pop("wait_cycles"), "players[1].wait_cycles: missing"),
+    (lambda d: d["players"][3].update(bw_mmr=-1), "players[3].bw_mmr: must be >= 0"),
+    (lambda d: d["players"][0].update(sc2_mmr=-7), "players[0].sc2_mmr: must be >= 0"),
+    (lambda d: d["players"][2].update(sc2_mmr=None), "players[2]: needs bw_mmr or sc2_mmr"),
+    (lambda d: d["players"][4].update(id="flash"), "players[4].id: duplicate id 'flash'"),
+    (lambda d: d.update(seed="x"), "seed: must be an integer, got str"),
+    (lambda d: d["players"][0].update(bw_mmr=1.5), "players[0].bw_mmr: must be an integer"),
+    (lambda d: d["players"][0].update(vetoed_maps=[3]), "players[0].vetoed_maps[0]: must be"),
+    (lambda d: d.update(players={}), "players: must be a list"),
+    (lambda d: d.update(options={"colour": 1}), "options.colour: unknown option"),
+    (lambda d: d.update(active_population=True), "active_population: must be an integer"),
+]
+
+
+@pytest.mark.parametrize(("change", "message"), BAD_INPUTS)
+def test_bad_1v1_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any, message: str
+) -> None:
+    code, _ = _run(tmp_path, _broken(change))
+    err = capsys.readouterr().err
+    assert code == 2
+    assert len(err.strip().splitlines()) == 1
+    assert message in err
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [("{not json", "--input: invalid JSON at line 1"), ("[1, 2]", "wave: must be a JSON object")],
+)
+def test_invalid_json(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str, message: str
+) -> None:
+    assert _run(tmp_path, text)[0] == 2
+    assert message in capsys.readouterr().err
+
+
+def test_unknown_strategy_and_unreadable_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert _run(tmp_path, EXAMPLE_1V1.read_text(), "nope")[0] == 2
+    assert "--strategy: unknown strategy 'nope'" in capsys.readouterr().err
+    code = main(["wave", "--strategy", "optimal", "--input", str(tmp_path / "missing.json")])
+    assert code == 2
+    assert "--input: cannot read" in capsys.readouterr().err
+
+
+def test_generic_bad_input_names_the_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(EXAMPLE_3V3.read_text())
+    data["tickets"][2]["players"][0]["ratings"]["tank"] = -3
+    assert _run(tmp_path, data, "rebalance")[0] == 2
+    assert "tickets[2].players[0].ratings.tank: must be an integer >= 0" in capsys.readouterr().err
+    data = json.loads(EXAMPLE_3V3.read_text())
+    assert _run(tmp_path, data, "optimal")[0] == 2
+    assert "profile: duel strategies need team_count 2 and team_size 1" in capsys.readouterr().err
