@@ -72,7 +72,7 @@ def test_greedy_is_optimal_on_the_example_by_the_criterion() -> None:
 
 
 def test_combination_follows_the_criterion_not_the_first_fill() -> None:
-    # docs/adr/0031: filling team 1 then team 2 in log order gives a distance of 40/3;
+    # docs/adr/0032: filling team 1 then team 2 in log order gives a distance of 40/3;
     # two other compositions reach 20/3, and the criterion picks the first of them.
     parties = [party("AB", [80, 30], 0)] + [
         party(name, [value], order)
