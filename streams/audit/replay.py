@@ -74,14 +74,15 @@ def replay(settings: Settings, records: Iterable[LogRecord], scope: Scope = Scop
     folder = Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(),
                     settings.partitions)
     queue_log = [r for r in records if r.topic == QUEUE.name and scope.keeps_key(r.key)]
-    skipped_waves: set[tuple[str, str, str]] = set()
+    skipped_regions: set[tuple[str, str]] = set()
     derived: list[Record] = []
     pending: list[Record] = []
     for item in rederive(folder, queue_log, progress):
         summary = item.folded.step.summary if item.folded.step else None
         if summary is not None:
             if summary.config_fingerprint != report.fingerprint:
-                skipped_waves.add((summary.queue, summary.region, summary.wave_id))
+                # Its state diverges from here on: nothing more of it can be judged.
+                skipped_regions.add((summary.queue, summary.region))
                 fingerprint = summary.config_fingerprint
                 report.other_config[fingerprint] = report.other_config.get(fingerprint, 0) + 1
                 continue
@@ -91,17 +92,17 @@ def replay(settings: Settings, records: Iterable[LogRecord], scope: Scope = Scop
         source = item.source
         done = processed is None or source.offset < processed.get(source.partition, 0)
         (derived if done else pending).extend(out for out in item.outputs if out[0] in JUDGED)
-    judged = _in_scope(derived, scope, skipped_waves)
+    judged = _in_scope(derived, scope, skipped_regions)
     published = _in_scope(
         [(r.topic, r.key or b"", r.value or b"") for r in records if r.topic in JUDGED],
-        scope, skipped_waves)
-    report.verdict = compare(judged, published, _in_scope(pending, scope, skipped_waves))
+        scope, skipped_regions)
+    report.verdict = compare(judged, published, _in_scope(pending, scope, skipped_regions))
     report.differences = first_differences(judged, published, report.verdict)
     return report
 
 
 def _in_scope(outputs: Iterable[Record], scope: Scope,
-              skipped_waves: set[tuple[str, str, str]]) -> list[Record]:
+              skipped_regions: set[tuple[str, str]]) -> list[Record]:
     kept = []
     for topic, key, value in outputs:
         try:
@@ -109,7 +110,7 @@ def _in_scope(outputs: Iterable[Record], scope: Scope,
         except InvalidEvent:
             kept.append((topic, key, value))
             continue
-        if (body.get("queue"), body.get("region"), body.get("wave_id")) in skipped_waves:
+        if (body.get("queue"), body.get("region")) in skipped_regions:
             continue
         if scope.keeps_event(body):
             kept.append((topic, key, value))

@@ -1,4 +1,8 @@
-"""`wavematch replay`: re-derive every wave from the queue log and compare with what was published."""
+"""`wavematch replay`: re-derive every wave from the queue log and compare with what was published.
+
+Exit status: 0 every wave identical; 1 a difference; 3 no difference, but some waves were
+closed under another configuration and could not be judged (replay with that config).
+"""
 
 from __future__ import annotations
 
@@ -32,7 +36,9 @@ def run(args: argparse.Namespace) -> int:
                     progress.step, processed)
     progress.close()
     print(render(report))
-    return 0 if report.ok else 1
+    if not report.ok:
+        return 1
+    return 3 if report.other_config else 0
 
 
 def processed_offsets(args: argparse.Namespace, settings) -> dict[int, int] | None:  # type: ignore[no-untyped-def]

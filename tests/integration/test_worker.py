@@ -14,6 +14,7 @@ from schemas.codec import decode
 from schemas.topics import queue_key
 from streams.audit.compare import compare
 from streams.audit.rederive import rederive
+from streams.cli import main
 from streams.settings import load_settings
 from streams.worker.folding import Folder
 from tests.integration.conftest import wait_until
@@ -67,7 +68,7 @@ MALFORMED = [
 
 
 @pytest.mark.wavematch_config(CONFIG)
-def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_factory):
+def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_factory, capsys):
     worker = worker_factory.start()
     rng = random.Random(7)
     regions = ["eu", "na", "asia"]
@@ -123,3 +124,9 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     verdict = compare([out for d in derived for out in d.outputs], published)
     assert verdict.ok, (verdict.missing[:3], verdict.unexpected[:3])
     assert verdict.identical["wavematch.matches.v1"] == len(matches)
+
+    # The auditor's command says the same, reading the live broker.
+    assert main(["replay", "--broker", broker.url, "--config", str(worker_factory.config),
+                 "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"matches identical    {len(matches)} of {len(matches)}" in out
