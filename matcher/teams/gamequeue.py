@@ -14,6 +14,7 @@ with a new version; stale heap entries are skipped when they surface (lazy delet
 from __future__ import annotations
 
 import heapq
+import math
 from dataclasses import dataclass, field
 
 from matcher.teams.games import Game, Unit
@@ -32,7 +33,9 @@ class _Anchor:
     alive: bool = True
 
 
-_Entry = tuple[float, tuple[float, float, int], int, int]
+#: (priority or lower bound, searched?, anchor key, anchor index, version); at equal
+#: values a bound sorts before a searched game, so ties resolve as if all were searched.
+_Entry = tuple[float, bool, tuple[float, float, int], int, int]
 
 
 @dataclass
@@ -114,11 +117,17 @@ class GameQueue:
     def best(self) -> Game | None:
         """The least-priority game in the queue (ties: lower anchor), or None."""
         while self._heap:
-            _, _, index, version = self._heap[0]
+            _, fresh, _, index, version = self._heap[0]
             node = self._nodes.get(index)
-            if node is not None and node.value.version == version and node.value.game:
+            if node is None or node.value.version != version:
+                heapq.heappop(self._heap)  # stale: the anchor left or was refreshed
+            elif not fresh:
+                heapq.heappop(self._heap)
+                self._search(node)  # a lower bound surfaced: now the real search pays
+            elif node.value.game is not None:
                 return node.value.game
-            heapq.heappop(self._heap)
+            else:
+                heapq.heappop(self._heap)
         return None
 
     def pop_best(self) -> Game | None:
@@ -140,7 +149,39 @@ class GameQueue:
                 players += current.value.unit.size
                 current = current.prev
         for node in sorted(anchors.values(), key=lambda n: n.key):
-            self._search(node)
+            self._postpone(node)
+
+    def _postpone(self, node: Node[tuple[float, float, int], _Anchor]) -> None:
+        """Queue a lower bound on the anchor's best game instead of searching it now.
+
+        Any game anchored here spans at least the units up to the one where 2k players
+        are reached (keys ascend), so its top rating is at least that unit's key; its
+        bottom is at most the anchor's lowest rating: v_q >= (top - bottom) / 2 k^(-1/q)
+        (two players deviate by half the range each), f >= v_q, and its earliest join
+        is no earlier than the window's. The search runs only if this bound reaches the
+        top of the heap (docs/adr/0035).
+        """
+        anchor = node.value
+        anchor.version += 1
+        anchor.game = None
+        players, earliest = 0, math.inf
+        lowest = min(anchor.unit.ratings)
+        top: float | None = None
+        current: Node[tuple[float, float, int], _Anchor] | None = node
+        while current is not None and players < self._width:
+            unit = current.value.unit
+            players += unit.size
+            earliest = min(earliest, unit.joined_s)
+            if top is None and players >= 2 * self.k:
+                top = unit.key[0]
+            current = current.next
+        if top is None:
+            return  # fewer than 2k players in the window: no game here
+        root = 1.0 if math.isinf(self.params.q) else float(self.k) ** (-1.0 / self.params.q)
+        bound = max(0.0, top - lowest) / 2.0 * root + self.beta * earliest
+        heapq.heappush(
+            self._heap, (bound, False, anchor.unit.key, anchor.unit.index, anchor.version)
+        )
 
     def _search(self, node: Node[tuple[float, float, int], _Anchor]) -> None:
         window: list[Unit] = []
@@ -154,5 +195,11 @@ class GameQueue:
         anchor.version += 1
         anchor.game = best_game_in_window(window, self.k, self.params, self.beta, self.max_nodes)
         if anchor.game is not None:
-            entry = (anchor.game.priority, anchor.unit.key, anchor.unit.index, anchor.version)
+            entry = (
+                anchor.game.priority,
+                True,
+                anchor.unit.key,
+                anchor.unit.index,
+                anchor.version,
+            )
             heapq.heappush(self._heap, entry)

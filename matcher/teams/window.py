@@ -86,6 +86,7 @@ class _Search:
         for i in range(count - 1, -1, -1):
             self.low_after[i] = min(self.low_after[i + 1], min(window[i].ratings))
             self.join_after[i] = min(self.join_after[i + 1], window[i].joined_s)
+        self.solos = all(unit.size == 1 for unit in window)
         self.bound_q = params.q if params.q in (1.0, 2.0) or math.isinf(params.q) else 1.0
 
     def run(self) -> None:
@@ -137,7 +138,9 @@ class _Search:
         return math.inf if self.best is None else self.best.priority
 
     def _sorted_solos(self, position: int) -> bool:
-        return self.low_after[position] >= max(self.window[position].ratings)
+        # Only for windows of solos: a party's members may sit below its key, and a later
+        # unit of another size changes the completion, so the bound need not grow.
+        return self.solos and self.low_after[position] >= max(self.window[position].ratings)
 
     def _bound(self, chosen: list[Unit], ratings: list[int], players: int, after: int) -> float:
         """A lower bound on the priority of any game completing ``chosen``."""

@@ -160,3 +160,26 @@ def test_offline_split_is_optimal(ratings: list[list[int]], params: Imbalance) -
         return
     teams = [[r for i in team for r in parties[i].ratings] for team in lineup.teams]
     assert imbalance(teams, params) == pytest.approx(expected)
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.lists(RATINGS, min_size=1, max_size=2), min_size=2, max_size=9),
+    st.integers(1, 2),
+    PARAMS,
+    st.sampled_from([0.0, 1.0]),
+    st.data(),
+)
+def test_every_pop_is_the_brute_force_best_of_what_is_left(
+    ratings: list[list[int]], k: int, params: Imbalance, beta: float, data: st.DataObject
+) -> None:
+    # Lazy anchors (a lower bound until it surfaces) must never hide a better game.
+    joins = data.draw(st.lists(st.integers(-50, 0), min_size=len(ratings), max_size=len(ratings)))
+    units = [u for u in units_of(ratings, [float(j) for j in joins]) if u.size <= k]
+    queue = GameQueue(k, params, beta, seed=5)
+    queue.extend(units)
+    alive = list(units)
+    while (game := queue.pop_best()) is not None:
+        assert game.priority == pytest.approx(brute_best(alive, k, params, beta))
+        alive = [u for u in alive if u.index not in game.units()]
+    assert brute_best(alive, k, params, beta) == math.inf
