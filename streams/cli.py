@@ -63,4 +63,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # Run as `python -m streams.cli`, this module is __main__; commands raise the
+    # UsageError of the importable streams.cli, so dispatch through that module.
+    from streams.cli import main as _main
+
+    raise SystemExit(_main())

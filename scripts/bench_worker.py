@@ -1,0 +1,257 @@
+"""Load, soak and failover benchmark of the streaming worker, on the embedded broker (loopback).
+
+    .venv/bin/python scripts/bench_worker.py backlog  --events 60000 --workers 1
+    .venv/bin/python scripts/bench_worker.py steady   --rate 2000 --seconds 60 --workers 2
+    .venv/bin/python scripts/bench_worker.py failover --rate 500 --seconds 60 --workers 2
+
+backlog:  publish N joins first, then start the workers; events/s until all are folded.
+steady:   publish at a fixed rate; consumer lag (input end offset - applied offset, from
+          the workers' /queues) sampled every second, and wave latency: the WaveClosed
+          record's broker timestamp minus the tick's scheduled time (p50/p99).
+failover: steady, and SIGKILL one worker a third of the way in: time until the
+          survivors own every partition, and the longest gap between two closed waves
+          of a region.
+Results print as one JSON object (docs/benchmarks/worker.md records the runs).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import random
+import signal
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from aiokafka import AIOKafkaConsumer, TopicPartition  # noqa: E402
+from confluent_kafka import Producer  # noqa: E402
+
+from schemas.codec import decode  # noqa: E402
+from schemas.topics import queue_key  # noqa: E402
+from streams.embedded.broker import EmbeddedBroker, free_port  # noqa: E402
+from streams.settings import load_settings  # noqa: E402
+from streams.topics import ensure_topics  # noqa: E402
+
+REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
+CONFIG = """
+partitions = 8
+ticket_ttl_ms = 60000
+publish_status = {status}
+[[queues]]
+name = "1v1"
+strategy = "optimal"
+regions = {regions}
+wave_interval_ms = 1000
+"""
+
+
+class Worker:
+    def __init__(self, broker: str, config: Path, log: Path) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [sys.executable, "-m", "streams.cli", "worker", "--broker", broker,
+             "--config", str(config), "--web-port", str(self.port)],
+            cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
+
+    def get(self, path: str) -> dict | None:  # type: ignore[type-arg]
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{self.port}{path}", timeout=2) as r:
+                return json.load(r)  # type: ignore[no-any-return]
+        except OSError:
+            return None
+
+    def partitions(self) -> set[int]:
+        health = self.get("/health")
+        return set(health["partitions"]) if health else set()
+
+    def applied(self) -> dict[int, int]:
+        queues = self.get("/queues")
+        return {row["partition"]: row["applied_offset"] for row in queues["queues"]} if queues else {}
+
+    def stop(self, sig: int = signal.SIGTERM) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(sig)
+            try:
+                self.process.wait(30)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+def join_value(number: int, rng: random.Random) -> tuple[bytes, bytes]:
+    region = REGIONS[number % len(REGIONS)]
+    side = rng.random()
+    mmr = int(rng.gauss(1500, 250))
+    ratings = {"bw": max(mmr, 0)} if side < 0.35 else (
+        {"sc2": max(mmr, 0)} if side < 0.7 else {"bw": max(mmr, 0), "sc2": max(mmr + 50, 0)})
+    body = {"type": "TicketJoined", "ticket_id": f"b{number}", "queue": "1v1", "region": region,
+            "joined_at_ms": int(time.time() * 1000),
+            "players": [{"player_id": f"p{number}", "ratings": ratings}]}
+    return queue_key("1v1", region), json.dumps(body).encode()
+
+
+def producer(bootstrap: str) -> Producer:
+    return Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random",
+                     "linger.ms": 5, "queue.buffering.max.messages": 1_000_000})
+
+
+def publish_at_rate(bootstrap: str, rate: float, seconds: float, stop: threading.Event) -> int:
+    out, rng, sent = producer(bootstrap), random.Random(1), 0
+    start = time.monotonic()
+    while not stop.is_set() and time.monotonic() - start < seconds:
+        due = int((time.monotonic() - start) * rate)
+        while sent < due:
+            key, value = join_value(sent, rng)
+            out.produce("wavematch.queue.v1", value, key)
+            sent += 1
+        out.poll(0)
+        time.sleep(0.01)
+    out.flush(30)
+    return sent
+
+
+async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    await consumer.start()
+    try:
+        await consumer._client.force_metadata_update()
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        consumer.assign(tps)
+        await consumer.seek_to_end(*tps)
+        return {tp.partition: await consumer.position(tp) for tp in tps}
+    finally:
+        await consumer.stop()
+
+
+async def wave_records(bootstrap: str) -> list[tuple[str, int, int]]:
+    """(region, tick time, WaveClosed broker timestamp) of every closed wave."""
+    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
+    await consumer.start()
+    try:
+        await consumer._client.force_metadata_update()
+        topic = "wavematch.waves.v1"
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        out, idle = [], time.monotonic()
+        while time.monotonic() - idle < 2:
+            for records in (await consumer.getmany(timeout_ms=300)).values():
+                idle = time.monotonic()
+                for record in records:
+                    wave = decode(record.value)
+                    out.append((wave.region, int(wave.wave_id) * 1000, record.timestamp))
+        return out
+    finally:
+        await consumer.stop()
+
+
+def percentile(values: list[float], q: float) -> float:
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] if ordered else float("nan")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("mode", choices=("backlog", "steady", "failover"))
+    parser.add_argument("--workers", type=int, default=1)
+    parser.add_argument("--events", type=int, default=60_000)
+    parser.add_argument("--rate", type=float, default=1_000)
+    parser.add_argument("--seconds", type=float, default=60)
+    parser.add_argument("--no-status", action="store_true", help="publish_status = false")
+    args = parser.parse_args()
+    work = Path(tempfile.mkdtemp(prefix="bench-worker-"))
+    config = work / "wavematch.toml"
+    config.write_text(CONFIG.format(status=str(not args.no_status).lower(), regions=list(REGIONS)))
+    result: dict[str, object] = {"mode": args.mode, "workers": args.workers, "logs": str(work)}
+    with EmbeddedBroker(log_path=work / "broker.log") as broker:
+        settings = load_settings(config, broker_url=broker.url)
+        asyncio.run(ensure_topics(settings))
+        workers: list[Worker] = []
+        try:
+            if args.mode == "backlog":
+                out, rng = producer(broker.bootstrap), random.Random(1)
+                for number in range(args.events):
+                    key, value = join_value(number, rng)
+                    out.produce("wavematch.queue.v1", value, key)
+                    if number % 10_000 == 0:
+                        out.poll(0)
+                out.flush(60)
+                ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
+                workers = [Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)]
+                _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)), 120)
+                start, applied = time.monotonic(), {}
+                while time.monotonic() - start < 600:
+                    applied = {p: o for w in workers for p, o in w.applied().items()}
+                    if all(applied.get(p, -1) + 1 >= ends[p] for p in ends):
+                        break
+                    time.sleep(0.1)
+                elapsed = time.monotonic() - start
+                result.update(events=args.events, seconds=round(elapsed, 2),
+                              events_per_s=round(args.events / elapsed))
+            else:
+                workers = [Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)]
+                _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8))
+                      and all(w.partitions() for w in workers), 180)
+                stop = threading.Event()
+                sent: list[int] = []
+                thread = threading.Thread(target=lambda: sent.append(
+                    publish_at_rate(broker.bootstrap, args.rate, args.seconds, stop)))
+                started = time.time()
+                thread.start()
+                lags, killed_at, takeover = [], None, None
+                while thread.is_alive():
+                    time.sleep(1)
+                    ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
+                    alive = [w for w in workers if w.process.poll() is None]
+                    applied = {p: o for w in alive for p, o in w.applied().items()}
+                    lags.append(sum(max(0, ends[p] - applied.get(p, -1) - 1) for p in ends))
+                    if args.mode == "failover" and killed_at is None and time.time() - started > args.seconds / 3:
+                        workers[-1].stop(signal.SIGKILL)
+                        killed_at = time.time()
+                    if killed_at and takeover is None and set().union(*(w.partitions() for w in alive)) == set(range(8)):
+                        takeover = time.time() - killed_at
+                thread.join()
+                time.sleep(3)
+                waves = asyncio.run(wave_records(broker.bootstrap))
+                latency = [ts - tick for _, tick, ts in waves if tick >= started * 1000]
+                gaps: dict[str, list[int]] = {}
+                for region, tick, ts in sorted(waves, key=lambda w: w[2]):
+                    gaps.setdefault(region, []).append(ts)
+                longest = max((b - a for stamps in gaps.values() for a, b in zip(stamps, stamps[1:])), default=0)
+                result.update(
+                    rate=args.rate, seconds=args.seconds, published=sent[0] if sent else 0,
+                    lag_events_median=statistics.median(lags) if lags else None, lag_events_max=max(lags, default=0),
+                    waves=len(latency), wave_latency_ms_p50=percentile(latency, 0.5),
+                    wave_latency_ms_p99=percentile(latency, 0.99),
+                    longest_gap_between_waves_ms=longest,
+                )
+                if args.mode == "failover":
+                    result.update(takeover_s=round(takeover, 1) if takeover else None)
+        finally:
+            for worker in workers:
+                worker.stop()
+    print(json.dumps(result))
+    return 0
+
+
+def _wait(predicate, timeout_s: float) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if predicate():
+            return
+        time.sleep(0.3)
+    raise SystemExit(f"not ready within {timeout_s} s")
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
