@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from matcher.teams.imbalance import Imbalance
 from matcher.teams.rebalance import DEFAULT_MAX_SEQUENCES, METHODS
+from matcher.teams.window import DEFAULT_MAX_NODES
 
 MODES = ("offline", "queue")
 
@@ -30,6 +31,7 @@ class GameQueueConfig:
     mode: str = "offline"
     window: int | None = None
     max_imbalance: float | None = None
+    max_nodes: int = DEFAULT_MAX_NODES
 
 
 def rebalance_config(options: Mapping[str, object]) -> RebalanceConfig:
@@ -61,7 +63,7 @@ def game_queue_config(options: Mapping[str, object]) -> GameQueueConfig:
     Traceback (most recent call last):
     ValueError: options.alpha: must be a number >= 0 (got -1)
     """
-    known = ("alpha", "p", "q", "beta", "mode", "window", "max_imbalance")
+    known = ("alpha", "p", "q", "beta", "mode", "window", "max_imbalance", "max_nodes")
     _reject_unknown(options, known)
     mode = options.get("mode", "offline")
     if mode not in MODES:
@@ -74,6 +76,7 @@ def game_queue_config(options: Mapping[str, object]) -> GameQueueConfig:
         mode=str(mode),
         window=None if window is None else _integer(options, "window", 0, 2),
         max_imbalance=None if limit is None else _number(options, "max_imbalance", 0.0, 0.0),
+        max_nodes=_integer(options, "max_nodes", DEFAULT_MAX_NODES, 1),
     )
 
 

@@ -128,7 +128,14 @@ def _game_queue(
     config: GameQueueConfig,
     seed: int,
 ) -> list[Lineup]:
-    queue = GameQueue(shape.size_max, config.imbalance, config.beta, seed, width=config.window)
+    queue = GameQueue(
+        shape.size_max,
+        config.imbalance,
+        config.beta,
+        seed,
+        max_nodes=config.max_nodes,
+        width=config.window,
+    )
     queue.extend(
         [
             Unit(i, party.ratings, (party.joined_at_ms - snapshot.closed_at_ms) / 1000.0)

@@ -105,6 +105,7 @@ def test_max_imbalance_leaves_lopsided_games_queued() -> None:
         ({"beat": 1}, 2, "options.beat: unknown option"),
         ({"q": 0.5}, 2, "options.q"),
         ({"window": 1}, 2, "options.window"),
+        ({"max_nodes": 0}, 2, "options.max_nodes"),
         ({}, 3, "team_count: the game queue plays two teams"),
     ],
 )
