@@ -32,6 +32,16 @@ def simulate(
     ``on_time`` hears the simulated milliseconds advanced, summed over all runs, so a
     progress bar's total is :func:`total_ms`.
 
+    >>> config = config_from_mapping({"seed": 1, "scenario": [{"name": "s", "queue": "3v3",
+    ...     "team_size": 3, "duration_s": 600,
+    ...     "region": [{"name": "eu", "sessions_per_hour": 900}],
+    ...     "variant": [{"name": "v", "strategy": "rebalance"}]}]})
+    >>> (result,) = simulate(config)
+    >>> result.runs[0].variant, len(result.runs[0].waves), len(result.runs[0].matches) > 0
+    ('v', 60, True)
+    >>> figures(simulate(config), 1) == figures((result,), 1)
+    True
+
     Notes: O(total events log events) plus every wave's strategy cost.
     """
     out = []
@@ -45,7 +55,10 @@ def simulate(
 
 
 def total_ms(config: SimConfig) -> int:
-    """Simulated milliseconds over all runs: the progress bar's total."""
+    """Simulated milliseconds over all runs: the progress bar's total.
+
+    Notes: O(scenarios).
+    """
     return sum(s.duration_s * 1000 * len(s.variants) for s in config.scenarios)
 
 

@@ -7,6 +7,7 @@ from collections import Counter
 
 import pytest
 
+import matcher.sim
 import matcher.sim.config
 import matcher.sim.metrics
 import matcher.sim.population
@@ -26,12 +27,13 @@ from matcher.sim.population import Session, draw_sessions
 from tests.queue.conftest import PAIRS
 from tests.sim.conftest import scenario_data
 
-DOCTESTED = [matcher.sim.config, matcher.sim.metrics, matcher.sim.population]
+DOCTESTED = [matcher.sim, matcher.sim.config, matcher.sim.metrics, matcher.sim.population]
 
 
 @pytest.mark.parametrize("module", DOCTESTED)
 def test_doctests(module: object) -> None:
-    assert doctest.testmod(module).failed == 0  # type: ignore[arg-type]
+    outcome = doctest.testmod(module)  # type: ignore[arg-type]
+    assert outcome.failed == 0 and outcome.attempted > 0
 
 
 def test_same_seed_same_figures(tiny: SimConfig) -> None:
