@@ -72,9 +72,7 @@ class WaitEstimator:
     bounded window.
     """
 
-    waves: deque[dict[int, Histogram]] = field(
-        default_factory=lambda: deque(maxlen=WINDOW_WAVES)
-    )
+    waves: deque[dict[int, Histogram]] = field(default_factory=lambda: deque(maxlen=WINDOW_WAVES))
     _merged: dict[int, Histogram] | None = field(default=None, repr=False, compare=False)
     _answers: dict[tuple[int, int], int | None] = field(
         default_factory=dict, repr=False, compare=False
@@ -125,8 +123,11 @@ class WaitEstimator:
 
     def to_record(self) -> dict[str, Any]:
         waves = [
-            [[band, wait, count] for band, histogram in sorted(w.items())
-             for wait, count in sorted(histogram.items())]
+            [
+                [band, wait, count]
+                for band, histogram in sorted(w.items())
+                for wait, count in sorted(histogram.items())
+            ]
             for w in self.waves
         ]
         return {"version": RECORD_VERSION, "waves": waves}
@@ -139,13 +140,17 @@ class WaitEstimator:
         if isinstance(record, list):
             for wave in record:
                 estimator.waves.append(
-                    {band: {(total + count // 2) // max(1, count): count}
-                     for band, total, count in wave if count > 0}
+                    {
+                        band: {(total + count // 2) // max(1, count): count}
+                        for band, total, count in wave
+                        if count > 0
+                    }
                 )
             return estimator
         if record.get("version") != RECORD_VERSION:
-            raise ValueError(f"estimator record version {record.get('version')!r} is not "
-                             f"{RECORD_VERSION}")
+            raise ValueError(
+                f"estimator record version {record.get('version')!r} is not {RECORD_VERSION}"
+            )
         for wave in record["waves"]:
             per_band: dict[int, Histogram] = {}
             for band, wait, count in wave:

@@ -68,8 +68,11 @@ def figures(results: tuple[ScenarioRun, ...], seed: int) -> dict[str, Any]:
         "seed": seed,
         "scenarios": [
             {
-                "name": r.scenario.name, "queue": r.scenario.queue, "kind": r.scenario.kind,
-                "team_size": r.scenario.team_size, "duration_s": r.scenario.duration_s,
+                "name": r.scenario.name,
+                "queue": r.scenario.queue,
+                "kind": r.scenario.kind,
+                "team_size": r.scenario.team_size,
+                "duration_s": r.scenario.duration_s,
                 "sessions": r.sessions,
                 "variants": [run_figures(run) for run in r.runs],
             }
@@ -91,5 +94,12 @@ def _delta(on_time: Callable[[int], None] | None) -> Callable[[int], None] | Non
     return advance
 
 
-__all__ = ["ConfigError", "ScenarioRun", "SimConfig", "config_from_mapping", "figures",
-           "simulate", "total_ms"]
+__all__ = [
+    "ConfigError",
+    "ScenarioRun",
+    "SimConfig",
+    "config_from_mapping",
+    "figures",
+    "simulate",
+    "total_ms",
+]

@@ -119,18 +119,35 @@ def config_from_mapping(data: Mapping[str, Any]) -> SimConfig:
 
 
 def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
-    _known(data, where, {"name", "queue", "kind", "team_size", "duration_s", "start_hour",
-                         "ticket_ttl_ms", "maps", "region", "behaviour", "variant"})
+    _known(
+        data,
+        where,
+        {
+            "name",
+            "queue",
+            "kind",
+            "team_size",
+            "duration_s",
+            "start_hour",
+            "ticket_ttl_ms",
+            "maps",
+            "region",
+            "behaviour",
+            "variant",
+        },
+    )
     kind = _str(data, "kind", where, DUEL if data.get("team_size", 1) == 1 else TEAM)
     if kind not in (DUEL, TEAM):
         raise ConfigError(f"{where}.kind: must be {DUEL!r} or {TEAM!r}")
     team_size = _int(data, "team_size", where, 1, low=1, high=16)
     if kind == DUEL and team_size != 1:
         raise ConfigError(f"{where}.team_size: a duel queue has teams of 1")
-    regions = tuple(_region(r, f"{where}.region[{i}]")
-                    for i, r in enumerate(_list(data, "region", where)))
-    variants = tuple(_variant(v, f"{where}.variant[{i}]")
-                     for i, v in enumerate(_list(data, "variant", where)))
+    regions = tuple(
+        _region(r, f"{where}.region[{i}]") for i, r in enumerate(_list(data, "region", where))
+    )
+    variants = tuple(
+        _variant(v, f"{where}.variant[{i}]") for i, v in enumerate(_list(data, "variant", where))
+    )
     if not regions or not variants:
         raise ConfigError(f"{where}: needs at least one [[region]] and one [[variant]]")
     named = (("region", [r.name for r in regions]), ("variant", [v.name for v in variants]))
@@ -140,8 +157,13 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
     behaviour = _behaviour(_table(data, "behaviour", where), f"{where}.behaviour", team_size)
     maps = tuple(str(m) for m in _list(data, "maps", where)) or DEFAULT_MAPS
     return Scenario(
-        name=_str(data, "name", where, None), queue=_str(data, "queue", where, None), kind=kind,
-        team_size=team_size, regions=regions, behaviour=behaviour, variants=variants,
+        name=_str(data, "name", where, None),
+        queue=_str(data, "queue", where, None),
+        kind=kind,
+        team_size=team_size,
+        regions=regions,
+        behaviour=behaviour,
+        variants=variants,
         duration_s=_int(data, "duration_s", where, 3600, low=60, high=7 * 86_400),
         start_hour=_float(data, "start_hour", where, 18.0, low=0.0, high=24.0),
         ticket_ttl_ms=_int(data, "ticket_ttl_ms", where, 600_000, low=1_000),
@@ -164,14 +186,20 @@ def _region(data: Mapping[str, Any], where: str) -> RegionSpec:
 
 
 def _behaviour(data: Mapping[str, Any], where: str, team_size: int) -> Behaviour:
-    _known(data, where, {"party_weights", "leave_per_wave", "games_per_session",
-                         "game_length_s", "race_weights"})
-    parties = tuple(_number(v, f"{where}.party_weights")
-                    for v in _list(data, "party_weights", where)) or (1.0,)
+    _known(
+        data,
+        where,
+        {"party_weights", "leave_per_wave", "games_per_session", "game_length_s", "race_weights"},
+    )
+    parties = tuple(
+        _number(v, f"{where}.party_weights") for v in _list(data, "party_weights", where)
+    ) or (1.0,)
     if len(parties) > team_size or any(w < 0 for w in parties) or not any(parties):
         raise ConfigError(f"{where}.party_weights: up to team_size weights >= 0, one > 0")
-    races = tuple(_number(v, f"{where}.race_weights")
-                  for v in _list(data, "race_weights", where)) or DEFAULT_RACE_WEIGHTS
+    races = (
+        tuple(_number(v, f"{where}.race_weights") for v in _list(data, "race_weights", where))
+        or DEFAULT_RACE_WEIGHTS
+    )
     if len(races) != 3 or any(w < 0 for w in races) or not any(races):
         raise ConfigError(f"{where}.race_weights: three weights (bw, sc2, both) >= 0, one > 0")
     return Behaviour(
@@ -184,8 +212,21 @@ def _behaviour(data: Mapping[str, Any], where: str, team_size: int) -> Behaviour
 
 
 def _variant(data: Mapping[str, Any], where: str) -> Variant:
-    _known(data, where, {"name", "strategy", "wave_interval_ms", "cadence", "target_matches",
-                         "floor_ms", "cap_ms", "smoothing", "options"})
+    _known(
+        data,
+        where,
+        {
+            "name",
+            "strategy",
+            "wave_interval_ms",
+            "cadence",
+            "target_matches",
+            "floor_ms",
+            "cap_ms",
+            "smoothing",
+            "options",
+        },
+    )
     try:
         cadence = CadencePolicy(
             mode=_str(data, "cadence", where, "fixed"),
@@ -199,8 +240,12 @@ def _variant(data: Mapping[str, Any], where: str) -> Variant:
         if isinstance(error, ConfigError):
             raise
         raise ConfigError(f"{where}.{error}") from None
-    return Variant(_str(data, "name", where, None), _str(data, "strategy", where, None),
-                   cadence, dict(_table(data, "options", where)))
+    return Variant(
+        _str(data, "name", where, None),
+        _str(data, "strategy", where, None),
+        cadence,
+        dict(_table(data, "options", where)),
+    )
 
 
 # -- typed field readers: each names the field in its error ---------------------------
@@ -237,8 +282,14 @@ def _str(data: Mapping[str, Any], key: str, where: str, default: str | None) -> 
     return value
 
 
-def _int(data: Mapping[str, Any], key: str, where: str, default: int | None,
-         low: int | None = None, high: int | None = None) -> int:
+def _int(
+    data: Mapping[str, Any],
+    key: str,
+    where: str,
+    default: int | None,
+    low: int | None = None,
+    high: int | None = None,
+) -> int:
     value = _get(data, key, where, default)
     if not isinstance(value, int) or isinstance(value, bool):
         raise ConfigError(f"{_path(where, key)}: must be an integer")
@@ -253,8 +304,9 @@ def _number(value: Any, where: str) -> float:
     return float(value)
 
 
-def _float(data: Mapping[str, Any], key: str, where: str, default: float | None,
-           low: float, high: float) -> float:
+def _float(
+    data: Mapping[str, Any], key: str, where: str, default: float | None, low: float, high: float
+) -> float:
     value = _number(_get(data, key, where, default), _path(where, key))
     if not low <= value <= high:
         raise ConfigError(f"{_path(where, key)}: must be between {low:g} and {high:g}")

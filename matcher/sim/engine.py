@@ -106,7 +106,10 @@ class _Live:
 
 
 def run_variant(
-    scenario: Scenario, variant: Variant, sessions: tuple[Session, ...], seed: int,
+    scenario: Scenario,
+    variant: Variant,
+    sessions: tuple[Session, ...],
+    seed: int,
     on_time: Callable[[int], None] | None = None,
 ) -> VariantRun:
     """Simulate ``variant`` on ``sessions`` until ``scenario.duration_s``.
@@ -116,16 +119,23 @@ def run_variant(
     Notes: O(events log events) plus the cost of every wave's strategy.
     """
     profile = QueueProfile(
-        queue=scenario.queue, strategy=variant.strategy, maps=scenario.maps,
-        team_size=scenario.team_size, options=dict(variant.options),
+        queue=scenario.queue,
+        strategy=variant.strategy,
+        maps=scenario.maps,
+        team_size=scenario.team_size,
+        options=dict(variant.options),
     )
     book = QueueBook(
-        {scenario.queue: profile}, {scenario.queue: tuple(r.name for r in scenario.regions)},
-        QueueRules(ticket_ttl_ms=scenario.ticket_ttl_ms,
-                   finished_retention_ms=scenario.ticket_ttl_ms),
+        {scenario.queue: profile},
+        {scenario.queue: tuple(r.name for r in scenario.regions)},
+        QueueRules(
+            ticket_ttl_ms=scenario.ticket_ttl_ms, finished_retention_ms=scenario.ticket_ttl_ms
+        ),
     )
-    live = _Live(VariantRun(variant.name, variant.strategy, sessions=len(sessions)),
-                 {s.session_id: s for s in sessions})
+    live = _Live(
+        VariantRun(variant.name, variant.strategy, sessions=len(sessions)),
+        {s.session_id: s for s in sessions},
+    )
     for session in sessions:
         start = session.started_at_ms
         live.push(start, _JOIN, _ticket(scenario, session, 0, start))
@@ -152,8 +162,14 @@ def run_variant(
 
 def _ticket(scenario: Scenario, session: Session, game: int, at_ms: int) -> Ticket:
     party = session.session_id if len(session.players) > 1 else None
-    return Ticket(f"{session.session_id}.g{game}", scenario.queue, session.region,
-                  session.players, at_ms, party_id=party)
+    return Ticket(
+        f"{session.session_id}.g{game}",
+        scenario.queue,
+        session.region,
+        session.players,
+        at_ms,
+        party_id=party,
+    )
 
 
 def _join(book: QueueBook, live: _Live, ticket: Ticket) -> None:
@@ -166,8 +182,13 @@ def _join(book: QueueBook, live: _Live, ticket: Ticket) -> None:
 
 
 def _tick(
-    scenario: Scenario, variant: Variant, book: QueueBook, live: _Live, seed: int,
-    due: _NextTick, at_ms: int,
+    scenario: Scenario,
+    variant: Variant,
+    book: QueueBook,
+    live: _Live,
+    seed: int,
+    due: _NextTick,
+    at_ms: int,
 ) -> None:
     region, number = due.region, due.number
     state = book.region_queue(scenario.queue, region)
@@ -188,8 +209,11 @@ def _tick(
     step = book.apply(tick)
     _observe(book, live, step, scenario, seed)
     if step.summary is not None:
-        live.run.waves.append(WaveRecord(region, at_ms, step.summary.players_in_snapshot,
-                                         step.summary.matches, interval))
+        live.run.waves.append(
+            WaveRecord(
+                region, at_ms, step.summary.players_in_snapshot, step.summary.matches, interval
+            )
+        )
     live.push(at_ms + interval, _TICK, _NextTick(region, number + 1, interval))
 
 
@@ -203,10 +227,17 @@ def _observe(
         estimates = live.pending_estimates.pop(gone.ticket_id, [])
         session_id, _, game = gone.ticket_id.rpartition(".g")
         session = live.sessions[session_id]
-        live.run.tickets.append(TicketOutcome(
-            gone.ticket_id, gone.region, len(session.players), joined, gone.reason.value,
-            gone.waves_waited, gone.at_ms - joined,
-        ))
+        live.run.tickets.append(
+            TicketOutcome(
+                gone.ticket_id,
+                gone.region,
+                len(session.players),
+                joined,
+                gone.reason.value,
+                gone.waves_waited,
+                gone.at_ms - joined,
+            )
+        )
         if gone.reason is not DequeueReason.MATCHED:
             continue
         live.run.estimates.extend(
@@ -219,7 +250,8 @@ def _observe(
     for status in step.statuses:
         if status.estimated_wait_ms is not None:
             live.pending_estimates.setdefault(status.ticket_id, []).append(
-                (status.at_ms, status.estimated_wait_ms))
+                (status.at_ms, status.estimated_wait_ms)
+            )
     for match in step.matches:
         live.run.matches.append(_match_record(step, match, waits))
 
@@ -230,8 +262,11 @@ def _match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecor
     seats = [seat.rating for team in match.teams for seat in team.seats]
     ticket_waits = [waits[tid] for tid in match.ticket_ids()]
     return MatchRecord(
-        step.summary.region, step.summary.closed_at_ms, rating_diff(match),
-        float(max(team_totals) - min(team_totals)), float(max(seats) - min(seats)),
+        step.summary.region,
+        step.summary.closed_at_ms,
+        rating_diff(match),
+        float(max(team_totals) - min(team_totals)),
+        float(max(seats) - min(seats)),
         sum(ticket_waits) / len(ticket_waits),
     )
 
@@ -241,10 +276,17 @@ def _finish(book: QueueBook, live: _Live, end_ms: int) -> None:
     for state in book.regions.values():
         for queued in state.tickets.values():
             ticket = queued.ticket
-            live.run.tickets.append(TicketOutcome(
-                ticket.ticket_id, ticket.region, ticket.size, ticket.joined_at_ms, "queued",
-                _waited(state, queued.joined_wave), end_ms - ticket.joined_at_ms,
-            ))
+            live.run.tickets.append(
+                TicketOutcome(
+                    ticket.ticket_id,
+                    ticket.region,
+                    ticket.size,
+                    ticket.joined_at_ms,
+                    "queued",
+                    _waited(state, queued.joined_wave),
+                    end_ms - ticket.joined_at_ms,
+                )
+            )
 
 
 def _waited(state: RegionQueue, joined_wave: int) -> int:

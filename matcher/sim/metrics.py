@@ -39,8 +39,11 @@ def spread(values: Sequence[float]) -> dict[str, float | None]:
     if not values:
         return {"count": 0, "mean": None, "p50": None, "p95": None, "max": None}
     return {
-        "count": len(values), "mean": sum(values) / len(values),
-        "p50": percentile(values, 0.5), "p95": percentile(values, 0.95), "max": max(values),
+        "count": len(values),
+        "mean": sum(values) / len(values),
+        "p50": percentile(values, 0.5),
+        "p95": percentile(values, 0.95),
+        "max": max(values),
     }
 
 
@@ -56,16 +59,21 @@ def estimate_error(records: Sequence[EstimateRecord]) -> dict[str, float | None]
     errors = [(r.estimated_ms - r.realised_ms) / 1000 for r in records]
     absolute = [abs(e) for e in errors]
     return {
-        "count": len(records), "mae_s": sum(absolute) / len(absolute),
-        "p90_s": percentile(absolute, 0.9), "bias_s": sum(errors) / len(errors),
+        "count": len(records),
+        "mae_s": sum(absolute) / len(absolute),
+        "p90_s": percentile(absolute, 0.9),
+        "bias_s": sum(errors) / len(errors),
     }
 
 
 def run_figures(run: VariantRun) -> dict[str, Any]:
     """All figures of one variant: overall and per region."""
     regions = sorted({t.region for t in run.tickets} | {w.region for w in run.waves})
-    figures = {"variant": run.variant, "strategy": run.strategy,
-               "overall": _figures(run.tickets, run.matches, run.waves, run.estimates)}
+    figures = {
+        "variant": run.variant,
+        "strategy": run.strategy,
+        "overall": _figures(run.tickets, run.matches, run.waves, run.estimates),
+    }
     figures["regions"] = {
         region: _figures(
             [t for t in run.tickets if t.region == region],
@@ -79,8 +87,10 @@ def run_figures(run: VariantRun) -> dict[str, Any]:
 
 
 def _figures(
-    tickets: Sequence[TicketOutcome], matches: Sequence[MatchRecord],
-    waves: Sequence[WaveRecord], estimates: Sequence[EstimateRecord],
+    tickets: Sequence[TicketOutcome],
+    matches: Sequence[MatchRecord],
+    waves: Sequence[WaveRecord],
+    estimates: Sequence[EstimateRecord],
 ) -> dict[str, Any]:
     matched = [t for t in tickets if t.outcome == "matched"]
     return {

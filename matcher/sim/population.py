@@ -121,12 +121,17 @@ def geometric(u: float, p: float) -> int:
 
     >>> geometric(0.5, 0.5), geometric(0.2, 0.5), geometric(0.3, 1.0)
     (1, 2, 0)
+    >>> geometric(0.5, 1e-300) == geometric(0.5, 0.0) == 1 << 62
+    True
     """
     if p >= 1.0:
         return 0
+    never = 1 << 62
     if p <= 0.0:
-        return 1 << 62
-    return int(math.log(max(u, 1e-300)) / math.log1p(-p))
+        return never
+    failures = math.log(max(u, 1e-300)) / math.log1p(-p)
+    # A chance too small to represent (denormal p) overflows: that is "never".
+    return min(never, int(failures)) if math.isfinite(failures) else never
 
 
 def patience_waves(seed: int, ticket_id: str, leave_per_wave: float) -> int:
