@@ -3,7 +3,9 @@
 Layers, bottom up: :mod:`model` (shape, parties, lineups, role slots), :mod:`imbalance`
 (Alman & McKay's f and the quality figures), :mod:`split` (exhaustive reference),
 :mod:`rebalance` (AccelByte's permutation / combination / greedy), :mod:`grouping`
-(which parties play together), :mod:`window`, :mod:`ordered`, :mod:`gamequeue`,
-:mod:`roles`, :mod:`offline` (the game queue), :mod:`build` (lineups to matches),
+(which parties play together), :mod:`games` (games of 2k and their splits),
+:mod:`window` (best game per anchor), :mod:`ordered` (treap + list), :mod:`gamequeue`
+(the heap of per-anchor games), :mod:`roles` (role intervals), :mod:`offline` (groups
+of 2k split optimally), :mod:`build` (lineups to matches),
 :mod:`checks` (the checker) and :mod:`strategies` (the registered entry points).
 """

@@ -147,14 +147,18 @@ class _Search:
         top, bottom = max(ratings), min(ratings)
         bound = (top - bottom) / 2.0 * self.root
         missing = 2 * self.k - players
+        if missing and after == len(self.window):
+            return math.inf  # nothing left to complete the game with
         if missing and self.low_after[after] >= top:
             filled = ratings + [self.low_after[after]] * missing
             bound = max(bound, spread(filled, self.bound_q))
         elif missing and self.params.q >= 2:
-            # v_q is convex and symmetric in the missing players, so some best completion
-            # puts them all at one rating c >= low_after; for q = 2 that c is the clamped
+            # v_q is convex and symmetric: replacing each later party's players by their
+            # mean (>= the next unit's key) cannot raise it, nor can putting all missing
+            # players at one rating c >= that key; for q = 2 the best c is the clamped
             # mean, and v_q >= v_2 for q >= 2 (power means).
-            centre = max(self.low_after[after], sum(ratings) / len(ratings))
+            floor = self.window[after].key[0]
+            centre = max(floor, sum(ratings) / len(ratings))
             bound = max(bound, spread(ratings + [centre] * missing, 2.0))
         elif not missing:
             bound = max(bound, spread(ratings, self.params.q))
