@@ -235,3 +235,27 @@ def test_role_interval_game_is_within_rho_of_the_best_game(
     first, second = split_representatives(matched, ratings, roles, params)
     approx = imbalance([[ratings[i] for i in first], [ratings[i] for i in second]], params)
     assert approx <= params.rho(len(roles)) * optimum + 1e-6
+
+
+def test_role_queue_plays_the_shortest_interval_with_two_of_each_role() -> None:
+    drawn = [("tank", 1000), ("dps", 1005), ("dps", 1008), ("tank", 1010), ("dps", 1500)]
+    drawn += [("tank", 2000)]
+    people = [player(f"p{i}", 0, [(role, rating)]) for i, (role, rating) in enumerate(drawn)]
+    found = shortest_role_interval(people, [r for _, r in drawn], ("tank", "dps"))
+    assert found is not None
+    assert found[:2] == (0, 3)  # 1000..1010: the only 2-tank, 2-dps run narrower than 990
+    tickets = [ticket(f"t{i}", [p], joined_at_ms=i, queue="2v2") for i, p in enumerate(people)]
+    snap = snapshot(tickets, queue="2v2")
+    prof = profile(
+        "game-queue", team_size=2, roles=("tank", "dps"), options={"mode": "queue"}, queue="2v2"
+    )
+    result = run_wave(snap, prof)
+    assert team_result_problems(snap, prof, result) == []
+    assert [m.ticket_ids() for m in result.matches] == [("t0", "t1", "t2", "t3")]
+    (match,) = result.matches
+    for team in match.teams:
+        assert sorted(seat.role for seat in team.seats) == ["dps", "tank"]
+    # Tanks 1000 / 1010 and dps 1005 / 1008: the least gap pairs 1000 with 1008.
+    sums = sorted(sum(seat.rating for seat in team.seats) for team in match.teams)
+    assert sums == [2008, 2015]
+    assert result.unmatched == ("t4", "t5")
