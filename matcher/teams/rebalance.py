@@ -153,12 +153,20 @@ def _existing(existing: Sequence[Sequence[int]], team_count: int) -> list[tuple[
     return [tuple(existing[t]) if t < len(existing) else () for t in range(team_count)]
 
 
-def _key(parties: Sequence[Party], split: Split, base: Sequence[tuple[int, ...]]) -> Key:
-    teams = [
-        list(base[t]) + [r for i in team for r in parties[i].ratings]
-        for t, team in enumerate(split)
-    ]
-    return composition_key(teams)
+def _key(
+    totals: Sequence[int], sizes: Sequence[int], split: Split, base: Sequence[tuple[int, ...]]
+) -> Key:
+    # composition_key from party totals: the same integer sums and divisions, no lists.
+    counts: list[int] = []
+    means: list[float] = []
+    for t, team in enumerate(split):
+        total = sum(base[t]) + sum(totals[i] for i in team)
+        size = len(base[t]) + sum(sizes[i] for i in team)
+        counts.append(size)
+        if size:
+            means.append(total / size)
+    distance = max(means) - min(means) if means else 0.0
+    return (max(counts) - min(counts), round(distance, 9))
 
 
 def _best_lineup(
@@ -170,11 +178,13 @@ def _best_lineup(
     """The first split of least key whose teams can fill their roles."""
     best: tuple[Key, Split] | None = None
     seen: set[Split] = set()
+    totals = [party.total for party in parties]
+    sizes = [party.size for party in parties]
     for split in splits:
         if split is None or split in seen:
             continue
         seen.add(split)
-        key = _key(parties, split, base)
+        key = _key(totals, sizes, split, base)
         if best is not None and not key < best[0]:
             continue
         # Role checks are the costly part: only a split that would win pays for one.

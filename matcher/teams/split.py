@@ -51,7 +51,10 @@ def team_splits(
         return
 
     def place(index: int) -> Iterator[Split]:
-        deficit = sum(max(0, size_min - f) for f in fill)
+        deficit = 0
+        for f in fill:  # a loop, not a generator: this runs at every node of the search
+            if f < size_min:
+                deficit += size_min - f
         if deficit > remaining[index]:
             return
         if index == len(sizes):
