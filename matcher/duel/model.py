@@ -104,8 +104,8 @@ class DuelConfig:
     window_rule: str = "lead"
     optimal_exact_limit: int = 160
     optimal_neighbours: int = 6
-    optimal_improve_rounds: int = 4
-    optimal_repair_reach: int = 12
+    optimal_band: int = 48
+    optimal_ahead: int = 96
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -124,10 +124,8 @@ _NON_NEGATIVE_INTS = {
     "low_growth",
     "wait_bonus",
     "refinement_passes",
-    "optimal_improve_rounds",
-    "optimal_repair_reach",
 }
-_POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
+_POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours", "optimal_band", "optimal_ahead"}
 _FLOATS = {
     "small_scale",
     "medium_scale",
