@@ -150,3 +150,14 @@ def test_the_report_lists_every_match_worst_first_with_its_factors() -> None:
     cells = lines[1].split()
     assert cells[0] == worst.match_id[:8]
     assert cells[2:] == [f"{worst.quality_of(f'factor.{name}'):.3f}" for name in FACTORS]
+
+
+def test_a_wave_with_nothing_playable_returns_no_match_instead_of_crashing() -> None:
+    """Regression: an empty selection (1v1 with only duos, or an empty wave) used to hit a
+    numpy reshape error."""
+    duos = [ticket(f"d{i}", player(f"a{i}"), player(f"b{i}")) for i in range(3)]
+    for wave, size in ((snapshot(duos), 1), (snapshot([]), 3), (snapshot([solo(1)]), 1)):
+        result = multifactor_strategy(wave, profile(size, **SMALL))
+        assert result.matches == ()
+        assert set(result.unmatched) == {w.ticket.ticket_id for w in wave.tickets}
+        assert multifactor_result_problems(wave, profile(size, **SMALL), result) == []
