@@ -39,7 +39,7 @@ from matcher.duel.optimal import optimal_pairs
 from matcher.duel.windows import pressure, tier_window
 
 MAPS = ("Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse")
-THOROUGH = dataclasses.replace(OPTIMAL_DEFAULTS, optimal_neighbours=16, optimal_repair_reach=40)
+THOROUGH = dataclasses.replace(OPTIMAL_DEFAULTS, optimal_band=192, optimal_ahead=384)
 
 
 def wave(n: int, seed: int) -> list[DuelPlayer]:
@@ -121,7 +121,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         else:
             out, ms = timed(partial(optimal_pairs, players, 4 * n, MAPS, THOROUGH), 1)
             ref_pairs = out.pairs  # type: ignore[attr-defined]
-            results.append(("optimal, thorough (k=16, reach=40)", ref_pairs, ms))
+            results.append(("optimal, thorough (band=192, ahead=384)", ref_pairs, ms))
             ref_name = "thorough"
         ref_count, _, _, ref_sq = describe(ref_pairs)
         for name, pairs, ms in results:

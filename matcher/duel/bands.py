@@ -24,7 +24,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from matcher.duel.graph import DuelArrays, Ints, cost, legal
+from matcher.duel.graph import DuelArrays, Ints, cost_table, legal_table
 
 Floats = NDArray[np.float64]
 
@@ -101,29 +101,89 @@ class _Step:
         self.pool_size = len(pool)
         self.dead = dead
         self.held = np.zeros(len(pool), dtype=bool)
-        self.table, self.bw_first = dense_costs(arrays, self.members)
-        np.fill_diagonal(self.table, _sit_out(self.table))
+        self.directed = dense_costs(arrays, self.members)
+        self.table = np.minimum(self.directed, self.directed.T)
+        # One more pair (two fewer sit-outs) must outweigh any change in the summed cost.
+        np.fill_diagonal(self.table, float((len(self.members) // 2 + 2) * spread))
         _, successor = linear_sum_assignment(self.table)
         self.successor: list[int] = successor.tolist()
 
     def settle(self, pairs: list[tuple[int, int]], settled: NDArray[np.bool_]) -> int:
         """Append the settled pairs (global ids, BW first); return odd cycles rounded."""
-        rounded = 0
-        members = self.members.tolist()
+        odd: list[list[int]] = []
         for cycle in _cycles(self.successor):
             if len(cycle) < 2 or max(cycle) >= self.pool_size:
                 continue
-            odd = len(cycle) % 2 == 1
-            if odd and not all(self.dead[i] for i in cycle):
+            if len(cycle) % 2:
+                odd.append(cycle)
+            else:
+                self._settle(self._round(cycle), pairs, settled)
+        rounded = 0
+        for group in self._groups(odd):
+            if not all(self.dead[i] for cycle in group for i in cycle):
                 # Carried whole: a newcomer may pair with a live member, the rest pair up.
-                self.held[cycle] = True
+                for cycle in group:
+                    self.held[cycle] = True
                 continue
-            rounded += odd
-            for a, b in self._round(cycle):
-                x, y = (a, b) if self.bw_first[a, b] else (b, a)
-                pairs.append((members[x], members[y]))
-                settled[members[x]] = settled[members[y]] = True
+            rounded += len(group)
+            self._settle(self._round_group(group), pairs, settled)
         return rounded
+
+    def _settle(
+        self,
+        chosen: list[tuple[int, int]],
+        pairs: list[tuple[int, int]],
+        settled: NDArray[np.bool_],
+    ) -> None:
+        members = self.members
+        for a, b in chosen:
+            x, y = (a, b) if self._a_plays_bw(a, b) else (b, a)
+            pairs.append((int(members[x]), int(members[y])))
+            settled[members[x]] = settled[members[y]] = True
+
+    def _groups(self, odd: list[list[int]]) -> list[list[list[int]]]:
+        """Odd cycles joined by legal pairs: the relaxation is indifferent between two
+        adjacent odd cycles and one integral matching of both, so they round together."""
+        label = list(range(len(odd)))
+
+        def find(i: int) -> int:
+            while label[i] != i:
+                i = label[i]
+            return i
+
+        for i in range(len(odd)):
+            for j in range(i + 1, len(odd)):
+                if np.isfinite(self.table[np.ix_(odd[i], odd[j])]).any():
+                    label[find(j)] = find(i)
+        groups: dict[int, list[list[int]]] = {}
+        for i, cycle in enumerate(odd):
+            groups.setdefault(find(i), []).append(cycle)
+        return list(groups.values())
+
+    def _round_group(self, group: list[list[int]]) -> list[tuple[int, int]]:
+        """Pair adjacent odd cycles through their cheapest linking pair; round the rest."""
+        chosen: list[tuple[int, int]] = []
+        left = list(group)
+        while left:
+            cycle = left.pop(0)
+            best: tuple[float, int, int, int] | None = None
+            for index, other in enumerate(left):
+                block = self.table[np.ix_(cycle, other)]
+                at = int(np.argmin(block))
+                if np.isfinite(block.flat[at]) and (best is None or block.flat[at] < best[0]):
+                    best = (float(block.flat[at]), index, at // len(other), at % len(other))
+            if best is None:
+                chosen += self._round(cycle)
+                continue
+            other = left.pop(best[1])
+            x, y = cycle[best[2]], other[best[3]]
+            chosen += [(x, y), *_alternate_without(cycle, x), *_alternate_without(other, y)]
+        return chosen
+
+    def _a_plays_bw(self, a: int, b: int) -> bool:
+        """The cheaper orientation; on a tie the lower player index plays BW (as in undirected)."""
+        ab, ba = self.directed[a, b], self.directed[b, a]
+        return bool(ab < ba or (ab == ba and self.members[a] < self.members[b]))
 
     def _round(self, cycle: list[int]) -> list[tuple[int, int]]:
         """The cheaper set of alternate edges (an odd cycle leaves one player out)."""
@@ -136,35 +196,22 @@ class _Step:
         return [(cycle[(best + 2 * i) % k], cycle[(best + 2 * i + 1) % k]) for i in range(k // 2)]
 
 
-def _sit_out(table: Floats) -> float:
-    """A sit-out cost so high that one more pair beats any change in the rest.
-
-    Swapping a matching of k pairs for one of k + 1 changes the summed cost by at most
-    ``(k + 1) * (high - low) + |low|``; sitting out two players costs twice this.
-    """
-    finite = table[np.isfinite(table)]
-    if not len(finite):
-        return 1.0
-    low, high = float(finite.min()), float(finite.max())
-    return (len(table) // 2 + 1) * (high - low) + abs(low) + abs(high) + 1.0
-
-
-def dense_costs(arrays: DuelArrays, members: Ints) -> tuple[Floats, NDArray[np.bool_]]:
-    """Symmetric pair-cost table of ``members`` (inf: no legal pair) and who plays BW.
-
-    ``bw_first[a, b]`` is True when ``members[a]`` takes BW in the cheaper orientation;
-    on a cost tie the lower player index plays BW, as in :func:`~matcher.duel.graph.undirected`.
+def dense_costs(arrays: DuelArrays, members: Ints) -> Floats:
+    """Directed pair costs of ``members``: ``[a, b]`` is a playing BW against b (inf: illegal).
 
     Notes: O(p^2 * map words) for p members.
     """
-    p = len(members)
-    u, v = np.repeat(members, p), np.tile(members, p)
-    directed = np.where(legal(arrays, u, v), cost(arrays, u, v), np.inf).reshape(p, p)
-    flipped = directed.T
-    lower = members[:, None] < members[None, :]
-    bw_first = (directed < flipped) | ((directed == flipped) & lower)
-    table: Floats = np.minimum(directed, flipped).astype(np.float64)
-    return table, bw_first
+    table: Floats = np.where(
+        legal_table(arrays, members), cost_table(arrays, members), np.inf
+    ).astype(np.float64)
+    return table
+
+
+def _alternate_without(cycle: list[int], drop: int) -> list[tuple[int, int]]:
+    """The alternate edges of an odd cycle that cover every member but ``drop``."""
+    at = cycle.index(drop)
+    rest = cycle[at + 1 :] + cycle[:at]
+    return [(rest[i], rest[i + 1]) for i in range(0, len(rest), 2)]
 
 
 def _cycles(successor: list[int]) -> list[list[int]]:

@@ -129,6 +129,54 @@ def legal(arrays: DuelArrays, u: Ints, v: Ints) -> Bools:
     return ok
 
 
+def legal_table(arrays: DuelArrays, members: Ints) -> Bools:
+    """``[a, b]``: may ``members[a]`` play BW against ``members[b]``? Same rule as :func:`legal`.
+
+    >>> from matcher.duel.model import DuelConfig, Window
+    >>> players = [DuelPlayer("a", 1500, 1490), DuelPlayer("b", None, 1510)]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> legal_table(arrays, np.array([0, 1])).tolist()
+    [[False, True], [False, False]]
+
+    Notes: O(p^2 * map words) for p members, by broadcasting (no index arrays).
+    """
+    bw, sc2 = arrays.bw[members][:, None], arrays.sc2[members][None, :]
+    ok: Bools = (bw >= 0) & (sc2 >= 0)
+    np.fill_diagonal(ok, False)
+    ru, rv = arrays.radius[members][:, None], arrays.radius[members][None, :]
+    if arrays.rule == "longer":
+        radius = np.maximum(ru, rv)
+    elif arrays.rule == "shorter":
+        radius = np.minimum(ru, rv)
+    else:
+        radius = ru if arrays.lead_is_bw else rv
+    ok &= np.abs(bw - sc2) <= radius
+    veto = arrays.veto[members]
+    if veto.any():
+        ok &= _any_free_map(arrays, veto)
+    elif not arrays.all_maps.any():
+        ok &= False
+    return ok
+
+
+def _any_free_map(arrays: DuelArrays, veto: NDArray[np.uint64]) -> Bools:
+    free: Bools = np.zeros((len(veto), len(veto)), dtype=bool)
+    for word in range(veto.shape[1]):
+        free |= (arrays.all_maps[word] & ~(veto[:, word][:, None] | veto[:, word][None, :])) != 0
+    return free
+
+
+def cost_table(arrays: DuelArrays, members: Ints) -> Ints:
+    """``[a, b]``: the score of ``members[a]`` (BW) against ``members[b]`` (SC2).
+
+    Notes: O(p^2).
+    """
+    diff = arrays.bw[members][:, None] - arrays.sc2[members][None, :]
+    wait = arrays.wait[members]
+    result: Ints = diff * diff - arrays.bonus * (wait[:, None] + wait[None, :])
+    return result
+
+
 def cost(arrays: DuelArrays, u: Ints, v: Ints) -> Ints:
     """The design's score of u (BW) against v (SC2): ``diff**2 - bonus * waits``."""
     diff = arrays.bw[u] - arrays.sc2[v]

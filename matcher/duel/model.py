@@ -104,8 +104,8 @@ class DuelConfig:
     window_rule: str = "lead"
     optimal_exact_limit: int = 160
     optimal_neighbours: int = 6
-    optimal_band: int = 48
-    optimal_ahead: int = 96
+    optimal_band: int = 32
+    optimal_ahead: int = 32
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
