@@ -144,11 +144,16 @@ class _Search:
 
     def _bound(self, chosen: list[Unit], ratings: list[int], players: int, after: int) -> float:
         """A lower bound on the priority of any game completing ``chosen``."""
-        top, bottom = max(ratings), min(ratings)
-        bound = (top - bottom) / 2.0 * self.root
         missing = 2 * self.k - players
         if missing and after == len(self.window):
             return math.inf  # nothing left to complete the game with
+        earliest = min(unit.joined_s for unit in chosen)
+        if missing:
+            earliest = min(earliest, self.join_after[after])
+        top, bottom = max(ratings), min(ratings)
+        bound = (top - bottom) / 2.0 * self.root
+        if bound + self.beta * earliest >= self._incumbent():
+            return bound + self.beta * earliest  # the cheap bound already prunes
         if missing and self.low_after[after] >= top:
             filled = ratings + [self.low_after[after]] * missing
             bound = max(bound, spread(filled, self.bound_q))
@@ -162,9 +167,6 @@ class _Search:
             bound = max(bound, spread(ratings + [centre] * missing, 2.0))
         elif not missing:
             bound = max(bound, spread(ratings, self.params.q))
-        earliest = min(unit.joined_s for unit in chosen)
-        if missing:
-            earliest = min(earliest, self.join_after[after])
         return bound + self.beta * earliest
 
     def _consider(self, chosen: list[Unit]) -> None:
