@@ -32,6 +32,12 @@ name = "1v1"
 strategy = "optimal"
 regions = ["eu", "na", "asia"]
 wave_interval_ms = 1000
+[[queues]]
+name = "2v2"
+strategy = "rebalance"
+team_size = 2
+regions = ["eu"]
+wave_interval_ms = 1000
 """
 
 
@@ -47,6 +53,16 @@ def join(ticket: str, region: str, rng: random.Random, player: str | None = None
     body = {"type": "TicketJoined", "ticket_id": ticket, "queue": "1v1", "region": region,
             "joined_at_ms": now_ms(), "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}]}
     return queue_key("1v1", region), json.dumps(body).encode()
+
+
+def team_join(number: int, rng: random.Random) -> tuple[bytes, bytes]:
+    """Every third 2v2 ticket is a party of two."""
+    size = 2 if number % 3 == 0 else 1
+    body = {"type": "TicketJoined", "ticket_id": f"team{number}", "queue": "2v2", "region": "eu",
+            "joined_at_ms": now_ms(), "party_id": f"party{number}" if size == 2 else None,
+            "players": [{"player_id": f"q{number}-{i}", "ratings": {"any": rng.randint(1000, 2000)}}
+                        for i in range(size)]}
+    return queue_key("2v2", "eu"), json.dumps(body).encode()
 
 
 def leave(ticket: str, region: str) -> tuple[bytes, bytes]:
@@ -79,6 +95,8 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
         events.append(join(f"t{i}", region, rng))
         if i % 40 == 0:
             events.extend(MALFORMED)
+    team_tickets = [f"team{n}" for n in range(30)]
+    events.extend(team_join(n, rng) for n in range(30))
     events.append(join("t0", "eu", rng))                         # duplicate join: a no-op
     events.append(join("clash", "eu", rng, player="p-t3"))         # player already queued
     events.extend(leave(f"t{i}", regions[i % 3]) for i in range(200, 240, 4))
@@ -86,7 +104,7 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
 
     def all_ended():
         ended = {decode(r.value).ticket_id for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1", 0.3)}
-        return ended >= {t for t, _ in tickets} | {"clash"}
+        return ended >= {t for t, _ in tickets} | {"clash"} | set(team_tickets)
     wait_until(all_ended, 60, "every ticket to end", alive=lambda: worker.process.poll() is None)
 
     cleanup = [decode(r.value) for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1")]
@@ -102,7 +120,16 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     matches = [decode(r.value) for r in read_topic(broker.bootstrap, "wavematch.matches.v1")]
     seated = Counter(s.player_id for m in matches for team in m.teams for s in team.players)
     assert seated and max(seated.values()) == 1, "a player is in two matches"
-    assert {len(team.players) for m in matches for team in m.teams} == {1}
+    duels = [m for m in matches if m.queue == "1v1"]
+    assert {len(team.players) for m in duels for team in m.teams} == {1}
+    teams = [m for m in matches if m.queue == "2v2"]
+    assert len(teams) >= 5 and {len(team.players) for m in teams for team in m.teams} == {2}
+    for match in teams:  # a party plays on one team
+        for team in match.teams:
+            tickets_here = {seat.ticket_id for seat in team.players}
+            for other in match.teams:
+                if other is not team:
+                    assert not tickets_here & {seat.ticket_id for seat in other.players}
 
     letters = [decode(r.value) for r in read_topic(broker.bootstrap, "wavematch.deadletter.v1")]
     assert len(letters) == 6 * len(MALFORMED)
