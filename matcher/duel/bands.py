@@ -13,7 +13,10 @@ on *every* legal pair among them (no candidate pruning). Pairs inside the pool a
 settled; a pool player paired into the look-ahead, left out, or in an odd (fractional)
 cycle is carried to the next step while some unseen player may still be in its window.
 The look-ahead lets a pool player wait for a better partner just above the band;
-carrying lets an odd cycle become integral once new players arrive.
+carrying lets an odd cycle become integral once new players arrive. Odd cycles that
+can wait no longer are rounded, adjacent ones together through a linking pair (the
+relaxation is indifferent between them and one integral matching of both). A final
+polishing pass re-solves wider windows over the result and keeps strict improvements.
 """
 
 from __future__ import annotations
@@ -24,21 +27,24 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from matcher.duel.graph import DuelArrays, Ints, cost_table, legal_table
+from matcher.duel.graph import DuelArrays, Ints, cost, cost_table, legal_table
 
 Floats = NDArray[np.float64]
 
 
 @dataclass(frozen=True, slots=True)
 class BandOutcome:
-    """Pairs ``(bw_player, sc2_player)`` and how many steps / odd cycles were rounded."""
+    """Pairs ``(bw_player, sc2_player)``; steps solved, odd cycles rounded, windows polished."""
 
     pairs: tuple[tuple[int, int], ...]
     steps: int
     rounded_odd_cycles: int
+    polished: int
 
 
-def band_pairs(arrays: DuelArrays, band: int, ahead_points: int) -> BandOutcome:
+def band_pairs(
+    arrays: DuelArrays, band: int, ahead_points: int, polish: bool = True
+) -> BandOutcome:
     """Pair the players of a wave band by band (near-optimal, see module notes).
 
     >>> from matcher.duel.graph import duel_arrays
@@ -54,7 +60,7 @@ def band_pairs(arrays: DuelArrays, band: int, ahead_points: int) -> BandOutcome:
     """
     order_players, chunk_lo = _points(arrays, band)
     if not len(order_players):
-        return BandOutcome((), 0, 0)
+        return BandOutcome((), 0, 0, 0)
     n = arrays.size
     top = np.maximum(arrays.bw, arrays.sc2)
     reach = arrays.max_radius()
@@ -77,8 +83,59 @@ def band_pairs(arrays: DuelArrays, band: int, ahead_points: int) -> BandOutcome:
         step = _Step(arrays, pool, ahead, dead, spread)
         rounded += step.settle(pairs, settled)
         carry = pool[~settled[pool] & (~dead | step.held)]
+    improved = _polish(arrays, pairs, order_players, band, spread) if polish else 0
     pairs.sort()
-    return BandOutcome(tuple(pairs), chunks, rounded)
+    return BandOutcome(tuple(pairs), chunks, rounded, improved)
+
+
+def _polish(
+    arrays: DuelArrays, pairs: list[tuple[int, int]], order: Ints, band: int, spread: int
+) -> int:
+    """Second pass: re-solve windows of ``4 * band`` points (stride ``2 * band``).
+
+    A window's members are its unmatched players and the pairs lying wholly inside it,
+    so the current pairs are a feasible answer of the window's relaxation. An integral
+    relaxation (no odd cycle) is then an optimum of the window and replaces the current
+    pairs when strictly better; the wave's matching never gets worse. Returns the number
+    of windows improved.
+    """
+    mate = np.full(arrays.size, -1, dtype=np.int64)
+    for a, b in pairs:
+        mate[a], mate[b] = b, a
+    bw_of = {a: b for a, b in pairs}
+    inside = np.zeros(arrays.size, dtype=bool)
+    improved = 0
+    for start in range(0, max(len(order) - 2 * band, 1), 2 * band):
+        window = np.unique(order[start : start + 4 * band])
+        inside[window] = True
+        partner = mate[window]
+        members = window[(partner < 0) | inside[np.maximum(partner, 0)]]
+        inside[window] = False
+        if len(members) < 3:
+            continue
+        step = _Step(arrays, members, members[:0], np.ones(len(members), dtype=bool), spread)
+        better = step.integral_pairs()
+        if better is None:
+            continue
+        now = [(a, bw_of[a]) for a in members.tolist() if a in bw_of]
+        if _value(arrays, better, spread) >= _value(arrays, now, spread):
+            continue
+        improved += 1
+        for a, b in now:
+            mate[a] = mate[b] = -1
+            del bw_of[a]
+        for a, b in better:
+            mate[a], mate[b] = b, a
+            bw_of[a] = b
+    pairs[:] = sorted(bw_of.items())
+    return improved
+
+
+def _value(arrays: DuelArrays, pairs: list[tuple[int, int]], spread: int) -> int:
+    """Lexicographic (most pairs, least cost) as one number: cost minus a bonus per pair."""
+    u = np.array([a for a, _ in pairs], dtype=np.int64)
+    v = np.array([b for _, b in pairs], dtype=np.int64)
+    return int(cost(arrays, u, v).sum()) - len(pairs) * spread * (arrays.size + 1)
 
 
 def _points(arrays: DuelArrays, band: int) -> tuple[Ints, Ints]:
@@ -128,6 +185,18 @@ class _Step:
             rounded += len(group)
             self._settle(self._round_group(group), pairs, settled)
         return rounded
+
+    def integral_pairs(self) -> list[tuple[int, int]] | None:
+        """The relaxation's pairs (global ids, BW first), or None if it has an odd cycle."""
+        chosen: list[tuple[int, int]] = []
+        for cycle in _cycles(self.successor):
+            if len(cycle) % 2 and len(cycle) > 1:
+                return None
+            if len(cycle) > 1:
+                chosen += self._round(cycle)
+        members = self.members.tolist()
+        oriented = [(a, b) if self._a_plays_bw(a, b) else (b, a) for a, b in chosen]
+        return [(members[x], members[y]) for x, y in oriented]
 
     def _settle(
         self,

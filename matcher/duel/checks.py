@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from matcher.checks import wave_result_problems
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
-from matcher.duel.ladder import equalize, partition
+from matcher.duel.ladder import lead_side
 from matcher.duel.model import (
     BW,
     LADDER_DEFAULTS,
@@ -72,12 +72,8 @@ def is_valid_wave_result(snapshot: WaveSnapshot, result: WaveResult, profile: Qu
 
 
 def _lead_side(players: list[DuelPlayer], strategy: str, config: DuelConfig) -> str:
-    if strategy == "ladder-v2.1":
-        bw, sc2 = equalize(*partition(players), config)
-        return BW if len(bw) <= len(sc2) else SC2
-    offering_bw = sum(1 for p in players if p.bw_mmr is not None)
-    offering_sc2 = sum(1 for p in players if p.sc2_mmr is not None)
-    return BW if offering_bw <= offering_sc2 else SC2
+    # Both strategies: stage 4's lead side (docs/adr/0013).
+    return lead_side(players, config)
 
 
 def _match_problems(

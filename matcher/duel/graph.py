@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from matcher.duel.model import DuelConfig, DuelPlayer, Window
+from matcher.duel.ladder import lead_side
+from matcher.duel.model import BW, DuelConfig, DuelPlayer, Window
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
@@ -60,8 +61,8 @@ def duel_arrays(
 ) -> DuelArrays:
     """Build the arrays of a wave's players.
 
-    The ``lead`` window rule needs a lead side without stage 4: the race fewer
-    players offer (tie: BW), as in the reference design (docs/adr/0013).
+    The ``lead`` window rule takes the lead side of ``ladder-v2.1`` (stage 4's
+    smaller side after stages 1-2), so every ladder pair is legal here (docs/adr/0013).
 
     Notes: O(n log n + n * maps / 64).
     """
@@ -81,7 +82,7 @@ def duel_arrays(
         veto=veto,
         all_maps=all_maps,
         rule=config.window_rule,
-        lead_is_bw=len(bw_order) <= len(sc2_order),
+        lead_is_bw=config.window_rule != "lead" or lead_side(players, config) == BW,
         bonus=config.wait_bonus,
         bw_order=bw_order,
         sc2_order=sc2_order,

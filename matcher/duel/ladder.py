@@ -122,6 +122,21 @@ def priority_filter(
     return lead, sorted(follow, key=lambda p: p.wait_cycles, reverse=True)[: len(lead)]
 
 
+def lead_side(players: Sequence[DuelPlayer], config: DuelConfig) -> str:
+    """Stage 4's lead side: the smaller side after stages 1-2 (tie: BW).
+
+    ``optimal`` under the ``lead`` window rule uses it too, so that every pair
+    ``ladder-v2.1`` may form is legal for ``optimal`` (docs/adr/0013).
+
+    >>> lead_side([DuelPlayer("a", 1500, None), DuelPlayer("b", 1500, 1500)], DuelConfig())
+    'bw'
+
+    Notes: O(n log n).
+    """
+    bw, sc2 = equalize(*partition(players), config)
+    return BW if len(bw) <= len(sc2) else SC2
+
+
 def ladder_pairs(
     players: Sequence[DuelPlayer],
     active_population: int,

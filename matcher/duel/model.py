@@ -82,7 +82,10 @@ class DuelConfig:
     Stage 6: ``refinement_passes`` passes of adjacent follow swaps.
     ``window_rule`` says whose wait widens a pair's window: the lead side's player
     (the design), the longer-waiting one, or the shorter-waiting one (mutual acceptance).
-    The ``optimal_*`` fields tune only the ``optimal`` strategy (see docs/adr/0011).
+    The ``optimal_*`` fields tune only the ``optimal`` strategy: waves of at most
+    ``optimal_exact_limit`` players are solved exactly (docs/adr/0011); larger ones in
+    bands of ``optimal_band`` rating points with ``optimal_ahead`` points of look-ahead,
+    then one polishing pass unless ``optimal_polish`` is 0 (docs/adr/0015).
     """
 
     mean_gap_limit: int = 50
@@ -106,6 +109,7 @@ class DuelConfig:
     optimal_neighbours: int = 6
     optimal_band: int = 32
     optimal_ahead: int = 32
+    optimal_polish: int = 1
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -113,6 +117,7 @@ OPTIMAL_DEFAULTS = DuelConfig(window_rule="longer")
 LADDER_DEFAULTS = DuelConfig()
 
 _NON_NEGATIVE_INTS = {
+    "optimal_polish",
     "mean_gap_limit",
     "small_population",
     "medium_population",

@@ -82,7 +82,9 @@ def optimal_pairs(
 
 def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], bool, int, int]:
     if arrays.size > config.optimal_exact_limit:
-        banded = band_pairs(arrays, config.optimal_band, config.optimal_ahead)
+        banded = band_pairs(
+            arrays, config.optimal_band, config.optimal_ahead, config.optimal_polish > 0
+        )
         return list(banded.pairs), False, banded.rounded_odd_cycles, banded.steps
     u, v = nearest_edges(arrays, config.optimal_neighbours)
     bw, sc2, c = undirected(arrays, u, v)

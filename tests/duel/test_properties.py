@@ -84,12 +84,13 @@ def test_optimal_equals_the_networkx_optimum(wave: tuple[list[DuelPlayer], int, 
     assert outcome.exact
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(waves)
 def test_large_wave_path_is_valid_and_keeps_cardinality_close(
     wave: tuple[list[DuelPlayer], int, int, str],
 ) -> None:
-    """Force the relaxation path (no small-wave exact fallback) and check it."""
+    """Force the banded path (docs/adr/0015) and check it; the count is empirical, so a
+    fixed set of examples (derandomize) keeps CI deterministic."""
     players, seed, population, rule = wave
     snapshot = snapshot_of(players, seed=seed, active_population=population)
     profile = profile_of("optimal", window_rule=rule, optimal_exact_limit=1)
