@@ -146,11 +146,11 @@ async def wave_records(bootstrap: str) -> list[tuple[str, int, int]]:
         ends = {tp: await consumer.position(tp) for tp in tps}
         await consumer.seek_to_beginning(*tps)
         out = []
-        while any(await consumer.position(tp) < ends[tp] for tp in tps):
+        while any([await consumer.position(tp) < ends[tp] for tp in tps]):
             for records in (await consumer.getmany(timeout_ms=300)).values():
                 for record in records:
                     wave = decode(record.value)
-                    out.append((wave.region, int(wave.wave_id) * 1000, record.timestamp))
+                    out.append((wave.region, int(wave.wave_id), record.timestamp))  # wave id = tick ms
         return out
     finally:
         await consumer.stop()

@@ -19,6 +19,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 
 from matcher.core import QueueProfile, ServerRoute
 from matcher.queue import QueueRules
+from matcher.queue.cadence import CadencePolicy
 from matcher.strategies import strategy_names
 
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
@@ -50,9 +51,18 @@ class QueueSettings(_Frozen):
     team_size_min: int | None = Field(default=None, ge=1)
     roles: tuple[str, ...] = ()
     options: dict[str, Any] = Field(default_factory=dict)
+    # "pop": the next wave is due when about pop_target_matches matches' worth of players
+    # have arrived (moving average), within [pop_floor_ms, pop_cap_ms] (docs/adr/0050).
+    cadence: Literal["fixed", "pop"] = "fixed"
+    pop_target_matches: float = Field(default=2.5, gt=0)
+    pop_floor_ms: int = Field(default=5_000, ge=100)
+    pop_cap_ms: int = Field(default=90_000, ge=100, le=3_600_000)
+    pop_smoothing: float = Field(default=0.3, gt=0, le=1)
 
     @model_validator(mode="after")
     def _known_strategy(self) -> QueueSettings:
+        if self.pop_cap_ms < self.pop_floor_ms:
+            raise ValueError("pop_cap_ms must be >= pop_floor_ms")
         if self.strategy not in strategy_names():
             raise ValueError(f"unknown strategy {self.strategy!r} (known: {', '.join(strategy_names())})")
         if len(set(self.regions)) != len(self.regions):
@@ -147,6 +157,16 @@ class Settings(BaseSettings):
                 options=dict(q.options),
             )
             for q in self.queues
+        }
+
+    def cadences(self) -> dict[str, CadencePolicy]:
+        """The pop-timer policies of the queues that use one."""
+        return {
+            q.name: CadencePolicy(
+                mode="pop", interval_ms=q.wave_interval_ms, target_matches=q.pop_target_matches,
+                floor_ms=q.pop_floor_ms, cap_ms=q.pop_cap_ms, smoothing=q.pop_smoothing,
+            )
+            for q in self.queues if q.cadence == "pop"
         }
 
     def regions_by_queue(self) -> dict[str, tuple[str, ...]]:

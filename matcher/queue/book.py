@@ -6,6 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from matcher.core import QueueProfile
+from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined
 from matcher.queue.fold import QueueRules, RegionQueue
 from matcher.queue.outcomes import Dequeued, Step
@@ -22,6 +23,8 @@ class QueueBook:
     profiles: Mapping[str, QueueProfile]
     regions_by_queue: Mapping[str, tuple[str, ...]]
     rules: QueueRules = field(default_factory=QueueRules)
+    #: Queues on an adaptive wave interval (the others need no arrival rate).
+    cadences: Mapping[str, CadencePolicy] = field(default_factory=dict)
     regions: dict[tuple[str, str], RegionQueue] = field(default_factory=dict)
 
     def region_queue(self, queue: str, region: str) -> RegionQueue:
@@ -39,7 +42,8 @@ class QueueBook:
         elif event.region not in self.regions_by_queue.get(event.queue, ()):
             problem = f"queue {event.queue!r} is not open in region {event.region!r}"
         if problem is None and profile is not None:
-            return self.region_queue(event.queue, event.region).apply(event, profile, self.rules)
+            return self.region_queue(event.queue, event.region).apply(
+                event, profile, self.rules, self.cadences.get(event.queue))
         if isinstance(event, TicketJoined):
             ticket = event.ticket
             refused = Dequeued(

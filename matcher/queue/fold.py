@@ -25,6 +25,7 @@ from matcher.core import (
     derive_seed,
 )
 from matcher.queue.admission import admission_problem
+from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
 from matcher.queue.estimate import WaitEstimator
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.outcomes import Dequeued, Searching, Step, WaveSummary
@@ -79,8 +80,12 @@ class RegionQueue:
     recent_matched_players: deque[int] = field(default_factory=deque)
     last_matches: dict[str, LastMatch] = field(default_factory=dict)
     estimator: WaitEstimator = field(default_factory=WaitEstimator)
+    # Players who joined since the last wave and their moving rate: the pop timer's input.
+    arrivals_since_tick: int = 0
+    arrival_rate_per_s: float | None = None
 
-    def apply(self, event: QueueEvent, profile: QueueProfile, rules: QueueRules) -> Step:
+    def apply(self, event: QueueEvent, profile: QueueProfile, rules: QueueRules,
+              cadence: CadencePolicy | None = None) -> Step:
         """Apply one event of this region's log and return what it decided.
 
         Notes: O(1) for joins and leaves; a tick is O(n) plus the strategy's cost.
@@ -89,7 +94,18 @@ class RegionQueue:
             return self._join(event.ticket, profile, rules)
         if isinstance(event, TicketLeft):
             return self._leave(event)
-        return self._close_wave(event, profile, rules)
+        return self._close_wave(event, profile, rules, cadence)
+
+    def next_tick_at_ms(self, cadence: CadencePolicy, players_per_match: int) -> int | None:
+        """When the next wave is due under ``cadence``; None before the first wave.
+
+        A function of the log, so every worker that folded it picks the same instant
+        (and so the same tick sequence: a second worker's tick is a stale no-op).
+        """
+        if not self.last_tick_at_ms:
+            return None
+        interval = next_interval_ms(cadence, self.arrival_rate_per_s or 0.0, players_per_match)
+        return self.last_tick_at_ms + interval
 
     @property
     def players_queued(self) -> int:
@@ -112,6 +128,7 @@ class RegionQueue:
         if problem:
             return self._refuse(ticket, DequeueReason.REJECTED, problem)
         self.tickets[ticket_id] = QueuedTicket(ticket, self.waves_closed)
+        self.arrivals_since_tick += len(ticket.players)
         for player in ticket.players:
             self.player_ticket[player.player_id] = ticket_id
         status = self._searching(ticket, len(self.tickets), 0, ticket.joined_at_ms, None)
@@ -154,7 +171,8 @@ class RegionQueue:
 
     # -- waves ------------------------------------------------------------------------
 
-    def _close_wave(self, tick: WaveTick, profile: QueueProfile, rules: QueueRules) -> Step:
+    def _close_wave(self, tick: WaveTick, profile: QueueProfile, rules: QueueRules,
+                    cadence: CadencePolicy | None = None) -> Step:
         """Close a wave. The strategy runs before any change, so a failing one changes nothing."""
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
@@ -169,6 +187,11 @@ class RegionQueue:
         expired = self._expire(expiring, tick)
         matched = self._remove_matched(result.matches, tick)
         self.waves_closed += 1
+        if cadence is not None and self.last_tick_at_ms:
+            self.arrival_rate_per_s = update_arrival_rate(
+                cadence, self.arrival_rate_per_s, self.arrivals_since_tick,
+                tick.tick_at_ms - self.last_tick_at_ms)
+        self.arrivals_since_tick = 0
         self.last_sequence = tick.sequence
         self.last_tick_at_ms = tick.tick_at_ms
         self.last_interval_ms = tick.interval_ms

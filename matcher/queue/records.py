@@ -55,6 +55,8 @@ def queue_to_record(state: RegionQueue) -> dict[str, Any]:
         "last_sequence": state.last_sequence,
         "last_tick_at_ms": state.last_tick_at_ms,
         "last_interval_ms": state.last_interval_ms,
+        "arrivals_since_tick": state.arrivals_since_tick,
+        "arrival_rate_per_s": state.arrival_rate_per_s,
         "recent_matched_players": list(state.recent_matched_players),
         "last_matches": [
             [m.player_id, list(m.teammates), list(m.opponents)] for m in state.last_matches.values()
@@ -78,6 +80,8 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
     state.last_sequence = record["last_sequence"]
     state.last_tick_at_ms = record["last_tick_at_ms"]
     state.last_interval_ms = record["last_interval_ms"]
+    state.arrivals_since_tick = record.get("arrivals_since_tick", 0)
+    state.arrival_rate_per_s = record.get("arrival_rate_per_s")
     state.recent_matched_players = deque(record["recent_matched_players"])
     state.last_matches = {
         pid: LastMatch(pid, tuple(mates), tuple(foes)) for pid, mates, foes in record["last_matches"]

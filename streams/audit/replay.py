@@ -71,8 +71,7 @@ def replay(settings: Settings, records: Iterable[LogRecord], scope: Scope = Scop
     """
     records = list(records)
     report = ReplayReport(settings.config_fingerprint())
-    folder = Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(),
-                    settings.partitions)
+    folder = Folder.from_settings(settings)
     queue_log = [r for r in records if r.topic == QUEUE.name and scope.keeps_key(r.key)]
     skipped_regions: set[tuple[str, str]] = set()
     derived: list[Record] = []

@@ -29,8 +29,7 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError("--nearest: must be >= 0")
     settings = settings_from(args)
     records = log_records(args, settings, (QUEUE.name,))
-    folder = Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(),
-                    settings.partitions)
+    folder = Folder.from_settings(settings)
     wave = find_wave(folder, records, args.match_id)
     if wave is None:
         raise UsageError(f"match_id: {args.match_id} was not produced by any wave of this log "

@@ -9,7 +9,7 @@ import faust
 from faust.sensors.prometheus import setup_prometheus_sensors
 from prometheus_client import REGISTRY, CollectorRegistry
 
-from schemas.topics import QUEUE
+from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
@@ -96,7 +96,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
             producer = app.producer._ensure_producer()
             partitions = settings.partitions
             holder["worker"] = QueueWorker(
-                Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(), partitions),
+                Folder.from_settings(settings),
                 FaustStateTable(table), Publisher(producer, lambda topic: partitions),
                 app.producer.flush, settings.broker_host_port, settings.snapshot_min_events,
                 metrics,
@@ -111,9 +111,16 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     async def send_tick(partition: int, key: bytes, value: bytes) -> None:
         await app.producer.send(QUEUE.name, key, value, partition, None, None)
 
+    def region_state(queue: str, region: str) -> Any:
+        if "worker" not in holder:
+            return None
+        partition = murmur2_partition(queue_key(queue, region), settings.partitions)
+        state = holder["worker"].states.get(partition)
+        return state.book.regions.get((queue, region)) if state is not None else None
+
     @app.task
     async def wave_timer() -> None:
-        await Ticker(settings, send_tick, owned_partitions).run()
+        await Ticker(settings, send_tick, owned_partitions, region_state).run()
 
     @app.on_partitions_revoked.connect
     async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:

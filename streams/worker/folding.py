@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import logging
 import time
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 from matcher.core import QueueProfile
 from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
+from matcher.queue.cadence import CadencePolicy
 from matcher.queue.fold import InvalidWaveResult
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
+from streams.settings import Settings
 from streams.translate import to_domain
 
 log = logging.getLogger(__name__)
@@ -63,9 +66,16 @@ class Folder:
     rules: QueueRules
     partitions: int
     check_routing: bool = True
+    cadences: Mapping[str, CadencePolicy] = field(default_factory=dict)
+
+    @classmethod
+    def from_settings(cls, settings: Settings) -> Folder:
+        return cls(settings.profiles(), settings.regions_by_queue(), settings.rules(),
+                   settings.partitions, cadences=settings.cadences())
 
     def new_state(self, partition: int) -> PartitionState:
-        return PartitionState(partition, QueueBook(self.profiles, self.regions_by_queue, self.rules))
+        return PartitionState(partition, QueueBook(
+            self.profiles, self.regions_by_queue, self.rules, self.cadences))
 
     def fold(self, state: PartitionState, key: bytes | None, value: bytes | None,
              offset: int) -> Folded | None:

@@ -1,8 +1,10 @@
 """The wave timer. It decides nothing: it only writes a WaveTick into each owned region's
 partition, and the agent closes the wave when it reads the tick (the log is the truth).
 
-Ticks fall on multiples of the wave interval (``sequence = epoch_ms // interval``), so
-two workers briefly owning a partition during a rebalance emit the same sequence, and
+A tick's sequence is its scheduled time in epoch milliseconds, and every worker computes
+the same schedule: fixed queues tick on multiples of the interval; pop-timer queues
+(docs/adr/0050) tick at ``last tick + next interval``, both read from the folded log. So
+two workers briefly owning a partition during a rebalance write the same sequence, and
 the fold ignores the second as stale.
 """
 
@@ -13,6 +15,8 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
+from matcher.queue.cadence import CadencePolicy
+from matcher.queue.fold import RegionQueue
 from schemas.codec import encode
 from schemas.models import WaveTick
 from schemas.topics import murmur2_partition, queue_key
@@ -21,46 +25,89 @@ from streams.settings import QueueSettings, Settings
 log = logging.getLogger(__name__)
 
 SendTick = Callable[[int, bytes, bytes], Awaitable[object]]
+RegionState = Callable[[str, str], RegionQueue | None]
+#: How often a pop-timer region re-reads its state while waiting for its next wave.
+POLL_S = 0.25
 
 
-def tick_record(queue: QueueSettings, region: str, sequence: int, fingerprint: str) -> bytes:
-    interval = queue.wave_interval_ms
+def tick_record(queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int,
+                fingerprint: str) -> bytes:
     return encode(WaveTick(
-        queue=queue.name, region=region, wave_id=str(sequence), sequence=sequence,
-        tick_at_ms=sequence * interval, config_fingerprint=fingerprint, interval_ms=interval,
+        queue=queue.name, region=region, wave_id=str(tick_at_ms), sequence=tick_at_ms,
+        tick_at_ms=tick_at_ms, config_fingerprint=fingerprint, interval_ms=interval_ms,
     ))
 
 
 class Ticker:
     def __init__(self, settings: Settings, send: SendTick, owned: Callable[[], set[int]],
+                 region_state: RegionState = lambda queue, region: None,
                  clock: Callable[[], float] = time.time) -> None:
         self._settings = settings
         self._send = send
         self._owned = owned
+        self._region_state = region_state
         self._clock = clock
         self._fingerprint = settings.config_fingerprint()
+        self._cadences = settings.cadences()
 
     async def run(self) -> None:
-        await asyncio.gather(*(self._run_queue(queue) for queue in self._settings.queues))
+        loops = []
+        for queue in self._settings.queues:
+            policy = self._cadences.get(queue.name)
+            if policy is None:
+                loops.append(self._run_fixed(queue))
+            else:
+                loops.extend(self._run_pop(queue, region, policy) for region in queue.regions)
+        await asyncio.gather(*loops)
 
-    async def _run_queue(self, queue: QueueSettings) -> None:
+    async def _run_fixed(self, queue: QueueSettings) -> None:
         interval = queue.wave_interval_ms
+        due = 0
         while True:
-            now_ms = int(self._clock() * 1000)
-            sequence = now_ms // interval + 1
-            await asyncio.sleep(max(0.0, (sequence * interval - now_ms) / 1000))
-            try:
-                await self.emit(queue, sequence)
-            except Exception:  # a failed tick costs one wave, never the timer
-                log.exception("wave tick %s/%d not sent", queue.name, sequence)
+            now_ms = self._now_ms()
+            # A sleep may wake a little early: never emit the same instant twice.
+            due = max(due + interval, (now_ms // interval + 1) * interval)
+            while (now_ms := self._now_ms()) < due:
+                await asyncio.sleep(min(POLL_S, (due - now_ms) / 1000))
+            for region in queue.regions:
+                await self._emit(queue, region, due, interval)
 
-    async def emit(self, queue: QueueSettings, sequence: int) -> int:
-        owned = self._owned()
-        sent = 0
-        for region in queue.regions:
-            key = queue_key(queue.name, region)
-            partition = murmur2_partition(key, self._settings.partitions)
-            if partition in owned:
-                await self._send(partition, key, tick_record(queue, region, sequence, self._fingerprint))
-                sent += 1
-        return sent
+    async def _run_pop(self, queue: QueueSettings, region: str, policy: CadencePolicy) -> None:
+        players_per_match = queue.team_count * queue.team_size
+        while True:
+            state = self._region_state(queue.name, region)
+            due = state.next_tick_at_ms(policy, players_per_match) if state is not None else None
+            now_ms = self._now_ms()
+            if due is None:  # no wave yet: start on the fixed grid
+                due = (now_ms // policy.interval_ms + 1) * policy.interval_ms
+            if due > now_ms:
+                await asyncio.sleep(min(POLL_S, (due - now_ms) / 1000))
+                continue
+            last = state.last_tick_at_ms if state is not None else 0
+            interval = due - last if last else policy.interval_ms
+            await self._emit(queue, region, due, interval)
+            await self._until_folded(queue, region, due)
+
+    async def _until_folded(self, queue: QueueSettings, region: str, due: int) -> None:
+        """Wait for the agent to read the tick (or give up after a few seconds)."""
+        for _ in range(int(5 / POLL_S)):
+            state = self._region_state(queue.name, region)
+            if state is not None and state.last_sequence >= due:
+                return
+            await asyncio.sleep(POLL_S)
+
+    async def _emit(self, queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int) -> bool:
+        key = queue_key(queue.name, region)
+        partition = murmur2_partition(key, self._settings.partitions)
+        if partition not in self._owned():
+            return False
+        try:
+            await self._send(partition, key, tick_record(queue, region, tick_at_ms, interval_ms,
+                                                          self._fingerprint))
+        except Exception:  # a failed tick costs one wave, never the timer
+            log.exception("wave tick %s/%s at %d not sent", queue.name, region, tick_at_ms)
+            return False
+        return True
+
+    def _now_ms(self) -> int:
+        return int(self._clock() * 1000)

@@ -141,7 +141,7 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     # The log is the truth: re-folding the queue topic reproduces every published record,
     # and each wave's result passes the strategy's checker.
     settings = load_settings(worker_factory.config, broker_url=broker.url)
-    folder = Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(), settings.partitions)
+    folder = Folder.from_settings(settings)
     derived = list(rederive(folder, read_topic(broker.bootstrap, "wavematch.queue.v1")))
     published = [
         (r.topic, r.key, r.value)

@@ -193,3 +193,23 @@ def test_the_book_rejects_joins_for_unknown_queues_and_regions(profile):
     assert step.dequeued[0].detail == "queue 'duo' is not open in region 'mars'"
     assert book.apply(WaveTick("duo", "mars", "1", 1, 1, "c", 1)).note == "unknown_queue"
     assert book.apply(TicketJoined(make_ticket("t"))).note == "joined"
+
+
+def test_a_pop_timer_queue_folds_its_arrival_rate_into_the_next_wave_time(profile: QueueProfile) -> None:
+    from matcher.queue.cadence import CadencePolicy
+
+    pop = CadencePolicy(mode="pop", target_matches=1.0, floor_ms=1_000, cap_ms=60_000, smoothing=0.5)
+    state = RegionQueue("duo", "eu")
+    rules = QueueRules(ticket_ttl_ms=10**9, finished_retention_ms=10**9)
+    assert state.next_tick_at_ms(pop, 4) is None          # before the first wave
+    state.apply(tick(1), profile, rules, pop)
+    for number in range(5):                                # 5 players in the first 10 s
+        state.apply(TicketJoined(make_ticket(f"a{number}", joined_at_ms=10_000 + number)), profile, rules, pop)
+    state.apply(tick(2), profile, rules, pop)
+    assert state.arrival_rate_per_s == 0.5 and state.arrivals_since_tick == 0
+    assert state.next_tick_at_ms(pop, 4) == 20_000 + 8_000   # 4 players at 0.5/s
+    for number in range(15):                               # 15 more in the next 10 s
+        state.apply(TicketJoined(make_ticket(f"b{number}", joined_at_ms=20_000 + number)), profile, rules, pop)
+    state.apply(tick(3), profile, rules, pop)
+    assert state.arrival_rate_per_s == 0.5 * 1.5 + 0.5 * 0.5   # moving average
+    assert state.next_tick_at_ms(pop, 4) == 30_000 + 4_000

@@ -53,7 +53,7 @@ def setup(tmp_path: Path, strategy: str) -> tuple[Path, Folder]:
     config = tmp_path / "wavematch.toml"
     config.write_text(CONFIG.format(strategy=strategy))
     settings = load_settings(config, broker_url="kafka://localhost:1")
-    return config, Folder(settings.profiles(), settings.regions_by_queue(), settings.rules(), 4)
+    return config, Folder.from_settings(settings)
 
 
 def published_matches(folder: Folder, log: list[LogRecord]) -> list[str]:

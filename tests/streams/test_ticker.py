@@ -1,0 +1,84 @@
+"""The wave timer: fixed queues tick on the interval grid; pop-timer queues tick when the
+folded log says the next wave is due. Sequences are the scheduled instants, so two
+workers write the same one."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+from matcher.queue.fold import RegionQueue
+from schemas.codec import decode
+from schemas.models import WaveTick
+from schemas.topics import murmur2_partition, queue_key
+from streams.settings import load_settings
+from streams.worker.ticker import Ticker
+
+CONFIG = """
+partitions = 4
+[[queues]]
+name = "1v1"
+regions = ["eu"]
+wave_interval_ms = 1000
+[[queues]]
+name = "2v2"
+team_size = 2
+strategy = "rebalance"
+regions = ["na"]
+wave_interval_ms = 1000
+cadence = "pop"
+pop_target_matches = 2.0
+pop_floor_ms = 200
+pop_cap_ms = 5000
+"""
+
+
+class Clock:
+    def __init__(self, now_s: float) -> None:
+        self.now_s = now_s
+
+    def __call__(self) -> float:
+        return self.now_s
+
+
+def run_ticker(tmp_path: Path, state: RegionQueue | None, clock: Clock, seconds: float) -> list[WaveTick]:
+    config = tmp_path / "w.toml"
+    config.write_text(CONFIG)
+    settings = load_settings(config, broker_url="kafka://localhost:1")
+    sent: list[WaveTick] = []
+
+    async def send(partition: int, key: bytes, value: bytes) -> None:
+        tick = decode(value)
+        assert isinstance(tick, WaveTick)
+        assert partition == murmur2_partition(queue_key(tick.queue, tick.region), 4)
+        sent.append(tick)
+        if state is not None and tick.queue == "2v2":
+            state.last_sequence, state.last_tick_at_ms = tick.sequence, tick.tick_at_ms
+
+    async def main() -> None:
+        ticker = Ticker(settings, send, lambda: {0, 1, 2, 3},
+                        lambda q, r: state if q == "2v2" else None, clock)
+        task = asyncio.ensure_future(ticker.run())
+        for _ in range(int(seconds / 0.05)):
+            await asyncio.sleep(0.05)
+            clock.now_s += 0.05
+        task.cancel()
+
+    asyncio.run(main())
+    return sent
+
+
+def test_fixed_queue_ticks_on_the_interval_grid(tmp_path: Path) -> None:
+    ticks = [t for t in run_ticker(tmp_path, None, Clock(1_800_000_000.0), 3.2) if t.queue == "1v1"]
+    assert len(ticks) >= 2
+    assert all(t.sequence == t.tick_at_ms and t.tick_at_ms % 1000 == 0 for t in ticks)
+    assert [t.tick_at_ms - ticks[0].tick_at_ms for t in ticks] == [1000 * i for i in range(len(ticks))]
+
+
+def test_pop_queue_ticks_when_the_folded_arrival_rate_says_so(tmp_path: Path) -> None:
+    state = RegionQueue("2v2", "na", last_sequence=1_799_999_999_000,
+                        last_tick_at_ms=1_799_999_999_000, arrival_rate_per_s=8.0)
+    ticks = [t for t in run_ticker(tmp_path, state, Clock(1_800_000_000.0), 2.0) if t.queue == "2v2"]
+    # 2 matches x 4 players at 8 players/s: a wave every second after the last one.
+    assert [t.tick_at_ms for t in ticks[:2]] == [1_800_000_000_000, 1_800_000_001_000]
+    assert all(t.interval_ms == 1000 for t in ticks[:2])
