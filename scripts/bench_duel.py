@@ -1,6 +1,6 @@
 """Benchmark of the duel strategies on the issue's seeded synthetic waves.
 
-Usage: ``python scripts/bench_duel.py [--sizes 30,300,1000,10000] [--exact-up-to 1000]
+Usage: ``python scripts/bench_duel.py [--sizes 30,300,1000,3750,10000] [--exact-up-to 1000]
 [--out docs/benchmarks/duel.md]``. Prints a Markdown report (and writes it with --out).
 
 Waves: MMR ~ N(1500, 300) clipped to 0-3000; 30% bw-only, 30% sc2-only, 40% both with
@@ -89,12 +89,12 @@ def exact_pairs(players: list[DuelPlayer], config: DuelConfig) -> list[DuelPair]
 
 
 def repeats_for(n: int) -> int:
-    return 200 if n <= 30 else 20 if n <= 300 else 5 if n <= 1000 else 3
+    return 200 if n <= 30 else 20 if n <= 300 else 9 if n <= 1000 else 5
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", default="30,300,1000,10000")
+    parser.add_argument("--sizes", default="30,300,1000,3750,10000")
     parser.add_argument("--exact-up-to", type=int, default=1000)
     parser.add_argument("--ladder-up-to", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)

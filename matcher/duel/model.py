@@ -107,8 +107,8 @@ class DuelConfig:
     window_rule: str = "lead"
     optimal_exact_limit: int = 160
     optimal_neighbours: int = 6
-    optimal_band: int = 32
-    optimal_ahead: int = 32
+    optimal_band: int = 48
+    optimal_ahead: int = 48
     optimal_polish: int = 1
 
 
