@@ -39,8 +39,13 @@ class MatchNotInWave(LookupError):
     pass
 
 
-def explain_match(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult,
-                  match_id: str, nearest: int = 3) -> Explanation:
+def explain_match(
+    snapshot: WaveSnapshot,
+    profile: QueueProfile,
+    result: WaveResult,
+    match_id: str,
+    nearest: int = 3,
+) -> Explanation:
     """Explain ``match_id`` of ``result`` (the wave closed on ``snapshot``).
 
     Notes: O(n log n) for n players in the wave.
@@ -49,17 +54,26 @@ def explain_match(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveRes
     if match is None:
         raise MatchNotInWave(f"match {match_id} is not in wave {snapshot.wave_id}")
     facts = [
-        ("wave", f"{snapshot.queue}/{snapshot.region} wave {snapshot.wave_id} "
-                 f"(number {snapshot.wave_number}), closed at {snapshot.closed_at_ms} ms"),
-        ("snapshot", f"{len(snapshot.tickets)} tickets, "
-                     f"{sum(len(w.ticket.players) for w in snapshot.tickets)} players, "
-                     f"active population {snapshot.active_population}, seed {snapshot.seed}"),
+        (
+            "wave",
+            f"{snapshot.queue}/{snapshot.region} wave {snapshot.wave_id} "
+            f"(number {snapshot.wave_number}), closed at {snapshot.closed_at_ms} ms",
+        ),
+        (
+            "snapshot",
+            f"{len(snapshot.tickets)} tickets, "
+            f"{sum(len(w.ticket.players) for w in snapshot.tickets)} players, "
+            f"active population {snapshot.active_population}, seed {snapshot.seed}",
+        ),
         ("result", f"{len(result.matches)} matches, {len(result.unmatched)} tickets unmatched"),
         ("placement", f"map {match.map_name}, server {match.server}, channel {match.channel}"),
     ]
     for team in match.teams:
-        seats = ", ".join(f"{s.player_id} ({s.role or '-'} {s.rating}, ticket {s.ticket_id}, "
-                          f"waited {_wait(snapshot, s.ticket_id)} waves)" for s in team.seats)
+        seats = ", ".join(
+            f"{s.player_id} ({s.role or '-'} {s.rating}, ticket {s.ticket_id}, "
+            f"waited {_wait(snapshot, s.ticket_id)} waves)"
+            for s in team.seats
+        )
         facts.append((f"team {team.name}", seats))
     facts.extend((f"quality {name}", f"{value:g}") for name, value in match.quality)
     if profile.strategy in DUEL_STRATEGIES and profile.team_size == 1:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import random
 import signal
@@ -59,9 +60,23 @@ class Worker:
     def __init__(self, broker: str, config: Path, log: Path) -> None:
         self.port = free_port()
         self.process = subprocess.Popen(
-            [sys.executable, "-m", "streams.cli", "worker", "--broker", broker,
-             "--config", str(config), "--web-port", str(self.port)],
-            cwd=ROOT, stdout=log.open("ab"), stderr=subprocess.STDOUT, start_new_session=True)
+            [
+                sys.executable,
+                "-m",
+                "streams.cli",
+                "worker",
+                "--broker",
+                broker,
+                "--config",
+                str(config),
+                "--web-port",
+                str(self.port),
+            ],
+            cwd=ROOT,
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
 
     def get(self, path: str) -> dict | None:  # type: ignore[type-arg]
         try:
@@ -76,7 +91,9 @@ class Worker:
 
     def applied(self) -> dict[int, int]:
         queues = self.get("/queues")
-        return {row["partition"]: row["applied_offset"] for row in queues["queues"]} if queues else {}
+        return (
+            {row["partition"]: row["applied_offset"] for row in queues["queues"]} if queues else {}
+        )
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         if self.process.poll() is None:
@@ -92,17 +109,31 @@ def join_value(number: int, rng: random.Random) -> tuple[bytes, bytes]:
     region = REGIONS[number % len(REGIONS)]
     side = rng.random()
     mmr = int(rng.gauss(1500, 250))
-    ratings = {"bw": max(mmr, 0)} if side < 0.35 else (
-        {"sc2": max(mmr, 0)} if side < 0.7 else {"bw": max(mmr, 0), "sc2": max(mmr + 50, 0)})
-    body = {"type": "TicketJoined", "ticket_id": f"b{number}", "queue": "1v1", "region": region,
-            "joined_at_ms": int(time.time() * 1000),
-            "players": [{"player_id": f"p{number}", "ratings": ratings}]}
+    ratings = (
+        {"bw": max(mmr, 0)}
+        if side < 0.35
+        else ({"sc2": max(mmr, 0)} if side < 0.7 else {"bw": max(mmr, 0), "sc2": max(mmr + 50, 0)})
+    )
+    body = {
+        "type": "TicketJoined",
+        "ticket_id": f"b{number}",
+        "queue": "1v1",
+        "region": region,
+        "joined_at_ms": int(time.time() * 1000),
+        "players": [{"player_id": f"p{number}", "ratings": ratings}],
+    }
     return queue_key("1v1", region), json.dumps(body).encode()
 
 
 def producer(bootstrap: str) -> Producer:
-    return Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random",
-                     "linger.ms": 5, "queue.buffering.max.messages": 1_000_000})
+    return Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "partitioner": "murmur2_random",
+            "linger.ms": 5,
+            "queue.buffering.max.messages": 1_000_000,
+        }
+    )
 
 
 def publish_at_rate(bootstrap: str, rate: float, seconds: float, stop: threading.Event) -> int:
@@ -150,7 +181,9 @@ async def wave_records(bootstrap: str) -> list[tuple[str, int, int]]:
             for records in (await consumer.getmany(timeout_ms=300)).values():
                 for record in records:
                     wave = decode(record.value)
-                    out.append((wave.region, int(wave.wave_id), record.timestamp))  # wave id = tick ms
+                    out.append(
+                        (wave.region, int(wave.wave_id), record.timestamp)
+                    )  # wave id = tick ms
         return out
     finally:
         await consumer.stop()
@@ -191,7 +224,9 @@ def main() -> int:
                         out.poll(0)
                 out.flush(60)
                 ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
-                workers = [Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)]
+                workers = [
+                    Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)
+                ]
                 _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)), 120)
                 start, applied = time.monotonic(), {}
                 while time.monotonic() - start < 600:
@@ -200,16 +235,29 @@ def main() -> int:
                         break
                     time.sleep(0.1)
                 elapsed = time.monotonic() - start
-                result.update(events=args.events, seconds=round(elapsed, 2),
-                              events_per_s=round(args.events / elapsed))
+                result.update(
+                    events=args.events,
+                    seconds=round(elapsed, 2),
+                    events_per_s=round(args.events / elapsed),
+                )
             else:
-                workers = [Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)]
-                _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8))
-                      and all(w.partitions() for w in workers), 180)
+                workers = [
+                    Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)
+                ]
+                _wait(
+                    lambda: (
+                        set().union(*(w.partitions() for w in workers)) == set(range(8))
+                        and all(w.partitions() for w in workers)
+                    ),
+                    180,
+                )
                 stop = threading.Event()
                 sent: list[int] = []
-                thread = threading.Thread(target=lambda: sent.append(
-                    publish_at_rate(broker.bootstrap, args.rate, args.seconds, stop)))
+                thread = threading.Thread(
+                    target=lambda: sent.append(
+                        publish_at_rate(broker.bootstrap, args.rate, args.seconds, stop)
+                    )
+                )
                 started = time.time()
                 thread.start()
                 lags, killed_at, takeover = [], None, None
@@ -219,23 +267,38 @@ def main() -> int:
                     alive = [w for w in workers if w.process.poll() is None]
                     applied = {p: o for w in alive for p, o in w.applied().items()}
                     lags.append(sum(max(0, ends[p] - applied.get(p, -1) - 1) for p in ends))
-                    if args.mode == "failover" and killed_at is None and time.time() - started > args.seconds / 3:
+                    if (
+                        args.mode == "failover"
+                        and killed_at is None
+                        and time.time() - started > args.seconds / 3
+                    ):
                         workers[-1].stop(signal.SIGKILL)
                         killed_at = time.time()
-                    if killed_at and takeover is None and set().union(*(w.partitions() for w in alive)) == set(range(8)):
+                    if (
+                        killed_at
+                        and takeover is None
+                        and set().union(*(w.partitions() for w in alive)) == set(range(8))
+                    ):
                         takeover = time.time() - killed_at
                 thread.join()
                 time.sleep(3)
                 waves = asyncio.run(wave_records(broker.bootstrap))
                 latency = [ts - tick for _, tick, ts in waves if tick >= started * 1000]
                 gaps: dict[str, list[int]] = {}
-                for region, tick, ts in sorted(waves, key=lambda w: w[2]):
+                for region, _, ts in sorted(waves, key=lambda w: w[2]):
                     gaps.setdefault(region, []).append(ts)
-                longest = max((b - a for stamps in gaps.values() for a, b in zip(stamps, stamps[1:])), default=0)
+                longest = max(
+                    (b - a for stamps in gaps.values() for a, b in itertools.pairwise(stamps)),
+                    default=0,
+                )
                 result.update(
-                    rate=args.rate, seconds=args.seconds, published=sent[0] if sent else 0,
-                    lag_events_median=statistics.median(lags) if lags else None, lag_events_max=max(lags, default=0),
-                    waves=len(latency), wave_latency_ms_p50=percentile(latency, 0.5),
+                    rate=args.rate,
+                    seconds=args.seconds,
+                    published=sent[0] if sent else 0,
+                    lag_events_median=statistics.median(lags) if lags else None,
+                    lag_events_max=max(lags, default=0),
+                    waves=len(latency),
+                    wave_latency_ms_p50=percentile(latency, 0.5),
                     wave_latency_ms_p99=percentile(latency, 0.99),
                     longest_gap_between_waves_ms=longest,
                 )

@@ -51,24 +51,70 @@ def session(seed: int, waves: int, fingerprint: str) -> list[tuple[bytes, bytes]
                 at_ms = START_MS + (wave - 1) * WAVE_MS + rng.randint(0, WAVE_MS - 1)
                 side = rng.random()
                 mmr = int(rng.gauss(1500, 250))
-                ratings = ({"bw": max(0, mmr)} if side < 0.35 else {"sc2": max(0, mmr)} if side < 0.7
-                           else {"bw": max(0, mmr), "sc2": max(0, mmr + rng.randint(-150, 150))})
+                ratings = (
+                    {"bw": max(0, mmr)}
+                    if side < 0.35
+                    else {"sc2": max(0, mmr)}
+                    if side < 0.7
+                    else {"bw": max(0, mmr), "sc2": max(0, mmr + rng.randint(-150, 150))}
+                )
                 ticket = f"s{number}"
                 number += 1
-                events.append((key, encode(TicketJoined(
-                    ticket_id=ticket, queue="1v1", region=region, joined_at_ms=at_ms,
-                    players=[{"player_id": f"player-{number}", "ratings": ratings,
-                              "vetoed_maps": rng.sample(["Polypoid", "Eclipse", "Vermeer"], rng.randint(0, 1))}]))))
+                events.append(
+                    (
+                        key,
+                        encode(
+                            TicketJoined(
+                                ticket_id=ticket,
+                                queue="1v1",
+                                region=region,
+                                joined_at_ms=at_ms,
+                                players=[
+                                    {
+                                        "player_id": f"player-{number}",
+                                        "ratings": ratings,
+                                        "vetoed_maps": rng.sample(
+                                            ["Polypoid", "Eclipse", "Vermeer"], rng.randint(0, 1)
+                                        ),
+                                    }
+                                ],
+                            )
+                        ),
+                    )
+                )
                 waiting[region].append(ticket)
             if waiting[region] and rng.random() < 0.5:
                 ticket = rng.choice(waiting[region])
-                events.append((key, encode(TicketLeft(
-                    ticket_id=ticket, queue="1v1", region=region, reason="REQUESTED",
-                    left_at_ms=START_MS + wave * WAVE_MS - 1))))
-            events.append((key, encode(WaveTick(
-                queue="1v1", region=region, wave_id=str(wave), sequence=wave,
-                tick_at_ms=START_MS + wave * WAVE_MS, config_fingerprint=fingerprint,
-                interval_ms=WAVE_MS))))
+                events.append(
+                    (
+                        key,
+                        encode(
+                            TicketLeft(
+                                ticket_id=ticket,
+                                queue="1v1",
+                                region=region,
+                                reason="REQUESTED",
+                                left_at_ms=START_MS + wave * WAVE_MS - 1,
+                            )
+                        ),
+                    )
+                )
+            events.append(
+                (
+                    key,
+                    encode(
+                        WaveTick(
+                            queue="1v1",
+                            region=region,
+                            wave_id=str(wave),
+                            sequence=wave,
+                            tick_at_ms=START_MS + wave * WAVE_MS,
+                            config_fingerprint=fingerprint,
+                            interval_ms=WAVE_MS,
+                        )
+                    ),
+                )
+            )
     return events
 
 
@@ -83,13 +129,27 @@ def main() -> int:
     with EmbeddedBroker() as broker:
         port = free_port()
         worker = subprocess.Popen(
-            [sys.executable, "-m", "streams.cli", "worker", "--broker", broker.url,
-             "--config", str(CONFIG), "--web-port", str(port)],
-            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            [
+                sys.executable,
+                "-m",
+                "streams.cli",
+                "worker",
+                "--broker",
+                broker.url,
+                "--config",
+                str(CONFIG),
+                "--web-port",
+                str(port),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
         try:
             _wait_ready(port, worker)
-            producer = Producer({"bootstrap.servers": broker.bootstrap,
-                                 "partitioner": "murmur2_random"})
+            producer = Producer(
+                {"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random"}
+            )
             for key, value in events:
                 producer.produce("wavematch.queue.v1", value, key)
             assert producer.flush(30) == 0
@@ -97,8 +157,21 @@ def main() -> int:
             worker.terminate()
             worker.wait(30)
             subprocess.run(
-                [sys.executable, "-m", "streams.cli", "export", "--broker", broker.url,
-                 "--config", str(CONFIG), "--output", str(args.output)], cwd=ROOT, check=True)
+                [
+                    sys.executable,
+                    "-m",
+                    "streams.cli",
+                    "export",
+                    "--broker",
+                    broker.url,
+                    "--config",
+                    str(CONFIG),
+                    "--output",
+                    str(args.output),
+                ],
+                cwd=ROOT,
+                check=True,
+            )
         finally:
             if worker.poll() is None:
                 worker.kill()

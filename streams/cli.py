@@ -21,7 +21,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "tail": ("streams.commands.tail", "print decoded events of an output topic"),
     "status": ("streams.commands.status", "print queue depth per queue and region"),
     "replay": ("streams.commands.replay", "re-derive waves from the log and compare them"),
-    "explain": ("streams.commands.explain", "why a match was made: its wave, window and alternatives"),
+    "explain": (
+        "streams.commands.explain",
+        "why a match was made: its wave, window and alternatives",
+    ),
     "export": ("streams.commands.export", "write the topics to an Avro container file"),
     "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
     "simulate": ("streams.commands.simulate", "simulate on seeded arrivals, write a report"),

@@ -25,7 +25,12 @@ from matcher.strategies import strategy_names
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
 
 DEFAULT_MAPS = (
-    "Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse", "Vermeer", "Heartbreak Ridge",
+    "Fighting Spirit",
+    "Circuit Breaker",
+    "Polypoid",
+    "Eclipse",
+    "Vermeer",
+    "Heartbreak Ridge",
 )
 
 
@@ -64,7 +69,9 @@ class QueueSettings(_Frozen):
         if self.pop_cap_ms < self.pop_floor_ms:
             raise ValueError("pop_cap_ms must be >= pop_floor_ms")
         if self.strategy not in strategy_names():
-            raise ValueError(f"unknown strategy {self.strategy!r} (known: {', '.join(strategy_names())})")
+            raise ValueError(
+                f"unknown strategy {self.strategy!r} (known: {', '.join(strategy_names())})"
+            )
         if len(set(self.regions)) != len(self.regions):
             raise ValueError("regions must be distinct")
         return self
@@ -115,7 +122,10 @@ class Settings(BaseSettings):
         names = [queue.name for queue in self.queues]
         if len(set(names)) != len(names):
             raise ValueError("queue names must be distinct")
-        if self.finished_retention_ms is not None and self.finished_retention_ms < self.ticket_ttl_ms:
+        if (
+            self.finished_retention_ms is not None
+            and self.finished_retention_ms < self.ticket_ttl_ms
+        ):
             raise ValueError("finished_retention_ms must be >= ticket_ttl_ms")
         if self.heartbeat_interval_ms * 3 > self.session_timeout_ms:
             raise ValueError("heartbeat_interval_ms must be at most a third of session_timeout_ms")
@@ -123,8 +133,12 @@ class Settings(BaseSettings):
 
     @classmethod
     def settings_customise_sources(  # type: ignore[override]
-        cls, settings_cls: type[BaseSettings], init_settings: Any, env_settings: Any,
-        dotenv_settings: Any, file_secret_settings: Any,
+        cls,
+        settings_cls: type[BaseSettings],
+        init_settings: Any,
+        env_settings: Any,
+        dotenv_settings: Any,
+        file_secret_settings: Any,
     ) -> tuple[Any, ...]:
         path = _config_file.get() or os.environ.get("WAVEMATCH_CONFIG_FILE")
         sources = [init_settings, env_settings]
@@ -144,16 +158,23 @@ class Settings(BaseSettings):
         return QueueRules(
             ticket_ttl_ms=self.ticket_ttl_ms,
             finished_retention_ms=self.finished_retention_ms or self.ticket_ttl_ms,
-            verify_waves=self.verify_waves, publish_status=self.publish_status,
+            verify_waves=self.verify_waves,
+            publish_status=self.publish_status,
         )
 
     def profiles(self) -> dict[str, QueueProfile]:
         routes = tuple(ServerRoute(r.region_a, r.region_b, r.servers) for r in self.routes)
         return {
             q.name: QueueProfile(
-                queue=q.name, strategy=q.strategy, maps=q.maps, routes=routes,
-                fallback_servers=self.fallback_servers, team_count=q.team_count,
-                team_size=q.team_size, team_size_min=q.team_size_min, roles=q.roles,
+                queue=q.name,
+                strategy=q.strategy,
+                maps=q.maps,
+                routes=routes,
+                fallback_servers=self.fallback_servers,
+                team_count=q.team_count,
+                team_size=q.team_size,
+                team_size_min=q.team_size_min,
+                roles=q.roles,
                 options=dict(q.options),
             )
             for q in self.queues
@@ -163,10 +184,15 @@ class Settings(BaseSettings):
         """The pop-timer policies of the queues that use one."""
         return {
             q.name: CadencePolicy(
-                mode="pop", interval_ms=q.wave_interval_ms, target_matches=q.pop_target_matches,
-                floor_ms=q.pop_floor_ms, cap_ms=q.pop_cap_ms, smoothing=q.pop_smoothing,
+                mode="pop",
+                interval_ms=q.wave_interval_ms,
+                target_matches=q.pop_target_matches,
+                floor_ms=q.pop_floor_ms,
+                cap_ms=q.pop_cap_ms,
+                smoothing=q.pop_smoothing,
             )
-            for q in self.queues if q.cadence == "pop"
+            for q in self.queues
+            if q.cadence == "pop"
         }
 
     def regions_by_queue(self) -> dict[str, tuple[str, ...]]:

@@ -36,8 +36,11 @@ def topic_plan(settings: Settings) -> tuple[TopicPlan, ...]:
         *(TopicPlan(t.name, partitions, t.config() if real_kafka else {}) for t in TOPICS),
         # Snapshot keys are overwritten, so compaction keeps the changelog at one snapshot
         # per partition; the embedded broker cannot compact (ADR 0005).
-        TopicPlan(state_changelog_topic(settings), partitions,
-                  {"cleanup.policy": "compact"} if real_kafka else {}),
+        TopicPlan(
+            state_changelog_topic(settings),
+            partitions,
+            {"cleanup.policy": "compact"} if real_kafka else {},
+        ),
         # Faust's leader-election topic: one partition by design.
         TopicPlan(f"{settings.app_id}-__assignor-__leader", 1, {}),
     )
@@ -58,8 +61,14 @@ async def ensure_topics(settings: Settings) -> list[str]:
             if have is None:
                 try:
                     await admin.create_topics(
-                        [NewTopic(plan.name, plan.partitions, settings.replication_factor,
-                                  topic_configs=plan.config)]
+                        [
+                            NewTopic(
+                                plan.name,
+                                plan.partitions,
+                                settings.replication_factor,
+                                topic_configs=plan.config,
+                            )
+                        ]
                     )
                     created.append(plan.name)
                 except TopicAlreadyExistsError:

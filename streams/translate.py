@@ -29,12 +29,20 @@ def to_domain(event: wire.TicketJoined | wire.TicketLeft | wire.WaveTick) -> Que
         return TicketJoined(ticket_from_wire(event))
     if isinstance(event, wire.TicketLeft):
         return TicketLeft(
-            event.ticket_id, event.queue, event.region, LeaveReason[event.reason.name],
+            event.ticket_id,
+            event.queue,
+            event.region,
+            LeaveReason[event.reason.name],
             event.left_at_ms,
         )
     return WaveTick(
-        event.queue, event.region, event.wave_id, event.sequence, event.tick_at_ms,
-        event.config_fingerprint, event.interval_ms,
+        event.queue,
+        event.region,
+        event.wave_id,
+        event.sequence,
+        event.tick_at_ms,
+        event.config_fingerprint,
+        event.interval_ms,
     )
 
 
@@ -55,48 +63,91 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
     )
 
 
-def match_created(match: Match, queue: str, region: str, wave_id: str, strategy: str,
-                  fingerprint: str, created_at_ms: int) -> dict[str, Any]:
+def match_created(
+    match: Match,
+    queue: str,
+    region: str,
+    wave_id: str,
+    strategy: str,
+    fingerprint: str,
+    created_at_ms: int,
+) -> dict[str, Any]:
     return {
-        "match_id": match.match_id, "queue": queue, "region": region, "wave_id": wave_id,
+        "match_id": match.match_id,
+        "queue": queue,
+        "region": region,
+        "wave_id": wave_id,
         "teams": [
-            {"name": team.name, "players": [
-                {"ticket_id": s.ticket_id, "player_id": s.player_id, "role": s.role,
-                 "rating": s.rating} for s in team.seats]}
+            {
+                "name": team.name,
+                "players": [
+                    {
+                        "ticket_id": s.ticket_id,
+                        "player_id": s.player_id,
+                        "role": s.role,
+                        "rating": s.rating,
+                    }
+                    for s in team.seats
+                ],
+            }
             for team in match.teams
         ],
-        "map": match.map_name, "server": match.server, "channel": match.channel,
+        "map": match.map_name,
+        "server": match.server,
+        "channel": match.channel,
         "quality": {name: float(value) for name, value in match.quality},
-        "strategy": strategy, "config_fingerprint": fingerprint, "created_at_ms": created_at_ms,
+        "strategy": strategy,
+        "config_fingerprint": fingerprint,
+        "created_at_ms": created_at_ms,
     }
 
 
 def ticket_dequeued(dequeued: Dequeued) -> dict[str, Any]:
     return {
-        "ticket_id": dequeued.ticket_id, "queue": dequeued.queue, "region": dequeued.region,
-        "reason": dequeued.reason.name, "match_id": dequeued.match_id,
-        "wave_id": dequeued.wave_id, "waves_waited": dequeued.waves_waited,
-        "detail": dequeued.detail, "at_ms": dequeued.at_ms,
+        "ticket_id": dequeued.ticket_id,
+        "queue": dequeued.queue,
+        "region": dequeued.region,
+        "reason": dequeued.reason.name,
+        "match_id": dequeued.match_id,
+        "wave_id": dequeued.wave_id,
+        "waves_waited": dequeued.waves_waited,
+        "detail": dequeued.detail,
+        "at_ms": dequeued.at_ms,
     }
 
 
 def ticket_status(status: Searching) -> dict[str, Any]:
     return {
-        "ticket_id": status.ticket_id, "queue": status.queue, "region": status.region,
-        "state": "SEARCHING", "position": status.position, "waves_waited": status.waves_waited,
-        "estimated_wait_ms": status.estimated_wait_ms, "next_wave_at_ms": status.next_wave_at_ms,
-        "wave_id": status.wave_id, "at_ms": status.at_ms,
+        "ticket_id": status.ticket_id,
+        "queue": status.queue,
+        "region": status.region,
+        "state": "SEARCHING",
+        "position": status.position,
+        "waves_waited": status.waves_waited,
+        "estimated_wait_ms": status.estimated_wait_ms,
+        "next_wave_at_ms": status.next_wave_at_ms,
+        "wave_id": status.wave_id,
+        "at_ms": status.at_ms,
     }
 
 
 def wave_closed(summary: WaveSummary, duration_ms: float) -> dict[str, Any]:
     return {
-        "queue": summary.queue, "region": summary.region, "wave_id": summary.wave_id,
-        "wave_number": summary.wave_number, "players_in_snapshot": summary.players_in_snapshot,
-        "tickets_in_snapshot": summary.tickets_in_snapshot, "matches": summary.matches,
-        "matched_players": summary.matched_players, "unmatched": summary.unmatched,
-        "expired": summary.expired, "avg_rating_diff": summary.avg_rating_diff,
-        "min_rating_diff": summary.min_rating_diff, "max_rating_diff": summary.max_rating_diff,
-        "strategy": summary.strategy, "config_fingerprint": summary.config_fingerprint,
-        "closed_at_ms": summary.closed_at_ms, "duration_ms": max(0.0, duration_ms),
+        "queue": summary.queue,
+        "region": summary.region,
+        "wave_id": summary.wave_id,
+        "wave_number": summary.wave_number,
+        "players_in_snapshot": summary.players_in_snapshot,
+        "tickets_in_snapshot": summary.tickets_in_snapshot,
+        "matches": summary.matches,
+        "matched_players": summary.matched_players,
+        "unmatched": summary.unmatched,
+        "expired": summary.expired,
+        "avg_rating_diff": summary.avg_rating_diff,
+        "min_rating_diff": summary.min_rating_diff,
+        "max_rating_diff": summary.max_rating_diff,
+        "strategy": summary.strategy,
+        "config_fingerprint": summary.config_fingerprint,
+        "closed_at_ms": summary.closed_at_ms,
+        "duration_ms": max(0.0, duration_ms),
     }

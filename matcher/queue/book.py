@@ -43,12 +43,18 @@ class QueueBook:
             problem = f"queue {event.queue!r} is not open in region {event.region!r}"
         if problem is None and profile is not None:
             return self.region_queue(event.queue, event.region).apply(
-                event, profile, self.rules, self.cadences.get(event.queue))
+                event, profile, self.rules, self.cadences.get(event.queue)
+            )
         if isinstance(event, TicketJoined):
             ticket = event.ticket
             refused = Dequeued(
-                ticket.ticket_id, ticket.queue, ticket.region, DequeueReason.REJECTED, 0,
-                ticket.joined_at_ms, detail=problem,
+                ticket.ticket_id,
+                ticket.queue,
+                ticket.region,
+                DequeueReason.REJECTED,
+                0,
+                ticket.joined_at_ms,
+                detail=problem,
             )
             return Step("rejected", dequeued=(refused,))
         return Step("unknown_queue")

@@ -84,8 +84,13 @@ class RegionQueue:
     arrivals_since_tick: int = 0
     arrival_rate_per_s: float | None = None
 
-    def apply(self, event: QueueEvent, profile: QueueProfile, rules: QueueRules,
-              cadence: CadencePolicy | None = None) -> Step:
+    def apply(
+        self,
+        event: QueueEvent,
+        profile: QueueProfile,
+        rules: QueueRules,
+        cadence: CadencePolicy | None = None,
+    ) -> Step:
         """Apply one event of this region's log and return what it decided.
 
         Notes: O(1) for joins and leaves; a tick is O(n) plus the strategy's cost.
@@ -122,7 +127,10 @@ class RegionQueue:
             return Step("duplicate")
         if ticket_id in self.finished:
             return Step("duplicate_finished")
-        if self.last_tick_at_ms and ticket.joined_at_ms + rules.ticket_ttl_ms <= self.last_tick_at_ms:
+        if (
+            self.last_tick_at_ms
+            and ticket.joined_at_ms + rules.ticket_ttl_ms <= self.last_tick_at_ms
+        ):
             return self._refuse(ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
         problem = self._conflict(ticket) or admission_problem(ticket, profile)
         if problem:
@@ -148,7 +156,12 @@ class RegionQueue:
     def _refuse(self, ticket: Ticket, reason: DequeueReason, detail: str) -> Step:
         self.finished[ticket.ticket_id] = max(ticket.joined_at_ms, self.last_tick_at_ms)
         dequeued = Dequeued(
-            ticket.ticket_id, self.queue, self.region, reason, 0, ticket.joined_at_ms,
+            ticket.ticket_id,
+            self.queue,
+            self.region,
+            reason,
+            0,
+            ticket.joined_at_ms,
             detail=detail,
         )
         return Step(reason.value, dequeued=(dequeued,))
@@ -159,8 +172,13 @@ class RegionQueue:
             return Step("unknown_ticket")
         self._forget(queued.ticket, event.left_at_ms)
         dequeued = Dequeued(
-            event.ticket_id, self.queue, self.region, DequeueReason.LEFT,
-            self.waves_waited(queued), event.left_at_ms, detail=event.reason.value,
+            event.ticket_id,
+            self.queue,
+            self.region,
+            DequeueReason.LEFT,
+            self.waves_waited(queued),
+            event.left_at_ms,
+            detail=event.reason.value,
         )
         return Step("left", dequeued=(dequeued,))
 
@@ -171,8 +189,13 @@ class RegionQueue:
 
     # -- waves ------------------------------------------------------------------------
 
-    def _close_wave(self, tick: WaveTick, profile: QueueProfile, rules: QueueRules,
-                    cadence: CadencePolicy | None = None) -> Step:
+    def _close_wave(
+        self,
+        tick: WaveTick,
+        profile: QueueProfile,
+        rules: QueueRules,
+        cadence: CadencePolicy | None = None,
+    ) -> Step:
         """Close a wave. The strategy runs before any change, so a failing one changes nothing."""
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
@@ -189,8 +212,11 @@ class RegionQueue:
         self.waves_closed += 1
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
-                cadence, self.arrival_rate_per_s, self.arrivals_since_tick,
-                tick.tick_at_ms - self.last_tick_at_ms)
+                cadence,
+                self.arrival_rate_per_s,
+                self.arrivals_since_tick,
+                tick.tick_at_ms - self.last_tick_at_ms,
+            )
         self.arrivals_since_tick = 0
         self.last_sequence = tick.sequence
         self.last_tick_at_ms = tick.tick_at_ms
@@ -200,20 +226,27 @@ class RegionQueue:
         self.estimator.observe_wave([(ticket, d.waves_waited) for ticket, d in matched])
         statuses = self._statuses(tick) if rules.publish_status else ()
         return Step(
-            "wave_closed", matches=result.matches,
-            dequeued=(*expired, *(d for _, d in matched)), statuses=statuses,
-            summary=summary, result=result,
+            "wave_closed",
+            matches=result.matches,
+            dequeued=(*expired, *(d for _, d in matched)),
+            statuses=statuses,
+            summary=summary,
+            result=result,
         )
 
     def wave_snapshot(self, tick: WaveTick, rules: QueueRules) -> WaveSnapshot:
         """What the strategy is given when ``tick`` closes a wave (for ``explain``)."""
-        return self.snapshot(tick, leaving={q.ticket.ticket_id for q in self._expiring(tick, rules)})
+        return self.snapshot(
+            tick, leaving={q.ticket.ticket_id for q in self._expiring(tick, rules)}
+        )
 
     def _expiring(self, tick: WaveTick, rules: QueueRules) -> list[QueuedTicket]:
         deadline = tick.tick_at_ms - rules.ticket_ttl_ms
         return [q for q in self.tickets.values() if q.ticket.joined_at_ms <= deadline]
 
-    def snapshot(self, tick: WaveTick, leaving: set[str] | frozenset[str] = frozenset()) -> WaveSnapshot:
+    def snapshot(
+        self, tick: WaveTick, leaving: set[str] | frozenset[str] = frozenset()
+    ) -> WaveSnapshot:
         """The queue exactly at ``tick``: tickets in join order with their wait cycles.
 
         ``leaving`` are tickets the tick expires; they are not offered to the strategy.
@@ -227,10 +260,13 @@ class RegionQueue:
             if p.player_id in self.last_matches
         )
         return WaveSnapshot(
-            queue=self.queue, region=self.region, wave_id=tick.wave_id,
+            queue=self.queue,
+            region=self.region,
+            wave_id=tick.wave_id,
             wave_number=self.waves_closed + 1,
             seed=derive_seed(self.queue, self.region, tick.wave_id),
-            closed_at_ms=tick.tick_at_ms, tickets=waiting,
+            closed_at_ms=tick.tick_at_ms,
+            tickets=waiting,
             active_population=self.players_queued + sum(self.recent_matched_players),
             last_matches=history,
         )
@@ -240,10 +276,17 @@ class RegionQueue:
         for queued in expiring:
             del self.tickets[queued.ticket.ticket_id]
             self._forget(queued.ticket, tick.tick_at_ms)
-            out.append(Dequeued(
-                queued.ticket.ticket_id, self.queue, self.region, DequeueReason.EXPIRED,
-                self.waves_waited(queued), tick.tick_at_ms, wave_id=tick.wave_id,
-            ))
+            out.append(
+                Dequeued(
+                    queued.ticket.ticket_id,
+                    self.queue,
+                    self.region,
+                    DequeueReason.EXPIRED,
+                    self.waves_waited(queued),
+                    tick.tick_at_ms,
+                    wave_id=tick.wave_id,
+                )
+            )
         return out
 
     def _remove_matched(
@@ -254,18 +297,30 @@ class RegionQueue:
             for ticket_id in match.ticket_ids():
                 queued = self.tickets.pop(ticket_id)
                 self._forget(queued.ticket, tick.tick_at_ms)
-                out.append((queued.ticket, Dequeued(
-                    ticket_id, self.queue, self.region, DequeueReason.MATCHED,
-                    self.waves_waited(queued) + 1, tick.tick_at_ms,
-                    match_id=match.match_id, wave_id=tick.wave_id,
-                )))
+                out.append(
+                    (
+                        queued.ticket,
+                        Dequeued(
+                            ticket_id,
+                            self.queue,
+                            self.region,
+                            DequeueReason.MATCHED,
+                            self.waves_waited(queued) + 1,
+                            tick.tick_at_ms,
+                            match_id=match.match_id,
+                            wave_id=tick.wave_id,
+                        ),
+                    )
+                )
             self._record_encounters(match)
         return out
 
     def _record_encounters(self, match: Match) -> None:
         for team in match.teams:
             mates = tuple(seat.player_id for seat in team.seats)
-            foes = tuple(s.player_id for other in match.teams if other is not team for s in other.seats)
+            foes = tuple(
+                s.player_id for other in match.teams if other is not team for s in other.seats
+            )
             for seat in team.seats:
                 others = tuple(pid for pid in mates if pid != seat.player_id)
                 self.last_matches[seat.player_id] = LastMatch(seat.player_id, others, foes)
@@ -299,8 +354,14 @@ class RegionQueue:
         if remaining is not None and next_wave is not None:
             estimate = max(0, next_wave - at_ms) + (remaining - 1) * interval
         return Searching(
-            ticket.ticket_id, self.queue, self.region, position, waited, at_ms,
-            estimated_wait_ms=estimate, next_wave_at_ms=next_wave,
+            ticket.ticket_id,
+            self.queue,
+            self.region,
+            position,
+            waited,
+            at_ms,
+            estimated_wait_ms=estimate,
+            next_wave_at_ms=next_wave,
             wave_id=tick.wave_id if tick else None,
         )
 
@@ -311,15 +372,21 @@ def _summarise(
     diffs = [rating_diff(match) for match in result.matches]
     matched_players = sum(len(team.seats) for m in result.matches for team in m.teams)
     return WaveSummary(
-        queue=tick.queue, region=tick.region, wave_id=tick.wave_id, wave_number=wave_number,
+        queue=tick.queue,
+        region=tick.region,
+        wave_id=tick.wave_id,
+        wave_number=wave_number,
         tickets_in_snapshot=len(snapshot.tickets),
         players_in_snapshot=sum(w.ticket.size for w in snapshot.tickets),
-        matches=len(result.matches), matched_players=matched_players,
-        unmatched=len(result.unmatched), expired=expired,
+        matches=len(result.matches),
+        matched_players=matched_players,
+        unmatched=len(result.unmatched),
+        expired=expired,
         avg_rating_diff=sum(diffs) / len(diffs) if diffs else None,
         min_rating_diff=min(diffs) if diffs else None,
         max_rating_diff=max(diffs) if diffs else None,
-        strategy=result.strategy, config_fingerprint=tick.config_fingerprint,
+        strategy=result.strategy,
+        config_fingerprint=tick.config_fingerprint,
         closed_at_ms=tick.tick_at_ms,
     )
 

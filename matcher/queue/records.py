@@ -18,10 +18,20 @@ RECORD_VERSION = 1
 
 def ticket_to_record(ticket: Ticket) -> list[Any]:
     return [
-        ticket.ticket_id, ticket.queue, ticket.region, ticket.party_id, ticket.joined_at_ms,
+        ticket.ticket_id,
+        ticket.queue,
+        ticket.region,
+        ticket.party_id,
+        ticket.joined_at_ms,
         [
-            [p.player_id, [list(r) for r in p.ratings], list(p.roles), list(p.vetoed_maps),
-             [list(lat) for lat in p.latency_ms], p.can_host]
+            [
+                p.player_id,
+                [list(r) for r in p.ratings],
+                list(p.roles),
+                list(p.vetoed_maps),
+                [list(lat) for lat in p.latency_ms],
+                p.can_host,
+            ]
             for p in ticket.players
         ],
     ]
@@ -30,12 +40,18 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
 def ticket_from_record(record: list[Any]) -> Ticket:
     ticket_id, queue, region, party_id, joined_at_ms, players = record
     return Ticket(
-        ticket_id=ticket_id, queue=queue, region=region, party_id=party_id,
+        ticket_id=ticket_id,
+        queue=queue,
+        region=region,
+        party_id=party_id,
         joined_at_ms=joined_at_ms,
         players=tuple(
             Player(
-                player_id=pid, ratings=tuple((r, v) for r, v in ratings), roles=tuple(roles),
-                vetoed_maps=tuple(vetoes), latency_ms=tuple((g, ms) for g, ms in latency),
+                player_id=pid,
+                ratings=tuple((r, v) for r, v in ratings),
+                roles=tuple(roles),
+                vetoed_maps=tuple(vetoes),
+                latency_ms=tuple((g, ms) for g, ms in latency),
                 can_host=can_host,
             )
             for pid, ratings, roles, vetoes, latency, can_host in players
@@ -84,7 +100,8 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
     state.arrival_rate_per_s = record.get("arrival_rate_per_s")
     state.recent_matched_players = deque(record["recent_matched_players"])
     state.last_matches = {
-        pid: LastMatch(pid, tuple(mates), tuple(foes)) for pid, mates, foes in record["last_matches"]
+        pid: LastMatch(pid, tuple(mates), tuple(foes))
+        for pid, mates, foes in record["last_matches"]
     }
     state.estimator = WaitEstimator.from_record(record["estimator"])
     return state

@@ -56,8 +56,9 @@ class Verdict:
         return not self.missing and not self.unexpected
 
 
-def compare(derived: Iterable[Record], published: Iterable[Record],
-            pending: Iterable[Record] = ()) -> Verdict:
+def compare(
+    derived: Iterable[Record], published: Iterable[Record], pending: Iterable[Record] = ()
+) -> Verdict:
     """Match every derived record with a published one of the same topic, key and content.
 
     ``pending`` records (derived from input not yet committed) count when published and
@@ -86,7 +87,7 @@ def compare(derived: Iterable[Record], published: Iterable[Record],
             verdict.duplicates[topic] += have - count
         if have < count:
             verdict.missing.append((topic, item[1], _describe(item[2])))
-    for item, count in seen.items():
+    for item in seen:
         if item not in expected:
             verdict.unexpected.append((item[0], item[1], _describe(item[2])))
     return verdict

@@ -32,8 +32,11 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
     found = None
     for derived in rederive(folder, log):
         step = derived.folded.step
-        if step is not None and step.result is not None and any(
-                m.match_id == match_id for m in step.matches):
+        if (
+            step is not None
+            and step.result is not None
+            and any(m.match_id == match_id for m in step.matches)
+        ):
             found = (derived.source, step.result)
             break
     if found is None:

@@ -38,8 +38,13 @@ def write_log(path: Path, records: Iterable[LogRecord], metadata: dict[str, str]
         nonlocal count
         for record in records:
             count += 1
-            yield {"topic": record.topic, "partition": record.partition, "offset": record.offset,
-                   "key": record.key, "value": record.value}
+            yield {
+                "topic": record.topic,
+                "partition": record.partition,
+                "offset": record.offset,
+                "key": record.key,
+                "value": record.value,
+            }
 
     with path.open("wb") as out:
         writer(out, _PARSED, rows(), codec="deflate", metadata=metadata)
@@ -54,4 +59,6 @@ def read_log(path: Path) -> Iterator[LogRecord]:
 
 def read_metadata(path: Path) -> dict[str, str]:
     with path.open("rb") as source:
-        return {k: v.decode() if isinstance(v, bytes) else v for k, v in reader(source).metadata.items()}
+        return {
+            k: v.decode() if isinstance(v, bytes) else v for k, v in reader(source).metadata.items()
+        }

@@ -21,8 +21,10 @@ class Progress:
             self._last_draw = now
             filled = int(self.width * min(1.0, self.done / self.total))
             rate = self.done / max(now - self._started, 1e-9)
-            sys.stderr.write(f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] "
-                             f"{self.done}/{self.total} ({rate:,.0f}/s)")
+            sys.stderr.write(
+                f"\r{self.label} [{'#' * filled}{'.' * (self.width - filled)}] "
+                f"{self.done}/{self.total} ({rate:,.0f}/s)"
+            )
             sys.stderr.flush()
 
     def close(self) -> None:

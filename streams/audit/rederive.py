@@ -28,8 +28,11 @@ class Derived:
     outputs: tuple[Record, ...]
 
 
-def rederive(folder: Folder, queue_log: Iterable[LogRecord],
-             on_record: Callable[[LogRecord], None] | None = None) -> Iterator[Derived]:
+def rederive(
+    folder: Folder,
+    queue_log: Iterable[LogRecord],
+    on_record: Callable[[LogRecord], None] | None = None,
+) -> Iterator[Derived]:
     """Yield, for each queue record in log order per partition, what the worker decided.
 
     Notes: O(records) plus each wave's strategy cost; one state per partition in memory.
@@ -44,6 +47,7 @@ def rederive(folder: Folder, queue_log: Iterable[LogRecord],
             on_record(record)
         if folded is None:
             continue
-        outputs = records_of(folded, topic=QUEUE.name, partition=record.partition,
-                             key=record.key, value=record.value)
+        outputs = records_of(
+            folded, topic=QUEUE.name, partition=record.partition, key=record.key, value=record.value
+        )
         yield Derived(record, folded, tuple(outputs))

@@ -61,9 +61,13 @@ class ReplayReport:
         return self.verdict.ok
 
 
-def replay(settings: Settings, records: Iterable[LogRecord], scope: Scope = Scope(),
-           progress: Callable[[LogRecord], None] | None = None,
-           processed: dict[int, int] | None = None) -> ReplayReport:
+def replay(
+    settings: Settings,
+    records: Iterable[LogRecord],
+    scope: Scope = Scope(),
+    progress: Callable[[LogRecord], None] | None = None,
+    processed: dict[int, int] | None = None,
+) -> ReplayReport:
     """Fold the queue topic in ``records`` and compare the decisions with the published ones.
 
     ``processed``: per queue partition, the workers' committed offset. Outputs of input at
@@ -85,8 +89,9 @@ def replay(settings: Settings, records: Iterable[LogRecord], scope: Scope = Scop
                 fingerprint = summary.config_fingerprint
                 report.other_config[fingerprint] = report.other_config.get(fingerprint, 0) + 1
                 continue
-            if scope.keeps_event({"queue": summary.queue, "region": summary.region,
-                                  "wave_id": summary.wave_id}):
+            if scope.keeps_event(
+                {"queue": summary.queue, "region": summary.region, "wave_id": summary.wave_id}
+            ):
                 report.waves_checked += 1
         source = item.source
         done = processed is None or source.offset < processed.get(source.partition, 0)
@@ -94,14 +99,17 @@ def replay(settings: Settings, records: Iterable[LogRecord], scope: Scope = Scop
     judged = _in_scope(derived, scope, skipped_regions)
     published = _in_scope(
         [(r.topic, r.key or b"", r.value or b"") for r in records if r.topic in JUDGED],
-        scope, skipped_regions)
+        scope,
+        skipped_regions,
+    )
     report.verdict = compare(judged, published, _in_scope(pending, scope, skipped_regions))
     report.differences = first_differences(judged, published, report.verdict)
     return report
 
 
-def _in_scope(outputs: Iterable[Record], scope: Scope,
-              skipped_regions: set[tuple[str, str]]) -> list[Record]:
+def _in_scope(
+    outputs: Iterable[Record], scope: Scope, skipped_regions: set[tuple[str, str]]
+) -> list[Record]:
     kept = []
     for topic, key, value in outputs:
         try:
@@ -116,8 +124,9 @@ def _in_scope(outputs: Iterable[Record], scope: Scope,
     return kept
 
 
-def first_differences(derived: list[Record], published: list[Record], verdict: Verdict,
-                      limit: int = 20) -> list[str]:
+def first_differences(
+    derived: list[Record], published: list[Record], verdict: Verdict, limit: int = 20
+) -> list[str]:
     """For each missing record, the first field in which the published one of its key differs."""
     by_key: dict[tuple[str, bytes], list[dict[str, Any]]] = {}
     for topic, key, value in published:
@@ -149,4 +158,3 @@ def _body(topic: str, value: bytes) -> dict[str, Any]:
     for name in UNCOMPARED.get(topic, ()):
         body.pop(name, None)
     return body
-

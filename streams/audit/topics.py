@@ -10,20 +10,29 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from streams.audit.rederive import LogRecord
 
 
-async def read_topics(bootstrap: str, topics: Iterable[str], idle_s: float = 2.0) -> list[LogRecord]:
+async def read_topics(
+    bootstrap: str, topics: Iterable[str], idle_s: float = 2.0
+) -> list[LogRecord]:
     """Every record of ``topics`` from the beginning to their current end.
 
     Stops at the high-watermark seen in fetch responses (exact on every broker this runs
     on), or after ``idle_s`` without records.
     """
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None,
-                                enable_auto_commit=False, fetch_max_wait_ms=100,
-                                max_partition_fetch_bytes=4 * 1024 * 1024)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        fetch_max_wait_ms=100,
+        max_partition_fetch_bytes=4 * 1024 * 1024,
+    )
     await consumer.start()
     try:
         await consumer._client.force_metadata_update()
-        tps = [TopicPartition(topic, p) for topic in topics
-               for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        tps = [
+            TopicPartition(topic, p)
+            for topic in topics
+            for p in sorted(consumer.partitions_for_topic(topic) or ())
+        ]
         if not tps:
             return []
         consumer.assign(tps)
@@ -34,8 +43,9 @@ async def read_topics(bootstrap: str, topics: Iterable[str], idle_s: float = 2.0
         while len(done) < len(tps) and time.monotonic() - last < idle_s:
             batch = await consumer.getmany(timeout_ms=200, max_records=10_000)
             for tp, items in batch.items():
-                records.extend(LogRecord(tp.topic, tp.partition, r.offset, r.key, r.value)
-                               for r in items)
+                records.extend(
+                    LogRecord(tp.topic, tp.partition, r.offset, r.key, r.value) for r in items
+                )
                 last = time.monotonic()
             for tp in tps:
                 highwater = consumer.highwater(tp)
@@ -54,8 +64,9 @@ async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int,
     or above it may or may not have been (a worker can die between publishing and
     committing), so a replay expects them only if they were.
     """
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=group,
-                                enable_auto_commit=False)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
+    )
     await consumer.start()
     try:
         await consumer._client.force_metadata_update()

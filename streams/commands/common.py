@@ -16,8 +16,11 @@ UP_STATE_FILE = Path(os.environ.get("WAVEMATCH_STATE_DIR", Path.home() / ".wavem
 
 
 def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--broker", help="broker URL: kafka://host:port or tansu://host:port "
-                        "(default: $WAVEMATCH_BROKER_URL, else the running `wavematch up`)")
+    parser.add_argument(
+        "--broker",
+        help="broker URL: kafka://host:port or tansu://host:port "
+        "(default: $WAVEMATCH_BROKER_URL, else the running `wavematch up`)",
+    )
     parser.add_argument("--config", type=Path, help="TOML settings file ($WAVEMATCH_CONFIG_FILE)")
 
 

@@ -14,8 +14,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("match_id", help="the match id, as published in MatchCreated")
     add_connection_arguments(parser)
     parser.add_argument("--log", type=Path, help="read an exported file instead of the broker")
-    parser.add_argument("--nearest", type=int, default=3,
-                        help="alternative partners shown per player (default 3)")
+    parser.add_argument(
+        "--nearest", type=int, default=3, help="alternative partners shown per player (default 3)"
+    )
     parser.add_argument("--json", action="store_true", help="print JSON instead of text")
 
 
@@ -32,21 +33,40 @@ def run(args: argparse.Namespace) -> int:
     folder = Folder.from_settings(settings)
     wave = find_wave(folder, records, args.match_id)
     if wave is None:
-        raise UsageError(f"match_id: {args.match_id} was not produced by any wave of this log "
-                         "under this configuration")
-    explanation = explain_match(wave.snapshot, wave.profile, wave.result, args.match_id, args.nearest)
+        raise UsageError(
+            f"match_id: {args.match_id} was not produced by any wave of this log "
+            "under this configuration"
+        )
+    explanation = explain_match(
+        wave.snapshot, wave.profile, wave.result, args.match_id, args.nearest
+    )
     if args.json:
-        print(json.dumps({
-            "match_id": args.match_id, "strategy": explanation.strategy,
-            "tick": {"partition": wave.tick.partition, "offset": wave.tick.offset},
-            "facts": dict(explanation.facts),
-            "alternatives": [{"player": a.player, "candidate": a.candidate, "diff": a.diff,
-                              "verdict": a.verdict} for a in explanation.alternatives],
-        }, indent=2))
+        print(
+            json.dumps(
+                {
+                    "match_id": args.match_id,
+                    "strategy": explanation.strategy,
+                    "tick": {"partition": wave.tick.partition, "offset": wave.tick.offset},
+                    "facts": dict(explanation.facts),
+                    "alternatives": [
+                        {
+                            "player": a.player,
+                            "candidate": a.candidate,
+                            "diff": a.diff,
+                            "verdict": a.verdict,
+                        }
+                        for a in explanation.alternatives
+                    ],
+                },
+                indent=2,
+            )
+        )
         return 0
     width = max(len(name) for name, _ in explanation.facts)
-    print(f"match {args.match_id} ({explanation.strategy}), closed by the WaveTick at "
-          f"partition {wave.tick.partition} offset {wave.tick.offset}")
+    print(
+        f"match {args.match_id} ({explanation.strategy}), closed by the WaveTick at "
+        f"partition {wave.tick.partition} offset {wave.tick.offset}"
+    )
     for name, value in explanation.facts:
         print(f"  {name:<{width}}  {value}")
     if explanation.alternatives:

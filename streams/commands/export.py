@@ -14,8 +14,11 @@ from streams.commands.common import add_connection_arguments, settings_from
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_connection_arguments(parser)
     parser.add_argument("--output", type=Path, required=True, help="file to write (.avro)")
-    parser.add_argument("--topic", action="append",
-                        help="topic to export (default: the queue topic and the judged outputs)")
+    parser.add_argument(
+        "--topic",
+        action="append",
+        help="topic to export (default: the queue topic and the judged outputs)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,13 +31,17 @@ def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
     topics = tuple(args.topic or (QUEUE.name, *JUDGED))
     try:
-        processed = asyncio.run(committed_offsets(settings.broker_host_port, settings.app_id, QUEUE.name))
+        processed = asyncio.run(
+            committed_offsets(settings.broker_host_port, settings.app_id, QUEUE.name)
+        )
         records = asyncio.run(read_topics(settings.broker_host_port, topics))
     except OSError as error:
         raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
-    metadata = {"wavematch.config_fingerprint": settings.config_fingerprint(),
-                "wavematch.topics": ",".join(topics),
-                PROCESSED_KEY: json.dumps({str(p): o for p, o in processed.items()})}
+    metadata = {
+        "wavematch.config_fingerprint": settings.config_fingerprint(),
+        "wavematch.topics": ",".join(topics),
+        PROCESSED_KEY: json.dumps({str(p): o for p, o in processed.items()}),
+    }
     count = write_log(args.output, records, metadata)
     print(f"{count} records of {len(topics)} topics written to {args.output}")
     return 0

@@ -8,7 +8,6 @@ from streams.cli import UsageError
 from streams.commands.publish import add_event_arguments, now_ms, publish, validated
 
 
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_event_arguments(parser)
     parser.add_argument("--reason", default="REQUESTED", choices=("REQUESTED", "DISCONNECTED"))
@@ -19,6 +18,12 @@ def run(args: argparse.Namespace) -> int:
 
     if not args.ticket:
         raise UsageError("--ticket: required to leave")
-    event = validated(TicketLeft, ticket_id=args.ticket, queue=args.queue, region=args.region,
-                      reason=args.reason, left_at_ms=now_ms())
+    event = validated(
+        TicketLeft,
+        ticket_id=args.ticket,
+        queue=args.queue,
+        region=args.region,
+        reason=args.reason,
+        left_at_ms=now_ms(),
+    )
     return publish(args, event)

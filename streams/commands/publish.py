@@ -52,8 +52,10 @@ def publish(args: argparse.Namespace, model: object) -> int:
 
     settings = settings_from(args)
     try:
-        asyncio.run(asyncio.wait_for(send(settings, queue_key(args.queue, args.region), encode(model)), 15))
-    except (OSError, asyncio.TimeoutError) as error:
+        asyncio.run(
+            asyncio.wait_for(send(settings, queue_key(args.queue, args.region), encode(model)), 15)
+        )
+    except (TimeoutError, OSError) as error:
         raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
     return 0
 

@@ -32,8 +32,9 @@ def run(args: argparse.Namespace) -> int:
     queue_total = sum(1 for r in records if r.topic == "wavematch.queue.v1")
     progress = Progress(queue_total, "replaying", enabled=not args.quiet and sys.stderr.isatty())
     processed = processed_offsets(args, settings)
-    report = replay(settings, records, Scope(args.queue, args.region, args.from_wave),
-                    progress.step, processed)
+    report = replay(
+        settings, records, Scope(args.queue, args.region, args.from_wave), progress.step, processed
+    )
     progress.close()
     print(render(report))
     if not report.ok:
@@ -74,17 +75,29 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
     ]
     duplicates = sum(verdict.duplicates.values())
     if duplicates:
-        lines.append(f"duplicates           {duplicates} identical re-deliveries (at-least-once; "
-                     "same ids, not a difference)")
+        lines.append(
+            f"duplicates           {duplicates} identical re-deliveries (at-least-once; "
+            "same ids, not a difference)"
+        )
     pending = sum(verdict.pending.values())
     if pending:
-        lines.append(f"pending              {pending} re-derived records from input the workers "
-                     "have not committed yet (not published yet: not a difference)")
+        lines.append(
+            f"pending              {pending} re-derived records from input the workers "
+            "have not committed yet (not published yet: not a difference)"
+        )
     for fingerprint, waves in sorted(report.other_config.items()):
-        lines.append(f"other configuration  {waves} waves were closed under config {fingerprint}, "
-                     "not this one: not compared (replay with that config to check them)")
+        lines.append(
+            f"other configuration  {waves} waves were closed under config {fingerprint}, "
+            "not this one: not compared (replay with that config to check them)"
+        )
     lines.extend(f"DIFFERENCE           {line}" for line in report.differences)
-    lines.append("verdict              " + ("IDENTICAL" if report.ok else
-                 f"DIFFERENT ({len(verdict.missing)} re-derived records not published, "
-                 f"{len(verdict.unexpected)} published records not re-derived)"))
+    lines.append(
+        "verdict              "
+        + (
+            "IDENTICAL"
+            if report.ok
+            else f"DIFFERENT ({len(verdict.missing)} re-derived records not published, "
+            f"{len(verdict.unexpected)} published records not re-derived)"
+        )
+    )
     return "\n".join(lines)

@@ -13,8 +13,12 @@ HELP = "simulate strategies on a seeded arrival stream and write a report"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--config", type=Path, required=True, help="simulation TOML file "
-                        "(see docs/sim/standard.toml)")
+    parser.add_argument(
+        "--config",
+        type=Path,
+        required=True,
+        help="simulation TOML file (see docs/sim/standard.toml)",
+    )
     parser.add_argument("--report", type=Path, required=True, help="directory for the report")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 
@@ -27,8 +31,9 @@ def run(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.report.exists() and not args.report.is_dir():
         raise UsageError(f"--report: {args.report} exists and is not a directory")
-    progress = Progress(total_ms(config) // 1000, "simulating (simulated s)",
-                        enabled=not args.quiet)
+    progress = Progress(
+        total_ms(config) // 1000, "simulating (simulated s)", enabled=not args.quiet
+    )
     carried = [0]
 
     def advance(delta_ms: int) -> None:
@@ -80,11 +85,17 @@ def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
             except UnknownStrategy as error:
                 raise UsageError(f"{where}.strategy: {error.args[0]}") from None
             except (ImportError, AttributeError) as error:
-                raise UsageError(f"{where}.strategy: {variant.strategy!r} is not available "
-                                 f"in this build ({error})") from None
-            profile = QueueProfile(queue=scenario.queue, strategy=variant.strategy,
-                                   maps=scenario.maps, team_size=scenario.team_size,
-                                   options=dict(variant.options))
+                raise UsageError(
+                    f"{where}.strategy: {variant.strategy!r} is not available "
+                    f"in this build ({error})"
+                ) from None
+            profile = QueueProfile(
+                queue=scenario.queue,
+                strategy=variant.strategy,
+                maps=scenario.maps,
+                team_size=scenario.team_size,
+                options=dict(variant.options),
+            )
             empty = WaveSnapshot(scenario.queue, "check", "0", 1, 0, 0, ())
             try:
                 strategy(empty, profile)

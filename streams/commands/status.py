@@ -10,11 +10,13 @@ from streams.cli import UsageError
 from streams.commands.common import running_up
 
 
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--web", action="append",
-                        help="a worker's base URL, e.g. http://127.0.0.1:6066 (repeatable; "
-                        "default: the workers of the running `wavematch up`)")
+    parser.add_argument(
+        "--web",
+        action="append",
+        help="a worker's base URL, e.g. http://127.0.0.1:6066 (repeatable; "
+        "default: the workers of the running `wavematch up`)",
+    )
     parser.add_argument("--json", action="store_true", help="print JSON")
 
 
@@ -35,6 +37,8 @@ def run(args: argparse.Namespace) -> int:
         return 0
     print(f"{'queue':<12} {'region':<10} {'tickets':>8} {'players':>8} {'waves':>7}")
     for row in rows:
-        print(f"{row['queue']:<12} {row['region']:<10} {row['tickets']:>8} "
-              f"{row['players']:>8} {row['waves_closed']:>7}")
+        print(
+            f"{row['queue']:<12} {row['region']:<10} {row['tickets']:>8} "
+            f"{row['players']:>8} {row['waves_closed']:>7}"
+        )
     return 0

@@ -12,7 +12,6 @@ from typing import Any
 from streams.cli import UsageError
 from streams.commands.common import add_connection_arguments, settings_from
 
-
 TOPICS = {
     "matches": "wavematch.matches.v1",
     "cleanup": "wavematch.cleanup.v1",
@@ -28,8 +27,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_connection_arguments(parser)
     parser.add_argument("--from-beginning", action="store_true", help="not only new events")
     parser.add_argument("--limit", type=int, help="stop after this many events")
-    parser.add_argument("--idle-timeout", type=float,
-                        help="stop when no event arrived for this many seconds")
+    parser.add_argument(
+        "--idle-timeout", type=float, help="stop when no event arrived for this many seconds"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -62,7 +62,10 @@ async def _tail(bootstrap: str, topic: str, args: argparse.Namespace) -> None:
     from aiokafka import AIOKafkaConsumer
 
     consumer = AIOKafkaConsumer(
-        topic, bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False,
+        topic,
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
         auto_offset_reset="earliest" if args.from_beginning else "latest",
     )
     await consumer.start()

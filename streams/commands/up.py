@@ -20,7 +20,6 @@ from streams.commands.common import UP_STATE_FILE, add_connection_arguments, set
 from streams.embedded.broker import EmbeddedBroker, free_port
 
 
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_connection_arguments(parser)
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
@@ -49,7 +48,9 @@ def run(args: argparse.Namespace) -> int:
         settings = settings.model_copy(update={"broker_url": broker.url})
         asyncio.run(ensure_topics(settings))
         ports = [args.web_port or free_port()] + [free_port() for _ in range(args.workers - 1)]
-        workers = [_start_worker(broker.url, port, args.config, log_dir, i) for i, port in enumerate(ports)]
+        workers = [
+            _start_worker(broker.url, port, args.config, log_dir, i) for i, port in enumerate(ports)
+        ]
         _write_state(broker, ports)
         _print_banner(broker, ports)
         return _supervise(broker, workers)
@@ -63,28 +64,44 @@ def run(args: argparse.Namespace) -> int:
         UP_STATE_FILE.unlink(missing_ok=True)
 
 
-def _start_worker(broker_url: str, port: int, config: Path | None, log_dir: Path | None,
-                  index: int) -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "streams.cli", "worker", "--broker", broker_url,
-               "--web-port", str(port)]
+def _start_worker(
+    broker_url: str, port: int, config: Path | None, log_dir: Path | None, index: int
+) -> subprocess.Popen[bytes]:
+    command = [
+        sys.executable,
+        "-m",
+        "streams.cli",
+        "worker",
+        "--broker",
+        broker_url,
+        "--web-port",
+        str(port),
+    ]
     if config:
         command += ["--config", str(config)]
     out = open(log_dir / f"worker-{index}.log", "ab") if log_dir else None  # noqa: SIM115
-    return subprocess.Popen(command, stdout=out, stderr=subprocess.STDOUT if out else None,
-                            start_new_session=True)
+    return subprocess.Popen(
+        command, stdout=out, stderr=subprocess.STDOUT if out else None, start_new_session=True
+    )
 
 
 def _supervise(broker: EmbeddedBroker, workers: list[subprocess.Popen[bytes]]) -> int:
     while True:
         time.sleep(0.5)
         if not broker.alive():
-            print("wavematch up: the embedded broker exited; it is memory-only, so every topic "
-                  "and queue is gone. Stopping the workers.", file=sys.stderr)
+            print(
+                "wavematch up: the embedded broker exited; it is memory-only, so every topic "
+                "and queue is gone. Stopping the workers.",
+                file=sys.stderr,
+            )
             return 1
         for worker in workers:
             if worker.poll() is not None:
-                print(f"wavematch up: worker {worker.pid} exited with code {worker.returncode}; "
-                      "stopping.", file=sys.stderr)
+                print(
+                    f"wavematch up: worker {worker.pid} exited with code {worker.returncode}; "
+                    "stopping.",
+                    file=sys.stderr,
+                )
                 return worker.returncode or 1
 
 
@@ -101,18 +118,27 @@ def _stop(process: subprocess.Popen[bytes], timeout_s: float = 15.0) -> None:
 
 def _write_state(broker: EmbeddedBroker, ports: list[int]) -> None:
     UP_STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
-    UP_STATE_FILE.write_text(json.dumps({
-        "pid": os.getpid(), "broker_url": broker.url, "broker_pid": broker.pid,
-        "web": [f"http://127.0.0.1:{port}" for port in ports],
-    }))
+    UP_STATE_FILE.write_text(
+        json.dumps(
+            {
+                "pid": os.getpid(),
+                "broker_url": broker.url,
+                "broker_pid": broker.pid,
+                "web": [f"http://127.0.0.1:{port}" for port in ports],
+            }
+        )
+    )
 
 
 def _print_banner(broker: EmbeddedBroker, ports: list[int]) -> None:
-    print(f"""wavematch is up.
+    print(
+        f"""wavematch is up.
   broker     {broker.url}  (Kafka protocol on {broker.bootstrap}, memory-only, pid {broker.pid})
-  workers    {', '.join(f'http://127.0.0.1:{p}/queues' for p in ports)}  (/metrics, /health)
+  workers    {", ".join(f"http://127.0.0.1:{p}/queues" for p in ports)}  (/metrics, /health)
   send       topic wavematch.queue.v1, key "<queue>/<region>", Avro or JSON values
   try        wavematch join --queue 1v1 --region eu --player alice:bw=1500
              wavematch join --queue 1v1 --region eu --player bob:sc2=1520
              wavematch tail matches
-Ctrl-C stops the workers and the broker.""", flush=True)
+Ctrl-C stops the workers and the broker.""",
+        flush=True,
+    )

@@ -10,7 +10,6 @@ from streams.cli import UsageError
 from streams.commands.common import add_connection_arguments, settings_from
 
 
-
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_connection_arguments(parser)
     parser.add_argument("--web-port", type=int, help="HTTP port for /metrics, /queues, /health")
@@ -27,7 +26,8 @@ def check_strategies(settings: object) -> None:
             get_strategy(queue.strategy)
         except Exception as error:
             raise UsageError(
-                f"queues.{index}.strategy: cannot load {queue.strategy!r}: {error}") from None
+                f"queues.{index}.strategy: cannot load {queue.strategy!r}: {error}"
+            ) from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -52,7 +52,7 @@ def run(args: argparse.Namespace) -> int:
         loop.run_until_complete(asyncio.wait_for(ensure_topics(settings), 30))
     except TopicMismatch as error:
         raise UsageError(str(error)) from None
-    except (OSError, asyncio.TimeoutError) as error:
+    except (TimeoutError, OSError) as error:
         raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
     app = create_app(settings)
     logging.getLogger("streams").setLevel(settings.log_level.upper().replace("WARN", "WARNING"))

@@ -72,9 +72,19 @@ class EmbeddedBroker:
             listener = f"tcp://{self.host}:{port}"
             out = open(self.log_path, "ab") if self.log_path else subprocess.DEVNULL  # noqa: SIM115
             self.process = subprocess.Popen(
-                [binary, "broker", "--listener-url", listener,
-                 "--advertised-listener-url", listener, "--storage-engine", "memory://tansu/"],
-                stdout=out, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                [
+                    binary,
+                    "broker",
+                    "--listener-url",
+                    listener,
+                    "--advertised-listener-url",
+                    listener,
+                    "--storage-engine",
+                    "memory://tansu/",
+                ],
+                stdout=out,
+                stderr=subprocess.STDOUT,
+                stdin=subprocess.DEVNULL,
                 env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},
                 start_new_session=True,
             )
@@ -108,6 +118,9 @@ class EmbeddedBroker:
         return self.start() if self.process is None else self
 
     def __exit__(
-        self, kind: type[BaseException] | None, error: BaseException | None, tb: TracebackType | None
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.stop()

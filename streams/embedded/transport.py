@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Mapping
-from typing import Any
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from faust.transport.drivers import aiokafka as faust_aiokafka
@@ -27,7 +26,9 @@ async def fetch_high_watermarks(bootstrap: str, partitions: Iterable[TP]) -> dic
     if not wanted:
         return {}
     probe = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, fetch_max_wait_ms=10,
+        bootstrap_servers=bootstrap,
+        enable_auto_commit=False,
+        fetch_max_wait_ms=10,
         max_partition_fetch_bytes=1024,
     )
     await probe.start()
@@ -65,4 +66,3 @@ class Transport(faust_aiokafka.Transport):
 
     Consumer = Consumer
     driver_version = f"tansu+{faust_aiokafka.Transport.driver_version}"
-

@@ -88,7 +88,8 @@ def _table(rows: list[tuple[str, dict[str, Any]]]) -> str:
     head = "".join(f"<th>{html.escape(name)}</th>" for name, _ in rows)
     body = "".join(
         f"<tr><th>{html.escape(label)}</th>"
-        + "".join(f"<td>{_fmt(read(block))}</td>" for _, block in rows) + "</tr>"
+        + "".join(f"<td>{_fmt(read(block))}</td>" for _, block in rows)
+        + "</tr>"
         for label, read in COLUMNS
     )
     return f"<table><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>"
@@ -110,9 +111,9 @@ def _section(figures: dict[str, Any], images: list[tuple[str, str, bytes]]) -> s
         for key, title, png in images
     )
     return (
-        f'<section><h2>Scenario {name}: queue {html.escape(figures["queue"])} '
-        f'({figures["kind"]}, teams of {figures["team_size"]}), {figures["duration_s"]} s, '
-        f'{figures["sessions"]} sessions</h2>'
+        f"<section><h2>Scenario {name}: queue {html.escape(figures['queue'])} "
+        f"({figures['kind']}, teams of {figures['team_size']}), {figures['duration_s']} s, "
+        f"{figures['sessions']} sessions</h2>"
         f"<h3>All regions</h3>{overall}<div class=plots>{plots}</div>{regions}</section>"
     )
 
@@ -134,5 +135,6 @@ def _page(figures: dict[str, Any], sections: list[str]) -> str:
         f"<p>Seed {figures['seed']}. Waits are from a ticket's join to its match; a wait "
         "estimate's error is the estimate given to a searching ticket minus the wait that "
         "followed it (matched tickets only). Figures are in figures.json.</p>"
-        + "".join(sections) + "</body></html>\n"
+        + "".join(sections)
+        + "</body></html>\n"
     )

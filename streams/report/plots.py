@@ -38,8 +38,12 @@ def wait_cdf(result: ScenarioRun) -> bytes:
         if waits:
             shares = [(i + 1) / len(waits) for i in range(len(waits))]
             axes.step(waits, shares, where="post", label=run.variant)
-    axes.set(xlabel="wait until matched (s)", ylabel="share of matched tickets",
-             title=f"{result.scenario.name}: wait CDF", ylim=(0, 1.01))
+    axes.set(
+        xlabel="wait until matched (s)",
+        ylabel="share of matched tickets",
+        title=f"{result.scenario.name}: wait CDF",
+        ylim=(0, 1.01),
+    )
     axes.grid(alpha=0.3)
     axes.legend(loc="lower right", fontsize="small")
     return _png(figure)
@@ -54,8 +58,11 @@ def quality_histogram(result: ScenarioRun) -> bytes:
     for run, values in zip(result.runs, diffs, strict=True):
         if values:
             axes.hist(values, bins=bins, histtype="step", linewidth=1.5, label=run.variant)
-    axes.set(xlabel="rating difference between team means", ylabel="matches",
-             title=f"{result.scenario.name}: match quality")
+    axes.set(
+        xlabel="rating difference between team means",
+        ylabel="matches",
+        title=f"{result.scenario.name}: match quality",
+    )
     axes.grid(alpha=0.3)
     axes.legend(fontsize="small")
     return _png(figure)
@@ -64,11 +71,16 @@ def quality_histogram(result: ScenarioRun) -> bytes:
 def wait_vs_quality(result: ScenarioRun) -> bytes:
     """Per variant: each match's mean ticket wait against its rating difference."""
     count = len(result.runs)
-    figure, grid = plt.subplots(1, count, figsize=(3.6 * count, 3.6), sharex=True, sharey=True,
-                                squeeze=False)
+    figure, grid = plt.subplots(
+        1, count, figsize=(3.6 * count, 3.6), sharex=True, sharey=True, squeeze=False
+    )
     for axes, run in zip(grid[0], result.runs, strict=True):
-        axes.scatter([m.mean_wait_ms / 1000 for m in run.matches],
-                     [m.rating_diff for m in run.matches], s=4, alpha=0.4)
+        axes.scatter(
+            [m.mean_wait_ms / 1000 for m in run.matches],
+            [m.rating_diff for m in run.matches],
+            s=4,
+            alpha=0.4,
+        )
         axes.set(title=run.variant, xlabel="mean wait of its tickets (s)")
         axes.grid(alpha=0.3)
     grid[0][0].set_ylabel("rating difference")
@@ -80,13 +92,18 @@ def wait_vs_quality(result: ScenarioRun) -> bytes:
 def queue_length(result: ScenarioRun) -> bytes:
     """Players in each wave's snapshot over time: one panel per region, a line per variant."""
     regions = [r.name for r in result.scenario.regions]
-    figure, grid = plt.subplots(len(regions), 1, figsize=(7, 2.4 * len(regions)), sharex=True,
-                                squeeze=False)
+    figure, grid = plt.subplots(
+        len(regions), 1, figsize=(7, 2.4 * len(regions)), sharex=True, squeeze=False
+    )
     for axes, region in zip(grid[:, 0], regions, strict=True):
         for run in result.runs:
             waves = [w for w in run.waves if w.region == region]
-            axes.plot([w.at_ms / 60_000 for w in waves], [w.players_queued for w in waves],
-                      linewidth=1, label=run.variant)
+            axes.plot(
+                [w.at_ms / 60_000 for w in waves],
+                [w.players_queued for w in waves],
+                linewidth=1,
+                label=run.variant,
+            )
         axes.set(ylabel=f"{region}: players")
         axes.grid(alpha=0.3)
     grid[0][0].legend(fontsize="small", loc="upper left")

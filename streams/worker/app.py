@@ -77,7 +77,10 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         table_standby_replicas=0,
     )
     queue_topic = app.topic(
-        QUEUE.name, key_type=bytes, value_type=bytes, partitions=settings.partitions,
+        QUEUE.name,
+        key_type=bytes,
+        value_type=bytes,
+        partitions=settings.partitions,
         internal=False,
     )
     table = app.Table(STATE_TABLE, key_type=bytes, value_type=bytes, partitions=settings.partitions)
@@ -97,8 +100,11 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
             partitions = settings.partitions
             holder["worker"] = QueueWorker(
                 Folder.from_settings(settings),
-                FaustStateTable(table), Publisher(producer, lambda topic: partitions),
-                app.producer.flush, settings.broker_host_port, settings.snapshot_min_events,
+                FaustStateTable(table),
+                Publisher(producer, lambda topic: partitions),
+                app.producer.flush,
+                settings.broker_host_port,
+                settings.snapshot_min_events,
                 metrics,
             )
         return holder["worker"]
@@ -135,15 +141,21 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     @app.page("/queues")
     async def queues(web: Any, request: Any) -> Any:
         rows = []
-        for partition, state in sorted(holder["worker"].states.items() if "worker" in holder else ()):
+        for partition, state in sorted(
+            holder["worker"].states.items() if "worker" in holder else ()
+        ):
             for (queue, region), region_queue in sorted(state.book.regions.items()):
-                rows.append({
-                    "queue": queue, "region": region, "partition": partition,
-                    "tickets": len(region_queue.tickets),
-                    "players": region_queue.players_queued,
-                    "waves_closed": region_queue.waves_closed,
-                    "applied_offset": state.applied_offset,
-                })
+                rows.append(
+                    {
+                        "queue": queue,
+                        "region": region,
+                        "partition": partition,
+                        "tickets": len(region_queue.tickets),
+                        "players": region_queue.players_queued,
+                        "waves_closed": region_queue.waves_closed,
+                        "applied_offset": state.applied_offset,
+                    }
+                )
         return web.json({"queues": rows})
 
     if settings.web_enabled:

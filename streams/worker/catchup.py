@@ -22,8 +22,11 @@ async def read_range(
     if start >= end:
         return
     consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, enable_auto_commit=False, group_id=None,
-        fetch_max_wait_ms=50, max_partition_fetch_bytes=4 * 1024 * 1024,
+        bootstrap_servers=bootstrap,
+        enable_auto_commit=False,
+        group_id=None,
+        fetch_max_wait_ms=50,
+        max_partition_fetch_bytes=4 * 1024 * 1024,
     )
     await consumer.start()
     try:

@@ -70,15 +70,22 @@ class Folder:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Folder:
-        return cls(settings.profiles(), settings.regions_by_queue(), settings.rules(),
-                   settings.partitions, cadences=settings.cadences())
+        return cls(
+            settings.profiles(),
+            settings.regions_by_queue(),
+            settings.rules(),
+            settings.partitions,
+            cadences=settings.cadences(),
+        )
 
     def new_state(self, partition: int) -> PartitionState:
-        return PartitionState(partition, QueueBook(
-            self.profiles, self.regions_by_queue, self.rules, self.cadences))
+        return PartitionState(
+            partition, QueueBook(self.profiles, self.regions_by_queue, self.rules, self.cadences)
+        )
 
-    def fold(self, state: PartitionState, key: bytes | None, value: bytes | None,
-             offset: int) -> Folded | None:
+    def fold(
+        self, state: PartitionState, key: bytes | None, value: bytes | None, offset: int
+    ) -> Folded | None:
         """Apply the record at ``offset``; None when the state already holds it."""
         if offset <= state.applied_offset:
             return None
@@ -87,8 +94,9 @@ class Folder:
         state.events_since_snapshot += 1
         return folded
 
-    def _fold(self, state: PartitionState, key: bytes | None, value: bytes | None,
-              offset: int) -> Folded:
+    def _fold(
+        self, state: PartitionState, key: bytes | None, value: bytes | None, offset: int
+    ) -> Folded:
         try:
             wire_event = decode_queue_event(value or b"")
         except InvalidEvent as error:
@@ -104,18 +112,22 @@ class Folder:
             return Folded(offset, rejection=Rejection("wave_failed", str(error)))
         except Exception as error:  # a bug must cost one event, never the worker
             log.exception("event at offset %d not applied", offset)
-            return Folded(offset, rejection=Rejection("internal_error", f"{type(error).__name__}: {error}"))
+            return Folded(
+                offset, rejection=Rejection("internal_error", f"{type(error).__name__}: {error}")
+            )
         return Folded(offset, step=step, duration_ms=(time.perf_counter() - started) * 1e3)
 
-    def _routing_problem(self, key: bytes | None, queue: str, region: str,
-                         partition: int) -> Rejection | None:
+    def _routing_problem(
+        self, key: bytes | None, queue: str, region: str, partition: int
+    ) -> Rejection | None:
         """A region's events must all land in one partition, or leaves could miss joins."""
         expected_key = queue_key(queue, region)
         if key != expected_key:
             shown = key.decode("utf-8", "replace") if key is not None else "none"
             return Rejection(
                 "key_mismatch",
-                f"key is {shown!r} but the event is for {expected_key.decode()!r}", "key",
+                f"key is {shown!r} but the event is for {expected_key.decode()!r}",
+                "key",
             )
         if self.check_routing:
             home = murmur2_partition(expected_key, self.partitions)
@@ -124,6 +136,7 @@ class Folder:
                     "misrouted",
                     f"key {expected_key.decode()!r} belongs in partition {home} (murmur2), "
                     f"not {partition}; use the Java/aiokafka default partitioner "
-                    "(librdkafka: partitioner=murmur2_random)", "key",
+                    "(librdkafka: partitioner=murmur2_random)",
+                    "key",
                 )
         return None

@@ -12,26 +12,47 @@ class WorkerMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
         kwargs = {"registry": registry} if registry is not None else {}
         self.queue_depth = Gauge(
-            "wavematch_queue_depth_players", "Players queued", ["queue", "region"], **kwargs)
+            "wavematch_queue_depth_players", "Players queued", ["queue", "region"], **kwargs
+        )
         self.events = Counter(
-            "wavematch_events_total", "Queue events applied, by outcome", ["note"], **kwargs)
+            "wavematch_events_total", "Queue events applied, by outcome", ["note"], **kwargs
+        )
         self.dead_letters = Counter(
-            "wavematch_dead_letters_total", "Records sent to the dead-letter topic",
-            ["code"], **kwargs)
+            "wavematch_dead_letters_total",
+            "Records sent to the dead-letter topic",
+            ["code"],
+            **kwargs,
+        )
         self.wave_duration = Histogram(
-            "wavematch_wave_duration_seconds", "Time to close a wave (fold + strategy)",
-            ["queue"], buckets=(.001, .005, .01, .025, .05, .1, .25, .5, 1, 2.5, 5), **kwargs)
+            "wavematch_wave_duration_seconds",
+            "Time to close a wave (fold + strategy)",
+            ["queue"],
+            buckets=(0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5),
+            **kwargs,
+        )
         self.matches_per_wave = Histogram(
-            "wavematch_matches_per_wave", "Matches created per wave", ["queue"],
-            buckets=(0, 1, 5, 10, 50, 100, 500, 1000, 5000), **kwargs)
+            "wavematch_matches_per_wave",
+            "Matches created per wave",
+            ["queue"],
+            buckets=(0, 1, 5, 10, 50, 100, 500, 1000, 5000),
+            **kwargs,
+        )
         self.rating_diff = Histogram(
-            "wavematch_match_rating_diff", "Rating difference of created matches", ["queue"],
-            buckets=(10, 25, 50, 100, 150, 200, 300, 500, 1000), **kwargs)
+            "wavematch_match_rating_diff",
+            "Rating difference of created matches",
+            ["queue"],
+            buckets=(10, 25, 50, 100, 150, 200, 300, 500, 1000),
+            **kwargs,
+        )
         self.catch_up_events = Counter(
-            "wavematch_catch_up_events_total", "Events re-folded after a takeover",
-            ["partition"], **kwargs)
+            "wavematch_catch_up_events_total",
+            "Events re-folded after a takeover",
+            ["partition"],
+            **kwargs,
+        )
         self.snapshots = Counter(
-            "wavematch_snapshots_total", "State snapshots written", ["partition"], **kwargs)
+            "wavematch_snapshots_total", "State snapshots written", ["partition"], **kwargs
+        )
 
     def observe(self, folded: Folded, state: PartitionState) -> None:
         if folded.rejection is not None:

@@ -29,8 +29,9 @@ _encode_wave = encoder_for("WaveClosed")
 _encode_dead_letter = encoder_for("DeadLetter")
 
 
-def records_of(folded: Folded, *, topic: str, partition: int, key: bytes | None,
-               value: bytes | None) -> list[Record]:
+def records_of(
+    folded: Folded, *, topic: str, partition: int, key: bytes | None, value: bytes | None
+) -> list[Record]:
     """Every output record of one folded input record, in publication order.
 
     Matches come before the dequeues that reference them, and the wave summary last,
@@ -47,31 +48,58 @@ def records_of(folded: Folded, *, topic: str, partition: int, key: bytes | None,
         fingerprint = summary.config_fingerprint
         for match in step.matches:
             body = translate.match_created(
-                match, summary.queue, summary.region, summary.wave_id, summary.strategy,
-                fingerprint, summary.closed_at_ms,
+                match,
+                summary.queue,
+                summary.region,
+                summary.wave_id,
+                summary.strategy,
+                fingerprint,
+                summary.closed_at_ms,
             )
             out.append((MATCHES.name, match.match_id.encode(), _encode_match(body)))
     for dequeued in step.dequeued:
-        out.append((CLEANUP.name, dequeued.ticket_id.encode(),
-                    _encode_dequeued(translate.ticket_dequeued(dequeued))))
+        out.append(
+            (
+                CLEANUP.name,
+                dequeued.ticket_id.encode(),
+                _encode_dequeued(translate.ticket_dequeued(dequeued)),
+            )
+        )
     for status in step.statuses:
-        out.append((STATUS.name, status.ticket_id.encode(),
-                    _encode_status(translate.ticket_status(status))))
+        out.append(
+            (
+                STATUS.name,
+                status.ticket_id.encode(),
+                _encode_status(translate.ticket_status(status)),
+            )
+        )
     if summary is not None:
-        out.append((WAVES.name, queue_key(summary.queue, summary.region),
-                    _encode_wave(translate.wave_closed(summary, folded.duration_ms))))
+        out.append(
+            (
+                WAVES.name,
+                queue_key(summary.queue, summary.region),
+                _encode_wave(translate.wave_closed(summary, folded.duration_ms)),
+            )
+        )
     return out
 
 
-def dead_letter_record(folded: Folded, topic: str, partition: int, key: bytes | None,
-                       value: bytes | None) -> Record:
+def dead_letter_record(
+    folded: Folded, topic: str, partition: int, key: bytes | None, value: bytes | None
+) -> Record:
     rejection = folded.rejection
     assert rejection is not None
     original = value or b""
     body: dict[str, Any] = {
-        "original": original[:MAX_ORIGINAL], "original_size": len(original), "original_key": key,
-        "topic": topic, "partition": partition, "offset": folded.offset,
-        "error_code": rejection.code, "reason": rejection.reason[:1000], "field": rejection.field,
+        "original": original[:MAX_ORIGINAL],
+        "original_size": len(original),
+        "original_key": key,
+        "topic": topic,
+        "partition": partition,
+        "offset": folded.offset,
+        "error_code": rejection.code,
+        "reason": rejection.reason[:1000],
+        "field": rejection.field,
         "failed_at_ms": int(time.time() * 1000),
     }
     return (DEADLETTER.name, key or b"", _encode_dead_letter(body))

@@ -44,9 +44,16 @@ class InputRecord(Protocol):
 
 
 class QueueWorker:
-    def __init__(self, folder: Folder, table: StateTable, publisher: Publisher,
-                 flush: Callable[[], Any], bootstrap: str, snapshot_min_events: int,
-                 metrics: WorkerMetrics) -> None:
+    def __init__(
+        self,
+        folder: Folder,
+        table: StateTable,
+        publisher: Publisher,
+        flush: Callable[[], Any],
+        bootstrap: str,
+        snapshot_min_events: int,
+        metrics: WorkerMetrics,
+    ) -> None:
         self.folder = folder
         self.table = table
         self.publisher = publisher
@@ -67,10 +74,15 @@ class QueueWorker:
                 continue
             touched.add(record.partition)
             self.metrics.observe(folded, state)
-            outputs.extend(records_of(
-                folded, topic=QUEUE.name, partition=record.partition, key=record.key,
-                value=record.value,
-            ))
+            outputs.extend(
+                records_of(
+                    folded,
+                    topic=QUEUE.name,
+                    partition=record.partition,
+                    key=record.key,
+                    value=record.value,
+                )
+            )
             if folded.step is not None and folded.step.summary is not None:
                 await self.publisher.publish(outputs)
                 outputs.clear()
@@ -107,7 +119,10 @@ class QueueWorker:
                 replayed += 1
         log.info(
             "partition %d: state from snapshot at %d, %d events re-folded up to %d",
-            partition, start - 1, replayed, offset - 1,
+            partition,
+            start - 1,
+            replayed,
+            offset - 1,
         )
         self.metrics.catch_up(partition, replayed)
         return state
@@ -123,4 +138,3 @@ class QueueWorker:
         state.snapshot_slot = "b" if state.snapshot_slot == "a" else "a"
         state.events_since_snapshot = 0
         self.metrics.snapshot(state.partition)
-

@@ -50,10 +50,15 @@ def chunk_key(partition: int, slot: str, index: int) -> str:
     return f"{partition}/{slot}/{index}"
 
 
-def encode_snapshot(partition: int, snapshot: Snapshot, previous_slot: str | None) -> list[tuple[str, bytes]]:
+def encode_snapshot(
+    partition: int, snapshot: Snapshot, previous_slot: str | None
+) -> list[tuple[str, bytes]]:
     """Return the table records of a snapshot, manifest last."""
     body = json.dumps(
-        {"offset": snapshot.offset, "regions": [queue_to_record(q) for q in snapshot.regions.values()]},
+        {
+            "offset": snapshot.offset,
+            "regions": [queue_to_record(q) for q in snapshot.regions.values()],
+        },
         separators=(",", ":"),
     ).encode()
     packed = zlib.compress(body, 1)
@@ -61,14 +66,18 @@ def encode_snapshot(partition: int, snapshot: Snapshot, previous_slot: str | Non
     chunks = [packed[i : i + CHUNK_BYTES] for i in range(0, len(packed), CHUNK_BYTES)] or [b""]
     records = [(chunk_key(partition, slot, i), chunk) for i, chunk in enumerate(chunks)]
     manifest = {
-        "offset": snapshot.offset, "slot": slot, "chunks": len(chunks),
+        "offset": snapshot.offset,
+        "slot": slot,
+        "chunks": len(chunks),
         "sha256": hashlib.sha256(packed).hexdigest(),
     }
     records.append((manifest_key(partition), json.dumps(manifest).encode()))
     return records
 
 
-def decode_snapshot(partition: int, read: Callable[[str], bytes | None]) -> tuple[Snapshot, str] | None:
+def decode_snapshot(
+    partition: int, read: Callable[[str], bytes | None]
+) -> tuple[Snapshot, str] | None:
     """Read partition ``partition``'s last complete snapshot through ``read(key)``, or None."""
     raw_manifest = read(manifest_key(partition))
     if raw_manifest is None:

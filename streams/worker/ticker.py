@@ -30,18 +30,31 @@ RegionState = Callable[[str, str], RegionQueue | None]
 POLL_S = 0.25
 
 
-def tick_record(queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int,
-                fingerprint: str) -> bytes:
-    return encode(WaveTick(
-        queue=queue.name, region=region, wave_id=str(tick_at_ms), sequence=tick_at_ms,
-        tick_at_ms=tick_at_ms, config_fingerprint=fingerprint, interval_ms=interval_ms,
-    ))
+def tick_record(
+    queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int, fingerprint: str
+) -> bytes:
+    return encode(
+        WaveTick(
+            queue=queue.name,
+            region=region,
+            wave_id=str(tick_at_ms),
+            sequence=tick_at_ms,
+            tick_at_ms=tick_at_ms,
+            config_fingerprint=fingerprint,
+            interval_ms=interval_ms,
+        )
+    )
 
 
 class Ticker:
-    def __init__(self, settings: Settings, send: SendTick, owned: Callable[[], set[int]],
-                 region_state: RegionState = lambda queue, region: None,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        settings: Settings,
+        send: SendTick,
+        owned: Callable[[], set[int]],
+        region_state: RegionState = lambda queue, region: None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         self._settings = settings
         self._send = send
         self._owned = owned
@@ -96,14 +109,19 @@ class Ticker:
                 return
             await asyncio.sleep(POLL_S)
 
-    async def _emit(self, queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int) -> bool:
+    async def _emit(
+        self, queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int
+    ) -> bool:
         key = queue_key(queue.name, region)
         partition = murmur2_partition(key, self._settings.partitions)
         if partition not in self._owned():
             return False
         try:
-            await self._send(partition, key, tick_record(queue, region, tick_at_ms, interval_ms,
-                                                          self._fingerprint))
+            await self._send(
+                partition,
+                key,
+                tick_record(queue, region, tick_at_ms, interval_ms, self._fingerprint),
+            )
         except Exception:  # a failed tick costs one wave, never the timer
             log.exception("wave tick %s/%s at %d not sent", queue.name, region, tick_at_ms)
             return False

@@ -44,7 +44,9 @@ def test_the_recorded_session_replays_identically(capsys: pytest.CaptureFixture[
     assert lines["verdict"] == "IDENTICAL"
 
 
-def test_a_changed_rating_in_the_log_is_reported(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_changed_rating_in_the_log_is_reported(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     done = []
 
     def change(record: LogRecord) -> LogRecord:
@@ -53,7 +55,9 @@ def test_a_changed_rating_in_the_log_is_reported(tmp_path: Path, capsys: pytest.
         event = decode(record.value or b"")
         if not isinstance(event, TicketJoined) or "bw" not in event.players[0].ratings:
             return record
-        player = event.players[0].model_copy(update={"ratings": {"bw": event.players[0].ratings["bw"] + 400}})
+        player = event.players[0].model_copy(
+            update={"ratings": {"bw": event.players[0].ratings["bw"] + 400}}
+        )
         done.append(event.ticket_id)
         return replace(record, value=encode(event.model_copy(update={"players": (player,)})))
 
@@ -63,7 +67,8 @@ def test_a_changed_rating_in_the_log_is_reported(tmp_path: Path, capsys: pytest.
 
 
 def test_a_tampered_match_is_reported_with_its_first_differing_field(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     done = []
 
     def change(record: LogRecord) -> LogRecord:
@@ -81,9 +86,12 @@ def test_a_tampered_match_is_reported_with_its_first_differing_field(
 
 
 def test_a_different_configuration_is_reported_not_compared(
-        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config = tmp_path / "other.toml"
-    config.write_text(CONFIG.read_text().replace('strategy = "optimal"', 'strategy = "ladder-v2.1"'))
+    config.write_text(
+        CONFIG.read_text().replace('strategy = "optimal"', 'strategy = "ladder-v2.1"')
+    )
     code, out = replay(LOG, config, capsys)
     assert code == 3, out
     assert "other configuration  108 waves were closed under config" in out

@@ -72,16 +72,31 @@ class WorkerFactory:
         env = {k: v for k, v in os.environ.items() if k not in FAUST_ENV}
         env["WAVEMATCH_CONFIG_FILE"] = str(self.config)
         process = subprocess.Popen(
-            [sys.executable, "-m", "streams.cli", "worker", "--broker", self.broker.url,
-             "--web-port", str(port)],
-            stdout=log.open("ab"), stderr=subprocess.STDOUT, cwd=ROOT, env=env,
+            [
+                sys.executable,
+                "-m",
+                "streams.cli",
+                "worker",
+                "--broker",
+                self.broker.url,
+                "--web-port",
+                str(port),
+            ],
+            stdout=log.open("ab"),
+            stderr=subprocess.STDOUT,
+            cwd=ROOT,
+            env=env,
             start_new_session=True,
         )
         worker = Worker(process, f"http://127.0.0.1:{port}", log)
         self.started.append(worker)
         if wait_ready:
-            wait_until(lambda: worker.partitions(), timeout_s, f"worker ready ({log})",
-                       alive=lambda: process.poll() is None)
+            wait_until(
+                lambda: worker.partitions(),
+                timeout_s,
+                f"worker ready ({log})",
+                alive=lambda: process.poll() is None,
+            )
         return worker
 
     def stop_all(self) -> None:

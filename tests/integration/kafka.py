@@ -13,15 +13,21 @@ from confluent_kafka import Producer
 from streams.audit.rederive import LogRecord
 
 
-def produce(bootstrap: str, records: Iterable[tuple[bytes | None, bytes]],
-            topic: str = "wavematch.queue.v1", partition: int | None = None) -> int:
+def produce(
+    bootstrap: str,
+    records: Iterable[tuple[bytes | None, bytes]],
+    topic: str = "wavematch.queue.v1",
+    partition: int | None = None,
+) -> int:
     """Publish (key, value) pairs in order with librdkafka's Java-compatible partitioner."""
-    producer = Producer({
-        "bootstrap.servers": bootstrap,
-        "partitioner": "murmur2_random",  # the documented setting for librdkafka clients
-        "linger.ms": 5,
-        "enable.idempotence": False,
-    })
+    producer = Producer(
+        {
+            "bootstrap.servers": bootstrap,
+            "partitioner": "murmur2_random",  # the documented setting for librdkafka clients
+            "linger.ms": 5,
+            "enable.idempotence": False,
+        }
+    )
     count = 0
     for key, value in records:
         kwargs = {"partition": partition} if partition is not None else {}
@@ -39,8 +45,9 @@ def read_topic(bootstrap: str, topic: str, idle_s: float = 1.0) -> list[LogRecor
 
 
 async def _read(bootstrap: str, topic: str, idle_s: float) -> list[LogRecord]:
-    consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None,
-                                enable_auto_commit=False, fetch_max_wait_ms=100)
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False, fetch_max_wait_ms=100
+    )
     await consumer.start()
     try:
         partitions = consumer.partitions_for_topic(topic)
@@ -55,7 +62,9 @@ async def _read(bootstrap: str, topic: str, idle_s: float) -> list[LogRecord]:
         while time.monotonic() - last < idle_s:
             batch = await consumer.getmany(timeout_ms=200)
             for tp, items in batch.items():
-                records.extend(LogRecord(topic, tp.partition, r.offset, r.key, r.value) for r in items)
+                records.extend(
+                    LogRecord(topic, tp.partition, r.offset, r.key, r.value) for r in items
+                )
                 last = time.monotonic()
         records.sort(key=lambda r: (r.partition, r.offset))
         return records

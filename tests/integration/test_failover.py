@@ -43,8 +43,13 @@ def owners(workers) -> list[set[int]]:
 @pytest.mark.wavematch_config(CONFIG)
 def test_sigkill_and_restart_lose_nothing_and_match_nobody_twice(broker, worker_factory):
     first, second = worker_factory.start(), worker_factory.start()
-    wait_until(lambda: all(owners([first, second])) and set().union(*owners([first, second])) == set(range(8)),
-               90, "both workers to share the 8 partitions")
+    wait_until(
+        lambda: (
+            all(owners([first, second])) and set().union(*owners([first, second])) == set(range(8))
+        ),
+        90,
+        "both workers to share the 8 partitions",
+    )
 
     traffic = Traffic(random.Random(11), per_second=25)
     stop = threading.Event()
@@ -54,11 +59,17 @@ def test_sigkill_and_restart_lose_nothing_and_match_nobody_twice(broker, worker_
         time.sleep(8)
         killed = set(second.partitions() or ())
         second.stop(signal.SIGKILL)
-        wait_until(lambda: first.partitions() == list(range(8)), 60,
-                   "the survivor to take every partition over", alive=lambda: first.process.poll() is None)
+        wait_until(
+            lambda: first.partitions() == list(range(8)),
+            60,
+            "the survivor to take every partition over",
+            alive=lambda: first.process.poll() is None,
+        )
         time.sleep(6)
         restarted = worker_factory.start()
-        wait_until(lambda: all(owners([first, restarted])), 90, "the restarted worker to get partitions")
+        wait_until(
+            lambda: all(owners([first, restarted])), 90, "the restarted worker to get partitions"
+        )
         time.sleep(6)
     finally:
         stop.set()
@@ -68,9 +79,17 @@ def test_sigkill_and_restart_lose_nothing_and_match_nobody_twice(broker, worker_
     assert len(tickets) > 300
 
     def ended() -> set[str]:
-        return {decode(r.value).ticket_id for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1", 0.3)}
-    wait_until(lambda: ended() >= tickets, 120, "every ticket to end",
-               alive=lambda: first.process.poll() is None)
+        return {
+            decode(r.value).ticket_id
+            for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1", 0.3)
+        }
+
+    wait_until(
+        lambda: ended() >= tickets,
+        120,
+        "every ticket to end",
+        alive=lambda: first.process.poll() is None,
+    )
 
     cleanup = read_topic(broker.bootstrap, "wavematch.cleanup.v1")
     endings: dict[str, set[bytes]] = defaultdict(set)
@@ -83,14 +102,22 @@ def test_sigkill_and_restart_lose_nothing_and_match_nobody_twice(broker, worker_
     copies: dict[str, set[bytes]] = defaultdict(set)
     for record in matches:
         copies[decode(record.value).match_id].add(record.value)
-    assert all(len(values) == 1 for values in copies.values()), "a match id re-published differently"
+    assert all(len(values) == 1 for values in copies.values()), (
+        "a match id re-published differently"
+    )
     seats = Counter(
         seat.player_id
-        for values in copies.values() for match in [decode(next(iter(values)))]
-        for team in match.teams for seat in team.players
+        for values in copies.values()
+        for match in [decode(next(iter(values)))]
+        for team in match.teams
+        for seat in team.players
     )
-    assert max(seats.values()) == 1, f"players matched twice: {[p for p, n in seats.items() if n > 1][:5]}"
-    matched = sum(1 for values in endings.values() if decode(next(iter(values))).reason.value == "MATCHED")
+    assert max(seats.values()) == 1, (
+        f"players matched twice: {[p for p, n in seats.items() if n > 1][:5]}"
+    )
+    matched = sum(
+        1 for values in endings.values() if decode(next(iter(values))).reason.value == "MATCHED"
+    )
     assert matched == sum(seats.values()) and matched > len(tickets) // 2
 
     for worker in worker_factory.started:

@@ -45,41 +45,89 @@ def now_ms() -> int:
     return int(time.time() * 1000)
 
 
-def join(ticket: str, region: str, rng: random.Random, player: str | None = None) -> tuple[bytes, bytes]:
+def join(
+    ticket: str, region: str, rng: random.Random, player: str | None = None
+) -> tuple[bytes, bytes]:
     side = rng.random()
-    ratings = {"bw": rng.randint(1000, 2000)} if side < 0.3 else (
-        {"sc2": rng.randint(1000, 2000)} if side < 0.6 else
-        {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)})
-    body = {"type": "TicketJoined", "ticket_id": ticket, "queue": "1v1", "region": region,
-            "joined_at_ms": now_ms(), "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}]}
+    ratings = (
+        {"bw": rng.randint(1000, 2000)}
+        if side < 0.3
+        else (
+            {"sc2": rng.randint(1000, 2000)}
+            if side < 0.6
+            else {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)}
+        )
+    )
+    body = {
+        "type": "TicketJoined",
+        "ticket_id": ticket,
+        "queue": "1v1",
+        "region": region,
+        "joined_at_ms": now_ms(),
+        "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}],
+    }
     return queue_key("1v1", region), json.dumps(body).encode()
 
 
 def team_join(number: int, rng: random.Random) -> tuple[bytes, bytes]:
     """Every third 2v2 ticket is a party of two."""
     size = 2 if number % 3 == 0 else 1
-    body = {"type": "TicketJoined", "ticket_id": f"team{number}", "queue": "2v2", "region": "eu",
-            "joined_at_ms": now_ms(), "party_id": f"party{number}" if size == 2 else None,
-            "players": [{"player_id": f"q{number}-{i}", "ratings": {"any": rng.randint(1000, 2000)}}
-                        for i in range(size)]}
+    body = {
+        "type": "TicketJoined",
+        "ticket_id": f"team{number}",
+        "queue": "2v2",
+        "region": "eu",
+        "joined_at_ms": now_ms(),
+        "party_id": f"party{number}" if size == 2 else None,
+        "players": [
+            {"player_id": f"q{number}-{i}", "ratings": {"any": rng.randint(1000, 2000)}}
+            for i in range(size)
+        ],
+    }
     return queue_key("2v2", "eu"), json.dumps(body).encode()
 
 
 def leave(ticket: str, region: str) -> tuple[bytes, bytes]:
-    body = {"type": "TicketLeft", "ticket_id": ticket, "queue": "1v1", "region": region,
-            "reason": "REQUESTED", "left_at_ms": now_ms()}
+    body = {
+        "type": "TicketLeft",
+        "ticket_id": ticket,
+        "queue": "1v1",
+        "region": region,
+        "reason": "REQUESTED",
+        "left_at_ms": now_ms(),
+    }
     return queue_key("1v1", region), json.dumps(body).encode()
 
 
 MALFORMED = [
-    (queue_key("1v1", "eu"), b"\x00\x01 not an event"),                       # garbage
+    (queue_key("1v1", "eu"), b"\x00\x01 not an event"),  # garbage
     (queue_key("1v1", "eu"), b'{"type": "TicketJoined", "ticket_id": "x"}'),  # missing fields
-    (queue_key("1v1", "eu"), json.dumps({                                     # out of range
-        "type": "TicketJoined", "ticket_id": "neg", "queue": "1v1", "region": "eu",
-        "joined_at_ms": 1767225600000, "players": [{"player_id": "n", "ratings": {"bw": -5}}]}).encode()),
-    (b"1v1/na", json.dumps({                                                   # key != payload
-        "type": "TicketLeft", "ticket_id": "k", "queue": "1v1", "region": "eu",
-        "reason": "REQUESTED", "left_at_ms": 1767225600000}).encode()),
+    (
+        queue_key("1v1", "eu"),
+        json.dumps(
+            {  # out of range
+                "type": "TicketJoined",
+                "ticket_id": "neg",
+                "queue": "1v1",
+                "region": "eu",
+                "joined_at_ms": 1767225600000,
+                "players": [{"player_id": "n", "ratings": {"bw": -5}}],
+            }
+        ).encode(),
+    ),
+    (
+        b"1v1/na",
+        json.dumps(
+            {  # key != payload
+                "type": "TicketLeft",
+                "ticket_id": "k",
+                "queue": "1v1",
+                "region": "eu",
+                "reason": "REQUESTED",
+                "left_at_ms": 1767225600000,
+            }
+        ).encode(),
+    ),
 ]
 
 
@@ -97,14 +145,18 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
             events.extend(MALFORMED)
     team_tickets = [f"team{n}" for n in range(30)]
     events.extend(team_join(n, rng) for n in range(30))
-    events.append(join("t0", "eu", rng))                         # duplicate join: a no-op
-    events.append(join("clash", "eu", rng, player="p-t3"))         # player already queued
+    events.append(join("t0", "eu", rng))  # duplicate join: a no-op
+    events.append(join("clash", "eu", rng, player="p-t3"))  # player already queued
     events.extend(leave(f"t{i}", regions[i % 3]) for i in range(200, 240, 4))
     produce(broker.bootstrap, events)
 
     def all_ended():
-        ended = {decode(r.value).ticket_id for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1", 0.3)}
+        ended = {
+            decode(r.value).ticket_id
+            for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1", 0.3)
+        }
         return ended >= {t for t, _ in tickets} | {"clash"} | set(team_tickets)
+
     wait_until(all_ended, 60, "every ticket to end", alive=lambda: worker.process.poll() is None)
 
     cleanup = [decode(r.value) for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1")]
@@ -153,7 +205,9 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     assert verdict.identical["wavematch.matches.v1"] == len(matches)
 
     # The auditor's command says the same, reading the live broker.
-    assert main(["replay", "--broker", broker.url, "--config", str(worker_factory.config),
-                 "--quiet"]) == 0
+    assert (
+        main(["replay", "--broker", broker.url, "--config", str(worker_factory.config), "--quiet"])
+        == 0
+    )
     out = capsys.readouterr().out
     assert f"matches identical    {len(matches)} of {len(matches)}" in out

@@ -17,18 +17,38 @@ REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
 
 def join_body(ticket: str, region: str, rng: random.Random, now_ms: int) -> bytes:
     side = rng.random()
-    ratings = {"bw": rng.randint(1000, 2000)} if side < 0.3 else (
-        {"sc2": rng.randint(1000, 2000)} if side < 0.6 else
-        {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)})
-    return json.dumps({
-        "type": "TicketJoined", "ticket_id": ticket, "queue": "1v1", "region": region,
-        "joined_at_ms": now_ms, "players": [{"player_id": f"p-{ticket}", "ratings": ratings}],
-    }).encode()
+    ratings = (
+        {"bw": rng.randint(1000, 2000)}
+        if side < 0.3
+        else (
+            {"sc2": rng.randint(1000, 2000)}
+            if side < 0.6
+            else {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)}
+        )
+    )
+    return json.dumps(
+        {
+            "type": "TicketJoined",
+            "ticket_id": ticket,
+            "queue": "1v1",
+            "region": region,
+            "joined_at_ms": now_ms,
+            "players": [{"player_id": f"p-{ticket}", "ratings": ratings}],
+        }
+    ).encode()
 
 
 def leave_body(ticket: str, region: str, now_ms: int) -> bytes:
-    return json.dumps({"type": "TicketLeft", "ticket_id": ticket, "queue": "1v1",
-                       "region": region, "reason": "REQUESTED", "left_at_ms": now_ms}).encode()
+    return json.dumps(
+        {
+            "type": "TicketLeft",
+            "ticket_id": ticket,
+            "queue": "1v1",
+            "region": region,
+            "reason": "REQUESTED",
+            "left_at_ms": now_ms,
+        }
+    ).encode()
 
 
 class Traffic:
@@ -46,8 +66,14 @@ class Traffic:
             return set(self._sent)
 
     def run(self, bootstrap: str, stop: threading.Event) -> None:
-        producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random",
-                             "linger.ms": 5, "enable.idempotence": False})
+        producer = Producer(
+            {
+                "bootstrap.servers": bootstrap,
+                "partitioner": "murmur2_random",
+                "linger.ms": 5,
+                "enable.idempotence": False,
+            }
+        )
         pending_leaves: list[tuple[float, str, str]] = []
         number = 0
         next_at = time.monotonic()
@@ -56,12 +82,18 @@ class Traffic:
             now_ms = int(time.time() * 1000)
             while pending_leaves and pending_leaves[0][0] <= now:
                 _, ticket, region = pending_leaves.pop(0)
-                producer.produce("wavematch.queue.v1", leave_body(ticket, region, now_ms),
-                                 queue_key("1v1", region))
+                producer.produce(
+                    "wavematch.queue.v1",
+                    leave_body(ticket, region, now_ms),
+                    queue_key("1v1", region),
+                )
             if now >= next_at:
                 ticket, region = f"t{number}", REGIONS[number % len(REGIONS)]
-                producer.produce("wavematch.queue.v1", join_body(ticket, region, self._rng, now_ms),
-                                 queue_key("1v1", region))
+                producer.produce(
+                    "wavematch.queue.v1",
+                    join_body(ticket, region, self._rng, now_ms),
+                    queue_key("1v1", region),
+                )
                 with self._lock:
                     self._sent.append(ticket)
                 if number % 10 == 9:
@@ -71,7 +103,10 @@ class Traffic:
             producer.poll(0)
             time.sleep(min(0.005, max(0.0, next_at - time.monotonic())))
         for _, ticket, region in pending_leaves:
-            producer.produce("wavematch.queue.v1", leave_body(ticket, region, int(time.time() * 1000)),
-                             queue_key("1v1", region))
+            producer.produce(
+                "wavematch.queue.v1",
+                leave_body(ticket, region, int(time.time() * 1000)),
+                queue_key("1v1", region),
+            )
         remaining = producer.flush(30)
         assert remaining == 0, f"{remaining} records not delivered"

@@ -37,16 +37,40 @@ def duel_log(seed: int, players: int = 40) -> list[LogRecord]:
     values = []
     for number in range(players):
         side = rng.random()
-        ratings = ({"bw": rng.randint(1200, 1800)} if side < 0.4 else
-                   {"sc2": rng.randint(1200, 1800)} if side < 0.8 else
-                   {"bw": rng.randint(1200, 1800), "sc2": rng.randint(1200, 1800)})
-        values.append(encode(TicketJoined(
-            ticket_id=f"t{number}", queue="1v1", region="eu", joined_at_ms=START_MS,
-            players=[{"player_id": f"p{number}", "ratings": ratings}])))
-    values.append(encode(WaveTick(queue="1v1", region="eu", wave_id="1", sequence=1,
-                                  tick_at_ms=START_MS + 1000, config_fingerprint="f",
-                                  interval_ms=1000)))
-    return [LogRecord(QUEUE.name, partition, offset, key, value) for offset, value in enumerate(values)]
+        ratings = (
+            {"bw": rng.randint(1200, 1800)}
+            if side < 0.4
+            else {"sc2": rng.randint(1200, 1800)}
+            if side < 0.8
+            else {"bw": rng.randint(1200, 1800), "sc2": rng.randint(1200, 1800)}
+        )
+        values.append(
+            encode(
+                TicketJoined(
+                    ticket_id=f"t{number}",
+                    queue="1v1",
+                    region="eu",
+                    joined_at_ms=START_MS,
+                    players=[{"player_id": f"p{number}", "ratings": ratings}],
+                )
+            )
+        )
+    values.append(
+        encode(
+            WaveTick(
+                queue="1v1",
+                region="eu",
+                wave_id="1",
+                sequence=1,
+                tick_at_ms=START_MS + 1000,
+                config_fingerprint="f",
+                interval_ms=1000,
+            )
+        )
+    )
+    return [
+        LogRecord(QUEUE.name, partition, offset, key, value) for offset, value in enumerate(values)
+    ]
 
 
 def setup(tmp_path: Path, strategy: str) -> tuple[Path, Folder]:
@@ -57,8 +81,9 @@ def setup(tmp_path: Path, strategy: str) -> tuple[Path, Folder]:
 
 
 def published_matches(folder: Folder, log: list[LogRecord]) -> list[str]:
-    return [m.match_id for d in rederive(folder, log) if d.folded.step
-            for m in d.folded.step.matches]
+    return [
+        m.match_id for d in rederive(folder, log) if d.folded.step for m in d.folded.step.matches
+    ]
 
 
 @pytest.mark.parametrize("seed", range(5))
@@ -78,14 +103,18 @@ def test_no_exchange_beats_an_optimal_wave(tmp_path: Path, seed: int) -> None:
         assert not [a for a in explanation.alternatives if "missed" in a.verdict], match_id
 
 
-def test_explain_command_reads_an_exported_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_explain_command_reads_an_exported_log(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     config, folder = setup(tmp_path, "ladder-v2.1")
     log = duel_log(3)
     match_id = published_matches(folder, log)[0]
     exported = tmp_path / "queue.avro"
     write_log(exported, log, {"source": "test"})
 
-    assert main(["explain", match_id, "--log", str(exported), "--config", str(config), "--json"]) == 0
+    assert (
+        main(["explain", match_id, "--log", str(exported), "--config", str(config), "--json"]) == 0
+    )
     shown = json.loads(capsys.readouterr().out)
     assert shown["match_id"] == match_id and shown["strategy"] == "ladder-v2.1"
     assert shown["tick"]["offset"] == len(log) - 1

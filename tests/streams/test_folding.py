@@ -28,16 +28,29 @@ def folder() -> Folder:
 
 
 def joined(ticket_id: str, player: str, at_ms: int = 1_767_225_600_000) -> bytes:
-    return encode(TicketJoined(
-        ticket_id=ticket_id, queue="duo", region="eu", joined_at_ms=at_ms,
-        players=[{"player_id": player, "ratings": {"any": 1500}}],
-    ))
+    return encode(
+        TicketJoined(
+            ticket_id=ticket_id,
+            queue="duo",
+            region="eu",
+            joined_at_ms=at_ms,
+            players=[{"player_id": player, "ratings": {"any": 1500}}],
+        )
+    )
 
 
 def tick(sequence: int) -> bytes:
-    return encode(WaveTick(queue="duo", region="eu", wave_id=str(sequence), sequence=sequence,
-                           tick_at_ms=1_767_225_600_000 + sequence * 1000,
-                           config_fingerprint="cfg", interval_ms=1000))
+    return encode(
+        WaveTick(
+            queue="duo",
+            region="eu",
+            wave_id=str(sequence),
+            sequence=sequence,
+            tick_at_ms=1_767_225_600_000 + sequence * 1000,
+            config_fingerprint="cfg",
+            interval_ms=1000,
+        )
+    )
 
 
 def test_a_wave_publishes_matches_cleanup_status_and_summary(folder):
@@ -47,13 +60,20 @@ def test_a_wave_publishes_matches_cleanup_status_and_summary(folder):
     folded = folder.fold(state, KEY, tick(1), 3)
     records = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=tick(1))
     topics = [topic for topic, _, _ in records]
-    assert topics == ["wavematch.matches.v1", "wavematch.cleanup.v1", "wavematch.cleanup.v1",
-                      "wavematch.status.v1", "wavematch.waves.v1"]
+    assert topics == [
+        "wavematch.matches.v1",
+        "wavematch.cleanup.v1",
+        "wavematch.cleanup.v1",
+        "wavematch.status.v1",
+        "wavematch.waves.v1",
+    ]
     match = decode(records[0][2])
     assert {s.ticket_id for team in match.teams for s in team.players} == {"t1", "t2"}
     cleanup = [decode(value) for topic, _, value in records if topic.endswith("cleanup.v1")]
     assert {(d.ticket_id, d.reason.value, d.match_id) for d in cleanup} == {
-        ("t1", "MATCHED", match.match_id), ("t2", "MATCHED", match.match_id)}
+        ("t1", "MATCHED", match.match_id),
+        ("t2", "MATCHED", match.match_id),
+    }
     summary = decode(records[-1][2])
     assert (summary.matches, summary.unmatched, summary.wave_id) == (1, 1, "1")
 
@@ -66,12 +86,15 @@ def test_a_record_already_in_the_state_is_skipped(folder):
     assert state.applied_offset == 5
 
 
-@pytest.mark.parametrize(("key", "value", "code", "field"), [
-    (KEY, b"\xc3\x01garbage!!", "unknown_fingerprint", None),
-    (KEY, b'{"type": "TicketJoined"', "bad_json", None),
-    (b"duo/na", None, "key_mismatch", "key"),
-    (None, None, "key_mismatch", "key"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "code", "field"),
+    [
+        (KEY, b"\xc3\x01garbage!!", "unknown_fingerprint", None),
+        (KEY, b'{"type": "TicketJoined"', "bad_json", None),
+        (b"duo/na", None, "key_mismatch", "key"),
+        (None, None, "key_mismatch", "key"),
+    ],
+)
 def test_bad_records_become_exactly_one_dead_letter(folder, key, value, code, field):
     state = folder.new_state(HOME)
     value = value if value is not None else joined("t1", "a")
@@ -79,7 +102,12 @@ def test_bad_records_become_exactly_one_dead_letter(folder, key, value, code, fi
     records = records_of(folded, topic=QUEUE.name, partition=HOME, key=key, value=value)
     assert [topic for topic, _, _ in records] == ["wavematch.deadletter.v1"]
     letter = decode(records[0][2])
-    assert (letter.error_code, letter.field, letter.offset, letter.original) == (code, field, 0, value)
+    assert (letter.error_code, letter.field, letter.offset, letter.original) == (
+        code,
+        field,
+        0,
+        value,
+    )
     assert state.applied_offset == 0 and state.book.regions == {}
 
 
@@ -119,7 +147,8 @@ def test_a_snapshot_restores_every_region_and_the_offset(folder):
     from matcher.queue.records import queue_to_record
 
     assert [queue_to_record(q) for q in loaded.regions.values()] == [
-        queue_to_record(q) for q in state.book.regions.values()]
+        queue_to_record(q) for q in state.book.regions.values()
+    ]
 
 
 def test_a_half_written_snapshot_never_replaces_the_last_complete_one(folder):

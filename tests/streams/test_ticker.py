@@ -41,7 +41,9 @@ class Clock:
         return self.now_s
 
 
-def run_ticker(tmp_path: Path, state: RegionQueue | None, clock: Clock, seconds: float) -> list[WaveTick]:
+def run_ticker(
+    tmp_path: Path, state: RegionQueue | None, clock: Clock, seconds: float
+) -> list[WaveTick]:
     config = tmp_path / "w.toml"
     config.write_text(CONFIG)
     settings = load_settings(config, broker_url="kafka://localhost:1")
@@ -56,8 +58,9 @@ def run_ticker(tmp_path: Path, state: RegionQueue | None, clock: Clock, seconds:
             state.last_sequence, state.last_tick_at_ms = tick.sequence, tick.tick_at_ms
 
     async def main() -> None:
-        ticker = Ticker(settings, send, lambda: {0, 1, 2, 3},
-                        lambda q, r: state if q == "2v2" else None, clock)
+        ticker = Ticker(
+            settings, send, lambda: {0, 1, 2, 3}, lambda q, r: state if q == "2v2" else None, clock
+        )
         task = asyncio.ensure_future(ticker.run())
         for _ in range(int(seconds / 0.05)):
             await asyncio.sleep(0.05)
@@ -72,13 +75,22 @@ def test_fixed_queue_ticks_on_the_interval_grid(tmp_path: Path) -> None:
     ticks = [t for t in run_ticker(tmp_path, None, Clock(1_800_000_000.0), 3.2) if t.queue == "1v1"]
     assert len(ticks) >= 2
     assert all(t.sequence == t.tick_at_ms and t.tick_at_ms % 1000 == 0 for t in ticks)
-    assert [t.tick_at_ms - ticks[0].tick_at_ms for t in ticks] == [1000 * i for i in range(len(ticks))]
+    assert [t.tick_at_ms - ticks[0].tick_at_ms for t in ticks] == [
+        1000 * i for i in range(len(ticks))
+    ]
 
 
 def test_pop_queue_ticks_when_the_folded_arrival_rate_says_so(tmp_path: Path) -> None:
-    state = RegionQueue("2v2", "na", last_sequence=1_799_999_999_000,
-                        last_tick_at_ms=1_799_999_999_000, arrival_rate_per_s=8.0)
-    ticks = [t for t in run_ticker(tmp_path, state, Clock(1_800_000_000.0), 2.0) if t.queue == "2v2"]
+    state = RegionQueue(
+        "2v2",
+        "na",
+        last_sequence=1_799_999_999_000,
+        last_tick_at_ms=1_799_999_999_000,
+        arrival_rate_per_s=8.0,
+    )
+    ticks = [
+        t for t in run_ticker(tmp_path, state, Clock(1_800_000_000.0), 2.0) if t.queue == "2v2"
+    ]
     # 2 matches x 4 players at 8 players/s: a wave every second after the last one.
     assert [t.tick_at_ms for t in ticks[:2]] == [1_800_000_000_000, 1_800_000_001_000]
     assert all(t.interval_ms == 1000 for t in ticks[:2])
