@@ -83,9 +83,10 @@ class DuelConfig:
     ``window_rule`` says whose wait widens a pair's window: the lead side's player
     (the design), the longer-waiting one, or the shorter-waiting one (mutual acceptance).
     The ``optimal_*`` fields tune only the ``optimal`` strategy: waves of at most
-    ``optimal_exact_limit`` players are solved exactly (docs/adr/0011); larger ones in
-    bands of ``optimal_band`` rating points with ``optimal_ahead`` points of look-ahead,
-    then one polishing pass unless ``optimal_polish`` is 0 (docs/adr/0015).
+    ``optimal_exact_limit`` players are solved exactly (docs/adr/0011); up to
+    ``optimal_whole_limit`` players as one band; larger ones in bands of ``optimal_band``
+    rating points with ``optimal_ahead`` points of look-ahead, then one polishing pass
+    unless ``optimal_polish`` is 0 (docs/adr/0015).
     """
 
     mean_gap_limit: int = 50
@@ -107,6 +108,7 @@ class DuelConfig:
     window_rule: str = "lead"
     optimal_exact_limit: int = 160
     optimal_neighbours: int = 6
+    optimal_whole_limit: int = 400
     optimal_band: int = 48
     optimal_ahead: int = 48
     optimal_polish: int = 1
@@ -118,6 +120,7 @@ LADDER_DEFAULTS = DuelConfig()
 
 _NON_NEGATIVE_INTS = {
     "optimal_polish",
+    "optimal_whole_limit",
     "mean_gap_limit",
     "small_population",
     "medium_population",

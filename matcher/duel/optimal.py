@@ -82,9 +82,11 @@ def optimal_pairs(
 
 def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], bool, int, int]:
     if arrays.size > config.optimal_exact_limit:
-        banded = band_pairs(
-            arrays, config.optimal_band, config.optimal_ahead, config.optimal_polish > 0
-        )
+        # One band holding every rating point: a single relaxation on every legal pair.
+        whole = 2 * arrays.size if arrays.size <= config.optimal_whole_limit else 0
+        band = max(config.optimal_band, whole)
+        polish = config.optimal_polish > 0 and not whole  # one band: nothing left to polish
+        banded = band_pairs(arrays, band, config.optimal_ahead, polish)
         return list(banded.pairs), False, banded.rounded_odd_cycles, banded.steps
     u, v = nearest_edges(arrays, config.optimal_neighbours)
     bw, sc2, c = undirected(arrays, u, v)
