@@ -10,7 +10,8 @@ players may take either side).
   of :mod:`matcher.duel.exact` solves the wave (proved optimal on every legal pair).
 - Larger waves (docs/adr/0015): :func:`matcher.duel.bands.band_pairs` solves the
   relaxation exactly on overlapping rating bands, on every legal pair of the band,
-  and stitches them; near-optimal, measured in docs/benchmarks/duel.md.
+  and stitches them (one band for the whole wave up to ``optimal_whole_limit``
+  players); near-optimal, measured in docs/benchmarks/duel.md.
 """
 
 from __future__ import annotations
