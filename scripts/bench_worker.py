@@ -48,6 +48,8 @@ CONFIG = """
 partitions = 8
 ticket_ttl_ms = 60000
 publish_status = {status}
+session_timeout_ms = {session}
+heartbeat_interval_ms = {heartbeat}
 [[queues]]
 name = "1v1"
 strategy = "optimal"
@@ -202,14 +204,19 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=1_000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
+    parser.add_argument("--session-timeout-ms", type=int, default=10_000,
+                        help="consumer session timeout (heartbeat: a tenth of it)")
     args = parser.parse_args()
     # A `timeout` or Ctrl-C must still stop the workers and the broker (finally blocks).
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: sys.exit(130))
     work = Path(tempfile.mkdtemp(prefix="bench-worker-"))
     config = work / "wavematch.toml"
-    config.write_text(CONFIG.format(status=str(not args.no_status).lower(), regions=list(REGIONS)))
-    result: dict[str, object] = {"mode": args.mode, "workers": args.workers, "logs": str(work)}
+    config.write_text(CONFIG.format(
+        status=str(not args.no_status).lower(), regions=list(REGIONS),
+        session=args.session_timeout_ms, heartbeat=args.session_timeout_ms // 10))
+    result: dict[str, object] = {"mode": args.mode, "workers": args.workers, "logs": str(work),
+                                 "session_timeout_ms": args.session_timeout_ms}
     with EmbeddedBroker(log_path=work / "broker.log") as broker:
         settings = load_settings(config, broker_url=broker.url)
         asyncio.run(ensure_topics(settings))
