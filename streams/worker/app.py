@@ -10,6 +10,7 @@ from faust.sensors.prometheus import setup_prometheus_sensors
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
+from streams.audit.topics import committed_offsets
 from streams.settings import Settings
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
@@ -127,6 +128,19 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     @app.task
     async def wave_timer() -> None:
         await Ticker(settings, send_tick, owned_partitions, region_state).run()
+
+    @app.timer(1.0)
+    async def load_owned_states() -> None:
+        """Rebuild newly owned partitions' queues as soon as recovery is over."""
+        owned = owned_partitions()
+        if (
+            app.rebalancing
+            or not owned
+            or ("worker" in holder and owned <= set(holder["worker"].states))
+        ):
+            return
+        resume_at = await committed_offsets(settings.broker_host_port, settings.app_id, QUEUE.name)
+        await worker().load_owned({p: resume_at.get(p, 0) for p in owned})
 
     @app.on_partitions_revoked.connect
     async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:

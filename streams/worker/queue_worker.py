@@ -14,6 +14,7 @@ Exactly-once effects without transactions (docs/adr/0005):
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from collections.abc import Callable, Sequence
 from typing import Any, Protocol
@@ -62,6 +63,7 @@ class QueueWorker:
         self._snapshot_min_events = snapshot_min_events
         self.metrics = metrics
         self.states: dict[int, PartitionState] = {}
+        self._locks: dict[int, asyncio.Lock] = {}
 
     async def process(self, records: Sequence[InputRecord]) -> None:
         """Fold a batch of queue-topic records (in partition order) and publish the outputs."""
@@ -95,9 +97,24 @@ class QueueWorker:
         state = self.states.get(partition)
         if state is not None and offset <= state.applied_offset + 1:
             return state
-        state = await self._rebuild(partition, offset)
-        self.states[partition] = state
-        return state
+        # The agent and load_owned may both ask for a new partition: build it once.
+        async with self._locks.setdefault(partition, asyncio.Lock()):
+            state = self.states.get(partition)
+            if state is None or offset > state.applied_offset + 1:
+                state = await self._rebuild(partition, offset)
+                self.states[partition] = state
+            return state
+
+    async def load_owned(self, next_offsets: dict[int, int]) -> None:
+        """Build the state of owned partitions before any record arrives for them.
+
+        ``next_offsets``: per partition, the offset the consumer resumes at (committed).
+        Without this a partition with no new input would show no queue until its next
+        tick, and a takeover would pay the rebuild inside the first wave.
+        """
+        for partition, offset in sorted(next_offsets.items()):
+            if partition not in self.states:
+                await self.state_for(partition, offset)
 
     def forget(self, partitions: set[int]) -> None:
         """Drop the state of partitions this worker no longer owns (rebalance)."""
