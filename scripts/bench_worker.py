@@ -54,7 +54,7 @@ heartbeat_interval_ms = {heartbeat}
 name = "1v1"
 strategy = "optimal"
 regions = {regions}
-wave_interval_ms = 1000
+wave_interval_ms = {interval}
 """
 
 
@@ -204,6 +204,8 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=1_000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
+    parser.add_argument("--wave-interval-ms", type=int, default=1000,
+                        help="3600000 measures folding alone (no wave closes)")
     parser.add_argument("--session-timeout-ms", type=int, default=10_000,
                         help="consumer session timeout (heartbeat: a tenth of it)")
     args = parser.parse_args()
@@ -214,8 +216,10 @@ def main() -> int:
     config = work / "wavematch.toml"
     config.write_text(CONFIG.format(
         status=str(not args.no_status).lower(), regions=list(REGIONS),
-        session=args.session_timeout_ms, heartbeat=args.session_timeout_ms // 10))
+        session=args.session_timeout_ms, heartbeat=args.session_timeout_ms // 10,
+        interval=args.wave_interval_ms))
     result: dict[str, object] = {"mode": args.mode, "workers": args.workers, "logs": str(work),
+                                 "wave_interval_ms": args.wave_interval_ms,
                                  "session_timeout_ms": args.session_timeout_ms}
     with EmbeddedBroker(log_path=work / "broker.log") as broker:
         settings = load_settings(config, broker_url=broker.url)

@@ -73,6 +73,9 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         consumer_auto_offset_reset="earliest",
         processing_guarantee=settings.processing_guarantee,
         producer_max_batch_size=512 * 1024,
+        # Bigger fetches and stream buffer: the agent takes batches of 2,000 records.
+        broker_max_poll_records=5_000,
+        stream_buffer_maxsize=16_384,
         producer_linger_ms=5,
         producer_acks=-1,
         table_standby_replicas=0,

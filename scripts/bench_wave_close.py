@@ -1,0 +1,89 @@
+"""Time to close one big wave inside the worker's fold, without the broker.
+
+    .venv/bin/python scripts/bench_wave_close.py [--players 10000] [--repeat 3]
+
+Folds N 1v1 joins into one region, then times the WaveTick: snapshot, strategy,
+checker, state update (the fold) and turning the step into encoded output records
+(`records_of`: MatchCreated, TicketDequeued, TicketStatus, WaveClosed). This is the
+"tick read to last event encoded" part of a wave's latency; sending adds the producer.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from schemas.codec import encode  # noqa: E402
+from schemas.models import WaveTick  # noqa: E402
+from schemas.topics import murmur2_partition, queue_key  # noqa: E402
+from streams.settings import load_settings  # noqa: E402
+from streams.worker.folding import Folder  # noqa: E402
+from streams.worker.publisher import records_of  # noqa: E402
+
+CONFIG = """
+partitions = 8
+ticket_ttl_ms = 86400000
+publish_status = {status}
+[[queues]]
+name = "1v1"
+strategy = "{strategy}"
+regions = ["eu"]
+wave_interval_ms = 10000
+"""
+
+
+def one_run(players: int, strategy: str, status: bool, seed: int) -> dict[str, float]:
+    config = Path("/tmp/bench-wave-close.toml")
+    config.write_text(CONFIG.format(strategy=strategy, status=str(status).lower()))
+    folder = Folder.from_settings(load_settings(config, broker_url="kafka://localhost:1"))
+    key = queue_key("1v1", "eu")
+    partition = murmur2_partition(key, 8)
+    state = folder.new_state(partition)
+    rng = random.Random(seed)
+    start_ms = 1_767_225_600_000
+    for number in range(players):
+        mmr = max(0, int(rng.gauss(1500, 250)))
+        side = rng.random()
+        ratings = {"bw": mmr} if side < 0.35 else ({"sc2": mmr} if side < 0.7 else
+                                                    {"bw": mmr, "sc2": mmr + 50})
+        value = json.dumps({"type": "TicketJoined", "ticket_id": f"t{number}", "queue": "1v1",
+                            "region": "eu", "joined_at_ms": start_ms,
+                            "players": [{"player_id": f"p{number}", "ratings": ratings}]}).encode()
+        folder.fold(state, key, value, number)
+    tick = encode(WaveTick(queue="1v1", region="eu", wave_id="1", sequence=1,
+                           tick_at_ms=start_ms + 10_000, config_fingerprint="f", interval_ms=10_000))
+    began = time.perf_counter()
+    folded = folder.fold(state, key, tick, players)
+    folded_at = time.perf_counter()
+    outputs = records_of(folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick)
+    done = time.perf_counter()
+    assert folded is not None and folded.step is not None and folded.step.summary is not None
+    return {"fold_ms": (folded_at - began) * 1e3, "encode_ms": (done - folded_at) * 1e3,
+            "total_ms": (done - began) * 1e3, "records": float(len(outputs)),
+            "matches": float(folded.step.summary.matches)}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--strategy", default="optimal")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-status", action="store_true")
+    args = parser.parse_args()
+    runs = [one_run(args.players, args.strategy, not args.no_status, seed) for seed in range(args.repeat)]
+    summary = {name: round(statistics.median(r[name] for r in runs), 1) for name in runs[0]}
+    print(json.dumps({"players": args.players, "strategy": args.strategy,
+                      "status": not args.no_status, "median_of": args.repeat, **summary}))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
