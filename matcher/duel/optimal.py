@@ -6,8 +6,9 @@ players may take either side).
 - Waves of at most ``optimal_exact_limit`` players (docs/adr/0011, amended): the LP
   relaxation as one dense symmetric assignment on *every* legal pair
   (:mod:`matcher.duel.symmetric`), branching on odd cycles for a few solves. Without
-  an odd cycle longer than 1 it is proven optimal on the whole wave. Otherwise the certified blossom of
-  :mod:`matcher.duel.exact` solves the wave (proved optimal on every legal pair).
+  an odd cycle longer than 1 it is proven optimal on the whole wave. Otherwise the
+  certified blossom of :mod:`matcher.duel.exact` solves the wave (proved optimal on
+  every legal pair).
 - Larger waves (docs/adr/0015): :func:`matcher.duel.bands.band_pairs` solves the
   relaxation exactly on overlapping rating bands, on every legal pair of the band,
   and stitches them (one band for the whole wave up to ``optimal_whole_limit``
