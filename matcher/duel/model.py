@@ -107,7 +107,6 @@ class DuelConfig:
     refinement_passes: int = 2
     window_rule: str = "lead"
     optimal_exact_limit: int = 160
-    optimal_neighbours: int = 6
     optimal_whole_limit: int = 400
     optimal_band: int = 48
     optimal_ahead: int = 48
@@ -133,7 +132,7 @@ _NON_NEGATIVE_INTS = {
     "wait_bonus",
     "refinement_passes",
 }
-_POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours", "optimal_band", "optimal_ahead"}
+_POSITIVE_INTS = {"optimal_exact_limit", "optimal_band", "optimal_ahead"}
 _FLOATS = {
     "small_scale",
     "medium_scale",
