@@ -33,9 +33,15 @@ strategy = "optimal"
 regions = ["eu", "na", "asia"]
 wave_interval_ms = 1000
 [[queues]]
-name = "2v2"
+name = "3v3"
 strategy = "rebalance"
-team_size = 2
+team_size = 3
+regions = ["eu"]
+wave_interval_ms = 1000
+[[queues]]
+name = "5v5"
+strategy = "rebalance"
+team_size = 5
 regions = ["eu"]
 wave_interval_ms = 1000
 """
@@ -69,22 +75,25 @@ def join(
     return queue_key("1v1", region), json.dumps(body).encode()
 
 
-def team_join(number: int, rng: random.Random) -> tuple[bytes, bytes]:
-    """Every third 2v2 ticket is a party of two."""
-    size = 2 if number % 3 == 0 else 1
+PARTY_SIZES = (1, 2, 3, 1, 1, 2)
+
+
+def team_join(queue: str, number: int, rng: random.Random) -> tuple[bytes, bytes]:
+    """Parties of one to three players (PARTY_SIZES in turn)."""
+    size = PARTY_SIZES[number % len(PARTY_SIZES)]
     body = {
         "type": "TicketJoined",
-        "ticket_id": f"team{number}",
-        "queue": "2v2",
+        "ticket_id": f"{queue}-{number}",
+        "queue": queue,
         "region": "eu",
         "joined_at_ms": now_ms(),
-        "party_id": f"party{number}" if size == 2 else None,
+        "party_id": f"party-{queue}-{number}" if size > 1 else None,
         "players": [
-            {"player_id": f"q{number}-{i}", "ratings": {"any": rng.randint(1000, 2000)}}
+            {"player_id": f"{queue}-{number}-{i}", "ratings": {"any": rng.randint(1000, 2000)}}
             for i in range(size)
         ],
     }
-    return queue_key("2v2", "eu"), json.dumps(body).encode()
+    return queue_key(queue, "eu"), json.dumps(body).encode()
 
 
 def leave(ticket: str, region: str) -> tuple[bytes, bytes]:
@@ -143,8 +152,8 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
         events.append(join(f"t{i}", region, rng))
         if i % 40 == 0:
             events.extend(MALFORMED)
-    team_tickets = [f"team{n}" for n in range(30)]
-    events.extend(team_join(n, rng) for n in range(30))
+    team_tickets = [f"{q}-{n}" for q in ("3v3", "5v5") for n in range(36)]
+    events.extend(team_join(q, n, rng) for q in ("3v3", "5v5") for n in range(36))
     events.append(join("t0", "eu", rng))  # duplicate join: a no-op
     events.append(join("clash", "eu", rng, player="p-t3"))  # player already queued
     events.extend(leave(f"t{i}", regions[i % 3]) for i in range(200, 240, 4))
@@ -174,14 +183,17 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     assert seated and max(seated.values()) == 1, "a player is in two matches"
     duels = [m for m in matches if m.queue == "1v1"]
     assert {len(team.players) for m in duels for team in m.teams} == {1}
-    teams = [m for m in matches if m.queue == "2v2"]
-    assert len(teams) >= 5 and {len(team.players) for m in teams for team in m.teams} == {2}
-    for match in teams:  # a party plays on one team
-        for team in match.teams:
-            tickets_here = {seat.ticket_id for seat in team.players}
-            for other in match.teams:
-                if other is not team:
-                    assert not tickets_here & {seat.ticket_id for seat in other.players}
+    for queue, size, at_least in (("3v3", 3, 6), ("5v5", 5, 3)):
+        games = [m for m in matches if m.queue == queue]
+        assert len(games) >= at_least, f"{queue}: only {len(games)} matches"
+        assert {len(team.players) for m in games for team in m.teams} == {size}
+        for match in games:  # a party (one ticket) plays on one team
+            sides = [{seat.ticket_id for seat in team.players} for team in match.teams]
+            assert not sides[0] & sides[1], f"{queue}: a party split across teams"
+        seats_per_ticket = Counter(
+            seat.ticket_id for m in games for team in m.teams for seat in team.players
+        )
+        assert 3 in seats_per_ticket.values(), f"{queue}: no party of three was seated"
 
     letters = [decode(r.value) for r in read_topic(broker.bootstrap, "wavematch.deadletter.v1")]
     assert len(letters) == 6 * len(MALFORMED)
