@@ -206,7 +206,7 @@ def main() -> int:
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
     parser.add_argument("--wave-interval-ms", type=int, default=1000,
                         help="3600000 measures folding alone (no wave closes)")
-    parser.add_argument("--session-timeout-ms", type=int, default=10_000,
+    parser.add_argument("--session-timeout-ms", type=int, default=6_000,
                         help="consumer session timeout (heartbeat: a tenth of it)")
     args = parser.parse_args()
     # A `timeout` or Ctrl-C must still stop the workers and the broker (finally blocks).

@@ -168,7 +168,7 @@ class _Step:
     def settle(self, pairs: list[tuple[int, int]], settled: NDArray[np.bool_]) -> int:
         """Append the settled pairs (global ids, BW first); return odd cycles rounded."""
         odd: list[list[int]] = []
-        for cycle in _cycles(self.successor):
+        for cycle in permutation_cycles(self.successor):
             if len(cycle) < 2 or max(cycle) >= self.pool_size:
                 continue
             if len(cycle) % 2:
@@ -189,7 +189,7 @@ class _Step:
     def integral_pairs(self) -> list[tuple[int, int]] | None:
         """The relaxation's pairs (global ids, BW first), or None if it has an odd cycle."""
         chosen: list[tuple[int, int]] = []
-        for cycle in _cycles(self.successor):
+        for cycle in permutation_cycles(self.successor):
             if len(cycle) % 2 and len(cycle) > 1:
                 return None
             if len(cycle) > 1:
@@ -283,7 +283,7 @@ def _alternate_without(cycle: list[int], drop: int) -> list[tuple[int, int]]:
     return [(rest[i], rest[i + 1]) for i in range(0, len(rest), 2)]
 
 
-def _cycles(successor: list[int]) -> list[list[int]]:
+def permutation_cycles(successor: list[int]) -> list[list[int]]:
     """The cycles of a permutation, each from its smallest member (deterministic)."""
     seen = [False] * len(successor)
     cycles: list[list[int]] = []

@@ -44,7 +44,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import connected_components
 
-from matcher.duel.bands import Floats, dense_costs
+from matcher.duel.bands import Floats, dense_costs, permutation_cycles
 from matcher.duel.exact import big_weight
 from matcher.duel.graph import DuelArrays
 
@@ -124,7 +124,7 @@ class _Node:
         (impossible for an optimal assignment) is reported as ``[]`` to stop the search."""
         odd: list[list[int]] = []
         chosen: list[tuple[int, int]] = []
-        for cycle in _cycles(self.successor):
+        for cycle in permutation_cycles(self.successor):
             if len(cycle) % 2 and len(cycle) > 1:
                 odd.append(cycle)
             elif len(cycle) > 1:
@@ -178,21 +178,3 @@ def _oriented(directed: Floats, a: int, b: int) -> tuple[int, int]:
     """(BW, SC2): the cheaper side choice; on a tie the lower index plays BW (as ``undirected``)."""
     ab, ba = directed[a, b], directed[b, a]
     return (a, b) if ab < ba or (ab == ba and a < b) else (b, a)
-
-
-def _cycles(successor: list[int]) -> list[list[int]]:
-    """The cycles of a permutation, each from its smallest member (deterministic)."""
-    seen = [False] * len(successor)
-    cycles: list[list[int]] = []
-    for start in range(len(successor)):
-        if seen[start]:
-            continue
-        cycle = [start]
-        seen[start] = True
-        at = successor[start]
-        while at != start:
-            cycle.append(at)
-            seen[at] = True
-            at = successor[at]
-        cycles.append(cycle)
-    return cycles
