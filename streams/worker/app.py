@@ -7,10 +7,10 @@ from typing import Any
 
 import faust
 from faust.sensors.prometheus import setup_prometheus_sensors
+from faust.types import TP
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
-from streams.audit.topics import committed_offsets
 from streams.settings import Settings
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
@@ -142,8 +142,11 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
             or ("worker" in holder and owned <= set(holder["worker"].states))
         ):
             return
-        resume_at = await committed_offsets(settings.broker_host_port, settings.app_id, QUEUE.name)
-        await worker().load_owned({p: resume_at.get(p, 0) for p in owned})
+        # Where Faust resumes each partition: the committed offset it sought to after the
+        # assignment (None: nothing committed, it reads from the start). A separate
+        # OffsetFetch can miss a commit made moments before a takeover; this cannot.
+        committed = app.consumer._committed_offset  # faust-streaming is pinned
+        await worker().load_owned({p: committed.get(TP(QUEUE.name, p)) or 0 for p in owned})
 
     @app.on_partitions_revoked.connect
     async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:
