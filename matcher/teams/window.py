@@ -129,9 +129,12 @@ class _Search:
             chosen.append(unit)
             if self._bound(chosen, grown, players + unit.size, position + 1) < self._incumbent():
                 self._extend(chosen, grown, players + unit.size, position + 1)
-            elif self.beta == 0 and self._sorted_solos(position):
+            elif self.beta == 0 and self.params.q <= 2 and self._sorted_solos(position):
                 chosen.pop()
-                break  # the bound only grows with later (higher) units
+                # The bound only grows with later (higher) units for q <= 2; for larger q
+                # a higher unit can pull the mean up and shrink the largest deviation
+                # (1000, 1000, 1074, 1077 beats 1000, 1000, 1027, 1074 at q = inf).
+                break
             chosen.pop()
 
     def _incumbent(self) -> float:

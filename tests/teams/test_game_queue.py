@@ -183,3 +183,15 @@ def test_every_pop_is_the_brute_force_best_of_what_is_left(
         assert game.priority == pytest.approx(brute_best(alive, k, params, beta))
         alive = [u for u in alive if u.index not in game.units()]
     assert brute_best(alive, k, params, beta) == math.inf
+
+
+def test_a_higher_unit_can_lower_the_largest_deviation() -> None:
+    """Regression (hypothesis): at q = inf, skipping 1027 for 1074 and 1077 is best, so the
+    window search must not stop at the first unit whose bound fails."""
+    params = Imbalance(alpha=0.0, p=1.0, q=math.inf)
+    units = [u for u in units_of([[1000], [1000], [1027], [1074], [1077]]) if u.size <= 2]
+    queue = GameQueue(2, params, 0.0, seed=3)
+    queue.extend(units)
+    best = queue.best()
+    assert best is not None and best.priority == pytest.approx(39.25)
+    assert best.priority == pytest.approx(brute_best(units, 2, params, 0.0))
