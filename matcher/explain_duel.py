@@ -5,66 +5,58 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
-from matcher.duel.model import (
-    BW,
-    LADDER_DEFAULTS,
-    OPTIMAL_DEFAULTS,
-    SC2,
-    DuelConfig,
-    DuelPlayer,
-    Window,
-    parse_config,
-)
-from matcher.duel.result import duel_players
-from matcher.duel.windows import pair_wait, pressure, tier_window
+from matcher.duel.checks import DuelRules, duel_rules
+from matcher.duel.model import BW, SC2, DuelPlayer
+from matcher.duel.windows import pair_wait
 from matcher.explain import Alternative
 
 
 @dataclass(frozen=True, slots=True)
-class _Rules:
-    config: DuelConfig
-    window: Window
-    lead_side: str
+class _Judge:
+    """The checker's rules of the wave (:func:`matcher.duel.checks.duel_rules`) plus maps."""
+
+    rules: DuelRules
     maps: tuple[str, ...]
 
     def pairing(self, u: DuelPlayer, v: DuelPlayer) -> tuple[int, int] | None:
         """(cost, diff) of the best legal side assignment of ``u`` and ``v``; None if none."""
         best: tuple[int, int] | None = None
-        for bw, sc2 in ((u, v), (v, u)):
-            if bw.bw_mmr is None or sc2.sc2_mmr is None:
-                continue
+        for bw, sc2 in _sides(u, v):
+            assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
             diff = abs(bw.bw_mmr - sc2.sc2_mmr)
-            if diff > self.window.max_diff(
-                pair_wait(self.config.window_rule, bw, sc2, self.lead_side)
-            ):
+            if diff > self.rules.limit(bw, sc2) or not self._free_map(bw, sc2):
                 continue
-            if not set(self.maps) - set(bw.vetoed_maps) - set(sc2.vetoed_maps):
-                continue
-            cost = diff * diff - self.config.wait_bonus * (bw.wait_cycles + sc2.wait_cycles)
+            bonus = self.rules.config.wait_bonus
+            cost = diff * diff - bonus * (bw.wait_cycles + sc2.wait_cycles)
             if best is None or cost < best[0]:
                 best = (cost, diff)
         return best
 
     def why_illegal(self, u: DuelPlayer, v: DuelPlayer) -> str:
-        sides = [
-            (bw, sc2)
-            for bw, sc2 in ((u, v), (v, u))
-            if bw.bw_mmr is not None and sc2.sc2_mmr is not None
-        ]
+        sides = _sides(u, v)
         if not sides:
             return "no side assignment: both can only play the same race"
         reasons = []
         for bw, sc2 in sides:
             assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
-            diff = abs(bw.bw_mmr - sc2.sc2_mmr)
-            limit = self.window.max_diff(
-                pair_wait(self.config.window_rule, bw, sc2, self.lead_side)
-            )
+            diff, limit = abs(bw.bw_mmr - sc2.sc2_mmr), self.rules.limit(bw, sc2)
             if diff > limit:
                 reasons.append(f"{bw.player_id} as BW: diff {diff} > window {limit}")
             else:
                 reasons.append(f"{bw.player_id} as BW: no map that neither vetoed")
         return "; ".join(reasons)
+
+    def _free_map(self, bw: DuelPlayer, sc2: DuelPlayer) -> bool:
+        return bool(set(self.maps) - set(bw.vetoed_maps) - set(sc2.vetoed_maps))
+
+
+def _sides(u: DuelPlayer, v: DuelPlayer) -> list[tuple[DuelPlayer, DuelPlayer]]:
+    """The (BW, SC2) assignments the two players' races allow."""
+    return [
+        (bw, sc2)
+        for bw, sc2 in ((u, v), (v, u))
+        if bw.bw_mmr is not None and sc2.sc2_mmr is not None
+    ]
 
 
 def explain_duel(
@@ -74,8 +66,9 @@ def explain_duel(
 
     Notes: O(n log n) for n players (a sort per player of the match).
     """
-    rules = _rules(snapshot, profile, result)
-    players, _ = duel_players(snapshot)
+    judge = _Judge(duel_rules(snapshot, profile, profile.strategy), profile.maps)
+    rules = judge.rules
+    players = rules.players
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:
@@ -83,14 +76,14 @@ def explain_duel(
         partner[a], partner[b] = b, a
     bw_ticket, sc2_ticket = (team.seats[0].ticket_id for team in match.teams)
     bw, sc2 = by_ticket[bw_ticket], by_ticket[sc2_ticket]
-    chosen = rules.pairing(bw, sc2)
+    chosen = judge.pairing(bw, sc2)
     wait = pair_wait(rules.config.window_rule, bw, sc2, rules.lead_side)
     facts = (
         (
             "window",
             f"pressure {_stat(result, 'pressure', 0.0):.3f} -> base {rules.window.base} + "
             f"{rules.window.growth} per wave waited; rule '{rules.config.window_rule}' "
-            f"uses {wait} waves -> max diff {rules.window.max_diff(wait)}",
+            f"uses {wait} waves -> max diff {rules.limit(bw, sc2)}",
         ),
         (
             "pair cost",
@@ -105,12 +98,12 @@ def explain_duel(
         others = [p for p in players if p.ticket_id not in (me.ticket_id, mate.ticket_id)]
         others.sort(key=lambda p: (_distance(rating, p, side), p.ticket_id))
         for candidate in others[:nearest]:
-            alternatives.append(_judge(rules, me, mate, candidate, by_ticket, partner, chosen))
+            alternatives.append(_judge(judge, me, mate, candidate, by_ticket, partner, chosen))
     return facts, tuple(alternatives)
 
 
 def _judge(
-    rules: _Rules,
+    judge: _Judge,
     me: DuelPlayer,
     mate: DuelPlayer,
     candidate: DuelPlayer,
@@ -118,13 +111,13 @@ def _judge(
     partner: dict[str, str],
     chosen: tuple[int, int] | None,
 ) -> Alternative:
-    instead = rules.pairing(me, candidate)
+    instead = judge.pairing(me, candidate)
     if instead is None:
         return Alternative(
             me.player_id,
             candidate.player_id,
             None,
-            "not a legal pair: " + rules.why_illegal(me, candidate),
+            "not a legal pair: " + judge.why_illegal(me, candidate),
         )
     cost, diff = instead
     current = chosen[0] if chosen else 0
@@ -141,8 +134,8 @@ def _judge(
             ),
         )
     theirs = by_ticket[their_ticket]
-    their_cost = rules.pairing(candidate, theirs)
-    swap = rules.pairing(mate, theirs)
+    their_cost = judge.pairing(candidate, theirs)
+    swap = judge.pairing(mate, theirs)
     if swap is None:
         return Alternative(
             me.player_id,
@@ -170,20 +163,6 @@ def _distance(rating: int, other: DuelPlayer, my_side: str) -> int:
     opposite = other.sc2_mmr if my_side == BW else other.bw_mmr
     same = other.bw_mmr if my_side == BW else other.sc2_mmr
     return abs(rating - opposite) if opposite is not None else 10**9 + abs(rating - (same or 0))
-
-
-def _rules(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> _Rules:
-    defaults = OPTIMAL_DEFAULTS if profile.strategy == "optimal" else LADDER_DEFAULTS
-    config = parse_config(profile.options, defaults)
-    stats = dict(result.stats)
-    if "window_base" in stats and "window_growth" in stats:
-        window = Window(int(stats["window_base"]), int(stats["window_growth"]))
-    else:
-        window = tier_window(
-            pressure(len(snapshot.tickets), snapshot.active_population, config), config
-        )
-    lead = BW if stats.get("lead_side_is_bw", 1.0) else SC2
-    return _Rules(config, window, lead, profile.maps)
 
 
 def _stat(result: WaveResult, name: str, default: float) -> float:

@@ -7,6 +7,8 @@ never trusted.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from matcher.checks import wave_result_problems
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.ladder import lead_side
@@ -22,6 +24,33 @@ from matcher.duel.model import (
 )
 from matcher.duel.result import duel_players
 from matcher.duel.windows import pair_wait, pressure, tier_window
+
+
+@dataclass(frozen=True, slots=True)
+class DuelRules:
+    """What a duel wave is judged by, recomputed from its snapshot and profile."""
+
+    players: tuple[DuelPlayer, ...]
+    config: DuelConfig
+    window: Window
+    lead_side: str
+
+    def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> int:
+        """The largest diff allowed for ``bw`` playing BW against ``sc2`` playing SC2."""
+        return self.window.max_diff(pair_wait(self.config.window_rule, bw, sc2, self.lead_side))
+
+
+def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> DuelRules:
+    """The rules of ``snapshot``'s wave under ``strategy``; ValueError names a bad option.
+
+    Notes: O(n log n) for n tickets (stages 1-2 are replayed for the lead side).
+    """
+    defaults = LADDER_DEFAULTS if strategy == "ladder-v2.1" else OPTIMAL_DEFAULTS
+    config = parse_config(profile.options, defaults)
+    players, _ = duel_players(snapshot)
+    window = tier_window(pressure(len(players), snapshot.active_population, config), config)
+    # Both strategies: stage 4's lead side (docs/adr/0013).
+    return DuelRules(tuple(players), config, window, lead_side(players, config))
 
 
 def duel_result_problems(
@@ -43,17 +72,13 @@ def duel_result_problems(
     Notes: O(n log n) for n tickets (stages 1-2 are replayed for the lead side).
     """
     problems = wave_result_problems(snapshot, profile, result)
-    defaults = LADDER_DEFAULTS if result.strategy == "ladder-v2.1" else OPTIMAL_DEFAULTS
     try:
-        config = parse_config(profile.options, defaults)
+        rules = duel_rules(snapshot, profile, result.strategy)
     except ValueError as error:
         return [*problems, str(error)]
-    players, _ = duel_players(snapshot)
-    by_ticket = {player.ticket_id: player for player in players}
-    window = tier_window(pressure(len(players), snapshot.active_population, config), config)
-    lead_side = _lead_side(players, result.strategy, config)
+    by_ticket = {player.ticket_id: player for player in rules.players}
     for match in result.matches:
-        problems.extend(_match_problems(match, by_ticket, window, lead_side, config))
+        problems.extend(_match_problems(match, by_ticket, rules))
     return problems
 
 
@@ -71,17 +96,10 @@ def is_valid_wave_result(snapshot: WaveSnapshot, result: WaveResult, profile: Qu
     return not duel_result_problems(snapshot, profile, result)
 
 
-def _lead_side(players: list[DuelPlayer], strategy: str, config: DuelConfig) -> str:
-    # Both strategies: stage 4's lead side (docs/adr/0013).
-    return lead_side(players, config)
-
-
 def _match_problems(
     match: Match,
     by_ticket: dict[str, DuelPlayer],
-    window: Window,
-    lead_side: str,
-    config: DuelConfig,
+    rules: DuelRules,
 ) -> list[str]:
     label = f"match {match.match_id}"
     shape = [(team.name, len(team.seats)) for team in match.teams]
@@ -101,7 +119,7 @@ def _match_problems(
     if problems:
         return problems
     diff = abs(bw_seat.rating - sc2_seat.rating)
-    limit = window.max_diff(pair_wait(config.window_rule, bw, sc2, lead_side))
+    limit = rules.limit(bw, sc2)
     if diff > limit:
         problems.append(f"{label}: diff {diff} outside the window {limit}")
     if dict(match.quality).get("mmr_diff") != float(diff):

@@ -27,6 +27,7 @@ name = "1v1"
 strategy = "{strategy}"
 regions = ["eu"]
 wave_interval_ms = 1000
+{options}
 """
 
 
@@ -73,9 +74,10 @@ def duel_log(seed: int, players: int = 40) -> list[LogRecord]:
     ]
 
 
-def setup(tmp_path: Path, strategy: str) -> tuple[Path, Folder]:
+def setup(tmp_path: Path, strategy: str, rule: str | None = None) -> tuple[Path, Folder]:
     config = tmp_path / "wavematch.toml"
-    config.write_text(CONFIG.format(strategy=strategy))
+    options = f'options = {{ window_rule = "{rule}" }}' if rule else ""
+    config.write_text(CONFIG.format(strategy=strategy, options=options))
     settings = load_settings(config, broker_url="kafka://localhost:1")
     return config, Folder.from_settings(settings)
 
@@ -86,9 +88,10 @@ def published_matches(folder: Folder, log: list[LogRecord]) -> list[str]:
     ]
 
 
+@pytest.mark.parametrize("rule", ["longer", "lead"])
 @pytest.mark.parametrize("seed", range(5))
-def test_no_exchange_beats_an_optimal_wave(tmp_path: Path, seed: int) -> None:
-    _, folder = setup(tmp_path, "optimal")
+def test_no_exchange_beats_an_optimal_wave(tmp_path: Path, seed: int, rule: str) -> None:
+    _, folder = setup(tmp_path, "optimal", rule)
     log = duel_log(seed)
     matches = published_matches(folder, log)
     assert matches
