@@ -40,6 +40,7 @@ from confluent_kafka import Producer  # noqa: E402
 from schemas.codec import decode  # noqa: E402
 from schemas.topics import queue_key  # noqa: E402
 from streams.embedded.broker import EmbeddedBroker, free_port  # noqa: E402
+from streams.processes import stop_process  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
 from streams.topics import ensure_topics  # noqa: E402
 
@@ -98,13 +99,7 @@ class Worker:
         )
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(sig)
-            try:
-                self.process.wait(30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop_process(self.process, 30.0, sig)
 
 
 def join_value(number: int, rng: random.Random) -> tuple[bytes, bytes]:
@@ -204,23 +199,40 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=1_000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
-    parser.add_argument("--wave-interval-ms", type=int, default=1000,
-                        help="3600000 measures folding alone (no wave closes)")
-    parser.add_argument("--session-timeout-ms", type=int, default=6_000,
-                        help="consumer session timeout (heartbeat: a tenth of it)")
+    parser.add_argument(
+        "--wave-interval-ms",
+        type=int,
+        default=1000,
+        help="3600000 measures folding alone (no wave closes)",
+    )
+    parser.add_argument(
+        "--session-timeout-ms",
+        type=int,
+        default=6_000,
+        help="consumer session timeout (heartbeat: a tenth of it)",
+    )
     args = parser.parse_args()
     # A `timeout` or Ctrl-C must still stop the workers and the broker (finally blocks).
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: sys.exit(130))
     work = Path(tempfile.mkdtemp(prefix="bench-worker-"))
     config = work / "wavematch.toml"
-    config.write_text(CONFIG.format(
-        status=str(not args.no_status).lower(), regions=list(REGIONS),
-        session=args.session_timeout_ms, heartbeat=args.session_timeout_ms // 10,
-        interval=args.wave_interval_ms))
-    result: dict[str, object] = {"mode": args.mode, "workers": args.workers, "logs": str(work),
-                                 "wave_interval_ms": args.wave_interval_ms,
-                                 "session_timeout_ms": args.session_timeout_ms}
+    config.write_text(
+        CONFIG.format(
+            status=str(not args.no_status).lower(),
+            regions=list(REGIONS),
+            session=args.session_timeout_ms,
+            heartbeat=args.session_timeout_ms // 10,
+            interval=args.wave_interval_ms,
+        )
+    )
+    result: dict[str, object] = {
+        "mode": args.mode,
+        "workers": args.workers,
+        "logs": str(work),
+        "wave_interval_ms": args.wave_interval_ms,
+        "session_timeout_ms": args.session_timeout_ms,
+    }
     with EmbeddedBroker(log_path=work / "broker.log") as broker:
         settings = load_settings(config, broker_url=broker.url)
         asyncio.run(ensure_topics(settings))

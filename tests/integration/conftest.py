@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from streams.embedded.broker import EmbeddedBroker, free_port
+from streams.processes import stop_process
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -49,14 +50,7 @@ class Worker:
             return list(json.load(response)["queues"])
 
     def stop(self, sig: int = signal.SIGTERM, timeout_s: float = 30.0) -> None:
-        if self.process.poll() is not None:
-            return
-        self.process.send_signal(sig)
-        try:
-            self.process.wait(timeout_s)
-        except subprocess.TimeoutExpired:
-            self.process.kill()
-            self.process.wait(10)
+        stop_process(self.process, timeout_s, sig)
 
 
 @dataclass

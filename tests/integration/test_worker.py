@@ -19,6 +19,7 @@ from streams.settings import load_settings
 from streams.worker.folding import Folder
 from tests.integration.conftest import wait_until
 from tests.integration.kafka import produce, read_topic
+from tests.integration.traffic import join_body, leave_body
 
 pytestmark = pytest.mark.integration
 
@@ -54,25 +55,7 @@ def now_ms() -> int:
 def join(
     ticket: str, region: str, rng: random.Random, player: str | None = None
 ) -> tuple[bytes, bytes]:
-    side = rng.random()
-    ratings = (
-        {"bw": rng.randint(1000, 2000)}
-        if side < 0.3
-        else (
-            {"sc2": rng.randint(1000, 2000)}
-            if side < 0.6
-            else {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)}
-        )
-    )
-    body = {
-        "type": "TicketJoined",
-        "ticket_id": ticket,
-        "queue": "1v1",
-        "region": region,
-        "joined_at_ms": now_ms(),
-        "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}],
-    }
-    return queue_key("1v1", region), json.dumps(body).encode()
+    return queue_key("1v1", region), join_body(ticket, region, rng, now_ms(), player)
 
 
 PARTY_SIZES = (1, 2, 3, 1, 1, 2)
@@ -97,15 +80,7 @@ def team_join(queue: str, number: int, rng: random.Random) -> tuple[bytes, bytes
 
 
 def leave(ticket: str, region: str) -> tuple[bytes, bytes]:
-    body = {
-        "type": "TicketLeft",
-        "ticket_id": ticket,
-        "queue": "1v1",
-        "region": region,
-        "reason": "REQUESTED",
-        "left_at_ms": now_ms(),
-    }
-    return queue_key("1v1", region), json.dumps(body).encode()
+    return queue_key("1v1", region), leave_body(ticket, region, now_ms())
 
 
 MALFORMED = [

@@ -15,7 +15,9 @@ from schemas.topics import queue_key
 REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
 
 
-def join_body(ticket: str, region: str, rng: random.Random, now_ms: int) -> bytes:
+def join_body(
+    ticket: str, region: str, rng: random.Random, now_ms: int, player: str | None = None
+) -> bytes:
     side = rng.random()
     ratings = (
         {"bw": rng.randint(1000, 2000)}
@@ -33,7 +35,7 @@ def join_body(ticket: str, region: str, rng: random.Random, now_ms: int) -> byte
             "queue": "1v1",
             "region": region,
             "joined_at_ms": now_ms,
-            "players": [{"player_id": f"p-{ticket}", "ratings": ratings}],
+            "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}],
         }
     ).encode()
 
