@@ -142,9 +142,10 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
             or ("worker" in holder and owned <= set(holder["worker"].states))
         ):
             return
-        # Where Faust resumes each partition: the committed offset it sought to after the
-        # assignment (None: nothing committed, it reads from the start). A separate
-        # OffsetFetch can miss a commit made moments before a takeover; this cannot.
+        # Build up to the committed offset Faust knows. It may lag where Faust actually
+        # resumes (seen on the embedded broker, cause not yet known); the agent's first
+        # record then rebuilds further (QueueWorker.state_for), so a lag costs time,
+        # never a decision, and the loader never builds past the resume point.
         committed = app.consumer._committed_offset  # faust-streaming is pinned
         await worker().load_owned({p: committed.get(TP(QUEUE.name, p)) or 0 for p in owned})
 
