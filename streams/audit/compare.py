@@ -48,8 +48,9 @@ class Verdict:
     duplicates: Counter[str] = field(default_factory=Counter)
     #: Re-derived from input the workers had not yet committed, and not (yet) published.
     pending: Counter[str] = field(default_factory=Counter)
-    missing: list[tuple[str, bytes, str]] = field(default_factory=list)
-    unexpected: list[tuple[str, bytes, str]] = field(default_factory=list)
+    #: (topic, key, description, comparable form) of each record short of its copies.
+    missing: list[tuple[str, bytes, str, tuple[Any, ...]]] = field(default_factory=list)
+    unexpected: list[tuple[str, bytes, str, tuple[Any, ...]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -86,10 +87,10 @@ def compare(
         if have > count:
             verdict.duplicates[topic] += have - count
         if have < count:
-            verdict.missing.append((topic, item[1], _describe(item[2])))
+            verdict.missing.append((topic, item[1], _describe(item[2]), item[2]))
     for item in seen:
         if item not in expected:
-            verdict.unexpected.append((item[0], item[1], _describe(item[2])))
+            verdict.unexpected.append((item[0], item[1], _describe(item[2]), item[2]))
     return verdict
 
 

@@ -9,7 +9,7 @@ from typing import Any
 from schemas.codec import decode
 from schemas.errors import InvalidEvent
 from schemas.topics import CLEANUP, MATCHES, QUEUE, WAVES
-from streams.audit.compare import UNCOMPARED, Verdict, compare
+from streams.audit.compare import Verdict, comparable, compare
 from streams.audit.rederive import LogRecord, rederive
 from streams.settings import Settings
 from streams.worker.folding import Folder
@@ -124,37 +124,49 @@ def _in_scope(
     return kept
 
 
+#: The field that names one record among the many a key carries, per judged topic.
+IDENTITY = {MATCHES.name: "match_id", CLEANUP.name: "ticket_id", WAVES.name: "wave_id"}
+
+
 def first_differences(
     derived: list[Record], published: list[Record], verdict: Verdict, limit: int = 20
 ) -> list[str]:
-    """For each missing record, the first field in which the published one of its key differs."""
-    by_key: dict[tuple[str, bytes], list[dict[str, Any]]] = {}
+    """For each missing record, the first field in which its published namesake differs.
+
+    The namesake is the published record of the same topic, key and identity (match id,
+    ticket id or wave id); a missing record without one was not published at all.
+    """
+    by_identity: dict[tuple[str, bytes, Any], list[dict[str, Any]]] = {}
     for topic, key, value in published:
-        by_key.setdefault((topic, key), []).append(_body(topic, value))
+        fields = dict(comparable(topic, value))
+        by_identity.setdefault((topic, key, fields.get(IDENTITY.get(topic, ""))), []).append(fields)
     lines = []
-    for topic, key, _ in verdict.missing[:limit]:
-        expected = next(_body(t, v) for t, k, v in derived if t == topic and k == key)
-        candidates = by_key.get((topic, key), [])
+    for topic, key, _, form in verdict.missing[:limit]:
+        expected = dict(form)
+        identity = IDENTITY.get(topic, "")
+        named = f"{topic} key {key.decode(errors='replace')} {identity}={expected.get(identity)!r}"
+        candidates = by_identity.get((topic, key, expected.get(identity)), [])
+        different = [c for c in candidates if c != expected]
         if not candidates:
-            lines.append(f"{topic} key {key.decode(errors='replace')}: not published")
-            continue
-        actual = candidates[0]
-        field_name = next((name for name in expected if expected[name] != actual.get(name)), "?")
-        lines.append(
-            f"{topic} key {key.decode(errors='replace')}: first differing field {field_name!r}: "
-            f"re-derived {expected.get(field_name)!r}, published {actual.get(field_name)!r}"
-        )
-    for topic, key, _ in verdict.unexpected[:limit]:
-        if (topic, key) not in {(t, k) for t, k, _ in verdict.missing}:
-            lines.append(f"{topic} key {key.decode(errors='replace')}: published, not re-derived")
+            lines.append(f"{named}: not published")
+        elif not different:
+            lines.append(f"{named}: re-derived more times than published")
+        else:
+            actual = different[0]
+            field_name = next(
+                n
+                for n in sorted(expected.keys() | actual.keys())
+                if expected.get(n) != actual.get(n)
+            )
+            lines.append(
+                f"{named}: first differing field {field_name!r}: "
+                f"re-derived {expected.get(field_name)!r}, published {actual.get(field_name)!r}"
+            )
+    missing_keys = {(t, k) for t, k, _, _ in verdict.missing}
+    for topic, key, description, _ in verdict.unexpected[:limit]:
+        if (topic, key) not in missing_keys:
+            lines.append(
+                f"{topic} key {key.decode(errors='replace')}: published, not re-derived "
+                f"({description[:120]})"
+            )
     return lines
-
-
-def _body(topic: str, value: bytes) -> dict[str, Any]:
-    try:
-        body = decode(value).model_dump(mode="json")
-    except InvalidEvent:
-        return {"undecodable": value.hex()[:40]}
-    for name in UNCOMPARED.get(topic, ()):
-        body.pop(name, None)
-    return body

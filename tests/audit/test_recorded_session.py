@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from schemas.codec import decode, encode
-from schemas.models import MatchCreated, TicketJoined
-from schemas.topics import MATCHES, QUEUE
+from schemas.models import MatchCreated, TicketJoined, WaveClosed
+from schemas.topics import MATCHES, QUEUE, WAVES
 from streams.audit.logfile import read_log, read_metadata, write_log
 from streams.audit.rederive import LogRecord
 from streams.cli import main
@@ -28,7 +28,7 @@ def replay(log: Path, config: Path, capsys: pytest.CaptureFixture[str]) -> tuple
 
 
 def rewritten(tmp_path: Path, change) -> Path:  # type: ignore[no-untyped-def]
-    records = [change(record) for record in read_log(LOG)]
+    records = [changed for record in read_log(LOG) if (changed := change(record)) is not None]
     out = tmp_path / "altered.avro"
     write_log(out, records, read_metadata(LOG))
     return out
@@ -83,6 +83,28 @@ def test_a_tampered_match_is_reported_with_its_first_differing_field(
     code, out = replay(rewritten(tmp_path, change), CONFIG, capsys)
     assert code == 1, out
     assert "first differing field 'map'" in out
+
+
+def test_a_wave_summary_never_published_is_named_by_its_wave(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    seen_keys: set[bytes | None] = set()
+    dropped = []
+
+    def drop_the_second_wave_of_a_key(record: LogRecord) -> LogRecord | None:
+        if record.topic != WAVES.name or dropped:
+            return record
+        if record.key not in seen_keys:
+            seen_keys.add(record.key)
+            return record
+        wave = decode(record.value or b"")
+        assert isinstance(wave, WaveClosed)
+        dropped.append(wave.wave_id)
+        return None
+
+    code, out = replay(rewritten(tmp_path, drop_the_second_wave_of_a_key), CONFIG, capsys)
+    assert dropped and code == 1, out
+    assert f"wave_id={dropped[0]!r}: not published" in out
 
 
 def test_a_different_configuration_is_reported_not_compared(
