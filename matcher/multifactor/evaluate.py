@@ -148,7 +148,7 @@ def split_scores(
     n = layout.team_size
     columns = np.ascontiguousarray(seats.T)
     capped = pool.capped[columns]
-    team1_sum = np.stack([capped[team].sum(axis=0) for team in layout.team1])
+    team1_sum = capped[layout.team1].sum(axis=1)
     gap = np.abs(2.0 * team1_sum - capped.sum(axis=0))
     team_skill = np.maximum(0.0, 1.0 - gap / (n * config.team_skill_scale))
     flat = columns[layout.pairs[:, 0]] * len(pool.players) + columns[layout.pairs[:, 1]]
@@ -171,4 +171,5 @@ def split_scores(
 
 def _cross_sums(values: FloatArray, layout: Layout) -> FloatArray:
     """Per split, the sum of ``values`` rows over the pairs it puts on opposite teams."""
-    return np.stack([values[cross].sum(axis=0) for cross in layout.cross])
+    sums: FloatArray = values[layout.cross].sum(axis=1)
+    return sums

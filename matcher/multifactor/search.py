@@ -3,9 +3,10 @@
 A state is M matches of 2n seats; each match keeps its best split (brute force over
 all splits that keep parties whole). A move exchanges tickets between two matches
 (:mod:`matcher.multifactor.moves`: two players, or a party for smaller tickets of
-the same total) and re-splits both. Each descent applies the best improving
-move until none improves; the best move of every pair of matches is cached, and
-after a move only the pairs touching its two matches are re-scored.
+the same total) and re-splits both. The best move of every pair of matches is
+cached; each round of a descent applies the improving moves of disjoint pairs,
+greedily by gain (ADR 0049), then re-scores only the pairs touching a moved match,
+until no move improves.
 
 The budget counts evaluations (a candidate match scored over all its splits), never
 time, so a replay on any machine makes the same moves and stops at the same point.
@@ -33,8 +34,9 @@ IntArray = npt.NDArray[np.int64]
 #: Smallest gain that counts as an improvement; stops float-noise cycles (scores of
 #: equal matches are bit-identical, so real gains are far larger).
 MIN_GAIN = 1e-12
-#: Candidates scored per numpy batch; bounds memory on big pools.
-CANDIDATES_PER_BATCH = 65_536
+#: Candidates scored per numpy batch: bounds memory, and keeps the temporaries in cache
+#: (measured: 2k-candidate batches score ~2.5x faster than 32k ones on this machine).
+CANDIDATES_PER_BATCH = 2_048
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +180,7 @@ class Search:
         return np.concatenate(scores), np.concatenate(splits)
 
     def _descend(self, state: _State, pairs: list[tuple[int, int]] | None = None) -> None:
-        """Apply the best improving move until none improves (or the budget runs out).
+        """Apply rounds of disjoint improving moves until none improves (or the budget runs out).
 
         ``pairs`` are the pairs whose cached best move is stale; None means all of them.
         """
@@ -190,14 +192,16 @@ class Search:
             pairs = [(p, q) for p in range(count) for q in range(p + 1, count)]
         self._rescore(pairs, state)
         while count >= 2:
-            p, q = divmod(int(np.argmax(state.gain)), count)
-            if not state.gain[p, q] > MIN_GAIN:
+            chosen = _disjoint_improving(state.gain)
+            if not chosen:
                 return
-            self._apply(state, p, q)
-            self.iterations += 1
+            for p, q in chosen:
+                self._apply(state, p, q)
+            self.iterations += len(chosen)
             if not self._budget_left():
                 return
-            touched = {(min(a, b), max(a, b)) for a in (p, q) for b in range(count) if b != a}
+            moved = sorted({m for pair in chosen for m in pair})
+            touched = {(min(a, b), max(a, b)) for a in moved for b in range(count) if b != a}
             self._rescore(sorted(touched), state)
 
     def _apply(self, state: _State, p: int, q: int) -> None:
@@ -299,3 +303,23 @@ class Search:
             evaluations=self.evaluations,
             best_restart=best_restart,
         )
+
+
+def _disjoint_improving(gain: FloatArray) -> list[tuple[int, int]]:
+    """Improving moves of pairwise disjoint pairs of matches, greedily by gain.
+
+    Each pair's gain depends on its two matches only, so moves on disjoint pairs stay
+    valid together and their gains add up. Ties go to the lower flat index.
+    """
+    count = len(gain)
+    flat = gain.ravel()
+    candidates = np.flatnonzero(flat > MIN_GAIN)
+    order = candidates[np.lexsort((candidates, -flat[candidates]))]
+    used = np.zeros(count, dtype=np.bool_)
+    chosen: list[tuple[int, int]] = []
+    for index in order.tolist():
+        p, q = divmod(index, count)
+        if not (used[p] or used[q]):
+            used[p] = used[q] = True
+            chosen.append((p, q))
+    return chosen

@@ -113,13 +113,18 @@ def test_same_seed_same_outcome_and_other_seeds_explore_differently() -> None:
 
 
 def test_budget_is_respected_up_to_one_sweep() -> None:
-    """The budget is checked between moves: one sweep (the first rescoring of every pair
-    of matches, the costliest step) is the most a search can overshoot it by."""
+    """The budget is checked between rounds of moves: one start plus one sweep (the
+    first rescoring of every pair of matches, the costliest step) is the most a search
+    can overshoot it by. A budget of 1 stops after the first round of disjoint moves.
+    Other starts pack parties differently, so their sweeps differ a little in size:
+    the bound allows twice the sorted start's sweep."""
     one_sweep = _search(8, 60, budget_evaluations=1)[2]
-    assert one_sweep.restarts == 0 and one_sweep.iterations == 1
+    assert one_sweep.restarts == 0 and one_sweep.iterations >= 1
+    pairs = 10 * 9 // 2  # 60 players in 3v3: 10 matches
+    assert one_sweep.evaluations >= pairs  # every pair scored at least one move, once
     for budget in (2_000, 10_000, 30_000):
         outcome = _search(8, 60, budget_evaluations=budget)[2]
-        assert budget <= outcome.evaluations <= budget + one_sweep.evaluations
+        assert budget <= outcome.evaluations <= budget + 2 * one_sweep.evaluations
     assert outcome.restarts >= 1  # the last budget covers several descents
 
 
