@@ -198,18 +198,33 @@ def _greedy(
     maps: tuple[str, ...],
     config: DuelConfig,
 ) -> list[list[DuelPlayer]]:
-    """Stage 5: score every pair inside its window, take the best greedily."""
+    """Stage 5: score every pair inside its window, take the best greedily.
+
+    Same candidates and order as :func:`_fits` over every (lead, follow) pair; the
+    per-player values are read once because this double loop is the design's hot spot.
+    """
     follow_side = SC2 if lead_side == BW else BW
-    bonus = config.wait_bonus
+    bonus, base, growth, rule = config.wait_bonus, window.base, window.growth, config.window_rule
+    follow_rows = [
+        (j, _rating(f, follow_side), f.wait_cycles, _free_maps(f, maps))
+        for j, f in enumerate(follow)
+    ]
     candidates: list[tuple[int, int, int]] = []
-    follow_ratings = [(j, _rating(f, follow_side), f) for j, f in enumerate(follow)]
     for i, a in enumerate(lead):
-        rating = _rating(a, lead_side)
-        for j, own, b in follow_ratings:
-            if _fits(a, b, lead_side, window, maps, config):
-                diff = rating - own
-                candidates.append((diff * diff - bonus * (a.wait_cycles + b.wait_cycles), i, j))
-    candidates.sort(key=lambda c: c[0])
+        rating, wait, free = _rating(a, lead_side), a.wait_cycles, _free_maps(a, maps)
+        for j, own, other_wait, other_free in follow_rows:
+            diff = rating - own
+            # pair_wait: "lead" widens by the lead player's wait, whichever side leads.
+            if rule == "longer":
+                widen = wait if wait > other_wait else other_wait
+            elif rule == "shorter":
+                widen = wait if wait < other_wait else other_wait
+            else:
+                widen = wait
+            if abs(diff) <= base + widen * growth and free & other_free:
+                candidates.append((diff * diff - bonus * (wait + other_wait), i, j))
+    # Appended in (i, j) order, so sorting the tuples equals a stable sort on the score.
+    candidates.sort()
     used_lead: set[int] = set()
     used_follow: set[int] = set()
     matches: list[list[DuelPlayer]] = []
@@ -219,6 +234,14 @@ def _greedy(
             used_follow.add(j)
             matches.append([lead[i], follow[j]])
     return matches
+
+
+def _free_maps(player: DuelPlayer, maps: tuple[str, ...]) -> int:
+    """Bit ``k`` set when the player does not veto ``maps[k]`` (``_playable`` as bits)."""
+    vetoed = player.vetoed_maps
+    if not vetoed:
+        return (1 << len(maps)) - 1
+    return sum(1 << k for k, name in enumerate(maps) if name not in vetoed)
 
 
 def _refine(
