@@ -12,6 +12,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.settings import Settings
+from streams.worker.catchup import read_range
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.publisher import Publisher
@@ -98,6 +99,11 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
             return set()
         return {tp.partition for tp in assignment if tp.topic == QUEUE.name}
 
+    def committed_offset(partition: int) -> int:
+        # Faust's view of the committed offset (faust-streaming is pinned); it can lag the
+        # broker's, which only makes a catch-up re-publish identical records.
+        return app.consumer._committed_offset.get(TP(QUEUE.name, partition)) or 0
+
     def worker() -> QueueWorker:
         if "worker" not in holder:
             producer = app.producer._ensure_producer()
@@ -107,7 +113,10 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
                 FaustStateTable(table),
                 Publisher(producer, lambda topic: partitions),
                 app.producer.flush,
-                settings.broker_host_port,
+                lambda partition, start, end: read_range(
+                    settings.broker_host_port, QUEUE.name, partition, start, end
+                ),
+                committed_offset,
                 settings.snapshot_min_events,
                 metrics,
             )
@@ -142,12 +151,10 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
             or ("worker" in holder and owned <= set(holder["worker"].states))
         ):
             return
-        # Build up to the committed offset Faust knows. It may lag where Faust actually
-        # resumes (seen on the embedded broker, cause not yet known); the agent's first
-        # record then rebuilds further (QueueWorker.state_for), so a lag costs time,
-        # never a decision, and the loader never builds past the resume point.
-        committed = app.consumer._committed_offset  # faust-streaming is pinned
-        await worker().load_owned({p: committed.get(TP(QUEUE.name, p)) or 0 for p in owned})
+        # Build (silently) up to the committed offset Faust knows. Faust may resume past
+        # it (seen on the embedded broker); the agent's first record then folds the
+        # records in between with their outputs (QueueWorker, point 4).
+        await worker().load_owned({p: committed_offset(p) for p in owned})
 
     @app.on_partitions_revoked.connect
     async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:

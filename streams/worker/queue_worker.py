@@ -10,18 +10,21 @@ Exactly-once effects without transactions (docs/adr/0005):
    folds from C on with outputs. State is exact; outputs of events a dead worker
    handled after its last commit are published again, byte-identical (deterministic
    ids), which consumers de-duplicate by key.
+4. The consumer may resume past C (seen on the embedded broker after a rebalance: ticks
+   written during the rebalance were skipped). Records between C and the first one
+   delivered are then folded *with* outputs: either a worker published them before
+   (the copies are identical) or nobody did, and silence would lose a wave.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from schemas.topics import QUEUE
 from streams.worker import snapshots
-from streams.worker.catchup import read_range
 from streams.worker.folding import Folder, PartitionState
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.publisher import Publisher, Record, records_of
@@ -44,6 +47,12 @@ class InputRecord(Protocol):
     value: bytes | None
 
 
+#: Reads ``start <= offset < end`` of one queue partition: (partition, start, end).
+ReadRange = Callable[[int, int, int], AsyncIterator[InputRecord]]
+#: The committed offset of a queue partition as far as this worker knows (0: none).
+Committed = Callable[[int], int]
+
+
 class QueueWorker:
     def __init__(
         self,
@@ -51,7 +60,8 @@ class QueueWorker:
         table: StateTable,
         publisher: Publisher,
         flush: Callable[[], Any],
-        bootstrap: str,
+        read: ReadRange,
+        committed: Committed,
         snapshot_min_events: int,
         metrics: WorkerMetrics,
     ) -> None:
@@ -59,7 +69,8 @@ class QueueWorker:
         self.table = table
         self.publisher = publisher
         self._flush = flush
-        self._bootstrap = bootstrap
+        self._read = read
+        self._committed = committed
         self._snapshot_min_events = snapshot_min_events
         self.metrics = metrics
         self.states: dict[int, PartitionState] = {}
@@ -70,7 +81,9 @@ class QueueWorker:
         touched: set[int] = set()
         outputs: list[Record] = []
         for record in records:
-            state = await self.state_for(record.partition, record.offset)
+            state = self.states.get(record.partition)
+            if state is None or record.offset > state.applied_offset + 1:
+                state = await self._catch_up(record.partition, record.offset, outputs)
             folded = self.folder.fold(state, record.key, record.value, record.offset)
             if folded is None:
                 continue
@@ -92,18 +105,51 @@ class QueueWorker:
         for partition in touched:
             await self.maybe_snapshot(self.states[partition])
 
-    async def state_for(self, partition: int, offset: int) -> PartitionState:
-        """The partition's state, (re)built when ``offset`` is not the next one it expects."""
-        state = self.states.get(partition)
-        if state is not None and offset <= state.applied_offset + 1:
-            return state
-        # The agent and load_owned may both ask for a new partition: build it once.
+    async def _catch_up(self, partition: int, offset: int, outputs: list[Record]) -> PartitionState:
+        """The partition's state up to ``offset`` - 1: silent up to the committed offset,
+        with outputs (appended to ``outputs``) from there (point 4 of the module doc)."""
         async with self._locks.setdefault(partition, asyncio.Lock()):
+            published_below = min(offset, self._committed(partition))
             state = self.states.get(partition)
-            if state is None or offset > state.applied_offset + 1:
-                state = await self._rebuild(partition, offset)
-                self.states[partition] = state
+            if state is None:
+                state = self.states[partition] = await self._rebuild(partition, published_below)
+            else:
+                await self._fold_range(state, published_below)
+            start = state.applied_offset + 1
+            if await self._fold_range(state, offset, outputs):
+                log.warning(
+                    "partition %d: the consumer skipped records %d to %d; folded them "
+                    "with their outputs",
+                    partition,
+                    start,
+                    offset - 1,
+                )
             return state
+
+    async def _fold_range(
+        self, state: PartitionState, end: int, outputs: list[Record] | None = None
+    ) -> int:
+        """Fold the partition's records from the state's next offset up to ``end``.
+
+        Outputs go to ``outputs``; None: silently (they were published before).
+        """
+        folded_count = 0
+        async for record in self._read(state.partition, state.applied_offset + 1, end):
+            folded = self.folder.fold(state, record.key, record.value, record.offset)
+            if folded is None:
+                continue
+            folded_count += 1
+            if outputs is not None:
+                outputs.extend(
+                    records_of(
+                        folded,
+                        topic=QUEUE.name,
+                        partition=state.partition,
+                        key=record.key,
+                        value=record.value,
+                    )
+                )
+        return folded_count
 
     async def load_owned(self, next_offsets: dict[int, int]) -> None:
         """Build the state of owned partitions before any record arrives for them.
@@ -113,8 +159,9 @@ class QueueWorker:
         tick, and a takeover would pay the rebuild inside the first wave.
         """
         for partition, offset in sorted(next_offsets.items()):
-            if partition not in self.states:
-                await self.state_for(partition, offset)
+            async with self._locks.setdefault(partition, asyncio.Lock()):
+                if partition not in self.states:
+                    self.states[partition] = await self._rebuild(partition, offset)
 
     def forget(self, partitions: set[int]) -> None:
         """Drop the state of partitions this worker no longer owns (rebalance)."""
@@ -130,10 +177,7 @@ class QueueWorker:
             state.applied_offset = snapshot.offset
             state.snapshot_slot = slot
         start = state.applied_offset + 1
-        replayed = 0
-        async for record in read_range(self._bootstrap, QUEUE.name, partition, start, offset):
-            if self.folder.fold(state, record.key, record.value, record.offset) is not None:
-                replayed += 1
+        replayed = await self._fold_range(state, offset)
         log.info(
             "partition %d: state from snapshot at %d, %d events re-folded up to %d",
             partition,
