@@ -10,8 +10,8 @@ from collections import Counter
 
 from matcher.core import (
     Match,
+    Player,
     QueueProfile,
-    Ticket,
     WaveResult,
     WaveSnapshot,
     derive_match_id,
@@ -32,9 +32,13 @@ def wave_result_problems(
     """
     problems: list[str] = []
     tickets = {waiting.ticket.ticket_id: waiting.ticket for waiting in snapshot.tickets}
+    players = {
+        ticket_id: {player.player_id: player for player in ticket.players}
+        for ticket_id, ticket in tickets.items()
+    }
     used: Counter[str] = Counter()
     for match in result.matches:
-        problems.extend(_match_problems(snapshot, profile, match, tickets))
+        problems.extend(_match_problems(snapshot, profile, match, players))
         used.update(match.ticket_ids())
     problems.extend(f"ticket {tid} is in {n} matches" for tid, n in used.items() if n > 1)
     expected_unmatched = set(tickets) - set(used)
@@ -46,40 +50,42 @@ def wave_result_problems(
 
 
 def _match_problems(
-    snapshot: WaveSnapshot, profile: QueueProfile, match: Match, tickets: dict[str, Ticket]
+    snapshot: WaveSnapshot,
+    profile: QueueProfile,
+    match: Match,
+    players: dict[str, dict[str, Player]],
 ) -> list[str]:
     problems: list[str] = []
     team_of_ticket: dict[str, str] = {}
-    seated: Counter[tuple[str, str]] = Counter()
+    seated_of_ticket: dict[str, set[str]] = {}
+    known_seats = 0
     for team in match.teams:
         for seat in team.seats:
-            ticket = tickets.get(seat.ticket_id)
-            if ticket is None:
+            party = players.get(seat.ticket_id)
+            if party is None:
                 problems.append(f"match {match.match_id}: ticket {seat.ticket_id} not in the wave")
                 continue
-            if seat.player_id not in {player.player_id for player in ticket.players}:
+            known_seats += 1
+            player = party.get(seat.player_id)
+            if player is None:
                 problems.append(f"match {match.match_id}: {seat.player_id} not in its ticket")
+            elif match.map_name in player.vetoed_maps:
+                problems.append(f"match {match.match_id}: map vetoed by {seat.player_id}")
             if team_of_ticket.setdefault(seat.ticket_id, team.name) != team.name:
                 problems.append(f"match {match.match_id}: party {seat.ticket_id} split")
-            seated[(seat.ticket_id, seat.player_id)] += 1
-            vetoes = next(
-                (p.vetoed_maps for p in ticket.players if p.player_id == seat.player_id), ()
-            )
-            if match.map_name in vetoes:
-                problems.append(f"match {match.match_id}: map vetoed by {seat.player_id}")
-    problems.extend(
-        f"match {match.match_id}: player {pid} seated {n} times"
-        for (_, pid), n in seated.items()
-        if n > 1
-    )
-    for ticket_id in team_of_ticket:
-        ticket = tickets.get(ticket_id)
-        if ticket is not None:
-            missing = {p.player_id for p in ticket.players} - {
-                pid for (tid, pid) in seated if tid == ticket_id
-            }
-            if missing:
-                problems.append(f"match {match.match_id}: party {ticket_id} incomplete")
+            seated_of_ticket.setdefault(seat.ticket_id, set()).add(seat.player_id)
+    if known_seats > sum(len(pids) for pids in seated_of_ticket.values()):
+        seen: Counter[tuple[str, str]] = Counter(
+            (s.ticket_id, s.player_id) for t in match.teams for s in t.seats
+        )
+        problems.extend(
+            f"match {match.match_id}: player {pid} seated {n} times"
+            for (_, pid), n in seen.items()
+            if n > 1
+        )
+    for ticket_id, pids in seated_of_ticket.items():
+        if not pids >= players[ticket_id].keys():
+            problems.append(f"match {match.match_id}: party {ticket_id} incomplete")
     expected_id = derive_match_id(
         snapshot.queue, snapshot.region, snapshot.wave_id, match.ticket_ids()
     )

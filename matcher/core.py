@@ -209,4 +209,24 @@ def derive_match_id(queue: str, region: str, wave_id: str, ticket_ids: tuple[str
     True
     """
     name = "\x1f".join((queue, region, wave_id, *sorted(ticket_ids)))
-    return str(uuid.uuid5(MATCH_ID_NAMESPACE, name))
+    return uuid5_text(name)
+
+
+_NAMESPACED_SHA1 = hashlib.sha1(MATCH_ID_NAMESPACE.bytes, usedforsecurity=False)
+
+
+def uuid5_text(name: str) -> str:
+    """``str(uuid.uuid5(MATCH_ID_NAMESPACE, name))``, without building UUID objects.
+
+    A 10,000-player wave derives (and its checker re-derives) 5,000 ids: ~4x faster.
+
+    >>> uuid5_text("x") == str(uuid.uuid5(MATCH_ID_NAMESPACE, "x"))
+    True
+    """
+    sha1 = _NAMESPACED_SHA1.copy()
+    sha1.update(name.encode("utf-8"))
+    digest = bytearray(sha1.digest()[:16])
+    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
+    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
+    text = digest.hex()
+    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
