@@ -95,3 +95,61 @@ def _rebuild(
     kept = [slot for i, slot in enumerate(slots) if i not in removed]
     ordered = sorted(kept + added, key=lambda slot: -slot[1])
     return [start + k for start, size in ordered for k in range(size)], tuple(n for _, n in ordered)
+
+
+class MoveTable:
+    """The moves of every pair of structures seen so far, also as flat arrays.
+
+    ``start[sp, sq]`` and ``count[sp, sq]`` locate the moves of a pair of structures in
+    ``index_p``/``index_q``/``sid_p``/``sid_q`` (``count`` -1 where not built yet), so
+    the candidates of many pairs of matches are gathered in a few numpy calls.
+    """
+
+    def __init__(self, structures: Structures) -> None:
+        self.structures = structures
+        self.by_pair: dict[tuple[int, int], Moves] = {}
+        width = 2 * structures.layout.team_size
+        self.index_p = np.zeros((0, width), dtype=np.int64)
+        self.index_q = np.zeros((0, width), dtype=np.int64)
+        self.sid_p = np.zeros(0, dtype=np.int64)
+        self.sid_q = np.zeros(0, dtype=np.int64)
+        self.start = np.zeros((0, 0), dtype=np.int64)
+        self.count = np.zeros((0, 0), dtype=np.int64)
+
+    def get(self, sp: int, sq: int) -> Moves:
+        """Every move between structures ``sp`` and ``sq`` (built once)."""
+        if (sp, sq) not in self.by_pair:
+            moves = moves_between(self.structures, sp, sq)
+            self.by_pair[(sp, sq)] = moves
+            self._grow()
+            self.start[sp, sq], self.count[sp, sq] = len(self.sid_p), len(moves)
+            self.index_p = np.concatenate((self.index_p, moves.index_p))
+            self.index_q = np.concatenate((self.index_q, moves.index_q))
+            self.sid_p = np.concatenate((self.sid_p, moves.sid_p))
+            self.sid_q = np.concatenate((self.sid_q, moves.sid_q))
+        return self.by_pair[(sp, sq)]
+
+    def locate(self, sp: IntArray, sq: IntArray) -> tuple[IntArray, IntArray]:
+        """First row and number of moves of each pair of structures ``(sp[i], sq[i])``.
+
+        >>> from matcher.multifactor.config import MultifactorConfig
+        >>> from matcher.multifactor.evaluate import layout_for
+        >>> table = MoveTable(Structures(layout_for(3), MultifactorConfig()))
+        >>> solos = np.array([table.structures.id_of((1,) * 6)] * 2)
+        >>> [row.tolist() for row in table.locate(solos, solos)]
+        [[0, 0], [36, 36]]
+
+        Notes: O(pairs) plus building the moves of structure pairs not seen before.
+        """
+        for a, b in sorted(set(zip(sp.tolist(), sq.tolist(), strict=True))):
+            self.get(a, b)
+        return self.start[sp, sq], self.count[sp, sq]
+
+    def _grow(self) -> None:
+        size = len(self.structures.slots)
+        if size > len(self.start):
+            old = len(self.start)
+            for name in ("start", "count"):
+                grown = np.full((size, size), -1, dtype=np.int64)
+                grown[:old, :old] = getattr(self, name)
+                setattr(self, name, grown)
