@@ -6,10 +6,12 @@ matter which strategy paired the players.
 
 from __future__ import annotations
 
+import functools
 import random
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
+from types import MappingProxyType
 
-from matcher.core import QueueProfile
+from matcher.core import QueueProfile, ServerRoute
 
 CHANNEL_PREFIX = "scevo"
 CHANNEL_COUNT = 10
@@ -29,7 +31,7 @@ def choose_map(rng: random.Random, maps: tuple[str, ...], vetoes: Iterable[str])
     'b'
     """
     vetoed = set(vetoes)
-    allowed = [name for name in maps if name not in vetoed]
+    allowed = [name for name in maps if name not in vetoed] if vetoed else maps
     if not allowed:
         raise NoPlayableMap("every map is vetoed by a player of the match")
     return allowed[rng.randrange(len(allowed))]
@@ -46,15 +48,22 @@ def choose_server(rng: random.Random, profile: QueueProfile, region_a: str, regi
     The table is symmetric; with several servers for a pair, or an unknown pair
     (falling back to ``profile.fallback_servers``), the seeded RNG picks one.
     """
-    for route in profile.routes:
-        if {route.region_a, route.region_b} == {region_a, region_b} and route.servers:
-            servers = route.servers
-            break
-    else:
-        servers = profile.fallback_servers
+    servers = _route_table(profile.routes).get(
+        frozenset((region_a, region_b)), profile.fallback_servers
+    )
     if len(servers) == 1:
         return servers[0]
     return servers[rng.randrange(len(servers))]
+
+
+@functools.lru_cache(maxsize=64)
+def _route_table(routes: tuple[ServerRoute, ...]) -> Mapping[frozenset[str], tuple[str, ...]]:
+    """The first route with servers of each region pair (a wave places thousands of matches)."""
+    table: dict[frozenset[str], tuple[str, ...]] = {}
+    for route in routes:
+        if route.servers:
+            table.setdefault(frozenset((route.region_a, route.region_b)), route.servers)
+    return MappingProxyType(table)
 
 
 def channel_name(match_number: int) -> str:
@@ -63,5 +72,7 @@ def channel_name(match_number: int) -> str:
     >>> [channel_name(n) for n in (1, 9, 10, 11, 20)]
     ['scevo01', 'scevo09', 'scevo10', 'scevo01', 'scevo10']
     """
-    slot = match_number % CHANNEL_COUNT or CHANNEL_COUNT
-    return f"{CHANNEL_PREFIX}{slot:02d}"
+    return _CHANNELS[match_number % CHANNEL_COUNT]
+
+
+_CHANNELS = tuple(f"{CHANNEL_PREFIX}{slot or CHANNEL_COUNT:02d}" for slot in range(CHANNEL_COUNT))

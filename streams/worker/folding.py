@@ -17,6 +17,7 @@ from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.fold import InvalidWaveResult
+from matcher.strategies import get_strategy
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
@@ -70,6 +71,10 @@ class Folder:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Folder:
+        for profile in settings.profiles().values():
+            # Import each strategy now (scipy for `optimal`: about a second), not
+            # inside the first wave's latency.
+            get_strategy(profile.strategy)
         return cls(
             settings.profiles(),
             settings.regions_by_queue(),
