@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from matcher.queue.fold import rating_diff
@@ -53,6 +55,7 @@ class WorkerMetrics:
         self.snapshots = Counter(
             "wavematch_snapshots_total", "State snapshots written", ["partition"], **kwargs
         )
+        self._event_counters: dict[str, Any] = {}
 
     def observe(self, folded: Folded, state: PartitionState) -> None:
         if folded.rejection is not None:
@@ -61,7 +64,10 @@ class WorkerMetrics:
         step = folded.step
         if step is None:
             return
-        self.events.labels(step.note).inc()
+        counter = self._event_counters.get(step.note)
+        if counter is None:  # labels() takes a lock and hashes: once per note, not per event
+            counter = self._event_counters[step.note] = self.events.labels(step.note)
+        counter.inc()
         summary = step.summary
         if summary is None:
             return
