@@ -39,7 +39,9 @@ from matcher.duel.optimal import optimal_pairs
 from matcher.duel.windows import pressure, tier_window
 
 MAPS = ("Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse")
-THOROUGH = dataclasses.replace(OPTIMAL_DEFAULTS, optimal_band=192, optimal_ahead=384)
+THOROUGH = dataclasses.replace(
+    OPTIMAL_DEFAULTS, optimal_band=192, optimal_ahead=384, optimal_prepair_limit=10**9
+)
 
 
 def wave(n: int, seed: int) -> list[DuelPlayer]:

@@ -100,11 +100,19 @@ def _veto_masks(
     index = {name: i for i, name in enumerate(maps)}
     for i in range(len(maps)):
         all_maps[i // 64] |= np.uint64(1 << (i % 64))
-    for row, player in enumerate(players):
-        for name in player.vetoed_maps:
-            if name in index:
-                bit = index[name]
-                veto[row, bit // 64] |= np.uint64(1 << (bit % 64))
+    # Vetoes are rare (a few per cent of players), so collect (row, bit) and OR them in
+    # one call rather than touching the array once per veto.
+    cells = [
+        (row, index[name])
+        for row, player in enumerate(players)
+        if player.vetoed_maps
+        for name in player.vetoed_maps
+        if name in index
+    ]
+    if cells:
+        rows, bits = np.array(cells, dtype=np.int64).T
+        masks = np.left_shift(np.uint64(1), (bits % 64).astype(np.uint64))
+        np.bitwise_or.at(veto, (rows, bits // 64), masks)
     return veto, all_maps
 
 
@@ -253,3 +261,33 @@ def undirected(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
     first = np.ones(len(u), dtype=bool)
     first[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
     return u[first], v[first], c[first]
+
+
+def subset(arrays: DuelArrays, players: Ints) -> DuelArrays:
+    """The arrays of ``players`` only (renumbered 0..len-1 in the given order).
+
+    The wave-level facts (window rule, lead side, wait bonus, maps) stay those of the
+    whole wave, so a pair is legal in the subset exactly when it is in the wave.
+
+    Notes: O(p log p) for p players.
+    """
+    bw, sc2 = arrays.bw[players], arrays.sc2[players]
+    bw_order = np.flatnonzero(bw >= 0)
+    bw_order = bw_order[np.argsort(bw[bw_order], kind="stable")]
+    sc2_order = np.flatnonzero(sc2 >= 0)
+    sc2_order = sc2_order[np.argsort(sc2[sc2_order], kind="stable")]
+    return DuelArrays(
+        bw=bw,
+        sc2=sc2,
+        wait=arrays.wait[players],
+        radius=arrays.radius[players],
+        veto=arrays.veto[players],
+        all_maps=arrays.all_maps,
+        rule=arrays.rule,
+        lead_is_bw=arrays.lead_is_bw,
+        bonus=arrays.bonus,
+        bw_order=bw_order,
+        sc2_order=sc2_order,
+        bw_sorted=bw[bw_order],
+        sc2_sorted=sc2[sc2_order],
+    )

@@ -84,9 +84,13 @@ class DuelConfig:
     (the design), the longer-waiting one, or the shorter-waiting one (mutual acceptance).
     The ``optimal_*`` fields tune only the ``optimal`` strategy: waves of at most
     ``optimal_exact_limit`` players are solved exactly (docs/adr/0011); up to
-    ``optimal_whole_limit`` players as one band; larger ones in bands of ``optimal_band``
-    rating points with ``optimal_ahead`` points of look-ahead, then one polishing pass
-    unless ``optimal_polish`` is 0 (docs/adr/0015).
+    ``optimal_whole_limit`` players by branch and bound on the k-nearest graph within
+    ``optimal_branch_solves`` sparse assignments (0: never), else as one band; larger
+    ones in bands of ``optimal_band`` rating points with ``optimal_ahead`` points of
+    look-ahead, then one polishing pass
+    unless ``optimal_polish`` is 0 (docs/adr/0015). Waves of more than
+    ``optimal_prepair_limit`` players first pair equal ratings where at least
+    ``optimal_prepair_density`` rating points lie within 10 MMR (docs/adr/0016).
     """
 
     mean_gap_limit: int = 50
@@ -111,6 +115,9 @@ class DuelConfig:
     optimal_band: int = 48
     optimal_ahead: int = 48
     optimal_polish: int = 1
+    optimal_branch_solves: int = 0
+    optimal_prepair_limit: int = 5000
+    optimal_prepair_density: int = 40
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -119,6 +126,9 @@ LADDER_DEFAULTS = DuelConfig()
 
 _NON_NEGATIVE_INTS = {
     "optimal_polish",
+    "optimal_branch_solves",
+    "optimal_prepair_limit",
+    "optimal_prepair_density",
     "optimal_whole_limit",
     "mean_gap_limit",
     "small_population",

@@ -9,6 +9,11 @@ players may take either side).
   an odd cycle longer than 1 it is proven optimal on the whole wave. Otherwise the
   certified blossom of :mod:`matcher.duel.exact` solves the wave (proved optimal on
   every legal pair).
+- Mid-size waves, up to ``optimal_whole_limit`` players (docs/adr/0016): branch and
+  bound of the same relaxation on the k-nearest graph (:mod:`matcher.duel.nearest`);
+  if it does not finish within ``optimal_branch_solves`` sparse assignments, one band.
+- Waves of more than ``optimal_prepair_limit`` players (docs/adr/0016) first pair equal
+  ratings in dense rating ranges (:mod:`matcher.duel.prepair`); the rest as below.
 - Larger waves (docs/adr/0015): :func:`matcher.duel.bands.band_pairs` solves the
   relaxation exactly on overlapping rating bands, on every legal pair of the band,
   and stitches them (one band for the whole wave up to ``optimal_whole_limit``
@@ -20,10 +25,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+import numpy as np
+
 from matcher.duel.bands import band_pairs
 from matcher.duel.exact import exact_matching
-from matcher.duel.graph import DuelArrays, duel_arrays
+from matcher.duel.graph import DuelArrays, duel_arrays, subset
 from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
+from matcher.duel.nearest import nearest_pairs
+from matcher.duel.prepair import equal_rating_pairs
 from matcher.duel.symmetric import symmetric_pairs
 from matcher.duel.windows import pressure, tier_window
 
@@ -36,7 +45,8 @@ class OptimalOutcome:
     legal pair (branch and bound on odd cycles) was integral, or the blossom solved it.
     ``odd_cycles``: fractional odd cycles of the first assignment (small waves) or rounded
     (banded path);
-    ``band_steps``: dense assignments solved by the banded path (0 for small waves).
+    ``band_steps``: dense assignments solved by the banded path, or sparse ones by the
+    mid-size branch and bound (0 for small waves).
     """
 
     pairs: tuple[DuelPair, ...]
@@ -69,9 +79,10 @@ def optimal_pairs(
     window = tier_window(wave_pressure, config)
     arrays = duel_arrays(players, maps, window, config)
     pairs, exact, odd, steps = _solve(arrays, config)
-    pairs.sort(key=lambda pair: (int(arrays.bw[pair[0]]), pair[0]))
+    bw = np.array([a for a, _ in pairs], dtype=np.int64)
+    order = np.lexsort((bw, arrays.bw[bw])).tolist()  # by BW rating, then player index
     return OptimalOutcome(
-        tuple(DuelPair(players[a], players[b]) for a, b in pairs),
+        tuple([DuelPair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]),
         wave_pressure,
         window,
         exact,
@@ -81,6 +92,25 @@ def optimal_pairs(
 
 
 def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], bool, int, int]:
+    if arrays.size > config.optimal_prepair_limit:
+        # Dense ratings pair up at equal MMR first; the rest is a smaller wave (ADR 0016).
+        early = equal_rating_pairs(arrays, config.optimal_prepair_density)
+        late, _, odd, steps = _solve_rest(subset(arrays, early.rest), config)
+        rest = early.rest.tolist()
+        pairs = list(zip(early.bw.tolist(), early.sc2.tolist(), strict=True))
+        return pairs + [(rest[a], rest[b]) for a, b in late], False, odd, steps
+    return _solve_rest(arrays, config)
+
+
+def _solve_rest(
+    arrays: DuelArrays, config: DuelConfig
+) -> tuple[list[tuple[int, int]], bool, int, int]:
+    mid = config.optimal_exact_limit < arrays.size <= config.optimal_whole_limit
+    if mid and config.optimal_branch_solves > 0:
+        # Mid-size: branch and bound on the k-nearest graph (ADR 0016), else one band.
+        near = nearest_pairs(arrays, max_solves=config.optimal_branch_solves)
+        if near.pairs is not None:
+            return list(near.pairs), False, near.odd_cycles, near.solves
     if arrays.size > config.optimal_exact_limit:
         # One band holding every rating point: a single relaxation on every legal pair.
         whole = 2 * arrays.size if arrays.size <= config.optimal_whole_limit else 0
