@@ -65,7 +65,7 @@ class MultifactorConfig:
     budget_evaluations: int = 400_000
     max_restarts: int = 1_000
     restart_jitter: float = 0.5
-    restart_kicks: int = 4
+    restart_kicks: int = 6
 
     def __post_init__(self) -> None:
         for name in (f"weight_{factor}" for factor in FACTORS):

@@ -6,7 +6,10 @@ all splits that keep parties whole). A move exchanges tickets between two matche
 the same total) and re-splits both. The best move of every pair of matches is
 cached; each round of a descent applies the improving moves of disjoint pairs,
 greedily by gain (ADR 0049), then re-scores only the pairs touching a moved match,
-until no move improves.
+until no move improves. A fresh descent first moves only between matches near in
+rating, then between all pairs. Restarts mostly kick the best state (a few random
+moves among matches adjacent in rating, then a descent), every FRESH_EVERY-th one
+starts afresh from a jittered skill order.
 
 The budget counts evaluations (a candidate match scored over all its splits), never
 time, so a replay on any machine makes the same moves and stops at the same point.
@@ -30,6 +33,7 @@ from matcher.multifactor.pool import Pool
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
 
 #: Smallest gain that counts as an improvement; stops float-noise cycles (scores of
 #: equal matches are bit-identical, so real gains are far larger).
@@ -37,6 +41,15 @@ MIN_GAIN = 1e-12
 #: Candidates scored per numpy batch: bounds memory, and keeps the temporaries in cache
 #: (measured on a 1 MiB L2: 2k-candidate batches score up to ~2x faster than 4k or more).
 CANDIDATES_PER_BATCH = 2_048
+#: A kick perturbs this many matches adjacent in rating (ADR 0049): a random move
+#: between far-apart matches is undone by the next descent and wastes its re-scoring.
+KICK_SPAN = 4
+#: Every FRESH_EVERY-th restart starts afresh from a jittered skill order; the others
+#: kick the best state (ADR 0049: local kicks are cheap, fresh starts add diversity).
+FRESH_EVERY = 8
+#: A fresh descent first moves only between matches at most this many ranks apart in
+#: rating (cheap sweeps, most of the gain), then between all pairs (ADR 0049).
+NEAR_RANKS = 3
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,7 +97,7 @@ class Search:
         self.iterations = 0
 
     def run(self) -> SearchOutcome:
-        """Descend from the sorted start, then from jittered starts while the budget lasts.
+        """Descend from the sorted start, then restart (kicks, fresh starts) while budget lasts.
 
         Notes: one descent costs O(M^2 x t^2) evaluations for its first sweep and
         O(M x t^2) per move (M matches, t tickets per match).
@@ -97,7 +110,7 @@ class Search:
         can_move = len(best.score) >= 2
         while can_move and restarts < self.config.max_restarts and self._budget_left():
             restarts += 1
-            if self.config.restart_kicks and restarts % 2 == 0:
+            if self.config.restart_kicks and restarts % FRESH_EVERY:
                 state = self._kicked(best)
             else:
                 state = self._start(self._jittered_order())
@@ -107,7 +120,8 @@ class Search:
         return self._outcome(best, start_score, restarts, best_restart)
 
     def _kicked(self, best: _State) -> _State:
-        """A copy of ``best`` after random moves, descended again (re-scoring only pairs
+        """A copy of ``best`` after random moves among KICK_SPAN matches adjacent in
+        rating, descended again (re-scoring only pairs
         that touch a moved match: every other pair's cached best move is still valid)."""
         state = _State(
             best.seats.copy(),
@@ -120,8 +134,9 @@ class Search:
         )
         count = len(state.score)
         touched: set[int] = set()
+        cluster = self._kick_cluster(state)
         for _ in range(self.config.restart_kicks):
-            p, q = sorted(self.rng.sample(range(count), 2))
+            p, q = sorted(self.rng.sample(cluster, 2))
             moves = self._moves(state.structure[p], state.structure[q])
             if not len(moves):
                 continue
@@ -138,6 +153,13 @@ class Search:
         pairs = {(min(a, b), max(a, b)) for a in touched for b in range(count) if b != a}
         self._descend(state, sorted(pairs))
         return state
+
+    def _kick_cluster(self, state: _State) -> list[int]:
+        """KICK_SPAN matches adjacent in total rating, from a random first one."""
+        order = self._by_rating(state)
+        span = min(KICK_SPAN, len(order))
+        first = self.rng.randrange(len(order) - span + 1)
+        return sorted(order[first : first + span])
 
     def _budget_left(self) -> bool:
         return self.evaluations < self.config.budget_evaluations
@@ -182,14 +204,39 @@ class Search:
     def _descend(self, state: _State, pairs: list[tuple[int, int]] | None = None) -> None:
         """Apply rounds of disjoint improving moves until none improves (or the budget runs out).
 
-        ``pairs`` are the pairs whose cached best move is stale; None means all of them.
+        ``pairs`` are the pairs whose cached best move is stale; None means all of them
+        (a fresh state: first among matches near in rating, then all, see ADR 0049).
         """
         count = len(state.score)
         if pairs is None:
             state.gain = np.full((count, count), -np.inf)
             state.move = np.zeros((count, count, 3), dtype=np.int64)
             state.after = np.zeros((count, count, 2))
-            pairs = [(p, q) for p in range(count) for q in range(p + 1, count)]
+            near = self._near_pairs(state)
+            self._descend_pairs(state, _pairs_where(near), near)
+            if not self._budget_left():
+                return
+            # Near pairs' cached moves are current: only the far ones need scoring.
+            pairs = _pairs_where(np.triu(~near, k=1))
+        self._descend_pairs(state, pairs, None)
+
+    def _near_pairs(self, state: _State) -> BoolArray:
+        """Pairs of matches (p < q) at most NEAR_RANKS apart in the order of total rating."""
+        order = self._by_rating(state)
+        rank = np.empty(len(order), dtype=np.int64)
+        rank[order] = np.arange(len(order))
+        near: BoolArray = np.triu(np.abs(rank[:, None] - rank[None, :]) <= NEAR_RANKS, k=1)
+        return near
+
+    def _by_rating(self, state: _State) -> list[int]:
+        """Matches by total capped rating (then index)."""
+        totals = self.pool.capped[state.seats].sum(axis=1).tolist()
+        return sorted(range(len(totals)), key=lambda m: (totals[m], m))
+
+    def _descend_pairs(
+        self, state: _State, pairs: list[tuple[int, int]], allowed: BoolArray | None
+    ) -> None:
+        count = len(state.score)
         self._rescore(pairs, state)
         while count >= 2:
             chosen = _disjoint_improving(state.gain)
@@ -202,6 +249,8 @@ class Search:
                 return
             moved = sorted({m for pair in chosen for m in pair})
             touched = {(min(a, b), max(a, b)) for a in moved for b in range(count) if b != a}
+            if allowed is not None:
+                touched = {pq for pq in touched if allowed[pq]}
             self._rescore(sorted(touched), state)
 
     def _apply(self, state: _State, p: int, q: int) -> None:
@@ -310,3 +359,8 @@ def _disjoint_improving(gain: FloatArray) -> list[tuple[int, int]]:
             used[p] = used[q] = True
             chosen.append((p, q))
     return chosen
+
+
+def _pairs_where(mask: BoolArray) -> list[tuple[int, int]]:
+    """The pairs (p, q) where ``mask`` is set, in row-major order."""
+    return [(int(p), int(q)) for p, q in zip(*np.nonzero(mask), strict=True)]
