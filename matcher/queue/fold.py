@@ -292,38 +292,39 @@ class RegionQueue:
     def _remove_matched(
         self, matches: tuple[Match, ...], tick: WaveTick
     ) -> list[tuple[Ticket, Dequeued]]:
+        # The hot loop of a big wave (10,000 tickets): locals instead of attribute lookups.
         out = []
+        tickets, player_ticket, finished = self.tickets, self.player_ticket, self.finished
+        at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
+        waited_base = self.waves_closed + 1  # this wave counts as waited
         for match in matches:
             for ticket_id in match.ticket_ids():
-                queued = self.tickets.pop(ticket_id)
-                self._forget(queued.ticket, tick.tick_at_ms)
-                out.append(
-                    (
-                        queued.ticket,
-                        Dequeued(
-                            ticket_id,
-                            self.queue,
-                            self.region,
-                            DequeueReason.MATCHED,
-                            self.waves_waited(queued) + 1,
-                            tick.tick_at_ms,
-                            match_id=match.match_id,
-                            wave_id=tick.wave_id,
-                        ),
-                    )
+                queued = tickets.pop(ticket_id)
+                ticket = queued.ticket
+                for player in ticket.players:
+                    player_ticket.pop(player.player_id, None)
+                finished[ticket_id] = at_ms
+                dequeued = Dequeued(
+                    ticket_id,
+                    queue,
+                    region,
+                    DequeueReason.MATCHED,
+                    waited_base - queued.joined_wave,
+                    at_ms,
+                    match_id=match.match_id,
+                    wave_id=wave_id,
                 )
+                out.append((ticket, dequeued))
             self._record_encounters(match)
         return out
 
     def _record_encounters(self, match: Match) -> None:
-        for team in match.teams:
-            mates = tuple(seat.player_id for seat in team.seats)
-            foes = tuple(
-                s.player_id for other in match.teams if other is not team for s in other.seats
-            )
-            for seat in team.seats:
-                others = tuple(pid for pid in mates if pid != seat.player_id)
-                self.last_matches[seat.player_id] = LastMatch(seat.player_id, others, foes)
+        teams = [tuple(seat.player_id for seat in team.seats) for team in match.teams]
+        for index, mates in enumerate(teams):
+            foes = tuple(pid for other, team in enumerate(teams) if other != index for pid in team)
+            for player_id in mates:
+                others = tuple(pid for pid in mates if pid != player_id)
+                self.last_matches[player_id] = LastMatch(player_id, others, foes)
 
     def _remember_population(self, matched_players: int, window: int) -> None:
         self.recent_matched_players.append(matched_players)
