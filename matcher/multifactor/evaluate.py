@@ -18,7 +18,7 @@ import numpy as np
 import numpy.typing as npt
 
 from matcher.multifactor.config import UNIT, MultifactorConfig
-from matcher.multifactor.factors import combine, premade_score
+from matcher.multifactor.factors import premade_score
 from matcher.multifactor.pool import CROSS_EXTRA, PING, RATING_GAP, SAME_TEAM, Pool
 
 FloatArray = npt.NDArray[np.float64]
@@ -160,13 +160,30 @@ def split_scores(
     extra = _cross_sums(np.take(pool.pairs[CROSS_EXTRA], flat), layout)
     penalty = np.take(pool.pairs[SAME_TEAM], flat).sum(axis=0) + extra
     variation = 1.0 - penalty / (match_pairs * UNIT)
-    hosts = pool.hosts[columns].sum(axis=0)
-    hosts_factor = np.where(hosts >= 2, 1.0, np.where(hosts == 1, config.hosts_one_score, 0.0))
     premade = structures.premade[sids].T
-    factors = [team_skill, player_skill, premade, ping, variation, hosts_factor]
-    total = combine([np.broadcast_to(f, team_skill.shape) for f in factors], config)
+    factors = [team_skill, player_skill, premade, ping, variation]
+    if config.weight_hosts:
+        hosts = pool.hosts[columns].sum(axis=0)
+        factors.append(np.where(hosts >= 2, 1.0, np.where(hosts == 1, config.hosts_one_score, 0.0)))
+    total = _weighted_sum(factors, config)
     result: FloatArray = np.where(structures.valid[sids].T, total, -np.inf)
     return result
+
+
+def _weighted_sum(factors: list[FloatArray], config: MultifactorConfig) -> FloatArray:
+    """:func:`combine`, bit for bit, with less work on arrays of (splits, candidates).
+
+    A per-candidate factor is weighted before it is broadcast over the splits, and a
+    factor of weight 0 (beyond the first) is skipped: adding ``f * 0.0 = 0.0`` to a
+    finite total leaves it unchanged, so ``combine`` gets the same bits.
+    """
+    weights = config.weights()
+    total: FloatArray = factors[0] * weights[0]
+    for factor, weight in zip(factors[1:], weights[1:], strict=False):
+        if weight:
+            total = total + factor * weight
+    shaped: FloatArray = np.broadcast_to(total, (len(factors[0]), total.shape[-1]))
+    return shaped / config.total_weight()
 
 
 def _cross_sums(values: FloatArray, layout: Layout) -> FloatArray:

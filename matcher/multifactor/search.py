@@ -120,9 +120,9 @@ class Search:
         return self._outcome(best, start_score, restarts, best_restart)
 
     def _kicked(self, best: _State) -> _State:
-        """A copy of ``best`` after random moves among KICK_SPAN matches adjacent in
-        rating, descended again (re-scoring only pairs
-        that touch a moved match: every other pair's cached best move is still valid)."""
+        """A copy of ``best`` after random moves among KICK_SPAN matches adjacent in rating,
+        descended again, re-scoring only the pairs that touch a moved match (every other
+        pair's cached best move is still valid)."""
         state = _State(
             best.seats.copy(),
             list(best.structure),
