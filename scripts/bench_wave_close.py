@@ -5,12 +5,16 @@
 Folds N 1v1 joins into one region, then times the WaveTick: snapshot, strategy,
 checker, state update (the fold) and turning the step into encoded output records
 (`records_of`: MatchCreated, TicketDequeued, TicketStatus, WaveClosed). This is the
-"tick read to last event encoded" part of a wave's latency; sending adds the producer.
+"tick read to last event encoded" part of a wave's latency. ``--publish`` starts the
+embedded broker and also sends every record with the worker's Publisher and producer
+settings, timing until the broker acknowledged the last one (the issue's "tick read to
+last event published").
 """
 
 from __future__ import annotations
 
 import argparse
+import asyncio
 import json
 import random
 import statistics
@@ -40,7 +44,9 @@ wave_interval_ms = 10000
 """
 
 
-def one_run(players: int, strategy: str, status: bool, seed: int) -> dict[str, float]:
+def one_run(
+    players: int, strategy: str, status: bool, seed: int, send: object = None
+) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(CONFIG.format(strategy=strategy, status=str(status).lower()))
     folder = Folder.from_settings(load_settings(config, broker_url="kafka://localhost:1"))
@@ -65,9 +71,14 @@ def one_run(players: int, strategy: str, status: bool, seed: int) -> dict[str, f
     folded_at = time.perf_counter()
     outputs = records_of(folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick)
     done = time.perf_counter()
+    published = done
+    if send is not None:
+        asyncio.get_event_loop().run_until_complete(send(outputs))  # type: ignore[operator]
+        published = time.perf_counter()
     assert folded is not None and folded.step is not None and folded.step.summary is not None
     return {"fold_ms": (folded_at - began) * 1e3, "encode_ms": (done - folded_at) * 1e3,
-            "total_ms": (done - began) * 1e3, "records": float(len(outputs)),
+            "total_ms": (done - began) * 1e3, "publish_ms": (published - done) * 1e3,
+            "tick_to_published_ms": (published - began) * 1e3, "records": float(len(outputs)),
             "matches": float(folded.step.summary.matches)}
 
 
@@ -77,11 +88,53 @@ def main() -> int:
     parser.add_argument("--strategy", default="optimal")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-status", action="store_true")
+    parser.add_argument("--publish", action="store_true", help="send to the embedded broker too")
     args = parser.parse_args()
+    if args.publish:
+        return with_broker(args)
     runs = [one_run(args.players, args.strategy, not args.no_status, seed) for seed in range(args.repeat)]
     summary = {name: round(statistics.median(r[name] for r in runs), 1) for name in runs[0]}
     print(json.dumps({"players": args.players, "strategy": args.strategy,
                       "status": not args.no_status, "median_of": args.repeat, **summary}))
+    return 0
+
+
+def with_broker(args: argparse.Namespace) -> int:
+    from aiokafka import AIOKafkaProducer
+
+    from streams.embedded.broker import EmbeddedBroker
+    from streams.topics import ensure_topics
+    from streams.worker.publisher import Publisher
+
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    with EmbeddedBroker() as broker:
+        config = Path("/tmp/bench-wave-close-topics.toml")
+        config.write_text(CONFIG.format(strategy=args.strategy, status="true"))
+        settings = load_settings(config, broker_url=broker.url)
+        loop.run_until_complete(ensure_topics(settings))
+        # The worker's producer settings (streams/worker/app.py).
+        async def started() -> AIOKafkaProducer:
+            producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks="all",
+                                        linger_ms=5, max_batch_size=512 * 1024)
+            await producer.start()
+            return producer
+
+        producer = loop.run_until_complete(started())
+        publisher = Publisher(producer, lambda topic: settings.partitions)
+
+        async def send(outputs: list[tuple[str, bytes, bytes]]) -> None:
+            await publisher.publish(outputs)
+            await producer.flush()
+
+        try:
+            runs = [one_run(args.players, args.strategy, not args.no_status, seed, send)
+                    for seed in range(args.repeat)]
+        finally:
+            loop.run_until_complete(producer.stop())
+    summary = {name: round(statistics.median(r[name] for r in runs), 1) for name in runs[0]}
+    print(json.dumps({"players": args.players, "strategy": args.strategy, "publish": True,
+                      "median_of": args.repeat, **summary}))
     return 0
 
 
