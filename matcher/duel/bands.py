@@ -282,12 +282,9 @@ class _Step:
         k = len(cycle)
         if k == 2:
             return [(cycle[0], cycle[1])]
-        members = np.array(cycle)
-        costs = self.table[members, np.roll(members, -1)]
-        starts = np.arange(k if k % 2 else 2)
-        # Sums of integer-valued floats are exact, so the first minimum is the old tie-break.
-        sums = costs[(starts[:, None] + 2 * np.arange(k // 2)[None, :]) % k].sum(axis=1)
-        best = int(np.argmin(sums))
+        costs: list[float] = self.table[cycle, cycle[1:] + cycle[:1]].tolist()
+        starts = range(k) if k % 2 else range(2)
+        best = min(starts, key=lambda s: (sum(costs[(s + 2 * i) % k] for i in range(k // 2)), s))
         return [(cycle[(best + 2 * i) % k], cycle[(best + 2 * i + 1) % k]) for i in range(k // 2)]
 
 
