@@ -58,28 +58,54 @@ def one_run(
     for number in range(players):
         mmr = max(0, int(rng.gauss(1500, 250)))
         side = rng.random()
-        ratings = {"bw": mmr} if side < 0.35 else ({"sc2": mmr} if side < 0.7 else
-                                                    {"bw": mmr, "sc2": mmr + 50})
-        value = json.dumps({"type": "TicketJoined", "ticket_id": f"t{number}", "queue": "1v1",
-                            "region": "eu", "joined_at_ms": start_ms,
-                            "players": [{"player_id": f"p{number}", "ratings": ratings}]}).encode()
+        ratings = (
+            {"bw": mmr}
+            if side < 0.35
+            else ({"sc2": mmr} if side < 0.7 else {"bw": mmr, "sc2": mmr + 50})
+        )
+        value = json.dumps(
+            {
+                "type": "TicketJoined",
+                "ticket_id": f"t{number}",
+                "queue": "1v1",
+                "region": "eu",
+                "joined_at_ms": start_ms,
+                "players": [{"player_id": f"p{number}", "ratings": ratings}],
+            }
+        ).encode()
         folder.fold(state, key, value, number)
-    tick = encode(WaveTick(queue="1v1", region="eu", wave_id="1", sequence=1,
-                           tick_at_ms=start_ms + 10_000, config_fingerprint="f", interval_ms=10_000))
+    tick = encode(
+        WaveTick(
+            queue="1v1",
+            region="eu",
+            wave_id="1",
+            sequence=1,
+            tick_at_ms=start_ms + 10_000,
+            config_fingerprint="f",
+            interval_ms=10_000,
+        )
+    )
     began = time.perf_counter()
     folded = folder.fold(state, key, tick, players)
     folded_at = time.perf_counter()
-    outputs = records_of(folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick)
+    outputs = records_of(
+        folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick
+    )
     done = time.perf_counter()
     published = done
     if send is not None:
         asyncio.get_event_loop().run_until_complete(send(outputs))  # type: ignore[operator]
         published = time.perf_counter()
     assert folded is not None and folded.step is not None and folded.step.summary is not None
-    return {"fold_ms": (folded_at - began) * 1e3, "encode_ms": (done - folded_at) * 1e3,
-            "total_ms": (done - began) * 1e3, "publish_ms": (published - done) * 1e3,
-            "tick_to_published_ms": (published - began) * 1e3, "records": float(len(outputs)),
-            "matches": float(folded.step.summary.matches)}
+    return {
+        "fold_ms": (folded_at - began) * 1e3,
+        "encode_ms": (done - folded_at) * 1e3,
+        "total_ms": (done - began) * 1e3,
+        "publish_ms": (published - done) * 1e3,
+        "tick_to_published_ms": (published - began) * 1e3,
+        "records": float(len(outputs)),
+        "matches": float(folded.step.summary.matches),
+    }
 
 
 def main() -> int:
@@ -92,10 +118,22 @@ def main() -> int:
     args = parser.parse_args()
     if args.publish:
         return with_broker(args)
-    runs = [one_run(args.players, args.strategy, not args.no_status, seed) for seed in range(args.repeat)]
+    runs = [
+        one_run(args.players, args.strategy, not args.no_status, seed)
+        for seed in range(args.repeat)
+    ]
     summary = {name: round(statistics.median(r[name] for r in runs), 1) for name in runs[0]}
-    print(json.dumps({"players": args.players, "strategy": args.strategy,
-                      "status": not args.no_status, "median_of": args.repeat, **summary}))
+    print(
+        json.dumps(
+            {
+                "players": args.players,
+                "strategy": args.strategy,
+                "status": not args.no_status,
+                "median_of": args.repeat,
+                **summary,
+            }
+        )
+    )
     return 0
 
 
@@ -113,10 +151,15 @@ def with_broker(args: argparse.Namespace) -> int:
         config.write_text(CONFIG.format(strategy=args.strategy, status="true"))
         settings = load_settings(config, broker_url=broker.url)
         loop.run_until_complete(ensure_topics(settings))
+
         # The worker's producer settings (streams/worker/app.py).
         async def started() -> AIOKafkaProducer:
-            producer = AIOKafkaProducer(bootstrap_servers=broker.bootstrap, acks="all",
-                                        linger_ms=5, max_batch_size=512 * 1024)
+            producer = AIOKafkaProducer(
+                bootstrap_servers=broker.bootstrap,
+                acks="all",
+                linger_ms=5,
+                max_batch_size=512 * 1024,
+            )
             await producer.start()
             return producer
 
@@ -128,13 +171,24 @@ def with_broker(args: argparse.Namespace) -> int:
             await producer.flush()
 
         try:
-            runs = [one_run(args.players, args.strategy, not args.no_status, seed, send)
-                    for seed in range(args.repeat)]
+            runs = [
+                one_run(args.players, args.strategy, not args.no_status, seed, send)
+                for seed in range(args.repeat)
+            ]
         finally:
             loop.run_until_complete(producer.stop())
     summary = {name: round(statistics.median(r[name] for r in runs), 1) for name in runs[0]}
-    print(json.dumps({"players": args.players, "strategy": args.strategy, "publish": True,
-                      "median_of": args.repeat, **summary}))
+    print(
+        json.dumps(
+            {
+                "players": args.players,
+                "strategy": args.strategy,
+                "publish": True,
+                "median_of": args.repeat,
+                **summary,
+            }
+        )
+    )
     return 0
 
 

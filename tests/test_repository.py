@@ -10,9 +10,22 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: Modules the pure core must never import (nor any of their submodules).
 FORBIDDEN_IN_MATCHER = {
-    "asyncio", "faust", "mode", "aiokafka", "kafka", "confluent_kafka", "pydantic",
-    "pydantic_settings", "fastavro", "avro", "streams", "schemas", "socket", "threading",
-    "multiprocessing", "subprocess",
+    "asyncio",
+    "faust",
+    "mode",
+    "aiokafka",
+    "kafka",
+    "confluent_kafka",
+    "pydantic",
+    "pydantic_settings",
+    "fastavro",
+    "avro",
+    "streams",
+    "schemas",
+    "socket",
+    "threading",
+    "multiprocessing",
+    "subprocess",
 }
 
 
@@ -23,9 +36,13 @@ def _imported_roots(path: Path) -> set[str]:
             roots.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             roots.add(node.module.split(".")[0])
-        elif isinstance(node, ast.Call) and getattr(node.func, "attr", "") == "import_module":
-            if node.args and isinstance(node.args[0], ast.Constant):
-                roots.add(str(node.args[0].value).split(".")[0])
+        elif (
+            isinstance(node, ast.Call)
+            and getattr(node.func, "attr", "") == "import_module"
+            and node.args
+            and isinstance(node.args[0], ast.Constant)
+        ):
+            roots.add(str(node.args[0].value).split(".")[0])
     return roots
 
 

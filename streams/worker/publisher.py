@@ -16,7 +16,15 @@ from typing import Any
 from aiokafka import AIOKafkaProducer
 
 from schemas.codec import encoder_for
-from schemas.topics import CLEANUP, DEADLETTER, MATCHES, STATUS, WAVES, murmur2_partition, queue_key
+from schemas.topics import (
+    CLEANUP,
+    DEADLETTER,
+    MATCHES,
+    STATUS,
+    WAVES,
+    murmur2_partitions,
+    queue_key,
+)
 from streams import translate
 from streams.worker.folding import Folded
 
@@ -117,10 +125,16 @@ class Publisher:
         self._partitions_of = partitions_of
 
     async def publish(self, records: Iterable[Record]) -> int:
-        grouped: dict[tuple[str, int], list[tuple[bytes, bytes]]] = defaultdict(list)
+        by_topic: dict[str, list[tuple[bytes, bytes]]] = defaultdict(list)
         for topic, key, value in records:
-            partition = murmur2_partition(key, self._partitions_of(topic))
-            grouped[(topic, partition)].append((key, value))
+            by_topic[topic].append((key, value))
+        grouped: dict[tuple[str, int], list[tuple[bytes, bytes]]] = defaultdict(list)
+        for topic, items in by_topic.items():
+            keys = [key for key, _ in items]
+            for partition, item in zip(
+                murmur2_partitions(keys, self._partitions_of(topic)), items, strict=True
+            ):
+                grouped[(topic, partition)].append(item)
         sent = 0
         for (topic, partition), items in grouped.items():
             sent += await self._send(topic, partition, items)

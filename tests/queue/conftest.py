@@ -37,13 +37,23 @@ def pair_in_order(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
             waiting.insert(0, b)
             continue
         teams = tuple(
-            Team(f"team{i}", tuple(Seat(t.ticket_id, p.player_id, "", p.ratings[0][1]) for p in t.players))
+            Team(
+                f"team{i}",
+                tuple(Seat(t.ticket_id, p.player_id, "", p.ratings[0][1]) for p in t.players),
+            )
             for i, t in enumerate((a, b), start=1)
         )
-        matches.append(Match(
-            derive_match_id(snapshot.queue, snapshot.region, snapshot.wave_id, (a.ticket_id, b.ticket_id)),
-            teams, choose_map(rng, profile.maps, vetoes), "srv", channel_name(len(matches) + 1),
-        ))
+        matches.append(
+            Match(
+                derive_match_id(
+                    snapshot.queue, snapshot.region, snapshot.wave_id, (a.ticket_id, b.ticket_id)
+                ),
+                teams,
+                choose_map(rng, profile.maps, vetoes),
+                "srv",
+                channel_name(len(matches) + 1),
+            )
+        )
     unmatched.extend(t.ticket_id for t in waiting)
     return WaveResult(PAIRS, tuple(matches), tuple(unmatched))
 
@@ -57,9 +67,20 @@ def profile() -> QueueProfile:
     return QueueProfile(queue="duo", strategy=PAIRS, maps=("alpha", "beta"), team_size=2)
 
 
-def make_ticket(ticket_id: str, *players: str, joined_at_ms: int = 1_000, rating: int = 1500,
-                vetoes: tuple[str, ...] = (), queue: str = "duo", region: str = "eu") -> Ticket:
+def make_ticket(
+    ticket_id: str,
+    *players: str,
+    joined_at_ms: int = 1_000,
+    rating: int = 1500,
+    vetoes: tuple[str, ...] = (),
+    queue: str = "duo",
+    region: str = "eu",
+) -> Ticket:
     names = players or (f"p-{ticket_id}",)
-    return Ticket(ticket_id, queue, region,
-                  tuple(Player(n, (("any", rating),), vetoed_maps=vetoes) for n in names),
-                  joined_at_ms)
+    return Ticket(
+        ticket_id,
+        queue,
+        region,
+        tuple(Player(n, (("any", rating),), vetoed_maps=vetoes) for n in names),
+        joined_at_ms,
+    )

@@ -20,7 +20,9 @@ RULES = QueueRules(ticket_ttl_ms=60_000, finished_retention_ms=120_000)
 
 
 def tick(sequence: int, at_ms: int | None = None) -> WaveTick:
-    return WaveTick("duo", "eu", f"w{sequence}", sequence, at_ms or 10_000 * sequence, "cfg", 10_000)
+    return WaveTick(
+        "duo", "eu", f"w{sequence}", sequence, at_ms or 10_000 * sequence, "cfg", 10_000
+    )
 
 
 def join(state: RegionQueue, profile: QueueProfile, *args, **kwargs):
@@ -70,10 +72,15 @@ def test_leaving_dequeues_with_the_waves_waited(profile):
     join(state, profile, "t1", "solo", vetoes=("alpha", "beta"))
     join(state, profile, "t2", vetoes=("alpha", "beta"))
     state.apply(tick(1), profile, RULES)
-    step = state.apply(TicketLeft("t1", "duo", "eu", LeaveReason.DISCONNECTED, 15_000), profile, RULES)
+    step = state.apply(
+        TicketLeft("t1", "duo", "eu", LeaveReason.DISCONNECTED, 15_000), profile, RULES
+    )
     (dequeued,) = step.dequeued
     assert (dequeued.reason, dequeued.waves_waited, dequeued.detail) == (
-        DequeueReason.LEFT, 1, "disconnected")
+        DequeueReason.LEFT,
+        1,
+        "disconnected",
+    )
     assert "solo" not in state.player_ticket
 
 
@@ -101,7 +108,10 @@ def test_wait_cycles_come_from_the_wave_counter(profile):
     state.apply(tick(2), profile, RULES)
     join(state, profile, "new")
     snapshot = state.snapshot(tick(3))
-    assert [(w.ticket.ticket_id, w.wait_cycles) for w in snapshot.tickets] == [("old", 2), ("new", 0)]
+    assert [(w.ticket.ticket_id, w.wait_cycles) for w in snapshot.tickets] == [
+        ("old", 2),
+        ("new", 0),
+    ]
 
 
 def test_a_tick_that_is_not_newer_than_the_last_is_ignored(profile):
@@ -174,8 +184,8 @@ def test_waits_are_estimated_from_recent_waves(profile):
 
 
 def test_an_invalid_strategy_result_is_refused(profile, monkeypatch):
-    from matcher.core import WaveResult
     import matcher.queue.fold as fold
+    from matcher.core import WaveResult
 
     state = RegionQueue("duo", "eu")
     join(state, profile, "a")
@@ -188,28 +198,43 @@ def test_an_invalid_strategy_result_is_refused(profile, monkeypatch):
 def test_the_book_rejects_joins_for_unknown_queues_and_regions(profile):
     book = QueueBook({"duo": profile}, {"duo": ("eu",)}, RULES)
     assert book.apply(TicketJoined(make_ticket("t", queue="solo"))).dequeued[0].detail == (
-        "unknown queue 'solo'")
+        "unknown queue 'solo'"
+    )
     step = book.apply(TicketJoined(make_ticket("t", region="mars")))
     assert step.dequeued[0].detail == "queue 'duo' is not open in region 'mars'"
     assert book.apply(WaveTick("duo", "mars", "1", 1, 1, "c", 1)).note == "unknown_queue"
     assert book.apply(TicketJoined(make_ticket("t"))).note == "joined"
 
 
-def test_a_pop_timer_queue_folds_its_arrival_rate_into_the_next_wave_time(profile: QueueProfile) -> None:
+def test_a_pop_timer_queue_folds_its_arrival_rate_into_the_next_wave_time(
+    profile: QueueProfile,
+) -> None:
     from matcher.queue.cadence import CadencePolicy
 
-    pop = CadencePolicy(mode="pop", target_matches=1.0, floor_ms=1_000, cap_ms=60_000, smoothing=0.5)
+    pop = CadencePolicy(
+        mode="pop", target_matches=1.0, floor_ms=1_000, cap_ms=60_000, smoothing=0.5
+    )
     state = RegionQueue("duo", "eu")
     rules = QueueRules(ticket_ttl_ms=10**9, finished_retention_ms=10**9)
-    assert state.next_tick_at_ms(pop, 4) is None          # before the first wave
+    assert state.next_tick_at_ms(pop, 4) is None  # before the first wave
     state.apply(tick(1), profile, rules, pop)
-    for number in range(5):                                # 5 players in the first 10 s
-        state.apply(TicketJoined(make_ticket(f"a{number}", joined_at_ms=10_000 + number)), profile, rules, pop)
+    for number in range(5):  # 5 players in the first 10 s
+        state.apply(
+            TicketJoined(make_ticket(f"a{number}", joined_at_ms=10_000 + number)),
+            profile,
+            rules,
+            pop,
+        )
     state.apply(tick(2), profile, rules, pop)
     assert state.arrival_rate_per_s == 0.5 and state.arrivals_since_tick == 0
-    assert state.next_tick_at_ms(pop, 4) == 20_000 + 8_000   # 4 players at 0.5/s
-    for number in range(15):                               # 15 more in the next 10 s
-        state.apply(TicketJoined(make_ticket(f"b{number}", joined_at_ms=20_000 + number)), profile, rules, pop)
+    assert state.next_tick_at_ms(pop, 4) == 20_000 + 8_000  # 4 players at 0.5/s
+    for number in range(15):  # 15 more in the next 10 s
+        state.apply(
+            TicketJoined(make_ticket(f"b{number}", joined_at_ms=20_000 + number)),
+            profile,
+            rules,
+            pop,
+        )
     state.apply(tick(3), profile, rules, pop)
-    assert state.arrival_rate_per_s == 0.5 * 1.5 + 0.5 * 0.5   # moving average
+    assert state.arrival_rate_per_s == 0.5 * 1.5 + 0.5 * 0.5  # moving average
     assert state.next_tick_at_ms(pop, 4) == 30_000 + 4_000

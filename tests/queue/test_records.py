@@ -7,11 +7,10 @@ import json
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from matcher.core import QueueProfile
 from matcher.queue import LeaveReason, QueueRules, RegionQueue, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.records import queue_from_record, queue_to_record
 from tests.queue.conftest import PAIRS, make_ticket
-
-from matcher.core import QueueProfile
 
 PROFILE = QueueProfile(queue="duo", strategy=PAIRS, maps=("alpha", "beta", "gamma"), team_size=2)
 RULES = QueueRules(ticket_ttl_ms=50_000, finished_retention_ms=80_000)
@@ -27,11 +26,23 @@ def logs(draw):
             tid = f"t{draw(st.integers(0, 25))}"
             players = tuple(f"p{draw(st.integers(0, 30))}" for _ in range(draw(st.integers(1, 2))))
             vetoes = tuple(draw(st.lists(st.sampled_from(PROFILE.maps), max_size=2)))
-            events.append(TicketJoined(make_ticket(
-                tid, *players, joined_at_ms=clock, rating=draw(st.integers(0, 3000)), vetoes=vetoes)))
+            events.append(
+                TicketJoined(
+                    make_ticket(
+                        tid,
+                        *players,
+                        joined_at_ms=clock,
+                        rating=draw(st.integers(0, 3000)),
+                        vetoes=vetoes,
+                    )
+                )
+            )
         elif kind == "leave":
-            events.append(TicketLeft(f"t{draw(st.integers(0, 25))}", "duo", "eu",
-                                     LeaveReason.REQUESTED, clock))
+            events.append(
+                TicketLeft(
+                    f"t{draw(st.integers(0, 25))}", "duo", "eu", LeaveReason.REQUESTED, clock
+                )
+            )
         else:
             sequence += draw(st.integers(-1, 2))
             events.append(WaveTick("duo", "eu", f"w{sequence}", sequence, clock, "cfg", 10_000))

@@ -13,11 +13,19 @@ T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 
 def ticket_joined(**changes: Any) -> m.TicketJoined:
     body: dict[str, Any] = {
-        "ticket_id": "t-2f9c1b7e", "queue": "1v1", "region": "eu", "party_id": None,
-        "players": [{
-            "player_id": "p-4411", "ratings": {"zerg": 1850, "protoss": 1720},
-            "roles": ["zerg"], "vetoed_maps": ["Frost"], "latency_ms": {"eu": 18, "us-east": 95},
-        }],
+        "ticket_id": "t-2f9c1b7e",
+        "queue": "1v1",
+        "region": "eu",
+        "party_id": None,
+        "players": [
+            {
+                "player_id": "p-4411",
+                "ratings": {"zerg": 1850, "protoss": 1720},
+                "roles": ["zerg"],
+                "vetoed_maps": ["Frost"],
+                "latency_ms": {"eu": 18, "us-east": 95},
+            }
+        ],
         "joined_at_ms": T0,
     }
     return m.TicketJoined.model_validate({**body, **changes})
@@ -26,43 +34,102 @@ def ticket_joined(**changes: Any) -> m.TicketJoined:
 def sample(model: type[m.Record]) -> m.Record:
     """Return one typical valid event of ``model``."""
     bodies: dict[type[m.Record], dict[str, Any]] = {
-        m.TicketLeft: {"ticket_id": "t-2f9c1b7e", "queue": "1v1", "region": "eu",
-                       "reason": "DISCONNECTED", "left_at_ms": T0 + 30_000},
-        m.WaveTick: {"queue": "1v1", "region": "eu", "wave_id": "1v1/eu/000000000042",
-                     "sequence": 42, "tick_at_ms": T0 + 5_000,
-                     "config_fingerprint": "cfg-9a1f03c2", "interval_ms": 5_000},
+        m.TicketLeft: {
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "reason": "DISCONNECTED",
+            "left_at_ms": T0 + 30_000,
+        },
+        m.WaveTick: {
+            "queue": "1v1",
+            "region": "eu",
+            "wave_id": "1v1/eu/000000000042",
+            "sequence": 42,
+            "tick_at_ms": T0 + 5_000,
+            "config_fingerprint": "cfg-9a1f03c2",
+            "interval_ms": 5_000,
+        },
         m.MatchCreated: {
-            "match_id": "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37", "queue": "1v1", "region": "eu",
+            "match_id": "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37",
+            "queue": "1v1",
+            "region": "eu",
             "wave_id": "1v1/eu/000000000042",
             "teams": [
-                {"name": "red", "players": [{"ticket_id": "t-1", "player_id": "p-1",
-                                             "role": "zerg", "rating": 1850}]},
-                {"name": "blue", "players": [{"ticket_id": "t-2", "player_id": "p-2",
-                                              "role": "terran", "rating": 1815}]},
+                {
+                    "name": "red",
+                    "players": [
+                        {"ticket_id": "t-1", "player_id": "p-1", "role": "zerg", "rating": 1850}
+                    ],
+                },
+                {
+                    "name": "blue",
+                    "players": [
+                        {"ticket_id": "t-2", "player_id": "p-2", "role": "terran", "rating": 1815}
+                    ],
+                },
             ],
-            "map": "Frost", "server": "fra-1", "channel": "match-0f8e7a52",
-            "quality": {"rating_diff": 35.0}, "strategy": "optimal",
-            "config_fingerprint": "cfg-9a1f03c2", "created_at_ms": T0 + 5_000,
+            "map": "Frost",
+            "server": "fra-1",
+            "channel": "match-0f8e7a52",
+            "quality": {"rating_diff": 35.0},
+            "strategy": "optimal",
+            "config_fingerprint": "cfg-9a1f03c2",
+            "created_at_ms": T0 + 5_000,
         },
-        m.TicketDequeued: {"ticket_id": "t-1", "queue": "1v1", "region": "eu",
-                           "reason": "MATCHED", "match_id": "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37",
-                           "wave_id": "1v1/eu/000000000042", "waves_waited": 2,
-                           "at_ms": T0 + 5_000},
-        m.TicketStatus: {"ticket_id": "t-3", "queue": "1v1", "region": "eu",
-                         "state": "SEARCHING", "position": 4, "waves_waited": 1,
-                         "estimated_wait_ms": 15_000, "next_wave_at_ms": T0 + 10_000,
-                         "wave_id": "1v1/eu/000000000042", "at_ms": T0 + 5_000},
-        m.WaveClosed: {"queue": "1v1", "region": "eu", "wave_id": "1v1/eu/000000000042",
-                       "wave_number": 42, "players_in_snapshot": 37, "tickets_in_snapshot": 31,
-                       "matches": 14, "matched_players": 28, "unmatched": 3, "expired": 1,
-                       "avg_rating_diff": 42.5, "min_rating_diff": 3.0, "max_rating_diff": 120.0,
-                       "strategy": "optimal", "config_fingerprint": "cfg-9a1f03c2",
-                       "closed_at_ms": T0 + 5_000, "duration_ms": 3.75},
-        m.DeadLetter: {"original": b'{"type": "TicketJoined"}', "original_size": 24,
-                       "original_key": b"1v1/eu", "topic": "wavematch.queue.v1",
-                       "partition": 3, "offset": 18231, "error_code": "missing_field",
-                       "reason": "TicketJoined ticket_id: Field required", "field": "ticket_id",
-                       "failed_at_ms": T0 + 5_123},
+        m.TicketDequeued: {
+            "ticket_id": "t-1",
+            "queue": "1v1",
+            "region": "eu",
+            "reason": "MATCHED",
+            "match_id": "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37",
+            "wave_id": "1v1/eu/000000000042",
+            "waves_waited": 2,
+            "at_ms": T0 + 5_000,
+        },
+        m.TicketStatus: {
+            "ticket_id": "t-3",
+            "queue": "1v1",
+            "region": "eu",
+            "state": "SEARCHING",
+            "position": 4,
+            "waves_waited": 1,
+            "estimated_wait_ms": 15_000,
+            "next_wave_at_ms": T0 + 10_000,
+            "wave_id": "1v1/eu/000000000042",
+            "at_ms": T0 + 5_000,
+        },
+        m.WaveClosed: {
+            "queue": "1v1",
+            "region": "eu",
+            "wave_id": "1v1/eu/000000000042",
+            "wave_number": 42,
+            "players_in_snapshot": 37,
+            "tickets_in_snapshot": 31,
+            "matches": 14,
+            "matched_players": 28,
+            "unmatched": 3,
+            "expired": 1,
+            "avg_rating_diff": 42.5,
+            "min_rating_diff": 3.0,
+            "max_rating_diff": 120.0,
+            "strategy": "optimal",
+            "config_fingerprint": "cfg-9a1f03c2",
+            "closed_at_ms": T0 + 5_000,
+            "duration_ms": 3.75,
+        },
+        m.DeadLetter: {
+            "original": b'{"type": "TicketJoined"}',
+            "original_size": 24,
+            "original_key": b"1v1/eu",
+            "topic": "wavematch.queue.v1",
+            "partition": 3,
+            "offset": 18231,
+            "error_code": "missing_field",
+            "reason": "TicketJoined ticket_id: Field required",
+            "field": "ticket_id",
+            "failed_at_ms": T0 + 5_123,
+        },
     }
     if model is m.TicketJoined:
         return ticket_joined()
@@ -94,11 +161,21 @@ players = st.builds(
 
 @st.composite
 def _ticket_joined(draw: st.DrawFn) -> m.TicketJoined:
-    members = draw(st.lists(players, min_size=1, max_size=m.MAX_PLAYERS_PER_TICKET,
-                            unique_by=lambda player: player.player_id))
+    members = draw(
+        st.lists(
+            players,
+            min_size=1,
+            max_size=m.MAX_PLAYERS_PER_TICKET,
+            unique_by=lambda player: player.player_id,
+        )
+    )
     return m.TicketJoined(
-        ticket_id=draw(ids), queue=draw(key_parts), region=draw(key_parts),
-        party_id=draw(st.none() | ids), players=tuple(members), joined_at_ms=draw(timestamps),
+        ticket_id=draw(ids),
+        queue=draw(key_parts),
+        region=draw(key_parts),
+        party_id=draw(st.none() | ids),
+        players=tuple(members),
+        joined_at_ms=draw(timestamps),
     )
 
 
@@ -106,14 +183,23 @@ def _ticket_joined(draw: st.DrawFn) -> m.TicketJoined:
 def _match_created(draw: st.DrawFn) -> m.MatchCreated:
     seats = st.builds(m.Seat, ticket_id=ids, player_id=ids, role=names, rating=ratings)
     all_seats = draw(st.lists(seats, min_size=1, max_size=8, unique_by=lambda s: s.player_id))
-    team_names = draw(st.lists(names, min_size=len(all_seats), max_size=len(all_seats),
-                               unique=True))
+    team_names = draw(
+        st.lists(names, min_size=len(all_seats), max_size=len(all_seats), unique=True)
+    )
     teams = tuple(m.Team(name=n, players=(s,)) for n, s in zip(team_names, all_seats, strict=True))
     return m.MatchCreated(
-        match_id=draw(ids), queue=draw(key_parts), region=draw(key_parts), wave_id=draw(ids),
-        teams=teams, map=draw(names), server=draw(ids), channel=draw(ids),
-        quality=draw(st.dictionaries(names, figures, max_size=3)), strategy=draw(names),
-        config_fingerprint=draw(ids), created_at_ms=draw(timestamps),
+        match_id=draw(ids),
+        queue=draw(key_parts),
+        region=draw(key_parts),
+        wave_id=draw(ids),
+        teams=teams,
+        map=draw(names),
+        server=draw(ids),
+        channel=draw(ids),
+        quality=draw(st.dictionaries(names, figures, max_size=3)),
+        strategy=draw(names),
+        config_fingerprint=draw(ids),
+        created_at_ms=draw(timestamps),
     )
 
 
@@ -121,9 +207,13 @@ def _match_created(draw: st.DrawFn) -> m.MatchCreated:
 def _ticket_dequeued(draw: st.DrawFn) -> m.TicketDequeued:
     reason = draw(st.sampled_from(m.DequeueReason))
     return m.TicketDequeued(
-        ticket_id=draw(ids), queue=draw(key_parts), region=draw(key_parts), reason=reason,
+        ticket_id=draw(ids),
+        queue=draw(key_parts),
+        region=draw(key_parts),
+        reason=reason,
         match_id=draw(ids) if reason is m.DequeueReason.MATCHED else None,
-        wave_id=draw(st.none() | ids), waves_waited=draw(counts),
+        wave_id=draw(st.none() | ids),
+        waves_waited=draw(counts),
         detail=draw(st.none() | st.text(_printable, min_size=1, max_size=200)),
         at_ms=draw(timestamps),
     )
@@ -136,14 +226,22 @@ def _wave_closed(draw: st.DrawFn) -> m.WaveClosed:
     diffs = sorted(draw(st.lists(st.floats(0, 1e6), min_size=3, max_size=3)))
     have_diffs = draw(st.booleans())
     return m.WaveClosed(
-        queue=draw(key_parts), region=draw(key_parts), wave_id=draw(ids),
-        wave_number=draw(longs), players_in_snapshot=players_in, tickets_in_snapshot=tickets,
-        matches=draw(st.integers(0, players_in)), matched_players=draw(st.integers(0, players_in)),
-        unmatched=draw(st.integers(0, tickets)), expired=draw(st.integers(0, tickets)),
+        queue=draw(key_parts),
+        region=draw(key_parts),
+        wave_id=draw(ids),
+        wave_number=draw(longs),
+        players_in_snapshot=players_in,
+        tickets_in_snapshot=tickets,
+        matches=draw(st.integers(0, players_in)),
+        matched_players=draw(st.integers(0, players_in)),
+        unmatched=draw(st.integers(0, tickets)),
+        expired=draw(st.integers(0, tickets)),
         avg_rating_diff=diffs[1] if have_diffs else None,
         min_rating_diff=diffs[0] if have_diffs else None,
         max_rating_diff=diffs[2] if have_diffs else None,
-        strategy=draw(names), config_fingerprint=draw(ids), closed_at_ms=draw(timestamps),
+        strategy=draw(names),
+        config_fingerprint=draw(ids),
+        closed_at_ms=draw(timestamps),
         duration_ms=draw(st.floats(0, 1e7)),
     )
 
@@ -152,29 +250,53 @@ def _wave_closed(draw: st.DrawFn) -> m.WaveClosed:
 def _dead_letter(draw: st.DrawFn) -> m.DeadLetter:
     original = draw(st.binary(max_size=300))
     return m.DeadLetter(
-        original=original, original_size=len(original) + draw(st.integers(0, 10)),
-        original_key=draw(st.none() | st.binary(max_size=40)), topic=draw(key_parts),
-        partition=draw(counts), offset=draw(longs),
+        original=original,
+        original_size=len(original) + draw(st.integers(0, 10)),
+        original_key=draw(st.none() | st.binary(max_size=40)),
+        topic=draw(key_parts),
+        partition=draw(counts),
+        offset=draw(longs),
         error_code=draw(st.sampled_from(["invalid_field", "truncated", "garbage"])),
         reason=draw(st.text(_printable, min_size=1, max_size=100)),
-        field=draw(st.none() | names), failed_at_ms=draw(timestamps),
+        field=draw(st.none() | names),
+        failed_at_ms=draw(timestamps),
     )
 
 
 STRATEGIES: dict[type[m.Record], st.SearchStrategy[Any]] = {
     m.TicketJoined: _ticket_joined(),
-    m.TicketLeft: st.builds(m.TicketLeft, ticket_id=ids, queue=key_parts, region=key_parts,
-                            reason=st.sampled_from(m.LeaveReason), left_at_ms=timestamps),
-    m.WaveTick: st.builds(m.WaveTick, queue=key_parts, region=key_parts, wave_id=ids,
-                          sequence=longs, tick_at_ms=timestamps, config_fingerprint=ids,
-                          interval_ms=st.integers(1, m.MAX_INTERVAL_MS)),
+    m.TicketLeft: st.builds(
+        m.TicketLeft,
+        ticket_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        reason=st.sampled_from(m.LeaveReason),
+        left_at_ms=timestamps,
+    ),
+    m.WaveTick: st.builds(
+        m.WaveTick,
+        queue=key_parts,
+        region=key_parts,
+        wave_id=ids,
+        sequence=longs,
+        tick_at_ms=timestamps,
+        config_fingerprint=ids,
+        interval_ms=st.integers(1, m.MAX_INTERVAL_MS),
+    ),
     m.MatchCreated: _match_created(),
     m.TicketDequeued: _ticket_dequeued(),
     m.TicketStatus: st.builds(
-        m.TicketStatus, ticket_id=ids, queue=key_parts, region=key_parts,
-        state=st.just(m.TicketState.SEARCHING), position=st.integers(1, m.INT32_MAX),
-        waves_waited=counts, estimated_wait_ms=st.none() | longs,
-        next_wave_at_ms=st.none() | timestamps, wave_id=st.none() | ids, at_ms=timestamps,
+        m.TicketStatus,
+        ticket_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        state=st.just(m.TicketState.SEARCHING),
+        position=st.integers(1, m.INT32_MAX),
+        waves_waited=counts,
+        estimated_wait_ms=st.none() | longs,
+        next_wave_at_ms=st.none() | timestamps,
+        wave_id=st.none() | ids,
+        at_ms=timestamps,
     ),
     m.WaveClosed: _wave_closed(),
     m.DeadLetter: _dead_letter(),

@@ -27,8 +27,9 @@ def test_document_parses_as_yaml_into_the_same_data() -> None:
 
 def _refs(value: Any) -> list[str]:
     if isinstance(value, dict):
-        return [ref for key, item in value.items()
-                for ref in ([item] if key == "$ref" else _refs(item))]
+        return [
+            ref for key, item in value.items() for ref in ([item] if key == "$ref" else _refs(item))
+        ]
     if isinstance(value, list):
         return [ref for item in value for ref in _refs(item)]
     return []
@@ -36,7 +37,9 @@ def _refs(value: Any) -> list[str]:
 
 def test_document_references_every_avsc_and_only_existing_ones() -> None:
     files = {ref for ref in _refs(build()) if ref.endswith(".avsc")}
-    assert files == {f"./{p.relative_to(SCHEMAS).as_posix()}" for p in (SCHEMAS / "avro" / "v1").glob("*.avsc")}
+    assert files == {
+        f"./{p.relative_to(SCHEMAS).as_posix()}" for p in (SCHEMAS / "avro" / "v1").glob("*.avsc")
+    }
 
 
 def test_every_internal_reference_resolves() -> None:
@@ -59,6 +62,12 @@ def test_every_topic_is_a_channel_with_an_operation() -> None:
 
 def test_yaml_writer_quotes_what_yaml_would_misread() -> None:
     yaml = pytest.importorskip("yaml")
-    tricky = {"on": "yes", "a": ["null", "1.0", "- x", "#c", 'q"uote', "é: x"], "n": -1,
-              "b": True, "e": [], "f": {}}
+    tricky = {
+        "on": "yes",
+        "a": ["null", "1.0", "- x", "#c", 'q"uote', "é: x"],
+        "n": -1,
+        "b": True,
+        "e": [],
+        "f": {},
+    }
     assert yaml.safe_load(render(tricky)) == tricky

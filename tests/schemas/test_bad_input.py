@@ -93,43 +93,93 @@ CASES: list[tuple[str, bytes | None, str, str | None]] = [
     ("json-output-type", b'{"type": "MatchCreated"}', "unknown_type", "type"),
     ("json-missing-field", joined_json(ticket_id=_DELETE), "missing_field", "ticket_id"),
     ("json-unknown-field", joined_json(colour="red"), "unknown_field", "colour"),
-    ("json-unknown-symbol", encode_json(sample(m.TicketLeft)).replace(b"DISCONNECTED", b"BORED"),
-     "unknown_symbol", "reason"),
-    ("rating-as-string", joined_json(players__0__ratings__zerg="1850"), "invalid_field",
-     "players[0].ratings.zerg"),
-    ("rating-as-bool", joined_json(players__0__ratings__zerg=True), "invalid_field",
-     "players[0].ratings.zerg"),
+    (
+        "json-unknown-symbol",
+        encode_json(sample(m.TicketLeft)).replace(b"DISCONNECTED", b"BORED"),
+        "unknown_symbol",
+        "reason",
+    ),
+    (
+        "rating-as-string",
+        joined_json(players__0__ratings__zerg="1850"),
+        "invalid_field",
+        "players[0].ratings.zerg",
+    ),
+    (
+        "rating-as-bool",
+        joined_json(players__0__ratings__zerg=True),
+        "invalid_field",
+        "players[0].ratings.zerg",
+    ),
     ("timestamp-as-float", joined_json(joined_at_ms=1.5e12), "invalid_field", "joined_at_ms"),
     ("players-not-a-list", joined_json(players="p-1"), "invalid_field", "players"),
-    ("rating-too-high", joined_json(players__0__ratings__zerg=10_001), "invalid_field",
-     "players[0].ratings.zerg"),
-    ("rating-negative", joined_json(players__0__ratings__zerg=-1), "invalid_field",
-     "players[0].ratings.zerg"),
+    (
+        "rating-too-high",
+        joined_json(players__0__ratings__zerg=10_001),
+        "invalid_field",
+        "players[0].ratings.zerg",
+    ),
+    (
+        "rating-negative",
+        joined_json(players__0__ratings__zerg=-1),
+        "invalid_field",
+        "players[0].ratings.zerg",
+    ),
     ("no-ratings", joined_json(players__0__ratings={}), "invalid_field", "players[0].ratings"),
-    ("latency-too-high", joined_json(players__0__latency_ms={"us-east": 60_001}),
-     "invalid_field", "players[0].latency_ms['us-east']"),
+    (
+        "latency-too-high",
+        joined_json(players__0__latency_ms={"us-east": 60_001}),
+        "invalid_field",
+        "players[0].latency_ms['us-east']",
+    ),
     ("empty-ticket-id", joined_json(ticket_id=""), "invalid_field", "ticket_id"),
     ("long-ticket-id", joined_json(ticket_id="t" * 129), "invalid_field", "ticket_id"),
     ("control-char-id", joined_json(ticket_id="t\n1"), "invalid_field", "ticket_id"),
     ("slash-in-queue", joined_json(queue="1v1/eu"), "invalid_field", "queue"),
     ("timestamp-1999", joined_json(joined_at_ms=946_684_799_999), "invalid_field", "joined_at_ms"),
-    ("timestamp-2200", joined_json(joined_at_ms=7_258_118_400_000), "invalid_field",
-     "joined_at_ms"),
+    (
+        "timestamp-2200",
+        joined_json(joined_at_ms=7_258_118_400_000),
+        "invalid_field",
+        "joined_at_ms",
+    ),
     ("no-players", joined_json(players=[]), "invalid_field", "players"),
-    ("eleven-players", joined_json(players=[{"player_id": f"p{i}", "ratings": {"r": 1}}
-                                            for i in range(11)]), "invalid_field", "players"),
-    ("same-player-twice", joined_json(players=[{"player_id": "p", "ratings": {"r": 1}}] * 2),
-     "invalid_field", "players"),
-    ("65-vetoed-maps", joined_json(players__0__vetoed_maps=[f"m{i}" for i in range(65)]),
-     "invalid_field", "players[0].vetoed_maps"),
-    ("long-map-name", joined_json(players__0__vetoed_maps=["m" * 65]), "invalid_field",
-     "players[0].vetoed_maps[0]"),
-    ("long-rating-key", joined_json(players__0__ratings={"r" * 65: 1}), "invalid_field",
-     "players[0].ratings." + "r" * 65),
+    (
+        "eleven-players",
+        joined_json(players=[{"player_id": f"p{i}", "ratings": {"r": 1}} for i in range(11)]),
+        "invalid_field",
+        "players",
+    ),
+    (
+        "same-player-twice",
+        joined_json(players=[{"player_id": "p", "ratings": {"r": 1}}] * 2),
+        "invalid_field",
+        "players",
+    ),
+    (
+        "65-vetoed-maps",
+        joined_json(players__0__vetoed_maps=[f"m{i}" for i in range(65)]),
+        "invalid_field",
+        "players[0].vetoed_maps",
+    ),
+    (
+        "long-map-name",
+        joined_json(players__0__vetoed_maps=["m" * 65]),
+        "invalid_field",
+        "players[0].vetoed_maps[0]",
+    ),
+    (
+        "long-rating-key",
+        joined_json(players__0__ratings={"r" * 65: 1}),
+        "invalid_field",
+        "players[0].ratings." + "r" * 65,
+    ),
 ]
 
 
-@pytest.mark.parametrize(("raw", "code", "field"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@pytest.mark.parametrize(
+    ("raw", "code", "field"), [c[1:] for c in CASES], ids=[c[0] for c in CASES]
+)
 def test_bad_input_raises_one_invalid_event_naming_the_field(
     raw: bytes | None, code: str, field: str | None
 ) -> None:
@@ -151,8 +201,9 @@ def test_each_bad_input_becomes_exactly_one_dead_letter(raw: bytes | None, code:
         try:
             decode_queue_event(value)  # type: ignore[arg-type]
         except InvalidEvent as error:
-            letters.append(dead_letter_for(value, b"1v1/eu", "wavematch.queue.v1", 2, offset,
-                                           error, T0))
+            letters.append(
+                dead_letter_for(value, b"1v1/eu", "wavematch.queue.v1", 2, offset, error, T0)
+            )
     assert len(letters) == 1
     letter = letters[0]
     assert letter.error_code == code and letter.original_size == len(raw or b"")
@@ -162,16 +213,18 @@ def test_each_bad_input_becomes_exactly_one_dead_letter(raw: bytes | None, code:
 
 def test_dead_letter_keeps_the_head_of_an_oversize_value_and_its_size() -> None:
     raw = b"{" + b"x" * 200_000
-    letter = dead_letter_for(raw, b"k" * 5000, "wavematch.queue.v1", 0, 7,
-                             InvalidEvent("oversize", "too big"), T0)
+    letter = dead_letter_for(
+        raw, b"k" * 5000, "wavematch.queue.v1", 0, 7, InvalidEvent("oversize", "too big"), T0
+    )
     assert letter.original == raw[:65_536] and letter.original_size == 200_001
     assert letter.original_key == b"k" * 1024
     assert decode(encode(letter)) == letter
 
 
 def test_dead_letter_records_a_worker_failure_as_unhandled() -> None:
-    letter = dead_letter_for(SOLO, None, "wavematch.queue.v1", 0, 9,
-                             KeyError("ticket\nvanished"), T0)
+    letter = dead_letter_for(
+        SOLO, None, "wavematch.queue.v1", 0, 9, KeyError("ticket\nvanished"), T0
+    )
     assert (letter.error_code, letter.field, letter.original_key) == ("unhandled", None, None)
     assert letter.reason == "KeyError: 'ticket\\nvanished'"
 
@@ -213,9 +266,13 @@ def test_cross_field_rules() -> None:
     match["teams"][1]["players"][0]["player_id"] = "p-1"
     with pytest.raises(InvalidEvent, match="one seat per match"):
         decode(encode_via_dict(m.MatchCreated, match))
-    with pytest.raises(InvalidEvent, match="quality.rating_diff: Input should be a finite"):
-        decode(encode_via_dict(m.MatchCreated, {**sample(m.MatchCreated).model_dump(),
-                                                "quality": {"rating_diff": float("nan")}}))
+    with pytest.raises(InvalidEvent, match=r"quality\.rating_diff: Input should be a finite"):
+        decode(
+            encode_via_dict(
+                m.MatchCreated,
+                {**sample(m.MatchCreated).model_dump(), "quality": {"rating_diff": float("nan")}},
+            )
+        )
 
 
 def encode_via_dict(model: type[m.Record], body: dict[str, Any]) -> bytes:
@@ -226,9 +283,14 @@ def encode_via_dict(model: type[m.Record], body: dict[str, Any]) -> bytes:
 
 def test_encode_refuses_what_decode_would_refuse_as_oversize() -> None:
     wide = "é" * 60  # two UTF-8 bytes per character
-    huge = [{"player_id": f"p{i}",
-             "ratings": {f"{wide}{j}": 1 for j in range(16)},
-             "vetoed_maps": [f"{wide}{j}" for j in range(64)]} for i in range(10)]
+    huge = [
+        {
+            "player_id": f"p{i}",
+            "ratings": {f"{wide}{j}": 1 for j in range(16)},
+            "vetoed_maps": [f"{wide}{j}" for j in range(64)],
+        }
+        for i in range(10)
+    ]
     event = ticket_joined(players=huge)  # valid field by field, too big as a whole
     for encoder in (encode, encode_json):
         with pytest.raises(InvalidEvent) as caught:
@@ -256,34 +318,61 @@ def test_random_bytes_only_ever_raise_invalid_event(raw: bytes) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(sorted(m.EVENTS)).flatmap(lambda name: STRATEGIES[m.EVENTS[name]]),
-       st.data())
-def test_damaged_payloads_only_ever_raise_invalid_event(event: m.Record, data: st.DataObject) -> None:
+@given(
+    st.sampled_from(sorted(m.EVENTS)).flatmap(lambda name: STRATEGIES[m.EVENTS[name]]), st.data()
+)
+def test_damaged_payloads_only_ever_raise_invalid_event(
+    event: m.Record, data: st.DataObject
+) -> None:
     raw = encode(event)
     at = data.draw(st.integers(2, len(raw) - 1))
-    damaged = data.draw(st.sampled_from([
-        raw[:at],
-        raw[:at] + bytes([raw[at] ^ data.draw(st.integers(1, 255))]) + raw[at + 1:],
-        raw[:at] + data.draw(st.binary(min_size=1, max_size=4)) + raw[at:],
-        raw[:at] + raw[at + 1:],
-    ]))
+    damaged = data.draw(
+        st.sampled_from(
+            [
+                raw[:at],
+                raw[:at] + bytes([raw[at] ^ data.draw(st.integers(1, 255))]) + raw[at + 1 :],
+                raw[:at] + data.draw(st.binary(min_size=1, max_size=4)) + raw[at:],
+                raw[:at] + raw[at + 1 :],
+            ]
+        )
+    )
     _only_invalid_event(decode, damaged)
     _only_invalid_event(decode_queue_event, damaged)
 
 
 json_values = st.recursive(
     st.none() | st.booleans() | st.integers() | st.floats(allow_nan=False) | st.text(max_size=8),
-    lambda children: st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3),
+    lambda children: (
+        st.lists(children, max_size=3) | st.dictionaries(st.text(max_size=8), children, max_size=3)
+    ),
     max_leaves=12,
 )
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.sampled_from(["TicketJoined", "TicketLeft", "WaveTick", None]),
-       st.dictionaries(st.sampled_from(["ticket_id", "queue", "region", "players", "reason",
-                                        "joined_at_ms", "left_at_ms", "sequence", "x"]),
-                       json_values, max_size=6))
-def test_random_json_objects_only_ever_raise_invalid_event(kind: str | None, body: dict[str, Any]) -> None:
+@given(
+    st.sampled_from(["TicketJoined", "TicketLeft", "WaveTick", None]),
+    st.dictionaries(
+        st.sampled_from(
+            [
+                "ticket_id",
+                "queue",
+                "region",
+                "players",
+                "reason",
+                "joined_at_ms",
+                "left_at_ms",
+                "sequence",
+                "x",
+            ]
+        ),
+        json_values,
+        max_size=6,
+    ),
+)
+def test_random_json_objects_only_ever_raise_invalid_event(
+    kind: str | None, body: dict[str, Any]
+) -> None:
     if kind is not None:
         body = {"type": kind, **body}
     _only_invalid_event(decode_queue_event, json.dumps(body).encode())

@@ -39,7 +39,9 @@ def both_ways(old: dict[str, Any], new: dict[str, Any]) -> tuple[bool, bool]:
     return compatible(reader=new, writer=old), compatible(reader=old, writer=new)
 
 
-def resolves(reader: dict[str, Any], writer: dict[str, Any], body: dict[str, Any]) -> dict[str, Any]:
+def resolves(
+    reader: dict[str, Any], writer: dict[str, Any], body: dict[str, Any]
+) -> dict[str, Any]:
     buffer = io.BytesIO()
     schemaless_writer(buffer, parse_schema(writer), body)
     buffer.seek(0)

@@ -51,7 +51,9 @@ def avro_type(annotation: Any, metadata: list[Any], seen: set[str]) -> Any:
         assert _strip(args[0])[0] is str, f"map keys are strings: {annotation}"
         return {"type": "map", "values": avro_type(args[1], [], seen)}
     if isinstance(annotation, type) and issubclass(annotation, Enum):
-        return _named(annotation, seen, lambda: {"type": "enum", "symbols": [e.value for e in annotation]})
+        return _named(
+            annotation, seen, lambda: {"type": "enum", "symbols": [e.value for e in annotation]}
+        )
     if isinstance(annotation, type) and issubclass(annotation, BaseModel):
         return _named(annotation, seen, lambda: record_of(annotation, seen))
     if annotation is int:
@@ -59,7 +61,9 @@ def avro_type(annotation: Any, metadata: list[Any], seen: set[str]) -> Any:
         name = marks[0] if marks else "int"
         low, high = _bounds(metadata)
         span = AVRO_RANGE[name]
-        assert span[0] <= low and high <= span[1], f"{annotation} bounds {low}..{high} overflow {name}"
+        assert span[0] <= low and high <= span[1], (
+            f"{annotation} bounds {low}..{high} overflow {name}"
+        )
         return name
     return {str: "string", bytes: "bytes", float: "double", bool: "boolean"}[annotation]
 
@@ -90,7 +94,10 @@ def record_of(model: type[BaseModel], seen: set[str] | None = None) -> dict[str,
     seen = {f"{NAMESPACE}.{model.__name__}"} if seen is None else seen
     fields = []
     for name, info in model.model_fields.items():
-        field: dict[str, Any] = {"name": name, "type": avro_type(info.annotation, info.metadata, seen)}
+        field: dict[str, Any] = {
+            "name": name,
+            "type": avro_type(info.annotation, info.metadata, seen),
+        }
         if info.default is not PydanticUndefined:
             field["default"] = _avro_default(info.default)
         fields.append(field)
@@ -135,7 +142,9 @@ def test_model_is_frozen_and_forbids_unknown_fields(name: str) -> None:
 
 def test_nested_models_are_frozen_too() -> None:
     for model in (m.Player, m.Team, m.Seat):
-        assert model.model_config.get("frozen") is True and model.model_config.get("extra") == "forbid"
+        assert (
+            model.model_config.get("frozen") is True and model.model_config.get("extra") == "forbid"
+        )
 
 
 def test_contract_check_sees_a_drifted_model() -> None:
@@ -148,7 +157,9 @@ def test_contract_check_sees_a_drifted_model() -> None:
         note: str | None = None
 
     derived = record_of(TicketLeft)
-    assert to_parsing_canonical_form(derived) != to_parsing_canonical_form(load_schema("TicketLeft"))
+    assert to_parsing_canonical_form(derived) != to_parsing_canonical_form(
+        load_schema("TicketLeft")
+    )
 
 
 def test_contract_check_sees_a_changed_default() -> None:

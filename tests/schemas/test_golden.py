@@ -10,12 +10,17 @@ from schemas.codec import decode, decode_json, encode, encode_json
 from schemas.models import EVENTS
 
 GOLDEN = Path(__file__).resolve().parents[2] / "schemas" / "golden"
-CASES = sorted(path.relative_to(GOLDEN).with_suffix("").as_posix() for path in GOLDEN.rglob("*.avro"))
+CASES = sorted(
+    path.relative_to(GOLDEN).with_suffix("").as_posix() for path in GOLDEN.rglob("*.avro")
+)
 
 
 def test_every_event_has_a_golden_payload() -> None:
     assert {case.split("/")[0] for case in CASES} == set(EVENTS)
-    assert sorted(p.relative_to(GOLDEN).with_suffix("").as_posix() for p in GOLDEN.rglob("*.json")) == CASES
+    assert (
+        sorted(p.relative_to(GOLDEN).with_suffix("").as_posix() for p in GOLDEN.rglob("*.json"))
+        == CASES
+    )
 
 
 @pytest.mark.parametrize("case", CASES)

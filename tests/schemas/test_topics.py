@@ -14,7 +14,9 @@ from schemas.topics import (
     QUEUE,
     TOPICS,
     murmur2,
+    murmur2_many,
     murmur2_partition,
+    murmur2_partitions,
     queue_key,
     queue_partition,
 )
@@ -45,6 +47,26 @@ def test_partition_matches_aiokafkas_default_partitioner(key: bytes, partitions:
     assert murmur2_partition(key, partitions) == DefaultPartitioner()(key, every, every)
 
 
+@settings(max_examples=200, deadline=None)
+@given(
+    st.lists(st.binary(max_size=12), max_size=120),
+    st.lists(st.binary(min_size=36, max_size=36), min_size=16, max_size=40),
+    st.integers(1, 64),
+)
+def test_the_vectorised_hash_equals_the_scalar_one(
+    short: list[bytes], uuids: list[bytes], partitions: int
+) -> None:
+    keys = short + uuids + [bytes([n]) * 5 for n in range(20)]  # groups above the cut-off
+    assert murmur2_many(keys) == [murmur2(key) for key in keys]
+    assert murmur2_partitions(keys, partitions) == [
+        murmur2_partition(key, partitions) for key in keys
+    ]
+    assert (
+        murmur2_many([key for key, _ in JAVA_VECTORS] * 20)
+        == [java % 2**32 for _, java in JAVA_VECTORS] * 20
+    )
+
+
 def test_librdkafka_murmur2_random_puts_keys_where_we_do() -> None:
     confluent_kafka = pytest.importorskip("confluent_kafka")
 
@@ -56,7 +78,9 @@ def test_librdkafka_murmur2_random_puts_keys_where_we_do() -> None:
         keys = [queue_key(f"q{i}", "eu") for i in range(64)] + ["ü/é".encode()]
         for key in keys:
             producer.produce(
-                "placement", key=key, value=b"x",
+                "placement",
+                key=key,
+                value=b"x",
                 on_delivery=lambda err, msg: placed.__setitem__(msg.key(), msg.partition()),
             )
         assert producer.flush(20) == 0
@@ -76,8 +100,10 @@ def test_queue_key_and_partition() -> None:
     assert queue_partition("1v1", "eu", 8) == murmur2_partition(b"1v1/eu", 8)
 
 
-@pytest.mark.parametrize(("queue", "region"), [("1v1/x", "eu"), ("1v1", ""), ("", "eu"),
-                                               ("1v1", "eu west"), ("-1v1", "eu")])
+@pytest.mark.parametrize(
+    ("queue", "region"),
+    [("1v1/x", "eu"), ("1v1", ""), ("", "eu"), ("1v1", "eu west"), ("-1v1", "eu")],
+)
 def test_queue_key_refuses_parts_that_would_make_keys_ambiguous(queue: str, region: str) -> None:
     with pytest.raises(ValueError, match="must be 1-64 of"):
         queue_key(queue, region)
@@ -90,12 +116,18 @@ def test_partitions_must_be_positive() -> None:
 
 def test_topic_map_names_every_event_once() -> None:
     assert [t.name for t in TOPICS] == [
-        "wavematch.queue.v1", "wavematch.matches.v1", "wavematch.cleanup.v1",
-        "wavematch.status.v1", "wavematch.waves.v1", "wavematch.deadletter.v1",
+        "wavematch.queue.v1",
+        "wavematch.matches.v1",
+        "wavematch.cleanup.v1",
+        "wavematch.status.v1",
+        "wavematch.waves.v1",
+        "wavematch.deadletter.v1",
     ]
     carried = [model.__name__ for topic in TOPICS for model in topic.values]
     assert sorted(carried) == sorted(EVENTS)
     assert [m.__name__ for m in QUEUE.values] == ["TicketJoined", "TicketLeft", "WaveTick"]
     assert BY_NAME["wavematch.status.v1"].config() == {
-        "cleanup.policy": "compact,delete", "retention.ms": "86400000"}
+        "cleanup.policy": "compact,delete",
+        "retention.ms": "86400000",
+    }
     assert QUEUE.config()["retention.ms"] == "-1"
