@@ -178,7 +178,7 @@ class _Step:
         firsts, longer = split_cycles(self.successor)
         seconds = self.successor[firsts]
         inside = seconds < self.pool_size  # firsts < seconds: both in the pool
-        self._settle(firsts[inside], seconds[inside], pairs, settled)
+        chosen: list[tuple[int, int]] = []
         odd: list[list[int]] = []
         for cycle in longer:
             if max(cycle) >= self.pool_size:
@@ -186,7 +186,7 @@ class _Step:
             if len(cycle) % 2:
                 odd.append(cycle)
             else:
-                self._settle_list(self._round(cycle), pairs, settled)
+                chosen += self._round(cycle)
         rounded = 0
         for group in self._groups(odd):
             if not all(self.dead[i] for cycle in group for i in cycle):
@@ -195,7 +195,14 @@ class _Step:
                     self.held[cycle] = True
                 continue
             rounded += len(group)
-            self._settle_list(self._round_group(group), pairs, settled)
+            chosen += self._round_group(group)
+        # One vectorised orientation for the whole step (most pairs are 2-cycles).
+        self._settle(
+            np.concatenate([firsts[inside], np.array([c[0] for c in chosen], dtype=np.int64)]),
+            np.concatenate([seconds[inside], np.array([c[1] for c in chosen], dtype=np.int64)]),
+            pairs,
+            settled,
+        )
         return rounded
 
     def integral_pairs(self) -> list[tuple[int, int]] | None:
@@ -227,16 +234,6 @@ class _Step:
         x, y = self._oriented(a, b)
         pairs.extend(zip(x.tolist(), y.tolist(), strict=True))
         settled[x] = settled[y] = True
-
-    def _settle_list(
-        self,
-        chosen: list[tuple[int, int]],
-        pairs: list[tuple[int, int]],
-        settled: NDArray[np.bool_],
-    ) -> None:
-        a = np.array([c[0] for c in chosen], dtype=np.int64)
-        b = np.array([c[1] for c in chosen], dtype=np.int64)
-        self._settle(a, b, pairs, settled)
 
     def _groups(self, odd: list[list[int]]) -> list[list[list[int]]]:
         """Odd cycles joined by legal pairs: the relaxation is indifferent between two
@@ -282,9 +279,16 @@ class _Step:
         k = len(cycle)
         if k == 2:
             return [(cycle[0], cycle[1])]
-        costs: list[float] = self.table[cycle, cycle[1:] + cycle[:1]].tolist()
-        starts = range(k) if k % 2 else range(2)
-        best = min(starts, key=lambda s: (sum(costs[(s + 2 * i) % k] for i in range(k // 2)), s))
+        # Element reads: most long cycles have 4-6 members, where one fancy-indexed read
+        # of the table costs more than these.
+        costs = [float(self.table[cycle[i], cycle[(i + 1) % k]]) for i in range(k)]
+        if k % 2:
+            starts = range(k)
+            best = min(
+                starts, key=lambda s: (sum(costs[(s + 2 * i) % k] for i in range(k // 2)), s)
+            )
+        else:
+            best = 0 if sum(costs[0::2]) <= sum(costs[1::2]) else 1  # ties: start 0, as before
         return [(cycle[(best + 2 * i) % k], cycle[(best + 2 * i + 1) % k]) for i in range(k // 2)]
 
 

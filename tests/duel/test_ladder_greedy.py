@@ -42,7 +42,7 @@ def _greedy_by_fits(
     return matches
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=150, deadline=None)
 @given(
     players=duel_players(max_size=16),
     lead_is_bw=st.booleans(),
