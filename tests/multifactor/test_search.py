@@ -15,7 +15,13 @@ from matcher.multifactor.config import MultifactorConfig
 from matcher.multifactor.factors import transform
 from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import score_teams
-from matcher.multifactor.search import KICK_SPAN, MIN_GAIN, Search, SearchOutcome
+from matcher.multifactor.search import (
+    KICK_SPAN,
+    MIN_GAIN,
+    Search,
+    SearchOutcome,
+    _disjoint_improving,
+)
 from tests.multifactor.conftest import profile, random_wave, snapshot, solo
 
 
@@ -191,3 +197,15 @@ def test_kicks_perturb_a_few_matches_adjacent_in_rating() -> None:
         assert len(cluster) == KICK_SPAN < len(order)
         ranks = sorted(order.index(m) for m in cluster)
         assert ranks == list(range(ranks[0], ranks[0] + KICK_SPAN))
+
+
+def test_a_round_takes_improving_moves_of_disjoint_pairs_greedily_by_gain() -> None:
+    gain = np.full((5, 5), -np.inf)
+    gain[0, 1], gain[0, 2], gain[1, 3], gain[2, 3], gain[3, 4] = 0.5, 0.9, 0.4, 0.1, 0.9
+    gain[2, 4] = 0.0  # no gain: never taken
+    # (0, 2) and (3, 4) tie at 0.9: the lower flat index goes first; (0, 1), (1, 3) and
+    # (2, 3) each share a match with a pair already taken.
+    assert _disjoint_improving(gain) == [(0, 2), (3, 4)]
+    gain[0, 2] = gain[3, 4] = -np.inf
+    assert _disjoint_improving(gain) == [(0, 1), (2, 3)]
+    assert _disjoint_improving(np.full((3, 3), -np.inf)) == []
