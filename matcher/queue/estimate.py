@@ -37,7 +37,10 @@ def rating_band(ticket: Ticket) -> int:
     >>> rating_band(Ticket("t", "q", "eu", (Player("p", (("bw", 1450), ("sc2", 1610))),), 0))
     8
     """
-    best = [max((value for _, value in p.ratings), default=0) for p in ticket.players]
+    players = ticket.players
+    if len(players) == 1:  # solos: most tickets, once per join and per matched ticket
+        return max((value for _, value in players[0].ratings), default=0) // BAND_WIDTH
+    best = [max((value for _, value in p.ratings), default=0) for p in players]
     return (sum(best) // max(1, len(best))) // BAND_WIDTH
 
 

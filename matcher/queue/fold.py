@@ -394,5 +394,8 @@ def _summarise(
 
 def rating_diff(match: Match) -> float:
     """Largest difference between two teams' mean ratings (for 1v1: |bw - sc2|)."""
+    teams = match.teams
+    if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+        return float(abs(teams[0].seats[0].rating - teams[1].seats[0].rating))  # duels
     means = [sum(s.rating for s in t.seats) / len(t.seats) for t in match.teams if t.seats]
     return max(means) - min(means) if means else 0.0
