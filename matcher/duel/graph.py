@@ -70,10 +70,7 @@ def duel_arrays(
     sc2 = np.array([-1 if p.sc2_mmr is None else p.sc2_mmr for p in players], dtype=np.int64)
     wait = np.array([p.wait_cycles for p in players], dtype=np.int64)
     veto, all_maps = _veto_masks(players, maps)
-    bw_order = np.flatnonzero(bw >= 0)
-    bw_order = bw_order[np.argsort(bw[bw_order], kind="stable")]
-    sc2_order = np.flatnonzero(sc2 >= 0)
-    sc2_order = sc2_order[np.argsort(sc2[sc2_order], kind="stable")]
+    bw_order, sc2_order = _rating_orders(bw), _rating_orders(sc2)
     return DuelArrays(
         bw=bw,
         sc2=sc2,
@@ -272,10 +269,7 @@ def subset(arrays: DuelArrays, players: Ints) -> DuelArrays:
     Notes: O(p log p) for p players.
     """
     bw, sc2 = arrays.bw[players], arrays.sc2[players]
-    bw_order = np.flatnonzero(bw >= 0)
-    bw_order = bw_order[np.argsort(bw[bw_order], kind="stable")]
-    sc2_order = np.flatnonzero(sc2 >= 0)
-    sc2_order = sc2_order[np.argsort(sc2[sc2_order], kind="stable")]
+    bw_order, sc2_order = _rating_orders(bw), _rating_orders(sc2)
     return DuelArrays(
         bw=bw,
         sc2=sc2,
@@ -291,3 +285,9 @@ def subset(arrays: DuelArrays, players: Ints) -> DuelArrays:
         bw_sorted=bw[bw_order],
         sc2_sorted=sc2[sc2_order],
     )
+
+
+def _rating_orders(ratings: NDArray[np.int64]) -> NDArray[np.intp]:
+    """Indices of the players rated on one side (rating >= 0), by rating, stable."""
+    rated = np.flatnonzero(ratings >= 0)
+    return rated[np.argsort(ratings[rated], kind="stable")]

@@ -25,7 +25,7 @@ from typing import Any, Protocol
 
 from schemas.topics import QUEUE
 from streams.worker import snapshots
-from streams.worker.folding import Folder, PartitionState
+from streams.worker.folding import Folded, Folder, PartitionState
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.publisher import Publisher, Record, records_of
 
@@ -89,15 +89,7 @@ class QueueWorker:
                 continue
             touched.add(record.partition)
             self.metrics.observe(folded, state)
-            outputs.extend(
-                records_of(
-                    folded,
-                    topic=QUEUE.name,
-                    partition=record.partition,
-                    key=record.key,
-                    value=record.value,
-                )
-            )
+            outputs.extend(_outputs_of(folded, record))
             if folded.step is not None and folded.step.summary is not None:
                 await self.publisher.publish(outputs)
                 outputs.clear()
@@ -140,15 +132,7 @@ class QueueWorker:
                 continue
             folded_count += 1
             if outputs is not None:
-                outputs.extend(
-                    records_of(
-                        folded,
-                        topic=QUEUE.name,
-                        partition=state.partition,
-                        key=record.key,
-                        value=record.value,
-                    )
-                )
+                outputs.extend(_outputs_of(folded, record))
         return folded_count
 
     async def load_owned(self, next_offsets: dict[int, int]) -> None:
@@ -199,3 +183,9 @@ class QueueWorker:
         state.snapshot_slot = "b" if state.snapshot_slot == "a" else "a"
         state.events_since_snapshot = 0
         self.metrics.snapshot(state.partition)
+
+
+def _outputs_of(folded: Folded, record: InputRecord) -> list[Record]:
+    return records_of(
+        folded, topic=QUEUE.name, partition=record.partition, key=record.key, value=record.value
+    )
