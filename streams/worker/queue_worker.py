@@ -98,42 +98,59 @@ class QueueWorker:
             await self.maybe_snapshot(self.states[partition])
 
     async def _catch_up(self, partition: int, offset: int, outputs: list[Record]) -> PartitionState:
-        """The partition's state up to ``offset`` - 1: silent up to the committed offset,
-        with outputs (appended to ``outputs``) from there (point 4 of the module doc)."""
+        """The partition's state up to ``offset`` - 1, in one read of the log: silent below
+        the committed offset, with outputs (appended to ``outputs``) from there on (point 4
+        of the module doc)."""
         async with self._locks.setdefault(partition, asyncio.Lock()):
-            published_below = min(offset, self._committed(partition))
             state = self.states.get(partition)
             if state is None:
-                state = self.states[partition] = await self._rebuild(partition, published_below)
-            else:
-                await self._fold_range(state, published_below)
+                state = self.states[partition] = self._from_snapshot(partition)
             start = state.applied_offset + 1
-            if await self._fold_range(state, offset, outputs):
+            published = await self._fold_range(state, offset, outputs, self._committed(partition))
+            if published:
                 log.warning(
-                    "partition %d: the consumer skipped records %d to %d; folded them "
-                    "with their outputs",
+                    "partition %d: the consumer skipped records %d to %d; %d folded with "
+                    "their outputs",
                     partition,
                     start,
                     offset - 1,
+                    published,
                 )
             return state
 
     async def _fold_range(
-        self, state: PartitionState, end: int, outputs: list[Record] | None = None
+        self,
+        state: PartitionState,
+        end: int,
+        outputs: list[Record] | None = None,
+        publish_from: int = 0,
     ) -> int:
         """Fold the partition's records from the state's next offset up to ``end``.
 
-        Outputs go to ``outputs``; None: silently (they were published before).
+        Outputs of records at or after ``publish_from`` go to ``outputs``; the others
+        (and all of them when ``outputs`` is None) are folded silently: they were
+        published before. Returns how many records were folded with their outputs.
         """
-        folded_count = 0
-        async for record in self._read(state.partition, state.applied_offset + 1, end):
+        start, refolded, published = state.applied_offset + 1, 0, 0
+        async for record in self._read(state.partition, start, end):
             folded = self.folder.fold(state, record.key, record.value, record.offset)
             if folded is None:
                 continue
-            folded_count += 1
-            if outputs is not None:
+            if outputs is not None and record.offset >= publish_from:
                 outputs.extend(_outputs_of(folded, record))
-        return folded_count
+                published += 1
+            else:
+                refolded += 1
+        if refolded:
+            log.info(
+                "partition %d: %d events re-folded from %d up to %d",
+                state.partition,
+                refolded,
+                start,
+                end - 1,
+            )
+            self.metrics.catch_up(state.partition, refolded)
+        return published
 
     async def load_owned(self, next_offsets: dict[int, int]) -> None:
         """Build the state of owned partitions before any record arrives for them.
@@ -153,6 +170,12 @@ class QueueWorker:
             self.states.pop(partition, None)
 
     async def _rebuild(self, partition: int, offset: int) -> PartitionState:
+        state = self._from_snapshot(partition)
+        await self._fold_range(state, offset)
+        return state
+
+    def _from_snapshot(self, partition: int) -> PartitionState:
+        """The partition's state as of its last snapshot (empty without one)."""
         loaded = snapshots.decode_snapshot(partition, self.table.read)
         state = self.folder.new_state(partition)
         if loaded is not None:
@@ -160,16 +183,7 @@ class QueueWorker:
             state.book.regions.update(snapshot.regions)
             state.applied_offset = snapshot.offset
             state.snapshot_slot = slot
-        start = state.applied_offset + 1
-        replayed = await self._fold_range(state, offset)
-        log.info(
-            "partition %d: state from snapshot at %d, %d events re-folded up to %d",
-            partition,
-            start - 1,
-            replayed,
-            offset - 1,
-        )
-        self.metrics.catch_up(partition, replayed)
+        log.info("partition %d: state from snapshot at %d", partition, state.applied_offset)
         return state
 
     async def maybe_snapshot(self, state: PartitionState) -> None:

@@ -50,8 +50,12 @@ class MemoryTable:
 
 
 def make_worker(
-    folder: Folder, log: list[LogRecord], committed: int
+    folder: Folder,
+    log: list[LogRecord],
+    committed: int,
+    registry: CollectorRegistry | None = None,
 ) -> tuple[QueueWorker, CollectingPublisher]:
+
     async def read(partition: int, start: int, end: int) -> AsyncIterator[LogRecord]:
         for record in log:
             if record.partition == partition and start <= record.offset < end:
@@ -69,7 +73,7 @@ def make_worker(
         read,
         lambda partition: committed,
         snapshot_min_events=10_000,
-        metrics=WorkerMetrics(CollectorRegistry()),
+        metrics=WorkerMetrics(registry or CollectorRegistry()),
     )
     return worker, publisher
 
@@ -107,11 +111,16 @@ async def test_a_state_loaded_at_a_lagging_offset_is_completed_with_outputs_past
     folder: Folder,
 ) -> None:
     log = the_log()
-    worker, publisher = make_worker(folder, log, committed=2)
+    registry = CollectorRegistry()
+    worker, publisher = make_worker(folder, log, committed=2, registry=registry)
     await worker.load_owned({HOME: 0})  # Faust's view lagged: nothing folded yet
     assert worker.states[HOME].applied_offset == -1
     await worker.process([log[4]])
     assert waves_published(publisher) == ["3"]  # waves 1 and 2 were committed: silent
+    refolded = registry.get_sample_value(
+        "wavematch_catch_up_events_total", {"partition": str(HOME)}
+    )
+    assert refolded == 2  # offsets 0 and 1, below the commit
 
 
 async def test_in_order_records_are_folded_once_with_their_outputs(
