@@ -105,6 +105,17 @@ class _Live:
         heapq.heappush(self.heap, (at_ms, kind, self.counter, payload))
 
 
+def variant_profile(scenario: Scenario, variant: Variant) -> QueueProfile:
+    """The queue profile ``variant`` runs under in ``scenario``."""
+    return QueueProfile(
+        queue=scenario.queue,
+        strategy=variant.strategy,
+        maps=scenario.maps,
+        team_size=scenario.team_size,
+        options=dict(variant.options),
+    )
+
+
 def run_variant(
     scenario: Scenario,
     variant: Variant,
@@ -118,13 +129,7 @@ def run_variant(
 
     Notes: O(events log events) plus the cost of every wave's strategy.
     """
-    profile = QueueProfile(
-        queue=scenario.queue,
-        strategy=variant.strategy,
-        maps=scenario.maps,
-        team_size=scenario.team_size,
-        options=dict(variant.options),
-    )
+    profile = variant_profile(scenario, variant)
     book = QueueBook(
         {scenario.queue: profile},
         {scenario.queue: tuple(r.name for r in scenario.regions)},

@@ -74,7 +74,8 @@ def load_config(path: Path):  # type: ignore[no-untyped-def]
 
 def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
     """Every variant's strategy exists and accepts its options, before anything runs."""
-    from matcher.core import QueueProfile, WaveSnapshot
+    from matcher.core import WaveSnapshot
+    from matcher.sim.engine import variant_profile
     from matcher.strategies import UnknownStrategy, get_strategy
 
     for i, scenario in enumerate(config.scenarios):
@@ -89,13 +90,7 @@ def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
                     f"{where}.strategy: {variant.strategy!r} is not available "
                     f"in this build ({error})"
                 ) from None
-            profile = QueueProfile(
-                queue=scenario.queue,
-                strategy=variant.strategy,
-                maps=scenario.maps,
-                team_size=scenario.team_size,
-                options=dict(variant.options),
-            )
+            profile = variant_profile(scenario, variant)
             empty = WaveSnapshot(scenario.queue, "check", "0", 1, 0, 0, ())
             try:
                 strategy(empty, profile)
