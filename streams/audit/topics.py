@@ -8,6 +8,7 @@ from collections.abc import Iterable
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from streams.audit.rederive import LogRecord
+from streams.worker.catchup import group_less_reader
 
 
 async def read_topics(
@@ -18,13 +19,7 @@ async def read_topics(
     Stops at the high-watermark seen in fetch responses (exact on every broker this runs
     on), or after ``idle_s`` without records.
     """
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap,
-        group_id=None,
-        enable_auto_commit=False,
-        fetch_max_wait_ms=100,
-        max_partition_fetch_bytes=4 * 1024 * 1024,
-    )
+    consumer = group_less_reader(bootstrap)
     await consumer.start()
     try:
         await consumer._client.force_metadata_update()

@@ -11,23 +11,32 @@ from aiokafka.structs import ConsumerRecord
 MAX_IDLE_POLLS = 30
 
 
-async def read_range(
-    bootstrap: str, topic: str, partition: int, start: int, end: int
-) -> AsyncIterator[ConsumerRecord[bytes, bytes]]:
-    """Yield the records of ``topic``/``partition`` with ``start <= offset < end``, in order.
+def group_less_reader(bootstrap: str) -> AIOKafkaConsumer:
+    """A consumer outside every group, for reading ranges of a log (not started).
 
-    A consumer outside every group, so reading never disturbs the worker's own
-    assignment or committed offsets. Notes: O(end - start) records, fetched in batches.
+    It never joins a group or commits, so reading disturbs no worker's assignment or
+    committed offsets. A short fetch wait: the embedded broker answers late otherwise
+    (ADR 4).
     """
-    if start >= end:
-        return
-    consumer = AIOKafkaConsumer(
+    return AIOKafkaConsumer(
         bootstrap_servers=bootstrap,
         enable_auto_commit=False,
         group_id=None,
         fetch_max_wait_ms=50,
         max_partition_fetch_bytes=4 * 1024 * 1024,
     )
+
+
+async def read_range(
+    bootstrap: str, topic: str, partition: int, start: int, end: int
+) -> AsyncIterator[ConsumerRecord[bytes, bytes]]:
+    """Yield the records of ``topic``/``partition`` with ``start <= offset < end``, in order.
+
+    Reads with :func:`group_less_reader`. Notes: O(end - start) records, fetched in batches.
+    """
+    if start >= end:
+        return
+    consumer = group_less_reader(bootstrap)
     await consumer.start()
     try:
         tp = TopicPartition(topic, partition)

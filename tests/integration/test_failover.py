@@ -59,9 +59,7 @@ def test_sigkill_and_restart_lose_nothing_and_match_nobody_twice(broker, worker_
         time.sleep(8)
         # A rebalance under load can leave a worker briefly without partitions: kill one
         # that owns some, or the test proves nothing.
-        wait_until(
-            lambda: all(owners([first, second])), 60, "both workers to own partitions again"
-        )
+        wait_until(lambda: all(owners([first, second])), 60, "both workers to own partitions again")
         killed = set(second.partitions() or ())
         second.stop(signal.SIGKILL)
         wait_until(

@@ -4,7 +4,6 @@ whose end-offset answer needs the workaround of ADR 0004) plus the log after it.
 
 from __future__ import annotations
 
-import json
 import random
 import re
 import signal
@@ -15,7 +14,7 @@ import pytest
 from schemas.topics import queue_key
 from tests.integration.conftest import wait_until
 from tests.integration.kafka import produce
-from tests.integration.traffic import REGIONS
+from tests.integration.traffic import REGIONS, join_body
 
 pytestmark = pytest.mark.integration
 
@@ -39,19 +38,6 @@ wave_interval_ms = 2000
 """
 
 
-def bw_only_join(ticket: str, region: str, rating: int) -> bytes:
-    return json.dumps(
-        {
-            "type": "TicketJoined",
-            "ticket_id": ticket,
-            "queue": "1v1",
-            "region": region,
-            "joined_at_ms": int(time.time() * 1000),
-            "players": [{"player_id": f"p-{ticket}", "ratings": {"bw": rating}}],
-        }
-    ).encode()
-
-
 def queued(worker) -> int:  # type: ignore[no-untyped-def]
     try:
         return sum(int(row["tickets"]) for row in worker.queues())
@@ -72,7 +58,13 @@ def test_every_row_is_back_after_each_sigkill(broker, worker_factory) -> None:  
             batch.append(
                 (
                     queue_key("1v1", region),
-                    bw_only_join(f"r{total}", region, rng.randint(1000, 2000)),
+                    join_body(
+                        f"r{total}",
+                        region,
+                        rng,
+                        int(time.time() * 1000),
+                        ratings={"bw": rng.randint(1000, 2000)},
+                    ),
                 )
             )
             total += 1

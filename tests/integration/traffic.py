@@ -16,18 +16,15 @@ REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
 
 
 def join_body(
-    ticket: str, region: str, rng: random.Random, now_ms: int, player: str | None = None
+    ticket: str,
+    region: str,
+    rng: random.Random,
+    now_ms: int,
+    player: str | None = None,
+    ratings: dict[str, int] | None = None,
 ) -> bytes:
-    side = rng.random()
-    ratings = (
-        {"bw": rng.randint(1000, 2000)}
-        if side < 0.3
-        else (
-            {"sc2": rng.randint(1000, 2000)}
-            if side < 0.6
-            else {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)}
-        )
-    )
+    """A 1v1 TicketJoined; ``ratings`` drawn from ``rng`` unless given."""
+    ratings = ratings or random_ratings(rng)
     return json.dumps(
         {
             "type": "TicketJoined",
@@ -38,6 +35,16 @@ def join_body(
             "players": [{"player_id": player or f"p-{ticket}", "ratings": ratings}],
         }
     ).encode()
+
+
+def random_ratings(rng: random.Random) -> dict[str, int]:
+    """30 % BW only, 30 % SC2 only, 40 % both, ratings 1000-2000."""
+    side = rng.random()
+    if side < 0.3:
+        return {"bw": rng.randint(1000, 2000)}
+    if side < 0.6:
+        return {"sc2": rng.randint(1000, 2000)}
+    return {"bw": rng.randint(1000, 2000), "sc2": rng.randint(1000, 2000)}
 
 
 def leave_body(ticket: str, region: str, now_ms: int) -> bytes:
