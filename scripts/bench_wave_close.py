@@ -20,6 +20,7 @@ import random
 import statistics
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -45,7 +46,11 @@ wave_interval_ms = 10000
 
 
 def one_run(
-    players: int, strategy: str, status: bool, seed: int, send: object = None
+    players: int,
+    strategy: str,
+    status: bool,
+    seed: int,
+    send: Callable[[list[tuple[str, bytes, bytes]]], None] | None = None,
 ) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(CONFIG.format(strategy=strategy, status=str(status).lower()))
@@ -94,7 +99,7 @@ def one_run(
     done = time.perf_counter()
     published = done
     if send is not None:
-        asyncio.get_event_loop().run_until_complete(send(outputs))  # type: ignore[operator]
+        send(outputs)
         published = time.perf_counter()
     assert folded is not None and folded.step is not None and folded.step.summary is not None
     return {
@@ -166,9 +171,12 @@ def with_broker(args: argparse.Namespace) -> int:
         producer = loop.run_until_complete(started())
         publisher = Publisher(producer, lambda topic: settings.partitions)
 
-        async def send(outputs: list[tuple[str, bytes, bytes]]) -> None:
+        async def publish(outputs: list[tuple[str, bytes, bytes]]) -> None:
             await publisher.publish(outputs)
             await producer.flush()
+
+        def send(outputs: list[tuple[str, bytes, bytes]]) -> None:
+            loop.run_until_complete(publish(outputs))
 
         try:
             runs = [
