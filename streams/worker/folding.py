@@ -7,9 +7,11 @@ The same function runs live (outputs published), during catch-up after a takeove
 
 from __future__ import annotations
 
+import gc
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from matcher.core import QueueProfile
@@ -25,6 +27,26 @@ from streams.settings import Settings
 from streams.translate import to_domain
 
 log = logging.getLogger(__name__)
+
+
+@contextmanager
+def paused_gc() -> Iterator[None]:
+    """Hold the cyclic garbage collector for the duration of one fold or encoding.
+
+    A big wave allocates ~100,000 acyclic objects (matches, seats, dequeues, records)
+    while the state holds 10,000+ tickets: the collector would walk that whole heap
+    several times inside the wave (~40 % of placement's time at 10,000 players). Held,
+    it runs once after the wave, on the survivors only. Reference counting still frees
+    everything that is not a cycle.
+    """
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,7 +133,8 @@ class Folder:
             return Folded(offset, rejection=problem)
         started = time.perf_counter()
         try:
-            step = state.book.apply(to_domain(wire_event))
+            with paused_gc():
+                step = state.book.apply(to_domain(wire_event))
         except InvalidWaveResult as error:
             log.error("wave not published: %s", error)
             return Folded(offset, rejection=Rejection("wave_failed", str(error)))
