@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from matcher.multifactor.config import UNIT, MultifactorConfig
 from matcher.multifactor.factors import premade_score
-from matcher.multifactor.pool import CROSS_EXTRA, PING, RATING_GAP, SAME_TEAM, Pool
+from matcher.multifactor.pool import Pool
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -32,6 +32,10 @@ class Layout:
 
     ``pairs`` are the seat pairs (i < j); ``team1[s]`` the seats of team 1 in split s;
     ``cross[s]`` the indices into ``pairs`` of the pairs split s puts on opposite teams.
+    ``team1_matrix`` and ``cross_matrix`` are the same as 0/1 matrices (split x seat,
+    split x pair): the evaluator sums through them with ``einsum``, which adds whole
+    rows of candidates (a fancy index then a sum over a middle axis was the slowest
+    step). Every value summed is an integer, so sums are exact in any order.
     """
 
     team_size: int
@@ -39,6 +43,10 @@ class Layout:
     pairs: IntArray
     team1: IntArray
     cross: IntArray
+    team1_matrix: FloatArray
+    cross_matrix: npt.NDArray[np.int32]
+    pair_first: IntArray
+    pair_second: IntArray
 
 
 @cache
@@ -58,12 +66,19 @@ def layout_for(team_size: int) -> Layout:
         masks[s, list(members)] = True
     pairs = list(combinations(range(seats), 2))
     cross = [[p for p, (i, j) in enumerate(pairs) if mask[i] != mask[j]] for mask in masks]
+    cross_matrix = np.zeros((len(rows), len(pairs)), dtype=np.int32)
+    for split, opposite in enumerate(cross):
+        cross_matrix[split, opposite] = 1
     return Layout(
         team_size=team_size,
         masks=masks,
         pairs=np.array(pairs, dtype=np.int64).reshape(-1, 2),
         team1=np.array(rows, dtype=np.int64),
         cross=np.array(cross, dtype=np.int64).reshape(len(rows), team_size * team_size),
+        team1_matrix=masks.astype(np.float64),
+        cross_matrix=cross_matrix,
+        pair_first=np.array([i for i, _ in pairs], dtype=np.int64),
+        pair_second=np.array([j for _, j in pairs], dtype=np.int64),
     )
 
 
@@ -81,6 +96,9 @@ class Structures:
         self._ids: dict[tuple[int, ...], int] = {}
         self.valid = np.zeros((0, len(layout.masks)), dtype=np.bool_)
         self.premade = np.zeros((0, len(layout.masks)), dtype=np.float64)
+        # Read on every batch the evaluator scores: computed once here.
+        self.weights = config.weights()
+        self.total_weight = config.total_weight()
 
     def id_of(self, sizes: tuple[int, ...]) -> int:
         """Id of the structure with these slot sizes (slots laid out in this order).
@@ -141,52 +159,53 @@ def split_scores(
 ) -> FloatArray:
     """Match score of every (candidate, split); -inf where a split breaks a party.
 
-    Works on transposed arrays (one row per seat or seat pair, one column per
-    candidate): row sums are then plain vector additions, with no BLAS call whose
-    threads would fight over shared cores.
+    Works on transposed arrays (one row per split, seat or seat pair, one column per
+    candidate): sums over seats and pairs add whole rows, with no BLAS call whose
+    threads would fight over shared cores. Every (split, candidate) array is updated
+    in place: allocating a fresh one per operation cost more than the arithmetic.
     """
     n = layout.team_size
     columns = np.ascontiguousarray(seats.T)
     capped = pool.capped[columns]
-    team1_sum = capped[layout.team1].sum(axis=1)
-    gap = np.abs(2.0 * team1_sum - capped.sum(axis=0))
-    team_skill = np.maximum(0.0, 1.0 - gap / (n * config.team_skill_scale))
-    flat = columns[layout.pairs[:, 0]] * len(pool.players) + columns[layout.pairs[:, 1]]
+    total = np.einsum("sk,kc->sc", layout.team1_matrix, capped)
+    total *= 2.0
+    total -= capped.sum(axis=0)
+    np.abs(total, out=total)
+    total /= n * config.team_skill_scale
+    np.subtract(1.0, total, out=total)
+    np.maximum(total, 0.0, out=total)  # team skill, as team_skill_score
+    weights = structures.weights
+    total *= weights[0]
+    flat = columns[layout.pair_first]
+    flat *= len(pool.players)
+    flat += columns[layout.pair_second]
     match_pairs = len(layout.pairs)
-    gaps = np.take(pool.pairs[RATING_GAP], flat).sum(axis=0)
-    player_skill = np.maximum(0.0, 1.0 - gaps / match_pairs / config.player_skill_scale)
-    ping_units = np.take(pool.pairs[PING], flat)
-    ping = _cross_sums(ping_units, layout) / (n * n * UNIT)
-    extra = _cross_sums(np.take(pool.pairs[CROSS_EXTRA], flat), layout)
-    penalty = np.take(pool.pairs[SAME_TEAM], flat).sum(axis=0) + extra
-    variation = 1.0 - penalty / (match_pairs * UNIT)
-    premade = structures.premade[sids].T
-    factors = [team_skill, player_skill, premade, ping, variation]
-    if config.weight_hosts:
+    whole = np.take(pool.whole_terms, flat, axis=0).sum(axis=0)
+    cross = np.einsum("sp,pcx->xsc", layout.cross_matrix, np.take(pool.cross_terms, flat, axis=0))
+    # Factors are added in FACTORS order (combine's order); a zero weight adds 0.0
+    # to a finite total, which changes no bit, so it is skipped.
+    if weights[1]:
+        gaps = whole[:, 0].astype(np.float64)
+        total += np.maximum(0.0, 1.0 - gaps / match_pairs / config.player_skill_scale) * weights[1]
+    if weights[2]:
+        total += structures.premade[sids].T * weights[2]
+    if weights[3]:
+        ping = cross[0].astype(np.float64)
+        ping /= n * n * UNIT
+        ping *= weights[3]
+        total += ping
+    if weights[4]:
+        cross[1] += whole[:, 1]
+        variation = cross[1].astype(np.float64)
+        variation /= match_pairs * UNIT
+        np.subtract(1.0, variation, out=variation)
+        variation *= weights[4]
+        total += variation
+    if weights[5]:
         hosts = pool.hosts[columns].sum(axis=0)
-        factors.append(np.where(hosts >= 2, 1.0, np.where(hosts == 1, config.hosts_one_score, 0.0)))
-    total = _weighted_sum(factors, config)
-    result: FloatArray = np.where(structures.valid[sids].T, total, -np.inf)
+        score = np.where(hosts >= 2, 1.0, np.where(hosts == 1, config.hosts_one_score, 0.0))
+        total += score * weights[5]
+    total /= structures.total_weight
+    np.copyto(total, -np.inf, where=~structures.valid[sids].T)
+    result: FloatArray = total
     return result
-
-
-def _weighted_sum(factors: list[FloatArray], config: MultifactorConfig) -> FloatArray:
-    """:func:`combine`, bit for bit, with less work on arrays of (splits, candidates).
-
-    A per-candidate factor is weighted before it is broadcast over the splits, and a
-    factor of weight 0 (beyond the first) is skipped: adding ``f * 0.0 = 0.0`` to a
-    finite total leaves it unchanged, so ``combine`` gets the same bits.
-    """
-    weights = config.weights()
-    total: FloatArray = factors[0] * weights[0]
-    for factor, weight in zip(factors[1:], weights[1:], strict=False):
-        if weight:
-            total = total + factor * weight
-    shaped: FloatArray = np.broadcast_to(total, (len(factors[0]), total.shape[-1]))
-    return shaped / config.total_weight()
-
-
-def _cross_sums(values: FloatArray, layout: Layout) -> FloatArray:
-    """Per split, the sum of ``values`` rows over the pairs it puts on opposite teams."""
-    sums: FloatArray = values[layout.cross].sum(axis=1)
-    return sums
