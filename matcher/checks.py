@@ -16,6 +16,7 @@ from matcher.core import (
     WaveSnapshot,
     derive_match_id,
 )
+from matcher.placement import derive_match_ids
 
 
 def wave_result_problems(
@@ -28,8 +29,87 @@ def wave_result_problems(
     exactly the snapshot's other tickets; no match is played on a map one of its players
     vetoed; match ids are the derived ones.
 
+    A lean pass (:func:`passes_common_rules`) clears a valid result; only a result it
+    does not clear is examined rule by rule, to name every problem.
+
+    >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+    >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
+    >>> wave_result_problems(snapshot, QueueProfile("q", "optimal", ("m",)),
+    ...                      WaveResult("optimal", (), ("t-9",)))
+    ["unmatched is not exactly the snapshot's tickets left out of every match"]
+
     Notes: O(players) time.
     """
+    if passes_common_rules(snapshot, profile, result):
+        return []
+    return _every_problem(snapshot, profile, result)
+
+
+def passes_common_rules(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> bool:
+    """True only when ``result`` breaks none of :func:`wave_result_problems`' rules.
+
+    Stricter, never looser: anything unusual (a ticket repeating a player id) gives
+    False and the full examination decides. It works per match on counts and sets
+    instead of building per-ticket maps, and derives the wave's ids in one pass
+    (tests/test_common_checks.py holds it to the full examination on broken results).
+
+    Notes: O(players) time.
+    """
+    players_of = {waiting.ticket.ticket_id: waiting.ticket.players for waiting in snapshot.tickets}
+    matches = result.matches
+    expected_ids = derive_match_ids(
+        snapshot.queue, snapshot.region, snapshot.wave_id, [m.ticket_ids() for m in matches]
+    )
+    maps = frozenset(profile.maps)
+    used: set[str] = set()
+    for match, expected_id in zip(matches, expected_ids, strict=True):
+        if match.match_id != expected_id or match.map_name not in maps:
+            return False
+        seats_of: dict[str, int] = {}
+        for team in match.teams:
+            for seat in team.seats:
+                if not _seat_fits(seat.ticket_id, seat.player_id, match.map_name, players_of):
+                    return False
+                seats_of[seat.ticket_id] = seats_of.get(seat.ticket_id, -1) + 1
+        for ticket_id, more in seats_of.items():
+            # Every seat of a ticket fits it; one team, complete, nobody twice:
+            if ticket_id in used or (more and not _party_seated(match, ticket_id, players_of)):
+                return False
+            if not more and len(players_of[ticket_id]) != 1:
+                return False
+            used.add(ticket_id)
+    unmatched = result.unmatched
+    return (
+        len(unmatched) == len(players_of) - len(used)
+        and used.isdisjoint(unmatched)
+        and (players_of.keys() >= set(unmatched))
+        and len(set(unmatched)) == len(unmatched)
+    )
+
+
+def _seat_fits(
+    ticket_id: str, player_id: str, map_name: str, players_of: dict[str, tuple[Player, ...]]
+) -> bool:
+    players = players_of.get(ticket_id)
+    if players is None:
+        return False
+    for player in players:
+        if player.player_id == player_id:
+            return map_name not in player.vetoed_maps
+    return False
+
+
+def _party_seated(match: Match, ticket_id: str, players_of: dict[str, tuple[Player, ...]]) -> bool:
+    """A party sits on one team, each of its players exactly once."""
+    teams = {
+        team.name for team in match.teams for seat in team.seats if seat.ticket_id == ticket_id
+    }
+    seated = [s.player_id for t in match.teams for s in t.seats if s.ticket_id == ticket_id]
+    party = [player.player_id for player in players_of[ticket_id]]
+    return len(teams) == 1 and len(seated) == len(set(seated)) == len(party) == len(set(party))
+
+
+def _every_problem(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> list[str]:
     problems: list[str] = []
     tickets = {waiting.ticket.ticket_id: waiting.ticket for waiting in snapshot.tickets}
     players = {

@@ -7,11 +7,12 @@ matter which strategy paired the players.
 from __future__ import annotations
 
 import functools
+import hashlib
 import random
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from matcher.core import QueueProfile, ServerRoute
+from matcher.core import MATCH_ID_NAMESPACE, QueueProfile, ServerRoute
 
 CHANNEL_PREFIX = "scevo"
 CHANNEL_COUNT = 10
@@ -64,6 +65,103 @@ def _route_table(routes: tuple[ServerRoute, ...]) -> Mapping[frozenset[str], tup
         if route.servers:
             table.setdefault(frozenset((route.region_a, route.region_b)), route.servers)
     return MappingProxyType(table)
+
+
+def place_matches(
+    rng: random.Random,
+    profile: QueueProfile,
+    vetoes: Sequence[tuple[str, ...]],
+    regions: Sequence[tuple[str, str]],
+) -> list[tuple[str, str]]:
+    """Map and server of each match, drawn exactly as :func:`choose_map` then
+    :func:`choose_server` would draw them, match after match (same RNG draws, same order).
+
+    ``vetoes[i]`` are the maps vetoed by the players of match ``i``; ``regions[i]`` the
+    region pair it is served for. A wave places thousands of matches with a handful of
+    distinct veto sets and region pairs: each is resolved once, and a draw is
+    ``randrange``'s own rejection sampling on ``getrandbits`` without its call layers.
+
+    >>> profile = QueueProfile("1v1", "optimal", ("a", "b", "c"))
+    >>> place_matches(random.Random(7), profile, [(), ("a", "b")], [("eu", "eu")] * 2)
+    [('b', 'default'), ('c', 'default')]
+    >>> rng = random.Random(7)
+    >>> [(choose_map(rng, profile.maps, v), choose_server(rng, profile, "eu", "eu"))
+    ...  for v in [(), ("a", "b")]]
+    [('b', 'default'), ('c', 'default')]
+
+    Notes: O(matches + distinct veto sets * maps + distinct region pairs).
+    """
+    if type(rng) is not random.Random:  # a subclass may draw differently: ask it
+        return [
+            (choose_map(rng, profile.maps, banned), choose_server(rng, profile, *pair))
+            for banned, pair in zip(vetoes, regions, strict=True)
+        ]
+    getrandbits = rng.getrandbits
+    allowed_for: dict[tuple[str, ...], tuple[str, ...]] = {}
+    servers_for: dict[tuple[str, str], tuple[str, ...]] = {}
+    placed: list[tuple[str, str]] = []
+    for banned, pair in zip(vetoes, regions, strict=True):
+        allowed = allowed_for.get(banned)
+        if allowed is None:
+            allowed = allowed_for[banned] = playable_maps(profile.maps, banned)
+            if not allowed:
+                raise NoPlayableMap("every map is vetoed by a player of the match")
+        servers = servers_for.get(pair)
+        if servers is None:
+            servers = servers_for[pair] = _route_table(profile.routes).get(
+                frozenset(pair), profile.fallback_servers
+            )
+        # choose_map draws even from a single map; choose_server does not.
+        map_name = _draw(getrandbits, allowed)
+        placed.append((map_name, servers[0] if len(servers) == 1 else _draw(getrandbits, servers)))
+    return placed
+
+
+def _draw(getrandbits: Callable[[int], int], options: tuple[str, ...]) -> str:
+    """``options[rng.randrange(len(options))]``.
+
+    CPython's ``randrange(n)`` is ``_randbelow(n)``: draw ``n.bit_length()`` bits until
+    the value is below ``n``; tests/test_placement.py holds it to the real thing.
+    """
+    count = len(options)
+    bits = count.bit_length()
+    drawn = getrandbits(bits)
+    while drawn >= count:
+        drawn = getrandbits(bits)
+    return options[drawn]
+
+
+def derive_match_ids(
+    queue: str, region: str, wave_id: str, tickets: Iterable[Sequence[str]]
+) -> list[str]:
+    """``derive_match_id(queue, region, wave_id, ids)`` for each ``ids`` of ``tickets``.
+
+    The wave's part of the hashed name is hashed once, and the UUID text is cut from
+    the digest's hex directly.
+
+    >>> from matcher.core import derive_match_id
+    >>> derive_match_ids("q", "eu", "1", [("b", "a")])
+    ['41d6cd06-e5df-53d9-96c3-abbe51525d8e']
+    >>> derive_match_id("q", "eu", "1", ("a", "b"))
+    '41d6cd06-e5df-53d9-96c3-abbe51525d8e'
+
+    Notes: O(total ticket ids).
+    """
+    wave = hashlib.sha1(MATCH_ID_NAMESPACE.bytes, usedforsecurity=False)
+    wave.update("\x1f".join((queue, region, wave_id, "")).encode())
+    ids = []
+    for group in tickets:
+        sha1 = wave.copy()
+        sha1.update("\x1f".join(sorted(group)).encode())
+        text = sha1.hexdigest()
+        # Version 5 in the 13th hex digit; the RFC 4122 variant (10xx) in the 17th.
+        ids.append(
+            f"{text[:8]}-{text[8:12]}-5{text[13:16]}-{_VARIANT[text[16]]}{text[17:20]}-{text[20:32]}"
+        )
+    return ids
+
+
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 
 
 def channel_name(match_number: int) -> str:

@@ -18,10 +18,9 @@ from matcher.core import (
     WaitingTicket,
     WaveResult,
     WaveSnapshot,
-    derive_match_id,
 )
 from matcher.duel.model import BW, SC2, DuelPair, DuelPlayer
-from matcher.placement import channel_name, choose_map, choose_server
+from matcher.placement import channel_name, derive_match_ids, place_matches
 
 
 def duel_players(snapshot: WaveSnapshot) -> tuple[list[DuelPlayer], list[str]]:
@@ -73,11 +72,28 @@ def build_result(
 ) -> WaveResult:
     """Stage 7 (map, server, channel) and stage 8 (stats) for pairs in creation order.
 
-    Notes: O(pairs * maps + tickets).
+    The wave RNG draws, match by match, the map then the server
+    (:func:`matcher.placement.place_matches`).
+
+    Notes: O(pairs + distinct veto sets * maps + tickets).
     """
-    rng = random.Random(snapshot.seed)
+    spots = place_matches(
+        random.Random(snapshot.seed),
+        profile,
+        [pair.bw.vetoed_maps + pair.sc2.vetoed_maps for pair in pairs],
+        [(pair.bw.region, pair.sc2.region) for pair in pairs],
+    )
+    ids = derive_match_ids(
+        snapshot.queue,
+        snapshot.region,
+        snapshot.wave_id,
+        [(pair.bw.ticket_id, pair.sc2.ticket_id) for pair in pairs],
+    )
     matches = tuple(
-        _placed(rng, snapshot, profile, pair, number) for number, pair in enumerate(pairs, start=1)
+        _match(pair, match_id, map_name, server, channel_name(number))
+        for number, (pair, match_id, (map_name, server)) in enumerate(
+            zip(pairs, ids, spots, strict=True), start=1
+        )
     )
     used = {player.ticket_id for pair in pairs for player in (pair.bw, pair.sc2)}
     unmatched = tuple(
@@ -86,25 +102,20 @@ def build_result(
     return WaveResult(strategy, matches, unmatched, wave_stats(pairs, len(unmatched), extra_stats))
 
 
-def _placed(
-    rng: random.Random, snapshot: WaveSnapshot, profile: QueueProfile, pair: DuelPair, number: int
-) -> Match:
+def _match(pair: DuelPair, match_id: str, map_name: str, server: str, channel: str) -> Match:
     bw, sc2 = pair.bw, pair.sc2
-    assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
-    map_name = choose_map(rng, profile.maps, bw.vetoed_maps + sc2.vetoed_maps)
-    server = choose_server(rng, profile, bw.region, sc2.region)
+    bw_mmr, sc2_mmr = bw.bw_mmr, sc2.sc2_mmr
+    assert bw_mmr is not None and sc2_mmr is not None
     return Match(
-        match_id=derive_match_id(
-            snapshot.queue, snapshot.region, snapshot.wave_id, (bw.ticket_id, sc2.ticket_id)
+        match_id,
+        (
+            Team(BW, (Seat(bw.ticket_id, bw.player_id, BW, bw_mmr),)),
+            Team(SC2, (Seat(sc2.ticket_id, sc2.player_id, SC2, sc2_mmr),)),
         ),
-        teams=(
-            Team(BW, (Seat(bw.ticket_id, bw.player_id, BW, bw.bw_mmr),)),
-            Team(SC2, (Seat(sc2.ticket_id, sc2.player_id, SC2, sc2.sc2_mmr),)),
-        ),
-        map_name=map_name,
-        server=server,
-        channel=channel_name(number),
-        quality=(("mmr_diff", float(pair.diff)),),
+        map_name,
+        server,
+        channel,
+        (("mmr_diff", float(abs(bw_mmr - sc2_mmr))),),
     )
 
 

@@ -1,0 +1,111 @@
+"""The bulk placement and ids of a wave equal the match-by-match functions they replace:
+same maps, servers and ids, and the wave RNG left in the same state (same draws)."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from matcher.core import QueueProfile, ServerRoute, derive_match_id
+from matcher.placement import (
+    NoPlayableMap,
+    choose_map,
+    choose_server,
+    derive_match_ids,
+    place_matches,
+)
+
+MAPS = ("a", "b", "c", "d", "e")
+REGIONS = ("eu", "na", "asia")
+routes = st.lists(
+    st.builds(
+        ServerRoute,
+        st.sampled_from(REGIONS),
+        st.sampled_from(REGIONS),
+        st.lists(st.sampled_from(("s1", "s2", "s3", "s4", "s5")), max_size=5).map(tuple),
+    ),
+    max_size=6,
+)
+profiles = st.builds(
+    QueueProfile,
+    queue=st.just("1v1"),
+    strategy=st.just("optimal"),
+    maps=st.lists(st.sampled_from(MAPS), min_size=1, max_size=5, unique=True).map(tuple),
+    routes=routes.map(tuple),
+    fallback_servers=st.lists(st.sampled_from(("f1", "f2", "f3")), min_size=1, max_size=3).map(
+        tuple
+    ),
+)
+# Vetoes leave one map, several, or (rarely) none; duplicates and unknown maps included.
+vetoes = st.lists(st.sampled_from((*MAPS, "zz")), max_size=6).map(tuple)
+region_pairs = st.tuples(st.sampled_from(REGIONS), st.sampled_from(REGIONS))
+
+
+def one_by_one(
+    rng: random.Random,
+    profile: QueueProfile,
+    banned: list[tuple[str, ...]],
+    pairs: list[tuple[str, str]],
+) -> list[tuple[str, str]]:
+    """The placement loop of every strategy before the bulk function."""
+    return [
+        (choose_map(rng, profile.maps, veto), choose_server(rng, profile, *pair))
+        for veto, pair in zip(banned, pairs, strict=True)
+    ]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    profile=profiles,
+    matches=st.lists(st.tuples(vetoes, region_pairs), max_size=40),
+    seed=st.integers(0, 2**64 - 1),
+)
+def test_bulk_placement_draws_exactly_as_the_match_by_match_functions(
+    profile: QueueProfile, matches: list[tuple[tuple[str, ...], tuple[str, str]]], seed: int
+) -> None:
+    banned = [veto for veto, _ in matches]
+    pairs = [pair for _, pair in matches]
+    old_rng, new_rng = random.Random(seed), random.Random(seed)
+    try:
+        expected = one_by_one(old_rng, profile, banned, pairs)
+    except NoPlayableMap:
+        with pytest.raises(NoPlayableMap):
+            place_matches(new_rng, profile, banned, pairs)
+        return
+    assert place_matches(new_rng, profile, banned, pairs) == expected
+    assert new_rng.getstate() == old_rng.getstate()
+
+
+def test_a_single_playable_map_still_costs_a_draw_and_a_single_server_none() -> None:
+    profile = QueueProfile("1v1", "optimal", ("a", "b"), fallback_servers=("only",))
+    rng = random.Random(3)
+    place_matches(rng, profile, [("a",)], [("eu", "eu")])
+    reference = random.Random(3)
+    reference.randrange(1)
+    assert rng.getstate() == reference.getstate()
+
+
+def test_a_random_subclass_is_asked_for_its_own_draws() -> None:
+    class Fixed(random.Random):
+        def randrange(self, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+            return 0
+
+    profile = QueueProfile("1v1", "optimal", ("a", "b", "c"), fallback_servers=("x", "y"))
+    assert place_matches(Fixed(1), profile, [(), ()], [("eu", "eu")] * 2) == [("a", "x")] * 2
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    wave=st.tuples(st.text(min_size=1), st.text(min_size=1), st.text(min_size=1)),
+    groups=st.lists(st.lists(st.text(), min_size=1, max_size=4).map(tuple), max_size=8),
+)
+def test_bulk_match_ids_equal_derive_match_id(
+    wave: tuple[str, str, str], groups: list[tuple[str, ...]]
+) -> None:
+    queue, region, wave_id = wave
+    assert derive_match_ids(queue, region, wave_id, groups) == [
+        derive_match_id(queue, region, wave_id, group) for group in groups
+    ]
