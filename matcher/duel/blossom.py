@@ -14,8 +14,16 @@ candidate graph is optimal on the full one.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+
+#: From this many vertices a dual step runs as NumPy array passes, below as Python loops
+#: (identical choices; NumPy's per-call overhead loses on the small waves' graphs).
+VECTORISED_FROM = 200
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,6 +60,42 @@ def max_weight_matching(n: int, edges: Sequence[tuple[int, int, int]]) -> Blosso
     return solver.solution()
 
 
+@dataclass(frozen=True, slots=True)
+class WarmStart:
+    """A dual-feasible starting point: ``mate[v]`` (partner or -1) and ``vertex_dual[v]``.
+
+    In this module's units: ``vertex_dual[i] + vertex_dual[j] >= 2 w`` on every edge,
+    with equality on every pair of ``mate``, and every dual >= 0 (no blossoms yet).
+    """
+
+    mate: Sequence[int]
+    vertex_dual: Sequence[int]
+
+
+def warm_max_weight_matching(
+    n: int, edges: Sequence[tuple[int, int, int]], start: WarmStart, max_stages: int
+) -> BlossomSolution | None:
+    """Finish a maximum-weight matching from ``start``; None after ``max_stages`` stages.
+
+    The primal-dual method for matchings that need not be perfect: a vertex may stay
+    single once its dual is 0. Each stage grows trees from the single vertices whose
+    dual is still positive and ends with an augmentation, a root's dual reaching 0, or
+    a matched vertex's dual reaching 0 (the path to its root is flipped: the root is
+    matched, that vertex single). When no single vertex has a positive dual, every
+    condition of complementary slackness holds: the matching is optimal on ``edges``.
+
+    >>> start = WarmStart(mate=(1, 0, -1, -1), vertex_dual=(5, 5, 0, 5))
+    >>> warm_max_weight_matching(4, [(0, 1, 5), (1, 2, 5), (2, 3, 5)], start, 10).mate
+    (1, 0, 3, 2)
+
+    Notes: from a good start (an LP relaxation's pairs and duals) few stages remain;
+    each is O(n + m) per dual change.
+    """
+    solver = _Solver(n, edges)
+    solver.warm_start(start)
+    return solver.solution() if solver.solve_warm(max_stages) else None
+
+
 class _Solver:
     def __init__(self, n: int, edges: Sequence[tuple[int, int, int]]) -> None:
         self.n = n
@@ -77,6 +121,23 @@ class _Solver:
         self.dual = [top] * n + [0] * n
         self.allowed = [False] * len(self.edges)
         self.queue: list[int] = []
+        self.warm = False
+        self.live: set[int] = set()  # blossoms in use (the rest are in ``unused``)
+        self.edge_arrays = tuple(
+            np.array([edge[at] for edge in self.edges], dtype=np.int64) for at in range(3)
+        )
+
+    def warm_start(self, start: WarmStart) -> None:
+        """Adopt ``start``'s pairs and duals (see :class:`WarmStart`)."""
+        self.warm = True
+        endpoint_of = {}
+        for k, (i, j, _) in enumerate(self.edges):
+            endpoint_of[(i, j)] = 2 * k + 1
+            endpoint_of[(j, i)] = 2 * k
+        for v, partner in enumerate(start.mate):
+            if partner >= 0:
+                self.mate[v] = endpoint_of[(v, partner)]
+        self.dual[: self.n] = [int(d) for d in start.vertex_dual]
 
     def slack(self, k: int) -> int:
         i, j, w = self.edges[k]
@@ -122,6 +183,7 @@ class _Solver:
         v, w, _ = self.edges[k]
         bb, bv, bw = self.inblossom[base], self.inblossom[v], self.inblossom[w]
         b = self.unused.pop()
+        self.live.add(b)
         self.base[b], self.parent[b], self.parent[bb] = base, -1, b
         path: list[int] = []
         endps: list[int] = []
@@ -185,6 +247,7 @@ class _Solver:
         self.childs[b], self.endps[b], self.leafs[b] = [], [], []
         self.blossombest[b], self.bestedge[b] = None, -1
         self.unused.append(b)
+        self.live.discard(b)
 
     def relabel_expanded(self, b: int) -> None:
         """Give the children of an expanded T-blossom the labels of the path through it."""
@@ -277,6 +340,9 @@ class _Solver:
                 kslack = self.slack(k)
                 self.allowed[k] = kslack <= 0
             if self.allowed[k]:
+                if self.label[bw] == 0 and self.mate[self.base[bw]] == -1:
+                    self.augment_matching(k)  # a single vertex whose dual is 0 (warm start)
+                    return True
                 if self.label[bw] == 0:
                     self.assign_label(w, 2, p ^ 1)
                 elif self.label[bw] == 1:
@@ -298,10 +364,40 @@ class _Solver:
 
     def dual_step(self) -> bool:
         """Change the duals by the largest safe delta; False when the stage is over."""
+        tops = sorted(b for b in self.live if self.parent[b] == -1)
+        if self.n >= VECTORISED_FROM:
+            kind, delta, target, shift = self._vertex_deltas_vectorised(tops)
+        else:
+            kind, delta, target, shift = self._vertex_deltas(tops)
+        label = self.label
+        for b in tops:
+            if label[b] == 2 and self.dual[b] < delta:
+                kind, delta, target = 4, self.dual[b], b
+        shift(delta)
+        for b in tops:
+            if label[b]:
+                self.dual[b] += delta if label[b] == 1 else -delta
+        if kind == 1:
+            if self.warm and target >= 0 and self.mate[target] != -1:
+                self.release(target)
+            return False
+        if kind == 4:
+            self.expand_blossom(target, False)
+            return True
+        i, j, _ = self.edges[target]
+        self.allowed[target] = True
+        self.queue.append(j if kind == 2 and label[self.inblossom[i]] == 0 else i)
+        return True
+
+    def _vertex_deltas(self, tops: list[int]) -> tuple[int, int, int, Callable[[int], None]]:
+        """Deltas 1-3 (kind, delta, target) and the vertex dual shift, by plain loops."""
         n, dual, label, bestedge, slack = self.n, self.dual, self.label, self.bestedge, self.slack
         vertex_label = [label[b] for b in self.inblossom]
-        tops = [b for b in range(n, 2 * n) if self.base[b] >= 0 and self.parent[b] == -1]
-        kind, delta, target = 1, min(dual[:n]), -1
+        if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
+            kind = 1
+            delta, target = min(((dual[v], v) for v in range(n) if vertex_label[v] == 1), default=(0, -1))
+        else:
+            kind, delta, target = 1, min(dual[:n]), -1
         for v in range(n):
             if bestedge[v] != -1 and vertex_label[v] == 0:
                 d = slack(bestedge[v])
@@ -312,52 +408,153 @@ class _Solver:
                 d = slack(bestedge[b]) // 2
                 if d < delta:
                     kind, delta, target = 3, d, bestedge[b]
-        for b in tops:
-            if label[b] == 2 and dual[b] < delta:
-                kind, delta, target = 4, dual[b], b
-        for v in range(n):
-            if vertex_label[v] == 1:
-                dual[v] -= delta
-            elif vertex_label[v] == 2:
-                dual[v] += delta
-        for b in tops:
-            if label[b]:
-                dual[b] += delta if label[b] == 1 else -delta
-        if kind == 1:
-            return False
-        if kind == 4:
-            self.expand_blossom(target, False)
-            return True
-        i, j, _ = self.edges[target]
-        self.allowed[target] = True
-        self.queue.append(j if kind == 2 and label[self.inblossom[i]] == 0 else i)
-        return True
+
+        def shift(by: int) -> None:
+            for v in range(n):
+                if vertex_label[v] == 1:
+                    dual[v] -= by
+                elif vertex_label[v] == 2:
+                    dual[v] += by
+
+        return kind, delta, target, shift
+
+    def _vertex_deltas_vectorised(
+        self, tops: list[int]
+    ) -> tuple[int, int, int, Callable[[int], None]]:
+        """As :meth:`_vertex_deltas`, one NumPy pass instead of Python loops (large graphs).
+
+        Candidates are taken in the loops' order and only a strictly smaller delta
+        replaces the current one (argmin keeps the first minimum): the same choices.
+        """
+        n = self.n
+        first, second, weight = self.edge_arrays
+        dual = np.array(self.dual[:n], dtype=np.int64)
+        labels = np.array(self.label, dtype=np.int64)
+        best = np.array(self.bestedge, dtype=np.int64)
+        vertex_label = labels[np.array(self.inblossom, dtype=np.int64)]
+
+        def slack_of(edges: NDArray[np.int64]) -> NDArray[np.int64]:
+            result: NDArray[np.int64] = dual[first[edges]] + dual[second[edges]] - 2 * weight[edges]
+            return result
+
+        if self.warm:
+            s_vertices = np.flatnonzero(vertex_label == 1)
+            at = int(np.argmin(dual[s_vertices])) if len(s_vertices) else -1
+            kind, delta = 1, int(dual[s_vertices[at]]) if at >= 0 else 0
+            target = int(s_vertices[at]) if at >= 0 else -1
+        else:
+            kind, delta, target = 1, int(dual.min()), -1
+        free = np.flatnonzero((best[:n] != -1) & (vertex_label == 0))
+        if len(free):
+            slacks = slack_of(best[free])
+            at = int(np.argmin(slacks))
+            if slacks[at] < delta:
+                kind, delta, target = 2, int(slacks[at]), int(best[free[at]])
+        top_level = np.flatnonzero(np.array(self.parent[:n], dtype=np.int64) == -1)
+        candidates = np.concatenate([top_level, np.array(tops, dtype=np.int64)])
+        candidates = candidates[(labels[candidates] == 1) & (best[candidates] != -1)]
+        if len(candidates):
+            halves = slack_of(best[candidates]) // 2
+            at = int(np.argmin(halves))
+            if halves[at] < delta:
+                kind, delta, target = 3, int(halves[at]), int(best[candidates[at]])
+
+        def shift(by: int) -> None:
+            dual[vertex_label == 1] -= by
+            dual[vertex_label == 2] += by
+            self.dual[:n] = dual.tolist()
+
+        return kind, delta, target, shift
 
     def stage(self) -> bool:
-        """One stage: grow alternating trees until an augmentation; False if none exists."""
+        """One stage: grow alternating trees until an augmentation; False if none exists.
+
+        Warm start: False when no single vertex has a positive dual (optimal); a stage
+        that ends on a dual reaching 0 returns True, the next stage starts afresh.
+        """
         self.label = [0] * (2 * self.n)
         self.bestedge = [-1] * (2 * self.n)
         self.blossombest[self.n :] = [None] * self.n
         self.allowed = [False] * len(self.edges)
         self.queue = []
-        for v in range(self.n):
-            if self.mate[v] == -1 and self.label[self.inblossom[v]] == 0:
+        roots = [
+            v
+            for v in range(self.n)
+            if self.mate[v] == -1 and (not self.warm or self.dual[v] > 0)
+        ]
+        if self.warm:
+            if not roots:
+                return False
+            self.even_roots(roots)
+        for v in roots:
+            if self.label[self.inblossom[v]] == 0:
                 self.assign_label(v, 1, -1)
         while True:
             while self.queue:
                 if self.scan(self.queue.pop()):
                     return True
             if not self.dual_step():
-                return False
+                return self.warm
+
+    def even_roots(self, roots: list[int]) -> None:
+        """Give every root an even dual, keeping every constraint.
+
+        All vertices of a tree share their root's parity (tight edges), so when all roots
+        are even S-S edges have even slack and every delta stays an integer. A single
+        vertex's dual may rise freely; a root blossom's leaves rise by 1 and its dual
+        falls by 1 (inner slacks unchanged), or it is expanded when its dual is 0.
+        """
+        for v in roots:
+            while self.dual[v] % 2:
+                b = self.inblossom[v]
+                if b == v:
+                    self.dual[v] += 1
+                elif self.dual[b] >= 1:
+                    for leaf in self.leafs[b]:
+                        self.dual[leaf] += 1
+                    self.dual[b] -= 1
+                else:
+                    self.expand_blossom(b, True)
+
+    def release(self, v: int) -> None:
+        """Flip the tree path from S-vertex ``v`` (dual 0) to its root: the root is matched,
+        ``v`` single (the same walk as one side of :meth:`augment_matching`)."""
+        s, p = v, -1
+        while True:
+            bs = self.inblossom[s]
+            if bs >= self.n:
+                self.augment_blossom(bs, s)
+            self.mate[s] = p
+            if self.labelend[bs] == -1:
+                break
+            bt = self.inblossom[self.endpoint[self.labelend[bs]]]
+            s = self.endpoint[self.labelend[bt]]
+            j = self.endpoint[self.labelend[bt] ^ 1]
+            if bt >= self.n:
+                self.augment_blossom(bt, j)
+            self.mate[j] = self.labelend[bt]
+            p = self.labelend[bt] ^ 1
+
+    def solve_warm(self, max_stages: int) -> bool:
+        """Run stages from a warm start; False if ``max_stages`` did not suffice."""
+        for _ in range(max_stages):
+            if not self.stage():
+                return True
+            self.expand_zero_s_blossoms()
+        return False
 
     def solve(self) -> None:
         for _ in range(self.n):
             if not self.stage():
                 break
-            for b in range(self.n, 2 * self.n):
-                top_s = self.parent[b] == -1 and self.base[b] >= 0 and self.label[b] == 1
-                if top_s and self.dual[b] == 0:
-                    self.expand_blossom(b, True)
+            self.expand_zero_s_blossoms()
+
+    def expand_zero_s_blossoms(self) -> None:
+        """End of stage: top-level S-blossoms whose dual is 0 are expanded."""
+        for b in sorted(self.live):
+            top_s = self.parent[b] == -1 and self.base[b] >= 0 and self.label[b] == 1
+            if top_s and self.dual[b] == 0:
+                self.expand_blossom(b, True)
 
     def solution(self) -> BlossomSolution:
         n = self.n

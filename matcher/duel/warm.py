@@ -1,0 +1,148 @@
+"""Mid-size waves of ``optimal``: the LP relaxation's pairs and duals, finished by the blossom.
+
+The symmetric assignment (:mod:`matcher.duel.symmetric`) solves the LP relaxation of
+the matching; on 1-D costs it is integral except for a few odd cycles, yet rounding
+those cycles can cost a pair or force a long chain of side changes (measured at
+n = 1,000: one alternating component of ~500 players). Edmonds' primal-dual method
+repairs exactly that, and it needs few stages when it starts from the relaxation:
+
+1. the relaxation on the k-nearest candidate graph, one sparse assignment (LAPJV);
+2. its LP duals, from shortest paths in the assignment's residual graph (Bellman-Ford;
+   no negative cycle, as the assignment is optimal): row and column potentials
+   ``u, v`` with ``T[i, k] - u[i] - v[k] >= 0``, tight on the permutation;
+3. ``pi[x] = u[x] + v[x]`` is an optimal dual of the fractional matching LP
+   (``pi[a] + pi[b] <= 2 cost(a, b)``, ``pi[x] <= W``, tight on every cycle edge), so
+   ``W - pi`` is a feasible blossom dual with every cycle edge tight;
+4. the cycles' alternate edges as the starting matching (one player per odd cycle
+   single) and :func:`matcher.duel.blossom.warm_max_weight_matching` to finish.
+
+The result is a maximum-weight matching of the candidate graph, so optimal whenever
+the candidate graph holds an optimum (:mod:`matcher.duel.exact` proves that property
+with duals; here it is measured, docs/benchmarks/duel.md).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy.sparse import csr_matrix
+from scipy.sparse.csgraph import min_weight_full_bipartite_matching
+
+from matcher.duel.bands import split_cycles
+from matcher.duel.blossom import WarmStart, warm_max_weight_matching
+from matcher.duel.exact import big_weight
+from matcher.duel.graph import DuelArrays, Ints, nearest_edges, undirected
+
+
+@dataclass(frozen=True, slots=True)
+class WarmOutcome:
+    """Pairs ``(bw_player, sc2_player)``; odd cycles of the relaxation; blossom stages."""
+
+    pairs: tuple[tuple[int, int], ...]
+    odd_cycles: int
+    single_at_start: int
+
+
+def warm_pairs(arrays: DuelArrays, k: int = 4, max_stages: int = 400) -> WarmOutcome | None:
+    """A maximum-weight matching of the ``k``-nearest graph, or None if it cannot finish.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
+    ...            DuelPlayer("c", None, 1390), DuelPlayer("d", None, 1452)]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> warm_pairs(arrays).pairs
+    ((0, 3), (1, 2))
+
+    Notes: one sparse assignment and one Bellman-Ford on O(n k) edges, then the blossom's
+    remaining stages (few from this start; each O(n + m) per dual change). None when the
+    relaxation's duals do not check out or ``max_stages`` stages did not suffice.
+    """
+    n = arrays.size
+    u, v = nearest_edges(arrays, k)
+    bw, sc2, cost = undirected(arrays, u, v)
+    if n < 2 or not len(bw):
+        return WarmOutcome((), 0, 0)
+    weight = big_weight(arrays)
+    rows = np.concatenate([bw, sc2, np.arange(n)])
+    cols = np.concatenate([sc2, bw, np.arange(n)])
+    values = np.concatenate([cost, cost, np.full(n, weight, dtype=np.int64)])
+    successor = _assignment(n, rows, cols, values)
+    pi = _duals(n, rows, cols, values, successor)
+    if pi is None:
+        return None
+    dual = weight - pi
+    firsts, longer = split_cycles(successor)
+    mate = np.full(n, -1, dtype=np.int64)
+    mate[firsts], mate[successor[firsts]] = successor[firsts], firsts
+    odd = 0
+    for cycle in longer:
+        odd += len(cycle) % 2
+        for i in range(0, len(cycle) - 1, 2):
+            mate[cycle[i]], mate[cycle[i + 1]] = cycle[i + 1], cycle[i]
+    edge_weight = weight - cost
+    if not _feasible(dual, mate, bw, sc2, edge_weight):
+        return None
+    solution = warm_max_weight_matching(
+        n,
+        list(zip(bw.tolist(), sc2.tolist(), edge_weight.tolist(), strict=True)),
+        WarmStart(mate.tolist(), dual.tolist()),
+        max_stages,
+    )
+    if solution is None:
+        return None
+    partner = np.array(solution.mate, dtype=np.int64)
+    chosen = partner[bw] == sc2
+    pairs = sorted(zip(bw[chosen].tolist(), sc2[chosen].tolist(), strict=True))
+    return WarmOutcome(tuple(pairs), odd, int((mate < 0).sum()))
+
+
+def _assignment(n: int, rows: Ints, cols: Ints, values: Ints) -> Ints:
+    """The optimal permutation of the symmetric relaxation (LAPJV on the sparse matrix)."""
+    # Every permutation takes n entries, so a common offset keeps the optimum; it makes
+    # every entry positive (a stored zero would read as "no edge").
+    shifted = (values - values.min() + 1).astype(np.float64)
+    matrix = csr_matrix((shifted, (rows, cols)), shape=(n, n))
+    _, successor = min_weight_full_bipartite_matching(matrix)
+    result: Ints = successor.astype(np.int64)
+    return result
+
+
+def _duals(n: int, rows: Ints, cols: Ints, values: Ints, successor: Ints) -> Ints | None:
+    """``pi = u + v`` from column potentials by shortest paths, or None if they fail.
+
+    Column ``successor[i]`` may hand row ``i`` to column ``c`` at ``T[i, c] -
+    T[i, successor[i]]``; distances from a source joined to every column at 0 give
+    potentials ``v`` with ``v[c] <= v[successor[i]] + T[i, c] - T[i, successor[i]]``
+    (Bellman-Ford, vectorised: one pass over all edges per round, until no distance
+    changes; an optimal assignment has no negative cycle, so at most n rounds).
+    """
+    assigned = np.zeros(n, dtype=np.int64)
+    on_permutation = cols == successor[rows]
+    assigned[rows[on_permutation]] = values[on_permutation]
+    tail, head = successor[rows], cols
+    step = values - assigned[rows]
+    off = ~on_permutation
+    tail, head, step = tail[off], head[off], step[off]
+    v = np.zeros(n, dtype=np.int64)
+    for _ in range(n + 1):
+        reach = v[tail] + step
+        better = reach < v[head]
+        if not better.any():
+            break
+        np.minimum.at(v, head[better], reach[better])
+    else:
+        return None  # a negative cycle: the assignment was not optimal
+    u = assigned - v[successor]
+    if (values - u[rows] - v[cols]).min(initial=0) < 0:
+        return None
+    pi: Ints = u + v
+    return pi
+
+
+def _feasible(dual: Ints, mate: Ints, bw: Ints, sc2: Ints, edge_weight: Ints) -> bool:
+    """Blossom duals: >= 0, every edge covered, every starting pair tight."""
+    slack = dual[bw] + dual[sc2] - 2 * edge_weight
+    paired = mate[bw] == sc2
+    return bool(dual.min() >= 0 and slack.min() >= 0 and not slack[paired].any())
