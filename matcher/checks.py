@@ -16,7 +16,7 @@ from matcher.core import (
     WaveSnapshot,
     derive_match_id,
 )
-from matcher.placement import derive_match_ids
+from matcher.placement import derive_match_ids, sorted_ticket_ids
 
 
 def wave_result_problems(
@@ -58,26 +58,15 @@ def passes_common_rules(snapshot: WaveSnapshot, profile: QueueProfile, result: W
     players_of = {waiting.ticket.ticket_id: waiting.ticket.players for waiting in snapshot.tickets}
     matches = result.matches
     expected_ids = derive_match_ids(
-        snapshot.queue, snapshot.region, snapshot.wave_id, [m.ticket_ids() for m in matches]
+        snapshot.queue, snapshot.region, snapshot.wave_id, [sorted_ticket_ids(m) for m in matches]
     )
     maps = frozenset(profile.maps)
     used: set[str] = set()
     for match, expected_id in zip(matches, expected_ids, strict=True):
         if match.match_id != expected_id or match.map_name not in maps:
             return False
-        seats_of: dict[str, int] = {}
-        for team in match.teams:
-            for seat in team.seats:
-                if not _seat_fits(seat.ticket_id, seat.player_id, match.map_name, players_of):
-                    return False
-                seats_of[seat.ticket_id] = seats_of.get(seat.ticket_id, -1) + 1
-        for ticket_id, more in seats_of.items():
-            # Every seat of a ticket fits it; one team, complete, nobody twice:
-            if ticket_id in used or (more and not _party_seated(match, ticket_id, players_of)):
-                return False
-            if not more and len(players_of[ticket_id]) != 1:
-                return False
-            used.add(ticket_id)
+        if not _match_fits(match, players_of, used):
+            return False
     unmatched = result.unmatched
     return (
         len(unmatched) == len(players_of) - len(used)
@@ -85,6 +74,46 @@ def passes_common_rules(snapshot: WaveSnapshot, profile: QueueProfile, result: W
         and (players_of.keys() >= set(unmatched))
         and len(set(unmatched)) == len(unmatched)
     )
+
+
+def _match_fits(match: Match, players_of: dict[str, tuple[Player, ...]], used: set[str]) -> bool:
+    """Seats, parties and vetoes of one match; adds its tickets to ``used``."""
+    teams, map_name = match.teams, match.map_name
+    if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+        # Two solos, the shape of every duel: the rules below, unrolled.
+        first, second = teams[0].seats[0], teams[1].seats[0]
+        one, other = players_of.get(first.ticket_id), players_of.get(second.ticket_id)
+        if (
+            one is None
+            or other is None
+            or len(one) != 1
+            or len(other) != 1
+            or first.ticket_id == second.ticket_id
+            or first.ticket_id in used
+            or second.ticket_id in used
+            or one[0].player_id != first.player_id
+            or other[0].player_id != second.player_id
+            or map_name in one[0].vetoed_maps
+            or map_name in other[0].vetoed_maps
+        ):
+            return False
+        used.add(first.ticket_id)
+        used.add(second.ticket_id)
+        return True
+    seats_of: dict[str, int] = {}
+    for team in teams:
+        for seat in team.seats:
+            if not _seat_fits(seat.ticket_id, seat.player_id, map_name, players_of):
+                return False
+            seats_of[seat.ticket_id] = seats_of.get(seat.ticket_id, -1) + 1
+    for ticket_id, more in seats_of.items():
+        # Every seat of a ticket fits it; one team, complete, nobody twice:
+        if ticket_id in used or (more and not _party_seated(match, ticket_id, players_of)):
+            return False
+        if not more and len(players_of[ticket_id]) != 1:
+            return False
+        used.add(ticket_id)
+    return True
 
 
 def _seat_fits(

@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from matcher.core import MATCH_ID_NAMESPACE, QueueProfile, ServerRoute
+from matcher.core import MATCH_ID_NAMESPACE, Match, QueueProfile, ServerRoute
 
 CHANNEL_PREFIX = "scevo"
 CHANNEL_COUNT = 10
@@ -137,7 +137,8 @@ def derive_match_ids(
     """``derive_match_id(queue, region, wave_id, ids)`` for each ``ids`` of ``tickets``.
 
     The wave's part of the hashed name is hashed once, and the UUID text is cut from
-    the digest's hex directly.
+    the digest's hex directly. The last ids derived are remembered: the checker
+    re-derives every id the strategy just derived.
 
     >>> from matcher.core import derive_match_id
     >>> derive_match_ids("q", "eu", "1", [("b", "a")])
@@ -147,20 +148,53 @@ def derive_match_ids(
 
     Notes: O(total ticket ids).
     """
+    prefix = "\x1f".join((queue, region, wave_id, ""))
     wave = hashlib.sha1(MATCH_ID_NAMESPACE.bytes, usedforsecurity=False)
-    wave.update("\x1f".join((queue, region, wave_id, "")).encode())
+    wave.update(prefix.encode())
+    memo = _IDS
     ids = []
     for group in tickets:
-        sha1 = wave.copy()
-        sha1.update("\x1f".join(sorted(group)).encode())
-        text = sha1.hexdigest()
-        # Version 5 in the 13th hex digit; the RFC 4122 variant (10xx) in the 17th.
-        ids.append(
-            f"{text[:8]}-{text[8:12]}-5{text[13:16]}-{_VARIANT[text[16]]}{text[17:20]}-{text[20:32]}"
-        )
+        joined = "\x1f".join(sorted(group))
+        key = (prefix, joined)
+        match_id = memo.get(key)
+        if match_id is None:
+            sha1 = wave.copy()
+            sha1.update(joined.encode())
+            text = sha1.hexdigest()
+            # Version 5 in the 13th hex digit; the RFC 4122 variant (10xx) in the 17th.
+            match_id = (
+                f"{text[:8]}-{text[8:12]}-5{text[13:16]}-"
+                f"{_VARIANT[text[16]]}{text[17:20]}-{text[20:32]}"
+            )
+            if len(memo) >= _IDS_LIMIT:
+                memo.clear()
+            memo[key] = match_id
+        ids.append(match_id)
     return ids
 
 
+def sorted_ticket_ids(match: Match) -> tuple[str, ...]:
+    """``match.ticket_ids()``, without building a set for a duel's two seats.
+
+    >>> from matcher.core import Seat, Team
+    >>> seat = lambda ticket: Team(ticket, (Seat(ticket, "p" + ticket, "r", 1),))
+    >>> sorted_ticket_ids(Match("m", (seat("t9"), seat("t1")), "map", "s", "c"))
+    ('t1', 't9')
+    """
+    teams = match.teams
+    if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+        first, second = teams[0].seats[0].ticket_id, teams[1].seats[0].ticket_id
+        if first < second:
+            return (first, second)
+        if second < first:
+            return (second, first)
+    return match.ticket_ids()
+
+
+# Ids by (wave prefix, joined ticket ids): a pure function's results, so remembering
+# them changes no output; bounded (emptied when full) to about two big waves.
+_IDS_LIMIT = 1 << 14
+_IDS: dict[tuple[str, str], str] = {}
 _VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 
 

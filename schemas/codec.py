@@ -147,17 +147,18 @@ def encode(event: Record) -> bytes:
     buffer = io.BytesIO()
     buffer.write(known.header)
     schemaless_writer(buffer, known.writer, event.model_dump())
-    return _within_limit(type(event), buffer.getvalue())
+    return within_limit(type(event), buffer.getvalue())
 
 
 def encode_json(event: Record) -> bytes:
     """Return ``event`` as the JSON input form: one UTF-8 object with a ``"type"`` member."""
     body = {"type": type(event).__name__, **event.model_dump(mode="json")}
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
-    return _within_limit(type(event), text.encode("utf-8"))
+    return within_limit(type(event), text.encode("utf-8"))
 
 
-def _within_limit(model: type[Record], data: bytes) -> bytes:
+def within_limit(model: type[Record], data: bytes) -> bytes:
+    """Return ``data``, or raise InvalidEvent("oversize") if a ``model`` may not be that long."""
     if len(data) > max_bytes(model):
         raise InvalidEvent(
             "oversize",
@@ -442,6 +443,6 @@ def encoder_for(
         buffer.write(header)
         schemaless_writer(buffer, writer, body)
         data = buffer.getvalue()
-        return data if len(data) <= limit else _within_limit(model, data)
+        return data if len(data) <= limit else within_limit(model, data)
 
     return encode_dict

@@ -21,7 +21,7 @@ import struct
 from collections.abc import Callable, Mapping
 from typing import Any, Final, TypeVar
 
-from schemas.codec import CURRENT, _within_limit, max_bytes
+from schemas.codec import CURRENT, max_bytes, within_limit
 from schemas.models import EVENTS
 
 Encoder = Callable[[Mapping[str, Any]], bytes]
@@ -29,7 +29,7 @@ Encoder = Callable[[Mapping[str, Any]], bytes]
 _NULL: Final = b"\x00"  # union branch 0 ("null")
 _SOME: Final = b"\x02"  # union branch 1 (the value's type)
 _END: Final = b"\x00"  # the zero count that closes an array or a map
-_pack_double = struct.Struct("<d").pack
+double = struct.Struct("<d").pack
 
 #: The schema each writer below was written for: the CRC-64-AVRO fingerprint of its
 #: Parsing Canonical Form, which covers field order, types, unions and enum symbols
@@ -46,7 +46,7 @@ def zigzag_varint(value: int) -> bytes:
     """An Avro int or long: zig-zag, then 7 bits a byte, least significant first.
 
     >>> [zigzag_varint(v).hex() for v in (0, -1, 1, 63, 64, -65, 1767225600000)]
-    ['00', '01', '02', '7e', '8001', '8101', '80e0a9c4f36633']
+    ['00', '01', '02', '7e', '8001', '8101', '80a0d5edee66']
 
     Notes: O(1) for a remembered value, else O(bytes); ``value`` must fit a signed
     64-bit long, as Avro requires.
@@ -95,26 +95,31 @@ def _remember(memo: dict[_Key, bytes], key: _Key, data: bytes) -> bytes:
     return data
 
 
-def _optional_string(text: str | None) -> bytes:
+def optional_string(text: str | None) -> bytes:
     return _NULL if text is None else _SOME + string(text)
 
 
-def _optional_long(value: int | None) -> bytes:
+def optional_long(value: int | None) -> bytes:
     return _NULL if value is None else _SOME + zigzag_varint(value)
 
 
 def _optional_double(value: float | None) -> bytes:
-    return _NULL if value is None else _SOME + _pack_double(value)
+    return _NULL if value is None else _SOME + double(value)
 
 
-def _symbols(name: str, field: str) -> dict[str, bytes]:
+def symbols(name: str, field: str) -> dict[str, bytes]:
+    """The encoding of each symbol of the enum ``field`` of record ``name``, by symbol.
+
+    >>> symbols("TicketDequeued", "reason")["LEFT"]
+    b'\\x02'
+    """
     schema = CURRENT[EVENTS[name]].source
     (enum,) = (f["type"] for f in schema["fields"] if f["name"] == field)
     return {symbol: zigzag_varint(index) for index, symbol in enumerate(enum["symbols"])}
 
 
-_REASONS: Final = _symbols("TicketDequeued", "reason")
-_STATES: Final = _symbols("TicketStatus", "state")
+_REASONS: Final = symbols("TicketDequeued", "reason")
+_STATES: Final = symbols("TicketStatus", "state")
 
 
 def _teams(teams: Any) -> bytes:
@@ -143,7 +148,7 @@ def _quality(quality: Mapping[str, float]) -> bytes:
     parts = [zigzag_varint(len(quality))]
     for name, value in quality.items():
         parts.append(string(name))
-        parts.append(_pack_double(value))
+        parts.append(double(value))
     parts.append(_END)
     return b"".join(parts)
 
@@ -180,10 +185,10 @@ def _ticket_dequeued(header: bytes) -> Encoder:
                 string(body["queue"]),
                 string(body["region"]),
                 _REASONS[body["reason"]],
-                _optional_string(body["match_id"]),
-                _optional_string(body["wave_id"]),
+                optional_string(body["match_id"]),
+                optional_string(body["wave_id"]),
                 zigzag_varint(body["waves_waited"]),
-                _optional_string(body["detail"]),
+                optional_string(body["detail"]),
                 zigzag_varint(body["at_ms"]),
             )
         )
@@ -202,9 +207,9 @@ def _ticket_status(header: bytes) -> Encoder:
                 _STATES[body["state"]],
                 zigzag_varint(body["position"]),
                 zigzag_varint(body["waves_waited"]),
-                _optional_long(body["estimated_wait_ms"]),
-                _optional_long(body["next_wave_at_ms"]),
-                _optional_string(body["wave_id"]),
+                optional_long(body["estimated_wait_ms"]),
+                optional_long(body["next_wave_at_ms"]),
+                optional_string(body["wave_id"]),
                 zigzag_varint(body["at_ms"]),
             )
         )
@@ -233,7 +238,7 @@ def _wave_closed(header: bytes) -> Encoder:
                 string(body["strategy"]),
                 string(body["config_fingerprint"]),
                 zigzag_varint(body["closed_at_ms"]),
-                _pack_double(body["duration_ms"]),
+                double(body["duration_ms"]),
             )
         )
 
@@ -264,21 +269,25 @@ def direct_encoder_for(name: str) -> Encoder:
     Notes: O(record size) per call.
     """
     model = EVENTS[name]
-    known = CURRENT[model]
-    _check_layout(name, known.fingerprint)
-    encode = _WRITERS[name](known.header)
+    encode = _WRITERS[name](header(name))
     limit = max_bytes(model)
 
     def bounded(body: Mapping[str, Any]) -> bytes:
         data = encode(body)
-        return data if len(data) <= limit else _within_limit(model, data)
+        return data if len(data) <= limit else within_limit(model, data)
 
     return bounded
 
 
-def _check_layout(name: str, fingerprint: bytes) -> None:
+def header(name: str) -> bytes:
+    """The single-object header of record ``name``, for a writer made for its schema.
+
+    Raises RuntimeError when the ``.avsc`` is no longer the one :data:`WRITTEN_FOR` names.
+    """
+    fingerprint = CURRENT[EVENTS[name]].fingerprint
     if fingerprint.hex() != WRITTEN_FOR[name]:
         raise RuntimeError(
             f"{name}: the .avsc changed (fingerprint {fingerprint.hex()}, the direct writer "
             f"was written for {WRITTEN_FOR[name]}); update schemas/direct.py and its test"
         )
+    return CURRENT[EVENTS[name]].header

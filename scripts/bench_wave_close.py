@@ -22,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
@@ -90,6 +91,7 @@ def one_run(
             interval_ms=10_000,
         )
     )
+    BREAKDOWN.clear()
     began, began_cpu = time.perf_counter(), time.process_time()
     folded = folder.fold(state, key, tick, players)
     folded_at = time.perf_counter()
@@ -111,9 +113,50 @@ def one_run(
         "total_cpu_ms": (done_cpu - began_cpu) * 1e3,
         "publish_ms": (published - done) * 1e3,
         "tick_to_published_ms": (published - began) * 1e3,
+        **{f"{label}_cpu_ms": value for label, value in BREAKDOWN.items()},
         "records": float(len(outputs)),
         "matches": float(folded.step.summary.matches),
     }
+
+
+#: What ``--breakdown`` times inside the fold: (module, attribute, label). Times nest:
+#: ``strategy`` includes ``duel_players``, ``optimal_pairs`` and ``placement``.
+TIMED = (
+    ("matcher.queue.fold", "RegionQueue.snapshot", "snapshot"),
+    ("matcher.queue.fold", "run_wave", "strategy"),
+    ("matcher.duel.strategies", "duel_players", "duel_players"),
+    ("matcher.duel.strategies", "optimal_pairs", "optimal_pairs"),
+    ("matcher.duel.strategies", "build_result", "placement"),
+    ("matcher.queue.fold", "wave_result_problems", "checker"),
+    ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),
+    ("matcher.queue.fold", "_summarise", "summary"),
+    ("matcher.queue.fold", "WaitEstimator.observe_wave", "estimator"),
+    ("matcher.queue.fold", "RegionQueue._statuses", "statuses"),
+)
+BREAKDOWN: dict[str, float] = {}
+
+
+def time_parts() -> None:
+    """Wrap each of TIMED to add its CPU time to BREAKDOWN (one call per wave each)."""
+    import importlib
+
+    for module_name, path, label in TIMED:
+        owner: Any = importlib.import_module(module_name)
+        *outer, name = path.split(".")
+        for part in outer:
+            owner = getattr(owner, part)
+        setattr(owner, name, _timed(getattr(owner, name), label))
+
+
+def _timed(function: Callable[..., Any], label: str) -> Callable[..., Any]:
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        began = time.process_time()
+        try:
+            return function(*args, **kwargs)
+        finally:
+            BREAKDOWN[label] = BREAKDOWN.get(label, 0.0) + (time.process_time() - began) * 1e3
+
+    return timed
 
 
 def main() -> int:
@@ -123,7 +166,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-status", action="store_true")
     parser.add_argument("--publish", action="store_true", help="send to the embedded broker too")
+    parser.add_argument(
+        "--breakdown", action="store_true", help="also time the fold's parts (CPU ms)"
+    )
     args = parser.parse_args()
+    if args.breakdown:
+        time_parts()
     if args.publish:
         return with_broker(args)
     runs = [

@@ -15,12 +15,19 @@ from matcher.core import (
     QueueProfile,
     Seat,
     Team,
-    WaitingTicket,
+    Ticket,
     WaveResult,
     WaveSnapshot,
 )
 from matcher.duel.model import BW, SC2, DuelPair, DuelPlayer
+from matcher.fastbuild import builder
 from matcher.placement import channel_name, derive_match_ids, place_matches
+
+# A 10,000-player wave builds 10,000 players and seats, 5,000 matches (matcher/fastbuild.py).
+_make_player = builder(DuelPlayer)
+_make_seat = builder(Seat)
+_make_team = builder(Team)
+_make_match = builder(Match)
 
 
 def duel_players(snapshot: WaveSnapshot) -> tuple[list[DuelPlayer], list[str]]:
@@ -33,33 +40,42 @@ def duel_players(snapshot: WaveSnapshot) -> tuple[list[DuelPlayer], list[str]]:
     """
     players: list[DuelPlayer] = []
     unfit: list[str] = []
+    default_region = snapshot.region
     for waiting in snapshot.tickets:
-        player = _duel_player(waiting, snapshot.region)
+        ticket = waiting.ticket
+        player = _duel_player(ticket, waiting.wait_cycles, default_region)
         if player is None:
-            unfit.append(waiting.ticket.ticket_id)
+            unfit.append(ticket.ticket_id)
         else:
             players.append(player)
     return players, unfit
 
 
-def _duel_player(waiting: WaitingTicket, default_region: str) -> DuelPlayer | None:
-    ticket = waiting.ticket
+def _duel_player(ticket: Ticket, wait_cycles: int, default_region: str) -> DuelPlayer | None:
     if len(ticket.players) != 1:
         return None
     player = ticket.players[0]
-    offered = player.offered_roles()
-    bw = player.rating(BW) if BW in offered else None
-    sc2 = player.rating(SC2) if SC2 in offered else None
+    # Player.rating and Player.offered_roles in one pass: the first rating of a race
+    # counts, and only offered races (every rated one when none is named).
+    bw = sc2 = None
+    for name, value in player.ratings:
+        if name == BW:
+            bw = value if bw is None else bw
+        elif name == SC2:
+            sc2 = value if sc2 is None else sc2
+    if player.roles:
+        bw = bw if BW in player.roles else None
+        sc2 = sc2 if SC2 in player.roles else None
     if bw is None and sc2 is None:
         return None
-    return DuelPlayer(
-        player_id=player.player_id,
-        bw_mmr=bw,
-        sc2_mmr=sc2,
-        wait_cycles=waiting.wait_cycles,
-        region=ticket.region or default_region,
-        vetoed_maps=player.vetoed_maps,
-        ticket_id=ticket.ticket_id,
+    return _make_player(
+        player.player_id,
+        bw,
+        sc2,
+        wait_cycles,
+        ticket.region or default_region,
+        player.vetoed_maps,
+        ticket.ticket_id,
     )
 
 
@@ -106,11 +122,11 @@ def _match(pair: DuelPair, match_id: str, map_name: str, server: str, channel: s
     bw, sc2 = pair.bw, pair.sc2
     bw_mmr, sc2_mmr = bw.bw_mmr, sc2.sc2_mmr
     assert bw_mmr is not None and sc2_mmr is not None
-    return Match(
+    return _make_match(
         match_id,
         (
-            Team(BW, (Seat(bw.ticket_id, bw.player_id, BW, bw_mmr),)),
-            Team(SC2, (Seat(sc2.ticket_id, sc2.player_id, SC2, sc2_mmr),)),
+            _make_team(BW, (_make_seat(bw.ticket_id, bw.player_id, BW, bw_mmr),)),
+            _make_team(SC2, (_make_seat(sc2.ticket_id, sc2.player_id, SC2, sc2_mmr),)),
         ),
         map_name,
         server,

@@ -39,7 +39,10 @@ def rating_band(ticket: Ticket) -> int:
     """
     players = ticket.players
     if len(players) == 1:  # solos: most tickets, once per join and per matched ticket
-        return max((value for _, value in players[0].ratings), default=0) // BAND_WIDTH
+        ratings = players[0].ratings
+        if len(ratings) == 1:
+            return ratings[0][1] // BAND_WIDTH
+        return max((value for _, value in ratings), default=0) // BAND_WIDTH
     best = [max((value for _, value in p.ratings), default=0) for p in players]
     return (sum(best) // max(1, len(best))) // BAND_WIDTH
 
@@ -85,7 +88,10 @@ class WaitEstimator:
         """Record one closed wave: its matched tickets and the waves each waited."""
         per_band: dict[int, Histogram] = {}
         for ticket, waited in matched:
-            histogram = per_band.setdefault(rating_band(ticket), {})
+            band = rating_band(ticket)
+            histogram = per_band.get(band)
+            if histogram is None:
+                histogram = per_band[band] = {}
             histogram[waited] = histogram.get(waited, 0) + 1
         self.waves.append(per_band)
         self._merged, self._answers = None, {}

@@ -29,13 +29,13 @@ from schemas.topics import (
 )
 from streams import translate
 from streams.worker.folding import Folded, paused_gc
+from streams.worker.wave_records import match_created_writer, ticket_dequeued, ticket_status
 
 Record = tuple[str, bytes, bytes]
 
-# The four record types a wave publishes by the thousand: written directly (same bytes).
-_encode_match = direct_encoder_for("MatchCreated")
-_encode_dequeued = direct_encoder_for("TicketDequeued")
-_encode_status = direct_encoder_for("TicketStatus")
+# Record types a wave publishes by the thousand are written directly (the same bytes):
+# matches, dequeues and statuses from the fold's objects (wave_records), the summary
+# from its dict.
 _encode_wave = direct_encoder_for("WaveClosed")
 _encode_dead_letter = encoder_for("DeadLetter")
 
@@ -61,34 +61,20 @@ def _step_records(folded: Folded, step: Step) -> list[Record]:
     out: list[Record] = []
     summary = step.summary
     if summary is not None:
-        fingerprint = summary.config_fingerprint
+        match_created = match_created_writer(
+            summary.queue,
+            summary.region,
+            summary.wave_id,
+            summary.strategy,
+            summary.config_fingerprint,
+            summary.closed_at_ms,
+        )
         for match in step.matches:
-            body = translate.match_created(
-                match,
-                summary.queue,
-                summary.region,
-                summary.wave_id,
-                summary.strategy,
-                fingerprint,
-                summary.closed_at_ms,
-            )
-            out.append((MATCHES.name, match.match_id.encode(), _encode_match(body)))
+            out.append((MATCHES.name, match.match_id.encode(), match_created(match)))
     for dequeued in step.dequeued:
-        out.append(
-            (
-                CLEANUP.name,
-                dequeued.ticket_id.encode(),
-                _encode_dequeued(translate.ticket_dequeued(dequeued)),
-            )
-        )
+        out.append((CLEANUP.name, dequeued.ticket_id.encode(), ticket_dequeued(dequeued)))
     for status in step.statuses:
-        out.append(
-            (
-                STATUS.name,
-                status.ticket_id.encode(),
-                _encode_status(translate.ticket_status(status)),
-            )
-        )
+        out.append((STATUS.name, status.ticket_id.encode(), ticket_status(status)))
     if summary is not None:
         out.append(
             (

@@ -1,0 +1,135 @@
+"""MatchCreated, TicketDequeued and TicketStatus bytes written straight from the fold's objects.
+
+A 10,000-player wave publishes 5,000 MatchCreated and 10,000 TicketDequeued records.
+Going through :mod:`streams.translate`'s dicts (nested ones for a match's teams) and
+then an encoder costs about as much again as the encoding: these writers read the
+:class:`~matcher.core.Match` and :class:`~matcher.queue.Dequeued` fields directly and
+write the wave's constant fields (queue, region, wave id, strategy, fingerprint, time)
+once per wave. The bytes are those of ``encoder_for(...)(translate.match_created(...))``
+``encoder_for(...)(translate.ticket_dequeued(...))`` and the same for statuses:
+tests/streams/test_wave_records.py compares them on generated matches, dequeues, statuses.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from matcher.core import Match
+from matcher.queue import Dequeued, Searching
+from schemas.codec import max_bytes, within_limit
+from schemas.direct import (
+    double,
+    header,
+    optional_long,
+    optional_string,
+    string,
+    symbols,
+    zigzag_varint,
+)
+from schemas.models import MatchCreated, TicketDequeued, TicketStatus
+
+_MATCH_HEADER = header("MatchCreated")
+_DEQUEUED_HEADER = header("TicketDequeued")
+_REASONS = symbols("TicketDequeued", "reason")
+_END = b"\x00"  # the zero count closing an array or a map
+_MATCH_LIMIT = max_bytes(MatchCreated)
+_DEQUEUED_LIMIT = max_bytes(TicketDequeued)
+_STATUS_HEADER = header("TicketStatus")
+_SEARCHING = symbols("TicketStatus", "state")["SEARCHING"]
+_STATUS_LIMIT = max_bytes(TicketStatus)
+
+
+def match_created_writer(
+    queue: str, region: str, wave_id: str, strategy: str, fingerprint: str, created_at_ms: int
+) -> Callable[[Match], bytes]:
+    """Return ``write(match)``: the MatchCreated record of a match of this wave.
+
+    Notes: O(seats + quality figures) per match.
+    """
+    wave = string(queue) + string(region) + string(wave_id)
+    provenance = string(strategy) + string(fingerprint) + zigzag_varint(created_at_ms)
+
+    def write(match: Match) -> bytes:
+        parts = [_MATCH_HEADER, string(match.match_id), wave]
+        append = parts.append
+        teams = match.teams
+        if teams:
+            append(zigzag_varint(len(teams)))
+            for team in teams:
+                append(string(team.name))
+                if team.seats:
+                    append(zigzag_varint(len(team.seats)))
+                    for seat in team.seats:
+                        append(string(seat.ticket_id))
+                        append(string(seat.player_id))
+                        append(string(seat.role))
+                        append(zigzag_varint(seat.rating))
+                append(_END)
+        append(_END)
+        append(string(match.map_name))
+        append(string(match.server))
+        append(string(match.channel))
+        append(_quality(match.quality))
+        append(provenance)
+        data = b"".join(parts)
+        return data if len(data) <= _MATCH_LIMIT else within_limit(MatchCreated, data)
+
+    return write
+
+
+def _quality(quality: tuple[tuple[str, float], ...]) -> bytes:
+    if not quality:
+        return _END
+    # translate builds a dict: a repeated name keeps its first place and its last value.
+    figures = dict(quality).items() if len(quality) > 1 else quality
+    parts = [zigzag_varint(len(figures))]
+    for name, value in figures:
+        parts.append(string(name))
+        parts.append(double(float(value)))
+    parts.append(_END)
+    return b"".join(parts)
+
+
+def ticket_dequeued(dequeued: Dequeued) -> bytes:
+    """The TicketDequeued record of ``dequeued``.
+
+    Notes: O(length of its strings).
+    """
+    data = b"".join(
+        (
+            _DEQUEUED_HEADER,
+            string(dequeued.ticket_id),
+            string(dequeued.queue),
+            string(dequeued.region),
+            _REASONS[dequeued.reason.name],
+            optional_string(dequeued.match_id),
+            optional_string(dequeued.wave_id),
+            zigzag_varint(dequeued.waves_waited),
+            optional_string(dequeued.detail),
+            zigzag_varint(dequeued.at_ms),
+        )
+    )
+    return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
+
+
+def ticket_status(status: Searching) -> bytes:
+    """The TicketStatus record (state SEARCHING) of ``status``.
+
+    Notes: O(length of its strings).
+    """
+    data = b"".join(
+        (
+            _STATUS_HEADER,
+            string(status.ticket_id),
+            string(status.queue),
+            string(status.region),
+            _SEARCHING,
+            zigzag_varint(status.position),
+            zigzag_varint(status.waves_waited),
+            optional_long(status.estimated_wait_ms),
+            optional_long(status.next_wave_at_ms),
+            optional_string(status.wave_id),
+            zigzag_varint(status.at_ms),
+        )
+    )
+    return data if len(data) <= _STATUS_LIMIT else within_limit(TicketStatus, data)
