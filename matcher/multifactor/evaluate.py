@@ -32,10 +32,11 @@ class Layout:
 
     ``pairs`` are the seat pairs (i < j); ``team1[s]`` the seats of team 1 in split s;
     ``cross[s]`` the indices into ``pairs`` of the pairs split s puts on opposite teams.
-    ``team1_matrix`` and ``cross_matrix`` are the same as 0/1 matrices (split x seat,
-    split x pair): the evaluator sums through them with ``einsum``, which adds whole
-    rows of candidates (a fancy index then a sum over a middle axis was the slowest
-    step). Every value summed is an integer, so sums are exact in any order.
+    ``sides_matrix`` (split x seat: +1 team 1, -1 team 2) and ``cross_matrix`` (split
+    x pair: 1 on opposite teams) say the same as matrices: the evaluator sums through
+    them with an integer ``einsum``, which adds whole rows of candidates (a fancy index
+    then a sum over a middle axis was the slowest step). Every value summed is an
+    integer, so sums are exact in any order.
     """
 
     team_size: int
@@ -43,7 +44,7 @@ class Layout:
     pairs: IntArray
     team1: IntArray
     cross: IntArray
-    team1_matrix: FloatArray
+    sides_matrix: npt.NDArray[np.int32]
     cross_matrix: npt.NDArray[np.int32]
     pair_first: IntArray
     pair_second: IntArray
@@ -75,7 +76,7 @@ def layout_for(team_size: int) -> Layout:
         pairs=np.array(pairs, dtype=np.int64).reshape(-1, 2),
         team1=np.array(rows, dtype=np.int64),
         cross=np.array(cross, dtype=np.int64).reshape(len(rows), team_size * team_size),
-        team1_matrix=masks.astype(np.float64),
+        sides_matrix=np.where(masks, 1, -1).astype(np.int32),
         cross_matrix=cross_matrix,
         pair_first=np.array([i for i, _ in pairs], dtype=np.int64),
         pair_second=np.array([j for _, j in pairs], dtype=np.int64),
@@ -99,6 +100,8 @@ class Structures:
         # Read on every batch the evaluator scores: computed once here.
         self.weights = config.weights()
         self.total_weight = config.total_weight()
+        # Per split (row) and structure (column): premade x its weight, -inf if invalid.
+        self.premade_or_veto = np.zeros((len(layout.masks), 0), dtype=np.float64)
 
     def id_of(self, sizes: tuple[int, ...]) -> int:
         """Id of the structure with these slot sizes (slots laid out in this order).
@@ -115,6 +118,9 @@ class Structures:
             self.slots.append(tuple((int(a), b) for a, b in zip(starts, sizes, strict=True)))
             self.valid = np.vstack((self.valid, valid))
             self.premade = np.vstack((self.premade, premade))
+            # premade * weight, as combine computes it; a zero weight adds 0.0 (no bit).
+            column = np.where(valid, premade * self.weights[2], -np.inf)
+            self.premade_or_veto = np.column_stack((self.premade_or_veto, column))
         return self._ids[sizes]
 
     def _tables(self, sizes: tuple[int, ...]) -> tuple[BoolArray, FloatArray]:
@@ -166,11 +172,10 @@ def split_scores(
     """
     n = layout.team_size
     columns = np.ascontiguousarray(seats.T)
-    capped = pool.capped[columns]
-    total = np.einsum("sk,kc->sc", layout.team1_matrix, capped)
-    total *= 2.0
-    total -= capped.sum(axis=0)
-    np.abs(total, out=total)
+    # |team 1 - team 2| in integers: exactly team_skill_score's |2 x team 1 - both|.
+    sides = np.einsum("sk,kc->sc", layout.sides_matrix, pool.capped_int[columns])
+    np.abs(sides, out=sides)
+    total = sides.astype(np.float64)
     total /= n * config.team_skill_scale
     np.subtract(1.0, total, out=total)
     np.maximum(total, 0.0, out=total)  # team skill, as team_skill_score
@@ -180,15 +185,16 @@ def split_scores(
     flat *= len(pool.players)
     flat += columns[layout.pair_second]
     match_pairs = len(layout.pairs)
-    whole = np.take(pool.whole_terms, flat, axis=0).sum(axis=0)
+    terms = pool.whole_terms
+    whole = np.take(terms, flat, axis=0).sum(axis=0, dtype=terms.dtype)
     cross = np.einsum("sp,pcx->xsc", layout.cross_matrix, np.take(pool.cross_terms, flat, axis=0))
     # Factors are added in FACTORS order (combine's order); a zero weight adds 0.0
     # to a finite total, which changes no bit, so it is skipped.
     if weights[1]:
         gaps = whole[:, 0].astype(np.float64)
         total += np.maximum(0.0, 1.0 - gaps / match_pairs / config.player_skill_scale) * weights[1]
-    if weights[2]:
-        total += structures.premade[sids].T * weights[2]
+    # Weighted premade factor, -inf where a split breaks a party (stays -inf to the end).
+    total += structures.premade_or_veto[:, sids]
     if weights[3]:
         ping = cross[0].astype(np.float64)
         ping /= n * n * UNIT
@@ -206,6 +212,5 @@ def split_scores(
         score = np.where(hosts >= 2, 1.0, np.where(hosts == 1, config.hosts_one_score, 0.0))
         total += score * weights[5]
     total /= structures.total_weight
-    np.copyto(total, -np.inf, where=~structures.valid[sids].T)
     result: FloatArray = total
     return result

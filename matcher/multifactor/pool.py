@@ -62,6 +62,7 @@ class Pool:
     left_out: tuple[str, ...]
     whole_terms: IntArray
     cross_terms: IntArray
+    capped_int: IntArray
 
     def ticket_key(self, index: int) -> float:
         """Mean rating of a ticket's players: the order of the sorted start."""
@@ -91,21 +92,23 @@ def build_pool(snapshot: WaveSnapshot, profile: QueueProfile, config: Multifacto
     ratings = tuple(rating for rating in map(player_rating, players) if rating is not None)
     history = {m.player_id: m for m in snapshot.last_matches}
     pairs = _pair_tables(players, ratings, ticket_players, history, config)
+    capped = np.clip(
+        np.array(ratings, dtype=np.float64), config.rating_floor, config.rating_ceiling
+    )
     return Pool(
         team_size=size,
         tickets=tickets,
         ticket_players=ticket_players,
         players=players,
         ratings=ratings,
-        capped=np.clip(
-            np.array(ratings, dtype=np.float64), config.rating_floor, config.rating_ceiling
-        ),
+        capped=capped,
         pairs=pairs,
         hosts=np.array([1.0 if p.can_host else 0.0 for p in players], dtype=np.float64),
         bins=tuple(tuple(index_of[i] for i in team) for team in bins),
         left_out=tuple(t.ticket_id for t in left_out),
         whole_terms=_channels(pairs, WHOLE_CHANNELS, size),
         cross_terms=_channels(pairs, CROSS_CHANNELS, size),
+        capped_int=_narrow(capped, 2 * size),
     )
 
 
@@ -116,10 +119,18 @@ def _channels(pairs: FloatArray, channels: tuple[int, ...], team_size: int) -> I
     [[3, 1], [-4, 2]]
     """
     table = np.ascontiguousarray(pairs[list(channels)].T)
-    match_pairs = team_size * (2 * team_size - 1)
-    bound = 2.0 * float(np.abs(table).max(initial=0.0)) * match_pairs  # whole + cross sums
-    narrow = bound < np.iinfo(np.int32).max
-    result: IntArray = table.astype(np.int32 if narrow else np.int64)
+    # A match sums at most all its pairs twice over (all pairs plus the cross ones).
+    return _narrow(table, 2 * team_size * (2 * team_size - 1))
+
+
+def _narrow(values: FloatArray, terms: int) -> IntArray:
+    """Integer-valued ``values`` as int32 if a sum of ``terms`` of them fits, else int64.
+
+    >>> _narrow(np.array([3.0, -4.0]), 6).dtype, _narrow(np.array([2.0**40]), 6).dtype
+    (dtype('int32'), dtype('int64'))
+    """
+    bound = float(np.abs(values).max(initial=0.0)) * terms
+    result: IntArray = values.astype(np.int32 if bound < np.iinfo(np.int32).max else np.int64)
     return result
 
 

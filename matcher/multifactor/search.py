@@ -5,11 +5,12 @@ all splits that keep parties whole). A move exchanges tickets between two matche
 (:mod:`matcher.multifactor.moves`: two players, or a party for smaller tickets of
 the same total) and re-splits both. The best move of every pair of matches is
 cached; each round of a descent applies the improving moves of disjoint pairs,
-greedily by gain (ADR 0049), then re-scores only the pairs touching a moved match,
-until no move improves. A fresh descent first moves only between matches near in
-rating, then between all pairs. Restarts mostly kick the best state (a few random
-moves among matches adjacent in rating, then a descent), every FRESH_EVERY-th one
-starts afresh from a jittered skill order.
+greedily by gain (ADR 0049); the pairs touching a moved match go stale and are
+re-scored near ones first, far ones only when no near move improves (ADR 0053),
+until no move improves. Restarts mostly kick the best state (a few random moves
+among matches adjacent in rating around a poor match, then a descent); every
+FRESH_EVERY-th one, once the search has run a while, starts afresh from a jittered
+skill order.
 
 The budget counts evaluations (a candidate match scored over all its splits), never
 time, so a replay on any machine makes the same moves and stops at the same point.
@@ -44,11 +45,19 @@ CANDIDATES_PER_BATCH = 2_048
 #: A kick perturbs this many matches adjacent in rating (ADR 0049): a random move
 #: between far-apart matches is undone by the next descent and wastes its re-scoring.
 KICK_SPAN = 4
+#: A kick's matches surround one drawn with weight (1 - score) ** KICK_AIM: kicks go
+#: where the poor matches are (ADR 0053; uniform kicks left bad matches untouched).
+KICK_AIM = 2
 #: Every FRESH_EVERY-th restart starts afresh from a jittered skill order; the others
 #: kick the best state (ADR 0049: local kicks are cheap, fresh starts add diversity).
 FRESH_EVERY = 8
-#: A fresh descent first moves only between matches at most this many ranks apart in
-#: rating (cheap sweeps, most of the gain), then between all pairs (ADR 0049).
+#: ... but only once the search has spent FRESH_AFTER times the first descent's
+#: evaluations (ADR 0053): on big waves a fresh descent costs as much as dozens of
+#: kicks and, before the kicks have run for a while, never beat the best state.
+FRESH_AFTER = 16
+#: A descent re-scores the stale pairs of matches at most this many ranks apart in
+#: rating first (cheap sweeps, most of the gain), the far ones only when the near ones
+#: hold no improving move (ADR 0049, ADR 0053).
 NEAR_RANKS = 3
 
 
@@ -106,11 +115,14 @@ class Search:
         best = self._start(order)
         start_score = best.objective(self.config)
         self._descend(best)
+        # Budget-independent, so a bigger budget still replays the smaller one's moves.
+        fresh_from = self.evaluations * FRESH_AFTER
         restarts = best_restart = 0
         can_move = len(best.score) >= 2
         while can_move and restarts < self.config.max_restarts and self._budget_left():
             restarts += 1
-            if self.config.restart_kicks and restarts % FRESH_EVERY:
+            fresh = not restarts % FRESH_EVERY and self.evaluations >= fresh_from
+            if self.config.restart_kicks and not fresh:
                 state = self._kicked(best)
             else:
                 state = self._start(self._jittered_order())
@@ -122,7 +134,7 @@ class Search:
     def _kicked(self, best: _State) -> _State:
         """A copy of ``best`` after random moves among KICK_SPAN matches adjacent in rating,
         descended again, re-scoring only the pairs that touch a moved match (every other
-        pair's cached best move is still valid)."""
+        pair's cached best move is still valid), near ones first."""
         state = _State(
             best.seats.copy(),
             list(best.structure),
@@ -132,7 +144,6 @@ class Search:
             best.move.copy(),
             best.after.copy(),
         )
-        count = len(state.score)
         touched: set[int] = set()
         cluster = self._kick_cluster(state)
         for _ in range(self.config.restart_kicks):
@@ -142,23 +153,28 @@ class Search:
                 continue
             k = self.rng.randrange(len(moves))
             both = np.concatenate((state.seats[p], state.seats[q]))
-            rows = np.stack((both[moves.index_p[k]], both[moves.index_q[k]]))
-            sids = np.array((moves.sid_p[k], moves.sid_q[k]), dtype=np.int64)
-            score, split = self._evaluate(rows, sids)
-            state.seats[p], state.seats[q] = rows
-            state.structure[p], state.structure[q] = int(sids[0]), int(sids[1])
-            state.score[p], state.score[q] = score
-            state.split[p], state.split[q] = split
+            state.seats[p], state.seats[q] = both[moves.index_p[k]], both[moves.index_q[k]]
+            state.structure[p], state.structure[q] = int(moves.sid_p[k]), int(moves.sid_q[k])
             touched |= {p, q}
-        pairs = {(min(a, b), max(a, b)) for a in touched for b in range(count) if b != a}
-        self._descend(state, sorted(pairs))
+        if touched:
+            # Random moves need no scores: the moved matches are scored once, together.
+            moved = sorted(touched)
+            sids = np.array([state.structure[m] for m in moved], dtype=np.int64)
+            state.score[moved], state.split[moved] = self._evaluate(state.seats[moved], sids)
+        self._descend(state, sorted(touched))
         return state
 
     def _kick_cluster(self, state: _State) -> list[int]:
-        """KICK_SPAN matches adjacent in total rating, from a random first one."""
+        """KICK_SPAN matches adjacent in total rating, around one drawn by how poor it is.
+
+        The aimed match is drawn with weight (1 - score) ** KICK_AIM, then the window
+        of KICK_SPAN ranks holding it at a uniformly drawn position.
+        """
         order = self._by_rating(state)
         span = min(KICK_SPAN, len(order))
-        first = self.rng.randrange(len(order) - span + 1)
+        weights = [(1.0 - float(state.score[m])) ** KICK_AIM + MIN_GAIN for m in order]
+        aimed = self.rng.choices(range(len(order)), weights)[0]
+        first = self.rng.randint(max(0, aimed - span + 1), min(aimed, len(order) - span))
         return sorted(order[first : first + span])
 
     def _budget_left(self) -> bool:
@@ -201,24 +217,48 @@ class Search:
             splits.append(split)
         return np.concatenate(scores), np.concatenate(splits)
 
-    def _descend(self, state: _State, pairs: list[tuple[int, int]] | None = None) -> None:
+    def _descend(self, state: _State, moved: list[int] | None = None) -> None:
         """Apply rounds of disjoint improving moves until none improves (or the budget runs out).
 
-        ``pairs`` are the pairs whose cached best move is stale; None means all of them
-        (a fresh state: first among matches near in rating, then all, see ADR 0049).
+        ``moved`` are the matches changed since the cached best moves were scored; None
+        means a fresh state (nothing cached). A pair of matches is stale once either
+        match moves. Each round re-scores the stale pairs at most NEAR_RANKS apart in
+        rating and, only if no scored pair then improves, every other stale pair; then
+        it applies the improving moves of disjoint pairs (ADR 0049). It ends when no pair
+        is stale and none improves: a local optimum over all pairs, as before, but far
+        pairs are re-scored once per stretch of near moves instead of after every round
+        (ADR 0053).
         """
         count = len(state.score)
-        if pairs is None:
+        if moved is None:
             state.gain = np.full((count, count), -np.inf)
             state.move = np.zeros((count, count, 3), dtype=np.int64)
             state.after = np.zeros((count, count, 2))
-            near = self._near_pairs(state)
-            self._descend_pairs(state, _pairs_where(near), near)
+            stale = np.triu(np.ones((count, count), dtype=np.bool_), k=1)
+        else:
+            stale = np.zeros((count, count), dtype=np.bool_)
+            _mark_stale(state, stale, moved)
+        while count >= 2:
+            chosen = self._score_then_choose(state, stale, stale & self._near_pairs(state))
+            if not chosen:
+                chosen = self._score_then_choose(state, stale, stale.copy())
+            if not chosen:
+                return
+            for p, q in chosen:
+                self._apply(state, p, q)
+            self.iterations += len(chosen)
             if not self._budget_left():
                 return
-            # Near pairs' cached moves are current: only the far ones need scoring.
-            pairs = _pairs_where(np.triu(~near, k=1))
-        self._descend_pairs(state, pairs, None)
+            _mark_stale(state, stale, sorted({m for pair in chosen for m in pair}))
+
+    def _score_then_choose(
+        self, state: _State, stale: BoolArray, todo: BoolArray
+    ) -> list[tuple[int, int]]:
+        """Re-score the ``todo`` pairs (no longer stale), then pick a round of moves."""
+        if todo.any():
+            self._rescore(_pairs_where(todo), state)
+            stale &= ~todo
+        return _disjoint_improving(state.gain)
 
     def _near_pairs(self, state: _State) -> BoolArray:
         """Pairs of matches (p < q) at most NEAR_RANKS apart in the order of total rating."""
@@ -232,26 +272,6 @@ class Search:
         """Matches by total capped rating (then index)."""
         totals = self.pool.capped[state.seats].sum(axis=1).tolist()
         return sorted(range(len(totals)), key=lambda m: (totals[m], m))
-
-    def _descend_pairs(
-        self, state: _State, pairs: list[tuple[int, int]], allowed: BoolArray | None
-    ) -> None:
-        count = len(state.score)
-        self._rescore(pairs, state)
-        while count >= 2:
-            chosen = _disjoint_improving(state.gain)
-            if not chosen:
-                return
-            for p, q in chosen:
-                self._apply(state, p, q)
-            self.iterations += len(chosen)
-            if not self._budget_left():
-                return
-            moved = sorted({m for pair in chosen for m in pair})
-            touched = {(min(a, b), max(a, b)) for a in moved for b in range(count) if b != a}
-            if allowed is not None:
-                touched = {pq for pq in touched if allowed[pq]}
-            self._rescore(sorted(touched), state)
 
     def _apply(self, state: _State, p: int, q: int) -> None:
         k = int(state.move[p, q, 0])
@@ -281,11 +301,21 @@ class Search:
         owner = np.repeat(np.arange(len(ps)), count)
         move = np.repeat(start - (np.cumsum(count) - count), count) + np.arange(total)
         both = np.concatenate((state.seats[ps], state.seats[qs]), axis=1)[owner]
-        score_p, split_p = self._evaluate(
-            np.take_along_axis(both, self.table.index_p[move], axis=1), self.table.sid_p[move]
+        # Both sides of every move in one call: fewer, larger numpy batches.
+        rows = np.concatenate(
+            (
+                np.take_along_axis(both, self.table.index_p[move], axis=1),
+                np.take_along_axis(both, self.table.index_q[move], axis=1),
+            )
         )
-        score_q, split_q = self._evaluate(
-            np.take_along_axis(both, self.table.index_q[move], axis=1), self.table.sid_q[move]
+        score, split = self._evaluate(
+            rows, np.concatenate((self.table.sid_p[move], self.table.sid_q[move]))
+        )
+        score_p, score_q, split_p, split_q = (
+            score[:total],
+            score[total:],
+            split[:total],
+            split[total:],
         )
         self._keep_best(state, ps, qs, count, score_p, split_p, score_q, split_q)
 
@@ -359,6 +389,15 @@ def _disjoint_improving(gain: FloatArray) -> list[tuple[int, int]]:
             used[p] = used[q] = True
             chosen.append((p, q))
     return chosen
+
+
+def _mark_stale(state: _State, stale: BoolArray, moved: list[int]) -> None:
+    """Forget the cached moves of every pair touching a moved match; mark them stale."""
+    rows = np.array(moved, dtype=np.int64)
+    state.gain[rows, :] = state.gain[:, rows] = -np.inf
+    stale[rows, :] = stale[:, rows] = True
+    np.fill_diagonal(stale, False)
+    stale[np.tril_indices(len(stale), k=-1)] = False
 
 
 def _pairs_where(mask: BoolArray) -> list[tuple[int, int]]:

@@ -16,13 +16,15 @@ from matcher.multifactor.factors import transform
 from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import score_teams
 from matcher.multifactor.search import (
+    FRESH_AFTER,
+    FRESH_EVERY,
     KICK_SPAN,
     MIN_GAIN,
     Search,
     SearchOutcome,
     _disjoint_improving,
 )
-from tests.multifactor.conftest import profile, random_wave, snapshot, solo
+from tests.multifactor.conftest import player, profile, random_wave, snapshot, solo, ticket
 
 
 def _search(
@@ -209,3 +211,71 @@ def test_a_round_takes_improving_moves_of_disjoint_pairs_greedily_by_gain() -> N
     gain[0, 2] = gain[3, 4] = -np.inf
     assert _disjoint_improving(gain) == [(0, 1), (2, 3)]
     assert _disjoint_improving(np.full((3, 3), -np.inf)) == []
+
+
+def test_kicks_aim_at_poor_matches() -> None:
+    """One very poor match among good ones: nearly every kick's cluster holds it
+    (uniform clusters would hold it in at most KICK_SPAN of the 10 positions' share)."""
+    wave = random_wave(14, 60)
+    config = MultifactorConfig()
+    search = Search(build_pool(wave, profile(3), config), config, 2)
+    state = search._start(sorted(range(len(search.pool.tickets)), key=search.pool.ticket_key))
+    state.score[:] = 0.99
+    poor = search._by_rating(state)[0]  # the lowest-rated match: one window holds it
+    state.score[poor] = 0.2
+    hits = sum(poor in search._kick_cluster(state) for _ in range(100))
+    assert hits >= 95
+
+
+def test_a_kicked_descent_ends_in_a_local_optimum_over_all_pairs() -> None:
+    """Kicks re-score only the stale pairs, near ones first: at the end a full re-scoring
+    from scratch still finds no improving move between any two matches."""
+    wave = random_wave(10, 60)
+    config = MultifactorConfig(budget_evaluations=10_000_000)
+    search = Search(build_pool(wave, profile(3), config), config, 1)
+    best = search._start(sorted(range(len(search.pool.tickets)), key=search.pool.ticket_key))
+    search._descend(best)
+    count = len(best.score)
+    for _ in range(5):
+        state = search._kicked(best)
+        state.gain = np.full((count, count), -np.inf)  # forget every cached move
+        search._rescore([(p, q) for p in range(count) for q in range(p + 1, count)], state)
+        assert state.gain.max() <= MIN_GAIN
+
+
+class _CountingSearch(Search):
+    fresh_starts = 0
+
+    def _jittered_order(self) -> list[int]:
+        self.fresh_starts += 1
+        return super()._jittered_order()
+
+
+def test_fresh_starts_wait_until_the_search_has_run_a_while() -> None:
+    """A fresh start costs a whole descent: none before FRESH_AFTER first descents' worth
+    of evaluations, then one every FRESH_EVERY restarts."""
+    wave = random_wave(15, 60)
+    config = MultifactorConfig(max_restarts=0, budget_evaluations=10_000_000)
+    first = Search(build_pool(wave, profile(3), config), config, 1).run().evaluations
+    for budget, fresh in ((first * FRESH_AFTER // 2, False), (first * FRESH_AFTER * 3, True)):
+        config = MultifactorConfig(budget_evaluations=budget, max_restarts=100_000)
+        search = _CountingSearch(build_pool(wave, profile(3), config), config, 1)
+        outcome = search.run()
+        assert outcome.restarts >= FRESH_EVERY
+        assert (search.fresh_starts > 0) == fresh
+
+
+def test_the_evaluator_agrees_with_the_definitions_beyond_int32() -> None:
+    """Ratings so far apart that a match's sum of rating gaps overflows int32: the pair
+    tables switch to int64 and every score still equals the scalar definitions' bits."""
+    players = [
+        ticket(f"t{i}", player(f"p{i}", 10**9 * (i % 3) + 7 * i, eu=20 + 11 * i % 90))
+        for i in range(24)
+    ]
+    wave = snapshot(players)
+    config = MultifactorConfig(rating_ceiling=4 * 10**9, budget_evaluations=3_000)
+    pool = build_pool(wave, profile(3), config)
+    assert pool.whole_terms.dtype == np.int64 and pool.capped_int.dtype == np.int64
+    outcome = Search(pool, config, 1).run()
+    for (team1, team2), score in zip(outcome.matches, outcome.scores, strict=True):
+        assert score_teams(_sides(pool, team1), _sides(pool, team2), {}, config).total == score
