@@ -141,8 +141,11 @@ class MoveTable:
 
         Notes: O(pairs) plus building the moves of structure pairs not seen before.
         """
-        for a, b in sorted(set(zip(sp.tolist(), sq.tolist(), strict=True))):
-            self.get(a, b)
+        self._grow()
+        missing = self.count[sp, sq] < 0
+        if missing.any():
+            for a, b in sorted(set(zip(sp[missing].tolist(), sq[missing].tolist(), strict=True))):
+                self.get(a, b)
         return self.start[sp, sq], self.count[sp, sq]
 
     def _grow(self) -> None:

@@ -59,6 +59,9 @@ FRESH_AFTER = 16
 #: rating first (cheap sweeps, most of the gain), the far ones only when the near ones
 #: hold no improving move (ADR 0049, ADR 0053).
 NEAR_RANKS = 3
+#: Waves of at most this many matches skip the near phase: their far pairs are few, and
+#: scoring them in batches of their own cost more time than it saved (ADR 0053).
+NEAR_FROM_MATCHES = 24
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,11 +226,11 @@ class Search:
         ``moved`` are the matches changed since the cached best moves were scored; None
         means a fresh state (nothing cached). A pair of matches is stale once either
         match moves. Each round re-scores the stale pairs at most NEAR_RANKS apart in
-        rating and, only if no scored pair then improves, every other stale pair; then
-        it applies the improving moves of disjoint pairs (ADR 0049). It ends when no pair
-        is stale and none improves: a local optimum over all pairs, as before, but far
-        pairs are re-scored once per stretch of near moves instead of after every round
-        (ADR 0053).
+        rating (waves of more than NEAR_FROM_MATCHES matches) and, only if no scored
+        pair then improves, every other stale pair; then it applies the improving moves
+        of disjoint pairs (ADR 0049). It ends when no pair is stale and none improves: a
+        local optimum over all pairs, as before, but far pairs are re-scored once per
+        stretch of near moves instead of after every round (ADR 0053).
         """
         count = len(state.score)
         if moved is None:
@@ -239,7 +242,9 @@ class Search:
             stale = np.zeros((count, count), dtype=np.bool_)
             _mark_stale(state, stale, moved)
         while count >= 2:
-            chosen = self._score_then_choose(state, stale, stale & self._near_pairs(state))
+            chosen: list[tuple[int, int]] = []
+            if count > NEAR_FROM_MATCHES:
+                chosen = self._score_then_choose(state, stale, stale & self._near_pairs(state))
             if not chosen:
                 chosen = self._score_then_choose(state, stale, stale.copy())
             if not chosen:
@@ -256,13 +261,15 @@ class Search:
     ) -> list[tuple[int, int]]:
         """Re-score the ``todo`` pairs (no longer stale), then pick a round of moves."""
         if todo.any():
-            self._rescore(_pairs_where(todo), state)
+            ps, qs = np.nonzero(todo)
+            self._rescore_arrays(ps.astype(np.int64), qs.astype(np.int64), state)
             stale &= ~todo
         return _disjoint_improving(state.gain)
 
     def _near_pairs(self, state: _State) -> BoolArray:
         """Pairs of matches (p < q) at most NEAR_RANKS apart in the order of total rating."""
-        order = self._by_rating(state)
+        totals = self.pool.capped[state.seats].sum(axis=1)
+        order = np.lexsort((np.arange(len(totals)), totals))  # as _by_rating, in numpy
         rank = np.empty(len(order), dtype=np.int64)
         rank[order] = np.arange(len(order))
         near: BoolArray = np.triu(np.abs(rank[:, None] - rank[None, :]) <= NEAR_RANKS, k=1)
@@ -290,6 +297,10 @@ class Search:
         """
         ps = np.array([p for p, _ in pairs], dtype=np.int64)
         qs = np.array([q for _, q in pairs], dtype=np.int64)
+        self._rescore_arrays(ps, qs, state)
+
+    def _rescore_arrays(self, ps: IntArray, qs: IntArray, state: _State) -> None:
+        """:meth:`_rescore` of the pairs ``(ps[i], qs[i])``."""
         state.gain[ps, qs] = -np.inf
         structure = np.array(state.structure, dtype=np.int64)
         start, count = self.table.locate(structure[ps], structure[qs])
@@ -395,11 +406,6 @@ def _mark_stale(state: _State, stale: BoolArray, moved: list[int]) -> None:
     """Forget the cached moves of every pair touching a moved match; mark them stale."""
     rows = np.array(moved, dtype=np.int64)
     state.gain[rows, :] = state.gain[:, rows] = -np.inf
-    stale[rows, :] = stale[:, rows] = True
-    np.fill_diagonal(stale, False)
-    stale[np.tril_indices(len(stale), k=-1)] = False
-
-
-def _pairs_where(mask: BoolArray) -> list[tuple[int, int]]:
-    """The pairs (p, q) where ``mask`` is set, in row-major order."""
-    return [(int(p), int(q)) for p, q in zip(*np.nonzero(mask), strict=True)]
+    for m in moved:  # pairs are (p, q) with p < q: the upper triangle only
+        stale[m, m + 1 :] = True
+        stale[:m, m] = True
