@@ -12,7 +12,7 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from matcher.core import MATCH_ID_NAMESPACE, Match, QueueProfile, ServerRoute
+from matcher.core import MATCH_ID_NAMESPACE, Match, QueueProfile, ServerRoute, derive_match_id
 
 CHANNEL_PREFIX = "scevo"
 CHANNEL_COUNT = 10
@@ -140,7 +140,6 @@ def derive_match_ids(
     the digest's hex directly. The last ids derived are remembered: the checker
     re-derives every id the strategy just derived.
 
-    >>> from matcher.core import derive_match_id
     >>> derive_match_ids("q", "eu", "1", [("b", "a")])
     ['41d6cd06-e5df-53d9-96c3-abbe51525d8e']
     >>> derive_match_id("q", "eu", "1", ("a", "b"))
@@ -154,6 +153,9 @@ def derive_match_ids(
     memo = _IDS
     ids = []
     for group in tickets:
+        if not group:  # no separator after the wave id then
+            ids.append(derive_match_id(queue, region, wave_id, ()))
+            continue
         joined = "\x1f".join(sorted(group))
         key = (prefix, joined)
         match_id = memo.get(key)

@@ -75,7 +75,12 @@ def string(text: str) -> bytes:
     if known is not None:
         return known
     data = text.encode()
-    return _remember(_STRINGS, text, zigzag_varint(len(data)) + data)
+    size = len(data)
+    encoded = (_SHORT[size] if size < 64 else zigzag_varint(size)) + data
+    if len(_STRINGS) >= _MEMO_LIMIT:
+        _STRINGS.clear()
+    _STRINGS[text] = encoded
+    return encoded
 
 
 # A wave writes the same queue, region, wave id, timestamps, ratings and small counts
@@ -84,7 +89,11 @@ def string(text: str) -> bytes:
 # memo can only return what the computation would: output never depends on them.
 _MEMO_LIMIT: Final = 1 << 16
 _VARINTS: Final[dict[int, bytes]] = {}
+#: The length prefix of a string of 0 to 63 bytes: one byte, zig-zag ``2 * size``.
+_SHORT: Final = tuple(bytes((2 * size,)) for size in range(64))
 _STRINGS: Final[dict[str, bytes]] = {}
+#: The remembered strings; ``KNOWN_STRINGS.get(text) or string(text)`` skips a call.
+KNOWN_STRINGS: Final = _STRINGS
 _Key = TypeVar("_Key", int, str)
 
 

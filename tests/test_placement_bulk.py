@@ -100,7 +100,7 @@ def test_a_random_subclass_is_asked_for_its_own_draws() -> None:
 @settings(max_examples=300, deadline=None)
 @given(
     wave=st.tuples(st.text(min_size=1), st.text(min_size=1), st.text(min_size=1)),
-    groups=st.lists(st.lists(st.text(), min_size=1, max_size=4).map(tuple), max_size=8),
+    groups=st.lists(st.lists(st.text(), max_size=4).map(tuple), max_size=8),
 )
 def test_bulk_match_ids_equal_derive_match_id(
     wave: tuple[str, str, str], groups: list[tuple[str, ...]]

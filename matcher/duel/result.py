@@ -69,13 +69,13 @@ def _duel_player(ticket: Ticket, wait_cycles: int, default_region: str) -> DuelP
     if bw is None and sc2 is None:
         return None
     return _make_player(
-        player.player_id,
-        bw,
-        sc2,
-        wait_cycles,
-        ticket.region or default_region,
-        player.vetoed_maps,
-        ticket.ticket_id,
+        player_id=player.player_id,
+        bw_mmr=bw,
+        sc2_mmr=sc2,
+        wait_cycles=wait_cycles,
+        region=ticket.region or default_region,
+        vetoed_maps=player.vetoed_maps,
+        ticket_id=ticket.ticket_id,
     )
 
 

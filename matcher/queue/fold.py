@@ -305,34 +305,35 @@ class RegionQueue:
         A big wave matches most of the queue (10,000 tickets): the queue is rebuilt once
         from the tickets left, in join order, rather than deleted from ticket by ticket.
         """
-        out = []
-        gone: set[str] = set()
-        tickets, finished = self.tickets, self.finished
+        matched = [(tid, match.match_id) for match in matches for tid in sorted_ticket_ids(match)]
+        gone = {ticket_id for ticket_id, _ in matched}
+        if len(gone) != len(matched):  # as deleting a ticket twice would
+            raise KeyError(next(t for t, _ in matched if sum(u == t for u, _ in matched) > 1))
+        tickets = self.tickets
+        queued = [tickets[ticket_id] for ticket_id, _ in matched]
         at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
         waited_base = self.waves_closed + 1  # this wave counts as waited
-        matched = DequeueReason.MATCHED
-        for match in matches:
-            match_id = match.match_id
-            for ticket_id in sorted_ticket_ids(match):
-                if ticket_id in gone:  # as deleting it twice would
-                    raise KeyError(ticket_id)
-                gone.add(ticket_id)
-                queued = tickets[ticket_id]
-                finished[ticket_id] = at_ms
-                dequeued = _make_dequeued(
+        reason = DequeueReason.MATCHED
+        out = [
+            (
+                entry.ticket,
+                _make_dequeued(
                     ticket_id,
                     queue,
                     region,
-                    matched,
-                    waited_base - queued.joined_wave,
+                    reason,
+                    waited_base - entry.joined_wave,
                     at_ms,
                     match_id,
                     wave_id,
                     None,
-                )
-                out.append((queued.ticket, dequeued))
+                ),
+            )
+            for (ticket_id, match_id), entry in zip(matched, queued, strict=True)
+        ]
+        self.finished.update(dict.fromkeys([ticket_id for ticket_id, _ in matched], at_ms))
         self._record_encounters(matches)
-        self._drop(gone, [player.player_id for ticket, _ in out for player in ticket.players])
+        self._drop(gone, [player.player_id for entry in queued for player in entry.ticket.players])
         return out
 
     def _drop(self, ticket_ids: set[str], player_ids: list[str]) -> None:

@@ -18,6 +18,9 @@ from matcher.core import Match
 from matcher.queue import Dequeued, Searching
 from schemas.codec import max_bytes, within_limit
 from schemas.direct import (
+    KNOWN_STRINGS as _KNOWN_STRINGS,
+)
+from schemas.direct import (
     double,
     header,
     optional_long,
@@ -32,6 +35,7 @@ _MATCH_HEADER = header("MatchCreated")
 _DEQUEUED_HEADER = header("TicketDequeued")
 _REASONS = symbols("TicketDequeued", "reason")
 _END = b"\x00"  # the zero count closing an array or a map
+_ONE, _TWO = zigzag_varint(1), zigzag_varint(2)
 _MATCH_LIMIT = max_bytes(MatchCreated)
 _DEQUEUED_LIMIT = max_bytes(TicketDequeued)
 _STATUS_HEADER = header("TicketStatus")
@@ -50,31 +54,74 @@ def match_created_writer(
     provenance = string(strategy) + string(fingerprint) + zigzag_varint(created_at_ms)
 
     def write(match: Match) -> bytes:
-        parts = [_MATCH_HEADER, string(match.match_id), wave]
-        append = parts.append
         teams = match.teams
-        if teams:
-            append(zigzag_varint(len(teams)))
-            for team in teams:
-                append(string(team.name))
-                if team.seats:
-                    append(zigzag_varint(len(team.seats)))
-                    for seat in team.seats:
-                        append(string(seat.ticket_id))
-                        append(string(seat.player_id))
-                        append(string(seat.role))
-                        append(zigzag_varint(seat.rating))
-                append(_END)
-        append(_END)
-        append(string(match.map_name))
-        append(string(match.server))
-        append(string(match.channel))
-        append(_quality(match.quality))
-        append(provenance)
-        data = b"".join(parts)
+        if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+            data = _duel(match, wave, provenance)
+        else:
+            data = _any_shape(match, wave, provenance)
         return data if len(data) <= _MATCH_LIMIT else within_limit(MatchCreated, data)
 
     return write
+
+
+def _duel(match: Match, wave: bytes, provenance: bytes) -> bytes:
+    """The usual shape, two teams of one seat, in one join (every duel's match)."""
+    (first_team, second_team) = match.teams
+    first, second = first_team.seats[0], second_team.seats[0]
+    known = _KNOWN_STRINGS.get
+    return b"".join(
+        (
+            _MATCH_HEADER,
+            string(match.match_id),
+            wave,
+            _TWO,
+            known(first_team.name) or string(first_team.name),
+            _ONE,
+            string(first.ticket_id),
+            string(first.player_id),
+            known(first.role) or string(first.role),
+            zigzag_varint(first.rating),
+            _END,
+            known(second_team.name) or string(second_team.name),
+            _ONE,
+            string(second.ticket_id),
+            string(second.player_id),
+            known(second.role) or string(second.role),
+            zigzag_varint(second.rating),
+            _END,
+            _END,
+            known(match.map_name) or string(match.map_name),
+            known(match.server) or string(match.server),
+            known(match.channel) or string(match.channel),
+            _quality(match.quality),
+            provenance,
+        )
+    )
+
+
+def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
+    parts = [_MATCH_HEADER, string(match.match_id), wave]
+    append = parts.append
+    teams = match.teams
+    if teams:
+        append(zigzag_varint(len(teams)))
+        for team in teams:
+            append(string(team.name))
+            if team.seats:
+                append(zigzag_varint(len(team.seats)))
+                for seat in team.seats:
+                    append(string(seat.ticket_id))
+                    append(string(seat.player_id))
+                    append(string(seat.role))
+                    append(zigzag_varint(seat.rating))
+            append(_END)
+    append(_END)
+    append(string(match.map_name))
+    append(string(match.server))
+    append(string(match.channel))
+    append(_quality(match.quality))
+    append(provenance)
+    return b"".join(parts)
 
 
 def _quality(quality: tuple[tuple[str, float], ...]) -> bytes:
