@@ -31,16 +31,18 @@ log = logging.getLogger(__name__)
 
 @contextmanager
 def paused_gc() -> Iterator[None]:
-    """Hold the cyclic garbage collector for one fold or one encoding, then age its objects.
+    """Hold the cyclic garbage collector for one fold or one encoding; age a big one's objects.
 
     A big wave allocates ~100,000 acyclic objects (matches, seats, dequeues, records)
     while the state holds 10,000+ tickets: the collector would walk that whole heap
-    several times inside the wave (~40 % of placement's time at 10,000 players). And
-    once re-enabled, its first young collection would walk all the wave's objects,
-    alive until they are published (~18 ms). ``freeze`` then ``unfreeze`` moves every
-    tracked object to the oldest generation in O(1): nothing is lost (the next full
-    collection examines them, as it would have), and the objects, freed by reference
-    counting once published, never cost a young collection.
+    several times inside the wave (~40 % of placement's time at 10,000 players).
+    Re-enabled, its first young collection would still walk every object of the wave,
+    alive until published (~18 ms). So after a fold that left more than
+    :data:`AGE_AFTER` new objects, ``freeze`` then ``unfreeze`` moves every tracked
+    object to the oldest generation in O(1): nothing escapes collection (the next full
+    collection examines them, as it would have), the wave's objects never cost a young
+    collection, and the counters restart as after a collection. Smaller folds (every
+    join) leave the collector exactly as it was.
     """
     if not gc.isenabled():
         yield
@@ -49,9 +51,15 @@ def paused_gc() -> Iterator[None]:
     try:
         yield
     finally:
-        gc.freeze()
-        gc.unfreeze()
+        if gc.get_count()[0] > AGE_AFTER:
+            gc.freeze()
+            gc.unfreeze()
         gc.enable()
+
+
+#: New tracked objects above which a fold's objects are aged rather than collected young
+#: (a young collection of this many costs a few ms; a 10,000-player wave leaves ~100,000).
+AGE_AFTER = 20_000
 
 
 @dataclass(frozen=True, slots=True)
