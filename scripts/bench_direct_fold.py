@@ -159,7 +159,9 @@ def main() -> int:
         out.flush(60)
         records, consume_s = asyncio.run(read_all(broker.bootstrap, 8, args.events))
         fold_s = fold_in_memory(Folder.from_settings(settings), records)
-        direct_s = asyncio.run(direct(broker.bootstrap, Folder.from_settings(settings), 8, args.events))
+        direct_s = asyncio.run(
+            direct(broker.bootstrap, Folder.from_settings(settings), 8, args.events)
+        )
     n = args.events
     print(f"events {n}, statuses {status}")
     print(f"consume only : {n / consume_s:9,.0f} events/s ({consume_s:.2f} s)")

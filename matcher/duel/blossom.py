@@ -20,7 +20,6 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-
 #: From this many vertices a dual step runs as NumPy array passes, below as Python loops
 #: (identical choices; NumPy's per-call overhead loses on the small waves' graphs).
 VECTORISED_FROM = 200
@@ -341,7 +340,10 @@ class _Solver:
                 self.allowed[k] = kslack <= 0
             if self.allowed[k]:
                 if self.label[bw] == 0 and self.mate[self.base[bw]] == -1:
-                    self.augment_matching(k)  # a single vertex whose dual is 0 (warm start)
+                    # A single vertex whose dual is 0 (warm start): the path ends there;
+                    # its unlabelled blossom may hold a stale labelend from an old stage.
+                    self.labelend[bw] = -1
+                    self.augment_matching(k)
                     return True
                 if self.label[bw] == 0:
                     self.assign_label(w, 2, p ^ 1)
@@ -395,7 +397,9 @@ class _Solver:
         vertex_label = [label[b] for b in self.inblossom]
         if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
             kind = 1
-            delta, target = min(((dual[v], v) for v in range(n) if vertex_label[v] == 1), default=(0, -1))
+            delta, target = min(
+                ((dual[v], v) for v in range(n) if vertex_label[v] == 1), default=(0, -1)
+            )
         else:
             kind, delta, target = 1, min(dual[:n]), -1
         for v in range(n):
@@ -478,9 +482,7 @@ class _Solver:
         self.allowed = [False] * len(self.edges)
         self.queue = []
         roots = [
-            v
-            for v in range(self.n)
-            if self.mate[v] == -1 and (not self.warm or self.dual[v] > 0)
+            v for v in range(self.n) if self.mate[v] == -1 and (not self.warm or self.dual[v] > 0)
         ]
         if self.warm:
             if not roots:

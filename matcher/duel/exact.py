@@ -128,6 +128,20 @@ def _store(duals: _Duals, nodes: Ints, solution: BlossomSolution, offset: int) -
             duals.chains[g] = chain
 
 
+def violated_pairs(arrays: DuelArrays, solution: BlossomSolution, weight: int) -> tuple[Ints, Ints]:
+    """Legal pairs ``(bw, sc2)`` of the whole wave that ``solution``'s duals do not cover.
+
+    ``solution`` is a blossom solve over all players of ``arrays`` with edge weights
+    ``weight - cost``; no violated pair proves its matching optimal on every legal pair.
+
+    Notes: O(n log n + pairs inside the duals' reach).
+    """
+    n = arrays.size
+    duals = _Duals(np.full(n, -1), np.zeros(n, dtype=np.int64), np.full(n, -1), {})
+    _store(duals, np.arange(n, dtype=np.int64), solution, 0)
+    return _violations(arrays, duals, weight)
+
+
 def _violations(arrays: DuelArrays, duals: _Duals, weight: int) -> tuple[Ints, Ints]:
     """Legal edges whose reduced cost under ``duals`` is negative (none: optimal)."""
     slack = duals.vertex - weight - 2 * arrays.bonus * arrays.wait

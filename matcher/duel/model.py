@@ -91,6 +91,9 @@ class DuelConfig:
     unless ``optimal_polish`` is 0 (docs/adr/0015). Waves of more than
     ``optimal_prepair_limit`` players first pair equal ratings where at least
     ``optimal_prepair_density`` rating points lie within 10 MMR (docs/adr/0016).
+    Waves larger than ``optimal_whole_limit`` and at most ``optimal_warm_limit`` take
+    the relaxation finished by a warm-started blossom (docs/adr/0017), on the
+    ``optimal_neighbours``-nearest candidate graph; bands if it cannot finish.
     """
 
     mean_gap_limit: int = 50
@@ -118,6 +121,8 @@ class DuelConfig:
     optimal_branch_solves: int = 0
     optimal_prepair_limit: int = 5000
     optimal_prepair_density: int = 40
+    optimal_warm_limit: int = 1000
+    optimal_neighbours: int = 6
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -130,6 +135,7 @@ _NON_NEGATIVE_INTS = {
     "optimal_prepair_limit",
     "optimal_prepair_density",
     "optimal_whole_limit",
+    "optimal_warm_limit",
     "mean_gap_limit",
     "small_population",
     "medium_population",
@@ -142,7 +148,7 @@ _NON_NEGATIVE_INTS = {
     "wait_bonus",
     "refinement_passes",
 }
-_POSITIVE_INTS = {"optimal_exact_limit", "optimal_band", "optimal_ahead"}
+_POSITIVE_INTS = {"optimal_exact_limit", "optimal_band", "optimal_ahead", "optimal_neighbours"}
 _FLOATS = {
     "small_scale",
     "medium_scale",

@@ -12,6 +12,10 @@ players may take either side).
 - Mid-size waves, up to ``optimal_whole_limit`` players (docs/adr/0016): branch and
   bound of the same relaxation on the k-nearest graph (:mod:`matcher.duel.nearest`);
   if it does not finish within ``optimal_branch_solves`` sparse assignments, one band.
+- Waves of more than ``optimal_whole_limit`` and at most ``optimal_warm_limit`` players
+  (docs/adr/0017): the relaxation's pairs and duals on the k-nearest graph, finished by
+  the blossom from that warm start (:mod:`matcher.duel.warm`): optimal on the candidate
+  graph; the banded path below if it cannot finish.
 - Waves of more than ``optimal_prepair_limit`` players (docs/adr/0016) first pair equal
   ratings in dense rating ranges (:mod:`matcher.duel.prepair`); the rest as below.
 - Larger waves (docs/adr/0015): :func:`matcher.duel.bands.band_pairs` solves the
@@ -34,6 +38,7 @@ from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
 from matcher.duel.prepair import equal_rating_pairs
 from matcher.duel.symmetric import symmetric_pairs
+from matcher.duel.warm import warm_pairs
 from matcher.duel.windows import pressure, tier_window
 
 
@@ -111,6 +116,11 @@ def _solve_rest(
         near = nearest_pairs(arrays, max_solves=config.optimal_branch_solves)
         if near.pairs is not None:
             return list(near.pairs), False, near.odd_cycles, near.solves
+    warm_sized = config.optimal_whole_limit < arrays.size <= config.optimal_warm_limit
+    if warm_sized and arrays.size > config.optimal_exact_limit:
+        warm = warm_pairs(arrays, config.optimal_neighbours, prove=False)
+        if warm is not None:
+            return list(warm.pairs), False, warm.odd_cycles, warm.rounds
     if arrays.size > config.optimal_exact_limit:
         # One band holding every rating point: a single relaxation on every legal pair.
         whole = 2 * arrays.size if arrays.size <= config.optimal_whole_limit else 0

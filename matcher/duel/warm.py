@@ -30,41 +30,90 @@ from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from matcher.duel.bands import split_cycles
-from matcher.duel.blossom import WarmStart, warm_max_weight_matching
-from matcher.duel.exact import big_weight
+from matcher.duel.blossom import BlossomSolution, WarmStart, warm_max_weight_matching
+from matcher.duel.exact import big_weight, violated_pairs
 from matcher.duel.graph import DuelArrays, Ints, nearest_edges, undirected
 
 
 @dataclass(frozen=True, slots=True)
 class WarmOutcome:
-    """Pairs ``(bw_player, sc2_player)``; odd cycles of the relaxation; blossom stages."""
+    """Pairs ``(bw_player, sc2_player)`` and how they were found.
+
+    ``proven``: no legal pair of the wave violates the final duals, so the pairs are an
+    optimum on *every* legal pair, not only the candidate graph. ``odd_cycles``: odd
+    cycles of the first relaxation; ``rounds``: candidate graphs solved.
+    """
 
     pairs: tuple[tuple[int, int], ...]
+    proven: bool
     odd_cycles: int
-    single_at_start: int
+    rounds: int
 
 
-def warm_pairs(arrays: DuelArrays, k: int = 4, max_stages: int = 400) -> WarmOutcome | None:
-    """A maximum-weight matching of the ``k``-nearest graph, or None if it cannot finish.
+def warm_pairs(
+    arrays: DuelArrays,
+    k: int = 6,
+    max_rounds: int = 4,
+    prove: bool = True,
+    max_stages: int | None = None,
+) -> WarmOutcome | None:
+    """An optimal matching of the wave via the relaxation and a warm blossom, or None.
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
     >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
     ...            DuelPlayer("c", None, 1390), DuelPlayer("d", None, 1452)]
     >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
-    >>> warm_pairs(arrays).pairs
-    ((0, 3), (1, 2))
+    >>> outcome = warm_pairs(arrays)
+    >>> outcome.pairs, outcome.proven
+    (((0, 3), (1, 2)), True)
 
-    Notes: one sparse assignment and one Bellman-Ford on O(n k) edges, then the blossom's
-    remaining stages (few from this start; each O(n + m) per dual change). None when the
-    relaxation's duals do not check out or ``max_stages`` stages did not suffice.
+    Each round solves the ``k``-nearest candidate graph (plus the pairs earlier rounds
+    found uncovered) and checks its duals against every legal pair, as
+    :func:`matcher.duel.exact.exact_matching` does. After ``max_rounds`` the last
+    round's pairs are returned unproven. ``prove=False`` solves the candidate graph once
+    and skips the check (it walks the nested blossoms' duals pair by pair: it can cost
+    more than the solve); the pairs are then optimal on the candidate graph only.
+
+    Notes: per round one sparse assignment, a vectorised Bellman-Ford on O(n k) edges and
+    the blossom's remaining stages (few from this start; O(n + m) per dual change). None
+    when the relaxation's duals do not check out, ``max_stages`` (default 10 n) stages do
+    not suffice, or blossoms nest deeper than Python's recursion limit: the caller then
+    takes another path.
     """
     n = arrays.size
     u, v = nearest_edges(arrays, k)
-    bw, sc2, cost = undirected(arrays, u, v)
-    if n < 2 or not len(bw):
-        return WarmOutcome((), 0, 0)
     weight = big_weight(arrays)
+    found: WarmOutcome | None = None
+    for rounds in range(1, max_rounds + 1):
+        bw, sc2, cost = undirected(arrays, u, v)
+        if n < 2 or not len(bw):
+            return WarmOutcome((), True, 0, rounds)
+        try:
+            solved = _solve(n, bw, sc2, cost, weight, max_stages or 10 * n)
+        except RecursionError:
+            return None
+        if solved is None:
+            return None
+        solution, odd = solved
+        partner = np.array(solution.mate, dtype=np.int64)
+        chosen = partner[bw] == sc2
+        pairs = tuple(sorted(zip(bw[chosen].tolist(), sc2[chosen].tolist(), strict=True)))
+        if not prove:
+            return WarmOutcome(pairs, False, odd, rounds)
+        extra_u, extra_v = violated_pairs(arrays, solution, weight)
+        first_odd = odd if found is None else found.odd_cycles
+        found = WarmOutcome(pairs, not len(extra_u), first_odd, rounds)
+        if found.proven:
+            return found
+        u, v = np.concatenate([u, extra_u]), np.concatenate([v, extra_v])
+    return found
+
+
+def _solve(
+    n: int, bw: Ints, sc2: Ints, cost: Ints, weight: int, max_stages: int
+) -> tuple[BlossomSolution, int] | None:
+    """The relaxation's pairs and duals on one candidate graph, finished by the blossom."""
     rows = np.concatenate([bw, sc2, np.arange(n)])
     cols = np.concatenate([sc2, bw, np.arange(n)])
     values = np.concatenate([cost, cost, np.full(n, weight, dtype=np.int64)])
@@ -90,12 +139,7 @@ def warm_pairs(arrays: DuelArrays, k: int = 4, max_stages: int = 400) -> WarmOut
         WarmStart(mate.tolist(), dual.tolist()),
         max_stages,
     )
-    if solution is None:
-        return None
-    partner = np.array(solution.mate, dtype=np.int64)
-    chosen = partner[bw] == sc2
-    pairs = sorted(zip(bw[chosen].tolist(), sc2[chosen].tolist(), strict=True))
-    return WarmOutcome(tuple(pairs), odd, int((mate < 0).sum()))
+    return None if solution is None else (solution, odd)
 
 
 def _assignment(n: int, rows: Ints, cols: Ints, values: Ints) -> Ints:

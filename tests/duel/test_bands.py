@@ -47,6 +47,7 @@ def test_banded_path_passes_the_checker_for_any_band(
         "window_rule": rule,
         "optimal_exact_limit": 1,
         "optimal_whole_limit": 0,
+        "optimal_warm_limit": 0,
         "optimal_band": band,
         "optimal_ahead": ahead,
     }
@@ -71,6 +72,7 @@ def test_small_bands_stay_within_one_pair_of_the_optimum_count(
         window_rule=rule,
         optimal_exact_limit=1,
         optimal_whole_limit=0,
+        optimal_warm_limit=0,
         optimal_band=8,
         optimal_ahead=8,
     )
@@ -103,7 +105,9 @@ def test_one_wide_band_is_within_one_pair_of_the_optimum(
 def test_banded_path_on_a_seeded_wave_keeps_the_issue_quality_targets() -> None:
     """n = 400: >= 99.5% of the optimum's pairs; the cost ratio is reported by the benchmark."""
     players = synthetic_players(400, seed=11)
-    config = dataclasses.replace(OPTIMAL_DEFAULTS, optimal_exact_limit=1, optimal_whole_limit=0)
+    config = dataclasses.replace(
+        OPTIMAL_DEFAULTS, optimal_exact_limit=1, optimal_whole_limit=0, optimal_warm_limit=0
+    )
     outcome = optimal_pairs(players, 1600, MAPS, config)
     best, _ = reference_optimum(players, 1600, MAPS, config)
     assert len(outcome.pairs) >= 0.995 * best
