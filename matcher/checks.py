@@ -51,7 +51,13 @@ def passes_common_rules(snapshot: WaveSnapshot, profile: QueueProfile, result: W
     Stricter, never looser: anything unusual (a ticket repeating a player id) gives
     False and the full examination decides. It works per match on counts and sets
     instead of building per-ticket maps, and derives the wave's ids in one pass
-    (tests/test_common_checks.py holds it to the full examination on broken results).
+    (tests/test_common_checks_fast.py holds it to the full examination on broken results).
+
+    >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+    >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
+    >>> passes_common_rules(snapshot, QueueProfile("q", "optimal", ("m",)),
+    ...                     WaveResult("optimal", (), ()))
+    True
 
     Notes: O(players) time.
     """
