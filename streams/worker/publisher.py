@@ -9,7 +9,6 @@ Java client, so keys land where any other client would put them.
 from __future__ import annotations
 
 import time
-from collections import defaultdict
 from collections.abc import Callable, Iterable
 from typing import Any
 
@@ -119,19 +118,26 @@ class Publisher:
         self._partitions_of = partitions_of
 
     async def publish(self, records: Iterable[Record]) -> int:
-        by_topic: dict[str, list[tuple[bytes, bytes]]] = defaultdict(list)
+        """Send ``records``: per topic in order of first appearance, then per partition
+        in order of first appearance, each partition's records in their given order."""
+        by_topic: dict[str, tuple[list[bytes], list[bytes]]] = {}
         for topic, key, value in records:
-            by_topic[topic].append((key, value))
-        grouped: dict[tuple[str, int], list[tuple[bytes, bytes]]] = defaultdict(list)
-        for topic, items in by_topic.items():
-            keys = [key for key, _ in items]
-            for partition, item in zip(
-                murmur2_partitions(keys, self._partitions_of(topic)), items, strict=True
-            ):
-                grouped[(topic, partition)].append(item)
+            columns = by_topic.get(topic)
+            if columns is None:
+                columns = by_topic[topic] = ([], [])
+            columns[0].append(key)
+            columns[1].append(value)
         sent = 0
-        for (topic, partition), items in grouped.items():
-            sent += await self._send(topic, partition, items)
+        for topic, (keys, values) in by_topic.items():
+            grouped: dict[int, list[tuple[bytes, bytes]]] = {}
+            partitions = murmur2_partitions(keys, self._partitions_of(topic))
+            for partition, item in zip(partitions, zip(keys, values, strict=True), strict=True):
+                items = grouped.get(partition)
+                if items is None:
+                    items = grouped[partition] = []
+                items.append(item)
+            for partition, items in grouped.items():
+                sent += await self._send(topic, partition, items)
         return sent
 
     async def _send(self, topic: str, partition: int, items: list[tuple[bytes, bytes]]) -> int:

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from matcher.core import Match
-from matcher.queue import Dequeued, Searching
+from matcher.queue import Dequeued, DequeueReason, Searching
 from schemas.codec import max_bytes, within_limit
 from schemas.direct import (
     KNOWN_STRINGS as _KNOWN_STRINGS,
@@ -34,6 +34,8 @@ from schemas.models import MatchCreated, TicketDequeued, TicketStatus
 _MATCH_HEADER = header("MatchCreated")
 _DEQUEUED_HEADER = header("TicketDequeued")
 _REASONS = symbols("TicketDequeued", "reason")
+_MATCHED = _REASONS["MATCHED"]  # the reason of nearly every dequeue: skip Enum.name
+_NULL, _SOME = b"\x00", b"\x02"  # union branches 0 (null) and 1 (the value)
 _END = b"\x00"  # the zero count closing an array or a map
 _ONE, _TWO = zigzag_varint(1), zigzag_varint(2)
 _MATCH_LIMIT = max_bytes(MatchCreated)
@@ -142,17 +144,20 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
 
     Notes: O(length of its strings).
     """
+    known = _KNOWN_STRINGS.get
+    reason = dequeued.reason
+    match_id, wave_id, detail = dequeued.match_id, dequeued.wave_id, dequeued.detail
     data = b"".join(
         (
             _DEQUEUED_HEADER,
-            string(dequeued.ticket_id),
-            string(dequeued.queue),
-            string(dequeued.region),
-            _REASONS[dequeued.reason.name],
-            optional_string(dequeued.match_id),
-            optional_string(dequeued.wave_id),
+            known(dequeued.ticket_id) or string(dequeued.ticket_id),
+            known(dequeued.queue) or string(dequeued.queue),
+            known(dequeued.region) or string(dequeued.region),
+            _MATCHED if reason is DequeueReason.MATCHED else _REASONS[reason.name],
+            _NULL if match_id is None else _SOME + (known(match_id) or string(match_id)),
+            _NULL if wave_id is None else _SOME + (known(wave_id) or string(wave_id)),
             zigzag_varint(dequeued.waves_waited),
-            optional_string(dequeued.detail),
+            _NULL if detail is None else _SOME + string(detail),
             zigzag_varint(dequeued.at_ms),
         )
     )
