@@ -13,6 +13,7 @@ the duals, LP duality proves the matching optimal on the full graph.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -74,7 +75,8 @@ def exact_matching(arrays: DuelArrays, k: int = 4, max_rounds: int = 50) -> Exac
     for round_number in range(1, max_rounds + 1):
         bw, sc2, c = undirected(arrays, u, v)
         duals, matched = _solve(arrays.size, bw, sc2, weight - c)
-        extra_u, extra_v = _violations(arrays, duals, weight)
+        forest = _Forest.of_chains(duals.chains)
+        extra_u, extra_v = _violations(arrays, duals.vertex, duals.top, forest.common_duals, weight)
         if not len(extra_u) or round_number == max_rounds:
             pairs = tuple(zip(bw[matched].tolist(), sc2[matched].tolist(), strict=True))
             return ExactMatching(tuple(sorted(pairs)), round_number, len(bw))
@@ -134,17 +136,47 @@ def violated_pairs(arrays: DuelArrays, solution: BlossomSolution, weight: int) -
     ``solution`` is a blossom solve over all players of ``arrays`` with edge weights
     ``weight - cost``; no violated pair proves its matching optimal on every legal pair.
 
-    Notes: O(n log n + pairs inside the duals' reach).
+    Notes: O(n * blossom depth) array work, then O(n log n + pairs inside the duals' reach).
     """
     n = arrays.size
-    duals = _Duals(np.full(n, -1), np.zeros(n, dtype=np.int64), np.full(n, -1), {})
-    _store(duals, np.arange(n, dtype=np.int64), solution, 0)
-    return _violations(arrays, duals, weight)
+    parent = np.array(solution.blossom_parent, dtype=np.int64)
+    blossom_dual = np.zeros(len(parent), dtype=np.int64)
+    for b, z in solution.blossom_dual.items():
+        blossom_dual[b] = z
+    levels = []  # ancestors of every player, innermost blossom first
+    above = parent[:n]
+    while (above >= 0).any():
+        levels.append(above)
+        above = np.where(above >= 0, parent[np.maximum(above, 0)], -1)
+    vertex = np.array(solution.vertex_dual, dtype=np.int64)
+    if not levels:
+        return _violations(arrays, vertex, np.full(n, -1), lambda a, b: a * 0, weight)
+    inner_first = np.array(levels)
+    depth = (inner_first >= 0).sum(axis=0)
+    players = np.flatnonzero(depth > 0)
+    top = np.full(n, -1, dtype=np.int64)
+    top[players] = inner_first[depth[players] - 1, players]
+    rows = np.arange(len(inner_first))[:, None]
+    outer_first = np.where(
+        rows < depth[players], inner_first[np.maximum(depth[players] - 1 - rows, 0), players], -1
+    )
+    forest = _Forest(players, outer_first, np.where(outer_first >= 0, blossom_dual[outer_first], 0))
+    return _violations(arrays, vertex, top, forest.common_duals, weight)
 
 
-def _violations(arrays: DuelArrays, duals: _Duals, weight: int) -> tuple[Ints, Ints]:
-    """Legal edges whose reduced cost under ``duals`` is negative (none: optimal)."""
-    slack = duals.vertex - weight - 2 * arrays.bonus * arrays.wait
+def _violations(
+    arrays: DuelArrays,
+    vertex: Ints,
+    top: Ints,
+    common_duals: Callable[[Ints, Ints], Ints],
+    weight: int,
+) -> tuple[Ints, Ints]:
+    """Legal edges whose reduced cost under the duals is negative (none: optimal).
+
+    ``vertex``: the players' duals; ``top``: each player's outermost blossom (-1: none);
+    ``common_duals(a, b)``: summed duals of the blossoms holding both of each pair.
+    """
+    slack = vertex - weight - 2 * arrays.bonus * arrays.wait
     sc2_side = arrays.sc2_order
     if not len(sc2_side) or not len(arrays.bw_order):
         empty = np.zeros(0, dtype=np.int64)
@@ -157,13 +189,78 @@ def _violations(arrays: DuelArrays, duals: _Duals, weight: int) -> tuple[Ints, I
     u, v = edges_in_ranges(arrays, arrays.bw - reach, arrays.bw + reach)
     diff = arrays.bw[u] - arrays.sc2[v]
     reduced = slack[u] + slack[v] + 2 * diff * diff
-    shared = (duals.top[u] == duals.top[v]) & (duals.top[u] >= 0)
-    for e in np.flatnonzero(shared & (reduced < 0)).tolist():
-        reduced[e] += 2 * _common_dual(duals, int(u[e]), int(v[e]))
+    shared = np.flatnonzero((top[u] == top[v]) & (top[u] >= 0) & (reduced < 0))
+    if len(shared):
+        reduced[shared] += 2 * common_duals(u[shared], v[shared])
     bad = reduced < 0
     return u[bad], v[bad]
 
 
-def _common_dual(duals: _Duals, a: int, b: int) -> int:
-    mine = dict(duals.chains.get(a, []))
-    return sum(z for blossom, z in duals.chains.get(b, []) if blossom in mine)
+@dataclass(frozen=True)
+class _Forest:
+    """The blossom forest over the players, for "which blossoms hold both" questions.
+
+    ``outer_first[d, i]``: the blossom at depth ``d`` (0: outermost) above player
+    ``players[i]`` (-1 below its innermost one); ``duals`` the blossoms' duals, same shape.
+    """
+
+    players: Ints
+    outer_first: Ints
+    duals: Ints
+
+    @staticmethod
+    def of_chains(chains: dict[int, list[tuple[int, int]]]) -> _Forest:
+        """From per-player chains ``[(blossom, dual), ...]``, innermost first."""
+        players = np.array(sorted(chains), dtype=np.int64)
+        if not len(players):
+            empty = np.zeros((0, 0), dtype=np.int64)
+            return _Forest(players, empty, empty)
+        lengths = np.array([len(chains[g]) for g in players.tolist()], dtype=np.int64)
+        total = int(lengths.sum())
+        flat = np.fromiter(
+            (x for g in players.tolist() for entry in reversed(chains[g]) for x in entry),
+            dtype=np.int64,
+            count=2 * total,
+        )
+        column = np.repeat(np.arange(len(players)), lengths)
+        row = np.arange(total) - np.repeat(np.cumsum(lengths) - lengths, lengths)
+        ids = np.full((int(lengths.max()), len(players)), -1, dtype=np.int64)
+        duals = np.zeros_like(ids)
+        ids[row, column], duals[row, column] = flat[0::2], flat[1::2]
+        return _Forest(players, ids, duals)
+
+    def common_duals(self, a: Ints, b: Ints) -> Ints:
+        """Per pair (two different players under one outermost blossom), the summed duals
+        of the blossoms holding both.
+
+        Listing the players so that each blossom's players are contiguous (sorted by their
+        blossoms, outermost first), the blossoms holding both ``a`` and ``b`` are those
+        above their lowest common one, whose sum ``S`` (its dual plus its ancestors') is the
+        minimum of ``S`` over the lowest common blossoms of the neighbours between them
+        (``S`` only grows downwards: duals are >= 0). A sparse table answers those range
+        minima for all pairs at once.
+
+        Notes: O(players * depth + pairs * log players).
+        """
+        order = np.lexsort(self.outer_first[::-1])
+        ids = self.outer_first[:, order]
+        sums = np.cumsum(self.duals, axis=0)[:, order]
+        position = np.full(int(max(a.max(), b.max(), self.players.max())) + 1, -1, dtype=np.int64)
+        position[self.players[order]] = np.arange(len(order))
+        same = (ids[:, :-1] == ids[:, 1:]) & (ids[:, :-1] >= 0)
+        shared_depth = np.where(same.all(axis=0), len(ids), np.argmin(same, axis=0))
+        pair = np.arange(len(order) - 1)
+        gaps = np.where(shared_depth > 0, sums[np.maximum(shared_depth - 1, 0), pair], 0)
+        first = np.minimum(position[a], position[b])
+        last = np.maximum(position[a], position[b])
+        table = [gaps]
+        while (1 << len(table)) <= len(gaps):
+            previous, half = table[-1], 1 << (len(table) - 1)
+            table.append(np.minimum(previous[:-half], previous[half:]))
+        level = np.floor(np.log2(np.maximum(last - first, 1))).astype(np.int64)
+        result = np.empty(len(a), dtype=np.int64)
+        for k in np.unique(level).tolist():
+            pick = level == k
+            row = table[k]
+            result[pick] = np.minimum(row[first[pick]], row[last[pick] - (1 << k)])
+        return result
