@@ -6,9 +6,11 @@ Usage: ``python scripts/bench_duel.py [--sizes 30,300,1000,3750,10000] [--exact-
 Waves: MMR ~ N(1500, 300) clipped to 0-3000; 30% bw-only, 30% sc2-only, 40% both with
 sc2 = bw + N(0, 150); wait_cycles geometric (p = 0.6); active population = 4 n.
 The exact optimum is the certified blossom of matcher.duel.exact (it agrees with
-networkx max_weight_matching in tests/duel/test_properties.py). Times are medians of
-several runs of the pure pipeline (stages 1-6, no placement) on a shared 2-core
-machine: noisy.
+networkx max_weight_matching in tests/duel/test_properties.py); above --exact-up-to the
+reference is the optimum proved by the warm-started blossom and its dual check
+(matcher.duel.warm, ADR 0017), or the thorough banded setting if that does not finish.
+Times are medians of several runs of the pure pipeline (stages 1-6, no placement) on a
+shared 2-core machine: noisy.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import dataclasses
 import random
 import statistics
 import sys
+import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
@@ -36,6 +39,7 @@ from matcher.duel.model import (
     DuelPlayer,
 )
 from matcher.duel.optimal import optimal_pairs
+from matcher.duel.warm import warm_pairs
 from matcher.duel.windows import pressure, tier_window
 
 MAPS = ("Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse")
@@ -90,6 +94,18 @@ def exact_pairs(players: list[DuelPlayer], config: DuelConfig) -> list[DuelPair]
     return [DuelPair(players[a], players[b]) for a, b in exact_matching(arrays).pairs]
 
 
+def proved_pairs(players: list[DuelPlayer]) -> list[DuelPair] | None:
+    """The optimum on every legal pair, proved by duals (ADR 0017); None if not proved."""
+    window = tier_window(
+        pressure(len(players), 4 * len(players), OPTIMAL_DEFAULTS), OPTIMAL_DEFAULTS
+    )
+    arrays = duel_arrays(players, MAPS, window, OPTIMAL_DEFAULTS)
+    outcome = warm_pairs(arrays, k=6, max_rounds=8, prove=True)
+    if outcome is None or not outcome.proven:
+        return None
+    return [DuelPair(players[a], players[b]) for a, b in outcome.pairs]
+
+
 def repeats_for(n: int) -> int:
     return 200 if n <= 30 else 20 if n <= 300 else 9 if n <= 1000 else 5
 
@@ -121,10 +137,16 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(("exact (certified blossom)", ref_pairs, ms))
             ref_name = "exact"
         else:
-            out, ms = timed(partial(optimal_pairs, players, 4 * n, MAPS, THOROUGH), 1)
-            ref_pairs = out.pairs  # type: ignore[attr-defined]
-            results.append(("optimal, thorough (band=192, ahead=384)", ref_pairs, ms))
-            ref_name = "thorough"
+            proved, ms = timed(partial(proved_pairs, players), 1)
+            if proved is not None:
+                ref_pairs = proved  # type: ignore[assignment]
+                results.append(("proved optimum (warm blossom + dual check)", ref_pairs, ms))
+                ref_name = "proved"
+            else:
+                out, ms = timed(partial(optimal_pairs, players, 4 * n, MAPS, THOROUGH), 1)
+                ref_pairs = out.pairs  # type: ignore[attr-defined]
+                results.append(("optimal, thorough (band=192, ahead=384)", ref_pairs, ms))
+                ref_name = "thorough"
         ref_count, _, _, ref_sq = describe(ref_pairs)
         for name, pairs, ms in results:
             count, mean, worst, sq = describe(pairs)
@@ -142,4 +164,11 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    # The proved reference nests blossoms thousands deep on large waves: a deep stack.
+    sys.setrecursionlimit(1_000_000)
+    threading.stack_size(512 * 1024 * 1024)
+    outcome: list[int] = []
+    runner = threading.Thread(target=lambda: outcome.append(main()))
+    runner.start()
+    runner.join()
+    raise SystemExit(outcome[0] if outcome else 1)
