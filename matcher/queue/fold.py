@@ -261,11 +261,12 @@ class RegionQueue:
         queued = [q for q in self.tickets.values() if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed
         waiting = tuple(_make_waiting(q.ticket, closed - q.joined_wave) for q in queued)
+        last_matches = self.last_matches
         history = tuple(
-            self.last_matches[p.player_id]
+            last_matches[p.player_id]
             for q in queued
             for p in q.ticket.players
-            if p.player_id in self.last_matches
+            if p.player_id in last_matches
         )
         return WaveSnapshot(
             queue=self.queue,
@@ -418,7 +419,7 @@ def _summarise(
         wave_id=tick.wave_id,
         wave_number=wave_number,
         tickets_in_snapshot=len(snapshot.tickets),
-        players_in_snapshot=sum(w.ticket.size for w in snapshot.tickets),
+        players_in_snapshot=sum(len(w.ticket.players) for w in snapshot.tickets),
         matches=len(result.matches),
         matched_players=matched_players,
         unmatched=len(result.unmatched),
