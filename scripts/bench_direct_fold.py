@@ -51,7 +51,8 @@ wave_interval_ms = 3600000
 """
 
 
-async def read_all(bootstrap: str, partitions: int, total: int) -> tuple[list, float]:  # type: ignore[type-arg]
+async def from_start(bootstrap: str, partitions: int) -> AIOKafkaConsumer:
+    """A started consumer outside any group, at offset 0 of every queue partition."""
     consumer = AIOKafkaConsumer(
         bootstrap_servers=bootstrap,
         group_id=None,
@@ -60,11 +61,16 @@ async def read_all(bootstrap: str, partitions: int, total: int) -> tuple[list, f
         max_partition_fetch_bytes=4 * 1024 * 1024,
     )
     await consumer.start()
+    tps = [TopicPartition(QUEUE_TOPIC, p) for p in range(partitions)]
+    consumer.assign(tps)
+    for tp in tps:
+        consumer.seek(tp, 0)
+    return consumer
+
+
+async def read_all(bootstrap: str, partitions: int, total: int) -> tuple[list, float]:  # type: ignore[type-arg]
+    consumer = await from_start(bootstrap, partitions)
     try:
-        tps = [TopicPartition(QUEUE_TOPIC, p) for p in range(partitions)]
-        consumer.assign(tps)
-        for tp in tps:
-            consumer.seek(tp, 0)
         records: list = []  # type: ignore[type-arg]
         started = time.perf_counter()
         while len(records) < total:
@@ -93,22 +99,11 @@ def fold_in_memory(folder: Folder, records: list) -> float:  # type: ignore[type
 
 
 async def direct(bootstrap: str, folder: Folder, partitions: int, total: int) -> float:
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap,
-        group_id=None,
-        enable_auto_commit=False,
-        fetch_max_wait_ms=100,
-        max_partition_fetch_bytes=4 * 1024 * 1024,
-    )
+    consumer = await from_start(bootstrap, partitions)
     out = AIOKafkaProducer(bootstrap_servers=bootstrap, linger_ms=5, acks=1)
-    await consumer.start()
     await out.start()
     try:
         publisher = Publisher(out, lambda topic: partitions)
-        tps = [TopicPartition(QUEUE_TOPIC, p) for p in range(partitions)]
-        consumer.assign(tps)
-        for tp in tps:
-            consumer.seek(tp, 0)
         states = {p: folder.new_state(p) for p in range(partitions)}
         seen = 0
         started = time.perf_counter()

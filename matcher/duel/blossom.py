@@ -311,21 +311,26 @@ class _Solver:
 
     def augment_matching(self, k: int) -> None:
         v, w, _ = self.edges[k]
-        for s, p in ((v, 2 * k + 1), (w, 2 * k)):
-            while True:
-                bs = self.inblossom[s]
-                if bs >= self.n:
-                    self.augment_blossom(bs, s)
-                self.mate[s] = p
-                if self.labelend[bs] == -1:
-                    break
-                bt = self.inblossom[self.endpoint[self.labelend[bs]]]
-                s = self.endpoint[self.labelend[bt]]
-                j = self.endpoint[self.labelend[bt] ^ 1]
-                if bt >= self.n:
-                    self.augment_blossom(bt, j)
-                self.mate[j] = self.labelend[bt]
-                p = self.labelend[bt] ^ 1
+        self.flip_to_root(v, 2 * k + 1)
+        self.flip_to_root(w, 2 * k)
+
+    def flip_to_root(self, s: int, p: int) -> None:
+        """Match S-vertex ``s`` to endpoint ``p`` (-1: leave it single) and flip the tree path
+        above it up to its root, so that the root ends matched."""
+        while True:
+            bs = self.inblossom[s]
+            if bs >= self.n:
+                self.augment_blossom(bs, s)
+            self.mate[s] = p
+            if self.labelend[bs] == -1:
+                break
+            bt = self.inblossom[self.endpoint[self.labelend[bs]]]
+            s = self.endpoint[self.labelend[bt]]
+            j = self.endpoint[self.labelend[bt] ^ 1]
+            if bt >= self.n:
+                self.augment_blossom(bt, j)
+            self.mate[j] = self.labelend[bt]
+            p = self.labelend[bt] ^ 1
 
     def scan(self, v: int) -> bool:
         """Grow the forest along v's tight edges; True when the matching was augmented."""
@@ -381,7 +386,7 @@ class _Solver:
                 self.dual[b] += delta if label[b] == 1 else -delta
         if kind == 1:
             if self.warm and target >= 0 and self.mate[target] != -1:
-                self.release(target)
+                self.flip_to_root(target, -1)  # its root is matched, it stays single
             return False
         if kind == 4:
             self.expand_blossom(target, False)
@@ -517,25 +522,6 @@ class _Solver:
                     self.dual[b] -= 1
                 else:
                     self.expand_blossom(b, True)
-
-    def release(self, v: int) -> None:
-        """Flip the tree path from S-vertex ``v`` (dual 0) to its root: the root is matched,
-        ``v`` single (the same walk as one side of :meth:`augment_matching`)."""
-        s, p = v, -1
-        while True:
-            bs = self.inblossom[s]
-            if bs >= self.n:
-                self.augment_blossom(bs, s)
-            self.mate[s] = p
-            if self.labelend[bs] == -1:
-                break
-            bt = self.inblossom[self.endpoint[self.labelend[bs]]]
-            s = self.endpoint[self.labelend[bt]]
-            j = self.endpoint[self.labelend[bt] ^ 1]
-            if bt >= self.n:
-                self.augment_blossom(bt, j)
-            self.mate[j] = self.labelend[bt]
-            p = self.labelend[bt] ^ 1
 
     def solve_warm(self, max_stages: int) -> bool:
         """Run stages from a warm start; False if ``max_stages`` did not suffice."""
