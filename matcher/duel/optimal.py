@@ -50,8 +50,9 @@ class OptimalOutcome:
     legal pair (branch and bound on odd cycles) was integral, or the blossom solved it.
     ``odd_cycles``: fractional odd cycles of the first assignment (small waves) or rounded
     (banded path);
-    ``band_steps``: dense assignments solved by the banded path, or sparse ones by the
-    mid-size branch and bound (0 for small waves).
+    ``band_steps``: dense assignments solved by the banded path, sparse ones by the
+    mid-size branch and bound, or candidate graphs solved by the warm-started blossom
+    (0 for small waves).
     """
 
     pairs: tuple[DuelPair, ...]
