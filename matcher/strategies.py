@@ -7,6 +7,7 @@ import of another (numpy for ``optimal``, say).
 from __future__ import annotations
 
 import importlib
+from typing import Final
 
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
 
@@ -19,15 +20,43 @@ _REGISTRY: dict[str, str | Strategy] = {
 }
 
 
+#: A strategy's decision revision: raised whenever its matches for the same input change
+#: (the CHANGELOG then says "results differ"). The config fingerprint includes it, so a
+#: replay under another release reports "another configuration" instead of comparing
+#: decisions made by different code. tests/test_decision_revisions.py fails when a
+#: strategy's decisions change and its revision did not.
+_REVISIONS: dict[str, int] = {
+    "optimal": 2,  # 2: warm-started blossom on 401-1,000 players (ADR 0017)
+    "ladder-v2.1": 1,
+    "rebalance": 1,
+    "game-queue": 1,
+    "multifactor": 2,  # 2: packing fallback and aimed restarts (ADR 0053)
+}
+#: Plug-ins registered without a revision.
+DEFAULT_REVISION: Final = 1
+
+
 class UnknownStrategy(KeyError):
     pass
 
 
-def register_strategy(name: str, strategy: Strategy) -> None:
-    """Register ``strategy`` under ``name`` (plug-ins and tests); names are never replaced."""
+def register_strategy(name: str, strategy: Strategy, revision: int = DEFAULT_REVISION) -> None:
+    """Register ``strategy`` under ``name`` (plug-ins and tests); names are never replaced.
+
+    Raise ``revision`` whenever the strategy's decisions change (see ``_REVISIONS``).
+    """
     if name in _REGISTRY:
         raise ValueError(f"strategy {name!r} is already registered")
     _REGISTRY[name] = strategy
+    _REVISIONS[name] = revision
+
+
+def decision_revision(name: str) -> int:
+    """The decision revision of the strategy registered as ``name`` (see ``_REVISIONS``)."""
+    if name not in _REGISTRY:
+        known = ", ".join(strategy_names())
+        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})")
+    return _REVISIONS.get(name, DEFAULT_REVISION)
 
 
 def strategy_names() -> tuple[str, ...]:

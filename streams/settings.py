@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 from matcher.core import QueueProfile, ServerRoute
 from matcher.queue import QueueRules
 from matcher.queue.cadence import CadencePolicy
-from matcher.strategies import strategy_names
+from matcher.strategies import decision_revision, strategy_names
 
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
 
@@ -207,13 +207,17 @@ class Settings(BaseSettings):
         """Fingerprint of everything that changes a wave's decisions (16 hex digits).
 
         It travels in every WaveTick and MatchCreated, so a replay under another
-        configuration reports that instead of a false mismatch.
+        configuration, or under a release whose strategy decides differently (its
+        decision revision, ``matcher.strategies``), reports that instead of a false
+        mismatch.
         """
         decisive = {
             "queues": [q.model_dump(mode="json") for q in self.queues],
             "routes": [r.model_dump(mode="json") for r in self.routes],
             "fallback_servers": list(self.fallback_servers),
             "rules": [self.ticket_ttl_ms, self.finished_retention_ms or self.ticket_ttl_ms],
+            # The code's decisions too: another release may pair the same queue differently.
+            "revisions": {q.strategy: decision_revision(q.strategy) for q in self.queues},
         }
         canonical = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]

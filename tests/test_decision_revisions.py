@@ -1,0 +1,95 @@
+"""A strategy whose decisions change must raise its decision revision.
+
+The revision is part of the config fingerprint (matcher.strategies, streams.settings),
+so an auditor replaying a log under another release is told "another configuration"
+instead of being shown decisions made by different code as mismatches. This test pins
+each strategy's decisions on seeded waves that take every path of the strategy; when a
+digest changes, raise the strategy's revision in ``matcher/strategies.py``, say "results
+differ" in the CHANGELOG, and update the pair below.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+
+import pytest
+
+from matcher.core import Player, QueueProfile, Team, WaveResult, WaveSnapshot
+from matcher.strategies import decision_revision, get_strategy
+from tests.duel.waves import profile_of, snapshot_of, synthetic_players
+from tests.multifactor.conftest import profile as multifactor_profile
+from tests.multifactor.conftest import random_wave
+from tests.teams.factories import profile as team_profile
+from tests.teams.factories import snapshot as team_snapshot
+from tests.teams.factories import ticket
+
+#: (decision revision, digest of the decisions on the waves below) per strategy.
+PINNED = {
+    "optimal": (2, "eb372f5b2895fb51"),
+    "ladder-v2.1": (1, "5f6636ac28fac8b5"),
+    "rebalance": (1, "76bd53c5d6b86684"),
+    "game-queue": (1, "76bd53c5d6b86684"),
+    "multifactor": (2, "0fdc05830e89e5c2"),
+}
+
+
+def duel_waves(sizes: tuple[int, ...]) -> list[tuple[WaveSnapshot, int]]:
+    return [
+        (snapshot_of(synthetic_players(n, seed=n), seed=n, active_population=4 * n), n)
+        for n in sizes
+    ]
+
+
+def team_wave(seed: int, tickets: int) -> WaveSnapshot:
+    rng = random.Random(seed)
+    made = []
+    for i in range(tickets):
+        size = rng.choice((1, 1, 1, 2, 3))
+        players = [Player(f"p{i}.{k}", (("mmr", rng.randint(800, 2200)),)) for k in range(size)]
+        made.append(ticket(f"t{i}", players, joined_at_ms=i))
+    return team_snapshot(made, seed=seed)
+
+
+def cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
+    if name == "optimal":
+        # 30: exact; 450: warm-started blossom; 1,200: bands; 6,000: pre-pass then bands.
+        return [
+            (s, profile_of("optimal", window_rule="longer"))
+            for s, _ in duel_waves((30, 450, 1200, 6000))
+        ]
+    if name == "ladder-v2.1":
+        return [(s, profile_of("ladder-v2.1")) for s, _ in duel_waves((30, 300))]
+    if name in ("rebalance", "game-queue"):
+        return [(team_wave(seed, 40), team_profile(name)) for seed in (1, 2)]
+    profile = multifactor_profile(budget_evaluations=30_000)
+    return [(random_wave(seed, players), profile) for seed, players in ((1, 60), (2, 120))]
+
+
+def team_of(team: Team) -> tuple[str, tuple[str, ...]]:
+    return team.name, tuple(seat.player_id for seat in team.seats)
+
+
+def digest(results: list[WaveResult]) -> str:
+    decided = [
+        (
+            [
+                (m.match_id, m.map_name, m.server, m.channel, *map(team_of, m.teams))
+                for m in r.matches
+            ],
+            sorted(r.unmatched),
+        )
+        for r in results
+    ]
+    return hashlib.sha256(repr(decided).encode()).hexdigest()[:16]
+
+
+@pytest.mark.parametrize("name", sorted(PINNED))
+def test_changed_decisions_come_with_a_new_revision(name: str) -> None:
+    strategy = get_strategy(name)
+    found = (decision_revision(name), digest([strategy(s, p) for s, p in cases(name)]))
+    assert found == PINNED[name], (
+        f"{name}: decisions or revision changed, pinned {PINNED[name]}, now {found}. If the "
+        "decisions changed on purpose, raise its revision in matcher/strategies.py, say "
+        "'results differ' in the CHANGELOG and pin the new pair here."
+    )
