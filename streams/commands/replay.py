@@ -1,7 +1,8 @@
 """`wavematch replay`: re-derive every wave from the queue log and compare with what was published.
 
 Exit status: 0 every wave identical; 1 a difference; 3 no difference, but some waves were
-closed under another configuration and could not be judged (replay with that config).
+closed under another configuration (settings, or a release whose strategies decide
+differently: ADR 0009) and could not be judged (replay with that config and release).
 """
 
 from __future__ import annotations
@@ -88,7 +89,7 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
     for fingerprint, waves in sorted(report.other_config.items()):
         lines.append(
             f"other configuration  {waves} waves were closed under config {fingerprint}, "
-            "not this one: not compared (replay with that config to check them)"
+            "not this one: not compared (replay with that config and release to check them)"
         )
     lines.extend(f"DIFFERENCE           {line}" for line in report.differences)
     lines.append(
