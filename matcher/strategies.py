@@ -54,8 +54,7 @@ def register_strategy(name: str, strategy: Strategy, revision: int = DEFAULT_REV
 def decision_revision(name: str) -> int:
     """The decision revision of the strategy registered as ``name`` (see ``_REVISIONS``)."""
     if name not in _REGISTRY:
-        known = ", ".join(strategy_names())
-        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})")
+        raise _unknown(name)
     return _REVISIONS.get(name, DEFAULT_REVISION)
 
 
@@ -68,13 +67,17 @@ def get_strategy(name: str) -> Strategy:
     try:
         target = _REGISTRY[name]
     except KeyError:
-        known = ", ".join(strategy_names())
-        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+        raise _unknown(name) from None
     if not isinstance(target, str):
         return target
     module_name, _, attribute = target.partition(":")
     strategy: Strategy = getattr(importlib.import_module(module_name), attribute)
     return strategy
+
+
+def _unknown(name: str) -> UnknownStrategy:
+    known = ", ".join(strategy_names())
+    return UnknownStrategy(f"unknown strategy {name!r} (known: {known})")
 
 
 def run_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:

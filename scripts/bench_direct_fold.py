@@ -36,8 +36,8 @@ from bench_worker import REGIONS, join_value, producer  # noqa: E402
 from streams.embedded.broker import EmbeddedBroker  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
 from streams.topics import ensure_topics  # noqa: E402
-from streams.worker.folding import Folder  # noqa: E402
-from streams.worker.publisher import Publisher, records_of  # noqa: E402
+from streams.worker.folding import Folder, PartitionState  # noqa: E402
+from streams.worker.publisher import Publisher, Record, records_of  # noqa: E402
 
 QUEUE_TOPIC = "wavematch.queue.v1"
 CONFIG = """
@@ -82,19 +82,28 @@ async def read_all(bootstrap: str, partitions: int, total: int) -> tuple[list, f
         await consumer.stop()
 
 
-def fold_in_memory(folder: Folder, records: list) -> float:  # type: ignore[type-arg]
-    states = {p: folder.new_state(p) for p in {r.partition for r in records}}
-    started = time.perf_counter()
+def fold_records(folder: Folder, states: dict[int, PartitionState], records: list) -> list[Record]:  # type: ignore[type-arg]
+    """Fold consumer records with the worker's code; their encoded outputs, in order."""
+    outputs: list[Record] = []
     for record in records:
         folded = folder.fold(states[record.partition], record.key, record.value, record.offset)
         if folded is not None:
-            records_of(
-                folded,
-                topic=QUEUE_TOPIC,
-                partition=record.partition,
-                key=record.key,
-                value=record.value,
+            outputs.extend(
+                records_of(
+                    folded,
+                    topic=QUEUE_TOPIC,
+                    partition=record.partition,
+                    key=record.key,
+                    value=record.value,
+                )
             )
+    return outputs
+
+
+def fold_in_memory(folder: Folder, records: list) -> float:  # type: ignore[type-arg]
+    states = {p: folder.new_state(p) for p in {r.partition for r in records}}
+    started = time.perf_counter()
+    fold_records(folder, states, records)
     return time.perf_counter() - started
 
 
@@ -110,20 +119,8 @@ async def direct(bootstrap: str, folder: Folder, partitions: int, total: int) ->
         while seen < total:
             batches = await consumer.getmany(timeout_ms=1_000, max_records=5_000)
             outputs = []
-            for tp, batch in batches.items():
-                state = states[tp.partition]
-                for record in batch:
-                    folded = folder.fold(state, record.key, record.value, record.offset)
-                    if folded is not None:
-                        outputs.extend(
-                            records_of(
-                                folded,
-                                topic=QUEUE_TOPIC,
-                                partition=tp.partition,
-                                key=record.key,
-                                value=record.value,
-                            )
-                        )
+            for batch in batches.values():
+                outputs += fold_records(folder, states, batch)
                 seen += len(batch)
             await publisher.publish(outputs)
         await out.flush()

@@ -29,7 +29,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from matcher.duel.exact import exact_matching
-from matcher.duel.graph import duel_arrays
+from matcher.duel.graph import DuelArrays, duel_arrays
 from matcher.duel.ladder import ladder_pairs
 from matcher.duel.model import (
     LADDER_DEFAULTS,
@@ -88,18 +88,20 @@ def describe(pairs: Sequence[DuelPair]) -> tuple[int, float, int, int]:
     return len(diffs), mean, max(diffs, default=0), sum(d * d for d in diffs)
 
 
-def exact_pairs(players: list[DuelPlayer], config: DuelConfig) -> list[DuelPair]:
+def wave_arrays(players: list[DuelPlayer], config: DuelConfig) -> DuelArrays:
+    """The arrays `optimal` builds for the wave (active population 4 n, as every run here)."""
     window = tier_window(pressure(len(players), 4 * len(players), config), config)
-    arrays = duel_arrays(players, MAPS, window, config)
+    return duel_arrays(players, MAPS, window, config)
+
+
+def exact_pairs(players: list[DuelPlayer], config: DuelConfig) -> list[DuelPair]:
+    arrays = wave_arrays(players, config)
     return [DuelPair(players[a], players[b]) for a, b in exact_matching(arrays).pairs]
 
 
 def proved_pairs(players: list[DuelPlayer]) -> list[DuelPair] | None:
     """The optimum on every legal pair, proved by duals (ADR 0017); None if not proved."""
-    window = tier_window(
-        pressure(len(players), 4 * len(players), OPTIMAL_DEFAULTS), OPTIMAL_DEFAULTS
-    )
-    arrays = duel_arrays(players, MAPS, window, OPTIMAL_DEFAULTS)
+    arrays = wave_arrays(players, OPTIMAL_DEFAULTS)
     outcome = warm_pairs(arrays, k=6, max_rounds=8, prove=True)
     if outcome is None or not outcome.proven:
         return None

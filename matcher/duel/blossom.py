@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import cached_property
 
 import numpy as np
 from numpy.typing import NDArray
@@ -55,7 +56,7 @@ def max_weight_matching(n: int, edges: Sequence[tuple[int, int, int]]) -> Blosso
     Notes: O(n^3) time, O(n + m) memory.
     """
     solver = _Solver(n, edges)
-    solver.solve()
+    solver.run_stages(n)  # each stage of a cold start augments: n stages always suffice
     return solver.solution()
 
 
@@ -92,7 +93,7 @@ def warm_max_weight_matching(
     """
     solver = _Solver(n, edges)
     solver.warm_start(start)
-    return solver.solution() if solver.solve_warm(max_stages) else None
+    return solver.solution() if solver.run_stages(max_stages) else None
 
 
 class _Solver:
@@ -122,9 +123,14 @@ class _Solver:
         self.queue: list[int] = []
         self.warm = False
         self.live: set[int] = set()  # blossoms in use (the rest are in ``unused``)
-        self.edge_arrays = tuple(
+
+    @cached_property
+    def edge_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
+        """Endpoints and weights as arrays, for the vectorised dual step only."""
+        first, second, weight = (
             np.array([edge[at] for edge in self.edges], dtype=np.int64) for at in range(3)
         )
+        return first, second, weight
 
     def warm_start(self, start: WarmStart) -> None:
         """Adopt ``start``'s pairs and duals (see :class:`WarmStart`)."""
@@ -523,19 +529,14 @@ class _Solver:
                 else:
                     self.expand_blossom(b, True)
 
-    def solve_warm(self, max_stages: int) -> bool:
-        """Run stages from a warm start; False if ``max_stages`` did not suffice."""
+    def run_stages(self, max_stages: int) -> bool:
+        """Run stages until one finds nothing left to do; False if ``max_stages`` did not
+        suffice."""
         for _ in range(max_stages):
             if not self.stage():
                 return True
             self.expand_zero_s_blossoms()
         return False
-
-    def solve(self) -> None:
-        for _ in range(self.n):
-            if not self.stage():
-                break
-            self.expand_zero_s_blossoms()
 
     def expand_zero_s_blossoms(self) -> None:
         """End of stage: top-level S-blossoms whose dual is 0 are expanded."""

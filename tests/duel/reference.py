@@ -6,17 +6,16 @@ import networkx as nx
 import numpy as np
 
 from matcher.duel.exact import big_weight
-from matcher.duel.graph import cost, duel_arrays, legal
+from matcher.duel.graph import cost, legal
 from matcher.duel.model import DuelConfig, DuelPlayer
-from matcher.duel.windows import pressure, tier_window
+from tests.duel.waves import arrays_of
 
 
 def reference_optimum(
     players: list[DuelPlayer], active_population: int, maps: tuple[str, ...], config: DuelConfig
 ) -> tuple[int, int]:
     """(pairs, summed score) of the exact optimum: max cardinality first, then min cost."""
-    window = tier_window(pressure(len(players), active_population, config), config)
-    arrays = duel_arrays(players, maps, window, config)
+    arrays = arrays_of(players, active_population, config, maps)
     n = arrays.size
     u, v = np.repeat(np.arange(n), n), np.tile(np.arange(n), n)
     ok = legal(arrays, u, v)

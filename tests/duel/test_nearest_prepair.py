@@ -15,11 +15,10 @@ from matcher.duel.graph import cost, duel_arrays, legal, subset
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
 from matcher.duel.prepair import equal_rating_pairs
-from matcher.duel.windows import pressure, tier_window
 from matcher.strategies import get_strategy
 from tests.duel.reference import reference_optimum, score_of
 from tests.duel.test_properties import duel_players, waves
-from tests.duel.waves import MAPS, profile_of, snapshot_of, synthetic_players
+from tests.duel.waves import MAPS, arrays_of, profile_of, snapshot_of, synthetic_players
 
 RULES = ("lead", "longer", "shorter")
 
@@ -33,8 +32,7 @@ def test_nearest_on_the_complete_graph_is_the_optimum(
     bound must equal networkx on the full graph (count and summed score)."""
     players, _, population, rule = wave
     config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
-    window = tier_window(pressure(len(players), population, config), config)
-    arrays = duel_arrays(players, MAPS, window, config)
+    arrays = arrays_of(players, population, config)
     outcome = nearest_pairs(arrays, k=max(len(players), 1), max_solves=200)
     assert outcome.pairs is not None
     pairs = [DuelPair(players[a], players[b]) for a, b in outcome.pairs]

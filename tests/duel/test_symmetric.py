@@ -12,18 +12,15 @@ from matcher.duel.graph import DuelArrays, cost, duel_arrays, legal
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer, Window
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.symmetric import symmetric_pairs
-from matcher.duel.windows import pressure, tier_window
 from tests.duel.reference import reference_optimum, score_of
 from tests.duel.test_properties import duel_players
-from tests.duel.waves import MAPS, synthetic_players
+from tests.duel.waves import MAPS, arrays_of, synthetic_players
 
 RULES = ("lead", "longer", "shorter")
 
 
 def _arrays(players: list[DuelPlayer], population: int, rule: str) -> DuelArrays:
-    config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
-    window = tier_window(pressure(len(players), population, config), config)
-    return duel_arrays(players, MAPS, window, config)
+    return arrays_of(players, population, dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule))
 
 
 def _count_and_cost(arrays: DuelArrays, pairs: tuple[tuple[int, int], ...]) -> tuple[int, int]:

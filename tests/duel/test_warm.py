@@ -13,15 +13,13 @@ from hypothesis import strategies as st
 import matcher.duel.blossom as blossom
 from matcher.duel.blossom import WarmStart, max_weight_matching, warm_max_weight_matching
 from matcher.duel.checks import duel_result_problems
-from matcher.duel.graph import duel_arrays
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.warm import warm_pairs
-from matcher.duel.windows import pressure, tier_window
 from matcher.strategies import get_strategy
 from tests.duel.reference import reference_optimum, score_of
 from tests.duel.test_properties import duel_players
-from tests.duel.waves import MAPS, profile_of, snapshot_of, synthetic_players
+from tests.duel.waves import MAPS, arrays_of, profile_of, snapshot_of, synthetic_players
 
 RULES = ("lead", "longer", "shorter")
 
@@ -87,8 +85,7 @@ def test_warm_pairs_equal_the_exact_optimum(players: list[DuelPlayer], rule: str
     """Proved rounds: the same number of pairs and the same summed score as networkx."""
     config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
     population = 4 * len(players)
-    window = tier_window(pressure(len(players), population, config), config)
-    arrays = duel_arrays(players, MAPS, window, config)
+    arrays = arrays_of(players, population, config)
     outcome = warm_pairs(arrays, k, max_rounds=50)
     assert outcome is not None and outcome.proven
     best, best_score = reference_optimum(players, population, MAPS, config)

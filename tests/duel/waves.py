@@ -5,7 +5,9 @@ from __future__ import annotations
 import random
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
-from matcher.duel.model import DuelPlayer
+from matcher.duel.graph import DuelArrays, duel_arrays
+from matcher.duel.model import DuelConfig, DuelPlayer
+from matcher.duel.windows import pressure, tier_window
 
 MAPS = ("fighting spirit", "circuit breaker", "polypoid", "eclipse")
 
@@ -53,3 +55,11 @@ def snapshot_of(
 
 def profile_of(strategy: str, **options: object) -> QueueProfile:
     return QueueProfile("1v1", strategy, MAPS, options=dict(options))
+
+
+def arrays_of(
+    players: list[DuelPlayer], population: int, config: DuelConfig, maps: tuple[str, ...] = MAPS
+) -> DuelArrays:
+    """The arrays ``optimal`` builds for a wave of ``players`` among ``population`` active."""
+    window = tier_window(pressure(len(players), population, config), config)
+    return duel_arrays(players, maps, window, config)
