@@ -223,10 +223,21 @@ def uuid5_text(name: str) -> str:
     >>> uuid5_text("x") == str(uuid.uuid5(MATCH_ID_NAMESPACE, "x"))
     True
     """
+    return uuid5_text_of(namespaced_sha1(name))
+
+
+def namespaced_sha1(name: str) -> hashlib._Hash:
+    """SHA-1 over the match id namespace and ``name``; update it to extend the name."""
     sha1 = _NAMESPACED_SHA1.copy()
     sha1.update(name.encode("utf-8"))
-    digest = bytearray(sha1.digest()[:16])
-    digest[6] = (digest[6] & 0x0F) | 0x50  # version 5
-    digest[8] = (digest[8] & 0x3F) | 0x80  # RFC 4122 variant
-    text = digest.hex()
-    return f"{text[:8]}-{text[8:12]}-{text[12:16]}-{text[16:20]}-{text[20:]}"
+    return sha1
+
+
+def uuid5_text_of(sha1: hashlib._Hash) -> str:
+    """The uuid5 text of a SHA-1 over the namespace and a name, cut from its hex digest."""
+    text = sha1.hexdigest()
+    # Version 5 in the 13th hex digit; the RFC 4122 variant (10xx) in the 17th.
+    return f"{text[:8]}-{text[8:12]}-5{text[13:16]}-{_VARIANT[text[16]]}{text[17:20]}-{text[20:32]}"
+
+
+_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}

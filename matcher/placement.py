@@ -7,12 +7,18 @@ matter which strategy paired the players.
 from __future__ import annotations
 
 import functools
-import hashlib
 import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
-from matcher.core import MATCH_ID_NAMESPACE, Match, QueueProfile, ServerRoute, derive_match_id
+from matcher.core import (
+    Match,
+    QueueProfile,
+    ServerRoute,
+    derive_match_id,
+    namespaced_sha1,
+    uuid5_text_of,
+)
 
 CHANNEL_PREFIX = "scevo"
 CHANNEL_COUNT = 10
@@ -148,8 +154,7 @@ def derive_match_ids(
     Notes: O(total ticket ids).
     """
     prefix = "\x1f".join((queue, region, wave_id, ""))
-    wave = hashlib.sha1(MATCH_ID_NAMESPACE.bytes, usedforsecurity=False)
-    wave.update(prefix.encode())
+    wave = namespaced_sha1(prefix)
     memo = _IDS
     ids = []
     for group in tickets:
@@ -162,12 +167,7 @@ def derive_match_ids(
         if match_id is None:
             sha1 = wave.copy()
             sha1.update(joined.encode())
-            text = sha1.hexdigest()
-            # Version 5 in the 13th hex digit; the RFC 4122 variant (10xx) in the 17th.
-            match_id = (
-                f"{text[:8]}-{text[8:12]}-5{text[13:16]}-"
-                f"{_VARIANT[text[16]]}{text[17:20]}-{text[20:32]}"
-            )
+            match_id = uuid5_text_of(sha1)
             if len(memo) >= _IDS_LIMIT:
                 memo.clear()
             memo[key] = match_id
@@ -197,7 +197,6 @@ def sorted_ticket_ids(match: Match) -> tuple[str, ...]:
 # them changes no output; bounded (emptied when full) to about two big waves.
 _IDS_LIMIT = 1 << 14
 _IDS: dict[tuple[str, str], str] = {}
-_VARIANT = {digit: "89ab"[int(digit, 16) & 3] for digit in "0123456789abcdef"}
 
 
 def channel_name(match_number: int) -> str:
