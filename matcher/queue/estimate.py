@@ -86,9 +86,15 @@ class WaitEstimator:
 
     def observe_wave(self, matched: list[tuple[Ticket, int]]) -> None:
         """Record one closed wave: its matched tickets and the waves each waited."""
+        self.observe_bands([(rating_band(ticket), waited) for ticket, waited in matched])
+
+    def observe_bands(self, matched: list[tuple[int, int]]) -> None:
+        """:meth:`observe_wave` given each matched ticket's rating band instead of the ticket.
+
+        Notes: O(matched tickets).
+        """
         per_band: dict[int, Histogram] = {}
-        for ticket, waited in matched:
-            band = rating_band(ticket)
+        for band, waited in matched:
             histogram = per_band.get(band)
             if histogram is None:
                 histogram = per_band[band] = {}

@@ -25,10 +25,9 @@ from matcher.core import (
     derive_seed,
 )
 from matcher.fastbuild import builder
-from matcher.placement import sorted_ticket_ids
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
-from matcher.queue.estimate import WaitEstimator
+from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.outcomes import Dequeued, Searching, Step, WaveSummary
 from matcher.strategies import run_wave
@@ -215,7 +214,7 @@ class RegionQueue:
                 raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
-        matched = self._remove_matched(result.matches, tick)
+        matched, waits = self._remove_matched(result.matches, tick)
         self.waves_closed += 1
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
@@ -230,12 +229,12 @@ class RegionQueue:
         self.last_interval_ms = tick.interval_ms
         summary = _summarise(tick, snapshot, result, len(expired), self.waves_closed)
         self._remember_population(summary.matched_players, rules.population_window_waves)
-        self.estimator.observe_wave([(ticket, d.waves_waited) for ticket, d in matched])
+        self.estimator.observe_bands(waits)
         statuses = self._statuses(tick) if rules.publish_status else ()
         return Step(
             "wave_closed",
             matches=result.matches,
-            dequeued=(*expired, *(d for _, d in matched)),
+            dequeued=(*expired, *matched),
             statuses=statuses,
             summary=summary,
             result=result,
@@ -300,42 +299,45 @@ class RegionQueue:
 
     def _remove_matched(
         self, matches: tuple[Match, ...], tick: WaveTick
-    ) -> list[tuple[Ticket, Dequeued]]:
+    ) -> tuple[list[Dequeued], list[tuple[int, int]]]:
         """Take the matched tickets out of the state, in match order then ticket id order.
 
-        A big wave matches most of the queue (10,000 tickets): the queue is rebuilt once
-        from the tickets left, in join order, rather than deleted from ticket by ticket.
+        Returns their dequeues and, for the estimator, each one's (rating band, waves
+        waited). A big wave matches most of the queue (10,000 tickets): one pass reads
+        each matched ticket once (they lie all over the heap: every extra pass costs
+        cache misses), and the queue is rebuilt once from the tickets left, in join
+        order, rather than deleted from ticket by ticket.
         """
-        matched = [(tid, match.match_id) for match in matches for tid in sorted_ticket_ids(match)]
-        gone = {ticket_id for ticket_id, _ in matched}
-        if len(gone) != len(matched):  # as deleting a ticket twice would
-            raise KeyError(next(t for t, _ in matched if sum(u == t for u, _ in matched) > 1))
+        ticket_ids, match_ids = _matched_ticket_ids(matches)
+        gone = set(ticket_ids)
+        if len(gone) != len(ticket_ids):  # as deleting a ticket twice would
+            raise KeyError(next(t for t in ticket_ids if ticket_ids.count(t) > 1))
         tickets = self.tickets
-        queued = [tickets[ticket_id] for ticket_id, _ in matched]
+        queued = [tickets[ticket_id] for ticket_id in ticket_ids]
         at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
         waited_base = self.waves_closed + 1  # this wave counts as waited
         reason = DequeueReason.MATCHED
-        out = [
-            (
-                entry.ticket,
+        out: list[Dequeued] = []
+        waits: list[tuple[int, int]] = []
+        player_ids: list[str] = []
+        for ticket_id, match_id, entry in zip(ticket_ids, match_ids, queued, strict=True):
+            ticket = entry.ticket
+            waited = waited_base - entry.joined_wave
+            out.append(
                 _make_dequeued(
-                    ticket_id,
-                    queue,
-                    region,
-                    reason,
-                    waited_base - entry.joined_wave,
-                    at_ms,
-                    match_id,
-                    wave_id,
-                    None,
-                ),
+                    ticket_id, queue, region, reason, waited, at_ms, match_id, wave_id, None
+                )
             )
-            for (ticket_id, match_id), entry in zip(matched, queued, strict=True)
-        ]
-        self.finished.update(dict.fromkeys([ticket_id for ticket_id, _ in matched], at_ms))
+            players = ticket.players
+            if len(players) == 1:
+                player_ids.append(players[0].player_id)
+            else:
+                player_ids.extend([player.player_id for player in players])
+            waits.append((rating_band(ticket), waited))
+        self.finished.update(dict.fromkeys(ticket_ids, at_ms))
         self._record_encounters(matches)
-        self._drop(gone, [player.player_id for entry in queued for player in entry.ticket.players])
-        return out
+        self._drop(gone, player_ids)
+        return out, waits
 
     def _drop(self, ticket_ids: set[str], player_ids: list[str]) -> None:
         """Forget queued tickets and their players; both maps keep their order."""
@@ -406,6 +408,29 @@ class RegionQueue:
             next_wave_at_ms=next_wave,
             wave_id=tick.wave_id if tick else None,
         )
+
+
+def _matched_ticket_ids(matches: tuple[Match, ...]) -> tuple[list[str], list[str]]:
+    """Each matched ticket id, in match order then ticket id order, and its match's id."""
+    ticket_ids: list[str] = []
+    match_ids: list[str] = []
+    for match in matches:
+        teams = match.teams
+        match_id = match.match_id
+        if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+            first, second = teams[0].seats[0].ticket_id, teams[1].seats[0].ticket_id
+            if first < second:
+                ticket_ids += (first, second)
+                match_ids += (match_id, match_id)
+                continue
+            if second < first:
+                ticket_ids += (second, first)
+                match_ids += (match_id, match_id)
+                continue
+        ids = match.ticket_ids()
+        ticket_ids += ids
+        match_ids += [match_id] * len(ids)
+    return ticket_ids, match_ids
 
 
 def _summarise(
