@@ -158,10 +158,14 @@ def derive_match_ids(
     memo = _IDS
     ids = []
     for group in tickets:
-        if not group:  # no separator after the wave id then
+        if len(group) == 2:  # a duel's two tickets: most matches
+            first, second = group
+            joined = f"{first}\x1f{second}" if first <= second else f"{second}\x1f{first}"
+        elif group:
+            joined = "\x1f".join(sorted(group))
+        else:  # no separator after the wave id then
             ids.append(derive_match_id(queue, region, wave_id, ()))
             continue
-        joined = "\x1f".join(sorted(group))
         key = (prefix, joined)
         match_id = memo.get(key)
         if match_id is None:

@@ -21,7 +21,7 @@ from matcher.core import (
 )
 from matcher.duel.model import BW, SC2, DuelPair, DuelPlayer
 from matcher.fastbuild import builder
-from matcher.placement import channel_name, derive_match_ids, place_matches
+from matcher.placement import CHANNEL_COUNT, channel_name, derive_match_ids, place_matches
 
 # A 10,000-player wave builds 10,000 players and seats, 5,000 matches (matcher/fastbuild.py).
 _make_player = builder(DuelPlayer)
@@ -93,46 +93,54 @@ def build_result(
 
     Notes: O(pairs + distinct veto sets * maps + tickets).
     """
-    spots = place_matches(
-        random.Random(snapshot.seed),
-        profile,
-        [pair.bw.vetoed_maps + pair.sc2.vetoed_maps for pair in pairs],
-        [(pair.bw.region, pair.sc2.region) for pair in pairs],
-    )
-    ids = derive_match_ids(
-        snapshot.queue,
-        snapshot.region,
-        snapshot.wave_id,
-        [(pair.bw.ticket_id, pair.sc2.ticket_id) for pair in pairs],
-    )
-    matches = tuple(
-        _match(pair, match_id, map_name, server, channel_name(number))
-        for number, (pair, match_id, (map_name, server)) in enumerate(
-            zip(pairs, ids, spots, strict=True), start=1
-        )
-    )
-    used = {player.ticket_id for pair in pairs for player in (pair.bw, pair.sc2)}
+    # One pass over the pairs reads each player once; a wave places 5,000 of them.
+    vetoes, regions, ticket_ids, diffs = [], [], [], []
+    for pair in pairs:
+        bw, sc2 = pair.bw, pair.sc2
+        vetoes.append(bw.vetoed_maps + sc2.vetoed_maps)
+        regions.append((bw.region, sc2.region))
+        ticket_ids.append((bw.ticket_id, sc2.ticket_id))
+        diffs.append(pair.diff)
+    spots = place_matches(random.Random(snapshot.seed), profile, vetoes, regions)
+    ids = derive_match_ids(snapshot.queue, snapshot.region, snapshot.wave_id, ticket_ids)
+    matches = _matches(pairs, ids, spots, diffs)
+    used = {ticket_id for both in ticket_ids for ticket_id in both}
     unmatched = tuple(
         w.ticket.ticket_id for w in snapshot.tickets if w.ticket.ticket_id not in used
     )
-    return WaveResult(strategy, matches, unmatched, wave_stats(pairs, len(unmatched), extra_stats))
+    stats = _stats(diffs, len(unmatched), extra_stats)
+    return WaveResult(strategy, matches, unmatched, stats)
 
 
-def _match(pair: DuelPair, match_id: str, map_name: str, server: str, channel: str) -> Match:
-    bw, sc2 = pair.bw, pair.sc2
-    bw_mmr, sc2_mmr = bw.bw_mmr, sc2.sc2_mmr
-    assert bw_mmr is not None and sc2_mmr is not None
-    return _make_match(
-        match_id,
-        (
-            _make_team(BW, (_make_seat(bw.ticket_id, bw.player_id, BW, bw_mmr),)),
-            _make_team(SC2, (_make_seat(sc2.ticket_id, sc2.player_id, SC2, sc2_mmr),)),
-        ),
-        map_name,
-        server,
-        channel,
-        (("mmr_diff", float(abs(bw_mmr - sc2_mmr))),),
-    )
+def _matches(
+    pairs: Sequence[DuelPair],
+    ids: Sequence[str],
+    spots: Sequence[tuple[str, str]],
+    diffs: Sequence[int],
+) -> tuple[Match, ...]:
+    """The placed matches, the n-th on channel ``channel_name(n)``."""
+    make_seat, make_team, make_match = _make_seat, _make_team, _make_match
+    channels = [channel_name(number) for number in range(1, CHANNEL_COUNT + 1)]
+    matches = []
+    for index, (pair, match_id, (map_name, server), diff) in enumerate(
+        zip(pairs, ids, spots, diffs, strict=True)
+    ):
+        bw, sc2 = pair.bw, pair.sc2
+        bw_mmr, sc2_mmr = bw.bw_mmr, sc2.sc2_mmr
+        assert bw_mmr is not None and sc2_mmr is not None
+        bw_team = make_team(BW, (make_seat(bw.ticket_id, bw.player_id, BW, bw_mmr),))
+        sc2_team = make_team(SC2, (make_seat(sc2.ticket_id, sc2.player_id, SC2, sc2_mmr),))
+        matches.append(
+            make_match(
+                match_id,
+                (bw_team, sc2_team),
+                map_name,
+                server,
+                channels[index % CHANNEL_COUNT],
+                (("mmr_diff", float(diff)),),
+            )
+        )
+    return tuple(matches)
 
 
 def wave_stats(
@@ -146,9 +154,14 @@ def wave_stats(
 
     Notes: O(pairs).
     """
-    diffs = [pair.diff for pair in pairs]
+    return _stats([pair.diff for pair in pairs], remaining, extra)
+
+
+def _stats(
+    diffs: Sequence[int], remaining: int, extra: Sequence[tuple[str, float]]
+) -> tuple[tuple[str, float], ...]:
     return (
-        ("matches", float(len(pairs))),
+        ("matches", float(len(diffs))),
         ("remaining", float(remaining)),
         ("mmr_diff_avg", sum(diffs) / len(diffs) if diffs else 0.0),
         ("mmr_diff_min", float(min(diffs, default=0))),
