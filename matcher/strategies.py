@@ -26,7 +26,8 @@ _REGISTRY: dict[str, str | Strategy] = {
 #: decisions made by different code. tests/test_decision_revisions.py fails when a
 #: strategy's decisions change and its revision did not.
 _REVISIONS: dict[str, int] = {
-    "optimal": 2,  # 2: warm-started blossom on 401-1,000 players (ADR 0017)
+    # optimal 2: warm blossom on 401-1,000 players (ADR 0017); 3: one relaxation above (0018)
+    "optimal": 3,
     "ladder-v2.1": 1,
     "rebalance": 1,
     "game-queue": 1,

@@ -43,8 +43,10 @@ class _Duals:
     chains: dict[int, list[tuple[int, int]]]
 
 
-def big_weight(arrays: DuelArrays) -> int:
+def big_weight(arrays: DuelArrays, pairs: int | None = None) -> int:
     """A ``W`` such that one more pair outweighs any difference in total cost.
+
+    ``pairs`` bounds how many pairs that difference may span (default: all ``n / 2``).
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -53,7 +55,7 @@ def big_weight(arrays: DuelArrays) -> int:
     5627
     """
     spread = arrays.max_radius() ** 2 + 2 * arrays.bonus * int(arrays.wait.max(initial=0)) + 1
-    return (arrays.size // 2 + 1) * spread + 1
+    return ((arrays.size // 2 if pairs is None else pairs) + 1) * spread + 1
 
 
 def exact_matching(arrays: DuelArrays, k: int = 4, max_rounds: int = 50) -> ExactMatching:

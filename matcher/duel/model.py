@@ -93,7 +93,10 @@ class DuelConfig:
     ``optimal_prepair_density`` rating points lie within 10 MMR (docs/adr/0016).
     Waves larger than ``optimal_whole_limit`` and at most ``optimal_warm_limit`` take
     the relaxation finished by a warm-started blossom (docs/adr/0017), on the
-    ``optimal_neighbours``-nearest candidate graph; bands if it cannot finish.
+    ``optimal_neighbours``-nearest candidate graph; bands if it cannot finish. Larger
+    waves (and pre-pass remainders) take one relaxation of the whole wave on that graph,
+    odd cycles rounded, one more pair outweighing re-pairings up to
+    ``optimal_relax_cap`` pairs' worth of cost (docs/adr/0018); 0 keeps the bands.
     """
 
     mean_gap_limit: int = 50
@@ -123,6 +126,7 @@ class DuelConfig:
     optimal_prepair_density: int = 40
     optimal_warm_limit: int = 1000
     optimal_neighbours: int = 6
+    optimal_relax_cap: int = 2
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -136,6 +140,7 @@ _NON_NEGATIVE_INTS = {
     "optimal_prepair_density",
     "optimal_whole_limit",
     "optimal_warm_limit",
+    "optimal_relax_cap",
     "mean_gap_limit",
     "small_population",
     "medium_population",

@@ -18,7 +18,9 @@ players may take either side).
   graph; the banded path below if it cannot finish.
 - Waves of more than ``optimal_prepair_limit`` players (docs/adr/0016) first pair equal
   ratings in dense rating ranges (:mod:`matcher.duel.prepair`); the rest as below.
-- Larger waves (docs/adr/0015): :func:`matcher.duel.bands.band_pairs` solves the
+- Larger waves (and larger pre-pass remainders, docs/adr/0018): one LP relaxation of the
+  whole wave on the k-nearest graph, odd cycles rounded (:mod:`matcher.duel.relaxed`).
+  With ``optimal_relax_cap`` 0 (docs/adr/0015): :func:`matcher.duel.bands.band_pairs` solves the
   relaxation exactly on overlapping rating bands, on every legal pair of the band,
   and stitches them (one band for the whole wave up to ``optimal_whole_limit``
   players); near-optimal, measured in docs/benchmarks/duel.md.
@@ -37,9 +39,11 @@ from matcher.duel.graph import DuelArrays, duel_arrays, subset
 from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
 from matcher.duel.prepair import equal_rating_pairs
+from matcher.duel.relaxed import relaxed_pairs
 from matcher.duel.symmetric import symmetric_pairs
 from matcher.duel.warm import warm_pairs
 from matcher.duel.windows import pressure, tier_window
+from matcher.fastbuild import builder
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,8 +55,8 @@ class OptimalOutcome:
     ``odd_cycles``: fractional odd cycles of the first assignment (small waves) or rounded
     (banded path);
     ``band_steps``: dense assignments solved by the banded path, sparse ones by the
-    mid-size branch and bound, or candidate graphs solved by the warm-started blossom
-    (0 for small waves).
+    mid-size branch and bound, candidate graphs solved by the warm-started blossom, or 1
+    for the one relaxation of a large wave (0 for small waves).
     """
 
     pairs: tuple[DuelPair, ...]
@@ -88,13 +92,17 @@ def optimal_pairs(
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
     order = np.lexsort((bw, arrays.bw[bw])).tolist()  # by BW rating, then player index
     return OptimalOutcome(
-        tuple([DuelPair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]),
+        tuple([_make_pair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]),
         wave_pressure,
         window,
         exact,
         odd,
         steps,
     )
+
+
+#: 5,000 pairs at n = 10,000: the dataclass ``__init__`` cost ~13 ms of the wave's ~90.
+_make_pair = builder(DuelPair)
 
 
 def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], bool, int, int]:
@@ -122,6 +130,12 @@ def _solve_rest(
         warm = warm_pairs(arrays, config.optimal_neighbours, prove=False)
         if warm is not None:
             return list(warm.pairs), False, warm.odd_cycles, warm.rounds
+    if arrays.size > max(config.optimal_warm_limit, config.optimal_whole_limit) and (
+        config.optimal_relax_cap > 0
+    ):
+        # One relaxation of the whole wave: sides of "both" players chosen globally (ADR 0018).
+        one = relaxed_pairs(arrays, config.optimal_neighbours, config.optimal_relax_cap)
+        return list(one.pairs), False, one.odd_cycles, 1
     if arrays.size > config.optimal_exact_limit:
         # One band holding every rating point: a single relaxation on every legal pair.
         whole = 2 * arrays.size if arrays.size <= config.optimal_whole_limit else 0

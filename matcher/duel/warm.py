@@ -26,13 +26,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
 from matcher.duel.bands import split_cycles
 from matcher.duel.blossom import BlossomSolution, WarmStart, warm_max_weight_matching
 from matcher.duel.exact import big_weight, violated_pairs
 from matcher.duel.graph import DuelArrays, Ints, nearest_edges, undirected
+from matcher.duel.relaxed import sparse_assignment
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,7 +116,7 @@ def _solve(
     rows = np.concatenate([bw, sc2, np.arange(n)])
     cols = np.concatenate([sc2, bw, np.arange(n)])
     values = np.concatenate([cost, cost, np.full(n, weight, dtype=np.int64)])
-    successor = _assignment(n, rows, cols, values)
+    successor = sparse_assignment(n, rows, cols, values)
     pi = _duals(n, rows, cols, values, successor)
     if pi is None:
         return None
@@ -140,17 +139,6 @@ def _solve(
         max_stages,
     )
     return None if solution is None else (solution, odd)
-
-
-def _assignment(n: int, rows: Ints, cols: Ints, values: Ints) -> Ints:
-    """The optimal permutation of the symmetric relaxation (LAPJV on the sparse matrix)."""
-    # Every permutation takes n entries, so a common offset keeps the optimum; it makes
-    # every entry positive (a stored zero would read as "no edge").
-    shifted = (values - values.min() + 1).astype(np.float64)
-    matrix = csr_matrix((shifted, (rows, cols)), shape=(n, n))
-    _, successor = min_weight_full_bipartite_matching(matrix)
-    result: Ints = successor.astype(np.int64)
-    return result
 
 
 def _duals(n: int, rows: Ints, cols: Ints, values: Ints, successor: Ints) -> Ints | None:

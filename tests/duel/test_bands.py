@@ -48,6 +48,7 @@ def test_banded_path_passes_the_checker_for_any_band(
         "optimal_exact_limit": 1,
         "optimal_whole_limit": 0,
         "optimal_warm_limit": 0,
+        "optimal_relax_cap": 0,
         "optimal_band": band,
         "optimal_ahead": ahead,
     }
@@ -73,6 +74,7 @@ def test_small_bands_stay_within_one_pair_of_the_optimum_count(
         optimal_exact_limit=1,
         optimal_whole_limit=0,
         optimal_warm_limit=0,
+        optimal_relax_cap=0,
         optimal_band=8,
         optimal_ahead=8,
     )
@@ -106,7 +108,11 @@ def test_banded_path_on_a_seeded_wave_keeps_the_issue_quality_targets() -> None:
     """n = 400: >= 99.5% of the optimum's pairs; the cost ratio is reported by the benchmark."""
     players = synthetic_players(400, seed=11)
     config = dataclasses.replace(
-        OPTIMAL_DEFAULTS, optimal_exact_limit=1, optimal_whole_limit=0, optimal_warm_limit=0
+        OPTIMAL_DEFAULTS,
+        optimal_exact_limit=1,
+        optimal_whole_limit=0,
+        optimal_warm_limit=0,
+        optimal_relax_cap=0,
     )
     outcome = optimal_pairs(players, 1600, MAPS, config)
     best, _ = reference_optimum(players, 1600, MAPS, config)

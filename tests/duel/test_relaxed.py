@@ -1,0 +1,66 @@
+"""One relaxation of the whole wave, odd cycles rounded (matcher.duel.relaxed, ADR 0018)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from matcher.duel.checks import duel_result_problems
+from matcher.duel.graph import legal
+from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer
+from matcher.duel.optimal import optimal_pairs
+from matcher.duel.relaxed import relaxed_pairs
+from matcher.strategies import get_strategy
+from tests.duel.reference import reference_optimum, score_of
+from tests.duel.test_properties import duel_players
+from tests.duel.waves import MAPS, arrays_of, profile_of, snapshot_of, synthetic_players
+
+RULES = ("lead", "longer", "shorter")
+
+
+@settings(max_examples=150, deadline=None)
+@given(duel_players(max_size=40), st.sampled_from(RULES), st.integers(1, 6), st.integers(0, 20))
+def test_relaxed_pairs_are_legal_and_lose_at_most_one_pair_per_odd_cycle(
+    players: list[DuelPlayer], rule: str, k: int, cap: int
+) -> None:
+    """Any candidate graph, any cap: a valid matching of legal pairs. On every legal pair
+    (k >= n) with the full weight, the relaxation's value bounds the optimum, so each odd
+    cycle rounded costs at most one pair, and an integral relaxation is an optimum."""
+    config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
+    population = 4 * len(players)
+    arrays = arrays_of(players, population, config)
+    outcome = relaxed_pairs(arrays, k, cap)
+    bw = np.array([a for a, _ in outcome.pairs], dtype=np.int64)
+    sc2 = np.array([b for _, b in outcome.pairs], dtype=np.int64)
+    assert legal(arrays, bw, sc2).all()
+    assert len(set(bw.tolist()) | set(sc2.tolist())) == 2 * len(outcome.pairs)
+    assert outcome.pairs == relaxed_pairs(arrays, k, cap).pairs  # deterministic
+
+    whole = relaxed_pairs(arrays, len(players) + 1, len(players))
+    best, best_score = reference_optimum(players, population, MAPS, config)
+    assert len(whole.pairs) >= best - whole.odd_cycles
+    if whole.odd_cycles == 0:
+        pairs = [DuelPair(players[a], players[b]) for a, b in whole.pairs]
+        assert (len(pairs), score_of(pairs, config)) == (best, best_score)
+
+
+def test_large_waves_take_one_relaxation_and_pass_the_checker() -> None:
+    players = synthetic_players(1200, seed=7)
+    snapshot = snapshot_of(players, seed=7, active_population=4800)
+    profile = profile_of("optimal", window_rule="longer")
+    result = get_strategy("optimal")(snapshot, profile)
+    assert duel_result_problems(snapshot, profile, result) == []
+    outcome = optimal_pairs(players, 4800, MAPS, OPTIMAL_DEFAULTS)
+    assert outcome.band_steps == 1 and not outcome.exact
+    assert len(result.matches) == len(outcome.pairs)
+
+
+def test_cap_zero_keeps_the_bands() -> None:
+    players = synthetic_players(1200, seed=7)
+    banded = optimal_pairs(
+        players, 4800, MAPS, dataclasses.replace(OPTIMAL_DEFAULTS, optimal_relax_cap=0)
+    )
+    assert banded.band_steps > 1
