@@ -54,11 +54,12 @@ def match_created_writer(
     """
     wave = string(queue) + string(region) + string(wave_id)
     provenance = string(strategy) + string(fingerprint) + zigzag_varint(created_at_ms)
+    duel = _DuelWriter(wave, provenance)
 
     def write(match: Match) -> bytes:
         teams = match.teams
         if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
-            data = _duel(match, wave, provenance)
+            data = duel.write(match)
         else:
             data = _any_shape(match, wave, provenance)
         return data if len(data) <= _MATCH_LIMIT else within_limit(MatchCreated, data)
@@ -66,39 +67,68 @@ def match_created_writer(
     return write
 
 
-def _duel(match: Match, wave: bytes, provenance: bytes) -> bytes:
-    """The usual shape, two teams of one seat, in one join (every duel's match)."""
-    (first_team, second_team) = match.teams
-    first, second = first_team.seats[0], second_team.seats[0]
-    known = _KNOWN_STRINGS.get
-    return b"".join(
-        (
-            _MATCH_HEADER,
-            string(match.match_id),
-            wave,
-            _TWO,
-            known(first_team.name) or string(first_team.name),
-            _ONE,
-            string(first.ticket_id),
-            string(first.player_id),
-            known(first.role) or string(first.role),
-            zigzag_varint(first.rating),
-            _END,
-            known(second_team.name) or string(second_team.name),
-            _ONE,
-            string(second.ticket_id),
-            string(second.player_id),
-            known(second.role) or string(second.role),
-            zigzag_varint(second.rating),
-            _END,
-            _END,
-            known(match.map_name) or string(match.map_name),
-            known(match.server) or string(match.server),
-            known(match.channel) or string(match.channel),
-            _quality(match.quality),
-            provenance,
+class _DuelWriter:
+    """The usual shape, two teams of one seat (every duel's match), in one join.
+
+    What repeats across a wave's matches is written once and remembered: the bytes
+    between the match id and the first seat (they hold the first team's name), between
+    the two seats (the second team's name), from the second seat's rating to the quality
+    (map, server, channel) and a one-figure quality's name. Each is a function of its
+    key alone, so the bytes are those of :func:`_any_shape`.
+    """
+
+    def __init__(self, wave: bytes, provenance: bytes) -> None:
+        self.wave = wave
+        self.tail = _END + provenance  # the quality's closing zero count, then provenance
+        self.first: dict[str, bytes] = {}
+        self.second: dict[str, bytes] = {}
+        self.place: dict[tuple[str, str, str], bytes] = {}
+        self.figure: dict[str, bytes] = {}
+
+    def write(self, match: Match) -> bytes:
+        first_team, second_team = match.teams
+        first, second = first_team.seats[0], second_team.seats[0]
+        known = _KNOWN_STRINGS.get
+        opening = self.first.get(first_team.name)
+        if opening is None:
+            opening = self.wave + _TWO + string(first_team.name) + _ONE
+            self.first[first_team.name] = opening
+        middle = self.second.get(second_team.name)
+        if middle is None:
+            middle = self.second[second_team.name] = _END + string(second_team.name) + _ONE
+        spot = (match.map_name, match.server, match.channel)
+        place = self.place.get(spot)
+        if place is None:
+            place = self.place[spot] = _END + _END + b"".join(map(string, spot))
+        quality = match.quality
+        if len(quality) == 1:
+            name, value = quality[0]
+            figure = self.figure.get(name)
+            if figure is None:
+                figure = self.figure[name] = _ONE + string(name)
+            figures = figure + double(float(value))
+            end = self.tail
+        else:
+            figures, end = _quality(quality), self.tail[1:]
+        return b"".join(
+            (
+                _MATCH_HEADER,
+                known(match.match_id) or string(match.match_id),
+                opening,
+                known(first.ticket_id) or string(first.ticket_id),
+                known(first.player_id) or string(first.player_id),
+                known(first.role) or string(first.role),
+                zigzag_varint(first.rating),
+                middle,
+                known(second.ticket_id) or string(second.ticket_id),
+                known(second.player_id) or string(second.player_id),
+                known(second.role) or string(second.role),
+                zigzag_varint(second.rating),
+                place,
+                figures,
+                end,
+            )
         )
-    )
 
 
 def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
@@ -145,15 +175,32 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
     Notes: O(length of its strings).
     """
     known = _KNOWN_STRINGS.get
-    reason = dequeued.reason
-    match_id, wave_id, detail = dequeued.match_id, dequeued.wave_id, dequeued.detail
+    match_id, detail = dequeued.match_id, dequeued.detail
+    if match_id is not None and detail is None and dequeued.reason is DequeueReason.MATCHED:
+        # A wave's matched tickets (all but a few dequeues): the fields around the
+        # ticket id, match id and wait are the wave's, written once (_matched_parts).
+        key = (dequeued.queue, dequeued.region, dequeued.wave_id, dequeued.at_ms)
+        parts = _MATCHED_PARTS.get(key) or _matched_parts(key)
+        data = b"".join(
+            (
+                _DEQUEUED_HEADER,
+                known(dequeued.ticket_id) or string(dequeued.ticket_id),
+                parts[0],
+                known(match_id) or string(match_id),
+                parts[1],
+                zigzag_varint(dequeued.waves_waited),
+                parts[2],
+            )
+        )
+        return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
+    reason, wave_id = dequeued.reason, dequeued.wave_id
     data = b"".join(
         (
             _DEQUEUED_HEADER,
             known(dequeued.ticket_id) or string(dequeued.ticket_id),
             known(dequeued.queue) or string(dequeued.queue),
             known(dequeued.region) or string(dequeued.region),
-            _MATCHED if reason is DequeueReason.MATCHED else _REASONS[reason.name],
+            _REASONS[reason.name],
             _NULL if match_id is None else _SOME + (known(match_id) or string(match_id)),
             _NULL if wave_id is None else _SOME + (known(wave_id) or string(wave_id)),
             zigzag_varint(dequeued.waves_waited),
@@ -162,6 +209,24 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
         )
     )
     return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
+
+
+def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes, bytes]:
+    """Bytes of a matched dequeue between its ticket id and match id, between the match id
+    and its wait, and after the wait (remembered for the few keys of recent waves)."""
+    queue, region, wave_id, at_ms = key
+    parts = (
+        string(queue) + string(region) + _MATCHED + _SOME,
+        _NULL if wave_id is None else _SOME + string(wave_id),
+        _NULL + zigzag_varint(at_ms),
+    )
+    if len(_MATCHED_PARTS) >= 64:
+        _MATCHED_PARTS.clear()
+    _MATCHED_PARTS[key] = parts
+    return parts
+
+
+_MATCHED_PARTS: dict[tuple[str, str, str | None, int], tuple[bytes, bytes, bytes]] = {}
 
 
 def ticket_status(status: Searching) -> bytes:

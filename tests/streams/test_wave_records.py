@@ -84,3 +84,56 @@ def test_ticket_dequeued_from_the_object_equals_the_dict_path(dequeued: Dequeued
 )
 def test_ticket_status_from_the_object_equals_the_dict_path(status: Searching) -> None:
     assert ticket_status(status) == FASTAVRO["TicketStatus"](translate.ticket_status(status))
+
+
+# One writer serves a whole wave and remembers what repeats across its duels (team names,
+# map/server/channel, a one-figure quality's name): few distinct values, many matches.
+few = st.sampled_from(["bw", "sc2", "é", "x" * 70])
+duels = st.builds(
+    Match,
+    texts,
+    st.tuples(
+        st.builds(Team, few, st.tuples(st.builds(Seat, texts, texts, few, counts))),
+        st.builds(Team, few, st.tuples(st.builds(Seat, texts, texts, few, counts))),
+    ),
+    few,
+    few,
+    few,
+    st.sampled_from([(), (("mmr_diff", 30.0),), (("é", 2),), (("a", 1.5), ("b", -2.0))]),
+)
+
+
+@settings(max_examples=100, deadline=None)
+@given(wave=st.lists(duels | matches, max_size=12), fields=st.tuples(texts, texts, timestamps))
+def test_a_wave_of_duels_through_one_writer_equals_the_dict_path(
+    wave: list[Match], fields: tuple[str, str, int]
+) -> None:
+    strategy, fingerprint, at_ms = fields
+    write = match_created_writer("1v1", "eu", "w-1", strategy, fingerprint, at_ms)
+    for match in wave:
+        body = translate.match_created(match, "1v1", "eu", "w-1", strategy, fingerprint, at_ms)
+        assert write(match) == FASTAVRO["MatchCreated"](body)
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    wave=st.lists(
+        st.builds(
+            Dequeued,
+            texts,
+            st.sampled_from(["1v1", "é"]),
+            st.sampled_from(["eu", "na"]),
+            st.sampled_from([DequeueReason.MATCHED] * 3 + list(DequeueReason)),
+            counts,
+            st.sampled_from([1_767_225_600_000, 1_767_225_610_000]),
+            match_id=st.sampled_from(["m-1", "m-2"]) | maybe,
+            wave_id=st.sampled_from(["w-1", "w-2"]) | maybe,
+            detail=st.none() | st.none() | texts,
+        ),
+        max_size=20,
+    )
+)
+def test_the_dequeues_of_waves_equal_the_dict_path(wave: list[Dequeued]) -> None:
+    for dequeued in wave:
+        expected = FASTAVRO["TicketDequeued"](translate.ticket_dequeued(dequeued))
+        assert ticket_dequeued(dequeued) == expected
