@@ -1,4 +1,4 @@
-"""What a queue-topic consumer *without* Faust's per-message path could fold (ADR 8 data).
+"""What a queue-topic consumer *without* Faust's per-message path folds (ADR 8, ADR 61).
 
     .venv/bin/python scripts/bench_direct_fold.py [--events 60000] [--no-status]
 
@@ -10,10 +10,11 @@ the same records with the worker's own code (``Folder.fold`` and ``records_of``)
 1. ``fold``: the records already in memory, fold + output encoding only;
 2. ``consume``: a plain aiokafka consumer (no group) reading every partition, no fold;
 3. ``direct``: consume, fold, encode and publish every output with the worker's
-   ``Publisher`` on a plain aiokafka producer, until the producer has flushed.
-
-Missing from ``direct`` and needed by a real engine: group membership, commits after
-the flush, snapshots and catch-up (ADR 5). Those are per batch, not per record.
+   ``Publisher`` on a plain aiokafka producer, until the producer has flushed;
+4. ``engine``: the worker's own direct consumer (streams/worker/direct.py, ADR 61) in
+   this process: group membership, ``QueueWorker.process``, a flush and a commit per
+   fetch, snapshots in their topic. What ``wavematch worker`` runs, minus Faust's timer
+   and web views (``scripts/bench_worker.py backlog`` measures the whole process).
 """
 
 from __future__ import annotations
@@ -32,12 +33,22 @@ sys.path.insert(0, str(ROOT / "scripts"))
 
 from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, TopicPartition  # noqa: E402
 from bench_worker import REGIONS, join_value, producer  # noqa: E402
+from prometheus_client import CollectorRegistry  # noqa: E402
 
 from streams.embedded.broker import EmbeddedBroker  # noqa: E402
-from streams.settings import load_settings  # noqa: E402
+from streams.settings import Settings, load_settings  # noqa: E402
 from streams.topics import ensure_topics  # noqa: E402
+from streams.worker.catchup import read_range  # noqa: E402
+from streams.worker.direct import (  # noqa: E402
+    DirectQueueConsumer,
+    output_producer,
+    queue_consumer,
+)
 from streams.worker.folding import Folder, PartitionState  # noqa: E402
+from streams.worker.metrics import WorkerMetrics  # noqa: E402
 from streams.worker.publisher import Publisher, Record, records_of  # noqa: E402
+from streams.worker.queue_worker import QueueWorker  # noqa: E402
+from streams.worker.snapshot_topic import TopicStateTable, snapshot_topic  # noqa: E402
 
 QUEUE_TOPIC = "wavematch.queue.v1"
 CONFIG = """
@@ -130,6 +141,43 @@ async def direct(bootstrap: str, folder: Folder, partitions: int, total: int) ->
         await out.stop()
 
 
+async def engine(settings: Settings, total: int) -> float:
+    """The worker's own direct consumer (group, commits after flushes, snapshots), in process.
+
+    Timed from the moment it owns every partition to the moment it has processed
+    ``total`` records (their outputs flushed and offsets committed).
+    """
+    producer = output_producer(settings)
+    await producer.start()
+    table = TopicStateTable(settings.broker_host_port, snapshot_topic(settings.app_id), producer)
+    holder: dict[str, QueueWorker] = {}
+    direct = DirectQueueConsumer(queue_consumer(settings), producer, table, lambda: holder["w"])
+    holder["w"] = QueueWorker(
+        Folder.from_settings(settings),
+        table,
+        Publisher(producer, lambda topic: settings.partitions),
+        producer.flush,
+        lambda p, start, end: read_range(settings.broker_host_port, QUEUE_TOPIC, p, start, end),
+        direct.committed_offset,
+        settings.snapshot_min_events,
+        WorkerMetrics(CollectorRegistry()),
+    )
+    task = asyncio.create_task(direct.run())
+    try:
+        while len(direct.owned()) < settings.partitions:
+            await asyncio.sleep(0.005)
+        started = time.perf_counter()
+        while direct.records_processed < total:
+            if task.done():
+                task.result()
+            await asyncio.sleep(0.005)
+        return time.perf_counter() - started
+    finally:
+        task.cancel()
+        await asyncio.gather(task, return_exceptions=True)
+        await producer.stop()
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--events", type=int, default=60_000)
@@ -154,11 +202,13 @@ def main() -> int:
         direct_s = asyncio.run(
             direct(broker.bootstrap, Folder.from_settings(settings), 8, args.events)
         )
+        engine_s = asyncio.run(engine(settings, args.events))
     n = args.events
     print(f"events {n}, statuses {status}")
     print(f"consume only : {n / consume_s:9,.0f} events/s ({consume_s:.2f} s)")
     print(f"fold in memory: {n / fold_s:9,.0f} events/s ({fold_s:.2f} s)")
     print(f"direct loop  : {n / direct_s:9,.0f} events/s ({direct_s:.2f} s)")
+    print(f"worker engine: {n / engine_s:9,.0f} events/s ({engine_s:.2f} s)")
     return 0
 
 

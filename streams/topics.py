@@ -15,6 +15,7 @@ from aiokafka.errors import TopicAlreadyExistsError
 from schemas.topics import TOPICS
 from streams.settings import Settings
 from streams.worker.app import state_changelog_topic
+from streams.worker.snapshot_topic import snapshot_topic
 
 
 class TopicMismatch(RuntimeError):
@@ -38,6 +39,12 @@ def topic_plan(settings: Settings) -> tuple[TopicPlan, ...]:
         # per partition; the embedded broker cannot compact (ADR 0005).
         TopicPlan(
             state_changelog_topic(settings),
+            partitions,
+            {"cleanup.policy": "compact"} if real_kafka else {},
+        ),
+        # The direct consumer's snapshots (ADR 0061): partition P holds input partition P's.
+        TopicPlan(
+            snapshot_topic(settings.app_id),
             partitions,
             {"cleanup.policy": "compact"} if real_kafka else {},
         ),

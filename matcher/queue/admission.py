@@ -26,9 +26,10 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
         return "ticket has no players"
     if ticket.size > profile.team_size:
         return f"party of {ticket.size} does not fit a team of {profile.team_size}"
+    duel = profile.strategy in DUEL_STRATEGIES
     for player in ticket.players:
-        if profile.strategy in DUEL_STRATEGIES:
-            if all(player.rating(race) is None for race in DUEL_RACES):
+        if duel:
+            if not any(name in DUEL_RACES for name, _ in player.ratings):
                 return f"player {player.player_id} has no bw or sc2 rating"
         elif not player.ratings:
             return f"player {player.player_id} has no rating"

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     topics = tuple(args.topic or (QUEUE.name, *JUDGED))
     try:
         processed = asyncio.run(
-            committed_offsets(settings.broker_host_port, settings.app_id, QUEUE.name)
+            committed_offsets(settings.broker_host_port, settings.queue_group, QUEUE.name)
         )
         records = asyncio.run(read_topics(settings.broker_host_port, topics))
     except OSError as error:

@@ -55,7 +55,8 @@ def processed_offsets(args: argparse.Namespace, settings) -> dict[int, int] | No
     if args.log:
         recorded = read_metadata(args.log).get(PROCESSED_KEY)
         return {int(p): int(o) for p, o in json.loads(recorded).items()} if recorded else None
-    return asyncio.run(committed_offsets(settings.broker_host_port, settings.app_id, QUEUE.name))
+    group = settings.queue_group
+    return asyncio.run(committed_offsets(settings.broker_host_port, group, QUEUE.name))
 
 
 #: Export metadata: the workers' committed offsets per queue partition at export time.

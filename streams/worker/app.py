@@ -1,8 +1,15 @@
-"""The Faust app: one agent on the queue topic, the wave timer, the state table, web views."""
+"""The worker process: the Faust app (wave timer, web views, metrics) and the queue consumer.
+
+``consumer = "direct"`` (docs/adr/0061): the queue topic is read by a plain aiokafka loop
+(streams/worker/direct.py), snapshots go to their own topic. ``consumer = "faust"``
+(docs/adr/0008): one Faust agent on the queue topic, snapshots in a Faust table.
+"""
 
 from __future__ import annotations
 
+import asyncio
 import logging
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
@@ -13,10 +20,12 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.worker.catchup import read_range
+from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.publisher import Publisher
-from streams.worker.queue_worker import QueueWorker
+from streams.worker.queue_worker import QueueWorker, ReadRange
+from streams.worker.snapshot_topic import TopicStateTable, snapshot_topic
 from streams.worker.ticker import Ticker
 
 log = logging.getLogger(__name__)
@@ -47,7 +56,7 @@ class FaustStateTable:
         value = self._table.data.get(key.encode())
         return bytes(value) if value is not None else None
 
-    def write(self, partition: int, key: str, value: bytes) -> None:
+    async def write(self, partition: int, key: str, value: bytes) -> None:
         raw_key = key.encode()
         self._table.data[raw_key] = value
         self._table.send_changelog(partition, raw_key, value)
@@ -81,54 +90,10 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         producer_acks=-1,
         table_standby_replicas=0,
     )
-    queue_topic = app.topic(
-        QUEUE.name,
-        key_type=bytes,
-        value_type=bytes,
-        partitions=settings.partitions,
-        internal=False,
-    )
-    table = app.Table(STATE_TABLE, key_type=bytes, value_type=bytes, partitions=settings.partitions)
     metrics = WorkerMetrics(registry)
     holder: dict[str, Any] = {}
-
-    def owned_partitions() -> set[int]:
-        try:
-            assignment = app.consumer.assignment()
-        except Exception:  # consumer not started yet: owns nothing
-            return set()
-        return {tp.partition for tp in assignment if tp.topic == QUEUE.name}
-
-    def committed_offset(partition: int) -> int:
-        # Faust's view of the committed offset (faust-streaming is pinned); it can lag the
-        # broker's, which only makes a catch-up re-publish identical records.
-        return app.consumer._committed_offset.get(TP(QUEUE.name, partition)) or 0
-
-    def worker() -> QueueWorker:
-        if "worker" not in holder:
-            producer = app.producer._ensure_producer()
-            partitions = settings.partitions
-            holder["worker"] = QueueWorker(
-                Folder.from_settings(settings),
-                FaustStateTable(table),
-                Publisher(producer, lambda topic: partitions),
-                app.producer.flush,
-                lambda partition, start, end: read_range(
-                    settings.broker_host_port, QUEUE.name, partition, start, end
-                ),
-                committed_offset,
-                settings.snapshot_min_events,
-                metrics,
-            )
-        return holder["worker"]
-
-    @app.agent(queue_topic, name="fold-queue")
-    async def fold_queue(stream: faust.StreamT[bytes]) -> None:
-        async for events in stream.take_events(BATCH_RECORDS, within=BATCH_WITHIN_S):
-            await worker().process([event.message for event in events])
-
-    async def send_tick(partition: int, key: bytes, value: bytes) -> None:
-        await app.producer.send(QUEUE.name, key, value, partition, None, None)
+    mode = _direct_mode if settings.consumer == "direct" else _faust_mode
+    owned_partitions, send_tick = mode(app, settings, metrics, holder)
 
     def region_state(queue: str, region: str) -> Any:
         if "worker" not in holder:
@@ -140,27 +105,6 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     @app.task
     async def wave_timer() -> None:
         await Ticker(settings, send_tick, owned_partitions, region_state).run()
-
-    @app.timer(1.0)
-    async def load_owned_states() -> None:
-        """Rebuild newly owned partitions' queues as soon as recovery is over."""
-        owned = owned_partitions()
-        if (
-            app.rebalancing
-            or not owned
-            or ("worker" in holder and owned <= set(holder["worker"].states))
-        ):
-            return
-        # Build (silently) up to the committed offset Faust knows. Faust may resume past
-        # it (seen on the embedded broker); the agent's first record then folds the
-        # records in between with their outputs (QueueWorker, point 4).
-        await worker().load_owned({p: committed_offset(p) for p in owned})
-
-    @app.on_partitions_revoked.connect
-    async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:
-        lost = {tp.partition for tp in revoked if tp.topic == QUEUE.name}
-        if "worker" in holder and lost:
-            holder["worker"].forget(lost)
 
     @app.page("/health")
     async def health(web: Any, request: Any) -> Any:
@@ -189,3 +133,145 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     if settings.web_enabled:
         setup_prometheus_sensors(app, pattern="/metrics", registry=registry or REGISTRY)
     return app
+
+
+Owned = Callable[[], set[int]]
+SendTick = Callable[[int, bytes, bytes], Awaitable[object]]
+
+
+def _faust_mode(
+    app: faust.App, settings: Settings, metrics: WorkerMetrics, holder: dict[str, Any]
+) -> tuple[Owned, SendTick]:
+    """The queue topic on Faust's agent, snapshots in Faust's table (ADR 8)."""
+    queue_topic = app.topic(
+        QUEUE.name,
+        key_type=bytes,
+        value_type=bytes,
+        partitions=settings.partitions,
+        internal=False,
+    )
+    table = app.Table(STATE_TABLE, key_type=bytes, value_type=bytes, partitions=settings.partitions)
+
+    def owned_partitions() -> set[int]:
+        try:
+            assignment = app.consumer.assignment()
+        except Exception:  # consumer not started yet: owns nothing
+            return set()
+        return {tp.partition for tp in assignment if tp.topic == QUEUE.name}
+
+    def committed_offset(partition: int) -> int:
+        # Faust's view of the committed offset (faust-streaming is pinned); it can lag the
+        # broker's, which only makes a catch-up re-publish identical records.
+        return app.consumer._committed_offset.get(TP(QUEUE.name, partition)) or 0
+
+    def worker() -> QueueWorker:
+        if "worker" not in holder:
+            producer = app.producer._ensure_producer()
+            partitions = settings.partitions
+            holder["worker"] = QueueWorker(
+                Folder.from_settings(settings),
+                FaustStateTable(table),
+                Publisher(producer, lambda topic: partitions),
+                app.producer.flush,
+                _reader(settings),
+                committed_offset,
+                settings.snapshot_min_events,
+                metrics,
+            )
+        return holder["worker"]
+
+    @app.agent(queue_topic, name="fold-queue")
+    async def fold_queue(stream: faust.StreamT[bytes]) -> None:
+        async for events in stream.take_events(BATCH_RECORDS, within=BATCH_WITHIN_S):
+            await worker().process([event.message for event in events])
+
+    async def send_tick(partition: int, key: bytes, value: bytes) -> None:
+        await app.producer.send(QUEUE.name, key, value, partition, None, None)
+
+    @app.timer(1.0)
+    async def load_owned_states() -> None:
+        """Rebuild newly owned partitions' queues as soon as recovery is over."""
+        owned = owned_partitions()
+        if (
+            app.rebalancing
+            or not owned
+            or ("worker" in holder and owned <= set(holder["worker"].states))
+        ):
+            return
+        # Build (silently) up to the committed offset Faust knows. Faust may resume past
+        # it (seen on the embedded broker); the agent's first record then folds the
+        # records in between with their outputs (QueueWorker, point 4).
+        await worker().load_owned({p: committed_offset(p) for p in owned})
+
+    @app.on_partitions_revoked.connect
+    async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:
+        lost = {tp.partition for tp in revoked if tp.topic == QUEUE.name}
+        if "worker" in holder and lost:
+            holder["worker"].forget(lost)
+
+    return owned_partitions, send_tick
+
+
+def _direct_mode(
+    app: faust.App, settings: Settings, metrics: WorkerMetrics, holder: dict[str, Any]
+) -> tuple[Owned, SendTick]:
+    """The queue topic on a plain aiokafka consumer, snapshots in their own topic (ADR 61).
+
+    Faust keeps the wave timer (its ticks go through the same producer as the outputs),
+    the web views and its Prometheus sensor; it consumes nothing of ours.
+    """
+    # aiokafka clients belong to the running loop: built when the task starts.
+    clients: dict[str, Any] = {}
+
+    def worker() -> QueueWorker:
+        if "worker" not in holder:
+            partitions = settings.partitions
+            producer, direct = clients["producer"], clients["direct"]
+            holder["worker"] = QueueWorker(
+                Folder.from_settings(settings),
+                clients["table"],
+                Publisher(producer, lambda topic: partitions),
+                producer.flush,
+                _reader(settings),
+                direct.committed_offset,
+                settings.snapshot_min_events,
+                metrics,
+            )
+        return holder["worker"]
+
+    @app.task
+    async def consume_queue() -> None:
+        producer = clients["producer"] = output_producer(settings)
+        table = TopicStateTable(
+            settings.broker_host_port, snapshot_topic(settings.app_id), producer
+        )
+        clients["table"] = table
+        direct = DirectQueueConsumer(queue_consumer(settings), producer, table, worker)
+        clients["direct"] = direct
+        worker()  # strategies imported before the first assignment, not inside it
+        await producer.start()
+        try:
+            await direct.run()
+        except asyncio.CancelledError:
+            raise
+        except Exception as error:  # without its consumer the worker is useless: stop it
+            log.exception("the queue consumer failed; stopping the worker")
+            await app.crash(error)
+        finally:
+            await producer.stop()
+
+    def owned() -> set[int]:
+        direct = clients.get("direct")
+        return direct.owned() if direct is not None else set()
+
+    async def send_tick(partition: int, key: bytes, value: bytes) -> None:
+        await clients["producer"].send(QUEUE.name, value, key=key, partition=partition)
+
+    return owned, send_tick
+
+
+def _reader(settings: Settings) -> ReadRange:
+    def read(partition: int, start: int, end: int) -> Any:
+        return read_range(settings.broker_host_port, QUEUE.name, partition, start, end)
+
+    return read

@@ -33,11 +33,14 @@ log = logging.getLogger(__name__)
 
 
 class StateTable(Protocol):
-    """The slice of a Faust table this worker uses (the memory store and the changelog)."""
+    """Where snapshots live: a Faust table (faust mode) or the snapshot topic (direct mode).
+
+    ``write`` hands the record to the producer; the snapshot is complete once flushed.
+    """
 
     def read(self, key: str) -> bytes | None: ...
 
-    def write(self, partition: int, key: str, value: bytes) -> None: ...
+    async def write(self, partition: int, key: str, value: bytes) -> None: ...
 
 
 class InputRecord(Protocol):
@@ -193,7 +196,7 @@ class QueueWorker:
         await self._flush()  # everything up to applied_offset is published first
         snapshot = snapshots.Snapshot(state.applied_offset, dict(state.book.regions))
         for key, value in snapshots.encode_snapshot(state.partition, snapshot, state.snapshot_slot):
-            self.table.write(state.partition, key, value)
+            await self.table.write(state.partition, key, value)
         state.snapshot_slot = "b" if state.snapshot_slot == "a" else "a"
         state.events_since_snapshot = 0
         self.metrics.snapshot(state.partition)

@@ -127,7 +127,7 @@ def test_sigkill_and_restart_lose_nothing_and_match_nobody_twice(broker, worker_
         worker.stop()  # no more ticks: the log and the outputs are final
     settings = load_settings(worker_factory.config, broker_url=broker.url)
     records = run(read_topics(broker.bootstrap, (QUEUE.name, *JUDGED)))
-    processed = run(committed_offsets(broker.bootstrap, settings.app_id, QUEUE.name))
+    processed = run(committed_offsets(broker.bootstrap, settings.queue_group, QUEUE.name))
     report = replay(settings, records, processed=processed)
     assert report.ok, report.differences[:5]
     assert report.verdict.identical["wavematch.matches.v1"] == len(copies)

@@ -45,7 +45,7 @@ class MemoryTable:
     def read(self, key: str) -> bytes | None:
         return self.rows.get(key)
 
-    def write(self, partition: int, key: str, value: bytes) -> None:
+    async def write(self, partition: int, key: str, value: bytes) -> None:
         self.rows[key] = value
 
 

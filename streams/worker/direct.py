@@ -1,0 +1,187 @@
+"""The queue topic consumed outside Faust: a plain aiokafka consumer in a group of its own.
+
+Faust's per-message path caps an agent at about 8,700 records/s even with an empty body
+(docs/adr/0008); this loop takes whole fetches instead (docs/adr/0061):
+
+    getmany -> QueueWorker.process(records) -> producer.flush() -> commit(next offsets)
+
+The commit follows the flush, so the outputs of every committed record are in the
+broker (ADR 5's first point), and snapshots (ADR 5's second point) are written after a
+flush too, to the snapshot topic (:mod:`streams.worker.snapshot_topic`).
+
+Rebalances (``ConsumerRebalanceListener``): on revocation the batch in progress finishes,
+the producer is flushed and its offsets committed. On assignment the partitions this
+worker lost are forgotten and the new ones rebuilt (snapshot + silent re-fold up to the
+committed offset, ADR 5). A partition kept across a rebalance keeps its state: a state
+is the fold of a log prefix, valid whoever folded the records after it; the catch-up
+re-reads what another worker may have consumed in between.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListener, TopicPartition
+from aiokafka.errors import KafkaError
+
+from schemas.topics import QUEUE
+from streams.settings import Settings
+from streams.worker.queue_worker import QueueWorker
+from streams.worker.snapshot_topic import TopicStateTable
+
+log = logging.getLogger(__name__)
+
+#: Records per fetch: large enough to amortise the flush and commit that follow every
+#: batch, small enough that a tick waits at most ~0.1 s behind joins (2,000 x ~40 us).
+BATCH_RECORDS = 2_000
+#: The embedded broker answers fetches late under a long wait (ADR 4's amendment).
+EMBEDDED_FETCH_WAIT_MS = 100
+
+
+def queue_consumer(settings: Settings) -> AIOKafkaConsumer:
+    """The direct consumer (not started): group ``settings.queue_group``, manual commits,
+    the settings' session timeout and heartbeat (takeover speed, docs/benchmarks/worker.md)."""
+    return AIOKafkaConsumer(
+        bootstrap_servers=settings.broker_host_port,
+        group_id=settings.queue_group,
+        client_id=f"{settings.app_id}-queue",
+        enable_auto_commit=False,
+        auto_offset_reset="earliest",
+        session_timeout_ms=settings.session_timeout_ms,
+        heartbeat_interval_ms=settings.heartbeat_interval_ms,
+        rebalance_timeout_ms=settings.session_timeout_ms,
+        fetch_max_wait_ms=EMBEDDED_FETCH_WAIT_MS if settings.is_embedded_broker else 500,
+        max_partition_fetch_bytes=4 * 1024 * 1024,
+    )
+
+
+def output_producer(settings: Settings) -> AIOKafkaProducer:
+    """The producer of outputs, ticks and snapshots (not started); Faust's settings."""
+    return AIOKafkaProducer(
+        bootstrap_servers=settings.broker_host_port,
+        client_id=f"{settings.app_id}-outputs",
+        acks="all",
+        linger_ms=5,
+        max_batch_size=512 * 1024,
+        max_request_size=4 * 1024 * 1024,
+    )
+
+
+class DirectQueueConsumer:
+    """Runs the queue topic's consume-fold-publish-commit loop for one worker process."""
+
+    def __init__(
+        self,
+        consumer: AIOKafkaConsumer,
+        producer: AIOKafkaProducer,
+        table: TopicStateTable,
+        worker: Callable[[], QueueWorker],
+        batch_records: int = BATCH_RECORDS,
+    ) -> None:
+        self._consumer = consumer
+        self._producer = producer
+        self._table = table
+        self._worker = worker
+        self._batch_records = batch_records
+        self._lock = asyncio.Lock()
+        #: Partitions assigned and loaded: records of any other partition are dropped.
+        self._owned: set[int] = set()
+        #: Per partition, the next offset committed (what a successor resumes from).
+        self.committed: dict[int, int] = {}
+        self.records_processed = 0
+
+    def owned(self) -> set[int]:
+        return set(self._owned)
+
+    def committed_offset(self, partition: int) -> int:
+        return self.committed.get(partition, 0)
+
+    async def run(self) -> None:
+        self._consumer.subscribe([QUEUE.name], listener=_Listener(self))
+        await self._consumer.start()
+        try:
+            while True:
+                batches = await self._consumer.getmany(
+                    timeout_ms=500, max_records=self._batch_records
+                )
+                if batches:
+                    async with self._lock:
+                        await self._process(batches)
+        finally:
+            async with self._lock:
+                await self._flush_and_commit({})
+            await self._consumer.stop()
+
+    async def _process(self, batches: dict[TopicPartition, list[Any]]) -> None:
+        records = [
+            record
+            for tp, items in batches.items()
+            if tp.partition in self._owned
+            for record in items
+        ]
+        if not records:
+            return
+        await self._worker().process(records)
+        self.records_processed += len(records)
+        offsets = {
+            tp: items[-1].offset + 1
+            for tp, items in batches.items()
+            if tp.partition in self._owned and items
+        }
+        await self._flush_and_commit(offsets)
+
+    async def _flush_and_commit(self, offsets: dict[TopicPartition, int]) -> None:
+        """Outputs first, then the offsets (ADR 5): a commit never covers an unsent output."""
+        await self._producer.flush()
+        if not offsets:
+            return
+        try:
+            await self._consumer.commit(offsets)
+        except KafkaError as error:
+            # The group moved on (rebalance): the next owner re-folds from the last commit
+            # and re-publishes identical records. A duplicate, never a loss.
+            log.warning("commit of %s failed: %s", _shown(offsets), error)
+            return
+        for tp, offset in offsets.items():
+            self.committed[tp.partition] = offset
+
+    async def revoked(self, partitions: Iterable[TopicPartition]) -> None:
+        lost = {tp.partition for tp in partitions if tp.topic == QUEUE.name}
+        async with self._lock:  # the batch in progress has committed when this runs
+            await self._producer.flush()
+            self._owned -= lost
+        log.info("queue partitions revoked: %s", sorted(lost))
+
+    async def assigned(self, partitions: Iterable[TopicPartition]) -> None:
+        mine = {tp.partition for tp in partitions if tp.topic == QUEUE.name}
+        async with self._lock:
+            worker = self._worker()
+            gone = set(worker.states) - mine
+            worker.forget(gone)
+            self._table.forget(gone)
+            for partition in mine:
+                committed = await self._consumer.committed(TopicPartition(QUEUE.name, partition))
+                self.committed[partition] = committed or 0
+            new = mine - set(worker.states)
+            await self._table.load(new)
+            await worker.load_owned({p: self.committed[p] for p in new})
+            self._owned = mine
+        log.info("queue partitions assigned: %s (loaded %s)", sorted(mine), sorted(new))
+
+
+class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
+    def __init__(self, owner: DirectQueueConsumer) -> None:
+        self._owner = owner
+
+    async def on_partitions_revoked(self, revoked: Any) -> None:
+        await self._owner.revoked(revoked)
+
+    async def on_partitions_assigned(self, assigned: Any) -> None:
+        await self._owner.assigned(assigned)
+
+
+def _shown(offsets: dict[TopicPartition, int]) -> str:
+    return ", ".join(f"{tp.partition}@{offset}" for tp, offset in sorted(offsets.items()))

@@ -1,0 +1,233 @@
+"""Queue-topic bytes straight to the matcher's events, for the common well-formed record.
+
+The full path (``schemas.codec.decode_queue_event`` -> pydantic -> ``translate.to_domain``)
+cost about half of a join's fold (docs/adr/0061). This one checks the same rules by hand
+and builds the matcher's dataclasses directly, but only for records it can judge with
+certainty: a JSON or Avro TicketJoined or TicketLeft of the usual shape. For anything
+else (a WaveTick, an escape sequence in JSON, an unknown field, any value out of bounds,
+any doubt) it returns None and the caller takes the full path, so every rejection, its
+code, field and reason, still comes from the one validating decoder.
+
+tests/streams/test_fastpath.py proves, on generated events, that a record this path
+accepts is decoded exactly as the full path decodes it, and that it accepts nothing the
+full path rejects.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from typing import Any
+
+from fastavro import schemaless_reader
+
+from matcher.core import Player, Ticket
+from matcher.fastbuild import builder
+from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft
+from schemas import models as wire
+from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES
+
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
+#: In JSON without a backslash every quote delimits a string, so a quote followed by a
+#: colon ends an object key: counting them finds keys that ``json.loads`` merged.
+_KEY_END = re.compile(r'"[ \t\n\r]*:')
+
+_JOINED_FIELDS = frozenset(("ticket_id", "queue", "region", "party_id", "players", "joined_at_ms"))
+_JOINED_REQUIRED = frozenset(("ticket_id", "queue", "region", "players", "joined_at_ms"))
+_LEFT_FIELDS = frozenset(("ticket_id", "queue", "region", "reason", "left_at_ms"))
+_PLAYER_FIELDS = frozenset(
+    ("player_id", "ratings", "roles", "vetoed_maps", "latency_ms", "can_host")
+)
+_REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
+_NO_LATENCY: dict[str, int] = {}
+_AVRO_MODELS = {wire.TicketJoined: "TicketJoined", wire.TicketLeft: "TicketLeft"}
+
+
+# Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects).
+_make_player = builder(Player)
+_make_ticket = builder(Ticket)
+_make_joined = builder(TicketJoined)
+_make_left = builder(TicketLeft)
+
+
+class _Unsure(Exception):
+    """The record is not one this path can judge: take the full path."""
+
+
+def fast_queue_event(data: bytes | None) -> QueueEvent | None:
+    """The matcher event in ``data`` if it is a plainly valid join or leave, else None.
+
+    >>> event = fast_queue_event(b'{"type": "TicketLeft", "ticket_id": "t-1", "queue": "1v1",'
+    ...     b' "region": "eu", "reason": "REQUESTED", "left_at_ms": 1767225630000}')
+    >>> event.reason
+    <LeaveReason.REQUESTED: 'requested'>
+    >>> fast_queue_event(b'{"type": "TicketLeft"}') is None  # the full path says why
+    True
+    """
+    if not data or len(data) > MAX_EVENT_BYTES:
+        return None
+    try:
+        if data[:2] == MAGIC:
+            return _from_avro(data)
+        return _from_json(data)
+    except _Unsure:
+        return None
+
+
+def _from_json(data: bytes) -> QueueEvent:
+    if b"\\" in data:
+        raise _Unsure
+    try:
+        text = data.decode("utf-8")
+        body = json.loads(text)
+    except ValueError:
+        raise _Unsure from None
+    if type(body) is not dict or text.lstrip()[:1] != "{":
+        raise _Unsure
+    kind = body.pop("type", None)
+    if kind == "TicketJoined":
+        event: QueueEvent = _joined(body)
+        keys = 1 + len(body) + _nested_keys(body["players"])
+    elif kind == "TicketLeft":
+        event = _left(body)
+        keys = 1 + len(body)
+    else:
+        raise _Unsure
+    if len(_KEY_END.findall(text)) != keys:  # a repeated key, which the full path refuses
+        raise _Unsure
+    return event
+
+
+def _nested_keys(players: list[dict[str, Any]]) -> int:
+    keys = 0
+    for player in players:
+        keys += len(player) + len(player["ratings"]) + len(player.get("latency_ms", ()))
+    return keys
+
+
+def _from_avro(data: bytes) -> QueueEvent:
+    known = KNOWN.get(bytes(data[2:HEADER_BYTES]))
+    if known is None or known.model not in _AVRO_MODELS:
+        raise _Unsure
+    stream = io.BytesIO(data)
+    stream.seek(HEADER_BYTES)
+    try:
+        body = schemaless_reader(stream, known.writer, known.reader)
+    except Exception:
+        raise _Unsure from None
+    if stream.tell() != len(data) or type(body) is not dict:
+        raise _Unsure
+    return _joined(body) if known.model is wire.TicketJoined else _left(body)
+
+
+def _joined(body: dict[str, Any]) -> TicketJoined:
+    if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
+        raise _Unsure
+    party_id = body.get("party_id")
+    if party_id is not None:
+        _id(party_id)
+    players = body["players"]
+    if type(players) is not list or not 1 <= len(players) <= wire.MAX_PLAYERS_PER_TICKET:
+        raise _Unsure
+    members = tuple([_player(player) for player in players])
+    if len({player.player_id for player in members}) != len(members):
+        raise _Unsure
+    ticket = _make_ticket(
+        _id(body["ticket_id"]),
+        _key_part(body["queue"]),
+        _key_part(body["region"]),
+        members,
+        _timestamp(body["joined_at_ms"]),
+        party_id,
+    )
+    return _make_joined(ticket)
+
+
+def _player(body: Any) -> Player:
+    if type(body) is not dict or not body.keys() <= _PLAYER_FIELDS:
+        raise _Unsure
+    ratings = body.get("ratings")
+    if type(ratings) is not dict or not 1 <= len(ratings) <= wire.MAX_NAMES_PER_PLAYER:
+        raise _Unsure
+    for name, rating in ratings.items():
+        _name(name)
+        if type(rating) is not int or not 0 <= rating <= wire.MAX_RATING:
+            raise _Unsure
+    latency = body.get("latency_ms", _NO_LATENCY)  # an explicit null is the full path's to refuse
+    if latency:
+        if type(latency) is not dict or len(latency) > wire.MAX_NAMES_PER_PLAYER:
+            raise _Unsure
+        for group, ms in latency.items():
+            _key_part(group)
+            if type(ms) is not int or not 0 <= ms <= wire.MAX_LATENCY_MS:
+                raise _Unsure
+        latency_ms = tuple(sorted(latency.items()))
+    elif type(latency) is dict:
+        latency_ms = ()
+    else:
+        raise _Unsure
+    can_host = body.get("can_host", False)
+    if type(can_host) is not bool:
+        raise _Unsure
+    return _make_player(
+        _id(body.get("player_id")),
+        tuple(sorted(ratings.items())) if len(ratings) > 1 else tuple(ratings.items()),
+        _names(body.get("roles", ()), wire.MAX_NAMES_PER_PLAYER),
+        _names(body.get("vetoed_maps", ()), wire.MAX_VETOED_MAPS),
+        latency_ms,
+        can_host,
+    )
+
+
+def _left(body: dict[str, Any]) -> TicketLeft:
+    if body.keys() != _LEFT_FIELDS:
+        raise _Unsure
+    reason = _REASONS.get(body["reason"]) if type(body["reason"]) is str else None
+    if reason is None:
+        raise _Unsure
+    return _make_left(
+        _id(body["ticket_id"]),
+        _key_part(body["queue"]),
+        _key_part(body["region"]),
+        reason,
+        _timestamp(body["left_at_ms"]),
+    )
+
+
+def _id(value: Any) -> str:
+    if type(value) is not str or not 1 <= len(value) <= 128:
+        raise _Unsure
+    if not (value.isascii() and value.isprintable()) and _CONTROL.search(value):
+        raise _Unsure
+    return value
+
+
+def _name(value: Any) -> str:
+    if type(value) is not str or not 1 <= len(value) <= 64:
+        raise _Unsure
+    # Printable ASCII is exactly ASCII without the refused control characters.
+    if not (value.isascii() and value.isprintable()) and _CONTROL.search(value):
+        raise _Unsure
+    return value
+
+
+def _names(values: Any, most: int) -> tuple[str, ...]:
+    if not values and type(values) in (list, tuple):
+        return ()
+    if type(values) not in (list, tuple) or len(values) > most:
+        raise _Unsure
+    return tuple([_name(value) for value in values])
+
+
+def _key_part(value: Any) -> str:
+    if type(value) is not str or len(value) > 64 or not _KEY_PART.fullmatch(value):
+        raise _Unsure
+    return value
+
+
+def _timestamp(value: Any) -> int:
+    if type(value) is not int or not wire.MIN_TIMESTAMP_MS <= value < wire.MAX_TIMESTAMP_MS:
+        raise _Unsure
+    return value

@@ -1,0 +1,89 @@
+"""Snapshot records in a topic of their own, read back directly: the direct consumer's table.
+
+The direct consumer (docs/adr/0061) is not in Faust's group, so Faust's table partitions
+would not follow its assignment. Instead the snapshot records of ADR 5 (same keys, same
+layout) go to ``<app_id>-queue-snapshots``, a topic with the queue topic's partition count:
+input partition P's snapshot lives in snapshot partition P. On assignment the worker reads
+P from the beginning to its end, the last value of each key winning (what compaction
+keeps on Apache Kafka). The end is the high-watermark of the fetch responses, not
+ListOffsets(LATEST), which the embedded broker answers wrongly (ADR 4).
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable
+
+from aiokafka import AIOKafkaProducer, TopicPartition
+
+from streams.worker.catchup import group_less_reader
+
+#: Give up reading a snapshot partition after this long without progress.
+IDLE_TIMEOUT_S = 30.0
+
+
+def snapshot_topic(app_id: str) -> str:
+    return f"{app_id}-queue-snapshots"
+
+
+async def read_to_end(bootstrap: str, topic: str, partitions: Iterable[int]) -> dict[str, bytes]:
+    """Every key of ``topic``'s ``partitions`` with its last value, read up to the
+    high-watermark each fetch response reports. Notes: O(records in those partitions)."""
+    tps = [TopicPartition(topic, p) for p in sorted(set(partitions))]
+    rows: dict[str, bytes] = {}
+    if not tps:
+        return rows
+    consumer = group_less_reader(bootstrap)
+    await consumer.start()
+    try:
+        consumer.assign(tps)
+        for tp in tps:
+            consumer.seek(tp, 0)
+        pending, last = set(tps), time.monotonic()
+        while pending:
+            batches = await consumer.getmany(*pending, timeout_ms=200, max_records=1_000)
+            for records in batches.values():
+                for record in records:
+                    if record.key is not None and record.value is not None:
+                        rows[record.key.decode()] = record.value
+                last = time.monotonic()
+            for tp in list(pending):
+                highwater = consumer.highwater(tp)
+                if highwater is not None and await consumer.position(tp) >= highwater:
+                    pending.discard(tp)
+            if pending and time.monotonic() - last > IDLE_TIMEOUT_S:
+                raise TimeoutError(f"{topic}: no end reached for partitions {sorted(pending)}")
+        return rows
+    finally:
+        await consumer.stop()
+
+
+class TopicStateTable:
+    """The worker's :class:`~streams.worker.queue_worker.StateTable` on the snapshot topic.
+
+    Rows of a partition are loaded when it is assigned (:meth:`load`) and dropped when it
+    is lost (:meth:`forget`); writes go to the row cache and to snapshot partition P.
+    """
+
+    def __init__(self, bootstrap: str, topic: str, producer: AIOKafkaProducer) -> None:
+        self._bootstrap = bootstrap
+        self.topic = topic
+        self._producer = producer
+        self._rows: dict[str, bytes] = {}
+
+    async def load(self, partitions: Iterable[int]) -> None:
+        wanted = set(partitions)
+        self.forget(wanted)
+        self._rows.update(await read_to_end(self._bootstrap, self.topic, wanted))
+
+    def forget(self, partitions: Iterable[int]) -> None:
+        prefixes = tuple(f"{p}/" for p in partitions)
+        if prefixes:
+            self._rows = {k: v for k, v in self._rows.items() if not k.startswith(prefixes)}
+
+    def read(self, key: str) -> bytes | None:
+        return self._rows.get(key)
+
+    async def write(self, partition: int, key: str, value: bytes) -> None:
+        self._rows[key] = value
+        await self._producer.send(self.topic, value, key=key.encode(), partition=partition)
