@@ -48,6 +48,7 @@ def test_a_built_object_is_the_constructed_one(cls: type, data: st.DataObject) -
     built, constructed = builder(cls)(*values), cls(*values)
     assert type(built) is type(constructed)
     assert built == constructed and repr(built) == repr(constructed)
+    assert hash(built) == hash(constructed)
     assert dataclasses.astuple(built) == dataclasses.astuple(constructed)
     assert pickle.loads(pickle.dumps(built)) == constructed
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -78,3 +79,26 @@ def test_classes_whose_init_does_more_are_refused() -> None:
     for cls in (Unslotted, Mutable, Checked, Derived, int):
         with pytest.raises(TypeError):
             builder(cls)
+
+
+def test_the_hot_classes_are_built_as_their_twin_and_handed_their_class() -> None:
+    from matcher.fastbuild import _through_twin
+
+    for cls in VALUES:
+        names = [field.name for field in dataclasses.fields(cls)]
+        assert _through_twin(cls, names) is not None, cls.__name__
+
+
+def test_a_class_with_a_slotted_base_is_built_through_its_descriptors() -> None:
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Base:
+        a: int
+
+    @dataclasses.dataclass(frozen=True, slots=True)
+    class Child(Base):
+        b: str
+
+    built = builder(Child)(1, "x")
+    assert type(built) is Child and built == Child(1, "x") and hash(built) == hash(Child(1, "x"))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        built.__setattr__("a", 2)
