@@ -44,7 +44,11 @@ from matcher.duel.windows import pressure, tier_window
 
 MAPS = ("Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse")
 THOROUGH = dataclasses.replace(
-    OPTIMAL_DEFAULTS, optimal_band=192, optimal_ahead=384, optimal_prepair_limit=10**9
+    OPTIMAL_DEFAULTS,
+    optimal_band=192,
+    optimal_ahead=384,
+    optimal_prepair_limit=10**9,
+    optimal_relax_cap=0,  # the bands, wide: the reference if the proof does not finish
 )
 
 
