@@ -94,6 +94,8 @@ _SHORT: Final = tuple(bytes((2 * size,)) for size in range(64))
 _STRINGS: Final[dict[str, bytes]] = {}
 #: The remembered strings; ``KNOWN_STRINGS.get(text) or string(text)`` skips a call.
 KNOWN_STRINGS: Final = _STRINGS
+#: The remembered longs; ``KNOWN_VARINTS.get(value) or zigzag_varint(value)`` skips a call.
+KNOWN_VARINTS: Final = _VARINTS
 _Key = TypeVar("_Key", int, str)
 
 

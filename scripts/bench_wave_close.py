@@ -131,7 +131,7 @@ TIMED = (
     ("matcher.queue.fold", "wave_result_problems", "checker"),
     ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),
     ("matcher.queue.fold", "_summarise", "summary"),
-    ("matcher.queue.fold", "WaitEstimator.observe_wave", "estimator"),
+    ("matcher.queue.fold", "WaitEstimator.observe_bands", "estimator"),
     ("matcher.queue.fold", "RegionQueue._statuses", "statuses"),
 )
 BREAKDOWN: dict[str, float] = {}

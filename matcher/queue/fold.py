@@ -227,7 +227,7 @@ class RegionQueue:
                 raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
-        matched, waits = self._remove_matched(result.matches, tick)
+        matched = self._remove_matched(result.matches, tick)
         self.waves_closed += 1
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
@@ -242,7 +242,6 @@ class RegionQueue:
         self.last_interval_ms = tick.interval_ms
         summary = _summarise(tick, snapshot, result, len(expired), self.waves_closed)
         self._remember_population(summary.matched_players, rules.population_window_waves)
-        self.estimator.observe_bands(waits)
         statuses = self._statuses(tick) if rules.publish_status else ()
         return Step(
             "wave_closed",
@@ -310,63 +309,57 @@ class RegionQueue:
             )
         return out
 
-    def _remove_matched(
-        self, matches: tuple[Match, ...], tick: WaveTick
-    ) -> tuple[list[Dequeued], list[tuple[int, int]]]:
+    def _remove_matched(self, matches: tuple[Match, ...], tick: WaveTick) -> list[Dequeued]:
         """Take the matched tickets out of the state, in match order then ticket id order.
 
-        Returns their dequeues and, for the estimator, each one's (rating band, waves
-        waited). A big wave matches most of the queue (10,000 tickets) in an order
-        unrelated to the order they joined in, which is about the order they lie in
-        memory: the tickets are read in join order (in match order, each read missed the
-        cache: ~40 % slower), once, by :meth:`_take`.
+        Returns their dequeues, and tells the estimator each one's rating band and wait.
+        A big wave matches most of the queue (10,000 tickets) in an order unrelated to
+        the order they joined in, which is about the order they lie in memory: the
+        tickets are read in join order (in match order, each read missed the cache:
+        ~40 % slower), once.
         """
         ticket_ids, match_ids = _matched_ticket_ids(matches)
         gone = set(ticket_ids)
         if len(gone) != len(ticket_ids):  # as deleting a ticket twice would
             raise KeyError(next(t for t in ticket_ids if ticket_ids.count(t) > 1))
-        if not self.tickets.keys() >= gone:
-            raise KeyError(next(t for t in ticket_ids if t not in self.tickets))
+        tickets = self.tickets
+        if not tickets.keys() >= gone:
+            raise KeyError(next(t for t in ticket_ids if t not in tickets))
         waited_base = self.waves_closed + 1  # this wave counts as waited
-        taken = {
-            ticket_id: (waited_base - entry.joined_wave, rating_band(entry.ticket))
-            for ticket_id, entry in self._take(gone).items()
-        }
+        if 2 * len(gone) < len(tickets):  # a few: looked up
+            chosen = [(t, tickets[t]) for t in ticket_ids]
+        else:
+            chosen = [(t, q) for t, q in tickets.items() if t in gone]
+        # (rating band, waves waited) of each; the estimator's histograms do not depend
+        # on the order they are given in.
+        taken = {t: (rating_band(q.ticket), waited_base - q.joined_wave) for t, q in chosen}
+        self._drop(gone, chosen)
+        self.estimator.observe_bands(list(taken.values()))
         at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
         reason = DequeueReason.MATCHED
-        out: list[Dequeued] = []
-        waits: list[tuple[int, int]] = []
-        for ticket_id, match_id in zip(ticket_ids, match_ids, strict=True):
-            waited, band = taken[ticket_id]
-            out.append(
-                _make_dequeued(
-                    ticket_id, queue, region, reason, waited, at_ms, match_id, wave_id, None
-                )
-            )
-            waits.append((band, waited))
+        out = [
+            _make_dequeued(t, queue, region, reason, taken[t][1], at_ms, match_id, wave_id, None)
+            for t, match_id in zip(ticket_ids, match_ids, strict=True)
+        ]
         self.finished.update(dict.fromkeys(ticket_ids, at_ms))
         self._record_encounters(matches)
-        return out, waits
+        return out
 
-    def _take(self, ticket_ids: set[str]) -> dict[str, QueuedTicket]:
-        """Remove queued tickets and their players, returning the tickets in join order.
+    def _drop(self, ticket_ids: set[str], entries: list[tuple[str, QueuedTicket]]) -> None:
+        """Forget queued tickets (``entries``: those of ``ticket_ids``) and their players.
 
         Both maps keep their order. When most of the queue goes, both are rebuilt from
         what stays rather than deleted from entry by entry; a player maps to its ticket,
         so the players to forget are those of a ticket that goes.
         """
-        tickets = self.tickets
-        if 2 * len(ticket_ids) < len(tickets):
-            taken = {t: q for t, q in tickets.items() if t in ticket_ids}
-            for ticket_id, entry in taken.items():
-                del tickets[ticket_id]
+        if 2 * len(ticket_ids) < len(self.tickets):
+            for ticket_id, entry in entries:
+                del self.tickets[ticket_id]
                 for player in entry.ticket.players:
                     self.player_ticket.pop(player.player_id, None)
-            return taken
-        taken = {t: q for t, q in tickets.items() if t in ticket_ids}
-        self.tickets = {t: q for t, q in tickets.items() if t not in ticket_ids}
+            return
+        self.tickets = {t: q for t, q in self.tickets.items() if t not in ticket_ids}
         self.player_ticket = {p: t for p, t in self.player_ticket.items() if t not in ticket_ids}
-        return taken
 
     def _record_encounters(self, matches: tuple[Match, ...]) -> None:
         last_matches = self.last_matches

@@ -21,6 +21,9 @@ from schemas.direct import (
     KNOWN_STRINGS as _KNOWN_STRINGS,
 )
 from schemas.direct import (
+    KNOWN_VARINTS as _KNOWN_VARINTS,
+)
+from schemas.direct import (
     double,
     header,
     optional_long,
@@ -54,12 +57,12 @@ def match_created_writer(
     """
     wave = string(queue) + string(region) + string(wave_id)
     provenance = string(strategy) + string(fingerprint) + zigzag_varint(created_at_ms)
-    duel = _DuelWriter(wave, provenance)
+    duel = _duel_writer(wave, provenance)
 
     def write(match: Match) -> bytes:
         teams = match.teams
         if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
-            data = duel.write(match)
+            data = duel(match)
         else:
             data = _any_shape(match, wave, provenance)
         return data if len(data) <= _MATCH_LIMIT else within_limit(MatchCreated, data)
@@ -67,8 +70,8 @@ def match_created_writer(
     return write
 
 
-class _DuelWriter:
-    """The usual shape, two teams of one seat (every duel's match), in one join.
+def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
+    """Return ``write(match)`` for the usual shape, two teams of one seat (every duel's match).
 
     What repeats across a wave's matches is written once and remembered: the bytes
     between the match id and the first seat (they hold the first team's name), between
@@ -76,40 +79,35 @@ class _DuelWriter:
     (map, server, channel) and a one-figure quality's name. Each is a function of its
     key alone, so the bytes are those of :func:`_any_shape`.
     """
+    tail = _END + provenance  # the quality's closing zero count, then provenance
+    openings: dict[str, bytes] = {}
+    middles: dict[str, bytes] = {}
+    places: dict[tuple[str, str, str], bytes] = {}
+    figures: dict[str, bytes] = {}
+    known, varint = _KNOWN_STRINGS.get, _KNOWN_VARINTS.get
 
-    def __init__(self, wave: bytes, provenance: bytes) -> None:
-        self.wave = wave
-        self.tail = _END + provenance  # the quality's closing zero count, then provenance
-        self.first: dict[str, bytes] = {}
-        self.second: dict[str, bytes] = {}
-        self.place: dict[tuple[str, str, str], bytes] = {}
-        self.figure: dict[str, bytes] = {}
-
-    def write(self, match: Match) -> bytes:
+    def write(match: Match) -> bytes:
         first_team, second_team = match.teams
         first, second = first_team.seats[0], second_team.seats[0]
-        known = _KNOWN_STRINGS.get
-        opening = self.first.get(first_team.name)
+        opening = openings.get(first_team.name)
         if opening is None:
-            opening = self.wave + _TWO + string(first_team.name) + _ONE
-            self.first[first_team.name] = opening
-        middle = self.second.get(second_team.name)
+            opening = openings[first_team.name] = wave + _TWO + string(first_team.name) + _ONE
+        middle = middles.get(second_team.name)
         if middle is None:
-            middle = self.second[second_team.name] = _END + string(second_team.name) + _ONE
+            middle = middles[second_team.name] = _END + string(second_team.name) + _ONE
         spot = (match.map_name, match.server, match.channel)
-        place = self.place.get(spot)
+        place = places.get(spot)
         if place is None:
-            place = self.place[spot] = _END + _END + b"".join(map(string, spot))
+            place = places[spot] = _END + _END + b"".join(map(string, spot))
         quality = match.quality
         if len(quality) == 1:
             name, value = quality[0]
-            figure = self.figure.get(name)
+            figure = figures.get(name)
             if figure is None:
-                figure = self.figure[name] = _ONE + string(name)
-            figures = figure + double(float(value))
-            end = self.tail
+                figure = figures[name] = _ONE + string(name)
+            quality_bytes, end = figure + double(float(value)), tail
         else:
-            figures, end = _quality(quality), self.tail[1:]
+            quality_bytes, end = _quality(quality), provenance
         return b"".join(
             (
                 _MATCH_HEADER,
@@ -118,17 +116,19 @@ class _DuelWriter:
                 known(first.ticket_id) or string(first.ticket_id),
                 known(first.player_id) or string(first.player_id),
                 known(first.role) or string(first.role),
-                zigzag_varint(first.rating),
+                varint(first.rating) or zigzag_varint(first.rating),
                 middle,
                 known(second.ticket_id) or string(second.ticket_id),
                 known(second.player_id) or string(second.player_id),
                 known(second.role) or string(second.role),
-                zigzag_varint(second.rating),
+                varint(second.rating) or zigzag_varint(second.rating),
                 place,
-                figures,
+                quality_bytes,
                 end,
             )
         )
+
+    return write
 
 
 def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
