@@ -1,13 +1,16 @@
 """Load, soak and failover benchmark of the streaming worker, on the embedded broker (loopback).
 
     .venv/bin/python scripts/bench_worker.py backlog  --events 60000 --workers 1
+    .venv/bin/python scripts/bench_worker.py steady   --rate 20000 --seconds 30
     .venv/bin/python scripts/bench_worker.py steady   --rate 2000 --seconds 60 --workers 2
     .venv/bin/python scripts/bench_worker.py failover --rate 500 --seconds 60 --workers 2
 
 backlog:  publish N joins first, then start the workers; events/s until all are folded.
-steady:   publish at a fixed rate; consumer lag (input end offset - applied offset, from
-          the workers' /queues) sampled every second, and wave latency: the WaveClosed
-          record's broker timestamp minus the tick's scheduled time (p50/p99).
+steady:   publish at a fixed rate; records folded per second while publishing (from the
+          workers' applied offsets), consumer lag (input end offset - applied offset, from
+          the workers' /queues) sampled every second, the time to fold what is left once
+          publishing stops, and wave latency: the WaveClosed record's broker timestamp
+          minus the tick's scheduled time (p50/p99).
 failover: steady, and SIGKILL one worker a third of the way in: time until the
           survivors own every partition, and the longest gap between two closed waves
           of a region.
@@ -47,6 +50,7 @@ from streams.topics import ensure_topics  # noqa: E402
 REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
 CONFIG = """
 partitions = 8
+consumer = "{consumer}"
 ticket_ttl_ms = 60000
 publish_status = {status}
 session_timeout_ms = {session}
@@ -200,6 +204,12 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
     parser.add_argument(
+        "--consumer",
+        choices=("direct", "faust"),
+        default="direct",
+        help="how the worker consumes the queue topic (ADR 61; faust: ADR 8)",
+    )
+    parser.add_argument(
         "--wave-interval-ms",
         type=int,
         default=1000,
@@ -224,10 +234,12 @@ def main() -> int:
             session=args.session_timeout_ms,
             heartbeat=args.session_timeout_ms // 10,
             interval=args.wave_interval_ms,
+            consumer=args.consumer,
         )
     )
     result: dict[str, object] = {
         "mode": args.mode,
+        "consumer": args.consumer,
         "workers": args.workers,
         "logs": str(work),
         "wave_interval_ms": args.wave_interval_ms,
@@ -284,12 +296,14 @@ def main() -> int:
                 started = time.time()
                 thread.start()
                 lags, killed_at, takeover = [], None, None
+                folded: list[tuple[float, int]] = []  # (time, records applied so far)
                 while thread.is_alive():
                     time.sleep(1)
                     ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
                     alive = [w for w in workers if w.process.poll() is None]
                     applied = {p: o for w in alive for p, o in w.applied().items()}
                     lags.append(sum(max(0, ends[p] - applied.get(p, -1) - 1) for p in ends))
+                    folded.append((time.monotonic(), sum(o + 1 for o in applied.values())))
                     if (
                         args.mode == "failover"
                         and killed_at is None
@@ -304,6 +318,16 @@ def main() -> int:
                     ):
                         takeover = time.time() - killed_at
                 thread.join()
+                published_s = time.time() - started
+                drained_at = time.monotonic()
+                while time.monotonic() - drained_at < 120:  # until the backlog is folded
+                    ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
+                    alive = [w for w in workers if w.process.poll() is None]
+                    applied = {p: o for w in alive for p, o in w.applied().items()}
+                    if all(applied.get(p, -1) + 1 >= ends[p] for p in ends):
+                        break
+                    time.sleep(0.2)
+                drain_s = time.monotonic() - drained_at
                 time.sleep(3)
                 waves = asyncio.run(wave_records(broker.bootstrap))
                 latency = [ts - tick for _, tick, ts in waves if tick >= started * 1000]
@@ -314,10 +338,21 @@ def main() -> int:
                     (b - a for stamps in gaps.values() for a, b in itertools.pairwise(stamps)),
                     default=0,
                 )
+                # Folded per second while publishing, from the workers' applied offsets
+                # (a worker's first sample can come before its state is loaded: skip it).
+                window = folded[1:] if len(folded) > 2 else folded
+                sustained = (
+                    (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
+                    if len(window) > 1
+                    else None
+                )
                 result.update(
                     rate=args.rate,
                     seconds=args.seconds,
                     published=sent[0] if sent else 0,
+                    published_per_s=round((sent[0] if sent else 0) / published_s),
+                    folded_per_s=round(sustained) if sustained else None,
+                    drain_after_publishing_s=round(drain_s, 1),
                     lag_events_median=statistics.median(lags) if lags else None,
                     lag_events_max=max(lags, default=0),
                     waves=len(latency),

@@ -117,9 +117,10 @@ class Settings(BaseSettings):
     snapshot_min_events: int = Field(default=5_000, ge=1)
     # How the queue topic is consumed (docs/adr/0061): "direct" is a plain aiokafka
     # consumer in its own group (<app_id>-queue) with snapshots in a topic of their own,
-    # about 20,000 events/s a worker; "faust" is Faust's agent and table (ADR 8), about
-    # 2,800/s, kept for comparison and as a fallback. Faust keeps the timer and web views.
-    consumer: Literal["direct", "faust"] = "faust"
+    # several times Faust's rate (docs/benchmarks/worker.md); "faust" is Faust's agent and
+    # table (ADR 8), the only mode with transactions (processing_guarantee). Faust keeps
+    # the wave timer and the web views either way.
+    consumer: Literal["direct", "faust"] = "direct"
     # Apache Kafka only: "exactly_once" uses transactions; the embedded broker has none.
     processing_guarantee: Literal["at_least_once", "exactly_once"] = "at_least_once"
     log_level: Literal["debug", "info", "warn", "error"] = "info"

@@ -56,6 +56,9 @@ class WorkerMetrics:
             "wavematch_snapshots_total", "State snapshots written", ["partition"], **kwargs
         )
         self._event_counters: dict[str, Any] = {}
+        #: Events per note not yet added to the counter (a lock per increment was ~3 %
+        #: of a join in the direct consumer's profile).
+        self._pending: dict[str, int] = {}
 
     def observe(self, folded: Folded, state: PartitionState) -> None:
         if folded.rejection is not None:
@@ -64,13 +67,11 @@ class WorkerMetrics:
         step = folded.step
         if step is None:
             return
-        counter = self._event_counters.get(step.note)
-        if counter is None:  # labels() takes a lock and hashes: once per note, not per event
-            counter = self._event_counters[step.note] = self.events.labels(step.note)
-        counter.inc()
         summary = step.summary
-        if summary is None:
+        if summary is None:  # counted here, added to the counter once per batch (flush)
+            self._pending[step.note] = self._pending.get(step.note, 0) + 1
             return
+        self._count(step.note, 1)
         self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         histogram = self.rating_diff.labels(summary.queue)
@@ -79,6 +80,18 @@ class WorkerMetrics:
         region_queue = state.book.regions.get((summary.queue, summary.region))
         if region_queue is not None:
             self.queue_depth.labels(summary.queue, summary.region).set(region_queue.players_queued)
+
+    def flush(self) -> None:
+        """Add the events counted since the last flush to ``wavematch_events_total``."""
+        pending, self._pending = self._pending, {}
+        for note, count in pending.items():
+            self._count(note, count)
+
+    def _count(self, note: str, count: int) -> None:
+        counter = self._event_counters.get(note)
+        if counter is None:  # labels() takes a lock and hashes: once per note, not per event
+            counter = self._event_counters[note] = self.events.labels(note)
+        counter.inc(count)
 
     def catch_up(self, partition: int, events: int) -> None:
         self.catch_up_events.labels(str(partition)).inc(events)

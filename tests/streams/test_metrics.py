@@ -19,6 +19,7 @@ def test_events_waves_matches_depth_and_dead_letters_are_counted(folder: Folder)
         folded = folder.fold(state, KEY, value, offset)
         assert folded is not None
         metrics.observe(folded, state)
+    metrics.flush()  # the worker adds a batch's event counts once, after the batch
 
     def value(name: str, **labels: str) -> float | None:
         return registry.get_sample_value(name, labels)
