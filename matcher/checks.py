@@ -16,7 +16,7 @@ from matcher.core import (
     WaveSnapshot,
     derive_match_id,
 )
-from matcher.placement import derive_match_ids, sorted_ticket_ids
+from matcher.placement import derive_match_ids
 
 
 def wave_result_problems(
@@ -50,7 +50,8 @@ def passes_common_rules(snapshot: WaveSnapshot, profile: QueueProfile, result: W
 
     Stricter, never looser: anything unusual (a ticket repeating a player id) gives
     False and the full examination decides. It works per match on counts and sets
-    instead of building per-ticket maps, and derives the wave's ids in one pass
+    instead of building per-ticket maps, derives the wave's ids in one pass, and checks
+    duels' seats in one pass over the snapshot's tickets, in their order
     (tests/test_common_checks_fast.py holds it to the full examination on broken results).
 
     >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
@@ -61,16 +62,44 @@ def passes_common_rules(snapshot: WaveSnapshot, profile: QueueProfile, result: W
 
     Notes: O(players) time.
     """
-    players_of = {waiting.ticket.ticket_id: waiting.ticket.players for waiting in snapshot.tickets}
     matches = result.matches
     expected_ids = derive_match_ids(
-        snapshot.queue, snapshot.region, snapshot.wave_id, [sorted_ticket_ids(m) for m in matches]
+        snapshot.queue, snapshot.region, snapshot.wave_id, [_ticket_group(m) for m in matches]
     )
     maps = frozenset(profile.maps)
-    used: set[str] = set()
+    # Two solos, the shape of every duel: ticket id -> (player id, map), checked below
+    # against the snapshot in its order (that of the tickets in memory, unlike matches').
+    seated: dict[str, tuple[str, str]] = {}
+    others: list[Match] = []
     for match, expected_id in zip(matches, expected_ids, strict=True):
         if match.match_id != expected_id or match.map_name not in maps:
             return False
+        teams = match.teams
+        if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+            first, second = teams[0].seats[0], teams[1].seats[0]
+            seated[first.ticket_id] = (first.player_id, match.map_name)
+            seated[second.ticket_id] = (second.player_id, match.map_name)
+        else:
+            others.append(match)
+    if len(seated) != 2 * (len(matches) - len(others)):  # a ticket in two duels
+        return False
+    players_of: dict[str, tuple[Player, ...]] = {}
+    found = 0
+    for waiting in snapshot.tickets:
+        ticket = waiting.ticket
+        players = players_of[ticket.ticket_id] = ticket.players
+        seat = seated.get(ticket.ticket_id)
+        if seat is not None:
+            # One player, the one seated, who did not veto the map.
+            if len(players) != 1 or players[0].player_id != seat[0]:
+                return False
+            if seat[1] in players[0].vetoed_maps:
+                return False
+            found += 1
+    if found != len(seated) or len(players_of) != len(snapshot.tickets):
+        return False  # a seat's ticket is not in the wave, or the wave repeats a ticket
+    used = set(seated)
+    for match in others:
         if not _match_fits(match, players_of, used):
             return False
     unmatched = result.unmatched
@@ -82,30 +111,18 @@ def passes_common_rules(snapshot: WaveSnapshot, profile: QueueProfile, result: W
     )
 
 
+def _ticket_group(match: Match) -> tuple[str, ...]:
+    """The ticket ids a match's id is derived from; a duel's two in seat order (the
+    derivation sorts two ids itself)."""
+    teams = match.teams
+    if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+        return (teams[0].seats[0].ticket_id, teams[1].seats[0].ticket_id)
+    return match.ticket_ids()
+
+
 def _match_fits(match: Match, players_of: dict[str, tuple[Player, ...]], used: set[str]) -> bool:
     """Seats, parties and vetoes of one match; adds its tickets to ``used``."""
     teams, map_name = match.teams, match.map_name
-    if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
-        # Two solos, the shape of every duel: the rules below, unrolled.
-        first, second = teams[0].seats[0], teams[1].seats[0]
-        one, other = players_of.get(first.ticket_id), players_of.get(second.ticket_id)
-        if (
-            one is None
-            or other is None
-            or len(one) != 1
-            or len(other) != 1
-            or first.ticket_id == second.ticket_id
-            or first.ticket_id in used
-            or second.ticket_id in used
-            or one[0].player_id != first.player_id
-            or other[0].player_id != second.player_id
-            or map_name in one[0].vetoed_maps
-            or map_name in other[0].vetoed_maps
-        ):
-            return False
-        used.add(first.ticket_id)
-        used.add(second.ticket_id)
-        return True
     seats_of: dict[str, int] = {}
     for team in teams:
         for seat in team.seats:

@@ -125,3 +125,19 @@ def test_a_ticket_repeating_a_player_id_is_left_to_the_full_examination() -> Non
     assert wave_result_problems(snapshot, PROFILE, result) == _every_problem(
         snapshot, PROFILE, result
     )
+
+
+def test_a_duel_whose_ticket_the_wave_lacks_is_left_to_the_full_examination() -> None:
+    a, c, d = (Ticket(t, "q", "eu", (Player("p" + t, ()),), 0) for t in "acd")
+    # The wave repeats ticket a and lacks b; one ticket too few unmatched makes the counts
+    # agree, so only noticing the repeat refuses it.
+    waiting = tuple(WaitingTicket(ticket, 0) for ticket in (a, a, c, d))
+    snapshot = WaveSnapshot("q", "eu", "w", 1, 1, 0, waiting)
+    teams = (Team("x", (Seat("a", "pa", "r", 1),)), Team("y", (Seat("b", "pb", "r", 1),)))
+    match = Match(derive_match_id("q", "eu", "w", ("a", "b")), teams, "alpha", "s", "c")
+    result = WaveResult("test", (match,), ("c",))
+    assert not passes_common_rules(snapshot, PROFILE, result)
+    assert wave_result_problems(snapshot, PROFILE, result) == _every_problem(
+        snapshot, PROFILE, result
+    )
+    assert wave_result_problems(snapshot, PROFILE, result)

@@ -68,14 +68,15 @@ def _duel_player(ticket: Ticket, wait_cycles: int, default_region: str) -> DuelP
         sc2 = sc2 if SC2 in player.roles else None
     if bw is None and sc2 is None:
         return None
+    # DuelPlayer's fields in order: player id, bw, sc2, wait, region, vetoes, ticket id.
     return _make_player(
-        player_id=player.player_id,
-        bw_mmr=bw,
-        sc2_mmr=sc2,
-        wait_cycles=wait_cycles,
-        region=ticket.region or default_region,
-        vetoed_maps=player.vetoed_maps,
-        ticket_id=ticket.ticket_id,
+        player.player_id,
+        bw,
+        sc2,
+        wait_cycles,
+        ticket.region or default_region,
+        player.vetoed_maps,
+        ticket.ticket_id,
     )
 
 

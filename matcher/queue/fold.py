@@ -220,6 +220,8 @@ class RegionQueue:
             return Step("stale_tick")
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
+        # Each queued player maps to its ticket: no pass over the snapshot's tickets.
+        players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
         result = run_wave(snapshot, profile)
         if rules.verify_waves:
             problems = wave_result_problems(snapshot, profile, result)
@@ -240,7 +242,7 @@ class RegionQueue:
         self.last_sequence = tick.sequence
         self.last_tick_at_ms = tick.tick_at_ms
         self.last_interval_ms = tick.interval_ms
-        summary = _summarise(tick, snapshot, result, len(expired), self.waves_closed)
+        summary = _summarise(tick, snapshot, players, result, len(expired), self.waves_closed)
         self._remember_population(summary.matched_players, rules.population_window_waves)
         statuses = self._statuses(tick) if rules.publish_status else ()
         return Step(
@@ -269,13 +271,15 @@ class RegionQueue:
 
         ``leaving`` are tickets the tick expires; they are not offered to the strategy.
         """
-        queued = [q for q in self.tickets.values() if q.ticket.ticket_id not in leaving]
+        queued = list(self.tickets.values())
+        if leaving:
+            queued = [q for q in queued if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed
         waiting = tuple(_make_waiting(q.ticket, closed - q.joined_wave) for q in queued)
         last_matches = self.last_matches
         history = tuple(
             last_matches[p.player_id]
-            for q in queued
+            for q in (queued if last_matches else ())
             for p in q.ticket.players
             if p.player_id in last_matches
         )
@@ -444,17 +448,30 @@ def _matched_ticket_ids(matches: tuple[Match, ...]) -> tuple[list[str], list[str
 
 
 def _summarise(
-    tick: WaveTick, snapshot: WaveSnapshot, result: WaveResult, expired: int, wave_number: int
+    tick: WaveTick,
+    snapshot: WaveSnapshot,
+    players: int,
+    result: WaveResult,
+    expired: int,
+    wave_number: int,
 ) -> WaveSummary:
-    diffs = [rating_diff(match) for match in result.matches]
-    matched_players = sum(len(team.seats) for m in result.matches for team in m.teams)
+    diffs: list[float] = []
+    matched_players = 0
+    for match in result.matches:
+        teams = match.teams
+        if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+            diffs.append(float(abs(teams[0].seats[0].rating - teams[1].seats[0].rating)))
+            matched_players += 2  # rating_diff and the seat count of a duel, inline
+        else:
+            diffs.append(rating_diff(match))
+            matched_players += sum(len(team.seats) for team in teams)
     return WaveSummary(
         queue=tick.queue,
         region=tick.region,
         wave_id=tick.wave_id,
         wave_number=wave_number,
         tickets_in_snapshot=len(snapshot.tickets),
-        players_in_snapshot=sum(len(w.ticket.players) for w in snapshot.tickets),
+        players_in_snapshot=players,
         matches=len(result.matches),
         matched_players=matched_players,
         unmatched=len(result.unmatched),
