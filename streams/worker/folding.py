@@ -15,6 +15,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from matcher.core import QueueProfile
+from matcher.fastbuild import builder
 from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
@@ -95,6 +96,9 @@ class PartitionState:
         return sum(len(q.tickets) for q in self.book.regions.values())
 
 
+#: One per join or leave: built without the frozen ``__init__`` (matcher/fastbuild.py).
+_make_folded = builder(Folded)
+
 #: Routing verdicts remembered by a folder before it starts over.
 MAX_ROUTES = 4_096
 _UNKNOWN = object()
@@ -160,7 +164,7 @@ class Folder:
             return Folded(offset, rejection=problem)
         try:
             if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
-                return Folded(offset, step=state.book.apply(event))
+                return _make_folded(offset, state.book.apply(event), None, 0.0)
             started = time.perf_counter()
             with paused_gc():
                 step = state.book.apply(event)

@@ -96,16 +96,18 @@ class QueueWorker:
     async def _process(self, records: Sequence[InputRecord]) -> None:
         touched: set[int] = set()
         outputs: list[Record] = []
+        # Bound once: this loop runs for every record (20,000 a second is the target).
+        state_of, fold, observe = self.states.get, self.folder.fold, self.metrics.observe
         for record in records:
-            state = self.states.get(record.partition)
+            state = state_of(record.partition)
             if state is None or record.offset > state.applied_offset + 1:
                 state = await self._catch_up(record.partition, record.offset, outputs)
-            folded = self.folder.fold(state, record.key, record.value, record.offset)
+            folded = fold(state, record.key, record.value, record.offset)
             if folded is None:
                 continue
             touched.add(record.partition)
-            self.metrics.observe(folded, state)
-            outputs.extend(_outputs_of(folded, record))
+            observe(folded, state)
+            outputs += _outputs_of(folded, record)
             if folded.step is not None and folded.step.summary is not None:
                 await self.publisher.publish(outputs)
                 outputs.clear()
