@@ -35,6 +35,7 @@ from matcher.strategies import run_wave
 # Built by the thousand when a big wave closes (matcher/fastbuild.py).
 _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
+_make_searching = builder(Searching)
 _make_waiting = builder(WaitingTicket)
 
 
@@ -397,10 +398,36 @@ class RegionQueue:
             self.last_matches = {k: v for k, v in self.last_matches.items() if k in queued}
 
     def _statuses(self, tick: WaveTick) -> tuple[Searching, ...]:
-        return tuple(
-            self._searching(q.ticket, position, self.waves_waited(q), tick.tick_at_ms, tick)
-            for position, q in enumerate(self.tickets.values(), start=1)
-        )
+        """Each queued ticket's status, in queue order, as :meth:`_searching` makes it.
+
+        One pass with the wave's figures worked out once: a wave can leave thousands.
+        """
+        interval = self.last_interval_ms
+        next_wave = self.last_tick_at_ms + interval if interval else None
+        at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
+        soonest = None if next_wave is None else max(0, next_wave - at_ms)
+        closed, remaining_waves = self.waves_closed, self.estimator.remaining_waves
+        out = []
+        for position, queued in enumerate(self.tickets.values(), start=1):
+            ticket, waited = queued.ticket, closed - queued.joined_wave
+            remaining = remaining_waves(ticket, waited)
+            estimate = None
+            if remaining is not None and soonest is not None:
+                estimate = soonest + (remaining - 1) * interval
+            out.append(
+                _make_searching(
+                    ticket.ticket_id,
+                    queue,
+                    region,
+                    position,
+                    waited,
+                    at_ms,
+                    estimate,
+                    next_wave,
+                    wave_id,
+                )
+            )
+        return tuple(out)
 
     def _searching(
         self, ticket: Ticket, position: int, waited: int, at_ms: int, tick: WaveTick | None

@@ -234,19 +234,37 @@ def ticket_status(status: Searching) -> bytes:
 
     Notes: O(length of its strings).
     """
+    # A wave's statuses share all but the ticket id, position, wait and estimate: the
+    # bytes around those are written once per wave (_status_parts).
+    key = (status.queue, status.region, status.next_wave_at_ms, status.wave_id, status.at_ms)
+    parts = _STATUS_PARTS.get(key) or _status_parts(key)
+    position, waited = status.position, status.waves_waited
+    varint = _KNOWN_VARINTS.get
     data = b"".join(
         (
             _STATUS_HEADER,
-            string(status.ticket_id),
-            string(status.queue),
-            string(status.region),
-            _SEARCHING,
-            zigzag_varint(status.position),
-            zigzag_varint(status.waves_waited),
+            _KNOWN_STRINGS.get(status.ticket_id) or string(status.ticket_id),
+            parts[0],
+            varint(position) or zigzag_varint(position),
+            varint(waited) or zigzag_varint(waited),
             optional_long(status.estimated_wait_ms),
-            optional_long(status.next_wave_at_ms),
-            optional_string(status.wave_id),
-            zigzag_varint(status.at_ms),
+            parts[1],
         )
     )
     return data if len(data) <= _STATUS_LIMIT else within_limit(TicketStatus, data)
+
+
+def _status_parts(key: tuple[str, str, int | None, str | None, int]) -> tuple[bytes, bytes]:
+    """Bytes of a status between its ticket id and position, and after its estimate."""
+    queue, region, next_wave_at_ms, wave_id, at_ms = key
+    parts = (
+        string(queue) + string(region) + _SEARCHING,
+        optional_long(next_wave_at_ms) + optional_string(wave_id) + zigzag_varint(at_ms),
+    )
+    if len(_STATUS_PARTS) >= 64:
+        _STATUS_PARTS.clear()
+    _STATUS_PARTS[key] = parts
+    return parts
+
+
+_STATUS_PARTS: dict[tuple[str, str, int | None, str | None, int], tuple[bytes, bytes]] = {}

@@ -137,3 +137,27 @@ def test_the_dequeues_of_waves_equal_the_dict_path(wave: list[Dequeued]) -> None
     for dequeued in wave:
         expected = FASTAVRO["TicketDequeued"](translate.ticket_dequeued(dequeued))
         assert ticket_dequeued(dequeued) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    wave=st.lists(
+        st.builds(
+            Searching,
+            texts,
+            st.sampled_from(["1v1", "é"]),
+            st.sampled_from(["eu", "na"]),
+            st.integers(1, 2**31 - 1),
+            counts,
+            st.sampled_from([1_767_225_600_000, 1_767_225_610_000]),
+            estimated_wait_ms=st.none() | st.integers(0, 2**63 - 1),
+            next_wave_at_ms=st.sampled_from([None, 1_767_225_620_000]),
+            wave_id=st.sampled_from([None, "w-1", "w-2"]),
+        ),
+        max_size=20,
+    )
+)
+def test_the_statuses_of_waves_equal_the_dict_path(wave: list[Searching]) -> None:
+    for status in wave:
+        expected = FASTAVRO["TicketStatus"](translate.ticket_status(status))
+        assert ticket_status(status) == expected
