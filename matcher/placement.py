@@ -11,13 +11,14 @@ import random
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from types import MappingProxyType
 
+import numpy as np
+
 from matcher.core import (
     Match,
     QueueProfile,
     ServerRoute,
     derive_match_id,
     namespaced_sha1,
-    uuid5_text_of,
 )
 
 CHANNEL_PREFIX = "scevo"
@@ -142,9 +143,9 @@ def derive_match_ids(
 ) -> list[str]:
     """``derive_match_id(queue, region, wave_id, ids)`` for each ``ids`` of ``tickets``.
 
-    The wave's part of the hashed name is hashed once, and the UUID text is cut from
-    the digest's hex directly. The last ids derived are remembered: the checker
-    re-derives every id the strategy just derived.
+    The wave's part of the hashed name is hashed once, and the UUID texts of the
+    digests are written together (:func:`uuid5_texts`). The last ids derived are
+    remembered: the checker re-derives every id the strategy just derived.
 
     >>> derive_match_ids("q", "eu", "1", [("b", "a")])
     ['41d6cd06-e5df-53d9-96c3-abbe51525d8e']
@@ -156,7 +157,8 @@ def derive_match_ids(
     prefix = "\x1f".join((queue, region, wave_id, ""))
     wave = namespaced_sha1(prefix)
     memo = _IDS
-    ids = []
+    ids: list[str] = []
+    missing: list[tuple[int, tuple[str, str], bytes]] = []  # (place, memo key, digest)
     for group in tickets:
         if len(group) == 2:  # a duel's two tickets: most matches
             first, second = group
@@ -171,12 +173,49 @@ def derive_match_ids(
         if match_id is None:
             sha1 = wave.copy()
             sha1.update(joined.encode())
-            match_id = uuid5_text_of(sha1)
-            if len(memo) >= _IDS_LIMIT:
-                memo.clear()
-            memo[key] = match_id
-        ids.append(match_id)
+            missing.append((len(ids), key, sha1.digest()))
+        ids.append(match_id or "")  # a missing id is filled in below
+    if missing:
+        if len(memo) + len(missing) > _IDS_LIMIT:
+            memo.clear()
+        for (place, key, _), match_id in zip(
+            missing, uuid5_texts([digest for _, _, digest in missing]), strict=True
+        ):
+            ids[place] = memo[key] = match_id
     return ids
+
+
+def uuid5_texts(digests: Sequence[bytes]) -> list[str]:
+    """The uuid5 text of each SHA-1 digest (of the namespace and a name), written at once.
+
+    :func:`matcher.core.uuid5_text_of` for many digests: the version and variant bits
+    are set and the hex digits written for all of them with NumPy, then cut apart.
+
+    >>> import hashlib, uuid
+    >>> from matcher.core import MATCH_ID_NAMESPACE
+    >>> digest = hashlib.sha1(MATCH_ID_NAMESPACE.bytes + b"x").digest()
+    >>> uuid5_texts([digest]) == [str(uuid.uuid5(MATCH_ID_NAMESPACE, "x"))]
+    True
+
+    Notes: O(digests).
+    """
+    count = len(digests)
+    raw = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(count, -1)[:, :16].copy()
+    raw[:, 6] = (raw[:, 6] & 0x0F) | 0x50  # version 5
+    raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # the RFC 4122 variant (10xx)
+    digits = np.empty((count, 32), dtype=np.uint8)
+    digits[:, 0::2] = _HEX[raw >> 4]
+    digits[:, 1::2] = _HEX[raw & 0x0F]
+    text = np.full((count, 36), ord("-"), dtype=np.uint8)
+    for start, stop, at in _UUID_GROUPS:
+        text[:, at : at + stop - start] = digits[:, start:stop]
+    joined = text.tobytes().decode("ascii")
+    return [joined[at : at + 36] for at in range(0, 36 * count, 36)]
+
+
+_HEX = np.frombuffer(b"0123456789abcdef", dtype=np.uint8)
+#: Hex digits [start, stop) of a UUID and where they go in its text (8-4-4-4-12).
+_UUID_GROUPS = ((0, 8, 0), (8, 12, 9), (12, 16, 14), (16, 20, 19), (20, 32, 24))
 
 
 def sorted_ticket_ids(match: Match) -> tuple[str, ...]:
