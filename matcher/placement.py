@@ -200,6 +200,8 @@ def uuid5_texts(digests: Sequence[bytes]) -> list[str]:
     Notes: O(digests).
     """
     count = len(digests)
+    if not count:
+        return []
     raw = np.frombuffer(b"".join(digests), dtype=np.uint8).reshape(count, -1)[:, :16].copy()
     raw[:, 6] = (raw[:, 6] & 0x0F) | 0x50  # version 5
     raw[:, 8] = (raw[:, 8] & 0x3F) | 0x80  # the RFC 4122 variant (10xx)
