@@ -122,6 +122,8 @@ def _matches(
     """The placed matches, the n-th on channel ``channel_name(n)``."""
     make_seat, make_team, make_match = _make_seat, _make_team, _make_match
     channels = [channel_name(number) for number in range(1, CHANNEL_COUNT + 1)]
+    # A wave's diffs repeat (a few hundred values for 5,000 matches): one quality each.
+    qualities: dict[int, tuple[tuple[str, float], ...]] = {}
     matches = []
     for index, (pair, match_id, (map_name, server), diff) in enumerate(
         zip(pairs, ids, spots, diffs, strict=True)
@@ -131,6 +133,9 @@ def _matches(
         assert bw_mmr is not None and sc2_mmr is not None
         bw_team = make_team(BW, (make_seat(bw.ticket_id, bw.player_id, BW, bw_mmr),))
         sc2_team = make_team(SC2, (make_seat(sc2.ticket_id, sc2.player_id, SC2, sc2_mmr),))
+        quality = qualities.get(diff)
+        if quality is None:
+            quality = qualities[diff] = (("mmr_diff", float(diff)),)
         matches.append(
             make_match(
                 match_id,
@@ -138,7 +143,7 @@ def _matches(
                 map_name,
                 server,
                 channels[index % CHANNEL_COUNT],
-                (("mmr_diff", float(diff)),),
+                quality,
             )
         )
     return tuple(matches)
