@@ -130,7 +130,7 @@ TIMED = (
     ("matcher.duel.strategies", "build_result", "placement"),
     ("matcher.queue.fold", "wave_result_problems", "checker"),
     ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),
-    ("matcher.queue.fold", "_summarise", "summary"),
+    ("matcher.queue.fold", "summarise", "summary"),
     ("matcher.queue.fold", "WaitEstimator.observe_bands", "estimator"),
     ("matcher.queue.fold", "RegionQueue._statuses", "statuses"),
 )

@@ -20,7 +20,6 @@ from matcher.core import (
     QueueProfile,
     Ticket,
     WaitingTicket,
-    WaveResult,
     WaveSnapshot,
     derive_seed,
 )
@@ -29,7 +28,8 @@ from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
-from matcher.queue.outcomes import Dequeued, Searching, Step, WaveSummary
+from matcher.queue.outcomes import Dequeued, Searching, Step
+from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
 from matcher.strategies import run_wave
 
 # Built by the thousand when a big wave closes (matcher/fastbuild.py).
@@ -37,6 +37,9 @@ _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
 _make_searching = builder(Searching)
 _make_waiting = builder(WaitingTicket)
+
+
+__all__ = ["InvalidWaveResult", "QueueRules", "QueuedTicket", "RegionQueue", "rating_diff"]
 
 
 class InvalidWaveResult(RuntimeError):
@@ -243,7 +246,7 @@ class RegionQueue:
         self.last_sequence = tick.sequence
         self.last_tick_at_ms = tick.tick_at_ms
         self.last_interval_ms = tick.interval_ms
-        summary = _summarise(tick, snapshot, players, result, len(expired), self.waves_closed)
+        summary = summarise(tick, snapshot, players, result, len(expired), self.waves_closed)
         self._remember_population(summary.matched_players, rules.population_window_waves)
         statuses = self._statuses(tick) if rules.publish_status else ()
         return Step(
@@ -323,7 +326,7 @@ class RegionQueue:
         tickets are read in join order (in match order, each read missed the cache:
         ~40 % slower), once.
         """
-        ticket_ids, match_ids = _matched_ticket_ids(matches)
+        ticket_ids, match_ids = matched_ticket_ids(matches)
         gone = set(ticket_ids)
         if len(gone) != len(ticket_ids):  # as deleting a ticket twice would
             raise KeyError(next(t for t in ticket_ids if ticket_ids.count(t) > 1))
@@ -449,73 +452,3 @@ class RegionQueue:
             next_wave_at_ms=next_wave,
             wave_id=tick.wave_id if tick else None,
         )
-
-
-def _matched_ticket_ids(matches: tuple[Match, ...]) -> tuple[list[str], list[str]]:
-    """Each matched ticket id, in match order then ticket id order, and its match's id."""
-    ticket_ids: list[str] = []
-    match_ids: list[str] = []
-    for match in matches:
-        teams = match.teams
-        match_id = match.match_id
-        if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
-            first, second = teams[0].seats[0].ticket_id, teams[1].seats[0].ticket_id
-            if first < second:
-                ticket_ids += (first, second)
-                match_ids += (match_id, match_id)
-                continue
-            if second < first:
-                ticket_ids += (second, first)
-                match_ids += (match_id, match_id)
-                continue
-        ids = match.ticket_ids()
-        ticket_ids += ids
-        match_ids += [match_id] * len(ids)
-    return ticket_ids, match_ids
-
-
-def _summarise(
-    tick: WaveTick,
-    snapshot: WaveSnapshot,
-    players: int,
-    result: WaveResult,
-    expired: int,
-    wave_number: int,
-) -> WaveSummary:
-    diffs: list[float] = []
-    matched_players = 0
-    for match in result.matches:
-        teams = match.teams
-        if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
-            diffs.append(float(abs(teams[0].seats[0].rating - teams[1].seats[0].rating)))
-            matched_players += 2  # rating_diff and the seat count of a duel, inline
-        else:
-            diffs.append(rating_diff(match))
-            matched_players += sum(len(team.seats) for team in teams)
-    return WaveSummary(
-        queue=tick.queue,
-        region=tick.region,
-        wave_id=tick.wave_id,
-        wave_number=wave_number,
-        tickets_in_snapshot=len(snapshot.tickets),
-        players_in_snapshot=players,
-        matches=len(result.matches),
-        matched_players=matched_players,
-        unmatched=len(result.unmatched),
-        expired=expired,
-        avg_rating_diff=sum(diffs) / len(diffs) if diffs else None,
-        min_rating_diff=min(diffs) if diffs else None,
-        max_rating_diff=max(diffs) if diffs else None,
-        strategy=result.strategy,
-        config_fingerprint=tick.config_fingerprint,
-        closed_at_ms=tick.tick_at_ms,
-    )
-
-
-def rating_diff(match: Match) -> float:
-    """Largest difference between two teams' mean ratings (for 1v1: |bw - sc2|)."""
-    teams = match.teams
-    if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
-        return float(abs(teams[0].seats[0].rating - teams[1].seats[0].rating))  # duels
-    means = [sum(s.rating for s in t.seats) / len(t.seats) for t in match.teams if t.seats]
-    return max(means) - min(means) if means else 0.0
