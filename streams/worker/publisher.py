@@ -121,7 +121,16 @@ class Publisher:
 
     async def publish(self, records: Iterable[Record]) -> int:
         """Send ``records``: per topic in order of first appearance, then per partition
-        in order of first appearance, each partition's records in their given order."""
+        in order of first appearance, each partition's records in their given order.
+
+        With the cyclic GC paused, as for the fold and the encoding (:func:`paused_gc`):
+        a wave's 15,000 records and their batches would otherwise be walked by young
+        collections while they are handed over (measured: 10-20 ms a 10,000-player wave).
+        """
+        with paused_gc():
+            return await self._publish(records)
+
+    async def _publish(self, records: Iterable[Record]) -> int:
         by_topic: dict[str, tuple[list[bytes], list[bytes]]] = {}
         for topic, key, value in records:
             columns = by_topic.get(topic)
