@@ -92,6 +92,9 @@ class DirectQueueConsumer:
         #: Per partition, the next offset committed (what a successor resumes from).
         self.committed: dict[int, int] = {}
         self.records_processed = 0
+        #: A rebalance callback's exception: aiokafka would log it and go on fetching
+        #: records this worker then drops, so the loop raises it instead (the worker stops).
+        self.failure: BaseException | None = None
 
     def owned(self) -> set[int]:
         return set(self._owned)
@@ -107,6 +110,8 @@ class DirectQueueConsumer:
                 batches = await self._consumer.getmany(
                     timeout_ms=500, max_records=self._batch_records
                 )
+                if self.failure is not None:
+                    raise self.failure
                 if batches:
                     async with self._lock:
                         await self._process(batches)
@@ -177,10 +182,17 @@ class _Listener(ConsumerRebalanceListener):  # type: ignore[misc]
         self._owner = owner
 
     async def on_partitions_revoked(self, revoked: Any) -> None:
-        await self._owner.revoked(revoked)
+        try:
+            await self._owner.revoked(revoked)
+        except Exception as error:
+            self._owner.failure = error
 
     async def on_partitions_assigned(self, assigned: Any) -> None:
-        await self._owner.assigned(assigned)
+        try:
+            await self._owner.assigned(assigned)
+        except Exception as error:  # a corrupt snapshot, an unreadable log: stop, loudly
+            log.exception("loading assigned queue partitions failed")
+            self._owner.failure = error
 
 
 def _shown(offsets: dict[TopicPartition, int]) -> str:

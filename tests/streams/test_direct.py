@@ -172,3 +172,18 @@ async def test_a_partition_kept_across_a_rebalance_keeps_its_state() -> None:
     loads = [call for call in journal.calls if call[0] == "load"]
     assert loads == [("load", {0: 3, 1: 0}), ("load", {2: 0})]
     assert direct.owned() == {1, 2}
+
+
+async def test_a_failed_assignment_stops_the_loop_instead_of_dropping_records() -> None:
+    fetches = [{tp(0): [Rec(0, 3)]}]
+    direct, journal, _ = make(fetches)
+    worker = direct._worker()
+
+    async def broken(next_offsets: dict[int, int]) -> None:
+        raise RuntimeError("partition 0: snapshot checksum mismatch")
+
+    worker.load_owned = broken  # type: ignore[method-assign]
+    with pytest.raises(RuntimeError, match="checksum"):
+        await direct.run()
+    assert not [call for call in journal.calls if call[0] == "process"]
+    assert journal.calls[-1] == "stop"
