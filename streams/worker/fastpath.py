@@ -42,6 +42,10 @@ _PLAYER_FIELDS = frozenset(
 )
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 _NO_LATENCY: dict[str, int] = {}
+#: ``json.loads`` is this scanner plus whitespace checks around it (json/decoder.py).
+_scan_once = json.JSONDecoder().scan_once
+#: Queue, region and latency-group names that passed ``_KEY_PART``: checked once each.
+_KEY_PARTS_SEEN: set[str] = set()
 _AVRO_MODELS = {wire.TicketJoined: "TicketJoined", wire.TicketLeft: "TicketLeft"}
 
 
@@ -81,8 +85,13 @@ def _from_json(data: bytes) -> QueueEvent:
         raise _Unsure
     try:
         text = data.decode("utf-8")
-        body = json.loads(text)
-    except ValueError:
+        if text[:1] == "{":  # the usual record: json.loads' own scanner, without its wrapper
+            body, end = _scan_once(text, 0)
+            if end != len(text) and text[end:].strip(" \t\n\r"):
+                raise _Unsure
+        else:
+            body = json.loads(text)
+    except (ValueError, StopIteration):
         raise _Unsure from None
     if type(body) is not dict:  # json.loads allows only JSON whitespace before the "{"
         raise _Unsure
@@ -224,8 +233,12 @@ def _names(values: Any, most: int) -> tuple[str, ...]:
 
 
 def _key_part(value: Any) -> str:
+    if type(value) is str and value in _KEY_PARTS_SEEN:  # a worker sees few queues, regions
+        return value
     if type(value) is not str or len(value) > 64 or not _KEY_PART.fullmatch(value):
         raise _Unsure
+    if len(_KEY_PARTS_SEEN) < 4_096:
+        _KEY_PARTS_SEEN.add(value)
     return value
 
 

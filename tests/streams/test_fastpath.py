@@ -44,6 +44,12 @@ def test_the_usual_join_and_leave_take_the_fast_path_in_json_and_avro() -> None:
         assert assert_agrees(encode_json(event))
         assert assert_agrees(encode(event))
         assert assert_agrees(json.dumps(json.loads(encode_json(event)), indent=2).encode())
+        assert assert_agrees(b" \r\n\t" + encode_json(event) + b"\n ")
+    joined = encode_json(sample(m.TicketJoined))
+    for refused in (joined + b" x", b"\x0b" + joined, joined.replace(b"[", b"[NaN, ", 1)):
+        assert refused != joined
+        assert fast_queue_event(refused) is None
+        assert isinstance(full_path(refused), InvalidEvent)
 
 
 def test_ticks_and_other_events_take_the_full_path() -> None:
