@@ -38,6 +38,7 @@ _MATCH_HEADER = header("MatchCreated")
 _DEQUEUED_HEADER = header("TicketDequeued")
 _REASONS = symbols("TicketDequeued", "reason")
 _MATCHED = _REASONS["MATCHED"]  # the reason of nearly every dequeue: skip Enum.name
+_MATCHED_REASON = DequeueReason.MATCHED
 _NULL, _SOME = b"\x00", b"\x02"  # union branches 0 (null) and 1 (the value)
 _END = b"\x00"  # the zero count closing an array or a map
 _ONE, _TWO = zigzag_varint(1), zigzag_varint(2)
@@ -176,20 +177,21 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
     """
     known = _KNOWN_STRINGS.get
     match_id, detail = dequeued.match_id, dequeued.detail
-    if match_id is not None and detail is None and dequeued.reason is DequeueReason.MATCHED:
+    if match_id is not None and detail is None and dequeued.reason is _MATCHED_REASON:
         # A wave's matched tickets (all but a few dequeues): the fields around the
         # ticket id, match id and wait are the wave's, written once (_matched_parts).
         key = (dequeued.queue, dequeued.region, dequeued.wave_id, dequeued.at_ms)
-        parts = _MATCHED_PARTS.get(key) or _matched_parts(key)
+        head, wave, tail = _MATCHED_PARTS.get(key) or _matched_parts(key)
+        waited = dequeued.waves_waited
         data = b"".join(
             (
                 _DEQUEUED_HEADER,
                 known(dequeued.ticket_id) or string(dequeued.ticket_id),
-                parts[0],
+                head,
                 known(match_id) or string(match_id),
-                parts[1],
-                zigzag_varint(dequeued.waves_waited),
-                parts[2],
+                wave,
+                _KNOWN_VARINTS.get(waited) or zigzag_varint(waited),
+                tail,
             )
         )
         return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
