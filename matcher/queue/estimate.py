@@ -91,6 +91,13 @@ class WaitEstimator:
     def observe_bands(self, matched: list[tuple[int, int]]) -> None:
         """:meth:`observe_wave` given each matched ticket's rating band instead of the ticket.
 
+        The order of ``matched`` does not matter: each wave is a histogram per band.
+
+        >>> estimator = WaitEstimator()
+        >>> estimator.observe_bands([(7, 1), (7, 3), (7, 3)])
+        >>> estimator.waves[-1], estimator.remaining_waves(Ticket("t", "q", "eu", (), 0), 0)
+        ({7: {1: 1, 3: 2}}, 3)
+
         Notes: O(matched tickets).
         """
         per_band: dict[int, Histogram] = {}
