@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import itertools
 import json
+import os
 import random
 import signal
 import statistics
@@ -101,6 +102,14 @@ class Worker:
         return (
             {row["partition"]: row["applied_offset"] for row in queues["queues"]} if queues else {}
         )
+
+    def cpu_s(self) -> float:
+        """CPU seconds the worker process used so far (Linux /proc; 0 elsewhere)."""
+        try:
+            fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            return 0.0
+        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         stop_process(self.process, 30.0, sig)
@@ -276,16 +285,21 @@ def main() -> int:
                 ]
                 _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)), 120)
                 start, applied = time.monotonic(), {}
+                cpu_before = sum(w.cpu_s() for w in workers)
                 while time.monotonic() - start < 600:
                     applied = {p: o for w in workers for p, o in w.applied().items()}
                     if all(applied.get(p, -1) + 1 >= ends[p] for p in ends):
                         break
                     time.sleep(0.1)
                 elapsed = time.monotonic() - start
+                cpu = sum(w.cpu_s() for w in workers) - cpu_before
                 result.update(
                     events=args.events,
                     seconds=round(elapsed, 2),
                     events_per_s=round(args.events / elapsed),
+                    # The workers' own CPU per event: what a machine's load cannot inflate
+                    # much (all threads; includes the web views' polling by this script).
+                    worker_cpu_us_per_event=round(cpu / args.events * 1e6, 1),
                 )
             else:
                 workers = [
@@ -310,6 +324,7 @@ def main() -> int:
                     )
                 )
                 started = time.time()
+                cpu_before = sum(w.cpu_s() for w in workers)
                 thread.start()
                 lags, killed_at, takeover = [], None, None
                 folded: list[tuple[float, int]] = []  # (time, records applied so far)
@@ -344,6 +359,7 @@ def main() -> int:
                         break
                     time.sleep(0.2)
                 drain_s = time.monotonic() - drained_at
+                cpu = sum(w.cpu_s() for w in workers) - cpu_before
                 time.sleep(3)
                 waves = asyncio.run(wave_records(broker.bootstrap))
                 latency = [ts - tick for _, tick, ts in waves if tick >= started * 1000]
@@ -369,6 +385,9 @@ def main() -> int:
                     published_per_s=round((sent[0] if sent else 0) / published_s),
                     folded_per_s=round(sustained) if sustained else None,
                     drain_after_publishing_s=round(drain_s, 1),
+                    worker_cpu_us_per_event=(
+                        round(cpu / sent[0] * 1e6, 1) if sent and sent[0] else None
+                    ),
                     lag_events_median=statistics.median(lags) if lags else None,
                     lag_events_max=max(lags, default=0),
                     waves=len(latency),

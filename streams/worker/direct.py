@@ -129,7 +129,8 @@ class DirectQueueConsumer:
         ]
         if not records:
             return
-        await self._worker().process(records)
+        worker = self._worker()
+        await worker.process(records)
         self.records_processed += len(records)
         offsets = {
             tp: items[-1].offset + 1
@@ -137,6 +138,10 @@ class DirectQueueConsumer:
             if tp.partition in self._owned and items
         }
         await self._flush_and_commit(offsets)
+        for tp, offset in offsets.items():
+            highwater = self._consumer.highwater(tp)
+            if highwater is not None:
+                worker.metrics.lag(tp.partition, max(0, highwater - offset))
 
     async def _flush_and_commit(self, offsets: dict[TopicPartition, int]) -> None:
         """Outputs first, then the offsets (ADR 5): a commit never covers an unsent output."""
@@ -149,6 +154,7 @@ class DirectQueueConsumer:
             # The group moved on (rebalance): the next owner re-folds from the last commit
             # and re-publishes identical records. A duplicate, never a loss.
             log.warning("commit of %s failed: %s", _shown(offsets), error)
+            self._worker().metrics.commit_failures.inc()
             return
         for tp, offset in offsets.items():
             self.committed[tp.partition] = offset

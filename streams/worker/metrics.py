@@ -55,6 +55,19 @@ class WorkerMetrics:
         self.snapshots = Counter(
             "wavematch_snapshots_total", "State snapshots written", ["partition"], **kwargs
         )
+        # The direct consumer's view (ADR 61); Faust's sensor sees nothing of that loop.
+        self.consumer_lag = Gauge(
+            "wavematch_consumer_lag_records",
+            "Queue records not yet processed (high-watermark minus next offset), per "
+            "partition, after the direct consumer's last batch",
+            ["partition"],
+            **kwargs,
+        )
+        self.commit_failures = Counter(
+            "wavematch_commit_failures_total",
+            "Offset commits the group refused (a rebalance): their records are re-folded",
+            **kwargs,
+        )
         self._event_counters: dict[str, Any] = {}
         #: Events per note not yet added to the counter (a lock per increment was ~3 %
         #: of a join in the direct consumer's profile).
@@ -95,6 +108,9 @@ class WorkerMetrics:
 
     def catch_up(self, partition: int, events: int) -> None:
         self.catch_up_events.labels(str(partition)).inc(events)
+
+    def lag(self, partition: int, records: int) -> None:
+        self.consumer_lag.labels(str(partition)).set(records)
 
     def snapshot(self, partition: int) -> None:
         self.snapshots.labels(str(partition)).inc()

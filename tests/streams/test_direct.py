@@ -11,9 +11,11 @@ from typing import Any
 import pytest
 from aiokafka import TopicPartition
 from aiokafka.errors import CommitFailedError
+from prometheus_client import CollectorRegistry
 
 from schemas.topics import QUEUE
 from streams.worker.direct import DirectQueueConsumer
+from streams.worker.metrics import WorkerMetrics
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,9 @@ class FakeConsumer:
         await asyncio.sleep(3600)
         return {}
 
+    def highwater(self, partition: TopicPartition) -> int | None:
+        return {0: 10, 1: 1}.get(partition.partition)
+
     async def committed(self, partition: TopicPartition) -> int | None:
         return self.committed_offsets.get(partition.partition)
 
@@ -85,6 +90,8 @@ class FakeWorker:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self.states: dict[int, object] = {}
+        self.registry = CollectorRegistry()
+        self.metrics = WorkerMetrics(self.registry)
 
     async def process(self, records: list[Rec]) -> None:
         self.journal.calls.append(("process", [(r.partition, r.offset) for r in records]))
@@ -135,6 +142,10 @@ async def test_outputs_are_flushed_before_their_offsets_are_committed() -> None:
     assert journal.calls[-2:] == ["flush", "stop"]  # stopping flushes before leaving
     assert direct.committed == {0: 5, 1: 1}
     assert direct.owned() == {0, 1}
+    registry = direct._worker().registry  # type: ignore[attr-defined]
+    lag = "wavematch_consumer_lag_records"
+    assert registry.get_sample_value(lag, {"partition": "0"}) == 5  # high-watermark 10
+    assert registry.get_sample_value(lag, {"partition": "1"}) == 0
 
 
 async def test_records_of_a_revoked_partition_are_dropped() -> None:
@@ -162,6 +173,8 @@ async def test_a_failed_commit_keeps_the_loop_going_and_the_old_offsets() -> Non
     processed = [call for call in journal.calls if call[0] == "process"]
     assert processed == [("process", [(0, 3)]), ("process", [(0, 4)])]
     assert direct.committed == {0: 3, 1: 0}  # as loaded: a successor re-folds from there
+    registry = direct._worker().registry  # type: ignore[attr-defined]
+    assert registry.get_sample_value("wavematch_commit_failures_total") == 2
 
 
 async def test_a_partition_kept_across_a_rebalance_keeps_its_state() -> None:
