@@ -115,12 +115,12 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
                 known(match.match_id) or string(match.match_id),
                 opening,
                 known(first.ticket_id) or string(first.ticket_id),
-                known(first.player_id) or string(first.player_id),
+                known(first.player_id) or _once(first.player_id),
                 known(first.role) or string(first.role),
                 varint(first.rating) or zigzag_varint(first.rating),
                 middle,
                 known(second.ticket_id) or string(second.ticket_id),
-                known(second.player_id) or string(second.player_id),
+                known(second.player_id) or _once(second.player_id),
                 known(second.role) or string(second.role),
                 varint(second.rating) or zigzag_varint(second.rating),
                 place,
@@ -130,6 +130,17 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
         )
 
     return write
+
+
+def _once(text: str) -> bytes:
+    """:func:`schemas.direct.string`, not remembered: a player id is written once a wave
+    (remembering it would only fill the memo with what is not asked again)."""
+    data = text.encode()
+    size = len(data)
+    return (_SHORT[size] if size < 64 else zigzag_varint(size)) + data
+
+
+_SHORT = tuple(zigzag_varint(size) for size in range(64))
 
 
 def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
