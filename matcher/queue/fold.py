@@ -28,6 +28,7 @@ from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
+from matcher.queue.finished import FinishedTickets
 from matcher.queue.outcomes import Dequeued, Searching, Step
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
 from matcher.strategies import run_wave
@@ -87,7 +88,7 @@ class RegionQueue:
     region: str
     tickets: dict[str, QueuedTicket] = field(default_factory=dict)
     player_ticket: dict[str, str] = field(default_factory=dict)
-    finished: dict[str, int] = field(default_factory=dict)
+    finished: FinishedTickets = field(default_factory=FinishedTickets)
     waves_closed: int = 0
     last_sequence: int = -1
     last_tick_at_ms: int = 0
@@ -349,7 +350,7 @@ class RegionQueue:
             _make_dequeued(t, queue, region, reason, taken[t][1], at_ms, match_id, wave_id, None)
             for t, match_id in zip(ticket_ids, match_ids, strict=True)
         ]
-        self.finished.update(dict.fromkeys(ticket_ids, at_ms))
+        self.finished.finish_all(ticket_ids, at_ms)
         self._record_encounters(matches)
         return out
 
@@ -393,9 +394,7 @@ class RegionQueue:
             self.recent_matched_players.popleft()
 
     def _prune_finished(self, older_than_ms: int) -> None:
-        stale = [tid for tid, at_ms in self.finished.items() if at_ms < older_than_ms]
-        for ticket_id in stale:
-            del self.finished[ticket_id]
+        self.finished.prune(older_than_ms)
         if len(self.last_matches) > 4 * (len(self.player_ticket) + 1000):
             queued = self.player_ticket
             self.last_matches = {k: v for k, v in self.last_matches.items() if k in queued}

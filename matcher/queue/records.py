@@ -11,6 +11,7 @@ from typing import Any
 
 from matcher.core import LastMatch, Player, Ticket
 from matcher.queue.estimate import WaitEstimator
+from matcher.queue.finished import FinishedTickets
 from matcher.queue.fold import QueuedTicket, RegionQueue
 
 RECORD_VERSION = 1
@@ -91,7 +92,7 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
         state.tickets[ticket.ticket_id] = QueuedTicket(ticket, joined_wave)
         for player in ticket.players:
             state.player_ticket[player.player_id] = ticket.ticket_id
-    state.finished = {tid: at for tid, at in record["finished"]}
+    state.finished = FinishedTickets((tid, at) for tid, at in record["finished"])
     state.waves_closed = record["waves_closed"]
     state.last_sequence = record["last_sequence"]
     state.last_tick_at_ms = record["last_tick_at_ms"]
