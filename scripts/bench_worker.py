@@ -284,12 +284,9 @@ def main() -> int:
                     Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)
                 ]
                 _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)), 120)
-                start, applied = time.monotonic(), {}
+                start = time.monotonic()
                 cpu_before = sum(w.cpu_s() for w in workers)
-                while time.monotonic() - start < 600:
-                    applied = {p: o for w in workers for p, o in w.applied().items()}
-                    if all(applied.get(p, -1) + 1 >= ends[p] for p in ends):
-                        break
+                while time.monotonic() - start < 600 and not folded_to(applied_by(workers), ends):
                     time.sleep(0.1)
                 elapsed = time.monotonic() - start
                 cpu = sum(w.cpu_s() for w in workers) - cpu_before
@@ -332,7 +329,7 @@ def main() -> int:
                     time.sleep(1)
                     ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
                     alive = [w for w in workers if w.process.poll() is None]
-                    applied = {p: o for w in alive for p, o in w.applied().items()}
+                    applied = applied_by(alive)
                     lags.append(sum(max(0, ends[p] - applied.get(p, -1) - 1) for p in ends))
                     folded.append((time.monotonic(), sum(o + 1 for o in applied.values())))
                     if (
@@ -353,9 +350,7 @@ def main() -> int:
                 drained_at = time.monotonic()
                 while time.monotonic() - drained_at < 120:  # until the backlog is folded
                     ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
-                    alive = [w for w in workers if w.process.poll() is None]
-                    applied = {p: o for w in alive for p, o in w.applied().items()}
-                    if all(applied.get(p, -1) + 1 >= ends[p] for p in ends):
+                    if folded_to(applied_by(workers), ends):
                         break
                     time.sleep(0.2)
                 drain_s = time.monotonic() - drained_at
@@ -402,6 +397,16 @@ def main() -> int:
                 worker.stop()
     print(json.dumps(result))
     return 0
+
+
+def applied_by(workers: list[Worker]) -> dict[int, int]:
+    """Per partition, the last offset the live workers report applied."""
+    return {p: o for w in workers if w.process.poll() is None for p, o in w.applied().items()}
+
+
+def folded_to(applied: dict[int, int], ends: dict[int, int]) -> bool:
+    """Every partition applied up to its end offset."""
+    return all(applied.get(p, -1) + 1 >= ends[p] for p in ends)
 
 
 def _wait(predicate, timeout_s: float) -> None:  # type: ignore[no-untyped-def]
