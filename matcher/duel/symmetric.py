@@ -125,7 +125,9 @@ class _Node:
         odd: list[list[int]] = []
         chosen: list[tuple[int, int]] = []
         for cycle in permutation_cycles(self.successor):
-            if len(cycle) % 2 and len(cycle) > 1:
+            if len(cycle) == 2:  # the matrix is symmetric: both halves are this pair
+                chosen.append((cycle[0], cycle[1]))
+            elif len(cycle) % 2 and len(cycle) > 1:
                 odd.append(cycle)
             elif len(cycle) > 1:
                 half = _cheaper_half(self.matrix, cycle)
