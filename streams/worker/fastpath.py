@@ -207,21 +207,23 @@ def _left(body: dict[str, Any]) -> TicketLeft:
     )
 
 
-def _id(value: Any) -> str:
-    if type(value) is not str or not 1 <= len(value) <= 128:
-        raise _Unsure
-    if not (value.isascii() and value.isprintable()) and _CONTROL.search(value):
-        raise _Unsure
-    return value
-
-
-def _name(value: Any) -> str:
-    if type(value) is not str or not 1 <= len(value) <= 64:
+def _printable(value: Any, longest: int) -> str:
+    """The wire's ``Id`` (128) and ``Name`` (64) rule: 1 to ``longest`` characters, no
+    control character."""
+    if type(value) is not str or not 1 <= len(value) <= longest:
         raise _Unsure
     # Printable ASCII is exactly ASCII without the refused control characters.
     if not (value.isascii() and value.isprintable()) and _CONTROL.search(value):
         raise _Unsure
     return value
+
+
+def _id(value: Any) -> str:
+    return _printable(value, 128)
+
+
+def _name(value: Any) -> str:
+    return _printable(value, 64)
 
 
 def _names(values: Any, most: int) -> tuple[str, ...]:
