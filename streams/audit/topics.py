@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from streams.audit.rederive import LogRecord
-from streams.worker.catchup import group_less_reader
+from streams.worker.catchup import group_less_reader, records_to_highwater
 
 
 async def read_topics(
@@ -33,19 +32,11 @@ async def read_topics(
         consumer.assign(tps)
         await consumer.seek_to_beginning(*tps)
         records: list[LogRecord] = []
-        done: set[TopicPartition] = set()
-        last = time.monotonic()
-        while len(done) < len(tps) and time.monotonic() - last < idle_s:
-            batch = await consumer.getmany(timeout_ms=200, max_records=10_000)
-            for tp, items in batch.items():
-                records.extend(
-                    LogRecord(tp.topic, tp.partition, r.offset, r.key, r.value) for r in items
-                )
-                last = time.monotonic()
-            for tp in tps:
-                highwater = consumer.highwater(tp)
-                if highwater is not None and await consumer.position(tp) >= highwater:
-                    done.add(tp)
+        try:
+            async for r in records_to_highwater(consumer, tps, idle_s):
+                records.append(LogRecord(r.topic, r.partition, r.offset, r.key, r.value))
+        except TimeoutError:
+            pass  # idle for idle_s: what was read is the log (an empty partition, say)
         records.sort(key=lambda r: (r.topic, r.partition, r.offset))
         return records
     finally:

@@ -11,12 +11,11 @@ ListOffsets(LATEST), which the embedded broker answers wrongly (ADR 4).
 
 from __future__ import annotations
 
-import time
 from collections.abc import Iterable
 
 from aiokafka import AIOKafkaProducer, TopicPartition
 
-from streams.worker.catchup import group_less_reader
+from streams.worker.catchup import group_less_reader, records_to_highwater
 
 #: Give up reading a snapshot partition after this long without progress.
 IDLE_TIMEOUT_S = 30.0
@@ -39,20 +38,9 @@ async def read_to_end(bootstrap: str, topic: str, partitions: Iterable[int]) -> 
         consumer.assign(tps)
         for tp in tps:
             consumer.seek(tp, 0)
-        pending, last = set(tps), time.monotonic()
-        while pending:
-            batches = await consumer.getmany(*pending, timeout_ms=200, max_records=1_000)
-            for records in batches.values():
-                for record in records:
-                    if record.key is not None and record.value is not None:
-                        rows[record.key.decode()] = record.value
-                last = time.monotonic()
-            for tp in list(pending):
-                highwater = consumer.highwater(tp)
-                if highwater is not None and await consumer.position(tp) >= highwater:
-                    pending.discard(tp)
-            if pending and time.monotonic() - last > IDLE_TIMEOUT_S:
-                raise TimeoutError(f"{topic}: no end reached for partitions {sorted(pending)}")
+        async for record in records_to_highwater(consumer, tps, IDLE_TIMEOUT_S):
+            if record.key is not None and record.value is not None:
+                rows[record.key.decode()] = record.value
         return rows
     finally:
         await consumer.stop()
