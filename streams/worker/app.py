@@ -24,7 +24,7 @@ from streams.worker.direct import DirectQueueConsumer, output_producer, queue_co
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.publisher import Publisher
-from streams.worker.queue_worker import QueueWorker, ReadRange
+from streams.worker.queue_worker import QueueWorker, ReadRange, StateTable
 from streams.worker.snapshot_topic import TopicStateTable, snapshot_topic
 from streams.worker.ticker import Ticker
 
@@ -139,6 +139,29 @@ Owned = Callable[[], set[int]]
 SendTick = Callable[[int, bytes, bytes], Awaitable[object]]
 
 
+def _queue_worker(
+    settings: Settings,
+    table: StateTable,
+    producer: Any,
+    flush: Callable[[], Any],
+    committed: Callable[[int], int],
+    metrics: WorkerMetrics,
+) -> QueueWorker:
+    """The queue worker of either mode: they differ in where snapshots go, which producer
+    publishes and whose committed offsets count."""
+    partitions = settings.partitions
+    return QueueWorker(
+        Folder.from_settings(settings),
+        table,
+        Publisher(producer, lambda topic: partitions),
+        flush,
+        _reader(settings),
+        committed,
+        settings.snapshot_min_events,
+        metrics,
+    )
+
+
 def _faust_mode(
     app: faust.App, settings: Settings, metrics: WorkerMetrics, holder: dict[str, Any]
 ) -> tuple[Owned, SendTick]:
@@ -166,16 +189,12 @@ def _faust_mode(
 
     def worker() -> QueueWorker:
         if "worker" not in holder:
-            producer = app.producer._ensure_producer()
-            partitions = settings.partitions
-            holder["worker"] = QueueWorker(
-                Folder.from_settings(settings),
+            holder["worker"] = _queue_worker(
+                settings,
                 FaustStateTable(table),
-                Publisher(producer, lambda topic: partitions),
+                app.producer._ensure_producer(),
                 app.producer.flush,
-                _reader(settings),
                 committed_offset,
-                settings.snapshot_min_events,
                 metrics,
             )
         return holder["worker"]
@@ -225,16 +244,13 @@ def _direct_mode(
 
     def worker() -> QueueWorker:
         if "worker" not in holder:
-            partitions = settings.partitions
-            producer, direct = clients["producer"], clients["direct"]
-            holder["worker"] = QueueWorker(
-                Folder.from_settings(settings),
+            producer = clients["producer"]
+            holder["worker"] = _queue_worker(
+                settings,
                 clients["table"],
-                Publisher(producer, lambda topic: partitions),
+                producer,
                 producer.flush,
-                _reader(settings),
-                direct.committed_offset,
-                settings.snapshot_min_events,
+                clients["direct"].committed_offset,
                 metrics,
             )
         return holder["worker"]
