@@ -61,10 +61,7 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int) -> RelaxedOutcome:
         return RelaxedOutcome((), 0)
     bw, sc2, cost = undirected(arrays, u, v)
     weight = big_weight(arrays, min(cap, n // 2))
-    rows = np.concatenate([bw, sc2, np.arange(n)])
-    cols = np.concatenate([sc2, bw, np.arange(n)])
-    values = np.concatenate([cost, cost, np.full(n, weight, dtype=np.int64)])
-    successor = sparse_assignment(n, rows, cols, values)
+    successor = sparse_assignment(n, *symmetric_entries(n, bw, sc2, cost, weight))
     edges = _EdgeIndex(n, bw, sc2, cost)
     firsts, longer = split_cycles(successor)
     # One lookup for every edge of every longer cycle (a 10,000-player wave has ~150).
@@ -83,6 +80,17 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int) -> RelaxedOutcome:
     order = np.argsort(bw[found], kind="stable")
     pairs = tuple(zip(bw[found][order].tolist(), sc2[found][order].tolist(), strict=True))
     return RelaxedOutcome(pairs, odd)
+
+
+def symmetric_entries(
+    n: int, bw: Ints, sc2: Ints, cost: Ints, weight: int
+) -> tuple[Ints, Ints, Ints]:
+    """``(rows, cols, values)`` of the symmetric relaxation: every pair both ways at its
+    cost, and ``weight`` on the diagonal (a player left single)."""
+    rows = np.concatenate([bw, sc2, np.arange(n)])
+    cols = np.concatenate([sc2, bw, np.arange(n)])
+    values = np.concatenate([cost, cost, np.full(n, weight, dtype=np.int64)])
+    return rows, cols, values
 
 
 def sparse_assignment(n: int, rows: Ints, cols: Ints, values: Ints) -> Ints:

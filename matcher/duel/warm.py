@@ -31,7 +31,7 @@ from matcher.duel.bands import split_cycles
 from matcher.duel.blossom import BlossomSolution, WarmStart, warm_max_weight_matching
 from matcher.duel.exact import big_weight, violated_pairs
 from matcher.duel.graph import DuelArrays, Ints, nearest_edges, undirected
-from matcher.duel.relaxed import sparse_assignment
+from matcher.duel.relaxed import sparse_assignment, symmetric_entries
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +113,7 @@ def _solve(
     n: int, bw: Ints, sc2: Ints, cost: Ints, weight: int, max_stages: int
 ) -> tuple[BlossomSolution, int] | None:
     """The relaxation's pairs and duals on one candidate graph, finished by the blossom."""
-    rows = np.concatenate([bw, sc2, np.arange(n)])
-    cols = np.concatenate([sc2, bw, np.arange(n)])
-    values = np.concatenate([cost, cost, np.full(n, weight, dtype=np.int64)])
+    rows, cols, values = symmetric_entries(n, bw, sc2, cost, weight)
     successor = sparse_assignment(n, rows, cols, values)
     pi = _duals(n, rows, cols, values, successor)
     if pi is None:
