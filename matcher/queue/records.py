@@ -60,14 +60,18 @@ def ticket_from_record(record: list[Any]) -> Ticket:
     )
 
 
-def queue_to_record(state: RegionQueue) -> dict[str, Any]:
-    """Return a JSON-able snapshot of ``state``. Notes: O(tickets + remembered ids)."""
-    return {
+def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[str, Any]:
+    """Return a JSON-able snapshot of ``state``. Notes: O(tickets + remembered ids).
+
+    ``with_finished=False`` leaves the remembered ids out (a worker's snapshot saves them
+    apart, as journals: streams/worker/finished_log.py); :func:`queue_from_record` then
+    rebuilds the queue with none.
+    """
+    record: dict[str, Any] = {
         "version": RECORD_VERSION,
         "queue": state.queue,
         "region": state.region,
         "tickets": [[ticket_to_record(q.ticket), q.joined_wave] for q in state.tickets.values()],
-        "finished": [[tid, at] for tid, at in state.finished.items()],
         "waves_closed": state.waves_closed,
         "last_sequence": state.last_sequence,
         "last_tick_at_ms": state.last_tick_at_ms,
@@ -80,6 +84,9 @@ def queue_to_record(state: RegionQueue) -> dict[str, Any]:
         ],
         "estimator": state.estimator.to_record(),
     }
+    if with_finished:
+        record["finished"] = [[tid, at] for tid, at in state.finished.items()]
+    return record
 
 
 def queue_from_record(record: dict[str, Any]) -> RegionQueue:
@@ -92,7 +99,7 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
         state.tickets[ticket.ticket_id] = QueuedTicket(ticket, joined_wave)
         for player in ticket.players:
             state.player_ticket[player.player_id] = ticket.ticket_id
-    state.finished = FinishedTickets((tid, at) for tid, at in record["finished"])
+    state.finished = FinishedTickets((tid, at) for tid, at in record.get("finished", ()))
     state.waves_closed = record["waves_closed"]
     state.last_sequence = record["last_sequence"]
     state.last_tick_at_ms = record["last_tick_at_ms"]

@@ -61,6 +61,11 @@ class FaustStateTable:
         self._table.data[raw_key] = value
         self._table.send_changelog(partition, raw_key, value)
 
+    async def delete(self, partition: int, key: str) -> None:
+        raw_key = key.encode()
+        self._table.data.pop(raw_key, None)
+        self._table.send_changelog(partition, raw_key, None)  # recovery deletes the key
+
 
 def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
     app = faust.App(

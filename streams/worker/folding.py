@@ -28,6 +28,7 @@ from schemas.topics import murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.translate import to_domain
 from streams.worker.fastpath import fast_queue_event
+from streams.worker.finished_log import FinishedLog
 
 log = logging.getLogger(__name__)
 
@@ -96,6 +97,7 @@ class PartitionState:
     applied_offset: int = -1
     events_since_snapshot: int = 0
     snapshot_slot: str | None = None
+    finished_log: FinishedLog = field(default_factory=FinishedLog)
 
     def tickets(self) -> int:
         return sum(len(q.tickets) for q in self.book.regions.values())

@@ -24,7 +24,7 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from schemas.topics import QUEUE
-from streams.worker import snapshots
+from streams.worker import finished_log, snapshots
 from streams.worker.folding import Folded, Folder, PartitionState, paused_gc
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.publisher import Publisher, Record, records_of
@@ -41,6 +41,8 @@ class StateTable(Protocol):
     def read(self, key: str) -> bytes | None: ...
 
     async def write(self, partition: int, key: str, value: bytes) -> None: ...
+
+    async def delete(self, partition: int, key: str) -> None: ...
 
 
 class InputRecord(Protocol):
@@ -201,6 +203,7 @@ class QueueWorker:
             state.book.regions.update(snapshot.regions)
             state.applied_offset = snapshot.offset
             state.snapshot_slot = slot
+            state.finished_log = snapshot.finished or finished_log.FinishedLog()
         log.info("partition %d: state from snapshot at %d", partition, state.applied_offset)
         return state
 
@@ -209,9 +212,20 @@ class QueueWorker:
         if state.events_since_snapshot < due:
             return
         await self._flush()  # everything up to applied_offset is published first
-        snapshot = snapshots.Snapshot(state.applied_offset, dict(state.book.regions))
-        for key, value in snapshots.encode_snapshot(state.partition, snapshot, state.snapshot_slot):
-            await self.table.write(state.partition, key, value)
+        partition, regions = state.partition, state.book.regions
+        try:
+            # The journals are taken now: if writing fails, the next snapshot starts a base.
+            written = finished_log.write_segment(partition, state.finished_log, regions)
+            snapshot = snapshots.Snapshot(state.applied_offset, dict(regions), written.log)
+            records = snapshots.encode_snapshot(partition, snapshot, state.snapshot_slot)
+            for key, value in written.records + records:
+                await self.table.write(partition, key, value)
+            for key in written.obsolete:  # no longer in the manifest just written
+                await self.table.delete(partition, key)
+        except BaseException:
+            state.finished_log = finished_log.FinishedLog()
+            raise
+        state.finished_log = written.log
         state.snapshot_slot = "b" if state.snapshot_slot == "a" else "a"
         state.events_since_snapshot = 0
         self.metrics.snapshot(state.partition)

@@ -39,7 +39,11 @@ async def read_to_end(bootstrap: str, topic: str, partitions: Iterable[int]) -> 
         for tp in tps:
             consumer.seek(tp, 0)
         async for record in records_to_highwater(consumer, tps, IDLE_TIMEOUT_S):
-            if record.key is not None and record.value is not None:
+            if record.key is None:
+                continue
+            if record.value is None:  # a tombstone: the key was deleted
+                rows.pop(record.key.decode(), None)
+            else:
                 rows[record.key.decode()] = record.value
         return rows
     finally:
@@ -75,3 +79,7 @@ class TopicStateTable:
     async def write(self, partition: int, key: str, value: bytes) -> None:
         self._rows[key] = value
         await self._producer.send(self.topic, value, key=key.encode(), partition=partition)
+
+    async def delete(self, partition: int, key: str) -> None:
+        self._rows.pop(key, None)
+        await self._producer.send(self.topic, None, key=key.encode(), partition=partition)

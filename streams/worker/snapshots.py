@@ -8,9 +8,12 @@ holds, per input partition, one snapshot of every region queue in it, written ev
 re-folds the input log after it (docs/adr/0005-state-snapshots-and-log-catch-up.md).
 
 Layout, all in changelog partition P (the input partition's number):
-``P/manifest`` -> JSON {offset, slot, chunks, sha256}; ``P/<slot>/<i>`` -> chunk bytes.
-Two slots alternate so a half-written snapshot never replaces the last complete one:
-the manifest is written after its chunks, and a partition's changelog is ordered.
+``P/manifest`` -> JSON {offset, slot, chunks, sha256, finished}; ``P/<slot>/<i>`` -> chunk
+bytes. Two slots alternate so a half-written snapshot never replaces the last complete
+one: the manifest is written after its chunks, and a partition's changelog is ordered.
+The regions' finished ticket ids live in segments of their own, listed by the manifest's
+``finished`` (streams/worker/finished_log.py, docs/adr/0062); a manifest without it (an
+older snapshot) has them inside the regions.
 """
 
 from __future__ import annotations
@@ -24,22 +27,25 @@ from typing import Any
 
 from matcher.queue.fold import RegionQueue
 from matcher.queue.records import queue_from_record, queue_to_record
+from streams.worker.finished_log import CorruptSnapshot, FinishedLog, read_segments
 
 #: Kafka's default max message size is 1 MiB; stay well below it.
 CHUNK_BYTES = 512 * 1024
 SLOTS = ("a", "b")
 
-
-class CorruptSnapshot(RuntimeError):
-    pass
+__all__ = ["CorruptSnapshot", "Snapshot", "decode_snapshot", "encode_snapshot"]
 
 
 @dataclass(frozen=True, slots=True)
 class Snapshot:
-    """Every region queue of one input partition after applying ``offset``."""
+    """Every region queue of one input partition after applying ``offset``.
+
+    ``finished``: the segments holding the regions' finished ids; None: inside the regions.
+    """
 
     offset: int
     regions: Mapping[tuple[str, str], RegionQueue]
+    finished: FinishedLog | None = None
 
 
 def manifest_key(partition: int) -> str:
@@ -53,11 +59,15 @@ def chunk_key(partition: int, slot: str, index: int) -> str:
 def encode_snapshot(
     partition: int, snapshot: Snapshot, previous_slot: str | None
 ) -> list[tuple[str, bytes]]:
-    """Return the table records of a snapshot, manifest last."""
+    """Return the table records of a snapshot, manifest last (its finished segments are
+    written before it: :func:`streams.worker.finished_log.write_segment`)."""
+    inline = snapshot.finished is None
     body = json.dumps(
         {
             "offset": snapshot.offset,
-            "regions": [queue_to_record(q) for q in snapshot.regions.values()],
+            "regions": [
+                queue_to_record(q, with_finished=inline) for q in snapshot.regions.values()
+            ],
         },
         separators=(",", ":"),
     ).encode()
@@ -65,12 +75,14 @@ def encode_snapshot(
     slot = SLOTS[1] if previous_slot == SLOTS[0] else SLOTS[0]
     chunks = [packed[i : i + CHUNK_BYTES] for i in range(0, len(packed), CHUNK_BYTES)] or [b""]
     records = [(chunk_key(partition, slot, i), chunk) for i, chunk in enumerate(chunks)]
-    manifest = {
+    manifest: dict[str, Any] = {
         "offset": snapshot.offset,
         "slot": slot,
         "chunks": len(chunks),
         "sha256": hashlib.sha256(packed).hexdigest(),
     }
+    if snapshot.finished is not None:
+        manifest["finished"] = snapshot.finished.to_manifest()
     records.append((manifest_key(partition), json.dumps(manifest).encode()))
     return records
 
@@ -94,4 +106,8 @@ def decode_snapshot(
     for record in body["regions"]:
         queue = queue_from_record(record)
         regions[(queue.queue, queue.region)] = queue
-    return Snapshot(body["offset"], regions), manifest["slot"]
+    finished = None
+    if "finished" in manifest:
+        finished = FinishedLog.from_manifest(manifest["finished"])
+        read_segments(partition, finished, regions, read)
+    return Snapshot(body["offset"], regions, finished), manifest["slot"]

@@ -48,6 +48,9 @@ class MemoryTable:
     async def write(self, partition: int, key: str, value: bytes) -> None:
         self.rows[key] = value
 
+    async def delete(self, partition: int, key: str) -> None:
+        self.rows.pop(key, None)
+
 
 def make_worker(
     folder: Folder,
