@@ -142,7 +142,7 @@ class Settings(BaseSettings):
         return self
 
     @classmethod
-    def settings_customise_sources(  # type: ignore[override]
+    def settings_customise_sources(
         cls,
         settings_cls: type[BaseSettings],
         init_settings: Any,

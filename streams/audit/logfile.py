@@ -54,6 +54,7 @@ def write_log(path: Path, records: Iterable[LogRecord], metadata: dict[str, str]
 def read_log(path: Path) -> Iterator[LogRecord]:
     with path.open("rb") as source:
         for row in reader(source):
+            assert isinstance(row, dict)  # our own schema's records: always maps
             yield LogRecord(row["topic"], row["partition"], row["offset"], row["key"], row["value"])
 
 

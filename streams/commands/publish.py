@@ -9,6 +9,7 @@ import uuid
 
 from pydantic import ValidationError
 
+from schemas.models import Record
 from streams.cli import UsageError
 from streams.commands.common import add_connection_arguments, settings_from
 
@@ -46,7 +47,7 @@ async def send(settings: object, key: bytes, value: bytes) -> None:
         await producer.stop()
 
 
-def publish(args: argparse.Namespace, model: object) -> int:
+def publish(args: argparse.Namespace, model: Record) -> int:
     from schemas.codec import encode
     from schemas.topics import queue_key
 
@@ -60,7 +61,7 @@ def publish(args: argparse.Namespace, model: object) -> int:
     return 0
 
 
-def validated(model_type: type, **fields: object) -> object:
+def validated(model_type: type[Record], **fields: object) -> Record:
     from schemas.errors import InvalidEvent
 
     try:

@@ -89,7 +89,7 @@ class EmbeddedBroker:
                 env={**os.environ, "RUST_LOG": os.environ.get("RUST_LOG", "warn")},
                 start_new_session=True,
             )
-            if out is not subprocess.DEVNULL:
+            if not isinstance(out, int):  # our log file, not DEVNULL
                 out.close()
             try:
                 wait_for_port(self.host, port, timeout_s, self.process)

@@ -65,10 +65,10 @@ class TansuConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
         consumer._fetch_max_wait_ms = FETCH_MAX_WAIT_MS
         return consumer
 
-    async def _highwaters(self, partitions: list[TP]) -> Mapping[TP, int]:  # type: ignore[override]
-        bootstrap = ",".join(
-            faust_aiokafka.server_list(self.transport.url, self.transport.default_port)
-        )
+    async def _highwaters(self, partitions: list[TP]) -> Mapping[TP, int]:
+        # Faust's aiokafka transport has default_port; its TransportT interface does not.
+        port: int = getattr(self.transport, "default_port", 9092)
+        bootstrap = ",".join(faust_aiokafka.server_list(self.transport.url, port))
         return await fetch_high_watermarks(bootstrap, partitions)
 
 

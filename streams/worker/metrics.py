@@ -12,7 +12,7 @@ from streams.worker.folding import Folded, PartitionState
 
 class WorkerMetrics:
     def __init__(self, registry: CollectorRegistry | None = None) -> None:
-        kwargs = {"registry": registry} if registry is not None else {}
+        kwargs: dict[str, Any] = {"registry": registry} if registry is not None else {}
         self.queue_depth = Gauge(
             "wavematch_queue_depth_players", "Players queued", ["queue", "region"], **kwargs
         )
