@@ -19,27 +19,19 @@ compaction removes on Apache Kafka) after the manifest that no longer needs them
 
 from __future__ import annotations
 
-import hashlib
-import json
-import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from matcher.queue.finished import FinishedTickets
 from matcher.queue.fold import RegionQueue
+from streams.worker.packed import CorruptSnapshot, pack, unpack
 
-#: Kafka's default max message size is 1 MiB; stay well below it.
-CHUNK_BYTES = 512 * 1024
 #: A base is rewritten when the segments since it hold more ids than twice the ids
 #: remembered plus this (a quiet partition need not rewrite its base every snapshot).
 MIN_REWRITE = 10_000
 
 Regions = Mapping[tuple[str, str], RegionQueue]
-
-
-class CorruptSnapshot(RuntimeError):
-    pass
 
 
 @dataclass(frozen=True, slots=True)
@@ -111,10 +103,9 @@ def write_segment(
     if not parts:
         return Written([], [], log)
     seq = log.segments[-1].seq + 1 if log.segments else 0
-    packed = zlib.compress(json.dumps({"regions": parts}, separators=(",", ":")).encode(), 1)
-    chunks = [packed[i : i + CHUNK_BYTES] for i in range(0, len(packed), CHUNK_BYTES)]
+    chunks, sha256 = pack({"regions": parts})
     records = [(chunk_key(partition, seq, i), chunk) for i, chunk in enumerate(chunks)]
-    segment = Segment(seq, len(chunks), hashlib.sha256(packed).hexdigest())
+    segment = Segment(seq, len(chunks), sha256)
     if not rebase:
         return Written(records, [], FinishedLog([*log.segments, segment], log.written + written))
     obsolete = [chunk_key(partition, s.seq, i) for s in log.segments for i in range(s.chunks)]
@@ -129,13 +120,9 @@ def read_segments(
     Notes: O(ids in the segments).
     """
     for segment in log.segments:
-        parts = [read(chunk_key(partition, segment.seq, i)) for i in range(segment.chunks)]
-        if any(part is None for part in parts):
-            raise CorruptSnapshot(f"partition {partition}: finished segment {segment.seq} missing")
-        packed = b"".join(part for part in parts if part is not None)
-        if hashlib.sha256(packed).hexdigest() != segment.sha256:
-            raise CorruptSnapshot(f"partition {partition}: finished segment {segment.seq} checksum")
-        for queue, region, whole, journal in json.loads(zlib.decompress(packed))["regions"]:
+        keys = [chunk_key(partition, segment.seq, i) for i in range(segment.chunks)]
+        what = f"partition {partition}: finished segment {segment.seq}"
+        for queue, region, whole, journal in unpack(read, keys, segment.sha256, what)["regions"]:
             state = regions.get((queue, region))
             if state is None:
                 raise CorruptSnapshot(f"partition {partition}: no region {queue}/{region}")

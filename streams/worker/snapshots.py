@@ -18,19 +18,16 @@ older snapshot) has them inside the regions.
 
 from __future__ import annotations
 
-import hashlib
 import json
-import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from matcher.queue.fold import RegionQueue
 from matcher.queue.records import queue_from_record, queue_to_record
-from streams.worker.finished_log import CorruptSnapshot, FinishedLog, read_segments
+from streams.worker.finished_log import FinishedLog, read_segments
+from streams.worker.packed import CorruptSnapshot, pack, unpack
 
-#: Kafka's default max message size is 1 MiB; stay well below it.
-CHUNK_BYTES = 512 * 1024
 SLOTS = ("a", "b")
 
 __all__ = ["CorruptSnapshot", "Snapshot", "decode_snapshot", "encode_snapshot"]
@@ -62,24 +59,15 @@ def encode_snapshot(
     """Return the table records of a snapshot, manifest last (its finished segments are
     written before it: :func:`streams.worker.finished_log.write_segment`)."""
     inline = snapshot.finished is None
-    body = json.dumps(
-        {
-            "offset": snapshot.offset,
-            "regions": [
-                queue_to_record(q, with_finished=inline) for q in snapshot.regions.values()
-            ],
-        },
-        separators=(",", ":"),
-    ).encode()
-    packed = zlib.compress(body, 1)
+    regions = [queue_to_record(q, with_finished=inline) for q in snapshot.regions.values()]
+    chunks, sha256 = pack({"offset": snapshot.offset, "regions": regions})
     slot = SLOTS[1] if previous_slot == SLOTS[0] else SLOTS[0]
-    chunks = [packed[i : i + CHUNK_BYTES] for i in range(0, len(packed), CHUNK_BYTES)] or [b""]
     records = [(chunk_key(partition, slot, i), chunk) for i, chunk in enumerate(chunks)]
     manifest: dict[str, Any] = {
         "offset": snapshot.offset,
         "slot": slot,
         "chunks": len(chunks),
-        "sha256": hashlib.sha256(packed).hexdigest(),
+        "sha256": sha256,
     }
     if snapshot.finished is not None:
         manifest["finished"] = snapshot.finished.to_manifest()
@@ -95,13 +83,8 @@ def decode_snapshot(
     if raw_manifest is None:
         return None
     manifest: dict[str, Any] = json.loads(raw_manifest)
-    parts = [read(chunk_key(partition, manifest["slot"], i)) for i in range(manifest["chunks"])]
-    if any(part is None for part in parts):
-        raise CorruptSnapshot(f"partition {partition}: snapshot chunks missing")
-    packed = b"".join(part for part in parts if part is not None)
-    if hashlib.sha256(packed).hexdigest() != manifest["sha256"]:
-        raise CorruptSnapshot(f"partition {partition}: snapshot checksum mismatch")
-    body = json.loads(zlib.decompress(packed))
+    keys = [chunk_key(partition, manifest["slot"], i) for i in range(manifest["chunks"])]
+    body = unpack(read, keys, manifest["sha256"], f"partition {partition}: snapshot")
     regions = {}
     for record in body["regions"]:
         queue = queue_from_record(record)
