@@ -7,9 +7,12 @@ checker, state update (the fold) and turning the step into encoded output record
 (`records_of`: MatchCreated, TicketDequeued, TicketStatus, WaveClosed). This is the
 "tick read to last event encoded" part of a wave's latency. ``--publish`` starts the
 embedded broker and also sends every record with the worker's Publisher and producer
-settings, timing until the broker acknowledged the last one (the issue's "tick read to
-last event published"). The cyclic GC is held from the tick's fold to the hand-over to
-the producer, as the worker holds it for a batch (QueueWorker.process).
+settings, timing until the broker acknowledged the last one (the producer's flush: the
+issue's "tick read to last event published"). The cyclic GC is held from the tick's
+fold to the hand-over to the producer, as the worker holds it for a batch
+(QueueWorker.process); the wave's objects are freed after the hand-over, as the worker
+frees them. ``--joins-after N`` folds N joins after the wave, before the flush, as the
+worker folds the rest of a fetched batch (up to 2,000 records) before it flushes.
 """
 
 from __future__ import annotations
@@ -47,12 +50,22 @@ wave_interval_ms = 10000
 """
 
 
+class Send:
+    """How a run hands its records to the producer, and flushes it."""
+
+    def __init__(
+        self, hand: Callable[[list[tuple[str, bytes, bytes]]], None], flush: Callable[[], None]
+    ) -> None:
+        self.hand, self.flush = hand, flush
+
+
 def one_run(
     players: int,
     strategy: str,
     status: bool,
     seed: int,
-    send: tuple[Callable[[list[tuple[str, bytes, bytes]]], None], Callable[[], None]] | None = None,
+    send: Send | None = None,
+    joins_after: int = 0,
 ) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(CONFIG.format(strategy=strategy, status=str(status).lower()))
@@ -62,7 +75,8 @@ def one_run(
     state = folder.new_state(partition)
     rng = random.Random(seed)
     start_ms = 1_767_225_600_000
-    for number in range(players):
+    joins = []
+    for number in range(players + joins_after):
         mmr = max(0, int(rng.gauss(1500, 250)))
         side = rng.random()
         ratings = (
@@ -80,6 +94,8 @@ def one_run(
                 "players": [{"player_id": f"p{number}", "ratings": ratings}],
             }
         ).encode()
+        joins.append(value)
+    for number, value in enumerate(joins[:players]):
         folder.fold(state, key, value, number)
     tick = encode(
         WaveTick(
@@ -105,11 +121,22 @@ def one_run(
             folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick
         )
         done, done_cpu = time.perf_counter(), time.process_time()
+        records, matches = len(outputs), folded.step.summary.matches
         if send is not None:
-            send[0](outputs)
+            send.hand(outputs)
+            # As QueueWorker.process does: the wave's objects are freed once handed over,
+            # then the batch's other records are folded, their outputs handed over, and
+            # only then the producer flushed.
+            del folded, outputs
+            later: list[tuple[str, bytes, bytes]] = []
+            for offset, value in enumerate(joins[players:], start=players + 1):
+                joined = folder.fold(state, key, value, offset)
+                assert joined is not None
+                later += records_of(joined, topic="q", partition=partition, key=key, value=value)
+            send.hand(later)
     published, published_cpu = done, done_cpu
     if send is not None:
-        send[1]()
+        send.flush()
         published, published_cpu = time.perf_counter(), time.process_time()
     return {
         "fold_ms": (folded_at - began) * 1e3,
@@ -122,8 +149,8 @@ def one_run(
         "publish_cpu_ms": (published_cpu - done_cpu) * 1e3,
         "tick_to_published_ms": (published - began) * 1e3,
         **{f"{label}_cpu_ms": value for label, value in BREAKDOWN.items()},
-        "records": float(len(outputs)),
-        "matches": float(folded.step.summary.matches),
+        "records": float(records),
+        "matches": float(matches),
     }
 
 
@@ -177,6 +204,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-status", action="store_true")
     parser.add_argument("--publish", action="store_true", help="send to the embedded broker too")
+    parser.add_argument(
+        "--joins-after",
+        type=int,
+        default=0,
+        help="with --publish: joins folded after the wave, before the flush (as in a batch)",
+    )
     parser.add_argument(
         "--breakdown", action="store_true", help="also time the fold's parts (CPU ms)"
     )
@@ -239,11 +272,13 @@ def with_broker(args: argparse.Namespace) -> int:
         def flush() -> None:
             loop.run_until_complete(producer.flush())
 
-        send = (hand, flush)
+        send = Send(hand, flush)
 
         try:
             runs = [
-                one_run(args.players, args.strategy, not args.no_status, seed, send)
+                one_run(
+                    args.players, args.strategy, not args.no_status, seed, send, args.joins_after
+                )
                 for seed in range(args.repeat)
             ]
         finally:
