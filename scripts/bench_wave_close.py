@@ -3,9 +3,9 @@
     .venv/bin/python scripts/bench_wave_close.py [--players 10000] [--repeat 3]
 
 Folds N 1v1 joins into one region, then times the WaveTick: snapshot, strategy,
-checker, state update (the fold) and turning the step into encoded output records
-(`records_of`: MatchCreated, TicketDequeued, TicketStatus, WaveClosed). This is the
-"tick read to last event encoded" part of a wave's latency. ``--publish`` starts the
+checker, state update (the fold), the worker's metrics of the wave, and turning the step
+into encoded output records (`records_of`: MatchCreated, TicketDequeued, TicketStatus,
+WaveClosed). This is the "tick read to last event encoded" part of a wave's latency. ``--publish`` starts the
 embedded broker and also sends every record with the worker's Publisher and producer
 settings, timing until the broker acknowledged the last one (the producer's flush: the
 issue's "tick read to last event published"). The cyclic GC is held from the tick's
@@ -31,11 +31,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from prometheus_client import CollectorRegistry  # noqa: E402
+
 from schemas.codec import encode  # noqa: E402
 from schemas.models import WaveTick  # noqa: E402
 from schemas.topics import murmur2_partition, queue_key  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
 from streams.worker.folding import Folder, paused_gc  # noqa: E402
+from streams.worker.metrics import WorkerMetrics  # noqa: E402
 from streams.worker.publisher import records_of  # noqa: E402
 
 CONFIG = """
@@ -108,6 +111,7 @@ def one_run(
             interval_ms=10_000,
         )
     )
+    metrics = WorkerMetrics(CollectorRegistry())
     BREAKDOWN.clear()
     began, began_cpu = time.perf_counter(), time.process_time()
     # As QueueWorker.process does for a batch: the cyclic collector held while the tick
@@ -117,6 +121,8 @@ def one_run(
         folded_at = time.perf_counter()
         assert folded is not None and folded.step is not None
         assert folded.step.summary is not None
+        metrics.observe(folded, state)  # as QueueWorker.process does, before the encoding
+        observed_at = time.perf_counter()
         outputs = records_of(
             folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick
         )
@@ -140,7 +146,8 @@ def one_run(
         published, published_cpu = time.perf_counter(), time.process_time()
     return {
         "fold_ms": (folded_at - began) * 1e3,
-        "encode_ms": (done - folded_at) * 1e3,
+        "metrics_ms": (observed_at - folded_at) * 1e3,
+        "encode_ms": (done - observed_at) * 1e3,
         "total_ms": (done - began) * 1e3,
         # CPU time of this process: less sensitive than wall time to the other jobs
         # sharing the machine's two cores.
