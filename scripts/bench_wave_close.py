@@ -5,10 +5,10 @@
 Folds N 1v1 joins into one region, then times the WaveTick: snapshot, strategy,
 checker, state update (the fold), the worker's metrics of the wave, and turning the step
 into encoded output records (`records_of`: MatchCreated, TicketDequeued, TicketStatus,
-WaveClosed). This is the "tick read to last event encoded" part of a wave's latency. ``--publish`` starts the
-embedded broker and also sends every record with the worker's Publisher and producer
-settings, timing until the broker acknowledged the last one (the producer's flush: the
-issue's "tick read to last event published"). The cyclic GC is held from the tick's
+WaveClosed). This is the "tick read to last event encoded" part of a wave's latency.
+``--publish`` starts the embedded broker and also sends every record with the worker's
+Publisher and producer settings, timing until the broker acknowledged the last one (the
+producer's flush: the issue's "tick read to last event published"). The cyclic GC is held from the tick's
 fold to the hand-over to the producer, as the worker holds it for a batch
 (QueueWorker.process); the wave's objects are freed after the hand-over, as the worker
 frees them. ``--joins-after N`` folds N joins after the wave, before the flush, as the
