@@ -8,11 +8,11 @@ into encoded output records (`records_of`: MatchCreated, TicketDequeued, TicketS
 WaveClosed). This is the "tick read to last event encoded" part of a wave's latency.
 ``--publish`` starts the embedded broker and also sends every record with the worker's
 Publisher and producer settings, timing until the broker acknowledged the last one (the
-producer's flush: the issue's "tick read to last event published"). The cyclic GC is held from the tick's
-fold to the hand-over to the producer, as the worker holds it for a batch
-(QueueWorker.process); the wave's objects are freed after the hand-over, as the worker
-frees them. ``--joins-after N`` folds N joins after the wave, before the flush, as the
-worker folds the rest of a fetched batch (up to 2,000 records) before it flushes.
+producer's flush: the issue's "tick read to last event published"). The cyclic GC is
+held from the tick's fold to the hand-over to the producer, as the worker holds it for a
+batch (QueueWorker.process); the wave's objects are freed after the hand-over, as the
+worker frees them. ``--joins-after N`` folds N joins after the wave, before the flush,
+as the worker folds the rest of a fetched batch (up to 2,000 records) before it flushes.
 """
 
 from __future__ import annotations
