@@ -3,13 +3,16 @@
     .venv/bin/python scripts/bench_wave_close.py [--players 10000] [--repeat 3]
 
 Folds N 1v1 joins into one region, then times the WaveTick: snapshot, strategy,
-checker, state update (the fold) and turning the step into encoded output records
-(`records_of`: MatchCreated, TicketDequeued, TicketStatus, WaveClosed). This is the
-"tick read to last event encoded" part of a wave's latency. ``--publish`` starts the
-embedded broker and also sends every record with the worker's Publisher and producer
-settings, timing until the broker acknowledged the last one (the issue's "tick read to
-last event published"). The cyclic GC is held from the tick's fold to the hand-over to
-the producer, as the worker holds it for a batch (QueueWorker.process).
+checker, state update (the fold), the worker's metrics of the wave, and turning the step
+into encoded output records (`records_of`: MatchCreated, TicketDequeued, TicketStatus,
+WaveClosed). This is the "tick read to last event encoded" part of a wave's latency.
+``--publish`` starts the embedded broker and also sends every record with the worker's
+Publisher and producer settings, timing until the broker acknowledged the last one (the
+producer's flush: the issue's "tick read to last event published"). The cyclic GC is
+held from the tick's fold to the hand-over to the producer, as the worker holds it for a
+batch (QueueWorker.process); the wave's objects are freed after the hand-over, as the
+worker frees them. ``--joins-after N`` folds N joins after the wave, before the flush,
+as the worker folds the rest of a fetched batch (up to 2,000 records) before it flushes.
 """
 
 from __future__ import annotations
@@ -28,11 +31,14 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from prometheus_client import CollectorRegistry  # noqa: E402
+
 from schemas.codec import encode  # noqa: E402
 from schemas.models import WaveTick  # noqa: E402
 from schemas.topics import murmur2_partition, queue_key  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
 from streams.worker.folding import Folder, paused_gc  # noqa: E402
+from streams.worker.metrics import WorkerMetrics  # noqa: E402
 from streams.worker.publisher import records_of  # noqa: E402
 
 CONFIG = """
@@ -47,12 +53,22 @@ wave_interval_ms = 10000
 """
 
 
+class Send:
+    """How a run hands its records to the producer, and flushes it."""
+
+    def __init__(
+        self, hand: Callable[[list[tuple[str, bytes, bytes]]], None], flush: Callable[[], None]
+    ) -> None:
+        self.hand, self.flush = hand, flush
+
+
 def one_run(
     players: int,
     strategy: str,
     status: bool,
     seed: int,
-    send: tuple[Callable[[list[tuple[str, bytes, bytes]]], None], Callable[[], None]] | None = None,
+    send: Send | None = None,
+    joins_after: int = 0,
 ) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(CONFIG.format(strategy=strategy, status=str(status).lower()))
@@ -62,7 +78,8 @@ def one_run(
     state = folder.new_state(partition)
     rng = random.Random(seed)
     start_ms = 1_767_225_600_000
-    for number in range(players):
+    joins = []
+    for number in range(players + joins_after):
         mmr = max(0, int(rng.gauss(1500, 250)))
         side = rng.random()
         ratings = (
@@ -80,6 +97,8 @@ def one_run(
                 "players": [{"player_id": f"p{number}", "ratings": ratings}],
             }
         ).encode()
+        joins.append(value)
+    for number, value in enumerate(joins[:players]):
         folder.fold(state, key, value, number)
     tick = encode(
         WaveTick(
@@ -92,6 +111,7 @@ def one_run(
             interval_ms=10_000,
         )
     )
+    metrics = WorkerMetrics(CollectorRegistry())
     BREAKDOWN.clear()
     began, began_cpu = time.perf_counter(), time.process_time()
     # As QueueWorker.process does for a batch: the cyclic collector held while the tick
@@ -101,19 +121,33 @@ def one_run(
         folded_at = time.perf_counter()
         assert folded is not None and folded.step is not None
         assert folded.step.summary is not None
+        metrics.observe(folded, state)  # as QueueWorker.process does, before the encoding
+        observed_at = time.perf_counter()
         outputs = records_of(
             folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick
         )
         done, done_cpu = time.perf_counter(), time.process_time()
+        records, matches = len(outputs), folded.step.summary.matches
         if send is not None:
-            send[0](outputs)
+            send.hand(outputs)
+            # As QueueWorker.process does: the wave's objects are freed once handed over,
+            # then the batch's other records are folded, their outputs handed over, and
+            # only then the producer flushed.
+            del folded, outputs
+            later: list[tuple[str, bytes, bytes]] = []
+            for offset, value in enumerate(joins[players:], start=players + 1):
+                joined = folder.fold(state, key, value, offset)
+                assert joined is not None
+                later += records_of(joined, topic="q", partition=partition, key=key, value=value)
+            send.hand(later)
     published, published_cpu = done, done_cpu
     if send is not None:
-        send[1]()
+        send.flush()
         published, published_cpu = time.perf_counter(), time.process_time()
     return {
         "fold_ms": (folded_at - began) * 1e3,
-        "encode_ms": (done - folded_at) * 1e3,
+        "metrics_ms": (observed_at - folded_at) * 1e3,
+        "encode_ms": (done - observed_at) * 1e3,
         "total_ms": (done - began) * 1e3,
         # CPU time of this process: less sensitive than wall time to the other jobs
         # sharing the machine's two cores.
@@ -122,8 +156,8 @@ def one_run(
         "publish_cpu_ms": (published_cpu - done_cpu) * 1e3,
         "tick_to_published_ms": (published - began) * 1e3,
         **{f"{label}_cpu_ms": value for label, value in BREAKDOWN.items()},
-        "records": float(len(outputs)),
-        "matches": float(folded.step.summary.matches),
+        "records": float(records),
+        "matches": float(matches),
     }
 
 
@@ -177,6 +211,12 @@ def main() -> int:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-status", action="store_true")
     parser.add_argument("--publish", action="store_true", help="send to the embedded broker too")
+    parser.add_argument(
+        "--joins-after",
+        type=int,
+        default=0,
+        help="with --publish: joins folded after the wave, before the flush (as in a batch)",
+    )
     parser.add_argument(
         "--breakdown", action="store_true", help="also time the fold's parts (CPU ms)"
     )
@@ -239,11 +279,13 @@ def with_broker(args: argparse.Namespace) -> int:
         def flush() -> None:
             loop.run_until_complete(producer.flush())
 
-        send = (hand, flush)
+        send = Send(hand, flush)
 
         try:
             runs = [
-                one_run(args.players, args.strategy, not args.no_status, seed, send)
+                one_run(
+                    args.players, args.strategy, not args.no_status, seed, send, args.joins_after
+                )
                 for seed in range(args.repeat)
             ]
         finally:

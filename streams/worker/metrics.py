@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from bisect import bisect_left
+from collections.abc import Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -87,9 +89,7 @@ class WorkerMetrics:
         self._count(step.note, 1)
         self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
-        histogram = self.rating_diff.labels(summary.queue)
-        for match in step.matches:
-            histogram.observe(rating_diff(match))
+        observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
         region_queue = state.book.regions.get((summary.queue, summary.region))
         if region_queue is not None:
             self.queue_depth.labels(summary.queue, summary.region).set(region_queue.players_queued)
@@ -114,3 +114,24 @@ class WorkerMetrics:
 
     def snapshot(self, partition: int) -> None:
         self.snapshots.labels(str(partition)).inc()
+
+
+def observe_all(histogram: Histogram, amounts: Sequence[float]) -> None:
+    """``histogram.observe(amount)`` for each amount, with one update per bucket.
+
+    A 10,000-player wave observes 5,000 rating differences: one ``observe`` each (a lock
+    and a walk of the bounds) was ~5.5 ms of the wave's latency in the worker, before its
+    records were handed over. This uses prometheus_client's Histogram internals
+    (``_upper_bounds``, ``_buckets``, ``_sum``; 0.26): tests/streams/test_metrics.py holds
+    the samples to those of ``observe``. The sum is added at once (equal for integral
+    amounts, as rating differences of duels are; else up to float rounding).
+    """
+    bounds = histogram._upper_bounds  # of a labelled child (a parent has none)
+    counts = [0] * len(bounds)
+    for amount in amounts:
+        if amount == amount:  # observe() puts NaN in no bucket
+            counts[bisect_left(bounds, amount)] += 1  # the first bound >= amount
+    histogram._sum.inc(sum(amounts))
+    for bucket, count in zip(histogram._buckets, counts, strict=True):
+        if count:
+            bucket.inc(count)

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
 from prometheus_client import CollectorRegistry
 
 from streams.worker.folding import Folder
-from streams.worker.metrics import WorkerMetrics
+from streams.worker.metrics import WorkerMetrics, observe_all
 from tests.streams.conftest import HOME, KEY, joined, tick
 
 
@@ -33,3 +34,32 @@ def test_events_waves_matches_depth_and_dead_letters_are_counted(folder: Folder)
     assert value("wavematch_queue_depth_players", queue="duo", region="eu") == 1
     assert value("wavematch_dead_letters_total", code="garbage") == 1
     assert value("wavematch_wave_duration_seconds_count", queue="duo") == 1
+
+
+@pytest.mark.parametrize(
+    "amounts",
+    [
+        [],
+        [0, 10, 10.0, 11, 25, 999, 1000, 1001, 5_000, -3],
+        [float(n % 1_200) for n in range(5_000)],
+        [float("inf"), 7],
+        [float("-inf"), 7],
+    ],
+)
+def test_observe_all_leaves_the_samples_observe_leaves(amounts: list[float]) -> None:
+    registries = CollectorRegistry(), CollectorRegistry()
+    one_by_one, at_once = (WorkerMetrics(r).rating_diff.labels("q") for r in registries)
+    for amount in amounts:
+        one_by_one.observe(amount)
+    observe_all(at_once, amounts)
+    assert samples(registries[1]) == samples(registries[0])
+
+
+def samples(registry: CollectorRegistry) -> list[tuple[str, dict[str, str], float]]:
+    """Every sample but the creation times (two registries are never created at once)."""
+    return [
+        (sample.name, sample.labels, sample.value)
+        for metric in registry.collect()
+        for sample in metric.samples
+        if not sample.name.endswith("_created")
+    ]

@@ -1,4 +1,5 @@
-"""The publisher sends the same batches, in the same order, as its per-record grouping did."""
+"""The publisher sends the same batches, in the same order, as its per-record grouping did,
+closed, and lets the producer's sender write them before it returns."""
 
 from __future__ import annotations
 
@@ -18,12 +19,16 @@ class Batch:
 
     def __init__(self, room: int) -> None:
         self.room, self.items = room, []  # type: list[tuple[bytes, bytes]]
+        self.closed = False
 
     def append(self, *, key: bytes, value: bytes, timestamp: None) -> object | None:
-        if len(self.items) == self.room:
+        if len(self.items) == self.room or self.closed:
             return None
         self.items.append((key, value))
         return object()
+
+    def close(self) -> None:
+        self.closed = True
 
     def record_count(self) -> int:
         return len(self.items)
@@ -37,6 +42,7 @@ class Producer:
         return Batch(self.room)
 
     async def send_batch(self, batch: Batch, topic: str, *, partition: int) -> None:
+        assert batch.closed, "an open batch lingers in the producer for records never to come"
         self.sent.append((topic, partition, batch.items))
 
 
@@ -72,3 +78,39 @@ def test_batches_and_their_order_are_those_of_the_per_record_grouping(
     sent = asyncio.run(Publisher(producer, partitions.__getitem__).publish(records))  # type: ignore[arg-type]
     assert sent == len(records)
     assert producer.sent == reference(records, partitions, room)
+
+
+class Sending(Producer):
+    """Hands batches to a sender task the way aiokafka 0.14 does: ``send_batch`` completes
+    the future the sender waits on (with ``asyncio.wait``) without giving up the loop."""
+
+    def __init__(self) -> None:
+        super().__init__(room=100)
+        self.wake: asyncio.Future[None] | None = None
+        self.written: list[Any] = []
+
+    async def sender(self) -> None:
+        while True:
+            self.wake = asyncio.get_running_loop().create_future()
+            await asyncio.wait([self.wake], return_when=asyncio.FIRST_COMPLETED)
+            # The request is built and written by a task of its own (_send_produce_req).
+            await asyncio.create_task(self.write(list(self.sent)))
+
+    async def write(self, batches: list[Any]) -> None:
+        self.written = batches
+
+    async def send_batch(self, batch: Batch, topic: str, *, partition: int) -> None:
+        await super().send_batch(batch, topic, partition=partition)
+        if self.wake is not None and not self.wake.done():
+            self.wake.set_result(None)
+
+
+async def test_the_sender_writes_the_batches_before_publish_returns() -> None:
+    producer = Sending()
+    sender = asyncio.create_task(producer.sender())
+    await asyncio.sleep(0)  # the sender waits for batches
+    records: list[Record] = [("a", b"k%d" % n, b"v") for n in range(20)] + [("b", b"k", b"v")]
+    await Publisher(producer, {"a": 3, "b": 8}.__getitem__).publish(records)  # type: ignore[arg-type]
+    written = producer.written  # before this task gives the loop up again
+    sender.cancel()
+    assert written == producer.sent and len(written) == 4
