@@ -135,13 +135,10 @@ class _Solver:
     def warm_start(self, start: WarmStart) -> None:
         """Adopt ``start``'s pairs and duals (see :class:`WarmStart`)."""
         self.warm = True
-        endpoint_of = {}
+        partner = start.mate
         for k, (i, j, _) in enumerate(self.edges):
-            endpoint_of[(i, j)] = 2 * k + 1
-            endpoint_of[(j, i)] = 2 * k
-        for v, partner in enumerate(start.mate):
-            if partner >= 0:
-                self.mate[v] = endpoint_of[(v, partner)]
+            if partner[i] == j:  # edge k of the pair: the last such edge wins, as a dict would
+                self.mate[i], self.mate[j] = 2 * k + 1, 2 * k
         self.dual[: self.n] = [int(d) for d in start.vertex_dual]
 
     def slack(self, k: int) -> int:
@@ -340,39 +337,41 @@ class _Solver:
 
     def scan(self, v: int) -> bool:
         """Grow the forest along v's tight edges; True when the matching was augmented."""
+        # The lists below are replaced only between stages: read them once (hot loop).
+        edges, dual, endpoint, inblossom = self.edges, self.dual, self.endpoint, self.inblossom
+        allowed, label, bestedge = self.allowed, self.label, self.bestedge
         for p in self.neighbend[v]:
-            k, w = p // 2, self.endpoint[p]
-            bv, bw = self.inblossom[v], self.inblossom[w]
+            k, w = p // 2, endpoint[p]
+            bv, bw = inblossom[v], inblossom[w]
             if bv == bw:
                 continue
             kslack = 0
-            if not self.allowed[k]:
-                kslack = self.slack(k)
-                self.allowed[k] = kslack <= 0
-            if self.allowed[k]:
-                if self.label[bw] == 0 and self.mate[self.base[bw]] == -1:
+            if not allowed[k]:
+                i, j, weight = edges[k]
+                kslack = dual[i] + dual[j] - 2 * weight
+                allowed[k] = kslack <= 0
+            if allowed[k]:
+                if label[bw] == 0 and self.mate[self.base[bw]] == -1:
                     # A single vertex whose dual is 0 (warm start): the path ends there;
                     # its unlabelled blossom may hold a stale labelend from an old stage.
                     self.labelend[bw] = -1
                     self.augment_matching(k)
                     return True
-                if self.label[bw] == 0:
+                if label[bw] == 0:
                     self.assign_label(w, 2, p ^ 1)
-                elif self.label[bw] == 1:
+                elif label[bw] == 1:
                     found = self.scan_blossom(v, w)
                     if found == -1:
                         self.augment_matching(k)
                         return True
                     self.add_blossom(found, k)
-                elif self.label[w] == 0:
-                    self.label[w], self.labelend[w] = 2, p ^ 1
-            elif self.label[bw] == 1:
-                if self.bestedge[bv] == -1 or kslack < self.slack(self.bestedge[bv]):
-                    self.bestedge[bv] = k
-            elif self.label[w] == 0 and (
-                self.bestedge[w] == -1 or kslack < self.slack(self.bestedge[w])
-            ):
-                self.bestedge[w] = k
+                elif label[w] == 0:
+                    label[w], self.labelend[w] = 2, p ^ 1
+            elif label[bw] == 1:
+                if bestedge[bv] == -1 or kslack < self.slack(bestedge[bv]):
+                    bestedge[bv] = k
+            elif label[w] == 0 and (bestedge[w] == -1 or kslack < self.slack(bestedge[w])):
+                bestedge[w] = k
         return False
 
     def dual_step(self) -> bool:

@@ -47,9 +47,10 @@ from matcher.duel.exact import big_weight
 from matcher.duel.graph import Bools, DuelArrays
 from matcher.duel.unique import unique_optimum
 
-#: Assignments of branch and bound before the blossom from the first one (measured at 30
-#: players: a branch step costs ~20 us, the blossom and its uniqueness check ~0.5 ms).
-QUICK_SOLVES = 8
+#: Assignments of branch and bound before the blossom from the first one on waves whose
+#: odd cycles cannot be rounded locally (measured at 30 players: a branch step costs
+#: ~20 us, the blossom and its uniqueness check ~0.5 ms).
+QUICK_SOLVES = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +71,10 @@ class SymmetricOutcome:
 
 
 def symmetric_pairs(
-    arrays: DuelArrays, max_solves: int = 24, quick_solves: int = QUICK_SOLVES
+    arrays: DuelArrays,
+    max_solves: int = 24,
+    quick_solves: int = QUICK_SOLVES,
+    certify: bool = True,
 ) -> SymmetricOutcome:
     """Solve the wave by symmetric assignments (branch and bound); proven optimal or None.
 
@@ -82,15 +86,19 @@ def symmetric_pairs(
     >>> symmetric_pairs(arrays)
     SymmetricOutcome(pairs=((1, 0),), odd_cycles=0, solves=1, dummies=1, unique=False)
 
-    After ``quick_solves`` (< ``max_solves``) assignments without an answer, the blossom
-    from the first assignment runs; its optimum is returned when it is the only one (any
-    exact path returns it). Otherwise branch and bound resumes where it paused, so that
-    among several optima the same one is returned as with ``quick_solves = max_solves``
-    (no blossom step).
+    ``certify``: when branch and bound pauses or gives up, the blossom from the first
+    assignment runs (:mod:`matcher.duel.unique`) and its optimum is returned if it is the
+    only one (any exact path returns it); otherwise branch and bound resumes where it
+    paused, so that among several optima the one returned is always the one of branch and
+    bound alone (``certify=False``), or None as there. Branch and bound pauses after
+    ``quick_solves`` assignments when some odd cycle of the first assignment touches no
+    single player and no other odd cycle: such waves lose a pair to the relaxation's
+    fractional cover, and branch and bound rarely finishes them (measured: 0 of 16 at 30
+    players in docs/benchmarks/duel.md); otherwise it runs up to ``max_solves``.
 
     Notes: O(n^2) to build the table, then dense assignments of n + (odd components)
     rows (cubic worst case, well under a millisecond each for n <= 160 in practice),
-    at most ``max_solves`` of them before giving up (the caller runs the blossom).
+    at most ``max_solves`` of them; the blossom step costs about 0.5 ms at 30 players.
     """
     n = arrays.size
     if n < 2:
@@ -100,18 +108,35 @@ def symmetric_pairs(
     weight = big_weight(arrays)
     root, dummies = _with_dummies(table, float(weight))
     search = _Branching(root)
-    chosen = search.run(min(quick_solves, max_solves))
-    if chosen is None and quick_solves < max_solves and not search.failed:
+    pause = max_solves
+    if certify and search.odd_cycles and not _rounds_locally(search.first.successor, table):
+        pause = min(quick_solves, max_solves)
+    chosen = search.run(pause)
+    if chosen is None and certify and not search.failed:
         only = unique_optimum(table, root, np.array(search.first.successor), weight)
         if only is not None:
             pairs = tuple(sorted(_oriented(directed, a, b) for a, b in only))
             return SymmetricOutcome(pairs, search.odd_cycles, search.solves, dummies, True)
-    if chosen is None:
         chosen = search.run(max_solves)
     if chosen is None:
         return SymmetricOutcome(None, search.odd_cycles, search.solves, dummies)
     pairs = tuple(sorted(_oriented(directed, a, b) for a, b in chosen if a < n and b < n))
     return SymmetricOutcome(pairs, search.odd_cycles, search.solves, dummies)
+
+
+def _rounds_locally(successor: list[int], table: Floats) -> bool:
+    """Whether every odd cycle of the assignment has a member that may play a single
+    player or a member of another odd cycle (players after ``len(table)`` are dummies):
+    then rounding loses no pair, and branch and bound closes the small gap quickly."""
+    n = len(table)
+    cycles = permutation_cycles(successor)
+    single = [c[0] for c in cycles if (len(c) == 1 and c[0] < n) or (len(c) == 2 and c[1] >= n)]
+    odd = [[v for v in c if v < n] for c in cycles if len(c) % 2 and len(c) > 1]
+    for k, members in enumerate(odd):
+        others = single + [v for j, cycle in enumerate(odd) if j != k for v in cycle]
+        if not others or not np.isfinite(table[np.ix_(members, others)]).any():
+            return False
+    return True
 
 
 class _Branching:

@@ -61,44 +61,58 @@ def unique_optimum(
         return None
     first, second = np.nonzero(np.triu(np.isfinite(table), 1))
     edge_weight = weight - table[first, second].astype(np.int64)
-    edges = list(zip(first.tolist(), second.tolist(), edge_weight.tolist(), strict=True))
     mate, _ = start_mate(successor, n)
     dual = weight - pi[:n]
     slack = dual[first] + dual[second] - 2 * edge_weight
     if dual.min(initial=0) < 0 or slack.min(initial=0) < 0 or slack[mate[first] == second].any():
         return None
+    edges = list(zip(first.tolist(), second.tolist(), edge_weight.tolist(), strict=True))
     solution = warm_max_weight_matching(n, edges, WarmStart(mate.tolist(), dual.tolist()), 4 * n)
-    if solution is None or not _only_optimum(solution, edges):
+    if solution is None or not _only_optimum(solution, first, second, edge_weight):
         return None
     return [(a, b) for a, b in enumerate(solution.mate) if a < b]
 
 
-def _only_optimum(solution: BlossomSolution, edges: list[tuple[int, int, int]]) -> bool:
+def _only_optimum(solution: BlossomSolution, first: Ints, second: Ints, weight: Ints) -> bool:
     """Whether ``solution.mate`` is the one matching that complementary slackness allows."""
     n = len(solution.mate)
+    vertex_dual, blossom_dual = solution.vertex_dual, solution.blossom_dual
     chain = [_ancestors(solution.blossom_parent, v) for v in range(n)]
+    # Per player, each blossom around it with the summed duals of it and its ancestors:
+    # a pair's shared duals are that sum at the innermost blossom holding both.
+    around: list[dict[int, int]] = []
+    for blossoms in chain:
+        total, sums = 0, {}
+        for b in reversed(blossoms):
+            total += blossom_dual.get(b, 0)
+            sums[b] = total
+        around.append(sums)
     tight: list[list[int]] = [[] for _ in range(n)]
-    for i, j, w in edges:
-        slack = solution.vertex_dual[i] + solution.vertex_dual[j] - 2 * w
+    # Shared duals only add to a slack: a pair whose vertex duals alone leave slack is
+    # neither tight nor violated.
+    dual = np.array(vertex_dual, dtype=np.int64)
+    close = np.flatnonzero(dual[first] + dual[second] - 2 * weight <= 0).tolist()
+    for i, j, w in zip(first[close].tolist(), second[close].tolist(), weight[close].tolist()):
+        slack = vertex_dual[i] + vertex_dual[j] - 2 * w
         if chain[i] and chain[j]:
-            shared = set(chain[i]).intersection(chain[j])
-            slack += 2 * sum(solution.blossom_dual.get(b, 0) for b in shared)
+            shared = around[j]
+            slack += 2 * next((shared[b] for b in chain[i] if b in shared), 0)
         if slack < 0:
             return False  # not dual feasible: not a proof
         if slack == 0:
             tight[i].append(j)
             tight[j].append(i)
     # The blossoms that every optimum must fill, as indices into each player's list.
-    full = [b for b, z in solution.blossom_dual.items() if z > 0]
-    inside = [[k for k, b in enumerate(full) if b in chain[v]] for v in range(n)]
+    full = [b for b, z in blossom_dual.items() if z > 0]
+    inside = [[k for k, b in enumerate(full) if b in around[v]] for v in range(n)]
     seen = [False] * n
     for v in range(n):
         if seen[v] or not tight[v]:
             continue
         component = _component(tight, v, seen)
-        if sum(len(tight[u]) for u in component) == len(component):
-            continue  # one pair and nothing else tight around it: forced
-        if _count(component, tight, solution.vertex_dual, inside, len(full)) != 1:
+        if len(component) == 2 and len(tight[v]) == 1:
+            continue  # one tight pair and nothing else tight around it: forced
+        if _count(component, tight, vertex_dual, inside, len(full)) != 1:
             return False
     return True
 
@@ -111,11 +125,20 @@ def _count(
     blossoms: int,
 ) -> int:
     """Matchings of the tight ``component`` meeting complementary slackness: every
-    positive-dual player paired, at most (so exactly, by parity) one player of each
-    positive-dual blossom not paired inside it. Stops at 2; 0 when the search exceeds
-    :data:`MAX_STEPS`."""
-    partner: dict[int, int] = {}
+    positive-dual player paired, exactly one player of each positive-dual blossom not
+    paired inside it. Stops at 2; 0 when the search exceeds :data:`MAX_STEPS`."""
+    taken = [False] * len(vertex_dual)
     loose = [0] * blossoms  # players of each blossom single or paired outside it
+    mine = sorted({k for v in component for k in inside[v]})
+    if not _force(component, tight, vertex_dual, inside, taken, loose):
+        return 0
+    rest = [v for v in component if not taken[v]]
+    # Per choice of a player (a partner, or -1: single), the blossoms it leaves loose.
+    options = {
+        v: [(u, _apart(inside[v], inside[u])) for u in tight[v] if not taken[u]]
+        + ([(-1, inside[v])] if vertex_dual[v] == 0 else [])
+        for v in rest
+    }
     found = steps = 0
 
     def search(at: int) -> None:
@@ -123,38 +146,64 @@ def _count(
         steps += 1
         if found >= 2 or steps > MAX_STEPS:
             return
-        while at < len(component) and component[at] in partner:
+        while at < len(rest) and taken[rest[at]]:
             at += 1
-        if at == len(component):
-            found += all(count == 1 for count, k in zip(loose, range(blossoms)) if _in(k, component, inside))
+        if at == len(rest):
+            found += all(loose[k] == 1 for k in mine)
             return
-        v = component[at]
-        options = [u for u in tight[v] if u not in partner]
-        if vertex_dual[v] == 0:
-            options.append(-1)
-        for u in options:
-            apart = inside[v] if u < 0 else [k for k in inside[v] if k not in inside[u]]
-            apart = apart + ([] if u < 0 else [k for k in inside[u] if k not in inside[v]])
-            if any(loose[k] for k in apart):
-                continue
+        v = rest[at]
+        taken[v] = True
+        for u, apart in options[v]:
+            if (u >= 0 and taken[u]) or any(loose[k] for k in apart):
+                continue  # a blossom would have two players not paired inside it
             for k in apart:
                 loose[k] += 1
-            partner[v] = u
-            if u >= 0:
-                partner[u] = v
+            taken[u] = u >= 0
             search(at + 1)
-            del partner[v]
-            if u >= 0:
-                del partner[u]
+            taken[u] = False
             for k in apart:
                 loose[k] -= 1
+        taken[v] = False
 
     search(0)
     return found if steps <= MAX_STEPS else 0
 
 
-def _in(k: int, component: list[int], inside: list[list[int]]) -> bool:
-    return any(k in inside[v] for v in component)
+def _force(
+    component: list[int],
+    tight: list[list[int]],
+    vertex_dual: tuple[int, ...],
+    inside: list[list[int]],
+    taken: list[bool],
+    loose: list[int],
+) -> bool:
+    """Take the pairs every valid matching has: a positive-dual player with one free tight
+    neighbour must pair with it (repeatedly). False when that breaks a blossom's rule."""
+    free = {v: len(tight[v]) for v in component}
+    stack = [v for v in component if free[v] == 1 and vertex_dual[v] > 0]
+    while stack:
+        v = stack.pop()
+        if taken[v] or free[v] != 1 or vertex_dual[v] == 0:
+            continue
+        u = next(u for u in tight[v] if not taken[u])
+        taken[v] = taken[u] = True
+        for k in _apart(inside[v], inside[u]):
+            loose[k] += 1
+            if loose[k] > 1:
+                return False
+        for x in tight[u]:
+            if not taken[x]:
+                free[x] -= 1
+                if free[x] == 1 and vertex_dual[x] > 0:
+                    stack.append(x)
+    return True
+
+
+def _apart(one: list[int], other: list[int]) -> list[int]:
+    """The blossoms holding exactly one of two players (a pair across their border)."""
+    if one == other:
+        return []
+    return [k for k in one if k not in other] + [k for k in other if k not in one]
 
 
 def _component(tight: list[list[int]], start: int, seen: list[bool]) -> list[int]:
