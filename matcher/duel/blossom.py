@@ -403,7 +403,7 @@ class _Solver:
 
     def _vertex_deltas(self, tops: list[int]) -> tuple[int, int, int, Callable[[int], None]]:
         """Deltas 1-3 (kind, delta, target) and the vertex dual shift, by plain loops."""
-        n, dual, label, bestedge, slack = self.n, self.dual, self.label, self.bestedge, self.slack
+        n, dual, label, bestedge, edges = self.n, self.dual, self.label, self.bestedge, self.edges
         vertex_label = [label[b] for b in self.inblossom]
         if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
             kind = 1
@@ -413,22 +413,28 @@ class _Solver:
         else:
             kind, delta, target = 1, min(dual[:n]), -1
         for v in range(n):
-            if bestedge[v] != -1 and vertex_label[v] == 0:
-                d = slack(bestedge[v])
+            k = bestedge[v]
+            if k != -1 and vertex_label[v] == 0:
+                i, j, weight = edges[k]
+                d = dual[i] + dual[j] - 2 * weight
                 if d < delta:
-                    kind, delta, target = 2, d, bestedge[v]
-        for b in [v for v in range(n) if self.parent[v] == -1] + tops:
-            if label[b] == 1 and bestedge[b] != -1:
-                d = slack(bestedge[b]) // 2
+                    kind, delta, target = 2, d, k
+        parent = self.parent
+        for b in [v for v in range(n) if parent[v] == -1] + tops:
+            k = bestedge[b]
+            if k != -1 and label[b] == 1:
+                i, j, weight = edges[k]
+                d = (dual[i] + dual[j] - 2 * weight) // 2
                 if d < delta:
-                    kind, delta, target = 3, d, bestedge[b]
+                    kind, delta, target = 3, d, k
+        inner = [v for v in range(n) if vertex_label[v] == 1]
+        outer = [v for v in range(n) if vertex_label[v] == 2]
 
         def shift(by: int) -> None:
-            for v in range(n):
-                if vertex_label[v] == 1:
-                    dual[v] -= by
-                elif vertex_label[v] == 2:
-                    dual[v] += by
+            for v in inner:
+                dual[v] -= by
+            for v in outer:
+                dual[v] += by
 
         return kind, delta, target, shift
 

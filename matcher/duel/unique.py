@@ -102,9 +102,9 @@ def _only_optimum(solution: BlossomSolution, first: Ints, second: Ints, weight: 
         if slack == 0:
             tight[i].append(j)
             tight[j].append(i)
-    # The blossoms that every optimum must fill, as indices into each player's list.
-    full = [b for b, z in blossom_dual.items() if z > 0]
-    inside = [[k for k, b in enumerate(full) if b in around[v]] for v in range(n)]
+    # The blossoms that every optimum must fill, as a bit set per player.
+    bit = {b: 1 << k for k, b in enumerate(b for b, z in blossom_dual.items() if z > 0)}
+    inside = [sum(bit.get(b, 0) for b in blossoms) for blossoms in chain]
     seen = [False] * n
     for v in range(n):
         if seen[v] or not tight[v]:
@@ -112,36 +112,36 @@ def _only_optimum(solution: BlossomSolution, first: Ints, second: Ints, weight: 
         component = _component(tight, v, seen)
         if len(component) == 2 and len(tight[v]) == 1:
             continue  # one tight pair and nothing else tight around it: forced
-        if _count(component, tight, vertex_dual, inside, len(full)) != 1:
+        if _count(component, tight, vertex_dual, inside) != 1:
             return False
     return True
 
 
 def _count(
-    component: list[int],
-    tight: list[list[int]],
-    vertex_dual: tuple[int, ...],
-    inside: list[list[int]],
-    blossoms: int,
+    component: list[int], tight: list[list[int]], vertex_dual: tuple[int, ...], inside: list[int]
 ) -> int:
     """Matchings of the tight ``component`` meeting complementary slackness: every
     positive-dual player paired, exactly one player of each positive-dual blossom not
-    paired inside it. Stops at 2; 0 when the search exceeds :data:`MAX_STEPS`."""
+    paired inside it. Stops at 2; 0 when the search exceeds :data:`MAX_STEPS`.
+
+    ``inside[v]``: the bit set of the positive-dual blossoms holding v. A pair leaves
+    ``inside[v] ^ inside[u]`` (blossoms holding one of them) with a player not paired
+    inside; a single player leaves all of its own. A blossom may have one such player,
+    and then, its size being odd, has exactly one once all of its players are decided.
+    """
     taken = [False] * len(vertex_dual)
-    loose = [0] * blossoms  # players of each blossom single or paired outside it
-    mine = sorted({k for v in component for k in inside[v]})
-    if not _force(component, tight, vertex_dual, inside, taken, loose):
+    loose = _force(component, tight, vertex_dual, inside, taken)
+    if loose < 0:
         return 0
     rest = [v for v in component if not taken[v]]
-    # Per choice of a player (a partner, or -1: single), the blossoms it leaves loose.
     options = {
-        v: [(u, _apart(inside[v], inside[u])) for u in tight[v] if not taken[u]]
+        v: [(u, inside[v] ^ inside[u]) for u in tight[v] if not taken[u]]
         + ([(-1, inside[v])] if vertex_dual[v] == 0 else [])
         for v in rest
     }
     found = steps = 0
 
-    def search(at: int) -> None:
+    def search(at: int, loose: int) -> None:
         nonlocal found, steps
         steps += 1
         if found >= 2 or steps > MAX_STEPS:
@@ -149,23 +149,21 @@ def _count(
         while at < len(rest) and taken[rest[at]]:
             at += 1
         if at == len(rest):
-            found += all(loose[k] == 1 for k in mine)
+            found += 1
             return
         v = rest[at]
         taken[v] = True
         for u, apart in options[v]:
-            if (u >= 0 and taken[u]) or any(loose[k] for k in apart):
-                continue  # a blossom would have two players not paired inside it
-            for k in apart:
-                loose[k] += 1
-            taken[u] = u >= 0
-            search(at + 1)
-            taken[u] = False
-            for k in apart:
-                loose[k] -= 1
+            if u < 0:
+                if not apart & loose:
+                    search(at + 1, loose | apart)
+            elif not taken[u] and not apart & loose:
+                taken[u] = True
+                search(at + 1, loose | apart)
+                taken[u] = False
         taken[v] = False
 
-    search(0)
+    search(0, loose)
     return found if steps <= MAX_STEPS else 0
 
 
@@ -173,37 +171,30 @@ def _force(
     component: list[int],
     tight: list[list[int]],
     vertex_dual: tuple[int, ...],
-    inside: list[list[int]],
+    inside: list[int],
     taken: list[bool],
-    loose: list[int],
-) -> bool:
+) -> int:
     """Take the pairs every valid matching has: a positive-dual player with one free tight
-    neighbour must pair with it (repeatedly). False when that breaks a blossom's rule."""
+    neighbour must pair with it (repeatedly). Returns the blossoms they leave with a
+    player not paired inside (see :func:`_count`), or -1 when one would have two."""
     free = {v: len(tight[v]) for v in component}
     stack = [v for v in component if free[v] == 1 and vertex_dual[v] > 0]
+    loose = 0
     while stack:
         v = stack.pop()
         if taken[v] or free[v] != 1 or vertex_dual[v] == 0:
             continue
         u = next(u for u in tight[v] if not taken[u])
         taken[v] = taken[u] = True
-        for k in _apart(inside[v], inside[u]):
-            loose[k] += 1
-            if loose[k] > 1:
-                return False
+        if (inside[v] ^ inside[u]) & loose:
+            return -1
+        loose |= inside[v] ^ inside[u]
         for x in tight[u]:
             if not taken[x]:
                 free[x] -= 1
                 if free[x] == 1 and vertex_dual[x] > 0:
                     stack.append(x)
-    return True
-
-
-def _apart(one: list[int], other: list[int]) -> list[int]:
-    """The blossoms holding exactly one of two players (a pair across their border)."""
-    if one == other:
-        return []
-    return [k for k in one if k not in other] + [k for k in other if k not in one]
+    return loose
 
 
 def _component(tight: list[list[int]], start: int, seen: list[bool]) -> list[int]:
