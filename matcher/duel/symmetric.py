@@ -170,7 +170,8 @@ class _Branching:
                 return None
             else:
                 for drop in cycle:
-                    heapq.heappush(self.heap, _Node.solve(_forbid(node.matrix, cycle, drop), self.solves))
+                    branch = _Node.solve(_forbid(node.matrix, cycle, drop), self.solves)
+                    heapq.heappush(self.heap, branch)
                     self.solves += 1
         return None
 

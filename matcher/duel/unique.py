@@ -91,8 +91,9 @@ def _only_optimum(solution: BlossomSolution, first: Ints, second: Ints, weight: 
     # Shared duals only add to a slack: a pair whose vertex duals alone leave slack is
     # neither tight nor violated.
     dual = np.array(vertex_dual, dtype=np.int64)
-    close = np.flatnonzero(dual[first] + dual[second] - 2 * weight <= 0).tolist()
-    for i, j, w in zip(first[close].tolist(), second[close].tolist(), weight[close].tolist()):
+    close = np.flatnonzero(dual[first] + dual[second] - 2 * weight <= 0)
+    near = zip(first[close].tolist(), second[close].tolist(), weight[close].tolist(), strict=True)
+    for i, j, w in near:
         slack = vertex_dual[i] + vertex_dual[j] - 2 * w
         if chain[i] and chain[j]:
             shared = around[j]

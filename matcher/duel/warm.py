@@ -154,9 +154,7 @@ def start_mate(successor: Ints, n: int) -> tuple[Ints, int]:
     return mate, odd
 
 
-def assignment_duals(
-    n: int, rows: Ints, cols: Ints, values: Ints, successor: Ints
-) -> Ints | None:
+def assignment_duals(n: int, rows: Ints, cols: Ints, values: Ints, successor: Ints) -> Ints | None:
     """``pi = u + v`` from column potentials by shortest paths, or None if they fail.
 
     Column ``successor[i]`` may hand row ``i`` to column ``c`` at ``T[i, c] -
