@@ -28,8 +28,9 @@ from matcher.duel.blossom import BlossomSolution, WarmStart, warm_max_weight_mat
 from matcher.duel.graph import Ints
 from matcher.duel.warm import assignment_duals, start_mate
 
-#: Search steps allowed to count the optima of one tight component before giving up.
-MAX_STEPS = 2000
+#: Search steps allowed to count the optima of one tight component before giving up (at
+#: most ~90 were needed on 1,000 benchmark waves of 30 players; each costs ~1 us).
+MAX_STEPS = 1000
 
 
 def unique_optimum(
@@ -41,12 +42,16 @@ def unique_optimum(
     the assignment solved (``table``, ``weight`` on the diagonal, dummy players after
     ``n``), ``successor`` its optimal permutation.
 
+    Three players who may all play each other; the relaxation is the 3-cycle. Pairs
+    (0, 1) and (1, 2) both cost 1: two optima. At cost 0 for (0, 1) it is the only one.
+
     >>> inf = np.inf
     >>> table = np.array([[inf, 1.0, 4.0], [1.0, inf, 1.0], [4.0, 1.0, inf]])
     >>> matrix = table.copy()
     >>> np.fill_diagonal(matrix, 100.0)
-    >>> unique_optimum(table, matrix, np.array([1, 2, 0]), 100)
-    >>> table[0, 1] = table[1, 0] = 0.0
+    >>> unique_optimum(table, matrix, np.array([1, 2, 0]), 100) is None
+    True
+    >>> table[0, 1] = table[1, 0] = matrix[0, 1] = matrix[1, 0] = 0.0
     >>> unique_optimum(table, matrix, np.array([1, 2, 0]), 100)
     [(0, 1)]
 
