@@ -52,6 +52,11 @@ from matcher.duel.unique import unique_optimum
 #: ~20 us, the blossom and its uniqueness check ~0.5 ms).
 QUICK_SOLVES = 4
 
+#: Largest wave that tries the blossom step: larger ones nearly always have several optima
+#: (the step kept 16 of 19 fractional waves at 40 players, 4 of 27 at 100, 0 of 27 at 160),
+#: so it would only add its cost.
+CERTIFY_UP_TO = 100
+
 
 @dataclass(frozen=True, slots=True)
 class SymmetricOutcome:
@@ -86,15 +91,17 @@ def symmetric_pairs(
     >>> symmetric_pairs(arrays)
     SymmetricOutcome(pairs=((1, 0),), odd_cycles=0, solves=1, dummies=1, unique=False)
 
-    ``certify``: when branch and bound pauses or gives up, the blossom from the first
-    assignment runs (:mod:`matcher.duel.unique`) and its optimum is returned if it is the
-    only one (any exact path returns it); otherwise branch and bound resumes where it
-    paused, so that among several optima the one returned is always the one of branch and
-    bound alone (``certify=False``), or None as there. Branch and bound pauses after
+    ``certify`` (waves of at most :data:`CERTIFY_UP_TO` players): when branch and bound
+    pauses or gives up, the blossom from the first assignment runs
+    (:mod:`matcher.duel.unique`) and its optimum is returned if it is the only one (any
+    exact path returns it); otherwise branch and bound resumes where it paused, so that
+    among several optima the one returned is always the one of branch and bound alone
+    (``certify=False``), or None as there. Branch and bound pauses after
     ``quick_solves`` assignments when some odd cycle of the first assignment touches no
     single player and no other odd cycle: such waves lose a pair to the relaxation's
-    fractional cover, and branch and bound rarely finishes them (measured: 0 of 16 at 30
-    players in docs/benchmarks/duel.md); otherwise it runs up to ``max_solves``.
+    fractional cover, and branch and bound rarely finishes them (measured at 30 players:
+    none of 16 within 2,000 assignments, docs/adr/0011); otherwise it runs up to
+    ``max_solves``.
 
     Notes: O(n^2) to build the table, then dense assignments of n + (odd components)
     rows (cubic worst case, well under a millisecond each for n <= 160 in practice),
@@ -108,6 +115,7 @@ def symmetric_pairs(
     weight = big_weight(arrays)
     root, dummies = _with_dummies(table, float(weight))
     search = _Branching(root)
+    certify = certify and n <= CERTIFY_UP_TO
     pause = max_solves
     if certify and search.odd_cycles and not _rounds_locally(search.first.successor, table):
         pause = min(quick_solves, max_solves)
