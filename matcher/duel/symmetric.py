@@ -30,8 +30,9 @@ An odd cycle ``C`` longer than 1 is fractional. No matching pairs every member o
 odd set inside the set, so branching on the member ``v`` of ``C`` that is not paired
 inside ``C`` (forbid the entries between ``v`` and ``C - v``, symmetrically) covers every
 matching, and each branch's assignment is a lower bound for the matchings in it. Best
-first, the first integral node popped is optimal. After ``max_solves`` assignments the
-caller falls back to the certified blossom.
+first, the first integral node popped is optimal. Where it is slow, the blossom from the
+first assignment answers when the wave has only one optimum (:mod:`matcher.duel.unique`);
+after ``max_solves`` assignments the caller falls back to the certified blossom.
 """
 
 from __future__ import annotations
@@ -98,10 +99,9 @@ def symmetric_pairs(
     among several optima the one returned is always the one of branch and bound alone
     (``certify=False``), or None as there. Branch and bound pauses after
     ``quick_solves`` assignments when some odd cycle of the first assignment touches no
-    single player and no other odd cycle: such waves lose a pair to the relaxation's
-    fractional cover, and branch and bound rarely finishes them (measured at 30 players:
-    none of 16 within 2,000 assignments, docs/adr/0011); otherwise it runs up to
-    ``max_solves``.
+    single player and no other odd cycle: such waves mostly lose a pair to the
+    relaxation's fractional cover, a gap branch and bound closes slowly if at all
+    (docs/adr/0011); otherwise it runs up to ``max_solves``.
 
     Notes: O(n^2) to build the table, then dense assignments of n + (odd components)
     rows (cubic worst case, well under a millisecond each for n <= 160 in practice),
