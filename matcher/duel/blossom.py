@@ -135,13 +135,10 @@ class _Solver:
     def warm_start(self, start: WarmStart) -> None:
         """Adopt ``start``'s pairs and duals (see :class:`WarmStart`)."""
         self.warm = True
-        endpoint_of = {}
+        partner = start.mate
         for k, (i, j, _) in enumerate(self.edges):
-            endpoint_of[(i, j)] = 2 * k + 1
-            endpoint_of[(j, i)] = 2 * k
-        for v, partner in enumerate(start.mate):
-            if partner >= 0:
-                self.mate[v] = endpoint_of[(v, partner)]
+            if partner[i] == j:  # edge k of the pair: the last such edge wins, as a dict would
+                self.mate[i], self.mate[j] = 2 * k + 1, 2 * k
         self.dual[: self.n] = [int(d) for d in start.vertex_dual]
 
     def slack(self, k: int) -> int:
@@ -340,39 +337,41 @@ class _Solver:
 
     def scan(self, v: int) -> bool:
         """Grow the forest along v's tight edges; True when the matching was augmented."""
+        # The lists below are replaced only between stages: read them once (hot loop).
+        edges, dual, endpoint, inblossom = self.edges, self.dual, self.endpoint, self.inblossom
+        allowed, label, bestedge = self.allowed, self.label, self.bestedge
         for p in self.neighbend[v]:
-            k, w = p // 2, self.endpoint[p]
-            bv, bw = self.inblossom[v], self.inblossom[w]
+            k, w = p // 2, endpoint[p]
+            bv, bw = inblossom[v], inblossom[w]
             if bv == bw:
                 continue
             kslack = 0
-            if not self.allowed[k]:
-                kslack = self.slack(k)
-                self.allowed[k] = kslack <= 0
-            if self.allowed[k]:
-                if self.label[bw] == 0 and self.mate[self.base[bw]] == -1:
+            if not allowed[k]:
+                i, j, weight = edges[k]
+                kslack = dual[i] + dual[j] - 2 * weight
+                allowed[k] = kslack <= 0
+            if allowed[k]:
+                if label[bw] == 0 and self.mate[self.base[bw]] == -1:
                     # A single vertex whose dual is 0 (warm start): the path ends there;
                     # its unlabelled blossom may hold a stale labelend from an old stage.
                     self.labelend[bw] = -1
                     self.augment_matching(k)
                     return True
-                if self.label[bw] == 0:
+                if label[bw] == 0:
                     self.assign_label(w, 2, p ^ 1)
-                elif self.label[bw] == 1:
+                elif label[bw] == 1:
                     found = self.scan_blossom(v, w)
                     if found == -1:
                         self.augment_matching(k)
                         return True
                     self.add_blossom(found, k)
-                elif self.label[w] == 0:
-                    self.label[w], self.labelend[w] = 2, p ^ 1
-            elif self.label[bw] == 1:
-                if self.bestedge[bv] == -1 or kslack < self.slack(self.bestedge[bv]):
-                    self.bestedge[bv] = k
-            elif self.label[w] == 0 and (
-                self.bestedge[w] == -1 or kslack < self.slack(self.bestedge[w])
-            ):
-                self.bestedge[w] = k
+                elif label[w] == 0:
+                    label[w], self.labelend[w] = 2, p ^ 1
+            elif label[bw] == 1:
+                if bestedge[bv] == -1 or kslack < self.slack(bestedge[bv]):
+                    bestedge[bv] = k
+            elif label[w] == 0 and (bestedge[w] == -1 or kslack < self.slack(bestedge[w])):
+                bestedge[w] = k
         return False
 
     def dual_step(self) -> bool:
@@ -404,7 +403,7 @@ class _Solver:
 
     def _vertex_deltas(self, tops: list[int]) -> tuple[int, int, int, Callable[[int], None]]:
         """Deltas 1-3 (kind, delta, target) and the vertex dual shift, by plain loops."""
-        n, dual, label, bestedge, slack = self.n, self.dual, self.label, self.bestedge, self.slack
+        n, dual, label, bestedge, edges = self.n, self.dual, self.label, self.bestedge, self.edges
         vertex_label = [label[b] for b in self.inblossom]
         if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
             kind = 1
@@ -414,22 +413,28 @@ class _Solver:
         else:
             kind, delta, target = 1, min(dual[:n]), -1
         for v in range(n):
-            if bestedge[v] != -1 and vertex_label[v] == 0:
-                d = slack(bestedge[v])
+            k = bestedge[v]
+            if k != -1 and vertex_label[v] == 0:
+                i, j, weight = edges[k]
+                d = dual[i] + dual[j] - 2 * weight
                 if d < delta:
-                    kind, delta, target = 2, d, bestedge[v]
-        for b in [v for v in range(n) if self.parent[v] == -1] + tops:
-            if label[b] == 1 and bestedge[b] != -1:
-                d = slack(bestedge[b]) // 2
+                    kind, delta, target = 2, d, k
+        parent = self.parent
+        for b in [v for v in range(n) if parent[v] == -1] + tops:
+            k = bestedge[b]
+            if k != -1 and label[b] == 1:
+                i, j, weight = edges[k]
+                d = (dual[i] + dual[j] - 2 * weight) // 2
                 if d < delta:
-                    kind, delta, target = 3, d, bestedge[b]
+                    kind, delta, target = 3, d, k
+        inner = [v for v in range(n) if vertex_label[v] == 1]
+        outer = [v for v in range(n) if vertex_label[v] == 2]
 
         def shift(by: int) -> None:
-            for v in range(n):
-                if vertex_label[v] == 1:
-                    dual[v] -= by
-                elif vertex_label[v] == 2:
-                    dual[v] += by
+            for v in inner:
+                dual[v] -= by
+            for v in outer:
+                dual[v] += by
 
         return kind, delta, target, shift
 

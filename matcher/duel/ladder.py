@@ -99,7 +99,8 @@ def _balance_means(bw: list[DuelPlayer], sc2: list[DuelPlayer], config: DuelConf
     movable = [p for p in stronger if p.is_both]
     if movable:
         neutral = min(movable, key=lambda p: abs(p.bias))
-        stronger.remove(neutral)
+        # By identity: list.remove compares whole dataclasses (an equal player is the same).
+        del stronger[next(k for k, p in enumerate(stronger) if p is neutral)]
         weaker.append(neutral)
 
 
@@ -205,23 +206,32 @@ def _greedy(
     """
     follow_side = SC2 if lead_side == BW else BW
     bonus, base, growth, rule = config.wait_bonus, window.base, window.growth, config.window_rule
+    # pair_wait: "lead" widens by the lead player's wait, whichever side leads; as growth
+    # is >= 0, widening by the longer (shorter) wait is the larger (smaller) window.
+    longer, shorter = rule == "longer", rule == "shorter"
     follow_rows = [
-        (j, _rating(f, follow_side), f.wait_cycles, _free_maps(f, maps))
+        (
+            j,
+            _rating(f, follow_side),
+            f.wait_cycles,
+            _free_maps(f, maps),
+            base + f.wait_cycles * growth,
+        )
         for j, f in enumerate(follow)
     ]
     candidates: list[tuple[int, int, int]] = []
     for i, a in enumerate(lead):
         rating, wait, free = _rating(a, lead_side), a.wait_cycles, _free_maps(a, maps)
-        for j, own, other_wait, other_free in follow_rows:
-            diff = rating - own
-            # pair_wait: "lead" widens by the lead player's wait, whichever side leads.
-            if rule == "longer":
-                widen = wait if wait > other_wait else other_wait
-            elif rule == "shorter":
-                widen = wait if wait < other_wait else other_wait
+        limit = base + wait * growth
+        for j, own, other_wait, other_free, other_limit in follow_rows:
+            if longer:
+                reach = limit if limit > other_limit else other_limit
+            elif shorter:
+                reach = limit if limit < other_limit else other_limit
             else:
-                widen = wait
-            if abs(diff) <= base + widen * growth and free & other_free:
+                reach = limit
+            diff = rating - own
+            if -reach <= diff <= reach and free & other_free:
                 candidates.append((diff * diff - bonus * (wait + other_wait), i, j))
     # Appended in (i, j) order, so sorting the tuples equals a stable sort on the score.
     candidates.sort()

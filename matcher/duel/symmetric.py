@@ -30,8 +30,9 @@ An odd cycle ``C`` longer than 1 is fractional. No matching pairs every member o
 odd set inside the set, so branching on the member ``v`` of ``C`` that is not paired
 inside ``C`` (forbid the entries between ``v`` and ``C - v``, symmetrically) covers every
 matching, and each branch's assignment is a lower bound for the matchings in it. Best
-first, the first integral node popped is optimal. After ``max_solves`` assignments the
-caller falls back to the certified blossom.
+first, the first integral node popped is optimal. Where it is slow, the blossom from the
+first assignment answers when the wave has only one optimum (:mod:`matcher.duel.unique`);
+after ``max_solves`` assignments the caller falls back to the certified blossom.
 """
 
 from __future__ import annotations
@@ -41,12 +42,21 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.optimize import linear_sum_assignment
-from scipy.sparse import csr_matrix
-from scipy.sparse.csgraph import connected_components
 
 from matcher.duel.bands import Floats, dense_costs, permutation_cycles
 from matcher.duel.exact import big_weight
-from matcher.duel.graph import DuelArrays
+from matcher.duel.graph import Bools, DuelArrays
+from matcher.duel.unique import unique_optimum
+
+#: Assignments of branch and bound before the blossom from the first one on waves whose
+#: odd cycles cannot be rounded locally (measured at 30 players: a branch step costs
+#: ~20 us, the blossom and its uniqueness check ~0.5 ms).
+QUICK_SOLVES = 4
+
+#: Largest wave that tries the blossom step: larger ones nearly always have several optima
+#: (the step kept 16 of 19 fractional waves at 40 players, 4 of 27 at 100, 0 of 27 at 160),
+#: so it would only add its cost.
+CERTIFY_UP_TO = 100
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,16 +65,23 @@ class SymmetricOutcome:
 
     ``odd_cycles`` counts the fractional odd cycles of the first assignment, ``solves``
     the assignments solved (1 when the first is integral), ``dummies`` the odd
-    components that received a dummy player.
+    components that received a dummy player; ``unique``: the pairs are the wave's only
+    optimum, found by the blossom from the first assignment (:mod:`matcher.duel.unique`).
     """
 
     pairs: tuple[tuple[int, int], ...] | None
     odd_cycles: int
     solves: int
     dummies: int
+    unique: bool = False
 
 
-def symmetric_pairs(arrays: DuelArrays, max_solves: int = 24) -> SymmetricOutcome:
+def symmetric_pairs(
+    arrays: DuelArrays,
+    max_solves: int = 24,
+    quick_solves: int = QUICK_SOLVES,
+    certify: bool = True,
+) -> SymmetricOutcome:
     """Solve the wave by symmetric assignments (branch and bound); proven optimal or None.
 
     >>> from matcher.duel.graph import duel_arrays
@@ -73,36 +90,98 @@ def symmetric_pairs(arrays: DuelArrays, max_solves: int = 24) -> SymmetricOutcom
     ...            DuelPlayer("c", None, 1390)]
     >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
     >>> symmetric_pairs(arrays)
-    SymmetricOutcome(pairs=((1, 0),), odd_cycles=0, solves=1, dummies=1)
+    SymmetricOutcome(pairs=((1, 0),), odd_cycles=0, solves=1, dummies=1, unique=False)
+
+    ``certify`` (waves of at most :data:`CERTIFY_UP_TO` players): when branch and bound
+    pauses or gives up, the blossom from the first assignment runs
+    (:mod:`matcher.duel.unique`) and its optimum is returned if it is the only one (any
+    exact path returns it); otherwise branch and bound resumes where it paused, so that
+    among several optima the one returned is always the one of branch and bound alone
+    (``certify=False``), or None as there. Branch and bound pauses after
+    ``quick_solves`` assignments when some odd cycle of the first assignment touches no
+    single player and no other odd cycle: such waves mostly lose a pair to the
+    relaxation's fractional cover, a gap branch and bound closes slowly if at all
+    (docs/adr/0011); otherwise it runs up to ``max_solves``.
 
     Notes: O(n^2) to build the table, then dense assignments of n + (odd components)
     rows (cubic worst case, well under a millisecond each for n <= 160 in practice),
-    at most ``max_solves`` of them before giving up (the caller runs the blossom).
+    at most ``max_solves`` of them; the blossom step costs about 0.5 ms at 30 players.
     """
     n = arrays.size
     if n < 2:
         return SymmetricOutcome((), 0, 0, 0)
     directed = dense_costs(arrays, np.arange(n, dtype=np.int64))
     table = np.minimum(directed, directed.T)
-    root, dummies = _with_dummies(table, float(big_weight(arrays)))
-    first = _Node.solve(root, 0)
-    heap = [first]
-    solves = 1
-    while heap:
-        # Best first: the popped bound is <= every open bound, and the branches of a node
-        # cover all its matchings, so an integral node here is optimal (module notes).
-        node = heapq.heappop(heap)
-        odd, chosen = node.rounded()
-        if not odd:
-            pairs = [_oriented(directed, a, b) for a, b in chosen if a < n and b < n]
-            return SymmetricOutcome(tuple(sorted(pairs)), len(first.rounded()[0]), solves, dummies)
-        cycle = min(odd, key=len)
-        if not cycle or solves + len(cycle) > max_solves:
-            break
-        for drop in cycle:
-            heapq.heappush(heap, _Node.solve(_forbid(node.matrix, cycle, drop), solves))
-            solves += 1
-    return SymmetricOutcome(None, len(first.rounded()[0]), solves, dummies)
+    weight = big_weight(arrays)
+    root, dummies = _with_dummies(table, float(weight))
+    search = _Branching(root)
+    certify = certify and n <= CERTIFY_UP_TO
+    pause = max_solves
+    if certify and search.odd_cycles and not _rounds_locally(search.first.successor, table):
+        pause = min(quick_solves, max_solves)
+    chosen = search.run(pause)
+    if chosen is None and certify and not search.failed:
+        only = unique_optimum(table, root, np.array(search.first.successor), weight)
+        if only is not None:
+            pairs = tuple(sorted(_oriented(directed, a, b) for a, b in only))
+            return SymmetricOutcome(pairs, search.odd_cycles, search.solves, dummies, True)
+        chosen = search.run(max_solves)
+    if chosen is None:
+        return SymmetricOutcome(None, search.odd_cycles, search.solves, dummies)
+    pairs = tuple(sorted(_oriented(directed, a, b) for a, b in chosen if a < n and b < n))
+    return SymmetricOutcome(pairs, search.odd_cycles, search.solves, dummies)
+
+
+def _rounds_locally(successor: list[int], table: Floats) -> bool:
+    """Whether every odd cycle of the assignment has a member that may play a single
+    player or a member of another odd cycle (players after ``len(table)`` are dummies):
+    then rounding loses no pair, and branch and bound closes the small gap quickly."""
+    n = len(table)
+    cycles = permutation_cycles(successor)
+    single = [c[0] for c in cycles if (len(c) == 1 and c[0] < n) or (len(c) == 2 and c[1] >= n)]
+    odd = [[v for v in c if v < n] for c in cycles if len(c) % 2 and len(c) > 1]
+    for k, members in enumerate(odd):
+        others = single + [v for j, cycle in enumerate(odd) if j != k for v in cycle]
+        if not others or not np.isfinite(table[np.ix_(members, others)]).any():
+            return False
+    return True
+
+
+class _Branching:
+    """Best-first branch and bound on odd cycles, which can pause and resume.
+
+    Best first: the popped bound is <= every open bound, and the branches of a node
+    cover all its matchings, so an integral node popped is optimal (module notes). A
+    pause puts the popped node back; as nodes order by (value, creation), resuming pops
+    exactly what an uninterrupted search would have.
+    """
+
+    def __init__(self, root: Floats) -> None:
+        self.first = _Node.solve(root, 0)
+        self.heap = [self.first]
+        self.solves = 1
+        self.odd_cycles = len(self.first.rounded()[0])
+        self.failed = False
+
+    def run(self, max_solves: int) -> list[tuple[int, int]] | None:
+        """The optimal node's pairs, or None: paused at ``max_solves`` or failed."""
+        while self.heap and not self.failed:
+            node = heapq.heappop(self.heap)
+            odd, chosen = node.rounded()
+            if not odd:
+                return chosen
+            cycle = min(odd, key=len)
+            if not cycle:
+                self.failed = True  # an even cycle with unequal halves: not optimal
+            elif self.solves + len(cycle) > max_solves:
+                heapq.heappush(self.heap, node)
+                return None
+            else:
+                for drop in cycle:
+                    branch = _Node.solve(_forbid(node.matrix, cycle, drop), self.solves)
+                    heapq.heappush(self.heap, branch)
+                    self.solves += 1
+        return None
 
 
 @dataclass(order=True)
@@ -152,17 +231,44 @@ def _with_dummies(table: Floats, weight: float) -> tuple[Floats, int]:
     n = len(table)
     legal = np.isfinite(table)
     np.fill_diagonal(legal, False)
-    count, label = connected_components(csr_matrix(legal), directed=False)
-    sizes = np.bincount(label, minlength=count)
-    odd = np.flatnonzero((sizes % 2 == 1) & (sizes > 1))
+    odd = [members for members in components(legal) if len(members) % 2 and len(members) > 1]
     size = n + len(odd)
     matrix: Floats = np.full((size, size), np.inf)
     matrix[:n, :n] = table
-    for d, component in enumerate(odd.tolist()):
-        members = np.flatnonzero(label == component)
+    for d, members in enumerate(odd):
         matrix[n + d, members] = matrix[members, n + d] = 0.0
     np.fill_diagonal(matrix, weight)
     return matrix, len(odd)
+
+
+def components(legal: Bools) -> list[list[int]]:
+    """Connected components of a symmetric adjacency matrix, in the order of their smallest
+    members (the order of ``scipy.sparse.csgraph.connected_components``' labels, whose
+    call costs ~150 us at 30 players against ~20 us here).
+
+    >>> components(np.array([[0, 0, 1], [0, 0, 0], [1, 0, 0]], dtype=bool))
+    [[0, 2], [1]]
+
+    Notes: O(n + edges).
+    """
+    rows, cols = np.nonzero(legal)
+    neighbours: list[list[int]] = [[] for _ in range(len(legal))]
+    for a, b in zip(rows.tolist(), cols.tolist(), strict=True):
+        neighbours[a].append(b)
+    seen = [False] * len(legal)
+    found = []
+    for start in range(len(legal)):
+        if seen[start]:
+            continue
+        seen[start] = True
+        members = [start]
+        for v in members:
+            for u in neighbours[v]:
+                if not seen[u]:
+                    seen[u] = True
+                    members.append(u)
+        found.append(sorted(members))
+    return found
 
 
 def _cheaper_half(matrix: Floats, cycle: list[int]) -> list[tuple[int, int]] | None:

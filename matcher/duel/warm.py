@@ -115,18 +115,11 @@ def _solve(
     """The relaxation's pairs and duals on one candidate graph, finished by the blossom."""
     rows, cols, values = symmetric_entries(n, bw, sc2, cost, weight)
     successor = sparse_assignment(n, rows, cols, values)
-    pi = _duals(n, rows, cols, values, successor)
+    pi = assignment_duals(n, rows, cols, values, successor)
     if pi is None:
         return None
     dual = weight - pi
-    firsts, longer = split_cycles(successor)
-    mate = np.full(n, -1, dtype=np.int64)
-    mate[firsts], mate[successor[firsts]] = successor[firsts], firsts
-    odd = 0
-    for cycle in longer:
-        odd += len(cycle) % 2
-        for i in range(0, len(cycle) - 1, 2):
-            mate[cycle[i]], mate[cycle[i + 1]] = cycle[i + 1], cycle[i]
+    mate, odd = start_mate(successor, n)
     edge_weight = weight - cost
     if not _feasible(dual, mate, bw, sc2, edge_weight):
         return None
@@ -139,7 +132,29 @@ def _solve(
     return None if solution is None else (solution, odd)
 
 
-def _duals(n: int, rows: Ints, cols: Ints, values: Ints, successor: Ints) -> Ints | None:
+def start_mate(successor: Ints, n: int) -> tuple[Ints, int]:
+    """The blossom's starting pairs among players ``0..n-1`` (later indices are dummies,
+    left out): 2-cycles, and alternate edges of longer cycles (one member of an odd cycle
+    single); with the number of odd cycles.
+
+    >>> mate, odd = start_mate(np.array([1, 0, 3, 4, 2]), 5)
+    >>> mate.tolist(), odd
+    ([1, 0, 3, 2, -1], 1)
+    """
+    firsts, longer = split_cycles(successor)
+    firsts = firsts[(firsts < n) & (successor[firsts] < n)]
+    mate = np.full(n, -1, dtype=np.int64)
+    mate[firsts], mate[successor[firsts]] = successor[firsts], firsts
+    odd = 0
+    for cycle in longer:
+        odd += len(cycle) % 2
+        for i in range(0, len(cycle) - 1, 2):
+            if cycle[i] < n and cycle[i + 1] < n:
+                mate[cycle[i]], mate[cycle[i + 1]] = cycle[i + 1], cycle[i]
+    return mate, odd
+
+
+def assignment_duals(n: int, rows: Ints, cols: Ints, values: Ints, successor: Ints) -> Ints | None:
     """``pi = u + v`` from column potentials by shortest paths, or None if they fail.
 
     Column ``successor[i]`` may hand row ``i`` to column ``c`` at ``T[i, c] -

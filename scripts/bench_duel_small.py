@@ -1,0 +1,68 @@
+"""CPU time of both duel strategies at 30 players, per benchmark seed (issue 2's 1 ms / 0.1 ms).
+
+    .venv/bin/python scripts/bench_duel_small.py [--seeds 1-10] [--tree TREE]
+
+Per seed S the wave is ``bench_duel.wave(30, S * 100003 + 30)`` (active population 120).
+Prints, per seed, milliseconds per call (``time.process_time``): the fastest and the
+median of 5 rounds of 50 calls of ``optimal_pairs`` and ``ladder_pairs`` (stages 1-6, as
+bench_duel) and of the whole strategies (``optimal_strategy`` / ``ladder_strategy``:
+snapshot in, result with placement out). ``--tree`` times another checkout (a copy from
+before a change); run both alternately on a shared machine.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Callable
+from functools import partial
+from pathlib import Path
+
+parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+parser.add_argument("--seeds", default="1-10")
+parser.add_argument("--tree", type=Path, default=Path(__file__).resolve().parents[1])
+args = parser.parse_args()
+sys.path[:0] = [str(args.tree), str(args.tree / "scripts")]
+
+from bench_duel import MAPS, wave  # noqa: E402
+
+from matcher.core import QueueProfile  # noqa: E402
+from matcher.duel.ladder import ladder_pairs  # noqa: E402
+from matcher.duel.model import LADDER_DEFAULTS, OPTIMAL_DEFAULTS  # noqa: E402
+from matcher.duel.optimal import optimal_pairs  # noqa: E402
+from matcher.duel.strategies import ladder_strategy, optimal_strategy  # noqa: E402
+from tests.duel.waves import snapshot_of  # noqa: E402
+
+
+def timed(call: Callable[[], object], rounds: int = 5, calls: int = 50) -> str:
+    per_call = []
+    for _ in range(rounds):
+        start = time.process_time()
+        for _ in range(calls):
+            call()
+        per_call.append((time.process_time() - start) / calls * 1000)
+    return f"{min(per_call):.3f} / {statistics.median(per_call):.3f}"
+
+
+def main() -> None:
+    first, _, last = args.seeds.partition("-")
+    print("| seed | optimal_pairs | optimal_strategy | ladder_pairs | ladder_strategy |")
+    print("|---|---|---|---|---|")
+    best = QueueProfile("1v1", "optimal", MAPS)
+    ladder = QueueProfile("1v1", "ladder-v2.1", MAPS)
+    for seed in range(int(first), int(last or first) + 1):
+        players = wave(30, seed * 100003 + 30)
+        snapshot = snapshot_of(players, seed=seed, active_population=120)
+        cells = [
+            timed(partial(optimal_pairs, players, 120, MAPS, OPTIMAL_DEFAULTS)),
+            timed(partial(optimal_strategy, snapshot, best)),
+            timed(partial(ladder_pairs, players, 120, MAPS, LADDER_DEFAULTS)),
+            timed(partial(ladder_strategy, snapshot, ladder)),
+        ]
+        print(f"| {seed} | " + " | ".join(cells) + " |", flush=True)
+
+
+if __name__ == "__main__":
+    main()
