@@ -435,19 +435,22 @@ class RegionQueue:
         self, ticket: Ticket, position: int, waited: int, at_ms: int, tick: WaveTick | None
     ) -> Searching:
         interval = self.last_interval_ms
-        next_wave = self.last_tick_at_ms + interval if interval else None
-        remaining = self.estimator.remaining_waves(ticket, waited)
-        estimate = None
-        if remaining is not None and next_wave is not None:
-            estimate = max(0, next_wave - at_ms) + (remaining - 1) * interval
-        return Searching(
+        next_wave: int | None = None
+        estimate: int | None = None
+        if interval:  # no estimate without a next wave: the estimator is not asked
+            next_wave = self.last_tick_at_ms + interval
+            remaining = self.estimator.remaining_waves(ticket, waited)
+            if remaining is not None:
+                estimate = max(0, next_wave - at_ms) + (remaining - 1) * interval
+        # Once per join: built without the frozen __init__ (as the wave's statuses are).
+        return _make_searching(
             ticket.ticket_id,
             self.queue,
             self.region,
             position,
             waited,
             at_ms,
-            estimated_wait_ms=estimate,
-            next_wave_at_ms=next_wave,
-            wave_id=tick.wave_id if tick else None,
+            estimate,
+            next_wave,
+            tick.wave_id if tick else None,
         )
