@@ -138,26 +138,24 @@ class RegionQueue:
     # -- joins and leaves -------------------------------------------------------------
 
     def _join(self, ticket: Ticket, profile: QueueProfile, rules: QueueRules) -> Step:
-        ticket_id = ticket.ticket_id
-        if ticket_id in self.tickets:
+        ticket_id, tickets, last_tick = ticket.ticket_id, self.tickets, self.last_tick_at_ms
+        if ticket_id in tickets:
             return Step("duplicate")
         if ticket_id in self.finished:
             return Step("duplicate_finished")
-        if (
-            self.last_tick_at_ms
-            and ticket.joined_at_ms + rules.ticket_ttl_ms <= self.last_tick_at_ms
-        ):
+        if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
             return self._refuse(ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
         problem = self._conflict(ticket) or admission_problem(ticket, profile)
         if problem:
             return self._refuse(ticket, DequeueReason.REJECTED, problem)
-        self.tickets[ticket_id] = _make_queued(ticket, self.waves_closed)
-        self.arrivals_since_tick += len(ticket.players)
-        for player in ticket.players:
+        tickets[ticket_id] = _make_queued(ticket, self.waves_closed)
+        players = ticket.players
+        self.arrivals_since_tick += len(players)
+        for player in players:
             self.player_ticket[player.player_id] = ticket_id
         if not rules.publish_status:
             return _make_step("joined", (), (), (), None, None)
-        status = self._searching(ticket, len(self.tickets), 0, ticket.joined_at_ms, None)
+        status = self._searching(ticket, len(tickets), 0, ticket.joined_at_ms, None)
         return _make_step("joined", (), (), (status,), None, None)
 
     def _conflict(self, ticket: Ticket) -> str | None:
