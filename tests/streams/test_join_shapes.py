@@ -168,3 +168,7 @@ def test_the_remembered_layouts_are_bounded() -> None:
         text = json.dumps(body(VALID, {"bw": 1}, TOP, {}), **style)
         assert assert_agrees(text.encode())
     assert 0 < len(join_shapes._PATTERNS) <= join_shapes.MAX_SHAPES
+    for colons in range(join_shapes.MAX_SHAPES + 5):  # one layout, many colon counts
+        values = {**VALID, "ticket_id": "t" + ":" * colons}
+        assert assert_agrees(json.dumps(body(values, {"bw": 1}, TOP, {})).encode())
+    assert 0 < len(join_shapes._SHAPES) <= join_shapes.MAX_SHAPES
