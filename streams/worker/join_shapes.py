@@ -104,7 +104,8 @@ def learn(text: str, keys: list[str], body: dict[str, Any]) -> None:
 def _exact(text: str, match: re.Match[str], groups: list[str]) -> str:
     """The pattern of exactly ``text``'s layout: its characters outside the values as they
     are (whitespace too: about twice as fast to match as JSON's optional whitespace)."""
-    pieces, end = [], 0
+    pieces: list[str] = []
+    end = 0
     for index, kind in enumerate(groups, start=1):
         start, stop = match.span(index)
         pieces += (re.escape(text[end:start]), _KINDS[kind])
