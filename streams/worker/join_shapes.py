@@ -38,19 +38,22 @@ _ID = rf"({_TEXT}{{1,128}})"
 _NAME = rf"({_TEXT}{{1,64}})"
 _KEY_PART = r"([A-Za-z0-9][A-Za-z0-9_.-]{0,63})"
 _INT = r"(-?(?:0|[1-9][0-9]{0,18}))"
-_GROUPS = {
-    "ticket_id": f'"{_ID}"',
-    "queue": f'"{_KEY_PART}"',
-    "region": f'"{_KEY_PART}"',
-    "joined_at_ms": _INT,
-}
+#: The group of each kind of value, by its key (a rating's name and value: by kind).
 _KINDS = {"ticket_id": _ID, "queue": _KEY_PART, "region": _KEY_PART, "player_id": _ID}
 _KINDS.update({"joined_at_ms": _INT, "name": _NAME, "rating": _INT})
+_GROUPS = {key: f'"{_KINDS[key]}"' for key in ("ticket_id", "queue", "region")}
+_GROUPS["joined_at_ms"] = _INT
 _EMPTY = {"roles": rf"\[{_W}\]", "vetoed_maps": rf"\[{_W}\]", "latency_ms": rf"\{{{_W}\}}"}
-_LITERALS = {True: "true", False: "false", None: "null"}
+_LITERALS = {True: "true", False: "false"}
 #: Layouts, and colon counts, remembered before starting over (a worker's producers
 #: write a few layouts; ids with colons spread one over several counts).
 MAX_SHAPES = 64
+#: Learning a layout costs ~20 us, a new one ~1.3 ms (its patterns compiled): each costs
+#: a token, and a token comes back every LEARN_REFILL joins the general path reads. So a
+#: producer whose every join is laid out anew (keys in random order, say) costs at most
+#: ~1 us a join more, while the first MAX_SHAPES layouts are learned at once.
+LEARN_REFILL = 1_024
+_TOKENS = [float(MAX_SHAPES)]
 
 # Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects).
 make_player = builder(Player)
@@ -79,8 +82,19 @@ def learn(text: str, keys: list[str], body: dict[str, Any]) -> None:
     """Remember the layout of ``text``, a solo join the general path accepted.
 
     ``keys``: the object's keys in the text's order (``type`` included); ``body``: its
-    values. A layout with a party, roles, vetoed maps or latencies is not remembered.
+    values. A layout with a party, roles, vetoed maps or latencies is not remembered
+    (nor, when the tokens are spent, any: see LEARN_REFILL).
     """
+    tokens = _TOKENS[0] = min(float(MAX_SHAPES), _TOKENS[0] + 1 / LEARN_REFILL)
+    players = body["players"]
+    if len(players) != 1 or body.get("party_id") is not None:
+        return
+    player = players[0]
+    if player.get("roles") or player.get("vetoed_maps") or player.get("latency_ms"):
+        return
+    if tokens < 1:
+        return
+    _TOKENS[0] = tokens - 1
     layout = _layout(keys, body)
     if layout is None:
         return
@@ -101,6 +115,13 @@ def learn(text: str, keys: list[str], body: dict[str, Any]) -> None:
     _SHAPES.setdefault(colons, []).append(shape)
 
 
+def forget() -> None:
+    """Forget every layout and give the learning tokens back (for tests)."""
+    _PATTERNS.clear()
+    _SHAPES.clear()
+    _TOKENS[0] = float(MAX_SHAPES)
+
+
 def _exact(text: str, match: re.Match[str], groups: list[str]) -> str:
     """The pattern of exactly ``text``'s layout: its characters outside the values as they
     are (whitespace too: about twice as fast to match as JSON's optional whitespace)."""
@@ -118,8 +139,6 @@ def _layout(keys: list[str], body: dict[str, Any]) -> tuple[str, list[str], dict
     """The pattern of a solo join's layout with optional whitespace, the kind of value of
     each of its groups, and where the ticket's values are among them."""
     players = body["players"]
-    if len(players) != 1 or body.get("party_id") is not None:
-        return None
     groups: list[str] = []
     slots: dict[str, Any] = {}
     members = []

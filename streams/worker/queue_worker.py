@@ -100,12 +100,8 @@ class QueueWorker:
         state_of, fold, observe = self.states.get, self.folder.fold, self.metrics.observe
         topic = QUEUE.name
         for record in records:
-            partition, offset, key, value = (
-                record.partition,
-                record.offset,
-                record.key,
-                record.value,
-            )
+            partition, offset = record.partition, record.offset
+            key, value = record.key, record.value
             state = state_of(partition)
             if state is None or offset > state.applied_offset + 1:
                 state = await self._catch_up(partition, offset, outputs)
