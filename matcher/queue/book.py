@@ -35,16 +35,18 @@ class QueueBook:
         return state
 
     def apply(self, event: QueueEvent) -> Step:
-        profile = self.profiles.get(event.queue)
+        queue, region = event.queue, event.region  # a join's are properties: read once
+        profile = self.profiles.get(queue)
         problem = None
         if profile is None:
-            problem = f"unknown queue {event.queue!r}"
-        elif event.region not in self.regions_by_queue.get(event.queue, ()):
-            problem = f"queue {event.queue!r} is not open in region {event.region!r}"
+            problem = f"unknown queue {queue!r}"
+        elif region not in self.regions_by_queue.get(queue, ()):
+            problem = f"queue {queue!r} is not open in region {region!r}"
         if problem is None and profile is not None:
-            return self.region_queue(event.queue, event.region).apply(
-                event, profile, self.rules, self.cadences.get(event.queue)
-            )
+            state = self.regions.get((queue, region))  # region_queue, without the call
+            if state is None:
+                state = self.regions[queue, region] = RegionQueue(queue, region)
+            return state.apply(event, profile, self.rules, self.cadences.get(queue))
         if isinstance(event, TicketJoined):
             ticket = event.ticket
             refused = Dequeued(

@@ -138,26 +138,24 @@ class RegionQueue:
     # -- joins and leaves -------------------------------------------------------------
 
     def _join(self, ticket: Ticket, profile: QueueProfile, rules: QueueRules) -> Step:
-        ticket_id = ticket.ticket_id
-        if ticket_id in self.tickets:
+        ticket_id, tickets, last_tick = ticket.ticket_id, self.tickets, self.last_tick_at_ms
+        if ticket_id in tickets:
             return Step("duplicate")
         if ticket_id in self.finished:
             return Step("duplicate_finished")
-        if (
-            self.last_tick_at_ms
-            and ticket.joined_at_ms + rules.ticket_ttl_ms <= self.last_tick_at_ms
-        ):
+        if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
             return self._refuse(ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
         problem = self._conflict(ticket) or admission_problem(ticket, profile)
         if problem:
             return self._refuse(ticket, DequeueReason.REJECTED, problem)
-        self.tickets[ticket_id] = _make_queued(ticket, self.waves_closed)
-        self.arrivals_since_tick += len(ticket.players)
-        for player in ticket.players:
+        tickets[ticket_id] = _make_queued(ticket, self.waves_closed)
+        players = ticket.players
+        self.arrivals_since_tick += len(players)
+        for player in players:
             self.player_ticket[player.player_id] = ticket_id
         if not rules.publish_status:
             return _make_step("joined", (), (), (), None, None)
-        status = self._searching(ticket, len(self.tickets), 0, ticket.joined_at_ms, None)
+        status = self._searching(ticket, len(tickets), 0, ticket.joined_at_ms, None)
         return _make_step("joined", (), (), (status,), None, None)
 
     def _conflict(self, ticket: Ticket) -> str | None:
@@ -435,19 +433,22 @@ class RegionQueue:
         self, ticket: Ticket, position: int, waited: int, at_ms: int, tick: WaveTick | None
     ) -> Searching:
         interval = self.last_interval_ms
-        next_wave = self.last_tick_at_ms + interval if interval else None
-        remaining = self.estimator.remaining_waves(ticket, waited)
-        estimate = None
-        if remaining is not None and next_wave is not None:
-            estimate = max(0, next_wave - at_ms) + (remaining - 1) * interval
-        return Searching(
+        next_wave: int | None = None
+        estimate: int | None = None
+        if interval:  # no estimate without a next wave: the estimator is not asked
+            next_wave = self.last_tick_at_ms + interval
+            remaining = self.estimator.remaining_waves(ticket, waited)
+            if remaining is not None:
+                estimate = max(0, next_wave - at_ms) + (remaining - 1) * interval
+        # Once per join: built without the frozen __init__ (as the wave's statuses are).
+        return _make_searching(
             ticket.ticket_id,
             self.queue,
             self.region,
             position,
             waited,
             at_ms,
-            estimated_wait_ms=estimate,
-            next_wave_at_ms=next_wave,
-            wave_id=tick.wave_id if tick else None,
+            estimate,
+            next_wave,
+            tick.wave_id if tick else None,
         )

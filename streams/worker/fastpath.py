@@ -22,11 +22,12 @@ from typing import Any
 
 from fastavro import schemaless_reader
 
-from matcher.core import Player, Ticket
+from matcher.core import Player
 from matcher.fastbuild import builder
 from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft
 from schemas import models as wire
 from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES
+from streams.worker.join_shapes import learn, make_joined, make_player, make_ticket, read_join
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -43,16 +44,14 @@ _PLAYER_FIELDS = frozenset(
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 _NO_LATENCY: dict[str, int] = {}
 #: ``json.loads`` is this scanner plus whitespace checks around it (json/decoder.py).
-_scan_once = json.JSONDecoder().scan_once
+_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, not typed
 #: Queue, region and latency-group names that passed ``_KEY_PART``: checked once each.
 _KEY_PARTS_SEEN: set[str] = set()
 _AVRO_MODELS = {wire.TicketJoined: "TicketJoined", wire.TicketLeft: "TicketLeft"}
 
 
 # Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects).
-_make_player = builder(Player)
-_make_ticket = builder(Ticket)
-_make_joined = builder(TicketJoined)
+_make_player, _make_ticket, _make_joined = make_player, make_ticket, make_joined
 _make_left = builder(TicketLeft)
 
 
@@ -81,10 +80,16 @@ def fast_queue_event(data: bytes | None) -> QueueEvent | None:
 
 
 def _from_json(data: bytes) -> QueueEvent:
-    if b"\\" in data:
-        raise _Unsure
     try:
         text = data.decode("utf-8")
+    except ValueError:
+        raise _Unsure from None
+    joined = read_join(text)  # a join in a layout seen before: one regular expression
+    if joined is not None:
+        return joined
+    if "\\" in text:
+        raise _Unsure
+    try:
         if text[:1] == "{":  # the usual record: json.loads' own scanner, without its wrapper
             body, end = _scan_once(text, 0)
             if end != len(text) and text[end:].strip(" \t\n\r"):
@@ -95,6 +100,7 @@ def _from_json(data: bytes) -> QueueEvent:
         raise _Unsure from None
     if type(body) is not dict:  # json.loads allows only JSON whitespace before the "{"
         raise _Unsure
+    order = list(body)
     kind = body.pop("type", None)
     if kind == "TicketJoined":
         event: QueueEvent = _joined(body)
@@ -108,6 +114,8 @@ def _from_json(data: bytes) -> QueueEvent:
     # key ends than keys. When every colon of the text ends a key, counting colons is enough.
     if text.count(":") != keys and len(_KEY_END.findall(text)) != keys:
         raise _Unsure
+    if kind == "TicketJoined":
+        learn(text, order, body)
     return event
 
 

@@ -29,6 +29,7 @@ from schemas.topics import (
 )
 from streams import translate
 from streams.worker.folding import Folded, paused_gc
+from streams.worker.join_records import step_records
 from streams.worker.wave_records import match_created_writer, ticket_dequeued, ticket_status
 
 Record = tuple[str, bytes, bytes]
@@ -54,7 +55,7 @@ def records_of(
     if step is None:
         return []
     if step.summary is None:  # a join's or a leave's few records: nothing to hold the GC for
-        return _step_records(folded, step)
+        return step_records(step)
     with paused_gc():
         return _step_records(folded, step)
 

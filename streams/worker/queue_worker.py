@@ -100,17 +100,21 @@ class QueueWorker:
         outputs: list[Record] = []
         # Bound once: this loop runs for every record (20,000 a second is the target).
         state_of, fold, observe = self.states.get, self.folder.fold, self.metrics.observe
+        topic = QUEUE.name
         for record in records:
-            state = state_of(record.partition)
-            if state is None or record.offset > state.applied_offset + 1:
-                state = await self._catch_up(record.partition, record.offset, outputs)
-            folded = fold(state, record.key, record.value, record.offset)
+            partition, offset = record.partition, record.offset
+            key, value = record.key, record.value
+            state = state_of(partition)
+            if state is None or offset > state.applied_offset + 1:
+                state = await self._catch_up(partition, offset, outputs)
+            folded = fold(state, key, value, offset)
             if folded is None:
                 continue
-            touched.add(record.partition)
+            touched.add(partition)
             observe(folded, state)
-            outputs += _outputs_of(folded, record)
-            if folded.step is not None and folded.step.summary is not None:
+            outputs += records_of(folded, topic=topic, partition=partition, key=key, value=value)
+            step = folded.step
+            if step is not None and step.summary is not None:
                 await self.publisher.publish(outputs)
                 outputs.clear()
         await self.publisher.publish(outputs)
