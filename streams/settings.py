@@ -112,6 +112,11 @@ class Settings(BaseSettings):
     # SIGKILL; the production manifests choose 10 s for margin against stalls.
     session_timeout_ms: int = Field(default=6_000, ge=1_000)
     heartbeat_interval_ms: int = Field(default=1_000, ge=100)
+    # Fixed-interval regions tick at evenly spread offsets inside the interval, so one
+    # worker's regions do not close their waves at the same instant and the last one in
+    # line wait for all the others (docs/adr/0063). False: every region on the grid.
+    # Not in the fingerprint: the ticks are in the log, a replay reads their instants.
+    stagger_ticks: bool = True
     # A partition's state is snapshotted after this many events (or its ticket count, if
     # larger), bounding how much of the log a takeover re-reads.
     snapshot_min_events: int = Field(default=5_000, ge=1)

@@ -2,7 +2,9 @@
 partition, and the agent closes the wave when it reads the tick (the log is the truth).
 
 A tick's sequence is its scheduled time in epoch milliseconds, and every worker computes
-the same schedule: fixed queues tick on multiples of the interval; pop-timer queues
+the same schedule: fixed queues tick on multiples of the interval, each (queue, region)
+shifted by its own offset when ``stagger_ticks`` is on (:func:`tick_offsets`,
+docs/adr/0063); pop-timer queues
 (docs/adr/0050) tick at ``last tick + next interval``, both read from the folded log. So
 two workers briefly owning a partition during a rebalance write the same sequence, and
 the fold ignores the second as stale.
@@ -65,25 +67,27 @@ class Ticker:
 
     async def run(self) -> None:
         loops = []
+        offsets = tick_offsets(self._settings)
         for queue in self._settings.queues:
             policy = self._cadences.get(queue.name)
-            if policy is None:
-                loops.append(self._run_fixed(queue))
-            else:
-                loops.extend(self._run_pop(queue, region, policy) for region in queue.regions)
+            for region in queue.regions:
+                if policy is None:
+                    loops.append(self._run_fixed(queue, region, offsets[(queue.name, region)]))
+                else:
+                    loops.append(self._run_pop(queue, region, policy))
         await asyncio.gather(*loops)
 
-    async def _run_fixed(self, queue: QueueSettings) -> None:
+    async def _run_fixed(self, queue: QueueSettings, region: str, offset_ms: int) -> None:
         interval = queue.wave_interval_ms
         due = 0
         while True:
             now_ms = self._now_ms()
             # A sleep may wake a little early: never emit the same instant twice.
-            due = max(due + interval, (now_ms // interval + 1) * interval)
+            next_on_grid = ((now_ms - offset_ms) // interval + 1) * interval + offset_ms
+            due = max(due + interval, next_on_grid)
             while (now_ms := self._now_ms()) < due:
                 await asyncio.sleep(min(POLL_S, (due - now_ms) / 1000))
-            for region in queue.regions:
-                await self._emit(queue, region, due, interval)
+            await self._emit(queue, region, due, interval)
 
     async def _run_pop(self, queue: QueueSettings, region: str, policy: CadencePolicy) -> None:
         players_per_match = queue.team_count * queue.team_size
@@ -129,3 +133,30 @@ class Ticker:
 
     def _now_ms(self) -> int:
         return int(self._clock() * 1000)
+
+
+def tick_offsets(settings: Settings) -> dict[tuple[str, str], int]:
+    """Each fixed-interval (queue, region)'s offset in ms from its interval's grid.
+
+    Spread evenly over the interval, in the configuration's order of queues and regions
+    (the same on every worker), so that regions sharing a worker close their waves one
+    after another rather than all at once; all 0 when ``stagger_ticks`` is off.
+
+    >>> from streams.settings import QueueSettings
+    >>> settings = Settings(queues=(QueueSettings(name="1v1", regions=("eu", "na", "asia"),
+    ...                                          wave_interval_ms=9000),))
+    >>> tick_offsets(settings)
+    {('1v1', 'eu'): 0, ('1v1', 'na'): 3000, ('1v1', 'asia'): 6000}
+    """
+    fixed = [
+        (queue, region)
+        for queue in settings.queues
+        if queue.cadence == "fixed"
+        for region in queue.regions
+    ]
+    return {
+        (queue.name, region): (
+            index * queue.wave_interval_ms // len(fixed) if settings.stagger_ticks else 0
+        )
+        for index, (queue, region) in enumerate(fixed)
+    }

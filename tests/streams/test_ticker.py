@@ -5,6 +5,7 @@ workers write the same one."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 from pathlib import Path
 
 from matcher.queue.fold import RegionQueue
@@ -94,3 +95,57 @@ def test_pop_queue_ticks_when_the_folded_arrival_rate_says_so(tmp_path: Path) ->
     # 2 matches x 4 players at 8 players/s: a wave every second after the last one.
     assert [t.tick_at_ms for t in ticks[:2]] == [1_800_000_000_000, 1_800_000_001_000]
     assert all(t.interval_ms == 1000 for t in ticks[:2])
+
+
+SPREAD = """
+partitions = 4
+stagger_ticks = {stagger}
+[[queues]]
+name = "1v1"
+regions = ["eu", "na", "asia", "oce"]
+wave_interval_ms = 1000
+"""
+
+
+def fixed_ticks(tmp_path: Path, stagger: str, seconds: float) -> list[WaveTick]:
+    config = tmp_path / "spread.toml"
+    config.write_text(SPREAD.format(stagger=stagger))
+    settings = load_settings(config, broker_url="kafka://localhost:1")
+    sent: list[WaveTick] = []
+    clock = Clock(1_800_000_000.0)
+
+    async def send(partition: int, key: bytes, value: bytes) -> None:
+        tick = decode(value)
+        assert isinstance(tick, WaveTick)
+        sent.append(tick)
+
+    async def main() -> None:
+        task = asyncio.ensure_future(
+            Ticker(settings, send, lambda: {0, 1, 2, 3}, clock=clock).run()
+        )
+        for _ in range(int(seconds / 0.05)):
+            await asyncio.sleep(0.01)
+            clock.now_s += 0.05
+        task.cancel()
+
+    asyncio.run(main())
+    return sent
+
+
+def test_regions_of_a_fixed_queue_tick_at_evenly_spread_offsets(tmp_path: Path) -> None:
+    ticks = fixed_ticks(tmp_path, "true", 3.2)
+    offsets = {
+        t.region: {t.tick_at_ms % 1000 for t in ticks if t.region == t.region} for t in ticks
+    }
+    by_region = {r: {t.tick_at_ms % 1000 for t in ticks if t.region == r} for r in offsets}
+    assert by_region == {"eu": {0}, "na": {250}, "asia": {500}, "oce": {750}}
+    for region in by_region:  # still one tick an interval, on its own grid
+        instants = [t.tick_at_ms for t in ticks if t.region == region]
+        assert len(instants) >= 2 and all(b - a == 1000 for a, b in itertools.pairwise(instants))
+    assert all(t.sequence == t.tick_at_ms for t in ticks)
+
+
+def test_without_staggering_every_region_ticks_on_the_grid(tmp_path: Path) -> None:
+    ticks = fixed_ticks(tmp_path, "false", 2.2)
+    assert {t.region for t in ticks} == {"eu", "na", "asia", "oce"}
+    assert all(t.tick_at_ms % 1000 == 0 for t in ticks)
