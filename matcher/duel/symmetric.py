@@ -46,7 +46,7 @@ from scipy.optimize import linear_sum_assignment
 from matcher.duel.bands import Floats, dense_costs, permutation_cycles
 from matcher.duel.exact import big_weight
 from matcher.duel.graph import Bools, DuelArrays
-from matcher.duel.unique import unique_optimum
+from matcher.duel.unique import breadth_first_component, unique_optimum
 
 #: Assignments of branch and bound before the blossom from the first one on waves whose
 #: odd cycles cannot be rounded locally (measured at 30 players: a branch step costs
@@ -256,19 +256,11 @@ def components(legal: Bools) -> list[list[int]]:
     for a, b in zip(rows.tolist(), cols.tolist(), strict=True):
         neighbours[a].append(b)
     seen = [False] * len(legal)
-    found = []
-    for start in range(len(legal)):
-        if seen[start]:
-            continue
-        seen[start] = True
-        members = [start]
-        for v in members:
-            for u in neighbours[v]:
-                if not seen[u]:
-                    seen[u] = True
-                    members.append(u)
-        found.append(sorted(members))
-    return found
+    return [
+        sorted(breadth_first_component(neighbours, start, seen))
+        for start in range(len(legal))
+        if not seen[start]
+    ]
 
 
 def _cheaper_half(matrix: Floats, cycle: list[int]) -> list[tuple[int, int]] | None:

@@ -115,7 +115,7 @@ def _only_optimum(solution: BlossomSolution, first: Ints, second: Ints, weight: 
     for v in range(n):
         if seen[v] or not tight[v]:
             continue
-        component = _component(tight, v, seen)
+        component = breadth_first_component(tight, v, seen)
         if len(component) == 2 and len(tight[v]) == 1:
             continue  # one tight pair and nothing else tight around it: forced
         if _count(component, tight, vertex_dual, inside) != 1:
@@ -203,12 +203,13 @@ def _force(
     return loose
 
 
-def _component(tight: list[list[int]], start: int, seen: list[bool]) -> list[int]:
-    """The tight component of ``start`` in breadth-first order (neighbours decided together)."""
+def breadth_first_component(neighbours: list[list[int]], start: int, seen: list[bool]) -> list[int]:
+    """The component of ``start`` in ``neighbours`` lists, in breadth-first order (here the
+    tight neighbours, decided together); marks its members in ``seen``."""
     seen[start] = True
     members = [start]
     for v in members:
-        for u in tight[v]:
+        for u in neighbours[v]:
             if not seen[u]:
                 seen[u] = True
                 members.append(u)
