@@ -43,10 +43,11 @@ class Clock:
 
 
 def run_ticker(
-    tmp_path: Path, state: RegionQueue | None, clock: Clock, seconds: float
+    tmp_path: Path, state: RegionQueue | None, clock: Clock, seconds: float, text: str = CONFIG
 ) -> list[WaveTick]:
+    """The ticks a ticker sends in ``seconds`` of the fake clock; ``state`` is the 2v2 region's."""
     config = tmp_path / "w.toml"
-    config.write_text(CONFIG)
+    config.write_text(text)
     settings = load_settings(config, broker_url="kafka://localhost:1")
     sent: list[WaveTick] = []
 
@@ -108,28 +109,8 @@ wave_interval_ms = 1000
 
 
 def fixed_ticks(tmp_path: Path, stagger: str, seconds: float) -> list[WaveTick]:
-    config = tmp_path / "spread.toml"
-    config.write_text(SPREAD.format(stagger=stagger))
-    settings = load_settings(config, broker_url="kafka://localhost:1")
-    sent: list[WaveTick] = []
-    clock = Clock(1_800_000_000.0)
-
-    async def send(partition: int, key: bytes, value: bytes) -> None:
-        tick = decode(value)
-        assert isinstance(tick, WaveTick)
-        sent.append(tick)
-
-    async def main() -> None:
-        task = asyncio.ensure_future(
-            Ticker(settings, send, lambda: {0, 1, 2, 3}, clock=clock).run()
-        )
-        for _ in range(int(seconds / 0.05)):
-            await asyncio.sleep(0.01)
-            clock.now_s += 0.05
-        task.cancel()
-
-    asyncio.run(main())
-    return sent
+    text = SPREAD.format(stagger=stagger)
+    return run_ticker(tmp_path, None, Clock(1_800_000_000.0), seconds, text)
 
 
 def test_regions_of_a_fixed_queue_tick_at_evenly_spread_offsets(tmp_path: Path) -> None:
