@@ -50,8 +50,8 @@ _KEY_PARTS_SEEN: set[str] = set()
 _AVRO_MODELS = {wire.TicketJoined: "TicketJoined", wire.TicketLeft: "TicketLeft"}
 
 
-# Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects).
-_make_player, _make_ticket, _make_joined = make_player, make_ticket, make_joined
+# Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects);
+# a join's builders are join_shapes', which both readers share.
 _make_left = builder(TicketLeft)
 
 
@@ -153,7 +153,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
     members = tuple([_player(player) for player in players])
     if len({player.player_id for player in members}) != len(members):
         raise _Unsure
-    ticket = _make_ticket(
+    ticket = make_ticket(
         _id(body["ticket_id"]),
         _key_part(body["queue"]),
         _key_part(body["region"]),
@@ -161,7 +161,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         _timestamp(body["joined_at_ms"]),
         party_id,
     )
-    return _make_joined(ticket)
+    return make_joined(ticket)
 
 
 def _player(body: Any) -> Player:
@@ -190,7 +190,7 @@ def _player(body: Any) -> Player:
     can_host = body.get("can_host", False)
     if type(can_host) is not bool:
         raise _Unsure
-    return _make_player(
+    return make_player(
         _id(body.get("player_id")),
         tuple(sorted(ratings.items())) if len(ratings) > 1 else tuple(ratings.items()),
         _names(body.get("roles", ()), wire.MAX_NAMES_PER_PLAYER),

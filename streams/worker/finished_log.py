@@ -6,7 +6,7 @@ each, every few thousand events. Instead each snapshot writes one *segment*: the
 journal of writes and prunes since the previous one
 (:meth:`matcher.queue.finished.FinishedTickets.take_journal`). The first segment, and
 one whenever the segments since the base hold more than twice the ids still remembered
-(plus ``min_rewrite``), is a new *base*: every region's whole map. Replaying base and
+(plus ``MIN_REWRITE``), is a new *base*: every region's whole map. Replaying base and
 journals in order rebuilds each map exactly, entries and order. Per id remembered that
 is O(1) written per snapshot, amortised, instead of O(all remembered ids).
 
@@ -57,9 +57,7 @@ class FinishedLog:
         }
 
     @classmethod
-    def from_manifest(cls, record: Mapping[str, Any] | None) -> FinishedLog:
-        if record is None:
-            return cls()
+    def from_manifest(cls, record: Mapping[str, Any]) -> FinishedLog:
         return cls([Segment(*row) for row in record["segments"]], record["written"])
 
 
@@ -77,9 +75,7 @@ def chunk_key(partition: int, seq: int, index: int) -> str:
     return f"{partition}/finished/{seq}/{index}"
 
 
-def write_segment(
-    partition: int, log: FinishedLog, regions: Regions, min_rewrite: int | None = None
-) -> Written:
+def write_segment(partition: int, log: FinishedLog, regions: Regions) -> Written:
     """The segment of this snapshot: every region's journal, or a new base when due.
 
     A region not journaling yet (new since the last snapshot, or loaded from an older
@@ -87,8 +83,7 @@ def write_segment(
     O(remembered ids) for a base.
     """
     remembered = sum(len(queue.finished) for queue in regions.values())
-    slack = MIN_REWRITE if min_rewrite is None else min_rewrite
-    rebase = not log.segments or log.written > 2 * remembered + slack
+    rebase = not log.segments or log.written > 2 * remembered + MIN_REWRITE
     parts: list[list[Any]] = []
     written = 0
     for (queue, region), state in regions.items():

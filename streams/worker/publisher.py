@@ -15,7 +15,7 @@ from typing import Any
 
 from aiokafka import AIOKafkaProducer
 
-from matcher.queue import Step
+from matcher.queue import Step, WaveSummary
 from schemas.codec import encoder_for
 from schemas.direct import direct_encoder_for
 from schemas.topics import (
@@ -54,38 +54,32 @@ def records_of(
     step = folded.step
     if step is None:
         return []
-    if step.summary is None:  # a join's or a leave's few records: nothing to hold the GC for
+    summary = step.summary
+    if summary is None:  # a join's or a leave's few records: nothing to hold the GC for
         return step_records(step)
     with paused_gc():
-        return _step_records(folded, step)
+        return _records_of_wave(folded, step, summary)
 
 
-def _step_records(folded: Folded, step: Step) -> list[Record]:
-    out: list[Record] = []
-    summary = step.summary
-    if summary is not None:
-        match_created = match_created_writer(
-            summary.queue,
-            summary.region,
-            summary.wave_id,
-            summary.strategy,
-            summary.config_fingerprint,
-            summary.closed_at_ms,
-        )
-        for match in step.matches:
-            out.append((MATCHES.name, match.match_id.encode(), match_created(match)))
+def _records_of_wave(folded: Folded, step: Step, summary: WaveSummary) -> list[Record]:
+    """A wave's records: its matches, its dequeues, its statuses, then its summary."""
+    match_created = match_created_writer(
+        summary.queue,
+        summary.region,
+        summary.wave_id,
+        summary.strategy,
+        summary.config_fingerprint,
+        summary.closed_at_ms,
+    )
+    out: list[Record] = [
+        (MATCHES.name, match.match_id.encode(), match_created(match)) for match in step.matches
+    ]
     for dequeued in step.dequeued:
         out.append((CLEANUP.name, dequeued.ticket_id.encode(), ticket_dequeued(dequeued)))
     for status in step.statuses:
         out.append((STATUS.name, status.ticket_id.encode(), ticket_status(status)))
-    if summary is not None:
-        out.append(
-            (
-                WAVES.name,
-                queue_key(summary.queue, summary.region),
-                _encode_wave(translate.wave_closed(summary, folded.duration_ms)),
-            )
-        )
+    wave = _encode_wave(translate.wave_closed(summary, folded.duration_ms))
+    out.append((WAVES.name, queue_key(summary.queue, summary.region), wave))
     return out
 
 
