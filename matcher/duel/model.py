@@ -97,6 +97,8 @@ class DuelConfig:
     waves (and pre-pass remainders) take one relaxation of the whole wave on that graph,
     odd cycles rounded, one more pair outweighing re-pairings up to
     ``optimal_relax_cap`` pairs' worth of cost (docs/adr/0018); 0 keeps the bands.
+    Waves of at most ``optimal_parity_limit`` players solve that relaxation again with
+    one more free sit-out when it has an odd number of odd cycles (docs/adr/0064).
     """
 
     mean_gap_limit: int = 50
@@ -127,6 +129,7 @@ class DuelConfig:
     optimal_warm_limit: int = 1000
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
+    optimal_parity_limit: int = 5000
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -141,6 +144,7 @@ _NON_NEGATIVE_INTS = {
     "optimal_whole_limit",
     "optimal_warm_limit",
     "optimal_relax_cap",
+    "optimal_parity_limit",
     "mean_gap_limit",
     "small_population",
     "medium_population",

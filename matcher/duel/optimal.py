@@ -19,7 +19,9 @@ players may take either side).
 - Waves of more than ``optimal_prepair_limit`` players (docs/adr/0016) first pair equal
   ratings in dense rating ranges (:mod:`matcher.duel.prepair`); the rest as below.
 - Larger waves (and larger pre-pass remainders, docs/adr/0018): one LP relaxation of the
-  whole wave on the k-nearest graph, odd cycles rounded (:mod:`matcher.duel.relaxed`).
+  whole wave on the k-nearest graph, odd cycles rounded (:mod:`matcher.duel.relaxed`);
+  for waves of at most ``optimal_parity_limit`` players, an odd number of odd cycles
+  first buys one more sit-out chosen over the whole wave (docs/adr/0064).
   With ``optimal_relax_cap`` 0 (docs/adr/0015): :func:`matcher.duel.bands.band_pairs` solves the
   relaxation exactly on overlapping rating bands, on every legal pair of the band,
   and stitches them (one band for the whole wave up to ``optimal_whole_limit``
@@ -106,18 +108,20 @@ _make_pair = builder(DuelPair)
 
 
 def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], bool, int, int]:
+    # The parity step's second assignment fits the time budget up to this size (ADR 0064).
+    parity = arrays.size <= config.optimal_parity_limit
     if arrays.size > config.optimal_prepair_limit:
         # Dense ratings pair up at equal MMR first; the rest is a smaller wave (ADR 0016).
         early = equal_rating_pairs(arrays, config.optimal_prepair_density)
-        late, _, odd, steps = _solve_rest(subset(arrays, early.rest), config)
+        late, _, odd, steps = _solve_rest(subset(arrays, early.rest), config, parity)
         rest = early.rest.tolist()
         pairs = list(zip(early.bw.tolist(), early.sc2.tolist(), strict=True))
         return pairs + [(rest[a], rest[b]) for a, b in late], False, odd, steps
-    return _solve_rest(arrays, config)
+    return _solve_rest(arrays, config, parity)
 
 
 def _solve_rest(
-    arrays: DuelArrays, config: DuelConfig
+    arrays: DuelArrays, config: DuelConfig, parity: bool = False
 ) -> tuple[list[tuple[int, int]], bool, int, int]:
     mid = config.optimal_exact_limit < arrays.size <= config.optimal_whole_limit
     if mid and config.optimal_branch_solves > 0:
@@ -134,7 +138,9 @@ def _solve_rest(
         config.optimal_relax_cap > 0
     ):
         # One relaxation of the whole wave: sides of "both" players chosen globally (ADR 0018).
-        one = relaxed_pairs(arrays, config.optimal_neighbours, config.optimal_relax_cap)
+        one = relaxed_pairs(
+            arrays, config.optimal_neighbours, config.optimal_relax_cap, parity=parity
+        )
         return list(one.pairs), False, one.odd_cycles, 1
     if arrays.size > config.optimal_exact_limit:
         # One band holding every rating point: a single relaxation on every legal pair.

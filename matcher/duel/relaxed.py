@@ -33,13 +33,18 @@ from matcher.duel.graph import DuelArrays, Ints, nearest_edges, undirected
 
 @dataclass(frozen=True, slots=True)
 class RelaxedOutcome:
-    """Pairs ``(bw_player, sc2_player)`` by BW player; odd cycles of the relaxation rounded."""
+    """Pairs ``(bw_player, sc2_player)`` by BW player; odd cycles of the relaxation rounded.
+
+    ``sit_outs``: players the relaxation was allowed to leave out for free (0 unless the
+    parity step's relaxation was kept, see :func:`relaxed_pairs`).
+    """
 
     pairs: tuple[tuple[int, int], ...]
     odd_cycles: int
+    sit_outs: int = 0
 
 
-def relaxed_pairs(arrays: DuelArrays, k: int, cap: int) -> RelaxedOutcome:
+def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) -> RelaxedOutcome:
     """Pair the wave by the relaxation on its ``k``-nearest graph, odd cycles rounded.
 
     >>> from matcher.duel.graph import duel_arrays
@@ -47,13 +52,21 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int) -> RelaxedOutcome:
     >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
     ...            DuelPlayer("c", None, 1390), DuelPlayer("d", None, 1452)]
     >>> relaxed_pairs(duel_arrays(players, ("m",), Window(75, 25), DuelConfig()), 6, 8)
-    RelaxedOutcome(pairs=((0, 3), (1, 2)), odd_cycles=0)
+    RelaxedOutcome(pairs=((0, 3), (1, 2)), odd_cycles=0, sit_outs=0)
 
     Each cycle of the assignment longer than 2 gives its cheaper set of alternate edges;
     an odd one leaves out the member whose absence costs least (lowest start on a tie).
 
-    Notes: one sparse assignment (LAPJV) on O(n k) edges; about 45 ms for the 1,700-player
-    remainder of a 10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
+    ``parity`` (docs/adr/0064): when the relaxation has an odd number of odd cycles, every
+    matching leaves at least one player more out than the relaxation does, so it is solved
+    again with that many free sit-outs (dummy players legal with everyone at cost 0). The
+    relaxation then chooses the extra sit-out over the whole wave, typically a player in a
+    sparse tail with only far partners, instead of a member of an odd cycle in the dense
+    middle. The rounded result with more pairs, then less cost, is kept.
+
+    Notes: one sparse assignment (LAPJV) on O(n k) edges, two with ``parity`` when the
+    odd cycles are odd in number; about 45 ms for the 1,700-player remainder of a
+    10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
     """
     n = arrays.size
     u, v = nearest_edges(arrays, k)
@@ -61,25 +74,67 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int) -> RelaxedOutcome:
         return RelaxedOutcome((), 0)
     bw, sc2, cost = undirected(arrays, u, v)
     weight = big_weight(arrays, min(cap, n // 2))
-    successor = sparse_assignment(n, *symmetric_entries(n, bw, sc2, cost, weight))
+    entries = symmetric_entries(n, bw, sc2, cost, weight)
     edges = _EdgeIndex(n, bw, sc2, cost)
-    firsts, longer = split_cycles(successor)
-    # One lookup for every edge of every longer cycle (a 10,000-player wave has ~150).
-    following = [member for cycle in longer for member in cycle[1:] + cycle[:1]]
-    costs = edges.costs([member for cycle in longer for member in cycle], following)
-    rounded: list[tuple[int, int]] = []
-    at = 0
-    for cycle in longer:
-        rounded += _round(cycle, costs[at : at + len(cycle)])
-        at += len(cycle)
-    odd = sum(len(cycle) % 2 for cycle in longer)
-    found = edges.find(
-        np.concatenate([firsts, np.array([a for a, _ in rounded], dtype=np.int64)]),
-        np.concatenate([successor[firsts], np.array([b for _, b in rounded], dtype=np.int64)]),
+    successor = sparse_assignment(n, *entries)
+    best = _Rounded(edges, successor, n, weight)
+    sit_outs = 0
+    if parity and best.odd_cycles % 2:
+        free = int((successor == np.arange(n)).sum()) + 1
+        with_free = _with_sit_outs(n, entries, free, weight)
+        other = _Rounded(edges, sparse_assignment(n + free, *with_free), n, weight)
+        if other.better_than(best):
+            best, sit_outs = other, free
+    order = np.argsort(bw[best.found], kind="stable")
+    found = best.found[order]
+    pairs = tuple(zip(bw[found].tolist(), sc2[found].tolist(), strict=True))
+    return RelaxedOutcome(pairs, best.odd_cycles, sit_outs)
+
+
+class _Rounded:
+    """An assignment rounded to pairs of the ``n`` players (later indices are free
+    sit-outs): ``found`` indexes the candidate edges, ``value`` is (pairs, -cost)."""
+
+    def __init__(self, edges: _EdgeIndex, successor: Ints, n: int, weight: int) -> None:
+        firsts, longer = split_cycles(successor)
+        firsts = firsts[successor[firsts] < n]
+        rounded: list[tuple[int, int]] = []
+        # One lookup for every edge of every longer cycle (a 10,000-player wave has ~150).
+        members = [member for cycle in longer for member in cycle]
+        following = [member for cycle in longer for member in cycle[1:] + cycle[:1]]
+        costs = edges.costs(members, following, weight)
+        at = 0
+        for cycle in longer:
+            rounded += _round(cycle, costs[at : at + len(cycle)])
+            at += len(cycle)
+        rounded = [(a, b) for a, b in rounded if a < n and b < n]
+        self.odd_cycles = sum(len(cycle) % 2 for cycle in longer)
+        self.found = edges.find(
+            np.concatenate([firsts, np.array([a for a, _ in rounded], dtype=np.int64)]),
+            np.concatenate([successor[firsts], np.array([b for _, b in rounded], dtype=np.int64)]),
+        )
+        self.value = (len(self.found), -int(edges.cost[self.found].sum()))
+
+    def better_than(self, other: _Rounded) -> bool:
+        return self.value > other.value
+
+
+def _with_sit_outs(
+    n: int, entries: tuple[Ints, Ints, Ints], free: int, weight: int
+) -> tuple[Ints, Ints, Ints]:
+    """The relaxation's entries plus ``free`` dummy players: legal with every player at
+    cost 0 (that player sits out for free), ``weight`` on their own diagonal."""
+    rows, cols, values = entries
+    dummies = np.arange(n, n + free, dtype=np.int64)
+    players = np.arange(n, dtype=np.int64)
+    dummy_side, player_side = np.repeat(dummies, n), np.tile(players, free)
+    return (
+        np.concatenate([rows, dummy_side, player_side, dummies]),
+        np.concatenate([cols, player_side, dummy_side, dummies]),
+        np.concatenate(
+            [values, np.zeros(2 * n * free, dtype=np.int64), np.full(free, weight, dtype=np.int64)]
+        ),
     )
-    order = np.argsort(bw[found], kind="stable")
-    pairs = tuple(zip(bw[found][order].tolist(), sc2[found][order].tolist(), strict=True))
-    return RelaxedOutcome(pairs, odd)
 
 
 def symmetric_entries(
@@ -116,10 +171,15 @@ class _EdgeIndex:
         at: Ints = np.searchsorted(self.keys, np.minimum(a, b) * self.n + np.maximum(a, b))
         return at
 
-    def costs(self, a: list[int], b: list[int]) -> list[int]:
-        at = self.find(np.array(a, dtype=np.int64), np.array(b, dtype=np.int64))
-        result: list[int] = self.cost[at].tolist()
-        return result
+    def costs(self, a: list[int], b: list[int], sit_out: int) -> list[int]:
+        """Costs of the edges ``a[i] b[i]``; ``sit_out`` for an edge to a dummy (index >= n),
+        so that rounding a cycle prefers real pairs to free sit-outs."""
+        first, second = np.array(a, dtype=np.int64), np.array(b, dtype=np.int64)
+        real = (first < self.n) & (second < self.n)
+        result = np.full(len(first), sit_out, dtype=np.int64)
+        result[real] = self.cost[self.find(first[real], second[real])]
+        costs: list[int] = result.tolist()
+        return costs
 
 
 def _round(cycle: list[int], costs: list[int]) -> list[tuple[int, int]]:

@@ -9,7 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matcher.duel.checks import duel_result_problems
-from matcher.duel.graph import legal
+from matcher.duel.graph import DuelArrays, cost, legal
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.relaxed import relaxed_pairs
@@ -45,6 +45,48 @@ def test_relaxed_pairs_are_legal_and_lose_at_most_one_pair_per_odd_cycle(
     if whole.odd_cycles == 0:
         pairs = [DuelPair(players[a], players[b]) for a, b in whole.pairs]
         assert (len(pairs), score_of(pairs, config)) == (best, best_score)
+
+
+def value(arrays: DuelArrays, pairs: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """The objective as one comparable key: more pairs, then less summed cost."""
+    bw = np.array([a for a, _ in pairs], dtype=np.int64)
+    sc2 = np.array([b for _, b in pairs], dtype=np.int64)
+    return len(pairs), -int(cost(arrays, bw, sc2).sum())
+
+
+@settings(max_examples=150, deadline=None)
+@given(duel_players(max_size=40), st.sampled_from(RULES), st.integers(1, 6))
+def test_the_parity_step_is_legal_and_never_worse(
+    players: list[DuelPlayer], rule: str, k: int
+) -> None:
+    config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
+    arrays = arrays_of(players, 4 * len(players), config)
+    plain = relaxed_pairs(arrays, k, 2)
+    outcome = relaxed_pairs(arrays, k, 2, parity=True)
+    bw = np.array([a for a, _ in outcome.pairs], dtype=np.int64)
+    sc2 = np.array([b for _, b in outcome.pairs], dtype=np.int64)
+    assert legal(arrays, bw, sc2).all()
+    assert len(set(bw.tolist()) | set(sc2.tolist())) == 2 * len(outcome.pairs)
+    assert outcome == relaxed_pairs(arrays, k, 2, parity=True)  # deterministic
+    assert value(arrays, outcome.pairs) >= value(arrays, plain.pairs)
+    if plain.odd_cycles % 2 == 0:
+        assert outcome == plain  # an even number of odd cycles: no second relaxation
+    if outcome.sit_outs:
+        assert value(arrays, outcome.pairs) > value(arrays, plain.pairs)
+
+
+def test_the_parity_step_moves_the_sit_out_and_reaches_the_optimum() -> None:
+    """A 40-player wave whose relaxation has an odd number of odd cycles: rounding them
+    leaves cycle members out and keeps far pairs; with one more free sit-out (8 in all) the
+    relaxation leaves out the players the exact optimum leaves out."""
+    players = synthetic_players(40, seed=2)
+    arrays = arrays_of(players, 160, OPTIMAL_DEFAULTS)
+    plain = relaxed_pairs(arrays, 6, 2)
+    outcome = relaxed_pairs(arrays, 6, 2, parity=True)
+    optimum = reference_optimum(players, 160, MAPS, OPTIMAL_DEFAULTS)
+    assert plain.odd_cycles % 2 == 1 and outcome.sit_outs == 8
+    assert value(arrays, plain.pairs) == (16, -36673)
+    assert value(arrays, outcome.pairs) == (optimum[0], -optimum[1]) == (16, -26472)
 
 
 def test_large_waves_take_one_relaxation_and_pass_the_checker() -> None:
