@@ -81,36 +81,44 @@ def unique_optimum(
 def _only_optimum(solution: BlossomSolution, first: Ints, second: Ints, weight: Ints) -> bool:
     """Whether ``solution.mate`` is the one matching that complementary slackness allows."""
     n = len(solution.mate)
-    vertex_dual, blossom_dual = solution.vertex_dual, solution.blossom_dual
-    chain = [_ancestors(solution.blossom_parent, v) for v in range(n)]
-    # Per player, each blossom around it with the summed duals of it and its ancestors:
-    # a pair's shared duals are that sum at the innermost blossom holding both.
-    around: list[dict[int, int]] = []
-    for blossoms in chain:
-        total, sums = 0, {}
-        for b in reversed(blossoms):
-            total += blossom_dual.get(b, 0)
-            sums[b] = total
-        around.append(sums)
-    tight: list[list[int]] = [[] for _ in range(n)]
+    blossom_dual = solution.blossom_dual
+    # Which blossoms hold each player (one column per blossom): a pair's shared dual is the
+    # summed dual of the blossoms holding both, one matrix product for every close pair.
+    blossoms = sorted(blossom_dual)
+    column = {b: k for k, b in enumerate(blossoms)}
+    holds = np.zeros((n, len(blossoms)), dtype=np.int64)
+    parent = solution.blossom_parent
+    for v in range(n):
+        b = parent[v]
+        while b != -1:
+            if b in column:
+                holds[v, column[b]] = 1
+            b = parent[b]
+    z = np.array([blossom_dual[b] for b in blossoms], dtype=np.int64)
+    dual = np.array(solution.vertex_dual, dtype=np.int64)
     # Shared duals only add to a slack: a pair whose vertex duals alone leave slack is
     # neither tight nor violated.
-    dual = np.array(vertex_dual, dtype=np.int64)
-    close = np.flatnonzero(dual[first] + dual[second] - 2 * weight <= 0)
-    near = zip(first[close].tolist(), second[close].tolist(), weight[close].tolist(), strict=True)
-    for i, j, w in near:
-        slack = vertex_dual[i] + vertex_dual[j] - 2 * w
-        if chain[i] and chain[j]:
-            shared = around[j]
-            slack += 2 * next((shared[b] for b in chain[i] if b in shared), 0)
-        if slack < 0:
-            return False  # not dual feasible: not a proof
-        if slack == 0:
-            tight[i].append(j)
-            tight[j].append(i)
+    vertex_slack = dual[first] + dual[second] - 2 * weight
+    close = np.flatnonzero(vertex_slack <= 0)
+    i, j = first[close], second[close]
+    slack = vertex_slack[close] + 2 * ((holds[i] & holds[j]) @ z)
+    if len(slack) and slack.min() < 0:
+        return False  # not dual feasible: not a proof
+    tight: list[list[int]] = [[] for _ in range(n)]
+    on = slack == 0
+    for a, b in zip(i[on].tolist(), j[on].tolist(), strict=True):
+        tight[a].append(b)
+        tight[b].append(a)
     # The blossoms that every optimum must fill, as a bit set per player.
-    bit = {b: 1 << k for k, b in enumerate(b for b, z in blossom_dual.items() if z > 0)}
-    inside = [sum(bit.get(b, 0) for b in blossoms) for blossoms in chain]
+    positive = np.flatnonzero(z > 0).tolist()
+    if len(positive) < 63:  # the bit sets fit an int64: one product
+        bits = np.zeros(len(blossoms), dtype=np.int64)
+        bits[positive] = np.left_shift(1, np.arange(len(positive), dtype=np.int64))
+        inside: list[int] = (holds @ bits).tolist()
+    else:
+        rows = holds[:, positive].tolist()
+        inside = [sum(1 << k for k, held in enumerate(row) if held) for row in rows]
+    vertex_dual = solution.vertex_dual
     seen = [False] * n
     for v in range(n):
         if seen[v] or not tight[v]:
@@ -214,12 +222,3 @@ def breadth_first_component(neighbours: list[list[int]], start: int, seen: list[
                 seen[u] = True
                 members.append(u)
     return members
-
-
-def _ancestors(parent: tuple[int, ...], v: int) -> list[int]:
-    chain = []
-    b = parent[v]
-    while b != -1:
-        chain.append(b)
-        b = parent[b]
-    return chain
