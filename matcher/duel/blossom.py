@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cached_property
+from itertools import chain
 
 import numpy as np
 from numpy.typing import NDArray
@@ -96,25 +97,40 @@ def warm_max_weight_matching(
     return solver.solution() if solver.run_stages(max_stages) else None
 
 
+def _int_edges(edges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
+    """``edges`` as a list of ``(int, int, int)`` tuples (the callers' usual form: kept)."""
+    listed = list(edges)
+    plain = set(map(type, listed)) <= {tuple} and set(map(len, listed)) <= {3}
+    if plain and set(map(type, chain.from_iterable(listed))) <= {int}:
+        return listed
+    return [(int(i), int(j), int(w)) for i, j, w in listed]
+
+
 class _Solver:
     def __init__(self, n: int, edges: Sequence[tuple[int, int, int]]) -> None:
         self.n = n
-        self.edges = [(int(i), int(j), int(w)) for i, j, w in edges]
-        self.endpoint = [v for i, j, _ in self.edges for v in (i, j)]
+        self.edges = _int_edges(edges)
+        flat = list(chain.from_iterable(self.edges))
+        top = max(flat[2::3], default=0)
+        del flat[2::3]
+        self.endpoint = flat
         self.neighbend: list[list[int]] = [[] for _ in range(n)]
-        for k, (i, j, _) in enumerate(self.edges):
-            self.neighbend[i].append(2 * k + 1)
-            self.neighbend[j].append(2 * k)
-        top = max((w for _, _, w in self.edges), default=0)
+        p = 0
+        for i, j, _ in self.edges:
+            self.neighbend[i].append(p + 1)
+            self.neighbend[j].append(p)
+            p += 2
         self.mate = [-1] * n
         self.label = [0] * (2 * n)
         self.labelend = [-1] * (2 * n)
         self.inblossom = list(range(n))
         self.parent = [-1] * (2 * n)
-        self.childs: list[list[int]] = [[] for _ in range(2 * n)]
-        self.leafs: list[list[int]] = [[] for _ in range(2 * n)]
+        # These three are replaced per blossom, never changed in place: one shared empty list.
+        nothing: list[int] = []
+        self.childs: list[list[int]] = [nothing] * (2 * n)
+        self.leafs: list[list[int]] = [nothing] * (2 * n)
         self.base = list(range(n)) + [-1] * n
-        self.endps: list[list[int]] = [[] for _ in range(2 * n)]
+        self.endps: list[list[int]] = [nothing] * (2 * n)
         self.bestedge = [-1] * (2 * n)
         self.blossombest: list[list[int] | None] = [None] * (2 * n)
         self.unused = list(range(n, 2 * n))
@@ -340,24 +356,28 @@ class _Solver:
         # The lists below are replaced only between stages: read them once (hot loop).
         edges, dual, endpoint, inblossom = self.edges, self.dual, self.endpoint, self.inblossom
         allowed, label, bestedge = self.allowed, self.label, self.bestedge
+        bv = inblossom[v]
         for p in self.neighbend[v]:
-            k, w = p // 2, endpoint[p]
-            bv, bw = inblossom[v], inblossom[w]
+            w = endpoint[p]
+            bw = inblossom[w]
             if bv == bw:
                 continue
-            kslack = 0
-            if not allowed[k]:
+            k = p >> 1
+            if allowed[k]:
+                kslack = 0
+            else:
                 i, j, weight = edges[k]
                 kslack = dual[i] + dual[j] - 2 * weight
-                allowed[k] = kslack <= 0
-            if allowed[k]:
-                if label[bw] == 0 and self.mate[self.base[bw]] == -1:
-                    # A single vertex whose dual is 0 (warm start): the path ends there;
-                    # its unlabelled blossom may hold a stale labelend from an old stage.
-                    self.labelend[bw] = -1
-                    self.augment_matching(k)
-                    return True
+                if kslack <= 0:
+                    allowed[k] = True
+            if kslack <= 0:
                 if label[bw] == 0:
+                    if self.mate[self.base[bw]] == -1:
+                        # A single vertex whose dual is 0 (warm start): the path ends there;
+                        # its unlabelled blossom may hold a stale labelend from an old stage.
+                        self.labelend[bw] = -1
+                        self.augment_matching(k)
+                        return True
                     self.assign_label(w, 2, p ^ 1)
                 elif label[bw] == 1:
                     found = self.scan_blossom(v, w)
@@ -365,13 +385,25 @@ class _Solver:
                         self.augment_matching(k)
                         return True
                     self.add_blossom(found, k)
+                    bv = inblossom[v]  # v is now inside the new blossom
                 elif label[w] == 0:
                     label[w], self.labelend[w] = 2, p ^ 1
             elif label[bw] == 1:
-                if bestedge[bv] == -1 or kslack < self.slack(bestedge[bv]):
+                best = bestedge[bv]
+                if best == -1:
                     bestedge[bv] = k
-            elif label[w] == 0 and (bestedge[w] == -1 or kslack < self.slack(bestedge[w])):
-                bestedge[w] = k
+                else:
+                    i, j, weight = edges[best]
+                    if kslack < dual[i] + dual[j] - 2 * weight:
+                        bestedge[bv] = k
+            elif label[w] == 0:
+                best = bestedge[w]
+                if best == -1:
+                    bestedge[w] = k
+                else:
+                    i, j, weight = edges[best]
+                    if kslack < dual[i] + dual[j] - 2 * weight:
+                        bestedge[w] = k
         return False
 
     def dual_step(self) -> bool:
@@ -402,33 +434,54 @@ class _Solver:
         return True
 
     def _vertex_deltas(self, tops: list[int]) -> tuple[int, int, int, Callable[[int], None]]:
-        """Deltas 1-3 (kind, delta, target) and the vertex dual shift, by plain loops."""
+        """Deltas 1-3 (kind, delta, target) and the vertex dual shift, by plain loops.
+
+        One pass keeps each kind's first minimum in vertex order; the kinds are then
+        compared in the order 1, 2, 3 with a strict ``<``, as consecutive loops would.
+        """
         n, dual, label, bestedge, edges = self.n, self.dual, self.label, self.bestedge, self.edges
-        vertex_label = [label[b] for b in self.inblossom]
-        if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
-            kind = 1
-            delta, target = min(
-                ((dual[v], v) for v in range(n) if vertex_label[v] == 1), default=(0, -1)
-            )
-        else:
-            kind, delta, target = 1, min(dual[:n]), -1
+        inblossom, parent, warm = self.inblossom, self.parent, self.warm
+        inner: list[int] = []
+        outer: list[int] = []
+        s_delta, s_target = 0, -1
+        free_delta, free_target = 0, -1
+        top_delta, top_target = 0, -1
         for v in range(n):
-            k = bestedge[v]
-            if k != -1 and vertex_label[v] == 0:
-                i, j, weight = edges[k]
-                d = dual[i] + dual[j] - 2 * weight
-                if d < delta:
-                    kind, delta, target = 2, d, k
-        parent = self.parent
-        for b in [v for v in range(n) if parent[v] == -1] + tops:
+            at = label[inblossom[v]]
+            if at == 1:
+                inner.append(v)
+                if warm and (s_target == -1 or dual[v] < s_delta):
+                    s_delta, s_target = dual[v], v
+                # parent -1: v is its own top-level blossom, so its label is ``at``
+                if parent[v] == -1:
+                    k = bestedge[v]
+                    if k != -1:
+                        i, j, weight = edges[k]
+                        d = (dual[i] + dual[j] - 2 * weight) // 2
+                        if top_target == -1 or d < top_delta:
+                            top_delta, top_target = d, k
+            elif at == 2:
+                outer.append(v)
+            elif at == 0:
+                k = bestedge[v]
+                if k != -1:
+                    i, j, weight = edges[k]
+                    d = dual[i] + dual[j] - 2 * weight
+                    if free_target == -1 or d < free_delta:
+                        free_delta, free_target = d, k
+        # Only S-vertices' duals must stay >= 0 in a warm start (single vertices' differ).
+        kind, delta, target = (1, s_delta, s_target) if warm else (1, min(dual[:n]), -1)
+        if free_target != -1 and free_delta < delta:
+            kind, delta, target = 2, free_delta, free_target
+        if top_target != -1 and top_delta < delta:
+            kind, delta, target = 3, top_delta, top_target
+        for b in tops:
             k = bestedge[b]
             if k != -1 and label[b] == 1:
                 i, j, weight = edges[k]
                 d = (dual[i] + dual[j] - 2 * weight) // 2
                 if d < delta:
                     kind, delta, target = 3, d, k
-        inner = [v for v in range(n) if vertex_label[v] == 1]
-        outer = [v for v in range(n) if vertex_label[v] == 2]
 
         def shift(by: int) -> None:
             for v in inner:
