@@ -154,6 +154,26 @@ def run(module: ModuleType, call: Call) -> object:
     return solution.mate, solution.vertex_dual, solution.blossom_dual, solution.blossom_parent
 
 
+def depth() -> int:
+    frame, count = sys._getframe(), 0
+    while frame is not None:
+        frame, count = frame.f_back, count + 1
+    return count
+
+
+def run_limited(module: ModuleType, call: Call, frames: int) -> object:
+    """As :func:`run` with at most ``frames`` more frames: warm.py turns a RecursionError
+    into "no warm answer", so where it is raised is part of the behaviour."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(depth() + frames)
+    try:
+        return run(module, call)
+    except RecursionError:
+        return "RecursionError"
+    finally:
+        sys.setrecursionlimit(limit)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--ref", default="main")
@@ -164,6 +184,7 @@ def main() -> int:
     old = load_reference(args.ref)
     counts: dict[str, int] = {}
     seconds = {"old": 0.0, "new": 0.0}
+    limited = [0, 0]  # runs under a low recursion limit: equal solutions, equal RecursionErrors
     inputs = list(real_calls(args.large)) + list(random_calls(args.random, args.seed))
     for number, call in enumerate(inputs):
         began = time.process_time()
@@ -175,9 +196,17 @@ def main() -> int:
         if expected != got:
             print(f"DIFFERENT: input {number} ({call[0]}, n={call[1]}, {len(call[2])} edges)")
             return 1
+        if call[1] > 160 and (call[0] == "warm" or number % 7 == 0):
+            for frames in (40, 100, 400, 1000):
+                expected, got = run_limited(old, call, frames), run_limited(new, call, frames)
+                if expected != got:
+                    print(f"DIFFERENT at {frames} frames: input {number} ({call[0]}, n={call[1]})")
+                    return 1
+                limited[expected == "RecursionError"] += 1
         key = f"{call[0]} n<=160" if call[1] <= 160 else f"{call[0]} n>160"
         counts[key] = counts.get(key, 0) + 1
     print(f"all {len(inputs)} inputs equal: {dict(sorted(counts.items()))}")
+    print(f"low recursion limits: {limited[0]} equal solutions, {limited[1]} equal RecursionErrors")
     print(f"CPU seconds: reference {seconds['old']:.2f}, this tree {seconds['new']:.2f}")
     return 0
 

@@ -16,16 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from functools import cached_property
 from itertools import chain
-
-import numpy as np
-from numpy.typing import NDArray
-
-#: From this many vertices a dual step runs as NumPy array passes, below as Python loops
-#: (identical choices; NumPy's per-call overhead loses on the small waves' graphs).
-VECTORISED_FROM = 200
-
 
 @dataclass(frozen=True, slots=True)
 class BlossomSolution:
@@ -140,14 +131,6 @@ class _Solver:
         self.warm = False
         self.live: set[int] = set()  # blossoms in use (the rest are in ``unused``)
 
-    @cached_property
-    def edge_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """Endpoints and weights as arrays, for the vectorised dual step only."""
-        first, second, weight = (
-            np.array([edge[at] for edge in self.edges], dtype=np.int64) for at in range(3)
-        )
-        return first, second, weight
-
     def warm_start(self, start: WarmStart) -> None:
         """Adopt ``start``'s pairs and duals (see :class:`WarmStart`)."""
         self.warm = True
@@ -220,34 +203,55 @@ class _Solver:
             endps.append(self.labelend[bw] ^ 1)
             bw = self.inblossom[self.endpoint[self.labelend[bw]]]
         self.childs[b], self.endps[b] = path, endps
-        self.leafs[b] = [leaf for child in path for leaf in self.leaves(child)]
-        self.label[b], self.labelend[b], self.dual[b] = 1, self.labelend[bb], 0
-        for leaf in self.leaves(b):
-            if self.label[self.inblossom[leaf]] == 2:
-                self.queue.append(leaf)
-            self.inblossom[leaf] = b
+        n, label, inblossom, queue = self.n, self.label, self.inblossom, self.queue
+        leafs: list[int] = []
+        for child in path:
+            # A child is a top-level blossom: its leaves' label is its own. Only the leaves
+            # of T-children become S here and need scanning.
+            if child < n:
+                leafs.append(child)
+                if label[child] == 2:
+                    queue.append(child)
+            else:
+                leafs += self.leafs[child]
+                if label[child] == 2:
+                    queue += self.leafs[child]
+        self.leafs[b] = leafs
+        label[b], self.labelend[b], self.dual[b] = 1, self.labelend[bb], 0
+        for leaf in leafs:
+            inblossom[leaf] = b
         self.collect_best_edges(b, path)
 
     def collect_best_edges(self, b: int, path: list[int]) -> None:
+        edges, dual, inblossom, label = self.edges, self.dual, self.inblossom, self.label
+        neighbend, blossombest, bestedge = self.neighbend, self.blossombest, self.bestedge
         best_to: dict[int, int] = {}
+        best_slack: dict[int, int] = {}  # the slack of best_to's edge: no duals change here
         for child in path:
-            listed = self.blossombest[child]
+            listed = blossombest[child]
             if listed is None:
-                listed = [p // 2 for leaf in self.leaves(child) for p in self.neighbend[leaf]]
+                listed = [p >> 1 for leaf in self.leaves(child) for p in neighbend[leaf]]
             for k in listed:
-                i, j, _ = self.edges[k]
-                if self.inblossom[j] == b:
-                    i, j = j, i
-                bj = self.inblossom[j]
-                if bj != b and self.label[bj] == 1:
-                    known = best_to.get(bj, -1)
-                    if known == -1 or self.slack(k) < self.slack(known):
-                        best_to[bj] = k
-            self.blossombest[child] = None
-            self.bestedge[child] = -1
+                i, j, weight = edges[k]
+                bj = inblossom[j]
+                if bj == b:
+                    bj = inblossom[i]
+                    if bj == b:
+                        continue
+                if label[bj] == 1:
+                    kslack = dual[i] + dual[j] - 2 * weight
+                    if bj not in best_to or kslack < best_slack[bj]:
+                        best_to[bj], best_slack[bj] = k, kslack
+            blossombest[child] = None
+            bestedge[child] = -1
         best = list(best_to.values())
-        self.blossombest[b] = best
-        self.bestedge[b] = min(best, key=self.slack, default=-1)
+        blossombest[b] = best
+        # The first edge of least slack in best's order, as min(best, key=slack) would pick.
+        least, least_slack = -1, 0
+        for bj, k in best_to.items():
+            if least == -1 or best_slack[bj] < least_slack:
+                least, least_slack = k, best_slack[bj]
+        bestedge[b] = least
 
     def expand_blossom(self, b: int, endstage: bool) -> None:
         for s in self.childs[b]:
@@ -302,12 +306,21 @@ class _Solver:
                 self.label[self.endpoint[self.mate[self.base[bv]]]] = 0
                 self.assign_label(labelled, 2, self.labelend[labelled])
 
-    def augment_blossom(self, b: int, v: int) -> None:
-        t = v
-        while self.parent[t] != b:
-            t = self.parent[t]
-        if t >= self.n:
-            self.augment_blossom(t, v)
+    def augment_blossom(self, b: int, v: int, above: list[int] | None = None) -> None:
+        """``above``: the blossoms strictly between v and b, innermost first (consumed)."""
+        if above is None:
+            # One walk up for the whole recursion (nesting runs thousands deep); the calls
+            # nest exactly as before, so the recursion limit is reached on the same inputs.
+            above = []
+            parent, t = self.parent, v
+            while parent[t] != b:
+                t = parent[t]
+                above.append(t)
+        if above:
+            t = above.pop()
+            self.augment_blossom(t, v, above)
+        else:
+            t = v
         childs, endps = self.childs[b], self.endps[b]
         i = j = childs.index(t)
         if i & 1:
@@ -409,10 +422,7 @@ class _Solver:
     def dual_step(self) -> bool:
         """Change the duals by the largest safe delta; False when the stage is over."""
         tops = sorted(b for b in self.live if self.parent[b] == -1)
-        if self.n >= VECTORISED_FROM:
-            kind, delta, target, shift = self._vertex_deltas_vectorised(tops)
-        else:
-            kind, delta, target, shift = self._vertex_deltas(tops)
+        kind, delta, target, shift = self._vertex_deltas(tops)
         label = self.label
         for b in tops:
             if label[b] == 2 and self.dual[b] < delta:
@@ -488,54 +498,6 @@ class _Solver:
                 dual[v] -= by
             for v in outer:
                 dual[v] += by
-
-        return kind, delta, target, shift
-
-    def _vertex_deltas_vectorised(
-        self, tops: list[int]
-    ) -> tuple[int, int, int, Callable[[int], None]]:
-        """As :meth:`_vertex_deltas`, one NumPy pass instead of Python loops (large graphs).
-
-        Candidates are taken in the loops' order and only a strictly smaller delta
-        replaces the current one (argmin keeps the first minimum): the same choices.
-        """
-        n = self.n
-        first, second, weight = self.edge_arrays
-        dual = np.array(self.dual[:n], dtype=np.int64)
-        labels = np.array(self.label, dtype=np.int64)
-        best = np.array(self.bestedge, dtype=np.int64)
-        vertex_label = labels[np.array(self.inblossom, dtype=np.int64)]
-
-        def slack_of(edges: NDArray[np.int64]) -> NDArray[np.int64]:
-            result: NDArray[np.int64] = dual[first[edges]] + dual[second[edges]] - 2 * weight[edges]
-            return result
-
-        if self.warm:
-            s_vertices = np.flatnonzero(vertex_label == 1)
-            at = int(np.argmin(dual[s_vertices])) if len(s_vertices) else -1
-            kind, delta = 1, int(dual[s_vertices[at]]) if at >= 0 else 0
-            target = int(s_vertices[at]) if at >= 0 else -1
-        else:
-            kind, delta, target = 1, int(dual.min()), -1
-        free = np.flatnonzero((best[:n] != -1) & (vertex_label == 0))
-        if len(free):
-            slacks = slack_of(best[free])
-            at = int(np.argmin(slacks))
-            if slacks[at] < delta:
-                kind, delta, target = 2, int(slacks[at]), int(best[free[at]])
-        top_level = np.flatnonzero(np.array(self.parent[:n], dtype=np.int64) == -1)
-        candidates = np.concatenate([top_level, np.array(tops, dtype=np.int64)])
-        candidates = candidates[(labels[candidates] == 1) & (best[candidates] != -1)]
-        if len(candidates):
-            halves = slack_of(best[candidates]) // 2
-            at = int(np.argmin(halves))
-            if halves[at] < delta:
-                kind, delta, target = 3, int(halves[at]), int(best[candidates[at]])
-
-        def shift(by: int) -> None:
-            dual[vertex_label == 1] -= by
-            dual[vertex_label == 2] += by
-            self.dual[:n] = dual.tolist()
 
         return kind, delta, target, shift
 
