@@ -14,9 +14,11 @@ candidate graph is optimal on the full one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
+from heapq import heappop, heappush
 from itertools import chain
+
 
 @dataclass(frozen=True, slots=True)
 class BlossomSolution:
@@ -80,8 +82,9 @@ def warm_max_weight_matching(
     >>> warm_max_weight_matching(4, [(0, 1, 5), (1, 2, 5), (2, 3, 5)], start, 10).mate
     (1, 0, 3, 2)
 
-    Notes: from a good start (an LP relaxation's pairs and duals) few stages remain;
-    each is O(n + m) per dual change.
+    Notes: from a good start (an LP relaxation's pairs and duals) few stages remain.
+    A dual change costs O(top-level blossoms) and heap operations: the vertices' duals
+    shift lazily.
     """
     solver = _Solver(n, edges)
     solver.warm_start(start)
@@ -130,6 +133,21 @@ class _Solver:
         self.queue: list[int] = []
         self.warm = False
         self.live: set[int] = set()  # blossoms in use (the rest are in ``unused``)
+        # Within a stage a dual step does not touch the vertices: ``dual[v]`` holds v's dual
+        # plus ``sign[v] * shifted`` (the stage's summed deltas; sign 1 for S, -1 for T, 0
+        # else), so a vertex's dual is ``dual[v] - sign[v] * shifted``. A vertex whose label
+        # may have changed goes to ``dirty``; the next dual step re-anchors it.
+        self.sign = [0] * n
+        self.shifted = 0
+        self.dirty: list[int] = []
+        # The delta candidates, each a heap with stale entries skipped when on top. Keys are
+        # the constant part of the candidate's delta, then its vertex or blossom: the first
+        # minimum in index order, as a loop over the vertices and sorted blossoms finds it.
+        self.s_heap: list[tuple[int, int]] = []  # S-vertices (warm start): (dual, v)
+        self.free_heap: list[tuple[int, int, int, int]] = []  # (slack, v, version, bestedge)
+        self.top_heap: list[tuple[int, int, int, int]] = []  # (slack // 2, b, version, edge)
+        self.free_version = [0] * n
+        self.top_version = [0] * (2 * n)
 
     def warm_start(self, start: WarmStart) -> None:
         """Adopt ``start``'s pairs and duals (see :class:`WarmStart`)."""
@@ -140,10 +158,6 @@ class _Solver:
                 self.mate[i], self.mate[j] = 2 * k + 1, 2 * k
         self.dual[: self.n] = [int(d) for d in start.vertex_dual]
 
-    def slack(self, k: int) -> int:
-        i, j, w = self.edges[k]
-        return self.dual[i] + self.dual[j] - 2 * w
-
     def leaves(self, b: int) -> list[int]:
         return [b] if b < self.n else self.leafs[b]
 
@@ -152,6 +166,10 @@ class _Solver:
         self.label[w] = self.label[b] = t
         self.labelend[w] = self.labelend[b] = p
         self.bestedge[w] = self.bestedge[b] = -1
+        if b < self.n:
+            self.dirty.append(b)
+        else:
+            self.dirty += self.leafs[b]
         if t == 1:
             self.queue.extend(self.leaves(b))
         else:
@@ -212,10 +230,12 @@ class _Solver:
                 leafs.append(child)
                 if label[child] == 2:
                     queue.append(child)
+                    self.dirty.append(child)
             else:
                 leafs += self.leafs[child]
                 if label[child] == 2:
                     queue += self.leafs[child]
+                    self.dirty += self.leafs[child]
         self.leafs[b] = leafs
         label[b], self.labelend[b], self.dual[b] = 1, self.labelend[bb], 0
         for leaf in leafs:
@@ -225,6 +245,7 @@ class _Solver:
     def collect_best_edges(self, b: int, path: list[int]) -> None:
         edges, dual, inblossom, label = self.edges, self.dual, self.inblossom, self.label
         neighbend, blossombest, bestedge = self.neighbend, self.blossombest, self.bestedge
+        sign, shifted = self.sign, self.shifted
         best_to: dict[int, int] = {}
         best_slack: dict[int, int] = {}  # the slack of best_to's edge: no duals change here
         for child in path:
@@ -239,7 +260,7 @@ class _Solver:
                     if bj == b:
                         continue
                 if label[bj] == 1:
-                    kslack = dual[i] + dual[j] - 2 * weight
+                    kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
                     if bj not in best_to or kslack < best_slack[bj]:
                         best_to[bj], best_slack[bj] = k, kslack
             blossombest[child] = None
@@ -252,8 +273,14 @@ class _Solver:
             if least == -1 or best_slack[bj] < least_slack:
                 least, least_slack = k, best_slack[bj]
         bestedge[b] = least
+        if least != -1:
+            self.top_version[b] += 1
+            entry = ((least_slack + 2 * shifted) // 2, b, self.top_version[b], least)
+            heappush(self.top_heap, entry)
 
     def expand_blossom(self, b: int, endstage: bool) -> None:
+        if not endstage:
+            self.dirty += self.leafs[b]
         for s in self.childs[b]:
             self.parent[s] = -1
             if s < self.n:
@@ -369,6 +396,7 @@ class _Solver:
         # The lists below are replaced only between stages: read them once (hot loop).
         edges, dual, endpoint, inblossom = self.edges, self.dual, self.endpoint, self.inblossom
         allowed, label, bestedge = self.allowed, self.label, self.bestedge
+        sign, shifted = self.sign, self.shifted
         bv = inblossom[v]
         for p in self.neighbend[v]:
             w = endpoint[p]
@@ -380,7 +408,7 @@ class _Solver:
                 kslack = 0
             else:
                 i, j, weight = edges[k]
-                kslack = dual[i] + dual[j] - 2 * weight
+                kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
                 if kslack <= 0:
                     allowed[k] = True
             if kslack <= 0:
@@ -403,34 +431,39 @@ class _Solver:
                     label[w], self.labelend[w] = 2, p ^ 1
             elif label[bw] == 1:
                 best = bestedge[bv]
-                if best == -1:
-                    bestedge[bv] = k
-                else:
+                if best != -1:
                     i, j, weight = edges[best]
-                    if kslack < dual[i] + dual[j] - 2 * weight:
-                        bestedge[bv] = k
+                    if kslack >= dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted:
+                        continue
+                bestedge[bv] = k
+                self.top_version[bv] += 1
+                entry = ((kslack + 2 * shifted) // 2, bv, self.top_version[bv], k)
+                heappush(self.top_heap, entry)
             elif label[w] == 0:
                 best = bestedge[w]
-                if best == -1:
-                    bestedge[w] = k
-                else:
+                if best != -1:
                     i, j, weight = edges[best]
-                    if kslack < dual[i] + dual[j] - 2 * weight:
-                        bestedge[w] = k
+                    if kslack >= dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted:
+                        continue
+                bestedge[w] = k
+                if label[bw] == 0:
+                    self.free_version[w] += 1
+                    heappush(self.free_heap, (kslack + shifted, w, self.free_version[w], k))
         return False
 
     def dual_step(self) -> bool:
         """Change the duals by the largest safe delta; False when the stage is over."""
+        self.settle()
+        kind, delta, target = self._vertex_deltas()
         tops = sorted(b for b in self.live if self.parent[b] == -1)
-        kind, delta, target, shift = self._vertex_deltas(tops)
-        label = self.label
+        label, dual = self.label, self.dual
         for b in tops:
-            if label[b] == 2 and self.dual[b] < delta:
-                kind, delta, target = 4, self.dual[b], b
-        shift(delta)
+            if label[b] == 2 and dual[b] < delta:
+                kind, delta, target = 4, dual[b], b
+        self.shifted += delta
         for b in tops:
             if label[b]:
-                self.dual[b] += delta if label[b] == 1 else -delta
+                dual[b] += delta if label[b] == 1 else -delta
         if kind == 1:
             if self.warm and target >= 0 and self.mate[target] != -1:
                 self.flip_to_root(target, -1)  # its root is matched, it stays single
@@ -443,63 +476,67 @@ class _Solver:
         self.queue.append(j if kind == 2 and label[self.inblossom[i]] == 0 else i)
         return True
 
-    def _vertex_deltas(self, tops: list[int]) -> tuple[int, int, int, Callable[[int], None]]:
-        """Deltas 1-3 (kind, delta, target) and the vertex dual shift, by plain loops.
-
-        One pass keeps each kind's first minimum in vertex order; the kinds are then
-        compared in the order 1, 2, 3 with a strict ``<``, as consecutive loops would.
-        """
-        n, dual, label, bestedge, edges = self.n, self.dual, self.label, self.bestedge, self.edges
-        inblossom, parent, warm = self.inblossom, self.parent, self.warm
-        inner: list[int] = []
-        outer: list[int] = []
-        s_delta, s_target = 0, -1
-        free_delta, free_target = 0, -1
-        top_delta, top_target = 0, -1
-        for v in range(n):
+    def settle(self) -> None:
+        """Re-anchor the duals of the dirty vertices to their current labels."""
+        dual, sign, shifted, label = self.dual, self.sign, self.shifted, self.label
+        inblossom, bestedge, edges, warm = self.inblossom, self.bestedge, self.edges, self.warm
+        for v in self.dirty:
             at = label[inblossom[v]]
-            if at == 1:
-                inner.append(v)
-                if warm and (s_target == -1 or dual[v] < s_delta):
-                    s_delta, s_target = dual[v], v
-                # parent -1: v is its own top-level blossom, so its label is ``at``
-                if parent[v] == -1:
-                    k = bestedge[v]
-                    if k != -1:
-                        i, j, weight = edges[k]
-                        d = (dual[i] + dual[j] - 2 * weight) // 2
-                        if top_target == -1 or d < top_delta:
-                            top_delta, top_target = d, k
-            elif at == 2:
-                outer.append(v)
-            elif at == 0:
+            now = 1 if at == 1 else -1 if at == 2 else 0
+            was = sign[v]
+            if now == was:
+                continue
+            dual[v] += (now - was) * shifted
+            sign[v] = now
+            if now == 1:
+                if warm:
+                    heappush(self.s_heap, (dual[v], v))
+            elif now == 0 and bestedge[v] != -1:
                 k = bestedge[v]
-                if k != -1:
-                    i, j, weight = edges[k]
-                    d = dual[i] + dual[j] - 2 * weight
-                    if free_target == -1 or d < free_delta:
-                        free_delta, free_target = d, k
-        # Only S-vertices' duals must stay >= 0 in a warm start (single vertices' differ).
-        kind, delta, target = (1, s_delta, s_target) if warm else (1, min(dual[:n]), -1)
-        if free_target != -1 and free_delta < delta:
-            kind, delta, target = 2, free_delta, free_target
-        if top_target != -1 and top_delta < delta:
-            kind, delta, target = 3, top_delta, top_target
-        for b in tops:
-            k = bestedge[b]
-            if k != -1 and label[b] == 1:
                 i, j, weight = edges[k]
-                d = (dual[i] + dual[j] - 2 * weight) // 2
-                if d < delta:
-                    kind, delta, target = 3, d, k
+                kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
+                self.free_version[v] += 1
+                heappush(self.free_heap, (kslack + shifted, v, self.free_version[v], k))
+        self.dirty.clear()
 
-        def shift(by: int) -> None:
-            for v in inner:
-                dual[v] -= by
-            for v in outer:
-                dual[v] += by
+    def _vertex_deltas(self) -> tuple[int, int, int]:
+        """Deltas 1-3: (kind, delta, target), from the candidates' heaps.
 
-        return kind, delta, target, shift
+        Each heap gives its kind's first minimum in index order; the kinds are compared
+        in the order 1, 2, 3 with a strict ``<``, as consecutive loops would. A key stays
+        exact while its entry is current: an S-vertex stays S for the whole stage, so its
+        dual plus ``shifted`` is constant; a bestedge leads to an S-vertex, so its slack
+        plus ``shifted`` (free vertex) or ``2 * shifted`` (S-blossom) is constant while
+        the vertex stays free or the blossom top-level. Entries whose version, label or
+        edge no longer hold are dropped when they reach the top.
+        """
+        dual, sign, shifted, label = self.dual, self.sign, self.shifted, self.label
+        bestedge, parent = self.bestedge, self.parent
+        if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
+            heap = self.s_heap
+            while heap and (sign[heap[0][1]] != 1 or dual[heap[0][1]] != heap[0][0]):
+                heappop(heap)
+            kind, delta, target = (1, heap[0][0] - shifted, heap[0][1]) if heap else (1, 0, -1)
+        else:
+            duals = [d - s * shifted for d, s in zip(dual[: self.n], sign, strict=True)]
+            kind, delta, target = 1, min(duals), -1
+        free, version = self.free_heap, self.free_version
+        while free:
+            norm, v, at, k = free[0]
+            if version[v] == at and sign[v] == 0 and bestedge[v] == k:
+                if norm - shifted < delta:
+                    kind, delta, target = 2, norm - shifted, k
+                break
+            heappop(free)
+        tops, version = self.top_heap, self.top_version
+        while tops:
+            half, b, at, k = tops[0]
+            if version[b] == at and bestedge[b] == k and parent[b] == -1 and label[b] == 1:
+                if half - shifted < delta:
+                    kind, delta, target = 3, half - shifted, k
+                break
+            heappop(tops)
+        return kind, delta, target
 
     def stage(self) -> bool:
         """One stage: grow alternating trees until an augmentation; False if none exists.
@@ -512,6 +549,7 @@ class _Solver:
         self.blossombest[self.n :] = [None] * self.n
         self.allowed = [False] * len(self.edges)
         self.queue = []
+        self.dirty, self.s_heap, self.free_heap, self.top_heap = [], [], [], []
         roots = [
             v for v in range(self.n) if self.mate[v] == -1 and (not self.warm or self.dual[v] > 0)
         ]
@@ -525,9 +563,19 @@ class _Solver:
         while True:
             while self.queue:
                 if self.scan(self.queue.pop()):
+                    self.unshift()
                     return True
             if not self.dual_step():
+                self.unshift()
                 return self.warm
+
+    def unshift(self) -> None:
+        """End of stage: the vertices' duals as plain values again."""
+        shifted = self.shifted
+        vertices = zip(self.dual[: self.n], self.sign, strict=True)
+        self.dual[: self.n] = [d - s * shifted for d, s in vertices]
+        self.sign = [0] * self.n
+        self.shifted = 0
 
     def even_roots(self, roots: list[int]) -> None:
         """Give every root an even dual, keeping every constraint.
