@@ -126,7 +126,7 @@ class _Solver:
         self.base = list(range(n)) + [-1] * n
         self.endps: list[list[int]] = [nothing] * (2 * n)
         self.bestedge = [-1] * (2 * n)
-        self.blossombest: list[list[int] | None] = [None] * (2 * n)
+        self.blossombest: list[list[tuple[int, int, int]] | None] = [None] * (2 * n)
         self.unused = list(range(n, 2 * n))
         self.dual = [top] * n + [0] * n
         self.allowed = [False] * len(self.edges)
@@ -243,40 +243,48 @@ class _Solver:
         self.collect_best_edges(b, path)
 
     def collect_best_edges(self, b: int, path: list[int]) -> None:
+        """The least-slack edge from b to each other top-level S-blossom, in the order the
+        children's lists name them; bestedge[b] the first of least slack among them.
+
+        An entry is (edge, endpoint outside, slack + 2 * shifted): both ends are S for the
+        rest of the stage, so the last is constant and the endpoint names the neighbour
+        blossom without looking at the edge again (a big child's list is read at every
+        blossom that swallows it).
+        """
         edges, dual, inblossom, label = self.edges, self.dual, self.inblossom, self.label
         neighbend, blossombest, bestedge = self.neighbend, self.blossombest, self.bestedge
-        sign, shifted = self.sign, self.shifted
-        best_to: dict[int, int] = {}
-        best_slack: dict[int, int] = {}  # the slack of best_to's edge: no duals change here
+        endpoint, sign, shifted = self.endpoint, self.sign, self.shifted
+        best: dict[int, tuple[int, int, int]] = {}
         for child in path:
             listed = blossombest[child]
             if listed is None:
-                listed = [p >> 1 for leaf in self.leaves(child) for p in neighbend[leaf]]
-            for k in listed:
-                i, j, weight = edges[k]
-                bj = inblossom[j]
-                if bj == b:
-                    bj = inblossom[i]
-                    if bj == b:
-                        continue
-                if label[bj] == 1:
-                    kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
-                    if bj not in best_to or kslack < best_slack[bj]:
-                        best_to[bj], best_slack[bj] = k, kslack
+                listed = []
+                for leaf in [child] if child < self.n else self.leafs[child]:
+                    for p in neighbend[leaf]:
+                        far = endpoint[p]
+                        if label[inblossom[far]] == 1 and inblossom[far] != b:
+                            i, j, weight = edges[p >> 1]
+                            kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
+                            listed.append((p >> 1, far, kslack + 2 * shifted))
+            for entry in listed:
+                bj = inblossom[entry[1]]
+                if bj != b and label[bj] == 1:
+                    known = best.get(bj)
+                    if known is None or entry[2] < known[2]:
+                        best[bj] = entry
             blossombest[child] = None
             bestedge[child] = -1
-        best = list(best_to.values())
-        blossombest[b] = best
-        # The first edge of least slack in best's order, as min(best, key=slack) would pick.
-        least, least_slack = -1, 0
-        for bj, k in best_to.items():
-            if least == -1 or best_slack[bj] < least_slack:
-                least, least_slack = k, best_slack[bj]
-        bestedge[b] = least
-        if least != -1:
+        found = list(best.values())
+        blossombest[b] = found
+        # The first edge of least slack in found's order, as min(found, key=slack) would pick.
+        least: tuple[int, int, int] | None = None
+        for entry in found:
+            if least is None or entry[2] < least[2]:
+                least = entry
+        bestedge[b] = -1 if least is None else least[0]
+        if least is not None:
             self.top_version[b] += 1
-            entry = ((least_slack + 2 * shifted) // 2, b, self.top_version[b], least)
-            heappush(self.top_heap, entry)
+            heappush(self.top_heap, (least[2] // 2, b, self.top_version[b], least[0]))
 
     def expand_blossom(self, b: int, endstage: bool) -> None:
         if not endstage:
