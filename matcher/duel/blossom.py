@@ -91,20 +91,18 @@ def warm_max_weight_matching(
     return solver.solution() if solver.run_stages(max_stages) else None
 
 
-def _int_edges(edges: Sequence[tuple[int, int, int]]) -> list[tuple[int, int, int]]:
-    """``edges`` as a list of ``(int, int, int)`` tuples (the callers' usual form: kept)."""
-    listed = list(edges)
-    plain = set(map(type, listed)) <= {tuple} and set(map(len, listed)) <= {3}
-    if plain and set(map(type, chain.from_iterable(listed))) <= {int}:
-        return listed
-    return [(int(i), int(j), int(w)) for i, j, w in listed]
-
-
 class _Solver:
     def __init__(self, n: int, edges: Sequence[tuple[int, int, int]]) -> None:
         self.n = n
-        self.edges = _int_edges(edges)
-        flat = list(chain.from_iterable(self.edges))
+        self.edges = list(edges)
+        # The callers' edges are tuples of ints already: converting them was a third of a
+        # small graph's set-up. Anything else is converted as before (an edge of another
+        # length fails below, as it did in the conversion).
+        plain = set(map(type, self.edges)) <= {tuple}
+        flat = list(chain.from_iterable(self.edges)) if plain else []
+        if not plain or not set(map(type, flat)) <= {int}:
+            self.edges = [(int(i), int(j), int(w)) for i, j, w in self.edges]
+            flat = list(chain.from_iterable(self.edges))
         top = max(flat[2::3], default=0)
         del flat[2::3]
         self.endpoint = flat
@@ -166,12 +164,10 @@ class _Solver:
         self.label[w] = self.label[b] = t
         self.labelend[w] = self.labelend[b] = p
         self.bestedge[w] = self.bestedge[b] = -1
-        if b < self.n:
-            self.dirty.append(b)
-        else:
-            self.dirty += self.leafs[b]
+        leaves = [b] if b < self.n else self.leafs[b]
+        self.dirty += leaves
         if t == 1:
-            self.queue.extend(self.leaves(b))
+            self.queue += leaves
         else:
             mate = self.mate[self.base[b]]
             self.assign_label(self.endpoint[mate], 1, mate ^ 1)
@@ -463,7 +459,8 @@ class _Solver:
         """Change the duals by the largest safe delta; False when the stage is over."""
         self.settle()
         kind, delta, target = self._vertex_deltas()
-        tops = sorted(b for b in self.live if self.parent[b] == -1)
+        parent = self.parent
+        tops = sorted([b for b in self.live if parent[b] == -1]) if self.live else []
         label, dual = self.label, self.dual
         for b in tops:
             if label[b] == 2 and dual[b] < delta:
@@ -623,6 +620,6 @@ class _Solver:
 
     def solution(self) -> BlossomSolution:
         n = self.n
-        mate = tuple(self.endpoint[p] if p != -1 else -1 for p in self.mate)
-        live = {b: self.dual[b] for b in range(n, 2 * n) if self.base[b] >= 0}
+        mate = tuple([self.endpoint[p] if p != -1 else -1 for p in self.mate])
+        live = {b: self.dual[b] for b in sorted(self.live)}  # live: the blossoms with a base
         return BlossomSolution(mate, tuple(self.dual[:n]), live, tuple(self.parent))
