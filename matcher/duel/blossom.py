@@ -14,16 +14,10 @@ candidate graph is optimal on the full one.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cached_property
-
-import numpy as np
-from numpy.typing import NDArray
-
-#: From this many vertices a dual step runs as NumPy array passes, below as Python loops
-#: (identical choices; NumPy's per-call overhead loses on the small waves' graphs).
-VECTORISED_FROM = 200
+from heapq import heappop, heappush
+from itertools import chain
 
 
 @dataclass(frozen=True, slots=True)
@@ -88,8 +82,9 @@ def warm_max_weight_matching(
     >>> warm_max_weight_matching(4, [(0, 1, 5), (1, 2, 5), (2, 3, 5)], start, 10).mate
     (1, 0, 3, 2)
 
-    Notes: from a good start (an LP relaxation's pairs and duals) few stages remain;
-    each is O(n + m) per dual change.
+    Notes: from a good start (an LP relaxation's pairs and duals) few stages remain.
+    A dual change costs O(top-level blossoms) and heap operations: the vertices' duals
+    shift lazily.
     """
     solver = _Solver(n, edges)
     solver.warm_start(start)
@@ -99,38 +94,58 @@ def warm_max_weight_matching(
 class _Solver:
     def __init__(self, n: int, edges: Sequence[tuple[int, int, int]]) -> None:
         self.n = n
-        self.edges = [(int(i), int(j), int(w)) for i, j, w in edges]
-        self.endpoint = [v for i, j, _ in self.edges for v in (i, j)]
+        self.edges = list(edges)
+        # The callers' edges are tuples of ints already: converting them was a third of a
+        # small graph's set-up. Anything else is converted as before (an edge of another
+        # length fails below, as it did in the conversion).
+        plain = set(map(type, self.edges)) <= {tuple}
+        flat = list(chain.from_iterable(self.edges)) if plain else []
+        if not plain or not set(map(type, flat)) <= {int}:
+            self.edges = [(int(i), int(j), int(w)) for i, j, w in self.edges]
+            flat = list(chain.from_iterable(self.edges))
+        top = max(flat[2::3], default=0)
+        del flat[2::3]
+        self.endpoint = flat
         self.neighbend: list[list[int]] = [[] for _ in range(n)]
-        for k, (i, j, _) in enumerate(self.edges):
-            self.neighbend[i].append(2 * k + 1)
-            self.neighbend[j].append(2 * k)
-        top = max((w for _, _, w in self.edges), default=0)
+        p = 0
+        for i, j, _ in self.edges:
+            self.neighbend[i].append(p + 1)
+            self.neighbend[j].append(p)
+            p += 2
         self.mate = [-1] * n
         self.label = [0] * (2 * n)
         self.labelend = [-1] * (2 * n)
         self.inblossom = list(range(n))
         self.parent = [-1] * (2 * n)
-        self.childs: list[list[int]] = [[] for _ in range(2 * n)]
-        self.leafs: list[list[int]] = [[] for _ in range(2 * n)]
+        # These three are replaced per blossom, never changed in place: one shared empty list.
+        nothing: list[int] = []
+        self.childs: list[list[int]] = [nothing] * (2 * n)
+        self.leafs: list[list[int]] = [nothing] * (2 * n)
         self.base = list(range(n)) + [-1] * n
-        self.endps: list[list[int]] = [[] for _ in range(2 * n)]
+        self.endps: list[list[int]] = [nothing] * (2 * n)
         self.bestedge = [-1] * (2 * n)
-        self.blossombest: list[list[int] | None] = [None] * (2 * n)
+        self.blossombest: list[list[tuple[int, int, int]] | None] = [None] * (2 * n)
         self.unused = list(range(n, 2 * n))
         self.dual = [top] * n + [0] * n
         self.allowed = [False] * len(self.edges)
         self.queue: list[int] = []
         self.warm = False
         self.live: set[int] = set()  # blossoms in use (the rest are in ``unused``)
-
-    @cached_property
-    def edge_arrays(self) -> tuple[NDArray[np.int64], NDArray[np.int64], NDArray[np.int64]]:
-        """Endpoints and weights as arrays, for the vectorised dual step only."""
-        first, second, weight = (
-            np.array([edge[at] for edge in self.edges], dtype=np.int64) for at in range(3)
-        )
-        return first, second, weight
+        # Within a stage a dual step does not touch the vertices: ``dual[v]`` holds v's dual
+        # plus ``sign[v] * shifted`` (the stage's summed deltas; sign 1 for S, -1 for T, 0
+        # else), so a vertex's dual is ``dual[v] - sign[v] * shifted``. A vertex whose label
+        # may have changed goes to ``dirty``; the next dual step re-anchors it.
+        self.sign = [0] * n
+        self.shifted = 0
+        self.dirty: list[int] = []
+        # The delta candidates, each a heap with stale entries skipped when on top. Keys are
+        # the constant part of the candidate's delta, then its vertex or blossom: the first
+        # minimum in index order, as a loop over the vertices and sorted blossoms finds it.
+        self.s_heap: list[tuple[int, int]] = []  # S-vertices (warm start): (dual, v)
+        self.free_heap: list[tuple[int, int, int, int]] = []  # (slack, v, version, bestedge)
+        self.top_heap: list[tuple[int, int, int, int]] = []  # (slack // 2, b, version, edge)
+        self.free_version = [0] * n
+        self.top_version = [0] * (2 * n)
 
     def warm_start(self, start: WarmStart) -> None:
         """Adopt ``start``'s pairs and duals (see :class:`WarmStart`)."""
@@ -141,10 +156,6 @@ class _Solver:
                 self.mate[i], self.mate[j] = 2 * k + 1, 2 * k
         self.dual[: self.n] = [int(d) for d in start.vertex_dual]
 
-    def slack(self, k: int) -> int:
-        i, j, w = self.edges[k]
-        return self.dual[i] + self.dual[j] - 2 * w
-
     def leaves(self, b: int) -> list[int]:
         return [b] if b < self.n else self.leafs[b]
 
@@ -153,8 +164,10 @@ class _Solver:
         self.label[w] = self.label[b] = t
         self.labelend[w] = self.labelend[b] = p
         self.bestedge[w] = self.bestedge[b] = -1
+        leaves = [b] if b < self.n else self.leafs[b]
+        self.dirty += leaves
         if t == 1:
-            self.queue.extend(self.leaves(b))
+            self.queue += leaves
         else:
             mate = self.mate[self.base[b]]
             self.assign_label(self.endpoint[mate], 1, mate ^ 1)
@@ -204,36 +217,74 @@ class _Solver:
             endps.append(self.labelend[bw] ^ 1)
             bw = self.inblossom[self.endpoint[self.labelend[bw]]]
         self.childs[b], self.endps[b] = path, endps
-        self.leafs[b] = [leaf for child in path for leaf in self.leaves(child)]
-        self.label[b], self.labelend[b], self.dual[b] = 1, self.labelend[bb], 0
-        for leaf in self.leaves(b):
-            if self.label[self.inblossom[leaf]] == 2:
-                self.queue.append(leaf)
-            self.inblossom[leaf] = b
+        n, label, inblossom, queue = self.n, self.label, self.inblossom, self.queue
+        leafs: list[int] = []
+        for child in path:
+            # A child is a top-level blossom: its leaves' label is its own. Only the leaves
+            # of T-children become S here and need scanning.
+            if child < n:
+                leafs.append(child)
+                if label[child] == 2:
+                    queue.append(child)
+                    self.dirty.append(child)
+            else:
+                leafs += self.leafs[child]
+                if label[child] == 2:
+                    queue += self.leafs[child]
+                    self.dirty += self.leafs[child]
+        self.leafs[b] = leafs
+        label[b], self.labelend[b], self.dual[b] = 1, self.labelend[bb], 0
+        for leaf in leafs:
+            inblossom[leaf] = b
         self.collect_best_edges(b, path)
 
     def collect_best_edges(self, b: int, path: list[int]) -> None:
-        best_to: dict[int, int] = {}
+        """The least-slack edge from b to each other top-level S-blossom, in the order the
+        children's lists name them; bestedge[b] the first of least slack among them.
+
+        An entry is (edge, endpoint outside, slack + 2 * shifted): both ends are S for the
+        rest of the stage, so the last is constant and the endpoint names the neighbour
+        blossom without looking at the edge again (a big child's list is read at every
+        blossom that swallows it).
+        """
+        edges, dual, inblossom, label = self.edges, self.dual, self.inblossom, self.label
+        neighbend, blossombest, bestedge = self.neighbend, self.blossombest, self.bestedge
+        endpoint, sign, shifted = self.endpoint, self.sign, self.shifted
+        best: dict[int, tuple[int, int, int]] = {}
         for child in path:
-            listed = self.blossombest[child]
+            listed = blossombest[child]
             if listed is None:
-                listed = [p // 2 for leaf in self.leaves(child) for p in self.neighbend[leaf]]
-            for k in listed:
-                i, j, _ = self.edges[k]
-                if self.inblossom[j] == b:
-                    i, j = j, i
-                bj = self.inblossom[j]
-                if bj != b and self.label[bj] == 1:
-                    known = best_to.get(bj, -1)
-                    if known == -1 or self.slack(k) < self.slack(known):
-                        best_to[bj] = k
-            self.blossombest[child] = None
-            self.bestedge[child] = -1
-        best = list(best_to.values())
-        self.blossombest[b] = best
-        self.bestedge[b] = min(best, key=self.slack, default=-1)
+                listed = []
+                for leaf in [child] if child < self.n else self.leafs[child]:
+                    for p in neighbend[leaf]:
+                        far = endpoint[p]
+                        if label[inblossom[far]] == 1 and inblossom[far] != b:
+                            i, j, weight = edges[p >> 1]
+                            kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
+                            listed.append((p >> 1, far, kslack + 2 * shifted))
+            for entry in listed:
+                bj = inblossom[entry[1]]
+                if bj != b and label[bj] == 1:
+                    known = best.get(bj)
+                    if known is None or entry[2] < known[2]:
+                        best[bj] = entry
+            blossombest[child] = None
+            bestedge[child] = -1
+        found = list(best.values())
+        blossombest[b] = found
+        # The first edge of least slack in found's order, as min(found, key=slack) would pick.
+        least: tuple[int, int, int] | None = None
+        for entry in found:
+            if least is None or entry[2] < least[2]:
+                least = entry
+        bestedge[b] = -1 if least is None else least[0]
+        if least is not None:
+            self.top_version[b] += 1
+            heappush(self.top_heap, (least[2] // 2, b, self.top_version[b], least[0]))
 
     def expand_blossom(self, b: int, endstage: bool) -> None:
+        if not endstage:
+            self.dirty += self.leafs[b]
         for s in self.childs[b]:
             self.parent[s] = -1
             if s < self.n:
@@ -286,12 +337,21 @@ class _Solver:
                 self.label[self.endpoint[self.mate[self.base[bv]]]] = 0
                 self.assign_label(labelled, 2, self.labelend[labelled])
 
-    def augment_blossom(self, b: int, v: int) -> None:
-        t = v
-        while self.parent[t] != b:
-            t = self.parent[t]
-        if t >= self.n:
-            self.augment_blossom(t, v)
+    def augment_blossom(self, b: int, v: int, above: list[int] | None = None) -> None:
+        """``above``: the blossoms strictly between v and b, innermost first (consumed)."""
+        if above is None:
+            # One walk up for the whole recursion (nesting runs thousands deep); the calls
+            # nest exactly as before, so the recursion limit is reached on the same inputs.
+            above = []
+            parent, t = self.parent, v
+            while parent[t] != b:
+                t = parent[t]
+                above.append(t)
+        if above:
+            t = above.pop()
+            self.augment_blossom(t, v, above)
+        else:
+            t = v
         childs, endps = self.childs[b], self.endps[b]
         i = j = childs.index(t)
         if i & 1:
@@ -340,24 +400,29 @@ class _Solver:
         # The lists below are replaced only between stages: read them once (hot loop).
         edges, dual, endpoint, inblossom = self.edges, self.dual, self.endpoint, self.inblossom
         allowed, label, bestedge = self.allowed, self.label, self.bestedge
+        sign, shifted = self.sign, self.shifted
+        bv = inblossom[v]
         for p in self.neighbend[v]:
-            k, w = p // 2, endpoint[p]
-            bv, bw = inblossom[v], inblossom[w]
+            w = endpoint[p]
+            bw = inblossom[w]
             if bv == bw:
                 continue
-            kslack = 0
-            if not allowed[k]:
-                i, j, weight = edges[k]
-                kslack = dual[i] + dual[j] - 2 * weight
-                allowed[k] = kslack <= 0
+            k = p >> 1
             if allowed[k]:
-                if label[bw] == 0 and self.mate[self.base[bw]] == -1:
-                    # A single vertex whose dual is 0 (warm start): the path ends there;
-                    # its unlabelled blossom may hold a stale labelend from an old stage.
-                    self.labelend[bw] = -1
-                    self.augment_matching(k)
-                    return True
+                kslack = 0
+            else:
+                i, j, weight = edges[k]
+                kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
+                if kslack <= 0:
+                    allowed[k] = True
+            if kslack <= 0:
                 if label[bw] == 0:
+                    if self.mate[self.base[bw]] == -1:
+                        # A single vertex whose dual is 0 (warm start): the path ends there;
+                        # its unlabelled blossom may hold a stale labelend from an old stage.
+                        self.labelend[bw] = -1
+                        self.augment_matching(k)
+                        return True
                     self.assign_label(w, 2, p ^ 1)
                 elif label[bw] == 1:
                     found = self.scan_blossom(v, w)
@@ -365,30 +430,45 @@ class _Solver:
                         self.augment_matching(k)
                         return True
                     self.add_blossom(found, k)
+                    bv = inblossom[v]  # v is now inside the new blossom
                 elif label[w] == 0:
                     label[w], self.labelend[w] = 2, p ^ 1
             elif label[bw] == 1:
-                if bestedge[bv] == -1 or kslack < self.slack(bestedge[bv]):
-                    bestedge[bv] = k
-            elif label[w] == 0 and (bestedge[w] == -1 or kslack < self.slack(bestedge[w])):
+                best = bestedge[bv]
+                if best != -1:
+                    i, j, weight = edges[best]
+                    if kslack >= dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted:
+                        continue
+                bestedge[bv] = k
+                self.top_version[bv] += 1
+                entry = ((kslack + 2 * shifted) // 2, bv, self.top_version[bv], k)
+                heappush(self.top_heap, entry)
+            elif label[w] == 0:
+                best = bestedge[w]
+                if best != -1:
+                    i, j, weight = edges[best]
+                    if kslack >= dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted:
+                        continue
                 bestedge[w] = k
+                if label[bw] == 0:
+                    self.free_version[w] += 1
+                    heappush(self.free_heap, (kslack + shifted, w, self.free_version[w], k))
         return False
 
     def dual_step(self) -> bool:
         """Change the duals by the largest safe delta; False when the stage is over."""
-        tops = sorted(b for b in self.live if self.parent[b] == -1)
-        if self.n >= VECTORISED_FROM:
-            kind, delta, target, shift = self._vertex_deltas_vectorised(tops)
-        else:
-            kind, delta, target, shift = self._vertex_deltas(tops)
-        label = self.label
+        self.settle()
+        kind, delta, target = self._vertex_deltas()
+        parent = self.parent
+        tops = sorted([b for b in self.live if parent[b] == -1]) if self.live else []
+        label, dual = self.label, self.dual
         for b in tops:
-            if label[b] == 2 and self.dual[b] < delta:
-                kind, delta, target = 4, self.dual[b], b
-        shift(delta)
+            if label[b] == 2 and dual[b] < delta:
+                kind, delta, target = 4, dual[b], b
+        self.shifted += delta
         for b in tops:
             if label[b]:
-                self.dual[b] += delta if label[b] == 1 else -delta
+                dual[b] += delta if label[b] == 1 else -delta
         if kind == 1:
             if self.warm and target >= 0 and self.mate[target] != -1:
                 self.flip_to_root(target, -1)  # its root is matched, it stays single
@@ -401,90 +481,67 @@ class _Solver:
         self.queue.append(j if kind == 2 and label[self.inblossom[i]] == 0 else i)
         return True
 
-    def _vertex_deltas(self, tops: list[int]) -> tuple[int, int, int, Callable[[int], None]]:
-        """Deltas 1-3 (kind, delta, target) and the vertex dual shift, by plain loops."""
-        n, dual, label, bestedge, edges = self.n, self.dual, self.label, self.bestedge, self.edges
-        vertex_label = [label[b] for b in self.inblossom]
-        if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
-            kind = 1
-            delta, target = min(
-                ((dual[v], v) for v in range(n) if vertex_label[v] == 1), default=(0, -1)
-            )
-        else:
-            kind, delta, target = 1, min(dual[:n]), -1
-        for v in range(n):
-            k = bestedge[v]
-            if k != -1 and vertex_label[v] == 0:
+    def settle(self) -> None:
+        """Re-anchor the duals of the dirty vertices to their current labels."""
+        dual, sign, shifted, label = self.dual, self.sign, self.shifted, self.label
+        inblossom, bestedge, edges, warm = self.inblossom, self.bestedge, self.edges, self.warm
+        for v in self.dirty:
+            at = label[inblossom[v]]
+            now = 1 if at == 1 else -1 if at == 2 else 0
+            was = sign[v]
+            if now == was:
+                continue
+            dual[v] += (now - was) * shifted
+            sign[v] = now
+            if now == 1:
+                if warm:
+                    heappush(self.s_heap, (dual[v], v))
+            elif now == 0 and bestedge[v] != -1:
+                k = bestedge[v]
                 i, j, weight = edges[k]
-                d = dual[i] + dual[j] - 2 * weight
-                if d < delta:
-                    kind, delta, target = 2, d, k
-        parent = self.parent
-        for b in [v for v in range(n) if parent[v] == -1] + tops:
-            k = bestedge[b]
-            if k != -1 and label[b] == 1:
-                i, j, weight = edges[k]
-                d = (dual[i] + dual[j] - 2 * weight) // 2
-                if d < delta:
-                    kind, delta, target = 3, d, k
-        inner = [v for v in range(n) if vertex_label[v] == 1]
-        outer = [v for v in range(n) if vertex_label[v] == 2]
+                kslack = dual[i] + dual[j] - 2 * weight - (sign[i] + sign[j]) * shifted
+                self.free_version[v] += 1
+                heappush(self.free_heap, (kslack + shifted, v, self.free_version[v], k))
+        self.dirty.clear()
 
-        def shift(by: int) -> None:
-            for v in inner:
-                dual[v] -= by
-            for v in outer:
-                dual[v] += by
+    def _vertex_deltas(self) -> tuple[int, int, int]:
+        """Deltas 1-3: (kind, delta, target), from the candidates' heaps.
 
-        return kind, delta, target, shift
-
-    def _vertex_deltas_vectorised(
-        self, tops: list[int]
-    ) -> tuple[int, int, int, Callable[[int], None]]:
-        """As :meth:`_vertex_deltas`, one NumPy pass instead of Python loops (large graphs).
-
-        Candidates are taken in the loops' order and only a strictly smaller delta
-        replaces the current one (argmin keeps the first minimum): the same choices.
+        Each heap gives its kind's first minimum in index order; the kinds are compared
+        in the order 1, 2, 3 with a strict ``<``, as consecutive loops would. A key stays
+        exact while its entry is current: an S-vertex stays S for the whole stage, so its
+        dual plus ``shifted`` is constant; a bestedge leads to an S-vertex, so its slack
+        plus ``shifted`` (free vertex) or ``2 * shifted`` (S-blossom) is constant while
+        the vertex stays free or the blossom top-level. Entries whose version, label or
+        edge no longer hold are dropped when they reach the top.
         """
-        n = self.n
-        first, second, weight = self.edge_arrays
-        dual = np.array(self.dual[:n], dtype=np.int64)
-        labels = np.array(self.label, dtype=np.int64)
-        best = np.array(self.bestedge, dtype=np.int64)
-        vertex_label = labels[np.array(self.inblossom, dtype=np.int64)]
-
-        def slack_of(edges: NDArray[np.int64]) -> NDArray[np.int64]:
-            result: NDArray[np.int64] = dual[first[edges]] + dual[second[edges]] - 2 * weight[edges]
-            return result
-
-        if self.warm:
-            s_vertices = np.flatnonzero(vertex_label == 1)
-            at = int(np.argmin(dual[s_vertices])) if len(s_vertices) else -1
-            kind, delta = 1, int(dual[s_vertices[at]]) if at >= 0 else 0
-            target = int(s_vertices[at]) if at >= 0 else -1
+        dual, sign, shifted, label = self.dual, self.sign, self.shifted, self.label
+        bestedge, parent = self.bestedge, self.parent
+        if self.warm:  # single vertices' duals differ: only S-vertices' duals must stay >= 0
+            heap = self.s_heap
+            while heap and (sign[heap[0][1]] != 1 or dual[heap[0][1]] != heap[0][0]):
+                heappop(heap)
+            kind, delta, target = (1, heap[0][0] - shifted, heap[0][1]) if heap else (1, 0, -1)
         else:
-            kind, delta, target = 1, int(dual.min()), -1
-        free = np.flatnonzero((best[:n] != -1) & (vertex_label == 0))
-        if len(free):
-            slacks = slack_of(best[free])
-            at = int(np.argmin(slacks))
-            if slacks[at] < delta:
-                kind, delta, target = 2, int(slacks[at]), int(best[free[at]])
-        top_level = np.flatnonzero(np.array(self.parent[:n], dtype=np.int64) == -1)
-        candidates = np.concatenate([top_level, np.array(tops, dtype=np.int64)])
-        candidates = candidates[(labels[candidates] == 1) & (best[candidates] != -1)]
-        if len(candidates):
-            halves = slack_of(best[candidates]) // 2
-            at = int(np.argmin(halves))
-            if halves[at] < delta:
-                kind, delta, target = 3, int(halves[at]), int(best[candidates[at]])
-
-        def shift(by: int) -> None:
-            dual[vertex_label == 1] -= by
-            dual[vertex_label == 2] += by
-            self.dual[:n] = dual.tolist()
-
-        return kind, delta, target, shift
+            duals = [d - s * shifted for d, s in zip(dual[: self.n], sign, strict=True)]
+            kind, delta, target = 1, min(duals), -1
+        free, version = self.free_heap, self.free_version
+        while free:
+            norm, v, at, k = free[0]
+            if version[v] == at and sign[v] == 0 and bestedge[v] == k:
+                if norm - shifted < delta:
+                    kind, delta, target = 2, norm - shifted, k
+                break
+            heappop(free)
+        tops, version = self.top_heap, self.top_version
+        while tops:
+            half, b, at, k = tops[0]
+            if version[b] == at and bestedge[b] == k and parent[b] == -1 and label[b] == 1:
+                if half - shifted < delta:
+                    kind, delta, target = 3, half - shifted, k
+                break
+            heappop(tops)
+        return kind, delta, target
 
     def stage(self) -> bool:
         """One stage: grow alternating trees until an augmentation; False if none exists.
@@ -497,6 +554,7 @@ class _Solver:
         self.blossombest[self.n :] = [None] * self.n
         self.allowed = [False] * len(self.edges)
         self.queue = []
+        self.dirty, self.s_heap, self.free_heap, self.top_heap = [], [], [], []
         roots = [
             v for v in range(self.n) if self.mate[v] == -1 and (not self.warm or self.dual[v] > 0)
         ]
@@ -510,9 +568,19 @@ class _Solver:
         while True:
             while self.queue:
                 if self.scan(self.queue.pop()):
+                    self.unshift()
                     return True
             if not self.dual_step():
+                self.unshift()
                 return self.warm
+
+    def unshift(self) -> None:
+        """End of stage: the vertices' duals as plain values again."""
+        shifted = self.shifted
+        vertices = zip(self.dual[: self.n], self.sign, strict=True)
+        self.dual[: self.n] = [d - s * shifted for d, s in vertices]
+        self.sign = [0] * self.n
+        self.shifted = 0
 
     def even_roots(self, roots: list[int]) -> None:
         """Give every root an even dual, keeping every constraint.
@@ -552,6 +620,6 @@ class _Solver:
 
     def solution(self) -> BlossomSolution:
         n = self.n
-        mate = tuple(self.endpoint[p] if p != -1 else -1 for p in self.mate)
-        live = {b: self.dual[b] for b in range(n, 2 * n) if self.base[b] >= 0}
+        mate = tuple([self.endpoint[p] if p != -1 else -1 for p in self.mate])
+        live = {b: self.dual[b] for b in sorted(self.live)}  # live: the blossoms with a base
         return BlossomSolution(mate, tuple(self.dual[:n]), live, tuple(self.parent))

@@ -10,7 +10,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import matcher.duel.blossom as blossom
 from matcher.duel.blossom import WarmStart, max_weight_matching, warm_max_weight_matching
 from matcher.duel.checks import duel_result_problems
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer
@@ -63,20 +62,6 @@ def test_a_matched_vertex_whose_dual_reaches_zero_is_released() -> None:
     solution = warm_max_weight_matching(3, edges, start, 10)
     assert solution is not None
     assert solution.mate == (1, 0, -1)
-
-
-@pytest.mark.parametrize("seed", range(40))
-def test_vectorised_dual_steps_make_the_same_choices_as_the_loops(
-    seed: int, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    rng = random.Random(seed)
-    n = rng.randint(2, 60)
-    edges = random_graph(rng, n)
-    monkeypatch.setattr(blossom, "VECTORISED_FROM", 10**9)
-    loops = max_weight_matching(n, edges)
-    monkeypatch.setattr(blossom, "VECTORISED_FROM", 0)
-    vectorised = max_weight_matching(n, edges)
-    assert loops == vectorised
 
 
 @settings(max_examples=80, deadline=None)
