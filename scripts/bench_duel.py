@@ -20,11 +20,12 @@ import dataclasses
 import random
 import statistics
 import sys
-import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
+
+from deep_stack import run_with_deep_stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -170,11 +171,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    # The proved reference nests blossoms thousands deep on large waves: a deep stack.
-    sys.setrecursionlimit(1_000_000)
-    threading.stack_size(512 * 1024 * 1024)
-    outcome: list[int] = []
-    runner = threading.Thread(target=lambda: outcome.append(main()))
-    runner.start()
-    runner.join()
-    raise SystemExit(outcome[0] if outcome else 1)
+    run_with_deep_stack(main)

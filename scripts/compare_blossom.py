@@ -18,12 +18,13 @@ import random
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
+
+from deep_stack import run_with_deep_stack
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
@@ -212,10 +213,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.setrecursionlimit(1_000_000)
-    threading.stack_size(512 * 1024 * 1024)
-    outcome: list[int] = []
-    runner = threading.Thread(target=lambda: outcome.append(main()))
-    runner.start()
-    runner.join()
-    raise SystemExit(outcome[0] if outcome else 1)
+    run_with_deep_stack(main)
