@@ -10,13 +10,10 @@ from schemas.codec import encoder_for
 from schemas.direct import zigzag_varint
 from streams import translate
 from streams.worker.join_records import long_bytes, searching_status, step_records
+from tests.streams.field_values import counts, maybe, texts, timestamps
 
 ENCODE_STATUS = encoder_for("TicketStatus")
 ENCODE_DEQUEUED = encoder_for("TicketDequeued")
-texts = st.text(min_size=1, max_size=12) | st.text(min_size=60, max_size=200)
-maybe = st.none() | texts
-timestamps = st.integers(946_684_800_000, 7_258_118_400_000 - 1)
-counts = st.integers(0, 2**31 - 1)
 longs = st.integers(-(2**63), 2**63 - 1)
 statuses = st.builds(
     Searching,

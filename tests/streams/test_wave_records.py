@@ -10,13 +10,10 @@ from matcher.queue import Dequeued, DequeueReason, Searching
 from schemas.codec import encoder_for
 from streams import translate
 from streams.worker.wave_records import match_created_writer, ticket_dequeued, ticket_status
+from tests.streams.field_values import counts, maybe, texts, timestamps
 
 FASTAVRO = {name: encoder_for(name) for name in ("MatchCreated", "TicketDequeued", "TicketStatus")}
 
-texts = st.text(min_size=1, max_size=12) | st.text(min_size=60, max_size=200)
-maybe = st.none() | texts
-timestamps = st.integers(946_684_800_000, 7_258_118_400_000 - 1)
-counts = st.integers(0, 2**31 - 1)
 seats = st.builds(Seat, texts, texts, st.just("") | texts, st.integers(0, 10_000))
 teams = st.builds(Team, texts, st.lists(seats, max_size=4).map(tuple))
 # Quality names may repeat (translate's dict keeps the first place, the last value);
