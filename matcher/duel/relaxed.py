@@ -83,7 +83,7 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) ->
         free = int((successor == np.arange(n)).sum()) + 1
         with_free = _with_sit_outs(n, entries, free, weight)
         other = _Rounded(edges, sparse_assignment(n + free, *with_free), n, weight)
-        if other.better_than(best):
+        if other.value > best.value:
             best, sit_outs = other, free
     order = np.argsort(bw[best.found], kind="stable")
     found = best.found[order]
@@ -114,9 +114,6 @@ class _Rounded:
             np.concatenate([successor[firsts], np.array([b for _, b in rounded], dtype=np.int64)]),
         )
         self.value = (len(self.found), -int(edges.cost[self.found].sum()))
-
-    def better_than(self, other: _Rounded) -> bool:
-        return self.value > other.value
 
 
 def _with_sit_outs(
