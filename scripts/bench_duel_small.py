@@ -1,6 +1,7 @@
 """CPU time of both duel strategies at 30 players, per benchmark seed (issue 2's 1 ms / 0.1 ms).
 
     .venv/bin/python scripts/bench_duel_small.py [--seeds 1-10] [--tree TREE]
+    .venv/bin/python scripts/bench_duel_small.py --spread --players 100 --seeds 1-100
 
 Per seed S the wave is ``bench_duel.wave(30, S * 100003 + 30)`` (active population 120).
 Prints, per seed, milliseconds per call (``time.process_time``): the fastest and the
@@ -8,6 +9,10 @@ median of 5 rounds of 50 calls of ``optimal_pairs`` and ``ladder_pairs`` (stages
 bench_duel) and of the whole strategies (``optimal_strategy`` / ``ladder_strategy``:
 snapshot in, result with placement out). ``--tree`` times another checkout (a copy from
 before a change); run both alternately on a shared machine.
+
+``--spread`` times only ``optimal_pairs`` on waves of ``--players`` players (active
+population 4 n), the fastest of 3 rounds of 10 calls per seed, and prints the median,
+90th percentile and worst over the seeds, and the seeds above 1 ms.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from pathlib import Path
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
 parser.add_argument("--seeds", default="1-10")
 parser.add_argument("--tree", type=Path, default=Path(__file__).resolve().parents[1])
+parser.add_argument("--spread", action="store_true")
+parser.add_argument("--players", type=int, default=30)
 args = parser.parse_args()
 sys.path[:0] = [str(args.tree), str(args.tree / "scripts")]
 
@@ -46,8 +53,28 @@ def timed(call: Callable[[], object], rounds: int = 5, calls: int = 50) -> str:
     return f"{min(per_call):.3f} / {statistics.median(per_call):.3f}"
 
 
+def spread(seeds: range) -> None:
+    n = args.players
+    times = {}
+    for seed in seeds:
+        players = wave(n, seed * 100003 + n)
+        call = partial(optimal_pairs, players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
+        times[seed] = float(timed(call, rounds=3, calls=10).split(" / ")[0])
+    ranked = sorted(times.values())
+    ninetieth = ranked[min(len(ranked) - 1, int(0.9 * len(ranked)))]
+    slow = [f"{seed} ({ms:.2f})" for seed, ms in times.items() if ms > 1.0]
+    print(
+        f"{n} players, {len(ranked)} seeds: median {statistics.median(ranked):.3f} ms, "
+        f"90th percentile {ninetieth:.3f} ms, worst {ranked[-1]:.2f} ms; "
+        f"over 1 ms: {len(slow)} {', '.join(slow)}"
+    )
+
+
 def main() -> None:
     first, _, last = args.seeds.partition("-")
+    if args.spread:
+        spread(range(int(first), int(last or first) + 1))
+        return
     print("| seed | optimal_pairs | optimal_strategy | ladder_pairs | ladder_strategy |")
     print("|---|---|---|---|---|")
     best = QueueProfile("1v1", "optimal", MAPS)

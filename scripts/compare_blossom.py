@@ -4,7 +4,7 @@
 
 The reference is ``git show REF:matcher/duel/blossom.py`` loaded as a module outside the
 package. Inputs: the blossom calls of real waves (the cold exact path of ``optimal`` at
-30-160 players, ``unique_optimum``'s warm calls, ``warm_pairs`` at 300-1,000 players, and
+30-160 players, ``blossom_from_relaxation``'s warm calls, ``warm_pairs`` at 300-1,000 players, and
 with --large 2,000-5,000), random graphs with tied weights (cold, warm from single
 vertices, warm from a tight matching, few stages), and random graphs of 200-400 vertices
 (the vectorised dual step). Exits 1 on the first difference.
@@ -56,7 +56,7 @@ def real_calls(large: bool) -> list[Call]:
     from bench_duel import MAPS, wave, wave_arrays
 
     import matcher.duel.exact as exact
-    import matcher.duel.unique as unique
+    import matcher.duel.relaxation_blossom as small
     import matcher.duel.warm as warm
     from matcher.duel.model import OPTIMAL_DEFAULTS
     from matcher.duel.optimal import optimal_pairs
@@ -72,11 +72,11 @@ def real_calls(large: bool) -> list[Call]:
         return record
 
     saved = (
-        unique.warm_max_weight_matching,
+        small.warm_max_weight_matching,
         warm.warm_max_weight_matching,
         exact.max_weight_matching,
     )
-    unique.warm_max_weight_matching = recorder("unique", new.warm_max_weight_matching)
+    small.warm_max_weight_matching = recorder("small", new.warm_max_weight_matching)
     warm.warm_max_weight_matching = recorder("warm", new.warm_max_weight_matching)
     exact.max_weight_matching = recorder("cold", new.max_weight_matching)
     try:
@@ -91,7 +91,7 @@ def real_calls(large: bool) -> list[Call]:
                 arrays = wave_arrays(wave(n, seed * 100_003 + n), OPTIMAL_DEFAULTS)
                 warm.warm_pairs(arrays, 6, prove=False)
     finally:
-        unique.warm_max_weight_matching, warm.warm_max_weight_matching = saved[:2]
+        small.warm_max_weight_matching, warm.warm_max_weight_matching = saved[:2]
         exact.max_weight_matching = saved[2]
     return calls
 

@@ -7,8 +7,9 @@ players may take either side).
   relaxation as one dense symmetric assignment on *every* legal pair
   (:mod:`matcher.duel.symmetric`), branching on odd cycles for a few solves. Without
   an odd cycle longer than 1 it is proven optimal on the whole wave. Otherwise the
-  certified blossom of :mod:`matcher.duel.exact` solves the wave (proved optimal on
-  every legal pair).
+  blossom finishes that assignment on every legal pair (docs/adr/0065), or, if its
+  start does not check out, the certified blossom of :mod:`matcher.duel.exact` solves
+  the wave (both proved optimal on every legal pair).
 - Mid-size waves, up to ``optimal_whole_limit`` players (docs/adr/0016): branch and
   bound of the same relaxation on the k-nearest graph (:mod:`matcher.duel.nearest`);
   if it does not finish within ``optimal_branch_solves`` sparse assignments, one band.

@@ -30,9 +30,9 @@ An odd cycle ``C`` longer than 1 is fractional. No matching pairs every member o
 odd set inside the set, so branching on the member ``v`` of ``C`` that is not paired
 inside ``C`` (forbid the entries between ``v`` and ``C - v``, symmetrically) covers every
 matching, and each branch's assignment is a lower bound for the matchings in it. Best
-first, the first integral node popped is optimal. Where it is slow, the blossom from the
-first assignment answers when the wave has only one optimum (:mod:`matcher.duel.unique`);
-after ``max_solves`` assignments the caller falls back to the certified blossom.
+first, the first integral node popped is optimal. Where that takes more than a few
+assignments, the blossom finishes the first one instead
+(:mod:`matcher.duel.relaxation_blossom`, docs/adr/0065), also optimal.
 """
 
 from __future__ import annotations
@@ -46,17 +46,14 @@ from scipy.optimize import linear_sum_assignment
 from matcher.duel.bands import Floats, dense_costs, permutation_cycles
 from matcher.duel.exact import big_weight
 from matcher.duel.graph import Bools, DuelArrays
-from matcher.duel.unique import breadth_first_component, unique_optimum
+from matcher.duel.relaxation_blossom import blossom_from_relaxation
 
-#: Assignments of branch and bound before the blossom from the first one on waves whose
-#: odd cycles cannot be rounded locally (measured at 30 players: a branch step costs
-#: ~20 us, the blossom and its uniqueness check ~0.5 ms).
+#: Assignments of branch and bound before the blossom step on waves whose odd cycles
+#: cannot be rounded locally (measured at 30 players: a branch step costs ~20 us, the
+#: blossom step ~0.3 ms), and on the others, which branch and bound closes more often
+#: (docs/adr/0065: 6 measured best at 30 players).
 QUICK_SOLVES = 4
-
-#: Largest wave that tries the blossom step: larger ones nearly always have several optima
-#: (the step kept 16 of 19 fractional waves at 40 players, 4 of 27 at 100, 0 of 27 at 160),
-#: so it would only add its cost.
-CERTIFY_UP_TO = 100
+LOCAL_SOLVES = 6
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,22 +62,22 @@ class SymmetricOutcome:
 
     ``odd_cycles`` counts the fractional odd cycles of the first assignment, ``solves``
     the assignments solved (1 when the first is integral), ``dummies`` the odd
-    components that received a dummy player; ``unique``: the pairs are the wave's only
-    optimum, found by the blossom from the first assignment (:mod:`matcher.duel.unique`).
+    components that received a dummy player; ``blossom``: the blossom finished the first
+    assignment (:mod:`matcher.duel.relaxation_blossom`).
     """
 
     pairs: tuple[tuple[int, int], ...] | None
     odd_cycles: int
     solves: int
     dummies: int
-    unique: bool = False
+    blossom: bool = False
 
 
 def symmetric_pairs(
     arrays: DuelArrays,
     max_solves: int = 24,
     quick_solves: int = QUICK_SOLVES,
-    certify: bool = True,
+    blossom_step: bool = True,
 ) -> SymmetricOutcome:
     """Solve the wave by symmetric assignments (branch and bound); proven optimal or None.
 
@@ -90,22 +87,20 @@ def symmetric_pairs(
     ...            DuelPlayer("c", None, 1390)]
     >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
     >>> symmetric_pairs(arrays)
-    SymmetricOutcome(pairs=((1, 0),), odd_cycles=0, solves=1, dummies=1, unique=False)
+    SymmetricOutcome(pairs=((1, 0),), odd_cycles=0, solves=1, dummies=1, blossom=False)
 
-    ``certify`` (waves of at most :data:`CERTIFY_UP_TO` players): when branch and bound
-    pauses or gives up, the blossom from the first assignment runs
-    (:mod:`matcher.duel.unique`) and its optimum is returned if it is the only one (any
-    exact path returns it); otherwise branch and bound resumes where it paused, so that
-    among several optima the one returned is always the one of branch and bound alone
-    (``certify=False``), or None as there. Branch and bound pauses after
-    ``quick_solves`` assignments when some odd cycle of the first assignment touches no
-    single player and no other odd cycle: such waves mostly lose a pair to the
-    relaxation's fractional cover, a gap branch and bound closes slowly if at all
-    (docs/adr/0011); otherwise it runs up to ``max_solves``.
+    ``blossom_step``: when branch and bound has not finished after ``quick_solves``
+    assignments (some odd cycle of the first assignment touches no single player and no
+    other odd cycle: such waves mostly lose a pair to the relaxation's fractional cover,
+    a gap branch and bound closes slowly if at all, docs/adr/0011) or
+    :data:`LOCAL_SOLVES` (the other waves), the blossom finishes the first assignment
+    (:mod:`matcher.duel.relaxation_blossom`). Among several optima that is the one
+    returned (docs/adr/0065). Branch and bound resumes up to ``max_solves`` only if the
+    step cannot start; without the step it runs up to ``max_solves``, then None.
 
     Notes: O(n^2) to build the table, then dense assignments of n + (odd components)
     rows (cubic worst case, well under a millisecond each for n <= 160 in practice),
-    at most ``max_solves`` of them; the blossom step costs about 0.5 ms at 30 players.
+    at most ``max_solves`` of them; the blossom step costs about 0.3 ms at 30 players.
     """
     n = arrays.size
     if n < 2:
@@ -115,15 +110,15 @@ def symmetric_pairs(
     weight = big_weight(arrays)
     root, dummies = _with_dummies(table, float(weight))
     search = _Branching(root)
-    certify = certify and n <= CERTIFY_UP_TO
     pause = max_solves
-    if certify and search.odd_cycles and not _rounds_locally(search.first.successor, table):
-        pause = min(quick_solves, max_solves)
+    if blossom_step and search.odd_cycles:
+        local = _rounds_locally(search.first.successor, table)
+        pause = min(LOCAL_SOLVES if local else quick_solves, max_solves)
     chosen = search.run(pause)
-    if chosen is None and certify and not search.failed:
-        only = unique_optimum(table, root, np.array(search.first.successor), weight)
-        if only is not None:
-            pairs = tuple(sorted(_oriented(directed, a, b) for a, b in only))
+    if chosen is None and blossom_step and not search.failed:
+        found = blossom_from_relaxation(table, root, np.array(search.first.successor), weight)
+        if found is not None:
+            pairs = tuple(sorted(_oriented(directed, a, b) for a, b in found))
             return SymmetricOutcome(pairs, search.odd_cycles, search.solves, dummies, True)
         chosen = search.run(max_solves)
     if chosen is None:
@@ -278,3 +273,16 @@ def _oriented(directed: Floats, a: int, b: int) -> tuple[int, int]:
     """(BW, SC2): the cheaper side choice; on a tie the lower index plays BW (as ``undirected``)."""
     ab, ba = directed[a, b], directed[b, a]
     return (a, b) if ab < ba or (ab == ba and a < b) else (b, a)
+
+
+def breadth_first_component(neighbours: list[list[int]], start: int, seen: list[bool]) -> list[int]:
+    """The component of ``start`` in ``neighbours`` lists, in breadth-first order; marks
+    its members in ``seen``."""
+    seen[start] = True
+    members = [start]
+    for v in members:
+        for u in neighbours[v]:
+            if not seen[u]:
+                seen[u] = True
+                members.append(u)
+    return members

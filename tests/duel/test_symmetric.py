@@ -44,7 +44,7 @@ def test_integral_relaxation_equals_the_networkx_optimum(
     if outcome.pairs is None:
         assert outcome.odd_cycles > 0 and outcome.solves > 1
         return
-    assert (outcome.solves <= 1 and not outcome.unique) == (outcome.odd_cycles == 0)
+    assert (outcome.solves <= 1 and not outcome.blossom) == (outcome.odd_cycles == 0)
     assert _count_and_cost(arrays, outcome.pairs) == best
 
 
@@ -86,7 +86,7 @@ def test_fractional_waves_branch_or_fall_back_and_stay_exact() -> None:
     for seed in range(12):
         players = synthetic_players(30, 100 + seed)
         arrays = _arrays(players, 120, "longer")
-        first = symmetric_pairs(arrays, max_solves=1, certify=False)
+        first = symmetric_pairs(arrays, max_solves=1, blossom_step=False)
         if first.odd_cycles == 0:
             continue
         assert first.pairs is None
