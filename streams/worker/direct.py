@@ -104,8 +104,9 @@ class DirectQueueConsumer:
 
     async def run(self) -> None:
         self._consumer.subscribe([QUEUE.name], listener=_Listener(self))
-        await self._consumer.start()
         try:
+            # Inside: a worker stopped while the consumer connects still closes it.
+            await self._consumer.start()
             while True:
                 batches = await self._consumer.getmany(
                     timeout_ms=500, max_records=self._batch_records

@@ -200,3 +200,23 @@ async def test_a_failed_assignment_stops_the_loop_instead_of_dropping_records() 
         await direct.run()
     assert not [call for call in journal.calls if call[0] == "process"]
     assert journal.calls[-1] == "stop"
+
+
+async def test_a_stop_while_the_consumer_starts_still_closes_it() -> None:
+    """Ctrl-C right after "Worker ready" cancelled the loop inside ``start()``; the
+    consumer was left open (aiokafka logged "Unclosed AIOKafkaConsumer")."""
+    direct, journal, consumer = make([])
+    started = asyncio.Event()
+
+    async def slow_start() -> None:
+        started.set()
+        await asyncio.sleep(3600)
+
+    consumer.start = slow_start  # type: ignore[method-assign]
+    task = asyncio.create_task(direct.run())
+    await started.wait()
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert journal.calls == ["flush", "stop"]
+
