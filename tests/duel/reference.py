@@ -6,7 +6,7 @@ import networkx as nx
 import numpy as np
 
 from matcher.duel.exact import big_weight
-from matcher.duel.graph import cost, legal
+from matcher.duel.graph import DuelArrays, cost, legal
 from matcher.duel.model import DuelConfig, DuelPlayer
 from tests.duel.waves import arrays_of
 
@@ -29,6 +29,16 @@ def reference_optimum(
     graph.add_weighted_edges_from((a, b, weight - c) for (a, b), c in best.items())
     matching = nx.max_weight_matching(graph, maxcardinality=True)
     return len(matching), sum(best[(min(a, b), max(a, b))] for a, b in matching)
+
+
+def count_and_cost(arrays: DuelArrays, pairs: tuple[tuple[int, int], ...]) -> tuple[int, int]:
+    """(pairs, summed score) of ``(bw_player, sc2_player)`` index pairs, asserting that every
+    pair is legal and nobody plays twice."""
+    u = np.array([a for a, _ in pairs], dtype=np.int64)
+    v = np.array([b for _, b in pairs], dtype=np.int64)
+    assert bool(legal(arrays, u, v).all())
+    assert len(set(u.tolist()) | set(v.tolist())) == 2 * len(pairs)  # nobody twice
+    return len(pairs), int(cost(arrays, u, v).sum())
 
 
 def score_of(pairs: object, config: DuelConfig) -> int:

@@ -4,15 +4,14 @@ from __future__ import annotations
 
 import dataclasses
 
-import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matcher.duel.graph import DuelArrays, cost, duel_arrays, legal
+from matcher.duel.graph import DuelArrays, duel_arrays
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer, Window
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.symmetric import symmetric_pairs
-from tests.duel.reference import reference_optimum, score_of
+from tests.duel.reference import count_and_cost, reference_optimum, score_of
 from tests.duel.test_properties import duel_players
 from tests.duel.waves import MAPS, arrays_of, synthetic_players
 
@@ -21,14 +20,6 @@ RULES = ("lead", "longer", "shorter")
 
 def _arrays(players: list[DuelPlayer], population: int, rule: str) -> DuelArrays:
     return arrays_of(players, population, dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule))
-
-
-def _count_and_cost(arrays: DuelArrays, pairs: tuple[tuple[int, int], ...]) -> tuple[int, int]:
-    u = np.array([a for a, _ in pairs], dtype=np.int64)
-    v = np.array([b for _, b in pairs], dtype=np.int64)
-    assert bool(legal(arrays, u, v).all())
-    assert len(set(u.tolist()) | set(v.tolist())) == 2 * len(pairs)  # nobody twice
-    return len(pairs), int(cost(arrays, u, v).sum())
 
 
 @settings(max_examples=300, deadline=None)
@@ -45,7 +36,7 @@ def test_integral_relaxation_equals_the_networkx_optimum(
         assert outcome.odd_cycles > 0 and outcome.solves > 1
         return
     assert (outcome.solves <= 1 and not outcome.blossom) == (outcome.odd_cycles == 0)
-    assert _count_and_cost(arrays, outcome.pairs) == best
+    assert count_and_cost(arrays, outcome.pairs) == best
 
 
 def test_benchmark_waves_take_the_fast_path_and_match_networkx() -> None:
@@ -61,7 +52,7 @@ def test_benchmark_waves_take_the_fast_path_and_match_networkx() -> None:
         proven += 1
         config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule="longer")
         best = reference_optimum(players, 4 * len(players), MAPS, config)
-        assert _count_and_cost(arrays, outcome.pairs) == best
+        assert count_and_cost(arrays, outcome.pairs) == best
     assert proven >= 15  # 16 of 30 when written; the rest branch or fall back
 
 
@@ -95,7 +86,7 @@ def test_fractional_waves_branch_or_fall_back_and_stay_exact() -> None:
         searched = symmetric_pairs(arrays)
         if searched.pairs is not None:
             branched += 1
-            assert searched.solves > 1 and _count_and_cost(arrays, searched.pairs) == best
+            assert searched.solves > 1 and count_and_cost(arrays, searched.pairs) == best
         exact = optimal_pairs(players, 120, MAPS, config)
         assert exact.exact and exact.odd_cycles == first.odd_cycles
         assert (len(exact.pairs), score_of(exact.pairs, config)) == best
