@@ -43,13 +43,19 @@ from matcher.duel.strategies import ladder_strategy, optimal_strategy  # noqa: E
 from tests.duel.waves import snapshot_of  # noqa: E402
 
 
-def timed(call: Callable[[], object], rounds: int = 5, calls: int = 50) -> str:
+def per_call_ms(call: Callable[[], object], rounds: int, calls: int) -> list[float]:
+    """Milliseconds per call in each of ``rounds`` rounds of ``calls`` calls."""
     per_call = []
     for _ in range(rounds):
         start = time.process_time()
         for _ in range(calls):
             call()
         per_call.append((time.process_time() - start) / calls * 1000)
+    return per_call
+
+
+def timed(call: Callable[[], object], rounds: int = 5, calls: int = 50) -> str:
+    per_call = per_call_ms(call, rounds, calls)
     return f"{min(per_call):.3f} / {statistics.median(per_call):.3f}"
 
 
@@ -59,7 +65,7 @@ def spread(seeds: range) -> None:
     for seed in seeds:
         players = wave(n, seed * 100003 + n)
         call = partial(optimal_pairs, players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
-        times[seed] = float(timed(call, rounds=3, calls=10).split(" / ")[0])
+        times[seed] = min(per_call_ms(call, rounds=3, calls=10))
     ranked = sorted(times.values())
     ninetieth = ranked[min(len(ranked) - 1, int(0.9 * len(ranked)))]
     slow = [f"{seed} ({ms:.2f})" for seed, ms in times.items() if ms > 1.0]
