@@ -39,9 +39,7 @@ GOLDEN = ROOT / "schemas" / "golden"
 def _party(size: int) -> m.TicketJoined:
     solo = decode_queue_event((GOLDEN / "TicketJoined" / "solo.avro").read_bytes())
     assert isinstance(solo, m.TicketJoined)
-    players = [
-        solo.players[0].model_copy(update={"player_id": f"p-{i}"}) for i in range(size)
-    ]
+    players = [solo.players[0].model_copy(update={"player_id": f"p-{i}"}) for i in range(size)]
     return solo.model_copy(update={"players": tuple(players), "party_id": "party-1"})
 
 
@@ -89,8 +87,10 @@ def main() -> int:
     args = parser.parse_args()
     print(f"{'case':52} {'median us':>10} {'best us':>9} {'median/s':>10}")
     for name, call in cases().items():
-        runs = [t / args.number * 1e6 for t in timeit.repeat(call, number=args.number,
-                                                              repeat=args.repeat)]
+        runs = [
+            t / args.number * 1e6
+            for t in timeit.repeat(call, number=args.number, repeat=args.repeat)
+        ]
         median = statistics.median(runs)
         print(f"{name:52} {median:10.2f} {min(runs):9.2f} {1e6 / median:10,.0f}")
     return 0

@@ -40,6 +40,7 @@ MIN_GRACE_S = 30
 
 # --- loading -------------------------------------------------------------------------
 
+
 def yaml_files() -> list[Path]:
     return [COMPOSE, PROMETHEUS, *sorted(K8S.glob("*.yaml")), *sorted(K8S.glob("*.yml"))]
 
@@ -53,34 +54,54 @@ def compose() -> dict[str, Any]:
 
 
 def k8s_docs() -> list[dict[str, Any]]:
-    return [doc for path in sorted(K8S.glob("*.yaml")) if path.name != "kustomization.yaml"
-            for doc in load_docs(path)]
+    return [
+        doc
+        for path in sorted(K8S.glob("*.yaml"))
+        if path.name != "kustomization.yaml"
+        for doc in load_docs(path)
+    ]
 
 
 def find(docs: list[dict[str, Any]], kind: str, name: str | None = None) -> dict[str, Any]:
-    hits = [d for d in docs if d.get("kind") == kind
-            and (name is None or d.get("metadata", {}).get("name") == name)]
+    hits = [
+        d
+        for d in docs
+        if d.get("kind") == kind and (name is None or d.get("metadata", {}).get("name") == name)
+    ]
     assert len(hits) == 1, f"expected one {kind} {name or ''}, found {len(hits)}"
     return hits[0]
 
 
 def dockerfile_instructions(text: str) -> list[tuple[str, str]]:
     """(INSTRUCTION, arguments) per instruction, continuation lines joined, comments dropped."""
-    joined = re.sub(r"\\\n", " ", "\n".join(
-        line for line in text.splitlines() if not line.lstrip().startswith("#")))
-    return [(line.split(None, 1)[0].upper(), line.split(None, 1)[1].strip() if " " in line.strip()
-             else "") for line in joined.splitlines() if line.strip()]
+    joined = re.sub(
+        r"\\\n",
+        " ",
+        "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#")),
+    )
+    return [
+        (
+            line.split(None, 1)[0].upper(),
+            line.split(None, 1)[1].strip() if " " in line.strip() else "",
+        )
+        for line in joined.splitlines()
+        if line.strip()
+    ]
 
 
 # --- what the code defines ------------------------------------------------------------
+
 
 def known_env_names() -> set[str]:
     """Every WAVEMATCH_* variable the code reads: Settings fields plus names in streams/."""
     names = {f"WAVEMATCH_{field.upper()}" for field in Settings.model_fields}
     for path in (ROOT / "streams").rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
-            if isinstance(node, ast.Constant) and isinstance(node.value, str) \
-                    and re.fullmatch(r"WAVEMATCH_[A-Z0-9_]+", node.value):
+            if (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and re.fullmatch(r"WAVEMATCH_[A-Z0-9_]+", node.value)
+            ):
                 names.add(node.value)
     names.discard("WAVEMATCH_")
     return names
@@ -90,7 +111,8 @@ def worker_web_paths() -> set[str]:
     """The paths the worker serves, read from its app module (pages and the metrics sensor)."""
     source = (ROOT / "streams" / "worker" / "app.py").read_text()
     return set(re.findall(r'@app\.page\("(/[^"]*)"\)', source)) | set(
-        re.findall(r'setup_prometheus_sensors\([^)]*pattern="(/[^"]*)"', source))
+        re.findall(r'setup_prometheus_sensors\([^)]*pattern="(/[^"]*)"', source)
+    )
 
 
 @contextmanager
@@ -115,6 +137,7 @@ def settings_under(env: dict[str, str], config_file: Path) -> Settings:
 
 
 # --- generic checks --------------------------------------------------------------------
+
 
 def images_in(node: Any) -> list[str]:
     """Every value of an ``image`` key, at any depth."""
@@ -184,16 +207,23 @@ def topic_command_problems(argv: list[str]) -> list[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module:
             module = importlib.import_module(node.module)
-            problems += [f"topic command: {node.module} has no {alias.name}"
-                         for alias in node.names if not hasattr(module, alias.name)]
-    called = {n.func.id for n in ast.walk(tree) if isinstance(n, ast.Call)
-              and isinstance(n.func, ast.Name)}
+            problems += [
+                f"topic command: {node.module} has no {alias.name}"
+                for alias in node.names
+                if not hasattr(module, alias.name)
+            ]
+    called = {
+        n.func.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name)
+    }
     if not {"ensure_topics", "load_settings"} <= called:
         problems.append("topic command: does not call load_settings() and ensure_topics()")
     return problems
 
 
 # --- Dockerfile ------------------------------------------------------------------------
+
 
 def dockerfile_problems(text: str) -> list[str]:
     instructions = dockerfile_instructions(text)
@@ -205,8 +235,9 @@ def dockerfile_problems(text: str) -> list[str]:
         problems.append(f"final stage FROM {base}: expected python:3.11.x-slim")
     entrypoints = [args for ins, args in final if ins == "ENTRYPOINT"]
     if not entrypoints or yaml.safe_load(entrypoints[-1]) != ["wavematch", "worker"]:
-        problems.append(f"ENTRYPOINT {entrypoints[-1:]}: expected exec form "
-                        '["wavematch", "worker"]')
+        problems.append(
+            f'ENTRYPOINT {entrypoints[-1:]}: expected exec form ["wavematch", "worker"]'
+        )
     users = [args.split(":")[0] for ins, args in final if ins == "USER"]
     if not users or users[-1] in ("root", "0"):
         problems.append("the final stage runs as root (no USER, or USER root)")
@@ -218,8 +249,11 @@ def dockerfile_problems(text: str) -> list[str]:
     if env.get("WAVEMATCH_WEB_HOST") != "0.0.0.0":
         problems.append("WAVEMATCH_WEB_HOST is not 0.0.0.0: probes could not reach /health")
     checks = [args for ins, args in final if ins == "HEALTHCHECK"]
-    if not checks or not re.search(re.escape(HEALTH_PATH) + r"(?![\w-])", checks[-1]) \
-            or "WAVEMATCH_WEB_PORT" not in checks[-1]:
+    if (
+        not checks
+        or not re.search(re.escape(HEALTH_PATH) + r"(?![\w-])", checks[-1])
+        or "WAVEMATCH_WEB_PORT" not in checks[-1]
+    ):
         problems.append(f"HEALTHCHECK does not ask {HEALTH_PATH} on WAVEMATCH_WEB_PORT")
     return problems
 
@@ -233,6 +267,7 @@ def dockerfile_env(instructions: list[tuple[str, str]]) -> dict[str, str]:
 
 
 # --- docker-compose.yml --------------------------------------------------------------
+
 
 def service_env(service: dict[str, Any]) -> dict[str, str]:
     env = service.get("environment") or {}
@@ -253,8 +288,11 @@ def compose_config_file(service: dict[str, Any]) -> Path | None:
 
 def compose_problems(doc: dict[str, Any]) -> list[str]:
     services = doc.get("services", {})
-    problems = [f"service {name} missing" for name in ("kafka", "topics", "worker", "prometheus")
-                if name not in services]
+    problems = [
+        f"service {name} missing"
+        for name in ("kafka", "topics", "worker", "prometheus")
+        if name not in services
+    ]
     if problems:
         return problems
     kafka_env = service_env(services["kafka"])
@@ -278,8 +316,10 @@ def compose_problems(doc: dict[str, Any]) -> list[str]:
     replicas = worker.get("deploy", {}).get("replicas", 1)
     if replicas < 2:
         problems.append(f"worker: {replicas} replica(s), expected >= 2")
-    if worker.get("depends_on", {}).get("topics", {}).get("condition") != \
-            "service_completed_successfully":
+    if (
+        worker.get("depends_on", {}).get("topics", {}).get("condition")
+        != "service_completed_successfully"
+    ):
         problems.append("worker: does not wait for the topics service to succeed")
     if duration_s(worker.get("stop_grace_period", "10s")) < MIN_GRACE_S:
         problems.append(f"worker: stop_grace_period under {MIN_GRACE_S} s cuts the clean leave")
@@ -309,22 +349,30 @@ def prometheus_problems(doc: dict[str, Any], services: set[str], web_port: int) 
         name = job.get("job_name")
         if job.get("metrics_path", "/metrics") != METRICS_PATH:
             problems.append(f"prometheus job {name}: metrics_path is not {METRICS_PATH}")
-        targets = [(host, str(sd.get("port"))) for sd in job.get("dns_sd_configs", [])
-                   for host in sd.get("names", [])]
-        targets += [tuple(t.rsplit(":", 1)) for sc in job.get("static_configs", [])
-                    for t in sc.get("targets", [])]
+        targets = [
+            (host, str(sd.get("port")))
+            for sd in job.get("dns_sd_configs", [])
+            for host in sd.get("names", [])
+        ]
+        targets += [
+            tuple(t.rsplit(":", 1))
+            for sc in job.get("static_configs", [])
+            for t in sc.get("targets", [])
+        ]
         if not targets:
             problems.append(f"prometheus job {name}: no targets")
         for host, port in targets:
             if host not in services:
                 problems.append(f"prometheus job {name}: {host} is not a compose service")
             if port != str(web_port):
-                problems.append(f"prometheus job {name}: port {port} is not the web port "
-                                f"{web_port}")
+                problems.append(
+                    f"prometheus job {name}: port {port} is not the web port {web_port}"
+                )
     return problems
 
 
 # --- Kubernetes ------------------------------------------------------------------------
+
 
 def pod_spec(workload: dict[str, Any]) -> dict[str, Any]:
     return dict(workload["spec"]["template"]["spec"])
@@ -351,8 +399,11 @@ def mounted_config(workload: dict[str, Any], docs: list[dict[str, Any]], path: s
     """The text of the ConfigMap key mounted at ``path`` in the workload's container."""
     volumes = {v["name"]: v for v in pod_spec(workload).get("volumes", [])}
     for mount in container(workload).get("volumeMounts", []):
-        relative = PurePosixPath(path).relative_to(mount["mountPath"]) \
-            if PurePosixPath(path).is_relative_to(mount["mountPath"]) else None
+        relative = (
+            PurePosixPath(path).relative_to(mount["mountPath"])
+            if PurePosixPath(path).is_relative_to(mount["mountPath"])
+            else None
+        )
         config_map = volumes.get(mount["name"], {}).get("configMap")
         if relative is not None and config_map:
             return find(docs, "ConfigMap", config_map["name"])["data"].get(str(relative))
@@ -369,8 +420,9 @@ def port_of(workload: dict[str, Any], port: int | str) -> int | None:
 def deployment_problems(deployment: dict[str, Any], web_port: int) -> list[str]:
     problems = []
     if deployment["spec"].get("replicas", 1) < 2:
-        problems.append(f"Deployment: {deployment['spec'].get('replicas', 1)} replica(s), "
-                        "expected >= 2")
+        problems.append(
+            f"Deployment: {deployment['spec'].get('replicas', 1)} replica(s), expected >= 2"
+        )
     spec = container(deployment)
     if spec.get("command") or spec.get("args"):
         problems.append("Deployment: overrides the image's `wavematch worker` entrypoint")
@@ -380,20 +432,26 @@ def deployment_problems(deployment: dict[str, Any], web_port: int) -> list[str]:
         get = spec.get(probe, {}).get("httpGet")
         if probe != "startupProbe" and get is None:
             problems.append(f"Deployment: no {probe} over HTTP")
-        elif get is not None and (get.get("path") != HEALTH_PATH
-                                  or port_of(deployment, get.get("port")) != web_port):
-            problems.append(f"Deployment: {probe} asks {get.get('path')} on port "
-                            f"{get.get('port')}, not {HEALTH_PATH} on {web_port}")
+        elif get is not None and (
+            get.get("path") != HEALTH_PATH or port_of(deployment, get.get("port")) != web_port
+        ):
+            problems.append(
+                f"Deployment: {probe} asks {get.get('path')} on port "
+                f"{get.get('port')}, not {HEALTH_PATH} on {web_port}"
+            )
     if "requests" not in spec.get("resources", {}) or "limits" not in spec.get("resources", {}):
         problems.append("Deployment: resources need requests and limits")
     grace = pod_spec(deployment).get("terminationGracePeriodSeconds", 30)
     if grace < MIN_GRACE_S:
         problems.append(f"Deployment: terminationGracePeriodSeconds {grace} < {MIN_GRACE_S}")
     annotations = deployment["spec"]["template"]["metadata"].get("annotations", {})
-    if annotations.get("prometheus.io/port") != str(web_port) or \
-            annotations.get("prometheus.io/path") != METRICS_PATH:
-        problems.append("Deployment: prometheus.io annotations do not point at the web port's "
-                        f"{METRICS_PATH}")
+    if (
+        annotations.get("prometheus.io/port") != str(web_port)
+        or annotations.get("prometheus.io/path") != METRICS_PATH
+    ):
+        problems.append(
+            f"Deployment: prometheus.io annotations do not point at the web port's {METRICS_PATH}"
+        )
     return problems
 
 

@@ -32,21 +32,33 @@ def replace_in_dockerfile(old: str, new: str) -> list[str]:
     return checks.dockerfile_problems(text.replace(old, new))
 
 
-@pytest.mark.parametrize(("image", "reason"), [
-    ("apache/kafka", "no tag"), ("apache/kafka:latest", "not an exact version"),
-    ("prom/prometheus:v2", "not an exact version"), ("python:3.11-slim", "not an exact version"),
-    ("localhost:5000/wavematch", "no tag"),
-])
+@pytest.mark.parametrize(
+    ("image", "reason"),
+    [
+        ("apache/kafka", "no tag"),
+        ("apache/kafka:latest", "not an exact version"),
+        ("prom/prometheus:v2", "not an exact version"),
+        ("python:3.11-slim", "not an exact version"),
+        ("localhost:5000/wavematch", "no tag"),
+    ],
+)
 def test_unpinned_images_are_caught(image: str, reason: str) -> None:
     [problem] = checks.image_problems([image])
     assert reason in problem
 
 
 def test_pinned_forms_pass() -> None:
-    assert checks.image_problems([
-        "apache/kafka:3.9.0", "localhost:5000/wavematch:0.1.0", "python:3.11.11-slim-bookworm",
-        "prom/prometheus@sha256:" + "a" * 64,
-    ]) == []
+    assert (
+        checks.image_problems(
+            [
+                "apache/kafka:3.9.0",
+                "localhost:5000/wavematch:0.1.0",
+                "python:3.11.11-slim-bookworm",
+                "prom/prometheus@sha256:" + "a" * 64,
+            ]
+        )
+        == []
+    )
 
 
 def test_dockerfile_images_skip_build_stages() -> None:
@@ -56,19 +68,23 @@ def test_dockerfile_images_skip_build_stages() -> None:
 
 def test_invented_variables_are_caught() -> None:
     assert checks.env_problems({"WAVEMATCH_BROKER_URL", "WAVEMATCH_BROKERS"}) == [
-        "WAVEMATCH_BROKERS: not a setting the code reads"]
+        "WAVEMATCH_BROKERS: not a setting the code reads"
+    ]
     assert "WAVEMATCH_CONFIG_FILE" in checks.known_env_names()  # read by streams/settings.py
 
 
-@pytest.mark.parametrize(("old", "new", "reason"), [
-    ('ENTRYPOINT ["wavematch", "worker"]', 'ENTRYPOINT ["wavematch", "up"]', "ENTRYPOINT"),
-    ('ENTRYPOINT ["wavematch", "worker"]', "ENTRYPOINT wavematch worker", "ENTRYPOINT"),
-    ("USER 10001:10001", "USER root", "root"),
-    ("EXPOSE 6066", "EXPOSE 8080", "EXPOSE"),
-    ("WAVEMATCH_WEB_HOST=0.0.0.0", "WAVEMATCH_WEB_HOST=127.0.0.1", "0.0.0.0"),
-    ("/health' %", "/healthz' %", "HEALTHCHECK"),
-    ("FROM python:3.11.11-slim-bookworm\n", "FROM python:3.12.8-slim-bookworm\n", "3.11"),
-])
+@pytest.mark.parametrize(
+    ("old", "new", "reason"),
+    [
+        ('ENTRYPOINT ["wavematch", "worker"]', 'ENTRYPOINT ["wavematch", "up"]', "ENTRYPOINT"),
+        ('ENTRYPOINT ["wavematch", "worker"]', "ENTRYPOINT wavematch worker", "ENTRYPOINT"),
+        ("USER 10001:10001", "USER root", "root"),
+        ("EXPOSE 6066", "EXPOSE 8080", "EXPOSE"),
+        ("WAVEMATCH_WEB_HOST=0.0.0.0", "WAVEMATCH_WEB_HOST=127.0.0.1", "0.0.0.0"),
+        ("/health' %", "/healthz' %", "HEALTHCHECK"),
+        ("FROM python:3.11.11-slim-bookworm\n", "FROM python:3.12.8-slim-bookworm\n", "3.11"),
+    ],
+)
 def test_dockerfile_breakage_is_caught(old: str, new: str, reason: str) -> None:
     problems = replace_in_dockerfile(old, new)
     assert any(reason in problem for problem in problems), problems
@@ -81,20 +97,27 @@ def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
     doc[last] = value
 
 
-@pytest.mark.parametrize(("path", "value", "reason"), [
-    ("worker.deploy.replicas", 1, "replica"),
-    ("worker.stop_grace_period", "10s", "stop_grace_period"),
-    ("worker.command", ["wavematch", "up"], "entrypoint"),
-    ("worker.depends_on", {"kafka": {"condition": "service_started"}}, "topics service"),
-    ("worker.volumes", [], "WAVEMATCH_CONFIG_FILE"),
-    ("kafka.environment.KAFKA_PROCESS_ROLES", "broker", "KRaft"),
-    ("kafka.environment.CLUSTER_ID", "wavematch-compose-kraft1", "CLUSTER_ID"),
-    ("kafka.environment.KAFKA_AUTO_CREATE_TOPICS_ENABLE", "true", "auto-creation"),
-    ("topics.depends_on", {"kafka": {"condition": "service_started"}}, "healthy"),
-    ("topics.entrypoint", ["python", "-c", "from streams.topics import create_topics"], "has no"),
-    ("topics.entrypoint", ["python", "-c", "import os; print(os)"], "ensure_topics"),
-    ("topics.entrypoint", ["wavematch", "topics"], "expected"),
-])
+@pytest.mark.parametrize(
+    ("path", "value", "reason"),
+    [
+        ("worker.deploy.replicas", 1, "replica"),
+        ("worker.stop_grace_period", "10s", "stop_grace_period"),
+        ("worker.command", ["wavematch", "up"], "entrypoint"),
+        ("worker.depends_on", {"kafka": {"condition": "service_started"}}, "topics service"),
+        ("worker.volumes", [], "WAVEMATCH_CONFIG_FILE"),
+        ("kafka.environment.KAFKA_PROCESS_ROLES", "broker", "KRaft"),
+        ("kafka.environment.CLUSTER_ID", "wavematch-compose-kraft1", "CLUSTER_ID"),
+        ("kafka.environment.KAFKA_AUTO_CREATE_TOPICS_ENABLE", "true", "auto-creation"),
+        ("topics.depends_on", {"kafka": {"condition": "service_started"}}, "healthy"),
+        (
+            "topics.entrypoint",
+            ["python", "-c", "from streams.topics import create_topics"],
+            "has no",
+        ),
+        ("topics.entrypoint", ["python", "-c", "import os; print(os)"], "ensure_topics"),
+        ("topics.entrypoint", ["wavematch", "topics"], "expected"),
+    ],
+)
 def test_compose_breakage_is_caught(path: str, value: Any, reason: str) -> None:
     problems = broken_compose(lambda services: set_path(services, path, value))
     assert any(reason in problem for problem in problems), problems
@@ -102,7 +125,8 @@ def test_compose_breakage_is_caught(path: str, value: Any, reason: str) -> None:
 
 def test_compose_missing_service_is_caught() -> None:
     assert broken_compose(lambda services: services.pop("prometheus")) == [
-        "service prometheus missing"]
+        "service prometheus missing"
+    ]
 
 
 def test_session_timeout_outside_broker_bounds_is_caught() -> None:
@@ -111,15 +135,24 @@ def test_session_timeout_outside_broker_bounds_is_caught() -> None:
     assert checks.session_bounds_problems({}, 10_000) == []
 
 
-@pytest.mark.parametrize(("edit", "reason"), [
-    (lambda doc: doc["scrape_configs"][0].update(metrics_path="/prometheus"), "metrics_path"),
-    (lambda doc: doc["scrape_configs"][0]["dns_sd_configs"][0].update(port=6067), "web port"),
-    (lambda doc: doc["scrape_configs"][0]["dns_sd_configs"][0].update(names=["workers"]),
-     "not a compose service"),
-    (lambda doc: doc["scrape_configs"][0].pop("dns_sd_configs"), "no targets"),
-    (lambda doc: doc["scrape_configs"][0].update(
-        static_configs=[{"targets": ["worker:9999"]}]), "web port"),
-])
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda doc: doc["scrape_configs"][0].update(metrics_path="/prometheus"), "metrics_path"),
+        (lambda doc: doc["scrape_configs"][0]["dns_sd_configs"][0].update(port=6067), "web port"),
+        (
+            lambda doc: doc["scrape_configs"][0]["dns_sd_configs"][0].update(names=["workers"]),
+            "not a compose service",
+        ),
+        (lambda doc: doc["scrape_configs"][0].pop("dns_sd_configs"), "no targets"),
+        (
+            lambda doc: doc["scrape_configs"][0].update(
+                static_configs=[{"targets": ["worker:9999"]}]
+            ),
+            "web port",
+        ),
+    ],
+)
 def test_prometheus_breakage_is_caught(edit: Any, reason: str) -> None:
     doc = copy.deepcopy(checks.load_docs(checks.PROMETHEUS)[0])
     edit(doc)
@@ -127,32 +160,49 @@ def test_prometheus_breakage_is_caught(edit: Any, reason: str) -> None:
     assert any(reason in problem for problem in problems), problems
 
 
-@pytest.mark.parametrize(("edit", "reason"), [
-    (lambda spec, c: spec.update(replicas=1), "replica"),
-    (lambda spec, c: c["readinessProbe"]["httpGet"].update(path="/queues"), "readinessProbe"),
-    (lambda spec, c: c["livenessProbe"]["httpGet"].update(port=8080), "livenessProbe"),
-    (lambda spec, c: c["startupProbe"]["httpGet"].update(port="metrics"), "startupProbe"),
-    (lambda spec, c: c.pop("livenessProbe"), "no livenessProbe"),
-    (lambda spec, c: c["ports"][0].update(containerPort=8080), "containerPort"),
-    (lambda spec, c: c.update(args=["--web-port", "7000"]), "entrypoint"),
-    (lambda spec, c: c["resources"].pop("limits"), "resources"),
-    (lambda spec, c: spec["template"]["spec"].update(terminationGracePeriodSeconds=5),
-     "terminationGracePeriodSeconds"),
-    (lambda spec, c: spec["template"]["metadata"]["annotations"].update(
-        {"prometheus.io/path": "/health"}), "prometheus.io"),
-])
+@pytest.mark.parametrize(
+    ("edit", "reason"),
+    [
+        (lambda spec, c: spec.update(replicas=1), "replica"),
+        (lambda spec, c: c["readinessProbe"]["httpGet"].update(path="/queues"), "readinessProbe"),
+        (lambda spec, c: c["livenessProbe"]["httpGet"].update(port=8080), "livenessProbe"),
+        (lambda spec, c: c["startupProbe"]["httpGet"].update(port="metrics"), "startupProbe"),
+        (lambda spec, c: c.pop("livenessProbe"), "no livenessProbe"),
+        (lambda spec, c: c["ports"][0].update(containerPort=8080), "containerPort"),
+        (lambda spec, c: c.update(args=["--web-port", "7000"]), "entrypoint"),
+        (lambda spec, c: c["resources"].pop("limits"), "resources"),
+        (
+            lambda spec, c: spec["template"]["spec"].update(terminationGracePeriodSeconds=5),
+            "terminationGracePeriodSeconds",
+        ),
+        (
+            lambda spec, c: spec["template"]["metadata"]["annotations"].update(
+                {"prometheus.io/path": "/health"}
+            ),
+            "prometheus.io",
+        ),
+    ],
+)
 def test_deployment_breakage_is_caught(edit: Any, reason: str) -> None:
     problems = broken_deployment(edit)
     assert any(reason in problem for problem in problems), problems
 
 
-@pytest.mark.parametrize(("kind", "edit", "reason"), [
-    ("PodDisruptionBudget", lambda d: d["spec"]["selector"]["matchLabels"].update(
-        {"app.kubernetes.io/component": "topics"}), "PodDisruptionBudget"),
-    ("PodDisruptionBudget", lambda d: d["spec"].pop("maxUnavailable"), "neither"),
-    ("Service", lambda d: d["spec"].update(selector={}), "Service: selector"),
-    ("Service", lambda d: d["spec"]["ports"][0].update(targetPort="http"), "targetPort"),
-])
+@pytest.mark.parametrize(
+    ("kind", "edit", "reason"),
+    [
+        (
+            "PodDisruptionBudget",
+            lambda d: d["spec"]["selector"]["matchLabels"].update(
+                {"app.kubernetes.io/component": "topics"}
+            ),
+            "PodDisruptionBudget",
+        ),
+        ("PodDisruptionBudget", lambda d: d["spec"].pop("maxUnavailable"), "neither"),
+        ("Service", lambda d: d["spec"].update(selector={}), "Service: selector"),
+        ("Service", lambda d: d["spec"]["ports"][0].update(targetPort="http"), "targetPort"),
+    ],
+)
 def test_selector_breakage_is_caught(kind: str, edit: Any, reason: str) -> None:
     docs = copy.deepcopy(checks.k8s_docs())
     edit(checks.find(docs, kind))

@@ -16,9 +16,16 @@ from streams.cli import COMMANDS
 from streams.settings import Settings
 from tests.deploy import checks
 
-DOCS = [checks.COMPOSE, checks.DOCKERFILE, checks.PROMETHEUS, *checks.K8S.glob("*.yaml"),
-        checks.DEPLOY / "README.md", checks.DEPLOY / "wavematch.toml",
-        checks.ROOT / "docs" / "scaling.md", checks.ROOT / "docs" / "operations.md"]
+DOCS = [
+    checks.COMPOSE,
+    checks.DOCKERFILE,
+    checks.PROMETHEUS,
+    *checks.K8S.glob("*.yaml"),
+    checks.DEPLOY / "README.md",
+    checks.DEPLOY / "wavematch.toml",
+    checks.ROOT / "docs" / "scaling.md",
+    checks.ROOT / "docs" / "operations.md",
+]
 
 
 def compose_worker_settings() -> Settings:
@@ -59,16 +66,22 @@ def test_every_manifest_has_kind_and_name_in_the_namespace() -> None:
 
 
 def test_every_image_is_pinned_to_an_exact_version() -> None:
-    images = (checks.images_in(checks.compose()) + checks.images_in(checks.k8s_docs())
-              + checks.dockerfile_images(checks.DOCKERFILE.read_text()))
+    images = (
+        checks.images_in(checks.compose())
+        + checks.images_in(checks.k8s_docs())
+        + checks.dockerfile_images(checks.DOCKERFILE.read_text())
+    )
     assert len(images) >= 6  # kafka, prometheus, worker x2 (compose), worker + job, python
     assert checks.image_problems(images) == []
 
 
 def test_our_image_tag_is_the_package_version() -> None:
     version = tomllib.loads((checks.ROOT / "pyproject.toml").read_text())["project"]["version"]
-    ours = [image for image in checks.images_in(checks.compose()) + checks.images_in(
-        checks.k8s_docs()) if image.split(":")[0].endswith("wavematch")]
+    ours = [
+        image
+        for image in checks.images_in(checks.compose()) + checks.images_in(checks.k8s_docs())
+        if image.split(":")[0].endswith("wavematch")
+    ]
     assert ours and set(ours) == {f"wavematch:{version}"}
 
 
@@ -154,4 +167,6 @@ def test_the_key_spread_printed_in_the_scaling_guide_is_what_the_code_computes()
     for partitions, used, sizes in printed:
         spread = Counter(murmur2_partition(key, int(partitions)) for key in keys)
         assert (len(spread), sorted(spread.values(), reverse=True)) == (
-            int(used), [int(size) for size in sizes.split(", ")])
+            int(used),
+            [int(size) for size in sizes.split(", ")],
+        )

@@ -36,8 +36,12 @@ def healthcheck_command() -> str:
 
 
 def healthy(env: dict[str, str]) -> bool:
-    return subprocess.run(["sh", "-c", healthcheck_command()], env=env, capture_output=True,
-                          timeout=10).returncode == 0
+    return (
+        subprocess.run(
+            ["sh", "-c", healthcheck_command()], env=env, capture_output=True, timeout=10
+        ).returncode
+        == 0
+    )
 
 
 def owned(env: dict[str, str]) -> list[int]:
@@ -50,19 +54,31 @@ def test_entrypoint_with_compose_environment_is_healthy_and_stops_cleanly(tmp_pa
     worker = checks.compose()["services"]["worker"]
     entrypoint = checks.dockerfile_instructions(checks.DOCKERFILE.read_text())
     argv = [a for i, a in entrypoint if i == "ENTRYPOINT"][-1]
-    command = [str(Path(sys.executable).parent / word) if n == 0 else word
-               for n, word in enumerate(checks.yaml.safe_load(argv))]
+    command = [
+        str(Path(sys.executable).parent / word) if n == 0 else word
+        for n, word in enumerate(checks.yaml.safe_load(argv))
+    ]
     with EmbeddedBroker(log_path=tmp_path / "broker.log") as broker:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_")}
-        env.update(checks.service_env(worker), WAVEMATCH_BROKER_URL=broker.url,
-                   WAVEMATCH_WEB_PORT=str(free_port()),
-                   WAVEMATCH_CONFIG_FILE=str(checks.compose_config_file(worker)))
+        env.update(
+            checks.service_env(worker),
+            WAVEMATCH_BROKER_URL=broker.url,
+            WAVEMATCH_WEB_PORT=str(free_port()),
+            WAVEMATCH_CONFIG_FILE=str(checks.compose_config_file(worker)),
+        )
         topics = checks.compose()["services"]["topics"]["entrypoint"]
-        subprocess.run([sys.executable, *topics[1:]], env=env, check=True, timeout=120,
-                       capture_output=True)
+        subprocess.run(
+            [sys.executable, *topics[1:]], env=env, check=True, timeout=120, capture_output=True
+        )
         log = tmp_path / "worker.log"
-        process = subprocess.Popen(command, env=env, cwd=tmp_path, stdout=log.open("wb"),
-                                   stderr=subprocess.STDOUT, start_new_session=True)
+        process = subprocess.Popen(
+            command,
+            env=env,
+            cwd=tmp_path,
+            stdout=log.open("wb"),
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
         try:
             deadline = time.monotonic() + 90
             while not healthy(env):

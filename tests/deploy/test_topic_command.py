@@ -31,12 +31,16 @@ def test_topic_command_creates_every_topic_once(tmp_path: Path) -> None:
     assert config is not None
     with EmbeddedBroker(log_path=tmp_path / "broker.log") as broker:
         env = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_")}
-        env.update(checks.service_env(topics), WAVEMATCH_BROKER_URL=broker.url,
-                   WAVEMATCH_CONFIG_FILE=str(config))
-        runs = [subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120,
-                               cwd=tmp_path) for _ in range(2)]
-        expected = {plan.name for plan in topic_plan(load_settings(config,
-                                                                   broker_url=broker.url))}
+        env.update(
+            checks.service_env(topics),
+            WAVEMATCH_BROKER_URL=broker.url,
+            WAVEMATCH_CONFIG_FILE=str(config),
+        )
+        runs = [
+            subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+            for _ in range(2)
+        ]
+        expected = {plan.name for plan in topic_plan(load_settings(config, broker_url=broker.url))}
     for run in runs:
         assert run.returncode == 0, run.stderr[-2000:]
     first, second = (run.stdout.strip().removeprefix("created: ") for run in runs)

@@ -38,8 +38,11 @@ def test_pop_clamps_to_floor_and_cap() -> None:
     assert next_interval_ms(POP, float("inf"), 2) == 5_000
 
 
-@given(st.floats(min_value=0.0, max_value=1e6), st.floats(min_value=0.0, max_value=1e6),
-       st.integers(1, 20))
+@given(
+    st.floats(min_value=0.0, max_value=1e6),
+    st.floats(min_value=0.0, max_value=1e6),
+    st.integers(1, 20),
+)
 def test_pop_is_bounded_and_monotone(rate_a: float, rate_b: float, players: int) -> None:
     low, high = sorted((rate_a, rate_b))
     slow, fast = next_interval_ms(POP, low, players), next_interval_ms(POP, high, players)
@@ -56,14 +59,17 @@ def test_moving_average() -> None:
     assert update_arrival_rate(policy, None, 5, 0) == 0.0
 
 
-@pytest.mark.parametrize(("field", "kwargs"), [
-    ("mode", {"mode": "sometimes"}),
-    ("interval_ms", {"interval_ms": 0}),
-    ("target_matches", {"target_matches": 0}),
-    ("floor_ms", {"floor_ms": -1}),
-    ("cap_ms", {"floor_ms": 10_000, "cap_ms": 5_000}),
-    ("smoothing", {"smoothing": 0.0}),
-])
+@pytest.mark.parametrize(
+    ("field", "kwargs"),
+    [
+        ("mode", {"mode": "sometimes"}),
+        ("interval_ms", {"interval_ms": 0}),
+        ("target_matches", {"target_matches": 0}),
+        ("floor_ms", {"floor_ms": -1}),
+        ("cap_ms", {"floor_ms": 10_000, "cap_ms": 5_000}),
+        ("smoothing", {"smoothing": 0.0}),
+    ],
+)
 def test_invalid_policy_names_the_field(field: str, kwargs: dict[str, object]) -> None:
     with pytest.raises(ValueError, match=f"^{field}:"):
         CadencePolicy(**kwargs)  # type: ignore[arg-type]

@@ -48,8 +48,12 @@ def test_writes_html_pngs_and_json(tmp_path: Path, capsys: pytest.CaptureFixture
     assert fixed["matches"] > 0 and fixed["wait_s"]["p95"] >= fixed["wait_s"]["p50"] > 0
     assert set(scenario["variants"][0]["regions"]) == {"eu"}
     pngs = sorted(p.name for p in out.glob("*.png"))
-    assert pngs == ["tiny-2v2-quality.png", "tiny-2v2-queue_length.png",
-                    "tiny-2v2-wait_cdf.png", "tiny-2v2-wait_vs_quality.png"]
+    assert pngs == [
+        "tiny-2v2-quality.png",
+        "tiny-2v2-queue_length.png",
+        "tiny-2v2-wait_cdf.png",
+        "tiny-2v2-wait_vs_quality.png",
+    ]
     assert all((out / name).read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" for name in pngs)
     page = (out / "report.html").read_text()
     assert page.count("data:image/png;base64,") == 4 and "wait p95 s" in page
@@ -64,25 +68,41 @@ def test_same_config_same_report(tmp_path: Path) -> None:
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
 
 
-@pytest.mark.parametrize(("text", "message"), [
-    (None, "--config: "),
-    ("seed = [", "is not valid TOML"),
-    ("seed = 1", "scenario: at least one [[scenario]] is required"),
-    (TINY.replace("seed = 3", 'seed = "x"'), "seed: must be an integer"),
-    (TINY.replace("sessions_per_hour = 600", "sessions_per_hour = -1"),
-     "scenario[0].region[0].sessions_per_hour: must be between"),
-    (TINY.replace('strategy = "rebalance"\n[', 'strategy = "nope"\n['),
-     "scenario[0].variant[0].strategy: unknown strategy 'nope'"),
-    (TINY.replace('cadence = "pop"', 'cadence = "often"'),
-     "scenario[0].variant[1].mode: must be 'fixed' or 'pop'"),
-    (TINY.replace("floor_ms = 2000", "floor_ms = 2000\ncap_ms = 1000"),
-     "scenario[0].variant[1].cap_ms: must be >= floor_ms"),
-    (TINY.replace("team_size = 2", "team_size = 2\ncolour = 1"),
-     "scenario[0].colour: unknown field"),
-    (TINY.replace('strategy = "rebalance"\n[',
-                  'strategy = "rebalance"\noptions = {method = "x"}\n['),
-     "scenario[0].variant[0].options: "),
-])
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        (None, "--config: "),
+        ("seed = [", "is not valid TOML"),
+        ("seed = 1", "scenario: at least one [[scenario]] is required"),
+        (TINY.replace("seed = 3", 'seed = "x"'), "seed: must be an integer"),
+        (
+            TINY.replace("sessions_per_hour = 600", "sessions_per_hour = -1"),
+            "scenario[0].region[0].sessions_per_hour: must be between",
+        ),
+        (
+            TINY.replace('strategy = "rebalance"\n[', 'strategy = "nope"\n['),
+            "scenario[0].variant[0].strategy: unknown strategy 'nope'",
+        ),
+        (
+            TINY.replace('cadence = "pop"', 'cadence = "often"'),
+            "scenario[0].variant[1].mode: must be 'fixed' or 'pop'",
+        ),
+        (
+            TINY.replace("floor_ms = 2000", "floor_ms = 2000\ncap_ms = 1000"),
+            "scenario[0].variant[1].cap_ms: must be >= floor_ms",
+        ),
+        (
+            TINY.replace("team_size = 2", "team_size = 2\ncolour = 1"),
+            "scenario[0].colour: unknown field",
+        ),
+        (
+            TINY.replace(
+                'strategy = "rebalance"\n[', 'strategy = "rebalance"\noptions = {method = "x"}\n['
+            ),
+            "scenario[0].variant[0].options: ",
+        ),
+    ],
+)
 def test_bad_config_is_one_line(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], text: str | None, message: str
 ) -> None:

@@ -47,8 +47,10 @@ def test_other_seed_other_arrivals(tiny: SimConfig) -> None:
 
 def test_variants_share_the_arrival_stream(tiny: SimConfig) -> None:
     (result,) = simulate(tiny)
-    first_tickets = [sorted(t.ticket_id for t in run.tickets if t.ticket_id.endswith(".g0"))
-                     for run in result.runs]
+    first_tickets = [
+        sorted(t.ticket_id for t in run.tickets if t.ticket_id.endswith(".g0"))
+        for run in result.runs
+    ]
     assert first_tickets[0] == first_tickets[1]
     assert len(first_tickets[0]) == result.sessions > 0
 
@@ -81,18 +83,27 @@ def test_progress_reaches_the_total(tiny: SimConfig) -> None:
 
 def _hand_made(leave: float = 0.0, games: float = 1.0) -> tuple[Scenario, tuple[Session, ...]]:
     scenario = Scenario(
-        "hand", "duo", "team", 2, (RegionSpec("eu", 1.0),),
+        "hand",
+        "duo",
+        "team",
+        2,
+        (RegionSpec("eu", 1.0),),
         Behaviour(leave_per_wave=leave, games_per_session=games, game_length_s=5.0),
-        (Variant("pairs", PAIRS, CadencePolicy(interval_ms=10_000)),), duration_s=60,
+        (Variant("pairs", PAIRS, CadencePolicy(interval_ms=10_000)),),
+        duration_s=60,
     )
 
     def session(name: str, at_ms: int, rating: int, games: int = 1) -> Session:
         return Session(name, "eu", at_ms, (Player(f"{name}.p0", (("any", rating),)),), games)
 
     # a, b pair at the first wave (10 s); c, d at the second (20 s); e is alone.
-    return scenario, (session("a", 1_000, 1500), session("b", 2_000, 1600),
-                      session("c", 12_000, 1000), session("d", 19_000, 1400, games=2),
-                      session("e", 25_000, 1200))
+    return scenario, (
+        session("a", 1_000, 1500),
+        session("b", 2_000, 1600),
+        session("c", 12_000, 1000),
+        session("d", 19_000, 1400, games=2),
+        session("e", 25_000, 1200),
+    )
 
 
 def test_hand_made_waits_and_quality() -> None:

@@ -81,8 +81,10 @@ def test_record_round_trip_and_version_1() -> None:
 
 
 def test_estimate_error_figures() -> None:
-    records = [EstimateRecord("eu", 0, e, r) for e, r in
-               [(10_000, 10_000), (20_000, 10_000), (0, 30_000), (5_000, 10_000)]]
+    records = [
+        EstimateRecord("eu", 0, e, r)
+        for e, r in [(10_000, 10_000), (20_000, 10_000), (0, 30_000), (5_000, 10_000)]
+    ]
     error = estimate_error(records)
     assert error == {"count": 4, "mae_s": 11.25, "p90_s": 30.0, "bias_s": -6.25}
 

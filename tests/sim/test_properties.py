@@ -14,25 +14,43 @@ from matcher.sim import config_from_mapping, figures, simulate
 def configs(draw: st.DrawFn) -> dict[str, object]:
     team_size = draw(st.integers(1, 3))
     regions = [
-        {"name": f"r{i}", "sessions_per_hour": draw(st.integers(30, 1500)),
-         "rating_sd": draw(st.integers(0, 500)),
-         "curve": draw(st.lists(st.floats(0.1, 1.0), min_size=1, max_size=4))}
+        {
+            "name": f"r{i}",
+            "sessions_per_hour": draw(st.integers(30, 1500)),
+            "rating_sd": draw(st.integers(0, 500)),
+            "curve": draw(st.lists(st.floats(0.1, 1.0), min_size=1, max_size=4)),
+        }
         for i in range(draw(st.integers(1, 2)))
     ]
-    variant = {"name": "v", "strategy": "rebalance",
-               "wave_interval_ms": draw(st.integers(2_000, 30_000)),
-               "cadence": draw(st.sampled_from(["fixed", "pop"]))}
-    return {"seed": draw(st.integers(0, 2**32)), "scenario": [{
-        "name": "p", "queue": "q", "kind": "team", "team_size": team_size,
-        "duration_s": draw(st.integers(60, 400)), "ticket_ttl_ms": draw(st.integers(5_000, 60_000)),
-        "region": regions, "variant": [variant],
-        "behaviour": {
-            "party_weights": draw(st.lists(st.floats(0.1, 1.0), min_size=1, max_size=team_size)),
-            "leave_per_wave": draw(st.floats(0.0, 1.0)),
-            "games_per_session": draw(st.floats(1.0, 4.0)),
-            "game_length_s": draw(st.integers(0, 60)),
-        },
-    }]}
+    variant = {
+        "name": "v",
+        "strategy": "rebalance",
+        "wave_interval_ms": draw(st.integers(2_000, 30_000)),
+        "cadence": draw(st.sampled_from(["fixed", "pop"])),
+    }
+    return {
+        "seed": draw(st.integers(0, 2**32)),
+        "scenario": [
+            {
+                "name": "p",
+                "queue": "q",
+                "kind": "team",
+                "team_size": team_size,
+                "duration_s": draw(st.integers(60, 400)),
+                "ticket_ttl_ms": draw(st.integers(5_000, 60_000)),
+                "region": regions,
+                "variant": [variant],
+                "behaviour": {
+                    "party_weights": draw(
+                        st.lists(st.floats(0.1, 1.0), min_size=1, max_size=team_size)
+                    ),
+                    "leave_per_wave": draw(st.floats(0.0, 1.0)),
+                    "games_per_session": draw(st.floats(1.0, 4.0)),
+                    "game_length_s": draw(st.integers(0, 60)),
+                },
+            }
+        ],
+    }
 
 
 @settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -16,13 +16,22 @@ from streams.cli import main
 from tests.sim.test_cli import TINY
 
 CHROMIUM = Path("/usr/bin/chromium")
-FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-         "--disable-background-networking", "--disable-component-update", "--disable-sync")
+FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
 #: matplotlib's first two line colours: only the embedded plots can paint them.
 BLUE, ORANGE = (31, 119, 180), (255, 127, 14)
 
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="chromium is not installed "
-                                 "(apt-get install -y chromium)")
+pytestmark = pytest.mark.skipif(
+    not CHROMIUM.exists(), reason="chromium is not installed (apt-get install -y chromium)"
+)
 
 
 def chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
@@ -30,7 +39,10 @@ def chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str
     profile.mkdir(exist_ok=True)
     return subprocess.run(
         [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *arguments],
-        capture_output=True, text=True, timeout=120, check=False,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
     )
 
 
@@ -38,8 +50,19 @@ def chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str
 def report(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("render")
     (root / "sim.toml").write_text(TINY)
-    assert main(["simulate", "--config", str(root / "sim.toml"), "--report", str(root / "out"),
-                 "--quiet"]) == 0
+    assert (
+        main(
+            [
+                "simulate",
+                "--config",
+                str(root / "sim.toml"),
+                "--report",
+                str(root / "out"),
+                "--quiet",
+            ]
+        )
+        == 0
+    )
     return root / "out" / "report.html"
 
 
@@ -56,7 +79,7 @@ def test_screenshot_shows_tables_and_plots(report: Path, tmp_path: Path) -> None
     assert pixels.shape[:2] == (2400, 1280)
     non_white = int((pixels.min(axis=2) < 200).sum())
     assert non_white > 0.02 * pixels.shape[0] * pixels.shape[1]  # not a blank page
-    assert _pixels_near(pixels, BLUE) > 200   # the first variant's lines and points
+    assert _pixels_near(pixels, BLUE) > 200  # the first variant's lines and points
     assert _pixels_near(pixels, ORANGE) > 200  # the second variant's
 
 

@@ -219,4 +219,3 @@ async def test_a_stop_while_the_consumer_starts_still_closes_it() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert journal.calls == ["flush", "stop"]
-
