@@ -99,6 +99,11 @@ class DuelConfig:
     ``optimal_relax_cap`` pairs' worth of cost (docs/adr/0018); 0 keeps the bands.
     Waves of at most ``optimal_parity_limit`` players solve that relaxation again with
     one more free sit-out when it has an odd number of odd cycles (docs/adr/0064).
+    Waves larger than ``optimal_exact_limit`` and at most ``optimal_proof_limit`` are
+    solved by the warm-started blossom with its duals checked against every legal pair
+    (proven optimal; the paths above only if it cannot finish). Results not proven
+    optimal are re-paired by rating order and then improved by up to
+    ``optimal_shift_rounds`` add/swap moves along that order (0: neither; docs/adr/0066).
     """
 
     mean_gap_limit: int = 50
@@ -130,6 +135,8 @@ class DuelConfig:
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
     optimal_parity_limit: int = 5000
+    optimal_proof_limit: int = 400
+    optimal_shift_rounds: int = 64
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -145,6 +152,8 @@ _NON_NEGATIVE_INTS = {
     "optimal_warm_limit",
     "optimal_relax_cap",
     "optimal_parity_limit",
+    "optimal_proof_limit",
+    "optimal_shift_rounds",
     "mean_gap_limit",
     "small_population",
     "medium_population",

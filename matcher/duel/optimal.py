@@ -10,9 +10,12 @@ players may take either side).
   blossom finishes that assignment on every legal pair (docs/adr/0065), or, if its
   start does not check out, the certified blossom of :mod:`matcher.duel.exact` solves
   the wave (both proved optimal on every legal pair).
-- Mid-size waves, up to ``optimal_whole_limit`` players (docs/adr/0016): branch and
-  bound of the same relaxation on the k-nearest graph (:mod:`matcher.duel.nearest`);
-  if it does not finish within ``optimal_branch_solves`` sparse assignments, one band.
+- Mid-size waves, up to ``optimal_proof_limit`` players (docs/adr/0066): the relaxation
+  on the k-nearest graph finished by the warm-started blossom (:mod:`matcher.duel.warm`),
+  its duals checked against every legal pair, so the pairs are proven optimal.
+- Up to ``optimal_whole_limit`` players otherwise (docs/adr/0016): branch and bound of
+  the same relaxation on the k-nearest graph (:mod:`matcher.duel.nearest`); if it does
+  not finish within ``optimal_branch_solves`` sparse assignments, one band.
 - Waves of more than ``optimal_whole_limit`` and at most ``optimal_warm_limit`` players
   (docs/adr/0017): the relaxation's pairs and duals on the k-nearest graph, finished by
   the blossom from that warm start (:mod:`matcher.duel.warm`): optimal on the candidate
@@ -27,6 +30,9 @@ players may take either side).
   relaxation exactly on overlapping rating bands, on every legal pair of the band,
   and stitches them (one band for the whole wave up to ``optimal_whole_limit``
   players); near-optimal, measured in docs/benchmarks/duel.md.
+- Every result not proven optimal is then re-paired by rating order where that is legal
+  and cheaper (:mod:`matcher.duel.rematch`), and improved by adding waiting players and
+  swapping them in along that order (:mod:`matcher.duel.augment`, docs/adr/0066).
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matcher.duel.augment import shifted_pairs
 from matcher.duel.bands import band_pairs
 from matcher.duel.exact import exact_matching
 from matcher.duel.graph import DuelArrays, duel_arrays, subset
@@ -43,6 +50,7 @@ from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
 from matcher.duel.prepair import equal_rating_pairs
 from matcher.duel.relaxed import relaxed_pairs
+from matcher.duel.rematch import sorted_rematch
 from matcher.duel.symmetric import symmetric_pairs
 from matcher.duel.warm import warm_pairs
 from matcher.duel.windows import pressure, tier_window
@@ -109,6 +117,29 @@ _make_pair = builder(DuelPair)
 
 
 def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], bool, int, int]:
+    pairs, exact, odd, steps = _solve_wave(arrays, config)
+    if exact or config.optimal_shift_rounds == 0 or len(pairs) == 0:
+        return pairs, exact, odd, steps
+    return _along_rating_order(arrays, pairs, config.optimal_shift_rounds), exact, odd, steps
+
+
+def _along_rating_order(
+    arrays: DuelArrays, pairs: list[tuple[int, int]], rounds: int
+) -> list[tuple[int, int]]:
+    """Re-pair by rating order, then add and swap players along it (ADR 0066)."""
+    bw = np.array([a for a, _ in pairs], dtype=np.int64)
+    sc2 = np.array([b for _, b in pairs], dtype=np.int64)
+    bw, sc2 = sorted_rematch(arrays, bw, sc2)
+    order = np.lexsort((bw, arrays.bw[bw]))
+    waiting = np.ones(arrays.size, dtype=bool)
+    waiting[bw] = waiting[sc2] = False
+    shifted = shifted_pairs(arrays, bw[order], sc2[order], np.flatnonzero(waiting), rounds)
+    return list(zip(shifted.bw.tolist(), shifted.sc2.tolist(), strict=True))
+
+
+def _solve_wave(
+    arrays: DuelArrays, config: DuelConfig
+) -> tuple[list[tuple[int, int]], bool, int, int]:
     # The parity step's second assignment fits the time budget up to this size (ADR 0064).
     parity = arrays.size <= config.optimal_parity_limit
     if arrays.size > config.optimal_prepair_limit:
@@ -124,6 +155,11 @@ def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]
 def _solve_rest(
     arrays: DuelArrays, config: DuelConfig, parity: bool = False
 ) -> tuple[list[tuple[int, int]], bool, int, int]:
+    if config.optimal_exact_limit < arrays.size <= config.optimal_proof_limit:
+        # Mid-size: the warm blossom with its duals checked on every legal pair (ADR 0066).
+        proved = warm_pairs(arrays, config.optimal_neighbours, prove=True)
+        if proved is not None:
+            return list(proved.pairs), proved.proven, proved.odd_cycles, proved.rounds
     mid = config.optimal_exact_limit < arrays.size <= config.optimal_whole_limit
     if mid and config.optimal_branch_solves > 0:
         # Mid-size: branch and bound on the k-nearest graph (ADR 0016), else one band.

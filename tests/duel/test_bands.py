@@ -46,6 +46,7 @@ def test_banded_path_passes_the_checker_for_any_band(
     options = {
         "window_rule": rule,
         "optimal_exact_limit": 1,
+        "optimal_proof_limit": 0,
         "optimal_whole_limit": 0,
         "optimal_warm_limit": 0,
         "optimal_relax_cap": 0,
@@ -72,6 +73,7 @@ def test_small_bands_stay_within_one_pair_of_the_optimum_count(
         OPTIMAL_DEFAULTS,
         window_rule=rule,
         optimal_exact_limit=1,
+        optimal_proof_limit=0,
         optimal_whole_limit=0,
         optimal_warm_limit=0,
         optimal_relax_cap=0,
@@ -94,7 +96,11 @@ def test_one_wide_band_is_within_one_pair_of_the_optimum(
     odd cycle mean the relaxation was integral, hence the optimum's cost."""
     players, _, population, rule = wave
     config = dataclasses.replace(
-        OPTIMAL_DEFAULTS, window_rule=rule, optimal_exact_limit=1, optimal_branch_solves=0
+        OPTIMAL_DEFAULTS,
+        window_rule=rule,
+        optimal_exact_limit=1,
+        optimal_proof_limit=0,
+        optimal_branch_solves=0,
     )
     outcome = optimal_pairs(players, population, MAPS, config)
     best, best_score = reference_optimum(players, population, MAPS, config)
@@ -110,6 +116,7 @@ def test_banded_path_on_a_seeded_wave_keeps_the_issue_quality_targets() -> None:
     config = dataclasses.replace(
         OPTIMAL_DEFAULTS,
         optimal_exact_limit=1,
+        optimal_proof_limit=0,
         optimal_whole_limit=0,
         optimal_warm_limit=0,
         optimal_relax_cap=0,

@@ -53,6 +53,7 @@ def test_mid_size_and_prepair_paths_pass_the_checker(
     options = {
         "window_rule": rule,
         "optimal_exact_limit": 1,
+        "optimal_proof_limit": 0,
         "optimal_branch_solves": solves,
         "optimal_prepair_limit": 0,
         "optimal_prepair_density": density,

@@ -93,7 +93,7 @@ def test_large_wave_path_is_valid_and_keeps_cardinality_close(
     fixed set of examples (derandomize) keeps CI deterministic."""
     players, seed, population, rule = wave
     snapshot = snapshot_of(players, seed=seed, active_population=population)
-    profile = profile_of("optimal", window_rule=rule, optimal_exact_limit=1)
+    profile = profile_of("optimal", window_rule=rule, optimal_exact_limit=1, optimal_proof_limit=0)
     result = get_strategy("optimal")(snapshot, profile)
     assert duel_result_problems(snapshot, profile, result) == []
     config = parse_config({"window_rule": rule}, OPTIMAL_DEFAULTS)

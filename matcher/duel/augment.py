@@ -1,0 +1,282 @@
+"""Large waves of ``optimal``: more pairs and cheaper ones by shifting the rating order.
+
+Once the matched players' sides are fixed, pairing the i-th lowest BW rating with the
+i-th lowest SC2 rating is the cheapest pairing (:mod:`matcher.duel.rematch`). In that
+order, adding one BW player and one SC2 player who sit out shifts every pair between
+their two ratings by one place; where ratings are dense each shifted pair changes by
+an MMR or two, so two players far apart in rating can both be matched cheaply through
+the players between them. The relaxation of :mod:`matcher.duel.relaxed` cannot see those
+chains once the pre-pass (:mod:`matcher.duel.prepair`) has settled the dense middle.
+
+:func:`shifted_pairs` starts from pairs in rating order and repeats, while one applies:
+
+1. *add*: the legal insertion of one waiting BW player and one waiting SC2 player that
+   costs least (one more pair always wins: the objective counts pairs first);
+2. *swap*: replacing one matched player by a waiting one on the same side, shifting
+   the pairs between, when every new pair is legal and the total score drops.
+
+Each candidate is priced in O(1) from prefix sums of the current pairs, of each BW
+player against the next SC2 player and of each against the previous one, so a round
+costs O(m) NumPy work plus O(waiting^2) small steps; rounds are few (each adds a pair
+or strictly lowers the score). Near-optimal, measured in docs/benchmarks/duel.md
+(ADR 0066).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from matcher.duel.graph import Bools, DuelArrays, Ints, legal
+
+
+@dataclass(frozen=True, slots=True)
+class Shifted:
+    """Pairs ``(bw[i], sc2[i])`` after the moves; how many pairs were added, swaps made."""
+
+    bw: Ints
+    sc2: Ints
+    added: int
+    swapped: int
+
+
+def shifted_pairs(
+    arrays: DuelArrays, bw: Ints, sc2: Ints, waiting: Ints, max_rounds: int = 64
+) -> Shifted:
+    """Add and swap players along the rating order (see module notes).
+
+    ``bw``/``sc2``: legal pairs, ``bw`` in rating order (ties by player) and ``sc2``
+    aligned with it; ``waiting``: the players who sit out.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer("a", 1500, None), DuelPlayer("b", None, 1502),
+    ...            DuelPlayer("c", 1560, None), DuelPlayer("d", None, 1600)]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> out = shifted_pairs(arrays, np.array([0]), np.array([1]), np.array([2, 3]))
+    >>> out.bw.tolist(), out.sc2.tolist(), out.added
+    ([0, 2], [1, 3], 1)
+
+    Notes: O(max_rounds * (m + waiting^2)) for m pairs.
+    """
+    state = State(arrays, bw.copy(), sc2.copy(), waiting.copy())
+    added = swapped = 0
+    for _ in range(max_rounds):
+        prices = Prices(state)
+        add = prices.best_add()
+        if add is not None:
+            state.add(*add)
+            added += 1
+            continue
+        swap = prices.best_swap()
+        if swap is None:
+            break
+        state.swap(*swap)
+        swapped += 1
+    return Shifted(state.bw, state.sc2, added, swapped)
+
+
+class State:
+    """Pairs by index (``bw`` in rating order) and the waiting players."""
+
+    def __init__(self, arrays: DuelArrays, bw: Ints, sc2: Ints, waiting: Ints) -> None:
+        self.arrays = arrays
+        self.bw, self.sc2, self.waiting = bw, sc2, waiting
+
+    def bw_slot(self, player: int) -> int:
+        """Index at which ``player``'s BW point enters the rating order."""
+        ratings = self.arrays.bw[self.bw]
+        rating = int(self.arrays.bw[player])
+        low = int(np.searchsorted(ratings, rating, "left"))
+        high = int(np.searchsorted(ratings, rating, "right"))
+        return low + int(np.searchsorted(self.bw[low:high], player))
+
+    def add(self, bw_player: int, sc2_player: int, p: int, q: int) -> None:
+        self.bw = np.insert(self.bw, p, bw_player)
+        self.sc2 = np.insert(self.sc2, q, sc2_player)
+        self.waiting = self.waiting[(self.waiting != bw_player) & (self.waiting != sc2_player)]
+
+    def swap(self, side: str, out: int, player: int, slot: int) -> None:
+        """Replace the player at index ``out`` of ``side`` by ``player`` entering at ``slot``
+        (an index of the sequence before removal)."""
+        line = self.bw if side == "bw" else self.sc2
+        leaving = int(line[out])
+        line = np.insert(line, slot, player)
+        line = np.delete(line, out + (slot <= out))
+        if side == "bw":
+            self.bw = line
+        else:
+            self.sc2 = line
+        self.waiting = np.append(self.waiting[self.waiting != player], leaving)
+
+
+class Prices:
+    """Prefix sums of the current pairs and of their neighbours in the order.
+
+    ``up[j]``: BW ``j`` against SC2 ``j + 1``; ``down[j]``: BW ``j + 1`` against SC2 ``j``.
+    """
+
+    def __init__(self, state: State) -> None:
+        self.state = state
+        arrays = state.arrays
+        bw, sc2 = state.bw, state.sc2
+        self.bw_rating, self.sc2_rating = arrays.bw[bw], arrays.sc2[sc2]
+        self.m = len(bw)
+        self.pair = _prefix(_squares(self.bw_rating, self.sc2_rating))
+        self.up = _prefix(_squares(self.bw_rating[:-1], self.sc2_rating[1:]))
+        self.down = _prefix(_squares(self.bw_rating[1:], self.sc2_rating[:-1]))
+        self.up_bad = _prefix(~legal(arrays, bw[:-1], sc2[1:]))
+        self.down_bad = _prefix(~legal(arrays, bw[1:], sc2[:-1]))
+        # SC2 insertion slots by rating; the order may be locally repaired, so use ranks.
+        self.sc2_sorted = np.sort(self.sc2_rating)
+
+    def best_add(self) -> tuple[int, int, int, int] | None:
+        """``(bw_player, sc2_player, p, q)`` of the cheapest legal add, or None."""
+        state, arrays = self.state, self.state.arrays
+        waiting = np.sort(state.waiting)
+        takers = waiting[arrays.sc2[waiting] >= 0]
+        if not len(takers):
+            return None
+        slots = np.searchsorted(self.sc2_sorted, arrays.sc2[takers], "left")
+        best: tuple[int, int, int, int, int] | None = None
+        for x in waiting[arrays.bw[waiting] >= 0].tolist():
+            p = state.bw_slot(x)
+            delta, ok = self.add_prices(x, p, takers, slots)
+            ok &= takers != x
+            if not ok.any():
+                continue
+            score = delta - arrays.bonus * (arrays.wait[x] + arrays.wait[takers])
+            at = int(np.flatnonzero(ok)[np.argmin(score[ok])])
+            candidate = (int(score[at]), x, int(takers[at]), p, int(slots[at]))
+            if best is None or candidate < best:
+                best = candidate
+        return None if best is None else best[1:]
+
+    def add_prices(self, x: int, p: int, ys: Ints, qs: Ints) -> tuple[Ints, Bools]:
+        """Change of the summed squared diff, and legality, of adding (x at p, y at q)."""
+        arrays, bw, sc2 = self.state.arrays, self.state.bw, self.state.sc2
+        xs = np.full(len(ys), x)
+        delta = np.zeros(len(ys), dtype=np.int64)
+        ok = np.zeros(len(ys), dtype=bool)
+        same = qs == p
+        delta[same] = _squares(arrays.bw[xs[same]], arrays.sc2[ys[same]])
+        ok[same] = legal(arrays, xs[same], ys[same])
+        later = qs > p  # x takes SC2 p, BW p..q-2 move up one, BW q-1 takes y
+        if later.any():
+            q = qs[later]
+            delta[later] = (
+                _squares(arrays.bw[x], self.sc2_rating[p])
+                + self.up[q - 1]
+                - self.up[p]
+                + _squares(self.bw_rating[q - 1], arrays.sc2[ys[later]])
+                - (self.pair[q] - self.pair[p])
+            )
+            ok[later] = (
+                legal(arrays, np.array([x]), sc2[p : p + 1])[0]
+                & legal(arrays, bw[q - 1], ys[later])
+                & (self.up_bad[q - 1] == self.up_bad[p])
+            )
+        earlier = qs < p  # BW q takes y, BW q+1..p-1 move down one, x takes SC2 p-1
+        if earlier.any():
+            q = qs[earlier]
+            delta[earlier] = (
+                _squares(self.bw_rating[q], arrays.sc2[ys[earlier]])
+                + self.down[p - 1]
+                - self.down[q]
+                + _squares(arrays.bw[x], self.sc2_rating[p - 1])
+                - (self.pair[p] - self.pair[q])
+            )
+            ok[earlier] = (
+                legal(arrays, bw[q], ys[earlier])
+                & legal(arrays, np.array([x]), sc2[p - 1 : p])[0]
+                & (self.down_bad[p - 1] == self.down_bad[q])
+            )
+        return delta, ok
+
+    def best_swap(self) -> tuple[str, int, int, int] | None:
+        """``(side, out_index, player, slot)`` of the swap lowering the score most, or None."""
+        found = [self._swap_prices(side) for side in ("bw", "sc2")]
+        best = min((f for f in found if f is not None), default=None)
+        return None if best is None else best[1:]
+
+    def _swap_prices(self, side: str) -> tuple[int, str, int, int, int] | None:
+        """The best swap into ``side``: ``(score, side, out_index, player, slot)``, or None."""
+        table = self.swap_table(side)
+        if table is None:
+            return None
+        ys, slots, score, ok = table
+        ok = ok & (score < 0)
+        if not ok.any():
+            return None
+        flat = np.flatnonzero(ok)
+        at = int(flat[np.argmin(score.ravel()[flat])])
+        row, out = divmod(at, self.m)
+        return (int(score[row, out]), side, out, int(ys[row]), int(slots[row]))
+
+    def swap_table(self, side: str) -> tuple[Ints, Ints, Ints, Bools] | None:
+        """Every swap into ``side``: waiting players ``ys`` (rows), their entry ``slots``,
+        and per (row, replaced index) the change of the summed score and its legality.
+
+        A player entering at ``slot`` at or below the removed index moves the pairs
+        between by one place: on the BW side each BW player there meets the next SC2
+        player (``up`` prices), on the SC2 side each SC2 player meets the next BW player
+        (``down``); entering above it, the mirror.
+        """
+        state, arrays, m = self.state, self.state.arrays, self.m
+        if not m:
+            return None
+        waiting = np.sort(state.waiting)
+        if side == "bw":
+            ys = waiting[arrays.bw[waiting] >= 0]
+            slots = np.array([state.bw_slot(y) for y in ys.tolist()], dtype=np.int64)
+            line, shift_in, shift_out = state.bw, self.up, self.down
+            bad_in, bad_out = self.up_bad, self.down_bad
+        else:
+            ys = waiting[arrays.sc2[waiting] >= 0]
+            slots = np.searchsorted(self.sc2_sorted, arrays.sc2[ys], "left")
+            line, shift_in, shift_out = state.sc2, self.down, self.up
+            bad_in, bad_out = self.down_bad, self.up_bad
+        if not len(ys):
+            return None
+        # y's own pair: against the other side's player at ``slot`` (entering at or
+        # below the removal) or at ``slot - 1`` (entering above it).
+        at_in, at_out = np.minimum(slots, m - 1), np.maximum(slots - 1, 0)
+        own_in, fits_in = self._own(side, ys, at_in)
+        own_out, fits_out = self._own(side, ys, at_out)
+        t = slots[:, None]
+        r = np.arange(m)[None, :]
+        t_in, t_out = np.minimum(t, m - 1), np.maximum(t - 1, 0)
+        below = r >= t
+        delta = np.where(
+            below,
+            own_in[:, None] + shift_in[r] - shift_in[t_in] - (self.pair[r + 1] - self.pair[t]),
+            shift_out[t_out] - shift_out[r] + own_out[:, None] - (self.pair[t] - self.pair[r]),
+        )
+        ok = np.where(
+            below,
+            fits_in[:, None] & (bad_in[r] == bad_in[t_in]),
+            fits_out[:, None] & (bad_out[t_out] == bad_out[r]),
+        )
+        score = delta - arrays.bonus * (arrays.wait[ys][:, None] - arrays.wait[line][None, :])
+        return ys, slots, score, ok
+
+    def _own(self, side: str, ys: Ints, at: Ints) -> tuple[Ints, Bools]:
+        """Squared diff and legality of each waiting ``ys[i]`` against the player at index
+        ``at[i]`` of the other side."""
+        arrays, state = self.state.arrays, self.state
+        if side == "bw":
+            return _squares(arrays.bw[ys], self.sc2_rating[at]), legal(arrays, ys, state.sc2[at])
+        return _squares(self.bw_rating[at], arrays.sc2[ys]), legal(arrays, state.bw[at], ys)
+
+
+def _prefix(values: Ints | Bools) -> Ints:
+    """``out[j]`` = sum of ``values[:j]`` (length len(values) + 1)."""
+    out: Ints = np.concatenate([[0], np.cumsum(values, dtype=np.int64)])
+    return out
+
+
+def _squares(first: Ints | int, second: Ints | int) -> Ints:
+    diff = np.asarray(first, dtype=np.int64) - np.asarray(second, dtype=np.int64)
+    squares: Ints = diff * diff
+    return squares

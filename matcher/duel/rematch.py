@@ -1,0 +1,115 @@
+"""Large waves of ``optimal``: re-pair the chosen players by rating order (sides kept).
+
+Once every matched player's side is fixed (BW or SC2), the cheapest pairing of the BW
+points with the SC2 points is the *sorted* one: the i-th lowest BW rating against the
+i-th lowest SC2 rating. The cost ``diff**2`` is Monge (for ``a <= a'`` and ``b <= b'``,
+``(a-b)**2 + (a'-b')**2 <= (a-b')**2 + (a'-b)**2``) and the wait bonus is the same for
+any pairing of the same players.
+
+The pre-pass of :mod:`matcher.duel.prepair` pairs equal ratings and leaves the rest to
+the relaxation, which then pairs the leftovers 3-6 MMR apart; the sorted pairing spreads
+those gaps over the pre-paired players between them (five gaps of 1 cost 5, one of 5
+costs 25). Measured in docs/benchmarks/duel.md (ADR 0066).
+
+The sorted pairing ignores windows and vetoes, so it is taken component by component:
+the current and the sorted pairs of the same players form alternating cycles, and each
+cycle independently keeps its current pairs unless the sorted ones are all legal and
+strictly cheaper. The result has the same players, is legal, and never costs more.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+from scipy.sparse import coo_matrix
+from scipy.sparse.csgraph import connected_components
+
+from matcher.duel.graph import DuelArrays, Ints, legal
+
+
+def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]:
+    """Pairs ``(bw[i], sc2[i])`` re-paired by rating order where that is legal and cheaper.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer("a", 1500, None), DuelPlayer("b", 1510, None),
+    ...            DuelPlayer("c", None, 1512), DuelPlayer("d", None, 1498)]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> [x.tolist() for x in sorted_rematch(arrays, np.array([0, 1]), np.array([2, 3]))]
+    [[0, 1], [3, 2]]
+
+    A sorted pair without a common map first trades partners with a neighbour in the
+    order (ratings there are a few MMR apart, so the trade costs little); what is still
+    illegal falls back cycle by cycle as described above.
+
+    Notes: O(p log p) for p pairs, vectorised but for a Python step per illegal sorted
+    pair (a handful on 10,000 players).
+    """
+    count = len(bw)
+    if count < 2:
+        return bw, sc2
+    by_bw = np.lexsort((bw, arrays.bw[bw]))  # pair indices by BW rating, then player
+    by_sc2 = np.lexsort((sc2, arrays.sc2[sc2]))
+    _trade_illegal(arrays, bw[by_bw], sc2, by_sc2)
+    # New pair k: the BW player of pair by_bw[k] against the SC2 player of pair by_sc2[k].
+    # Pairs sharing a player under either pairing form one alternating cycle.
+    graph = coo_matrix((np.ones(count, dtype=np.int8), (by_bw, by_sc2)), shape=(count, count))
+    _, cycle_of_pair = connected_components(graph, directed=False)
+    new_bw, new_sc2 = bw[by_bw], sc2[by_sc2]
+    cycle_of_new = cycle_of_pair[by_bw]
+    cycles = int(cycle_of_pair.max()) + 1
+    old_cost = np.bincount(cycle_of_pair, _squares(arrays, bw, sc2), cycles)
+    new_cost = np.bincount(cycle_of_new, _squares(arrays, new_bw, new_sc2), cycles)
+    illegal = np.bincount(cycle_of_new, ~legal(arrays, new_bw, new_sc2), cycles) > 0
+    better = (new_cost < old_cost) & ~illegal
+    keep_old = ~better[cycle_of_pair]
+    take_new = better[cycle_of_new]
+    return (
+        np.concatenate([bw[keep_old], new_bw[take_new]]),
+        np.concatenate([sc2[keep_old], new_sc2[take_new]]),
+    )
+
+
+def _trade_illegal(arrays: DuelArrays, new_bw: Ints, sc2: Ints, by_sc2: Ints) -> None:
+    """Re-pair, in place in ``by_sc2``, the neighbourhood of each illegal sorted pair.
+
+    The SC2 sides of the ``2 * reach + 1`` positions around it are re-assigned to their BW
+    sides by a small exact assignment (squared diff, illegal pairs excluded) when one
+    exists with every pair legal; the reach doubles up to ``_REACH_LIMIT`` otherwise.
+    """
+    bad = np.flatnonzero(~legal(arrays, new_bw, sc2[by_sc2])).tolist()
+    count = len(by_sc2)
+    for k in bad:
+        reach = 2
+        while reach <= _REACH_LIMIT:
+            block = np.arange(max(k - reach, 0), min(k + reach + 1, count))
+            if _repair_block(arrays, new_bw[block], sc2, by_sc2, block):
+                break
+            reach *= 2
+
+
+def _repair_block(arrays: DuelArrays, block_bw: Ints, sc2: Ints, by_sc2: Ints, block: Ints) -> bool:
+    block_sc2 = sc2[by_sc2[block]]
+    rows = np.repeat(block_bw, len(block))
+    cols = np.tile(block_sc2, len(block))
+    ok = legal(arrays, rows, cols).reshape(len(block), len(block))
+    if ok.all(axis=None) or not ok.any(axis=1).all():
+        return bool(ok[np.arange(len(block)), np.arange(len(block))].all())
+    diff = (arrays.bw[rows] - arrays.sc2[cols]).reshape(len(block), len(block))
+    big = int((diff * diff).max(initial=0)) * len(block) + 1
+    table = np.where(ok, diff * diff, big)
+    row, col = linear_sum_assignment(table)
+    if not ok[row, col].all():
+        return False
+    by_sc2[block[row]] = by_sc2[block[col]].copy()
+    return True
+
+
+#: Largest neighbourhood (positions each side) an illegal sorted pair is repaired in.
+_REACH_LIMIT = 16
+
+
+def _squares(arrays: DuelArrays, bw: Ints, sc2: Ints) -> Ints:
+    diff = arrays.bw[bw] - arrays.sc2[sc2]
+    squares: Ints = diff * diff
+    return squares
