@@ -10,8 +10,9 @@ chains once the pre-pass (:mod:`matcher.duel.prepair`) has settled the dense mid
 
 :func:`shifted_pairs` starts from pairs in rating order and repeats, while one applies:
 
-1. *add*: the legal insertion of one waiting BW player and one waiting SC2 player that
-   costs least (one more pair always wins: the objective counts pairs first);
+1. *add*: legal insertions of one waiting BW player and one waiting SC2 player, cheapest
+   first (one more pair always wins: the objective counts pairs first); several per
+   round when the index ranges they shift do not meet, since they then do not interact;
 2. *swap*: replacing one matched player by a waiting one on the same side, shifting
    the pairs between, when every new pair is legal and the total score drops.
 
@@ -64,10 +65,12 @@ def shifted_pairs(
     added = swapped = 0
     for _ in range(max_rounds):
         prices = Prices(state)
-        add = prices.best_add()
-        if add is not None:
-            state.add(*add)
-            added += 1
+        adds = prices.best_adds()
+        if adds:
+            # Highest first: each add only moves indices at or above its own range.
+            for add in sorted(adds, key=lambda a: -min(a[2], a[3])):
+                state.add(*add)
+            added += len(adds)
             continue
         swap = prices.best_swap()
         if swap is None:
@@ -131,15 +134,17 @@ class Prices:
         # SC2 insertion slots by rating; the order may be locally repaired, so use ranks.
         self.sc2_sorted = np.sort(self.sc2_rating)
 
-    def best_add(self) -> tuple[int, int, int, int] | None:
-        """``(bw_player, sc2_player, p, q)`` of the cheapest legal add, or None."""
+    def best_adds(self) -> list[tuple[int, int, int, int]]:
+        """Legal adds ``(bw_player, sc2_player, p, q)``: each waiting BW player's cheapest,
+        taken cheapest first while their players are unused and their index ranges
+        (``min(p, q)`` to ``max(p, q)``) are apart from those already taken."""
         state, arrays = self.state, self.state.arrays
         waiting = np.sort(state.waiting)
         takers = waiting[arrays.sc2[waiting] >= 0]
         if not len(takers):
-            return None
+            return []
         slots = np.searchsorted(self.sc2_sorted, arrays.sc2[takers], "left")
-        best: tuple[int, int, int, int, int] | None = None
+        candidates: list[tuple[int, int, int, int, int]] = []
         for x in waiting[arrays.bw[waiting] >= 0].tolist():
             p = state.bw_slot(x)
             delta, ok = self.add_prices(x, p, takers, slots)
@@ -148,10 +153,18 @@ class Prices:
                 continue
             score = delta - arrays.bonus * (arrays.wait[x] + arrays.wait[takers])
             at = int(np.flatnonzero(ok)[np.argmin(score[ok])])
-            candidate = (int(score[at]), x, int(takers[at]), p, int(slots[at]))
-            if best is None or candidate < best:
-                best = candidate
-        return None if best is None else best[1:]
+            candidates.append((int(score[at]), x, int(takers[at]), p, int(slots[at])))
+        taken: list[tuple[int, int, int, int]] = []
+        used: set[int] = set()
+        spans: list[tuple[int, int]] = []
+        for _, x, y, p, q in sorted(candidates):
+            low, high = min(p, q), max(p, q)
+            if x in used or y in used or any(low <= b and a <= high for a, b in spans):
+                continue
+            taken.append((x, y, p, q))
+            used.update((x, y))
+            spans.append((low, high))
+        return taken
 
     def add_prices(self, x: int, p: int, ys: Ints, qs: Ints) -> tuple[Ints, Bools]:
         """Change of the summed squared diff, and legality, of adding (x at p, y at q)."""
@@ -201,18 +214,65 @@ class Prices:
         return None if best is None else best[1:]
 
     def _swap_prices(self, side: str) -> tuple[int, str, int, int, int] | None:
-        """The best swap into ``side``: ``(score, side, out_index, player, slot)``, or None."""
-        table = self.swap_table(side)
-        if table is None:
+        """The best swap into ``side``: ``(score, side, out_index, player, slot)``, or None.
+
+        The same prices as :meth:`swap_table`, split as ``H[r] + C[y]``: per waiting
+        player, the best replaced index is a minimum of ``H`` over the contiguous range
+        that no illegal shifted pair interrupts, so a round costs O(m + waiting * range)
+        instead of a waiting x m table.
+        """
+        arrays, m = self.state.arrays, self.m
+        lines = self._lines(side)
+        if lines is None:
             return None
-        ys, slots, score, ok = table
-        ok = ok & (score < 0)
-        if not ok.any():
+        ys, slots, line, shift_in, shift_out, bad_in, bad_out = lines
+        kept = arrays.bonus * arrays.wait[line]
+        below = shift_in[:m] - self.pair[1:] + kept  # H for y entering at or below r
+        above = self.pair[:m] - shift_out[:m] + kept  # H for y entering above r
+        breaks_in = np.flatnonzero(np.diff(bad_in))  # shifted pairs that are illegal
+        breaks_out = np.flatnonzero(np.diff(bad_out))
+        at_in, at_out = np.minimum(slots, m - 1), np.maximum(slots - 1, 0)
+        own_in, fits_in = self._own(side, ys, at_in)
+        own_out, fits_out = self._own(side, ys, at_out)
+        best: tuple[int, str, int, int, int] | None = None  # (score, side, y, out, slot)
+        for i, (y, t) in enumerate(zip(ys.tolist(), slots.tolist(), strict=True)):
+            gain = arrays.bonus * int(arrays.wait[y])
+            options = []
+            if t > 0 and fits_out[i]:
+                stop = int(np.searchsorted(breaks_out, t - 1)) - 1
+                low = int(breaks_out[stop]) + 1 if stop >= 0 else 0
+                r = low + int(np.argmin(above[low:t]))
+                options.append(
+                    (int(above[r]) + int(shift_out[t - 1] + own_out[i] - self.pair[t]) - gain, r)
+                )
+            if t < m and fits_in[i]:
+                after = int(np.searchsorted(breaks_in, t))
+                high = int(breaks_in[after]) if after < len(breaks_in) else m - 1
+                r = t + int(np.argmin(below[t : high + 1]))
+                options.append(
+                    (int(below[r]) + int(own_in[i] - shift_in[t] + self.pair[t]) - gain, r)
+                )
+            for score, r in options:
+                if score < 0 and (best is None or (score, side, y, r, t) < best):
+                    best = (score, side, y, r, t)
+        return None if best is None else (best[0], side, best[3], best[2], best[4])
+
+    def _lines(self, side: str) -> tuple[Ints, Ints, Ints, Ints, Ints, Ints, Ints] | None:
+        """Waiting players for ``side`` (by id), their entry slots, the side's line, and
+        the shift prices and illegal counts entering at or below / above a removal."""
+        state, arrays = self.state, self.state.arrays
+        if not self.m:
             return None
-        flat = np.flatnonzero(ok)
-        at = int(flat[np.argmin(score.ravel()[flat])])
-        row, out = divmod(at, self.m)
-        return (int(score[row, out]), side, out, int(ys[row]), int(slots[row]))
+        waiting = np.sort(state.waiting)
+        if side == "bw":
+            ys = waiting[arrays.bw[waiting] >= 0]
+            slots = np.array([state.bw_slot(y) for y in ys.tolist()], dtype=np.int64)
+            found = (ys, slots, state.bw, self.up, self.down, self.up_bad, self.down_bad)
+        else:
+            ys = waiting[arrays.sc2[waiting] >= 0]
+            slots = np.searchsorted(self.sc2_sorted, arrays.sc2[ys], "left")
+            found = (ys, slots, state.sc2, self.down, self.up, self.down_bad, self.up_bad)
+        return found if len(ys) else None
 
     def swap_table(self, side: str) -> tuple[Ints, Ints, Ints, Bools] | None:
         """Every swap into ``side``: waiting players ``ys`` (rows), their entry ``slots``,
@@ -223,22 +283,11 @@ class Prices:
         player (``up`` prices), on the SC2 side each SC2 player meets the next BW player
         (``down``); entering above it, the mirror.
         """
-        state, arrays, m = self.state, self.state.arrays, self.m
-        if not m:
+        arrays, m = self.state.arrays, self.m
+        lines = self._lines(side)
+        if lines is None:
             return None
-        waiting = np.sort(state.waiting)
-        if side == "bw":
-            ys = waiting[arrays.bw[waiting] >= 0]
-            slots = np.array([state.bw_slot(y) for y in ys.tolist()], dtype=np.int64)
-            line, shift_in, shift_out = state.bw, self.up, self.down
-            bad_in, bad_out = self.up_bad, self.down_bad
-        else:
-            ys = waiting[arrays.sc2[waiting] >= 0]
-            slots = np.searchsorted(self.sc2_sorted, arrays.sc2[ys], "left")
-            line, shift_in, shift_out = state.sc2, self.down, self.up
-            bad_in, bad_out = self.down_bad, self.up_bad
-        if not len(ys):
-            return None
+        ys, slots, line, shift_in, shift_out, bad_in, bad_out = lines
         # y's own pair: against the other side's player at ``slot`` (entering at or
         # below the removal) or at ``slot - 1`` (entering above it).
         at_in, at_out = np.minimum(slots, m - 1), np.maximum(slots - 1, 0)

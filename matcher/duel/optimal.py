@@ -126,15 +126,27 @@ def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]
 def _along_rating_order(
     arrays: DuelArrays, pairs: list[tuple[int, int]], rounds: int
 ) -> list[tuple[int, int]]:
-    """Re-pair by rating order, then add and swap players along it (ADR 0066)."""
+    """Re-pair by rating order, add and swap players along it, and re-pair again: the
+    moves keep the order only near each change (ADR 0066)."""
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
     sc2 = np.array([b for _, b in pairs], dtype=np.int64)
-    bw, sc2 = sorted_rematch(arrays, bw, sc2)
-    order = np.lexsort((bw, arrays.bw[bw]))
-    waiting = np.ones(arrays.size, dtype=bool)
-    waiting[bw] = waiting[sc2] = False
-    shifted = shifted_pairs(arrays, bw[order], sc2[order], np.flatnonzero(waiting), rounds)
-    return list(zip(shifted.bw.tolist(), shifted.sc2.tolist(), strict=True))
+    for _ in range(_PASSES):
+        bw, sc2 = sorted_rematch(arrays, bw, sc2)
+        order = np.lexsort((bw, arrays.bw[bw]))
+        waiting = np.ones(arrays.size, dtype=bool)
+        waiting[bw] = waiting[sc2] = False
+        shifted = shifted_pairs(arrays, bw[order], sc2[order], np.flatnonzero(waiting), rounds)
+        bw, sc2 = shifted.bw, shifted.sc2
+        if not shifted.added + shifted.swapped:
+            break
+    else:
+        bw, sc2 = sorted_rematch(arrays, bw, sc2)
+    return list(zip(bw.tolist(), sc2.tolist(), strict=True))
+
+
+#: Re-pairing passes: a second one re-sorts around the first one's moves (10,000 players
+#: seed 3: 18,886 -> 16,830 summed squared diff); a third changed little on the benchmark.
+_PASSES = 2
 
 
 def _solve_wave(
