@@ -26,7 +26,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (6, "be2f18db1c911ffd"),
+    "optimal": (6, "051daa0292c7bfec"),
     "ladder-v2.1": (1, "5f6636ac28fac8b5"),
     "rebalance": (1, "76bd53c5d6b86684"),
     "game-queue": (1, "76bd53c5d6b86684"),
@@ -54,14 +54,15 @@ def team_wave(seed: int, tickets: int) -> WaveSnapshot:
 def cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
     if name == "optimal":
         # 30: exact; 120: exact, the blossom finishing the relaxation among several optima
-        # (ADR 0065); 250: the warm blossom proven optimal (ADR 0066); 450: warm-started
-        # blossom; 1,200: one relaxation; 3,000: pre-pass, then the relaxation with the
+        # (ADR 0065); 250: the warm blossom proven optimal (ADR 0066); 450 and 700:
+        # warm-started blossom (700 pairs differently with the quantile edges of ADR 0066);
+        # 1,200: one relaxation; 3,000: pre-pass, then the relaxation with the
         # parity step's second one kept; 6,000: pre-pass, then one relaxation of the
         # remaining 1,414; 1,200 once more with the bands (cap 0). Above 250 the results
         # are then re-paired by rating order and improved along it (ADR 0066).
         defaults = [
             (s, profile_of("optimal", window_rule="longer"))
-            for s, _ in duel_waves((30, 120, 250, 450, 1200, 3000, 6000))
+            for s, _ in duel_waves((30, 120, 250, 450, 700, 1200, 3000, 6000))
         ]
         bands = profile_of("optimal", window_rule="longer", optimal_relax_cap=0)
         return [*defaults, (duel_waves((1200,))[0][0], bands)]

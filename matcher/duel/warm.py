@@ -30,7 +30,7 @@ import numpy as np
 from matcher.duel.bands import split_cycles
 from matcher.duel.blossom import BlossomSolution, WarmStart, warm_max_weight_matching
 from matcher.duel.exact import big_weight, violated_pairs
-from matcher.duel.graph import DuelArrays, Ints, nearest_edges, undirected
+from matcher.duel.graph import DuelArrays, Ints, aligned_edges, nearest_edges, undirected
 from matcher.duel.relaxed import sparse_assignment, symmetric_entries
 
 
@@ -55,6 +55,7 @@ def warm_pairs(
     max_rounds: int = 4,
     prove: bool = True,
     max_stages: int | None = None,
+    aligned: int = 0,
 ) -> WarmOutcome | None:
     """An optimal matching of the wave via the relaxation and a warm blossom, or None.
 
@@ -70,9 +71,11 @@ def warm_pairs(
     Each round solves the ``k``-nearest candidate graph (plus the pairs earlier rounds
     found uncovered) and checks its duals against every legal pair, as
     :func:`matcher.duel.exact.exact_matching` does. After ``max_rounds`` the last
-    round's pairs are returned unproven. ``prove=False`` solves the candidate graph once
-    and skips the check (reading the nested blossoms' duals cost about as much again as
-    the solve at 1,000 players); the pairs are then optimal on the candidate graph only.
+    round's pairs are returned unproven. ``aligned`` adds the edges of
+    :func:`matcher.duel.graph.aligned_edges` to the candidate graph. ``prove=False``
+    solves the candidate graph once and skips the check (reading the nested blossoms'
+    duals cost about as much again as the solve at 1,000 players); the pairs are then
+    optimal on the candidate graph only.
 
     Notes: per round one sparse assignment, a vectorised Bellman-Ford on O(n k) edges and
     the blossom's remaining stages (few from this start; O(n + m) per dual change). None
@@ -82,6 +85,10 @@ def warm_pairs(
     """
     n = arrays.size
     u, v = nearest_edges(arrays, k)
+    if aligned:
+        more_u, more_v = aligned_edges(arrays, aligned)
+        keys = np.unique(np.concatenate([u * n + v, more_u * n + more_v]))
+        u, v = keys // n, keys % n
     if not len(u):  # no legal pair at all: the empty matching is the optimum
         return WarmOutcome((), True, 0, 1)
     weight = big_weight(arrays)
