@@ -24,7 +24,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from matcher.duel.graph import DuelArrays, Ints, legal
+from matcher.duel.graph import DuelArrays, Ints, cost, legal
 
 
 def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]:
@@ -38,12 +38,12 @@ def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]
     >>> [x.tolist() for x in sorted_rematch(arrays, np.array([0, 1]), np.array([2, 3]))]
     [[0, 1], [3, 2]]
 
-    A sorted pair without a common map first trades partners with a neighbour in the
-    order (ratings there are a few MMR apart, so the trade costs little); what is still
-    illegal falls back cycle by cycle as described above.
+    A sorted pair that is illegal (no common map, or outside a window) is first re-paired
+    with its neighbours in the order by a small exact assignment; what is still illegal
+    falls back cycle by cycle as described above.
 
-    Notes: O(p log p) for p pairs, vectorised but for a Python step per illegal sorted
-    pair (a handful on 10,000 players).
+    Notes: O(p log p) for p pairs, vectorised but for one small assignment per illegal
+    sorted pair (a handful on 10,000 players).
     """
     count = len(bw)
     if count < 2:
@@ -58,8 +58,10 @@ def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]
     new_bw, new_sc2 = bw[by_bw], sc2[by_sc2]
     cycle_of_new = cycle_of_pair[by_bw]
     cycles = int(cycle_of_pair.max()) + 1
-    old_cost = np.bincount(cycle_of_pair, _squares(arrays, bw, sc2), cycles)
-    new_cost = np.bincount(cycle_of_new, _squares(arrays, new_bw, new_sc2), cycles)
+    # A cycle holds the same players either way, so its wait bonus cancels out of the
+    # comparison: the design's score decides exactly as the squared diff alone would.
+    old_cost = np.bincount(cycle_of_pair, cost(arrays, bw, sc2), cycles)
+    new_cost = np.bincount(cycle_of_new, cost(arrays, new_bw, new_sc2), cycles)
     illegal = np.bincount(cycle_of_new, ~legal(arrays, new_bw, new_sc2), cycles) > 0
     better = (new_cost < old_cost) & ~illegal
     keep_old = ~better[cycle_of_pair]
@@ -107,9 +109,3 @@ def _repair_block(arrays: DuelArrays, block_bw: Ints, sc2: Ints, by_sc2: Ints, b
 
 #: Largest neighbourhood (positions each side) an illegal sorted pair is repaired in.
 _REACH_LIMIT = 16
-
-
-def _squares(arrays: DuelArrays, bw: Ints, sc2: Ints) -> Ints:
-    diff = arrays.bw[bw] - arrays.sc2[sc2]
-    squares: Ints = diff * diff
-    return squares

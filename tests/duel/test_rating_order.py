@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 
 from matcher.duel.augment import Prices, State, shifted_pairs
 from matcher.duel.graph import DuelArrays, Ints, aligned_edges, cost, legal
-from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer
+from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.rematch import sorted_rematch
 from matcher.duel.warm import warm_pairs
@@ -59,6 +59,14 @@ def in_rating_order(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints
 
 def as_pairs(bw: Ints, sc2: Ints) -> tuple[tuple[int, int], ...]:
     return tuple(zip(bw.tolist(), sc2.tolist(), strict=True))
+
+
+def player_indices(
+    players: list[DuelPlayer], pairs: tuple[DuelPair, ...]
+) -> tuple[tuple[int, int], ...]:
+    """``optimal_pairs``' pairs as ``(bw_player, sc2_player)`` indices into ``players``."""
+    index = {p.player_id: i for i, p in enumerate(players)}
+    return tuple((index[p.bw.player_id], index[p.sc2.player_id]) for p in pairs)
 
 
 def total(arrays: DuelArrays, bw: Ints, sc2: Ints) -> int:
@@ -208,9 +216,7 @@ def test_mid_size_waves_are_proven_optimal(
     if len(players) > 1:
         assert outcome.exact
     arrays = arrays_of(players, population, config)
-    index = {p.player_id: i for i, p in enumerate(players)}
-    pairs = tuple((index[p.bw.player_id], index[p.sc2.player_id]) for p in outcome.pairs)
-    assert count_and_cost(arrays, pairs) == best
+    assert count_and_cost(arrays, player_indices(players, outcome.pairs)) == best
 
 
 def test_a_seeded_300_player_wave_is_proven_optimal() -> None:
@@ -218,8 +224,7 @@ def test_a_seeded_300_player_wave_is_proven_optimal() -> None:
     outcome = optimal_pairs(players, 1200, MAPS, OPTIMAL_DEFAULTS)
     assert outcome.exact
     arrays = arrays_of(players, 1200, OPTIMAL_DEFAULTS)
-    index = {p.player_id: i for i, p in enumerate(players)}
-    pairs = tuple((index[p.bw.player_id], index[p.sc2.player_id]) for p in outcome.pairs)
+    pairs = player_indices(players, outcome.pairs)
     assert count_and_cost(arrays, pairs) == reference_optimum(players, 1200, MAPS, OPTIMAL_DEFAULTS)
 
 
