@@ -29,8 +29,9 @@ _REVISIONS: dict[str, int] = {
     # optimal 2: warm blossom on 401-1,000 players (ADR 0017); 3: one relaxation above (0018);
     # 4: the parity step's extra sit-out up to 5,000 players (0064); 5: among several
     # optima of a small wave, the one the blossom finishing the relaxation finds (0065);
-    # 6: 161-400 players proven optimal, larger results improved along rating order (0066)
-    "optimal": 6,
+    # 6: 161-400 players proven optimal, larger results improved along rating order (0066);
+    # 7: side exchanges of "both" players along that order, swaps batched (0067)
+    "optimal": 7,
     "ladder-v2.1": 1,
     "rebalance": 1,
     "game-queue": 1,

@@ -72,11 +72,12 @@ def shifted_pairs(
                 state.add(*add)
             added += len(adds)
             continue
-        swap = prices.best_swap()
-        if swap is None:
+        swaps = prices.best_swaps()
+        if not swaps:
             break
-        state.swap(*swap)
-        swapped += 1
+        for swap in swaps:
+            state.swap(*swap)
+        swapped += len(swaps)
     return Shifted(state.bw, state.sc2, added, swapped)
 
 
@@ -207,14 +208,24 @@ class Prices:
             )
         return delta, ok
 
-    def best_swap(self) -> tuple[str, int, int, int] | None:
-        """``(side, out_index, player, slot)`` of the swap lowering the score most, or None."""
-        found = [self._swap_prices(side) for side in ("bw", "sc2")]
-        best = min((f for f in found if f is not None), default=None)
-        return None if best is None else best[1:]
+    def best_swaps(self) -> list[tuple[str, int, int, int]]:
+        """``(side, out_index, player, slot)`` of the swaps lowering the score, best first,
+        each waiting player's best one, taken while their index ranges stay apart (a swap
+        moves only the pairs between its removal and its entry)."""
+        found = sorted(self._swap_prices("bw") + self._swap_prices("sc2"))
+        taken: list[tuple[str, int, int, int]] = []
+        spans: list[tuple[int, int]] = []
+        for _, side, y, out, slot in found:
+            low, high = min(out, slot), max(out, slot)
+            if any(t[2] == y for t in taken) or any(low <= b and a <= high for a, b in spans):
+                continue
+            taken.append((side, out, y, slot))
+            spans.append((low, high))
+        return taken
 
-    def _swap_prices(self, side: str) -> tuple[int, str, int, int, int] | None:
-        """The best swap into ``side``: ``(score, side, out_index, player, slot)``, or None.
+    def _swap_prices(self, side: str) -> list[tuple[int, str, int, int, int]]:
+        """Each waiting player's best improving swap into ``side``:
+        ``(score, side, player, out_index, slot)``.
 
         The same prices as :meth:`swap_table`, split as ``H[r] + C[y]``: per waiting
         player, the best replaced index is a minimum of ``H`` over the contiguous range
@@ -224,7 +235,7 @@ class Prices:
         arrays, m = self.state.arrays, self.m
         lines = self._lines(side)
         if lines is None:
-            return None
+            return []
         ys, slots, line, shift_in, shift_out, bad_in, bad_out = lines
         kept = arrays.bonus * arrays.wait[line]
         below = shift_in[:m] - self.pair[1:] + kept  # H for y entering at or below r
@@ -234,7 +245,7 @@ class Prices:
         at_in, at_out = np.minimum(slots, m - 1), np.maximum(slots - 1, 0)
         own_in, fits_in = self._own(side, ys, at_in)
         own_out, fits_out = self._own(side, ys, at_out)
-        best: tuple[int, str, int, int, int] | None = None  # (score, side, y, out, slot)
+        found: list[tuple[int, str, int, int, int]] = []  # (score, side, y, out, slot)
         for i, (y, t) in enumerate(zip(ys.tolist(), slots.tolist(), strict=True)):
             gain = arrays.bonus * int(arrays.wait[y])
             options = []
@@ -252,10 +263,10 @@ class Prices:
                 options.append(
                     (int(below[r]) + int(own_in[i] - shift_in[t] + self.pair[t]) - gain, r)
                 )
-            for score, r in options:
-                if score < 0 and (best is None or (score, side, y, r, t) < best):
-                    best = (score, side, y, r, t)
-        return None if best is None else (best[0], side, best[3], best[2], best[4])
+            best = min(options, default=None)
+            if best is not None and best[0] < 0:
+                found.append((best[0], side, y, best[1], t))
+        return found
 
     def _lines(self, side: str) -> tuple[Ints, Ints, Ints, Ints, Ints, Ints, Ints] | None:
         """Waiting players for ``side`` (by id), their entry slots, the side's line, and

@@ -137,6 +137,7 @@ class DuelConfig:
     optimal_parity_limit: int = 5000
     optimal_proof_limit: int = 400
     optimal_shift_rounds: int = 64
+    optimal_exchange_budget: int = 10_000
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -154,6 +155,7 @@ _NON_NEGATIVE_INTS = {
     "optimal_parity_limit",
     "optimal_proof_limit",
     "optimal_shift_rounds",
+    "optimal_exchange_budget",
     "mean_gap_limit",
     "small_population",
     "medium_population",

@@ -45,6 +45,7 @@ import numpy as np
 from matcher.duel.augment import shifted_pairs
 from matcher.duel.bands import band_pairs
 from matcher.duel.exact import exact_matching
+from matcher.duel.exchange import exchanged_pairs
 from matcher.duel.graph import DuelArrays, duel_arrays, subset
 from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
@@ -120,24 +121,28 @@ def _solve(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]
     pairs, exact, odd, steps = _solve_wave(arrays, config)
     if exact or config.optimal_shift_rounds == 0 or len(pairs) == 0:
         return pairs, exact, odd, steps
-    return _along_rating_order(arrays, pairs, config.optimal_shift_rounds), exact, odd, steps
+    trade_rounds = config.optimal_exchange_budget // len(pairs)
+    along = _along_rating_order(arrays, pairs, config.optimal_shift_rounds, trade_rounds)
+    return along, exact, odd, steps
 
 
 def _along_rating_order(
-    arrays: DuelArrays, pairs: list[tuple[int, int]], rounds: int
+    arrays: DuelArrays, pairs: list[tuple[int, int]], rounds: int, trade_rounds: int
 ) -> list[tuple[int, int]]:
-    """Re-pair by rating order, add and swap players along it, and re-pair again: the
-    moves keep the order only near each change (ADR 0066)."""
+    """Re-pair by rating order, add and swap players along it, exchange the sides of
+    "both" players (first pass only), and re-pair again: the moves keep the order only
+    near each change (ADR 0066, 0067)."""
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
     sc2 = np.array([b for _, b in pairs], dtype=np.int64)
-    for _ in range(_PASSES):
+    for number in range(_PASSES):
         bw, sc2 = sorted_rematch(arrays, bw, sc2)
         order = np.lexsort((bw, arrays.bw[bw]))
         waiting = np.ones(arrays.size, dtype=bool)
         waiting[bw] = waiting[sc2] = False
         shifted = shifted_pairs(arrays, bw[order], sc2[order], np.flatnonzero(waiting), rounds)
-        bw, sc2 = shifted.bw, shifted.sc2
-        if not shifted.added + shifted.swapped:
+        traded = exchanged_pairs(arrays, shifted.bw, shifted.sc2, 0 if number else trade_rounds)
+        bw, sc2 = traded.bw, traded.sc2
+        if not shifted.added + shifted.swapped + traded.exchanges:
             break
     else:
         bw, sc2 = sorted_rematch(arrays, bw, sc2)

@@ -145,16 +145,18 @@ def test_every_add_and_swap_price_equals_a_rebuild(
     for side in ("bw", "sc2"):
         table = prices.swap_table(side)
         if table is None:
-            assert prices._swap_prices(side) is None
+            assert prices._swap_prices(side) == []
             continue
-        gains = table[3] & (table[2] < 0)
-        if gains.any():  # the range-minimum search picks the table's best (first on ties)
-            flat = np.flatnonzero(gains)
-            row, out = divmod(int(flat[np.argmin(table[2].ravel()[flat])]), len(bw))
-            expected = (int(table[2][row, out]), side, out, int(table[0][row]), int(table[1][row]))
-            assert prices._swap_prices(side) == expected
-        else:
-            assert prices._swap_prices(side) is None
+        # Each waiting player's range-minimum pick is its row's best improving legal
+        # swap in the table (the lowest replaced index on a tie).
+        expected = []
+        for row in range(len(table[0])):
+            gains = np.flatnonzero(table[3][row] & (table[2][row] < 0))
+            if len(gains):
+                out = int(gains[np.argmin(table[2][row][gains])])
+                y, slot = int(table[0][row]), int(table[1][row])
+                expected.append((int(table[2][row, out]), side, y, out, slot))
+        assert prices._swap_prices(side) == expected
         for row, (y, slot) in enumerate(zip(*table[:2], strict=True)):
             for out in range(len(bw)):
                 moved = State(arrays, bw.copy(), sc2.copy(), waiting.copy())
