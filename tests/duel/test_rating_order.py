@@ -25,7 +25,7 @@ from matcher.duel.rematch import sorted_rematch
 from matcher.duel.warm import warm_pairs
 from tests.duel.reference import count_and_cost, reference_optimum
 from tests.duel.test_properties import duel_players
-from tests.duel.waves import MAPS, arrays_of, synthetic_players
+from tests.duel.waves import MAPS, arrays_of, synthetic_players, worker_benchmark_mix
 
 RULES = ("lead", "longer", "shorter")
 
@@ -251,19 +251,6 @@ def test_aligned_edges_are_legal_unique_and_hold_the_quantile_partner(
         b = int(so[j])
         if legal(arrays, np.array([a]), np.array([b]))[0]:
             assert (a, b) in found
-
-
-def worker_benchmark_mix(n: int, seed: int) -> list[DuelPlayer]:
-    """The player mix of scripts/bench_wave_close.py: N(1500, 250), 35 / 35 / 30 %,
-    SC2 = BW + 50 for "both" players, nobody has waited."""
-    rng = random.Random(seed)
-    players = []
-    for i in range(n):
-        mmr = max(0, int(rng.gauss(1500, 250)))
-        side = rng.random()
-        bw, sc2 = (mmr, None) if side < 0.35 else ((None, mmr) if side < 0.7 else (mmr, mmr + 50))
-        players.append(DuelPlayer(f"p{i}", bw, sc2, 0))
-    return players
 
 
 def test_the_warm_path_reaches_the_optimum_count_where_ratings_drift() -> None:

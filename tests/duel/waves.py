@@ -38,6 +38,19 @@ def synthetic_players(n: int, seed: int, veto_rate: float = 0.1) -> list[DuelPla
     return players
 
 
+def worker_benchmark_mix(n: int, seed: int) -> list[DuelPlayer]:
+    """The player mix of scripts/bench_wave_close.py: N(1500, 250), 35 / 35 / 30 %,
+    SC2 = BW + 50 for "both" players, nobody has waited."""
+    rng = random.Random(seed)
+    players = []
+    for i in range(n):
+        mmr = max(0, int(rng.gauss(1500, 250)))
+        side = rng.random()
+        bw, sc2 = (mmr, None) if side < 0.35 else ((None, mmr) if side < 0.7 else (mmr, mmr + 50))
+        players.append(DuelPlayer(f"p{i}", bw, sc2, 0))
+    return players
+
+
 def snapshot_of(
     players: list[DuelPlayer], seed: int = 7, active_population: int = 0, wave_id: str = "w1"
 ) -> WaveSnapshot:
