@@ -25,9 +25,8 @@ from tests.duel.test_properties import duel_players
 from tests.duel.test_rating_order import (
     RULES,
     as_pairs,
-    in_rating_order,
     player_indices,
-    some_matching,
+    random_wave_in_order,
     total,
 )
 from tests.duel.waves import MAPS, arrays_of, synthetic_players
@@ -56,9 +55,7 @@ def squared(arrays: DuelArrays, bw: Ints, sc2: Ints) -> int:
 def test_every_exchange_price_equals_a_rebuild(
     players: list[DuelPlayer], rule: str, seed: int
 ) -> None:
-    config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
-    arrays = arrays_of(players, 4 * len(players), config)
-    bw, sc2, _ = in_rating_order(arrays, *some_matching(arrays, seed))
+    arrays, bw, sc2, _ = random_wave_in_order(players, rule, seed)
     a, b = traded_sides(arrays, bw, sc2)
     if not len(a):
         return
@@ -77,9 +74,7 @@ def test_every_exchange_price_equals_a_rebuild(
 def test_exchanged_pairs_keeps_players_and_count_stays_legal_and_never_costs_more(
     players: list[DuelPlayer], rule: str, seed: int
 ) -> None:
-    config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
-    arrays = arrays_of(players, 4 * len(players), config)
-    bw, sc2, _ = in_rating_order(arrays, *some_matching(arrays, seed))
+    arrays, bw, sc2, _ = random_wave_in_order(players, rule, seed)
     out = exchanged_pairs(arrays, bw, sc2, 8)
     assert sorted(np.concatenate([out.bw, out.sc2]).tolist()) == sorted(
         np.concatenate([bw, sc2]).tolist()
@@ -106,8 +101,7 @@ def _no_rounds(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]:
 def test_candidates_are_unique_pairs_of_both_players_on_the_two_sides(
     players: list[DuelPlayer], seed: int
 ) -> None:
-    arrays = arrays_of(players, 4 * len(players), OPTIMAL_DEFAULTS)
-    bw, sc2, _ = in_rating_order(arrays, *some_matching(arrays, seed))
+    arrays, bw, sc2, _ = random_wave_in_order(players, "longer", seed)
     if len(bw) < 2:
         return
     a, b = _candidates(arrays, ShiftSums(arrays, bw, sc2))

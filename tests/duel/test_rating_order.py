@@ -57,6 +57,16 @@ def in_rating_order(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints
     return bw[order], sc2[order], np.flatnonzero(waiting)
 
 
+def random_wave_in_order(
+    players: list[DuelPlayer], rule: str, seed: int
+) -> tuple[DuelArrays, Ints, Ints, Ints]:
+    """The wave's arrays under ``rule`` (active population 4 n) and a seeded random
+    maximal matching of it in rating order, with the waiting players."""
+    config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
+    arrays = arrays_of(players, 4 * len(players), config)
+    return (arrays, *in_rating_order(arrays, *some_matching(arrays, seed)))
+
+
 def as_pairs(bw: Ints, sc2: Ints) -> tuple[tuple[int, int], ...]:
     return tuple(zip(bw.tolist(), sc2.tolist(), strict=True))
 
@@ -125,9 +135,7 @@ def test_every_add_and_swap_price_equals_a_rebuild(
     players: list[DuelPlayer], rule: str, seed: int
 ) -> None:
     """The O(1) prices against the moved sequences built and scored from scratch."""
-    config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
-    arrays = arrays_of(players, 4 * len(players), config)
-    bw, sc2, waiting = in_rating_order(arrays, *some_matching(arrays, seed))
+    arrays, bw, sc2, waiting = random_wave_in_order(players, rule, seed)
     state = State(arrays, bw, sc2, waiting)
     prices = Prices(state)
     before = total(arrays, bw, sc2)
@@ -170,10 +178,9 @@ def test_every_add_and_swap_price_equals_a_rebuild(
 def test_shifted_pairs_never_loses_a_pair_or_raises_the_score(
     players: list[DuelPlayer], rule: str, seed: int
 ) -> None:
+    arrays, bw, sc2, waiting = random_wave_in_order(players, rule, seed)
     config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
     population = 4 * len(players)
-    arrays = arrays_of(players, population, config)
-    bw, sc2, waiting = in_rating_order(arrays, *some_matching(arrays, seed))
     out = shifted_pairs(arrays, bw, sc2, waiting)
     count, score = count_and_cost(arrays, as_pairs(out.bw, out.sc2))
     assert count == len(bw) + out.added
