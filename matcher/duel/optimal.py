@@ -149,10 +149,12 @@ def _along_rating_order(
     return list(zip(bw.tolist(), sc2.tolist(), strict=True))
 
 
-#: Quantile edges (each side) in the unproven warm path's candidate graph (ADR 0066): on
-#: the worker benchmark's mix at 1,000 players the 6-nearest graph alone left 1-3 pairs
-#: of the optimum out on 4 of 10 seeds, 99.40 % on one; about 16 ms more at 1,000.
-_ALIGNED = 4
+#: Quantile edges (each side) in the unproven warm path's candidate graph (ADR 0066, 0067):
+#: on the worker benchmark's mix at 1,000 players the 6-nearest graph alone left 1-3 pairs
+#: of the optimum out on 4 of 10 seeds; with 4 edges each way, 1,000 players seed 25 of
+#: the benchmark mix stayed at 1.195x the optimum's squared diff, with 8 at 1.002x (30 of
+#: 30 seeds within 2 %, median 75 -> 77 ms).
+_ALIGNED = 8
 
 #: Re-pairing passes: a second one re-sorts around the first one's moves (10,000 players
 #: seed 3: 18,886 -> 16,830 summed squared diff); a third changed none of nine benchmark
