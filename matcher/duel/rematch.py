@@ -109,3 +109,57 @@ def _repair_block(arrays: DuelArrays, block_bw: Ints, sc2: Ints, by_sc2: Ints, b
 
 #: Largest neighbourhood (positions each side) an illegal sorted pair is repaired in.
 _REACH_LIMIT = 16
+
+
+def repaired_add(
+    arrays: DuelArrays, bw: Ints, sc2: Ints, waiting: Ints, tries: int
+) -> tuple[Ints, Ints] | None:
+    """One more pair: a waiting BW player and a waiting SC2 player inserted into the
+    rating order, the pairs between shifted by one place, and the shifted pairs that are
+    illegal re-paired with their neighbours (as :func:`sorted_rematch` does); or None.
+
+    ``bw`` in rating order and ``sc2`` aligned with it. The ``tries`` insertions shifting
+    the fewest pairs are tried; the legal one costing least is returned. This reaches
+    adds that :mod:`matcher.duel.augment` cannot price, because a shifted pair shares no
+    map with its new partner or falls outside a window (ADR 0067).
+
+    Notes: O(tries * m) for m pairs (array inserts), plus the repairs' small assignments.
+    """
+    takers = waiting[arrays.bw[waiting] >= 0]
+    givers = waiting[arrays.sc2[waiting] >= 0]
+    if not len(takers) or not len(givers) or tries <= 0:
+        return None
+    at_bw = np.searchsorted(arrays.bw[bw], arrays.bw[takers], "right")
+    at_sc2 = np.searchsorted(arrays.sc2[sc2], arrays.sc2[givers], "right")
+    shift = np.abs(at_bw[:, None] - at_sc2[None, :])
+    shift[takers[:, None] == givers[None, :]] = len(bw) + 1  # a "both" player cannot play twice
+    best: tuple[int, Ints, Ints] | None = None
+    for flat in np.argsort(shift, axis=None, kind="stable")[:tries].tolist():
+        row, col = divmod(flat, len(givers))
+        if takers[row] == givers[col]:
+            break
+        tried = _with_pair(
+            arrays, bw, sc2, int(takers[row]), int(at_bw[row]), int(givers[col]), int(at_sc2[col])
+        )
+        if tried is not None and (best is None or tried[0] < best[0]):
+            best = tried
+    return None if best is None else (best[1], best[2])
+
+
+def _with_pair(
+    arrays: DuelArrays, bw: Ints, sc2: Ints, x: int, p: int, y: int, q: int
+) -> tuple[int, Ints, Ints] | None:
+    """``bw`` with ``x`` at ``p``, ``sc2`` with ``y`` at ``q``, illegal shifted pairs
+    repaired: (summed squared diff, bw, sc2), or None if a pair stays illegal."""
+    new_bw, new_sc2 = np.insert(bw, p, x), np.insert(sc2, q, y)
+    low = max(min(p, q) - _REACH_LIMIT, 0)
+    high = min(max(p, q) + _REACH_LIMIT + 1, len(new_bw))
+    part_bw, part_sc2 = new_bw[low:high], new_sc2[low:high]
+    order = np.arange(high - low)
+    _trade_illegal(arrays, part_bw, part_sc2, order)
+    part_sc2 = part_sc2[order]
+    if not legal(arrays, part_bw, part_sc2).all():
+        return None
+    new_sc2[low:high] = part_sc2
+    diff = arrays.bw[new_bw].astype(np.int64) - arrays.sc2[new_sc2]
+    return int((diff * diff).sum()), new_bw, new_sc2

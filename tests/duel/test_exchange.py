@@ -5,7 +5,9 @@
   legality included;
 - :func:`exchanged_pairs` keeps the same players and pair count, stays legal, never
   raises the score, and is deterministic;
-- on a seeded wave the exchanges lower ``optimal``'s summed squared diff.
+- on a seeded wave the exchanges lower ``optimal``'s summed squared diff;
+- an add whose shifted pairs need re-pairing (:func:`matcher.duel.rematch.repaired_add`)
+  is one more legal pair of two waiting players.
 """
 
 from __future__ import annotations
@@ -16,10 +18,12 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from matcher.duel.augment import shifted_pairs
 from matcher.duel.exchange import ShiftSums, _candidates, exchanged_pairs
 from matcher.duel.graph import DuelArrays, Ints, legal
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer
 from matcher.duel.optimal import optimal_pairs
+from matcher.duel.rematch import repaired_add
 from tests.duel.reference import count_and_cost, reference_optimum
 from tests.duel.test_properties import duel_players
 from tests.duel.test_rating_order import (
@@ -141,3 +145,43 @@ def test_exchanges_lower_the_squared_diff_of_a_seeded_large_wave() -> None:
     assert bool(legal(arrays, bw, sc2).all())
     assert len(after.pairs) >= len(before.pairs)
     assert sum(p.diff**2 for p in after.pairs) < sum(p.diff**2 for p in before.pairs)
+
+
+def test_a_repaired_add_matches_two_waiting_players_across_a_vetoed_shifted_pair() -> None:
+    """Waiting BW 990 and SC2 1020 fit in by shifting the two pairs between one place,
+    but BW 1000 and SC2 1010 share no map. The add-and-swap moves cannot price that add;
+    re-pairing the shifted stretch around the vetoed pair makes it legal."""
+    players = [
+        DuelPlayer("b1", 1000, None, vetoed_maps=MAPS[:2]),
+        DuelPlayer("b2", 1010, None),
+        DuelPlayer("s1", None, 1000),
+        DuelPlayer("s2", None, 1010, vetoed_maps=MAPS[2:]),
+        DuelPlayer("x", 990, None),
+        DuelPlayer("y", None, 1020),
+    ]
+    arrays = arrays_of(players, 100, OPTIMAL_DEFAULTS)
+    bw, sc2, waiting = np.array([0, 1]), np.array([2, 3]), np.array([4, 5])
+    assert shifted_pairs(arrays, bw, sc2, waiting).added == 0
+    grown = repaired_add(arrays, bw, sc2, waiting, tries=4)
+    assert grown is not None
+    assert bool(legal(arrays, *grown).all())
+    assert sorted(np.concatenate(grown).tolist()) == [0, 1, 2, 3, 4, 5]
+
+
+@settings(max_examples=60, deadline=None)
+@given(duel_players(max_size=30), st.sampled_from(RULES), st.integers(0, 2**31))
+def test_a_repaired_add_is_one_more_legal_pair_of_waiting_players(
+    players: list[DuelPlayer], rule: str, seed: int
+) -> None:
+    arrays, bw, sc2, waiting = random_wave_in_order(players, rule, seed)
+    grown = repaired_add(arrays, bw, sc2, waiting, tries=4)
+    if grown is None:
+        return
+    new_bw, new_sc2 = grown
+    assert len(new_bw) == len(bw) + 1
+    assert bool(legal(arrays, new_bw, new_sc2).all())
+    before = set(np.concatenate([bw, sc2]).tolist())
+    after = np.concatenate([new_bw, new_sc2]).tolist()
+    assert len(after) == len(set(after))
+    new = set(after) - before
+    assert len(new) == 2 and new <= set(waiting.tolist()) and before <= set(after)
