@@ -25,7 +25,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from bench_duel import MAPS, proved_pairs, wave  # noqa: E402
+from bench_duel import MAPS, proved_pairs, seed_range, wave  # noqa: E402
 from deep_stack import run_with_deep_stack  # noqa: E402
 
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer  # noqa: E402
@@ -40,12 +40,7 @@ def players_of(mix: str, n: int, seed: int) -> list[DuelPlayer]:
     return wave(n, seed * 100003 + n) if mix == "benchmark" else worker_benchmark_mix(n, seed)
 
 
-def seeds_of(spec: str) -> list[int]:
-    first, _, last = spec.partition("-")
-    return list(range(int(first), int(last or first) + 1))
-
-
-def audit(mix: str, n: int, seeds: list[int]) -> None:
+def audit(mix: str, n: int, seeds: range) -> None:
     short = missed = 0
     times: list[float] = []
     for seed in seeds:
@@ -79,7 +74,7 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--seeds", default="1-10")
     args = parser.parse_args()
-    audit(args.mix, args.players, seeds_of(args.seeds))
+    audit(args.mix, args.players, seed_range(args.seeds))
     return 0
 
 

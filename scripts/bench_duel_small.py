@@ -33,7 +33,7 @@ parser.add_argument("--players", type=int, default=30)
 args = parser.parse_args()
 sys.path[:0] = [str(args.tree), str(args.tree / "scripts")]
 
-from bench_duel import MAPS, wave  # noqa: E402
+from bench_duel import MAPS, seed_range, wave  # noqa: E402
 
 from matcher.core import QueueProfile  # noqa: E402
 from matcher.duel.ladder import ladder_pairs  # noqa: E402
@@ -77,15 +77,14 @@ def spread(seeds: range) -> None:
 
 
 def main() -> None:
-    first, _, last = args.seeds.partition("-")
     if args.spread:
-        spread(range(int(first), int(last or first) + 1))
+        spread(seed_range(args.seeds))
         return
     print("| seed | optimal_pairs | optimal_strategy | ladder_pairs | ladder_strategy |")
     print("|---|---|---|---|---|")
     best = QueueProfile("1v1", "optimal", MAPS)
     ladder = QueueProfile("1v1", "ladder-v2.1", MAPS)
-    for seed in range(int(first), int(last or first) + 1):
+    for seed in seed_range(args.seeds):
         players = wave(30, seed * 100003 + 30)
         snapshot = snapshot_of(players, seed=seed, active_population=120)
         cells = [

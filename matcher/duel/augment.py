@@ -26,6 +26,7 @@ or strictly lowers the score). Near-optimal, measured in docs/benchmarks/duel.md
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TypeVar
 
 import numpy as np
 
@@ -127,11 +128,11 @@ class Prices:
         bw, sc2 = state.bw, state.sc2
         self.bw_rating, self.sc2_rating = arrays.bw[bw], arrays.sc2[sc2]
         self.m = len(bw)
-        self.pair = _prefix(_squares(self.bw_rating, self.sc2_rating))
-        self.up = _prefix(_squares(self.bw_rating[:-1], self.sc2_rating[1:]))
-        self.down = _prefix(_squares(self.bw_rating[1:], self.sc2_rating[:-1]))
-        self.up_bad = _prefix(~legal(arrays, bw[:-1], sc2[1:]))
-        self.down_bad = _prefix(~legal(arrays, bw[1:], sc2[:-1]))
+        self.pair = prefix_sums(_squares(self.bw_rating, self.sc2_rating))
+        self.up = prefix_sums(_squares(self.bw_rating[:-1], self.sc2_rating[1:]))
+        self.down = prefix_sums(_squares(self.bw_rating[1:], self.sc2_rating[:-1]))
+        self.up_bad = prefix_sums(~legal(arrays, bw[:-1], sc2[1:]))
+        self.down_bad = prefix_sums(~legal(arrays, bw[1:], sc2[:-1]))
         # SC2 insertion slots by rating; the order may be locally repaired, so use ranks.
         self.sc2_sorted = np.sort(self.sc2_rating)
 
@@ -155,17 +156,7 @@ class Prices:
             score = delta - arrays.bonus * (arrays.wait[x] + arrays.wait[takers])
             at = int(np.flatnonzero(ok)[np.argmin(score[ok])])
             candidates.append((int(score[at]), x, int(takers[at]), p, int(slots[at])))
-        taken: list[tuple[int, int, int, int]] = []
-        used: set[int] = set()
-        spans: list[tuple[int, int]] = []
-        for _, x, y, p, q in sorted(candidates):
-            low, high = min(p, q), max(p, q)
-            if x in used or y in used or any(low <= b and a <= high for a, b in spans):
-                continue
-            taken.append((x, y, p, q))
-            used.update((x, y))
-            spans.append((low, high))
-        return taken
+        return _apart([((x, y), p, q, (x, y, p, q)) for _, x, y, p, q in sorted(candidates)])
 
     def add_prices(self, x: int, p: int, ys: Ints, qs: Ints) -> tuple[Ints, Bools]:
         """Change of the summed squared diff, and legality, of adding (x at p, y at q)."""
@@ -213,15 +204,7 @@ class Prices:
         each waiting player's best one, taken while their index ranges stay apart (a swap
         moves only the pairs between its removal and its entry)."""
         found = sorted(self._swap_prices("bw") + self._swap_prices("sc2"))
-        taken: list[tuple[str, int, int, int]] = []
-        spans: list[tuple[int, int]] = []
-        for _, side, y, out, slot in found:
-            low, high = min(out, slot), max(out, slot)
-            if any(t[2] == y for t in taken) or any(low <= b and a <= high for a, b in spans):
-                continue
-            taken.append((side, out, y, slot))
-            spans.append((low, high))
-        return taken
+        return _apart([((y,), out, slot, (side, out, y, slot)) for _, side, y, out, slot in found])
 
     def _swap_prices(self, side: str) -> list[tuple[int, str, int, int, int]]:
         """Each waiting player's best improving swap into ``side``:
@@ -330,7 +313,27 @@ class Prices:
         return _squares(self.bw_rating[at], arrays.sc2[ys]), legal(arrays, state.bw[at], ys)
 
 
-def _prefix(values: Ints | Bools) -> Ints:
+Move = TypeVar("Move")
+
+
+def _apart(moves: list[tuple[tuple[int, ...], int, int, Move]]) -> list[Move]:
+    """``(players, one end, other end, move)`` in order, best first: the moves whose
+    players are unused and whose index range does not meet one already taken (such
+    moves do not interact)."""
+    taken: list[Move] = []
+    used: set[int] = set()
+    spans: list[tuple[int, int]] = []
+    for players, one, other, move in moves:
+        low, high = min(one, other), max(one, other)
+        if used.intersection(players) or any(low <= b and a <= high for a, b in spans):
+            continue
+        taken.append(move)
+        used.update(players)
+        spans.append((low, high))
+    return taken
+
+
+def prefix_sums(values: Ints | Bools) -> Ints:
     """``out[j]`` = sum of ``values[:j]`` (length len(values) + 1)."""
     out: Ints = np.concatenate([[0], np.cumsum(values, dtype=np.int64)])
     return out

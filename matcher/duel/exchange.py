@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matcher.duel.augment import prefix_sums
 from matcher.duel.graph import Bools, DuelArrays, Ints, legal
 
 
@@ -196,18 +197,6 @@ def _after_removal(slot: Ints, leaving: Ints) -> Ints:
     return moved
 
 
-def _shift(index: Ints, inserted: Ints, removed: Ints) -> Ints:
-    """Per position of the new order: which old position it holds, as an offset.
-
-    Inserting below the removal moves the positions between up one (offset -1);
-    inserting above it moves them down one (offset +1)."""
-    ins, rem = inserted[:, None], removed[:, None]
-    below = (index > ins) & (index <= rem)
-    above = (index >= rem) & (index < ins)
-    shift: Ints = above.astype(np.int64) - below.astype(np.int64)
-    return shift
-
-
 def _candidates(arrays: DuelArrays, sums: ShiftSums) -> tuple[Ints, Ints]:
     """``(a, b)``: BW index ``a`` and SC2 index ``b`` of "both" players worth pricing.
 
@@ -225,10 +214,10 @@ def _candidates(arrays: DuelArrays, sums: ShiftSums) -> tuple[Ints, Ints]:
         return empty, empty
     own = (x - y) ** 2
     i = np.arange(m)
-    down_x = _prefix(np.where(i > 0, (x[i - 1] - y) ** 2 - own, 0))  # BW i-1 meets SC2 i
-    up_x = _prefix(np.where(i < m - 1, (x[np.minimum(i + 1, m - 1)] - y) ** 2 - own, 0))
-    down_y = _prefix(np.where(i > 0, (x - y[i - 1]) ** 2 - own, 0))
-    up_y = _prefix(np.where(i < m - 1, (x - y[np.minimum(i + 1, m - 1)]) ** 2 - own, 0))
+    down_x = prefix_sums(np.where(i > 0, (x[i - 1] - y) ** 2 - own, 0))  # BW i-1 meets SC2 i
+    up_x = prefix_sums(np.where(i < m - 1, (x[np.minimum(i + 1, m - 1)] - y) ** 2 - own, 0))
+    down_y = prefix_sums(np.where(i > 0, (x - y[i - 1]) ** 2 - own, 0))
+    up_y = prefix_sums(np.where(i < m - 1, (x - y[np.minimum(i + 1, m - 1)]) ** 2 - own, 0))
     x_of_q = arrays.bw[sums.sc2[b]].astype(np.int64)
     y_of_p = arrays.sc2[sums.bw[a]].astype(np.int64)
     t = np.minimum(sums.bw_slot[b], m - 1)  # q's BW slot
@@ -288,8 +277,3 @@ def _apart(a: Ints, b: Ints, t: Ints, u: Ints, delta: Ints, illegal: Ints) -> li
         taken.append(int(good[first]))
         alive &= (high < low[first]) | (low > high[first])
     return taken
-
-
-def _prefix(values: Ints) -> Ints:
-    out: Ints = np.concatenate([[0], np.cumsum(values, dtype=np.int64)])
-    return out

@@ -46,7 +46,7 @@ from matcher.duel.augment import shifted_pairs
 from matcher.duel.bands import band_pairs
 from matcher.duel.exact import exact_matching
 from matcher.duel.exchange import exchanged_pairs
-from matcher.duel.graph import DuelArrays, duel_arrays, subset
+from matcher.duel.graph import DuelArrays, Ints, duel_arrays, subset
 from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
 from matcher.duel.prepair import equal_rating_pairs
@@ -138,18 +138,14 @@ def _along_rating_order(
     for number in range(_PASSES):
         bw, sc2 = sorted_rematch(arrays, bw, sc2)
         order = np.lexsort((bw, arrays.bw[bw]))
-        waiting = np.ones(arrays.size, dtype=bool)
-        waiting[bw] = waiting[sc2] = False
-        shifted = shifted_pairs(arrays, bw[order], sc2[order], np.flatnonzero(waiting), rounds)
+        shifted = shifted_pairs(arrays, bw[order], sc2[order], _waiting(arrays, bw, sc2), rounds)
         # The second pass trades sides again only around pairs the first one added.
         traded = exchanged_pairs(
             arrays, shifted.bw, shifted.sc2, trade_rounds if not number or grown else 0
         )
         bw, sc2 = traded.bw, traded.sc2
         while not number and trade_rounds and grown < _REPAIRED_ADDS:
-            waiting = np.ones(arrays.size, dtype=bool)
-            waiting[bw] = waiting[sc2] = False
-            more = repaired_add(arrays, bw, sc2, np.flatnonzero(waiting), _REPAIR_TRIES)
+            more = repaired_add(arrays, bw, sc2, _waiting(arrays, bw, sc2), _REPAIR_TRIES)
             if more is None:
                 break
             bw, sc2 = more
@@ -159,6 +155,14 @@ def _along_rating_order(
     else:
         bw, sc2 = sorted_rematch(arrays, bw, sc2)
     return list(zip(bw.tolist(), sc2.tolist(), strict=True))
+
+
+def _waiting(arrays: DuelArrays, bw: Ints, sc2: Ints) -> Ints:
+    """The players in no pair."""
+    waiting = np.ones(arrays.size, dtype=bool)
+    waiting[bw] = waiting[sc2] = False
+    found: Ints = np.flatnonzero(waiting)
+    return found
 
 
 #: Quantile edges (each side) in the unproven warm path's candidate graph (ADR 0066, 0067):

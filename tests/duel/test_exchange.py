@@ -91,13 +91,9 @@ def test_exchanged_pairs_keeps_players_and_count_stays_legal_and_never_costs_mor
         assert as_pairs(out.bw, out.sc2) == as_pairs(bw, sc2)
     again = exchanged_pairs(arrays, bw, sc2, 8)
     assert as_pairs(again.bw, again.sc2) == as_pairs(out.bw, out.sc2)
-    assert as_pairs(*_no_rounds(arrays, bw, sc2)) == as_pairs(bw, sc2)
-
-
-def _no_rounds(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]:
-    out = exchanged_pairs(arrays, bw, sc2, 0)
-    assert out.exchanges == 0
-    return out.bw, out.sc2
+    unchanged = exchanged_pairs(arrays, bw, sc2, 0)
+    assert unchanged.exchanges == 0
+    assert as_pairs(unchanged.bw, unchanged.sc2) == as_pairs(bw, sc2)
 
 
 @settings(max_examples=60, deadline=None)
