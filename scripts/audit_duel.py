@@ -2,6 +2,8 @@
 
     .venv/bin/python scripts/audit_duel.py --mix benchmark --players 1000 --seeds 1-30
     .venv/bin/python scripts/audit_duel.py --mix worker --players 3000 --seeds 1-5
+    .venv/bin/python scripts/audit_duel.py --players 3750 --seeds 1-3 \
+        --option optimal_warm_limit=5000     # the thorough setting (ADR 0068)
 
 Per seed S the wave is ``bench_duel.wave(n, S * 100003 + n)`` (the issue's benchmark mix)
 or ``tests.duel.waves.worker_benchmark_mix(n, S)`` (the mix of ``bench_wave_close.py``:
@@ -11,7 +13,8 @@ The reference is the warm blossom with its duals checked against every legal pai
 named. Per seed: ``optimal``'s pairs and summed squared diff against the reference's,
 flagged when under 99.5 % of its pairs or over 1.02x its squared diff; then a summary
 with ``optimal``'s CPU time (one call per seed, ``time.process_time``). The reference
-takes seconds per wave above 2,000 players.
+takes seconds per wave above 2,000 players. ``--option KEY=VALUE`` (repeatable) sets a
+queue profile option of ``optimal``, checked as a profile's are.
 """
 
 from __future__ import annotations
@@ -28,7 +31,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 from bench_duel import MAPS, proved_pairs, seed_range, wave  # noqa: E402
 from deep_stack import run_with_deep_stack  # noqa: E402
 
-from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer  # noqa: E402
+from matcher.duel.model import OPTIMAL_DEFAULTS, DuelConfig, DuelPlayer, parse_config  # noqa: E402
 from matcher.duel.optimal import optimal_pairs  # noqa: E402
 from tests.duel.waves import worker_benchmark_mix  # noqa: E402
 
@@ -40,13 +43,13 @@ def players_of(mix: str, n: int, seed: int) -> list[DuelPlayer]:
     return wave(n, seed * 100003 + n) if mix == "benchmark" else worker_benchmark_mix(n, seed)
 
 
-def audit(mix: str, n: int, seeds: range) -> None:
+def audit(mix: str, n: int, seeds: range, config: DuelConfig = OPTIMAL_DEFAULTS) -> None:
     short = missed = 0
     times: list[float] = []
     for seed in seeds:
         players = players_of(mix, n, seed)
         start = time.process_time()
-        outcome = optimal_pairs(players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
+        outcome = optimal_pairs(players, 4 * n, MAPS, config)
         times.append((time.process_time() - start) * 1000)
         reference = proved_pairs(players)
         if reference is None:
@@ -73,9 +76,25 @@ def main() -> int:
     parser.add_argument("--mix", choices=("benchmark", "worker"), default="benchmark")
     parser.add_argument("--players", type=int, default=1000)
     parser.add_argument("--seeds", default="1-10")
+    parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
-    audit(args.mix, args.players, seed_range(args.seeds))
+    try:
+        config = parse_config(dict(_option(text) for text in args.option), OPTIMAL_DEFAULTS)
+    except ValueError as error:
+        parser.error(str(error))
+    audit(args.mix, args.players, seed_range(args.seeds), config)
     return 0
+
+
+def _option(text: str) -> tuple[str, object]:
+    key, _, value = text.partition("=")
+    try:
+        return key, int(value)
+    except ValueError:
+        try:
+            return key, float(value)
+        except ValueError:
+            return key, value
 
 
 if __name__ == "__main__":

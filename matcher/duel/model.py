@@ -93,7 +93,10 @@ class DuelConfig:
     ``optimal_prepair_density`` rating points lie within 10 MMR (docs/adr/0016).
     Waves larger than ``optimal_whole_limit`` and at most ``optimal_warm_limit`` take
     the relaxation finished by a warm-started blossom (docs/adr/0017), on the
-    ``optimal_neighbours``-nearest candidate graph; bands if it cannot finish. Larger
+    ``optimal_neighbours``-nearest candidate graph; bands if it cannot finish. Waves
+    within either limit skip the pre-pass whatever their size, so raising
+    ``optimal_warm_limit`` or ``optimal_proof_limit`` is a thorough setting
+    (docs/adr/0068): slower, closer to the optimum (proved optimal with the second). Larger
     waves (and pre-pass remainders) take one relaxation of the whole wave on that graph,
     odd cycles rounded, one more pair outweighing re-pairings up to
     ``optimal_relax_cap`` pairs' worth of cost (docs/adr/0018); 0 keeps the bands.

@@ -21,7 +21,10 @@ players may take either side).
   the blossom from that warm start (:mod:`matcher.duel.warm`): optimal on the candidate
   graph; the banded path below if it cannot finish.
 - Waves of more than ``optimal_prepair_limit`` players (docs/adr/0016) first pair equal
-  ratings in dense rating ranges (:mod:`matcher.duel.prepair`); the rest as below.
+  ratings in dense rating ranges (:mod:`matcher.duel.prepair`); the rest as below. A wave
+  within ``optimal_warm_limit`` or ``optimal_proof_limit`` does not (docs/adr/0068):
+  raising either limit is a thorough setting, the warm blossom on the whole wave (proved
+  optimal with the second).
 - Larger waves (and larger pre-pass remainders, docs/adr/0018): one LP relaxation of the
   whole wave on the k-nearest graph, odd cycles rounded (:mod:`matcher.duel.relaxed`);
   for waves of at most ``optimal_parity_limit`` players, an odd number of odd cycles
@@ -189,7 +192,10 @@ def _solve_wave(
 ) -> tuple[list[tuple[int, int]], bool, int, int]:
     # The parity step's second assignment fits the time budget up to this size (ADR 0064).
     parity = arrays.size <= config.optimal_parity_limit
-    if arrays.size > config.optimal_prepair_limit:
+    # A wave the warm blossom takes whole skips the pre-pass: pre-pairing pins the sides of
+    # "both" players the blossom would choose better (ADR 0068, the thorough settings).
+    whole = max(config.optimal_warm_limit, config.optimal_proof_limit)
+    if arrays.size > max(config.optimal_prepair_limit, whole):
         # Dense ratings pair up at equal MMR first; the rest is a smaller wave (ADR 0016).
         early = equal_rating_pairs(arrays, config.optimal_prepair_density)
         late, _, odd, steps = _solve_rest(subset(arrays, early.rest), config, parity)

@@ -95,3 +95,46 @@ def test_mid_size_waves_take_the_warm_path_and_pass_the_checker(seed: int) -> No
         assert score_of(warm.pairs, OPTIMAL_DEFAULTS) <= score_of(banded.pairs, OPTIMAL_DEFAULTS)
     assert len(result.matches) == len(warm.pairs)
     assert np.all(np.diff([p.bw.bw_mmr for p in warm.pairs]) >= 0)
+
+
+def test_a_wave_within_the_warm_limit_skips_the_pre_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The thorough settings (ADR 0068): a wave above ``optimal_prepair_limit`` but within a
+    raised ``optimal_warm_limit`` is solved whole by the warm blossom, never pre-paired,
+    and lands within the issue's targets of the proved optimum; within a raised
+    ``optimal_proof_limit`` it is that optimum, proved."""
+    import matcher.duel.optimal as optimal_module
+
+    players = synthetic_players(700, seed=11)
+    pre_passes: list[int] = []
+    real_pre_pass = optimal_module.equal_rating_pairs
+
+    def counting_pre_pass(arrays, density):  # type: ignore[no-untyped-def]
+        pre_passes.append(arrays.size)
+        return real_pre_pass(arrays, density)
+
+    monkeypatch.setattr(optimal_module, "equal_rating_pairs", counting_pre_pass)
+    quick = dataclasses.replace(OPTIMAL_DEFAULTS, optimal_prepair_limit=500, optimal_warm_limit=0)
+    thorough = dataclasses.replace(quick, optimal_warm_limit=700)
+    pre_paired = optimal_pairs(players, 2800, MAPS, quick)
+    assert pre_passes == [700]
+    whole = optimal_pairs(players, 2800, MAPS, thorough)
+    assert pre_passes == [700]  # no second pre-pass
+    arrays = arrays_of(players, 2800, OPTIMAL_DEFAULTS)
+    proved = warm_pairs(arrays, k=6, max_rounds=8, prove=True)
+    assert proved is not None and proved.proven
+    best = [DuelPair(players[a], players[b]) for a, b in proved.pairs]
+    squared = sum(p.diff**2 for p in whole.pairs)
+    assert len(whole.pairs) >= 0.995 * len(best)
+    assert squared <= 1.02 * sum(p.diff**2 for p in best)
+    assert (len(whole.pairs), -score_of(whole.pairs, OPTIMAL_DEFAULTS)) >= (
+        len(pre_paired.pairs),
+        -score_of(pre_paired.pairs, OPTIMAL_DEFAULTS),
+    )
+    proving = dataclasses.replace(quick, optimal_proof_limit=700)
+    proven = optimal_pairs(players, 2800, MAPS, proving)
+    assert pre_passes == [700]
+    assert proven.exact
+    assert (len(proven.pairs), score_of(proven.pairs, OPTIMAL_DEFAULTS)) == (
+        len(best),
+        score_of(best, OPTIMAL_DEFAULTS),
+    )
