@@ -10,10 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import matcher.duel.optimal as optimal_module
 from matcher.duel.blossom import WarmStart, max_weight_matching, warm_max_weight_matching
 from matcher.duel.checks import duel_result_problems
+from matcher.duel.graph import DuelArrays
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer
 from matcher.duel.optimal import optimal_pairs
+from matcher.duel.prepair import Prepaired, equal_rating_pairs
 from matcher.duel.warm import warm_pairs
 from matcher.strategies import get_strategy
 from tests.duel.reference import reference_optimum, score_of
@@ -102,15 +105,13 @@ def test_a_wave_within_the_warm_limit_skips_the_pre_pass(monkeypatch: pytest.Mon
     raised ``optimal_warm_limit`` is solved whole by the warm blossom, never pre-paired,
     and lands within the issue's targets of the proved optimum; within a raised
     ``optimal_proof_limit`` it is that optimum, proved."""
-    import matcher.duel.optimal as optimal_module
-
     players = synthetic_players(700, seed=11)
     pre_passes: list[int] = []
-    real_pre_pass = optimal_module.equal_rating_pairs
 
-    def counting_pre_pass(arrays, density):  # type: ignore[no-untyped-def]
+    def counting_pre_pass(arrays: DuelArrays, density: int) -> Prepaired:
         pre_passes.append(arrays.size)
-        return real_pre_pass(arrays, density)
+        # The real one: only the name inside matcher.duel.optimal is patched.
+        return equal_rating_pairs(arrays, density)
 
     monkeypatch.setattr(optimal_module, "equal_rating_pairs", counting_pre_pass)
     quick = dataclasses.replace(OPTIMAL_DEFAULTS, optimal_prepair_limit=500, optimal_warm_limit=0)
