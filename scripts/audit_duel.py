@@ -4,6 +4,7 @@
     .venv/bin/python scripts/audit_duel.py --mix worker --players 3000 --seeds 1-5
     .venv/bin/python scripts/audit_duel.py --players 3750 --seeds 1-3 \
         --option optimal_warm_limit=5000     # the thorough setting (ADR 0068)
+    .venv/bin/python scripts/audit_duel.py --players 1500,2000,2500,3000,3750,4000,5000
 
 Per seed S the wave is ``bench_duel.wave(n, S * 100003 + n)`` (the issue's benchmark mix)
 or ``tests.duel.waves.worker_benchmark_mix(n, S)`` (the mix of ``bench_wave_close.py``:
@@ -14,7 +15,8 @@ named. Per seed: ``optimal``'s pairs and summed squared diff against the referen
 flagged when under 99.5 % of its pairs or over 1.02x its squared diff; then a summary
 with ``optimal``'s CPU time (one call per seed, ``time.process_time``). The reference
 takes seconds per wave above 2,000 players. ``--option KEY=VALUE`` (repeatable) sets a
-queue profile option of ``optimal``, checked as a profile's are.
+queue profile option of ``optimal``, checked as a profile's are. ``--players`` takes a
+comma-separated list; the run ends with one summary line per size.
 """
 
 from __future__ import annotations
@@ -43,8 +45,10 @@ def players_of(mix: str, n: int, seed: int) -> list[DuelPlayer]:
     return wave(n, seed * 100003 + n) if mix == "benchmark" else worker_benchmark_mix(n, seed)
 
 
-def audit(mix: str, n: int, seeds: range, config: DuelConfig = OPTIMAL_DEFAULTS) -> None:
+def audit(mix: str, n: int, seeds: range, config: DuelConfig = OPTIMAL_DEFAULTS) -> str:
+    """Print one line per seed; return the size's summary line."""
     short = missed = 0
+    worst = 0.0
     times: list[float] = []
     for seed in seeds:
         players = players_of(mix, n, seed)
@@ -60,21 +64,24 @@ def audit(mix: str, n: int, seeds: range, config: DuelConfig = OPTIMAL_DEFAULTS)
         best_squared = sum(p.diff**2 for p in reference)
         ratio = squared / best_squared if best_squared else 1.0
         short += pairs < best
+        worst = max(worst, ratio)
         miss = pairs < PAIRS_TARGET * best or ratio > SQUARED_TARGET
         missed += miss
         flag = "  MISSES A TARGET" if miss else ""
         print(f"seed {seed}: pairs {pairs}/{best}, squared diff {ratio:.3f}x{flag}", flush=True)
-    print(
+    summary = (
         f"{mix} mix, {n} players, {len(seeds)} seeds: {short} short of the optimum's pairs, "
-        f"{missed} missing a target; optimal median {statistics.median(times):.0f} ms, "
-        f"worst {max(times):.0f} ms"
+        f"{missed} missing a target (largest squared diff {worst:.3f}x); optimal median "
+        f"{statistics.median(times):.0f} ms, worst {max(times):.0f} ms"
     )
+    print(summary, flush=True)
+    return summary
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mix", choices=("benchmark", "worker"), default="benchmark")
-    parser.add_argument("--players", type=int, default=1000)
+    parser.add_argument("--players", default="1000", metavar="N[,N...]")
     parser.add_argument("--seeds", default="1-10")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     args = parser.parse_args()
@@ -82,7 +89,13 @@ def main() -> int:
         config = parse_config(dict(_option(text) for text in args.option), OPTIMAL_DEFAULTS)
     except ValueError as error:
         parser.error(str(error))
-    audit(args.mix, args.players, seed_range(args.seeds), config)
+    try:
+        sizes = [int(text) for text in args.players.split(",")]
+    except ValueError:
+        parser.error(f"--players: {args.players!r} is not a comma-separated list of sizes")
+    summaries = [audit(args.mix, n, seed_range(args.seeds), config) for n in sizes]
+    if len(summaries) > 1:
+        print("\n".join(["", *summaries]))
     return 0
 
 
