@@ -18,9 +18,9 @@ chains once the pre-pass (:mod:`matcher.duel.prepair`) has settled the dense mid
 
 Each candidate is priced in O(1) from prefix sums of the current pairs, of each BW
 player against the next SC2 player and of each against the previous one, so a round
-costs O(m) NumPy work plus O(waiting^2) small steps; rounds are few (each adds a pair
-or strictly lowers the score). Near-optimal, measured in docs/benchmarks/duel.md
-(ADR 0066).
+costs O(m + waiting^2) NumPy work (all adds priced as one waiting x waiting table);
+rounds are few (each adds a pair or strictly lowers the score). Near-optimal, measured
+in docs/benchmarks/duel.md (ADR 0066).
 """
 
 from __future__ import annotations
@@ -143,60 +143,87 @@ class Prices:
         state, arrays = self.state, self.state.arrays
         waiting = np.sort(state.waiting)
         takers = waiting[arrays.sc2[waiting] >= 0]
-        if not len(takers):
+        givers = waiting[arrays.bw[waiting] >= 0]
+        if not len(takers) or not len(givers):
             return []
         slots = np.searchsorted(self.sc2_sorted, arrays.sc2[takers], "left")
-        candidates: list[tuple[int, int, int, int, int]] = []
-        for x in waiting[arrays.bw[waiting] >= 0].tolist():
-            p = state.bw_slot(x)
-            delta, ok = self.add_prices(x, p, takers, slots)
-            ok &= takers != x
-            if not ok.any():
-                continue
-            score = delta - arrays.bonus * (arrays.wait[x] + arrays.wait[takers])
-            at = int(np.flatnonzero(ok)[np.argmin(score[ok])])
-            candidates.append((int(score[at]), x, int(takers[at]), p, int(slots[at])))
-        return _apart([((x, y), p, q, (x, y, p, q)) for _, x, y, p, q in sorted(candidates)])
+        entries = np.array([state.bw_slot(x) for x in givers.tolist()], dtype=np.int64)
+        delta, ok = self.add_table(givers, entries, takers, slots)
+        ok &= givers[:, None] != takers[None, :]
+        score = delta - arrays.bonus * (arrays.wait[givers][:, None] + arrays.wait[takers][None, :])
+        # Each giver's first cheapest legal taker, as argmin over its legal takers picks.
+        at = np.argmin(np.where(ok, score, np.iinfo(np.int64).max), axis=1)
+        rows = np.flatnonzero(ok.any(axis=1))
+        candidates = sorted(
+            zip(
+                score[rows, at[rows]].tolist(),
+                givers[rows].tolist(),
+                takers[at[rows]].tolist(),
+                entries[rows].tolist(),
+                slots[at[rows]].tolist(),
+                strict=True,
+            )
+        )
+        return _apart([((x, y), p, q, (x, y, p, q)) for _, x, y, p, q in candidates])
 
     def add_prices(self, x: int, p: int, ys: Ints, qs: Ints) -> tuple[Ints, Bools]:
         """Change of the summed squared diff, and legality, of adding (x at p, y at q)."""
-        arrays, bw, sc2 = self.state.arrays, self.state.bw, self.state.sc2
-        xs = np.full(len(ys), x)
-        delta = np.zeros(len(ys), dtype=np.int64)
-        ok = np.zeros(len(ys), dtype=bool)
-        same = qs == p
-        delta[same] = _squares(arrays.bw[xs[same]], arrays.sc2[ys[same]])
-        ok[same] = legal(arrays, xs[same], ys[same])
-        later = qs > p  # x takes SC2 p, BW p..q-2 move up one, BW q-1 takes y
-        if later.any():
-            q = qs[later]
-            delta[later] = (
-                _squares(arrays.bw[x], self.sc2_rating[p])
-                + self.up[q - 1]
-                - self.up[p]
-                + _squares(self.bw_rating[q - 1], arrays.sc2[ys[later]])
+        delta, ok = self.add_table(np.array([x]), np.array([p]), ys, qs)
+        return delta[0], ok[0]
+
+    def add_table(self, xs: Ints, ps: Ints, ys: Ints, qs: Ints) -> tuple[Ints, Bools]:
+        """:meth:`add_prices` for every BW player ``xs[i]`` entering at ``ps[i]`` (rows)
+        against every SC2 player ``ys[j]`` entering at ``qs[j]`` (columns).
+
+        Notes: O(len(xs) * len(ys)) NumPy work; the per-row and per-column legality
+        checks are vectors, only the pair's own check is a table.
+        """
+        arrays, bw, sc2, m = self.state.arrays, self.state.bw, self.state.sc2, self.m
+        p, q = ps[:, None], qs[None, :]
+        x_rating, y_rating = arrays.bw[xs][:, None], arrays.sc2[ys][None, :]
+        # Indices clipped into range: a clipped entry belongs to a case that is masked out
+        # (x entering at the end has no later q, y entering at 0 no earlier one, ...).
+        p_at, p_before = np.minimum(ps, m - 1), np.maximum(ps - 1, 0)
+        q_at, q_before = np.minimum(qs, m - 1), np.maximum(qs - 1, 0)
+        same = p == q
+        # Later (q > p): x takes SC2 p, BW p..q-2 move up one, BW q-1 takes y. Earlier
+        # (q < p): BW q takes y, BW q+1..p-1 move down one, x takes SC2 p-1.
+        later = q > p
+        on_own = _squares(x_rating, y_rating)
+        if m:
+            up_end, down_start = self.up[q_before], self.down[q_at]
+            on_later = (
+                _squares(x_rating, self.sc2_rating[p_at][:, None])
+                + up_end
+                - self.up[p_at][:, None]
+                + _squares(self.bw_rating[q_before][None, :], y_rating)
                 - (self.pair[q] - self.pair[p])
             )
-            ok[later] = (
-                legal(arrays, np.array([x]), sc2[p : p + 1])[0]
-                & legal(arrays, bw[q - 1], ys[later])
-                & (self.up_bad[q - 1] == self.up_bad[p])
-            )
-        earlier = qs < p  # BW q takes y, BW q+1..p-1 move down one, x takes SC2 p-1
-        if earlier.any():
-            q = qs[earlier]
-            delta[earlier] = (
-                _squares(self.bw_rating[q], arrays.sc2[ys[earlier]])
-                + self.down[p - 1]
-                - self.down[q]
-                + _squares(arrays.bw[x], self.sc2_rating[p - 1])
+            on_earlier = (
+                _squares(self.bw_rating[q_at][None, :], y_rating)
+                + self.down[p_before][:, None]
+                - down_start
+                + _squares(x_rating, self.sc2_rating[p_before][:, None])
                 - (self.pair[p] - self.pair[q])
             )
-            ok[earlier] = (
-                legal(arrays, bw[q], ys[earlier])
-                & legal(arrays, np.array([x]), sc2[p - 1 : p])[0]
-                & (self.down_bad[p - 1] == self.down_bad[q])
+            ok_later = (
+                legal(arrays, xs, sc2[p_at])[:, None]
+                & legal(arrays, bw[q_before], ys)[None, :]
+                & (self.up_bad[q_before][None, :] == self.up_bad[p_at][:, None])
             )
+            ok_earlier = (
+                legal(arrays, bw[q_at], ys)[None, :]
+                & legal(arrays, xs, sc2[p_before])[:, None]
+                & (self.down_bad[p_before][:, None] == self.down_bad[q_at][None, :])
+            )
+        else:  # no pairs yet: every add is x against y at index 0
+            on_later = on_earlier = on_own
+            ok_later = ok_earlier = np.zeros(same.shape, dtype=bool)
+        own_ok = legal(arrays, np.repeat(xs, len(ys)), np.tile(ys, len(xs))).reshape(
+            len(xs), len(ys)
+        )
+        delta: Ints = np.where(same, on_own, np.where(later, on_later, on_earlier))
+        ok: Bools = np.where(same, own_ok, np.where(later, ok_later, ok_earlier))
         return delta, ok
 
     def best_swaps(self) -> list[tuple[str, int, int, int]]:

@@ -142,9 +142,16 @@ def test_every_add_and_swap_price_equals_a_rebuild(
     sc2_ranks = np.sort(arrays.sc2[sc2])
     takers = np.array([y for y in waiting.tolist() if arrays.sc2[y] >= 0], dtype=np.int64)
     slots = np.searchsorted(sc2_ranks, arrays.sc2[takers], "left")
-    for x in [x for x in waiting.tolist() if arrays.bw[x] >= 0]:
-        p = state.bw_slot(x)
+    givers = [x for x in waiting.tolist() if arrays.bw[x] >= 0]
+    entries = [state.bw_slot(x) for x in givers]
+    if givers:  # best_adds prices every giver at once: the same rows, one table
+        table, table_ok = prices.add_table(
+            np.array(givers, dtype=np.int64), np.array(entries, dtype=np.int64), takers, slots
+        )
+        assert table.shape == table_ok.shape == (len(givers), len(takers))
+    for row, (x, p) in enumerate(zip(givers, entries, strict=True)):
         delta, ok = prices.add_prices(x, p, takers, slots)
+        assert delta.tolist() == table[row].tolist() and ok.tolist() == table_ok[row].tolist()
         for y, q, d, fine in zip(takers.tolist(), slots.tolist(), delta, ok, strict=True):
             new_bw, new_sc2 = np.insert(bw, p, x), np.insert(sc2, q, y)
             squares = (arrays.bw[new_bw] - arrays.sc2[new_sc2]) ** 2
