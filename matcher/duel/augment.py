@@ -142,25 +142,27 @@ class Prices:
         (``min(p, q)`` to ``max(p, q)``) are apart from those already taken."""
         state, arrays = self.state, self.state.arrays
         waiting = np.sort(state.waiting)
-        takers = waiting[arrays.sc2[waiting] >= 0]
-        givers = waiting[arrays.bw[waiting] >= 0]
-        if not len(takers) or not len(givers):
+        sc2_waiting = waiting[arrays.sc2[waiting] >= 0]
+        bw_waiting = waiting[arrays.bw[waiting] >= 0]
+        if not len(sc2_waiting) or not len(bw_waiting):
             return []
-        slots = np.searchsorted(self.sc2_sorted, arrays.sc2[takers], "left")
-        entries = np.array([state.bw_slot(x) for x in givers.tolist()], dtype=np.int64)
-        delta, ok = self.add_table(givers, entries, takers, slots)
-        ok &= givers[:, None] != takers[None, :]
-        score = delta - arrays.bonus * (arrays.wait[givers][:, None] + arrays.wait[takers][None, :])
-        # Each giver's first cheapest legal taker, as argmin over its legal takers picks.
+        sc2_slots = np.searchsorted(self.sc2_sorted, arrays.sc2[sc2_waiting], "left")
+        bw_slots = np.array([state.bw_slot(x) for x in bw_waiting.tolist()], dtype=np.int64)
+        delta, ok = self.add_table(bw_waiting, bw_slots, sc2_waiting, sc2_slots)
+        ok &= bw_waiting[:, None] != sc2_waiting[None, :]
+        score = delta - arrays.bonus * (
+            arrays.wait[bw_waiting][:, None] + arrays.wait[sc2_waiting][None, :]
+        )
+        # Each BW player's first cheapest legal SC2 player, as argmin over its legal ones picks.
         at = np.argmin(np.where(ok, score, np.iinfo(np.int64).max), axis=1)
         rows = np.flatnonzero(ok.any(axis=1))
         candidates = sorted(
             zip(
                 score[rows, at[rows]].tolist(),
-                givers[rows].tolist(),
-                takers[at[rows]].tolist(),
-                entries[rows].tolist(),
-                slots[at[rows]].tolist(),
+                bw_waiting[rows].tolist(),
+                sc2_waiting[at[rows]].tolist(),
+                bw_slots[rows].tolist(),
+                sc2_slots[at[rows]].tolist(),
                 strict=True,
             )
         )
@@ -191,10 +193,9 @@ class Prices:
         later = q > p
         on_own = _squares(x_rating, y_rating)
         if m:
-            up_end, down_start = self.up[q_before], self.down[q_at]
             on_later = (
                 _squares(x_rating, self.sc2_rating[p_at][:, None])
-                + up_end
+                + self.up[q_before][None, :]
                 - self.up[p_at][:, None]
                 + _squares(self.bw_rating[q_before][None, :], y_rating)
                 - (self.pair[q] - self.pair[p])
@@ -202,7 +203,7 @@ class Prices:
             on_earlier = (
                 _squares(self.bw_rating[q_at][None, :], y_rating)
                 + self.down[p_before][:, None]
-                - down_start
+                - self.down[q_at][None, :]
                 + _squares(x_rating, self.sc2_rating[p_before][:, None])
                 - (self.pair[p] - self.pair[q])
             )

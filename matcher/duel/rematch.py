@@ -125,21 +125,28 @@ def repaired_add(
 
     Notes: O(tries * m) for m pairs (array inserts), plus the repairs' small assignments.
     """
-    takers = waiting[arrays.bw[waiting] >= 0]
-    givers = waiting[arrays.sc2[waiting] >= 0]
-    if not len(takers) or not len(givers) or tries <= 0:
+    bw_waiting = waiting[arrays.bw[waiting] >= 0]
+    sc2_waiting = waiting[arrays.sc2[waiting] >= 0]
+    if not len(bw_waiting) or not len(sc2_waiting) or tries <= 0:
         return None
-    at_bw = np.searchsorted(arrays.bw[bw], arrays.bw[takers], "right")
-    at_sc2 = np.searchsorted(arrays.sc2[sc2], arrays.sc2[givers], "right")
+    at_bw = np.searchsorted(arrays.bw[bw], arrays.bw[bw_waiting], "right")
+    at_sc2 = np.searchsorted(arrays.sc2[sc2], arrays.sc2[sc2_waiting], "right")
     shift = np.abs(at_bw[:, None] - at_sc2[None, :])
-    shift[takers[:, None] == givers[None, :]] = len(bw) + 1  # a "both" player cannot play twice
+    # A "both" player cannot play twice.
+    shift[bw_waiting[:, None] == sc2_waiting[None, :]] = len(bw) + 1
     best: tuple[int, Ints, Ints] | None = None
     for flat in np.argsort(shift, axis=None, kind="stable")[:tries].tolist():
-        row, col = divmod(flat, len(givers))
-        if takers[row] == givers[col]:
+        row, col = divmod(flat, len(sc2_waiting))
+        if bw_waiting[row] == sc2_waiting[col]:
             break
         tried = _with_pair(
-            arrays, bw, sc2, int(takers[row]), int(at_bw[row]), int(givers[col]), int(at_sc2[col])
+            arrays,
+            bw,
+            sc2,
+            int(bw_waiting[row]),
+            int(at_bw[row]),
+            int(sc2_waiting[col]),
+            int(at_sc2[col]),
         )
         if tried is not None and (best is None or tried[0] < best[0]):
             best = tried
