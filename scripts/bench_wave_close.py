@@ -20,7 +20,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
-import random
 import statistics
 import sys
 import time
@@ -40,6 +39,7 @@ from streams.settings import load_settings  # noqa: E402
 from streams.worker.folding import Folder, paused_gc  # noqa: E402
 from streams.worker.metrics import WorkerMetrics  # noqa: E402
 from streams.worker.publisher import records_of  # noqa: E402
+from tests.duel.waves import worker_mix_ratings  # noqa: E402
 
 CONFIG = """
 partitions = 8
@@ -76,17 +76,10 @@ def one_run(
     key = queue_key("1v1", "eu")
     partition = murmur2_partition(key, 8)
     state = folder.new_state(partition)
-    rng = random.Random(seed)
     start_ms = 1_767_225_600_000
     joins = []
-    for number in range(players + joins_after):
-        mmr = max(0, int(rng.gauss(1500, 250)))
-        side = rng.random()
-        ratings = (
-            {"bw": mmr}
-            if side < 0.35
-            else ({"sc2": mmr} if side < 0.7 else {"bw": mmr, "sc2": mmr + 50})
-        )
+    for number, (bw, sc2) in enumerate(worker_mix_ratings(players + joins_after, seed)):
+        ratings = {race: mmr for race, mmr in (("bw", bw), ("sc2", sc2)) if mmr is not None}
         value = json.dumps(
             {
                 "type": "TicketJoined",

@@ -38,17 +38,26 @@ def synthetic_players(n: int, seed: int, veto_rate: float = 0.1) -> list[DuelPla
     return players
 
 
-def worker_benchmark_mix(n: int, seed: int) -> list[DuelPlayer]:
-    """The player mix of scripts/bench_wave_close.py: N(1500, 250), 35 / 35 / 30 %,
-    SC2 = BW + 50 for "both" players, nobody has waited."""
+def worker_mix_ratings(n: int, seed: int) -> list[tuple[int | None, int | None]]:
+    """``(bw_mmr, sc2_mmr)`` of the worker benchmark's player mix (scripts/bench_wave_close.py
+    draws its joins from here): N(1500, 250), 35 % BW only, 35 % SC2 only, 30 % "both"
+    with SC2 = BW + 50."""
     rng = random.Random(seed)
-    players = []
-    for i in range(n):
+    ratings: list[tuple[int | None, int | None]] = []
+    for _ in range(n):
         mmr = max(0, int(rng.gauss(1500, 250)))
         side = rng.random()
-        bw, sc2 = (mmr, None) if side < 0.35 else ((None, mmr) if side < 0.7 else (mmr, mmr + 50))
-        players.append(DuelPlayer(f"p{i}", bw, sc2, 0))
-    return players
+        ratings.append(
+            (mmr, None) if side < 0.35 else ((None, mmr) if side < 0.7 else (mmr, mmr + 50))
+        )
+    return ratings
+
+
+def worker_benchmark_mix(n: int, seed: int) -> list[DuelPlayer]:
+    """The worker benchmark's players (:func:`worker_mix_ratings`); nobody has waited."""
+    return [
+        DuelPlayer(f"p{i}", bw, sc2, 0) for i, (bw, sc2) in enumerate(worker_mix_ratings(n, seed))
+    ]
 
 
 def snapshot_of(
