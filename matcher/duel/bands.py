@@ -27,7 +27,7 @@ import numpy as np
 from numpy.typing import NDArray
 from scipy.optimize import linear_sum_assignment
 
-from matcher.duel.graph import DuelArrays, Ints, cost, cost_table, legal_table
+from matcher.duel.graph import DuelArrays, Ints, cost, cost_table, legal_table, unique_sorted
 
 Floats = NDArray[np.float64]
 
@@ -75,9 +75,9 @@ def band_pairs(
     rounded = 0
     chunks = len(chunk_lo)
     for k in range(chunks):
-        pool = np.unique(np.concatenate([carry, order_players[k * band : (k + 1) * band]]))
+        pool = unique_sorted(np.concatenate([carry, order_players[k * band : (k + 1) * band]]))
         pool = pool[~settled[pool]]
-        ahead = np.unique(order_players[(k + 1) * band : (k + 1) * band + ahead_points])
+        ahead = unique_sorted(order_players[(k + 1) * band : (k + 1) * band + ahead_points])
         seen[pool] = True
         ahead = ahead[~settled[ahead] & ~seen[ahead]]
         seen[pool] = False
@@ -109,7 +109,7 @@ def _polish(
     inside = np.zeros(arrays.size, dtype=bool)
     improved = 0
     for start in range(0, max(len(order) - 2 * band, 1), 2 * band):
-        window = np.unique(order[start : start + 4 * band])
+        window = unique_sorted(order[start : start + 4 * band])
         inside[window] = True
         partner = mate[window]
         members = window[(partner < 0) | inside[np.maximum(partner, 0)]]

@@ -29,7 +29,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from matcher.duel.augment import prefix_sums
-from matcher.duel.graph import Bools, DuelArrays, Ints, legal
+from matcher.duel.graph import Bools, DuelArrays, Ints, legal, unique_sorted
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +238,7 @@ def _candidates(arrays: DuelArrays, sums: ShiftSums) -> tuple[Ints, Ints]:
             ok, best = _best_partner(u, by_u, p_term, b, below=y_down)
             found_a.append(a[best[ok]])
             found_b.append(b[ok])
-    keys = np.unique(np.concatenate(found_a) * m + np.concatenate(found_b))
+    keys = unique_sorted(np.concatenate(found_a) * m + np.concatenate(found_b))
     return keys // m, keys % m
 
 

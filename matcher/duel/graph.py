@@ -26,6 +26,23 @@ Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
 
 
+def unique_sorted(values: NDArray[np.integer]) -> Ints:
+    """``np.unique(values)`` for a 1-D integer array, by sorting.
+
+    NumPy 2.3+ makes ``np.unique`` hash integers before sorting them: 3.3 ms against
+    0.5 ms for 16,000 keys here, and it runs in every large wave's candidate graph and
+    side exchanges.
+
+    >>> unique_sorted(np.array([5, 1, 5, 3, 1])).tolist()
+    [1, 3, 5]
+    """
+    ordered = np.sort(values)
+    first = np.ones(len(ordered), dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    found: Ints = ordered[first]
+    return found
+
+
 @dataclass(frozen=True)
 class DuelArrays:
     """Players as columns. ``bw``/``sc2`` are -1 where the player lacks the race.
@@ -215,7 +232,7 @@ def nearest_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
     rows = np.clip(at[:, None] + offsets, 0, len(bo) - 1)
     u2, v2 = bo[rows.ravel()], np.repeat(so, 2 * k)
     n = arrays.size
-    keys = np.unique(np.concatenate([u1 * n + v1, u2 * n + v2]))
+    keys = unique_sorted(np.concatenate([u1 * n + v1, u2 * n + v2]))
     u, v = keys // n, keys % n
     keep = legal(arrays, u, v)
     return u[keep], v[keep]
@@ -248,7 +265,7 @@ def aligned_edges(arrays: DuelArrays, reach: int) -> tuple[Ints, Ints]:
     at = np.rint(np.arange(len(bo)) * (len(so) - 1) / max(len(bo) - 1, 1)).astype(np.int64)
     columns = np.clip(at[:, None] + np.arange(-reach, reach + 1)[None, :], 0, len(so) - 1)
     n = arrays.size
-    keys = np.unique(np.repeat(bo, 2 * reach + 1) * n + so[columns.ravel()])
+    keys = unique_sorted(np.repeat(bo, 2 * reach + 1) * n + so[columns.ravel()])
     u, v = keys // n, keys % n
     keep = legal(arrays, u, v)
     return u[keep], v[keep]

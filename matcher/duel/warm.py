@@ -30,7 +30,14 @@ import numpy as np
 from matcher.duel.bands import split_cycles
 from matcher.duel.blossom import BlossomSolution, WarmStart, warm_max_weight_matching
 from matcher.duel.exact import big_weight, violated_pairs
-from matcher.duel.graph import DuelArrays, Ints, aligned_edges, nearest_edges, undirected
+from matcher.duel.graph import (
+    DuelArrays,
+    Ints,
+    aligned_edges,
+    nearest_edges,
+    undirected,
+    unique_sorted,
+)
 from matcher.duel.relaxed import sparse_assignment, symmetric_entries
 
 
@@ -87,7 +94,7 @@ def warm_pairs(
     u, v = nearest_edges(arrays, k)
     if aligned:
         more_u, more_v = aligned_edges(arrays, aligned)
-        keys = np.unique(np.concatenate([u * n + v, more_u * n + more_v]))
+        keys = unique_sorted(np.concatenate([u * n + v, more_u * n + more_v]))
         u, v = keys // n, keys % n
     if not len(u):  # no legal pair at all: the empty matching is the optimum
         return WarmOutcome((), True, 0, 1)
