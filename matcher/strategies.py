@@ -30,8 +30,9 @@ _REVISIONS: dict[str, int] = {
     # 4: the parity step's extra sit-out up to 5,000 players (0064); 5: among several
     # optima of a small wave, the one the blossom finishing the relaxation finds (0065);
     # 6: 161-400 players proven optimal, larger results improved along rating order (0066);
-    # 7: side exchanges of "both" players along that order, swaps batched (0067)
-    "optimal": 7,
+    # 7: side exchanges of "both" players along that order, swaps batched (0067);
+    # 8: pairs added through a "both" player changing side (0069)
+    "optimal": 8,
     "ladder-v2.1": 1,
     "rebalance": 1,
     "game-queue": 1,

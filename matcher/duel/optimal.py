@@ -49,6 +49,7 @@ from matcher.duel.augment import shifted_pairs
 from matcher.duel.bands import band_pairs
 from matcher.duel.exact import exact_matching
 from matcher.duel.exchange import exchanged_pairs
+from matcher.duel.flips import flipped_adds
 from matcher.duel.graph import DuelArrays, Ints, duel_arrays, subset
 from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
@@ -153,7 +154,13 @@ def _along_rating_order(
                 break
             bw, sc2 = more
             grown += 1
-        if not shifted.added + shifted.swapped + traded.exchanges + (grown if not number else 0):
+        # Waiting players who all play one side: a "both" player in a pair changes side.
+        flipped = flipped_adds(arrays, bw, sc2, _waiting(arrays, bw, sc2))
+        bw, sc2 = flipped.bw, flipped.sc2
+        if not number:
+            grown += flipped.added  # the second pass trades sides around them too
+        moved = shifted.added + shifted.swapped + traded.exchanges + flipped.added
+        if not moved + (grown if not number else 0):
             break
     else:
         bw, sc2 = sorted_rematch(arrays, bw, sc2)
