@@ -26,7 +26,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (8, "9a592dabab383770"),
+    "optimal": (9, "aa1e479b52e476a3"),
     "ladder-v2.1": (1, "5f6636ac28fac8b5"),
     "rebalance": (1, "76bd53c5d6b86684"),
     "game-queue": (1, "76bd53c5d6b86684"),
@@ -56,14 +56,15 @@ def cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
         # 30: exact; 120: exact, the blossom finishing the relaxation among several optima
         # (ADR 0065); 250: the warm blossom proven optimal (ADR 0066); 450 and 700:
         # warm-started blossom (700 pairs differently with the quantile edges of ADR 0066);
-        # 1,200: one relaxation; 3,000: pre-pass, then the relaxation with the
+        # 1,200: one relaxation, numbered by rating (ADR 0070); 3,000: the same with the
+        # parity step's second one kept; 4,300: pre-pass, then the relaxation with the
         # parity step's second one kept; 6,000: pre-pass, then one relaxation of the
         # remaining 1,414; 1,200 once more with the bands (cap 0). Above 250 the results
         # are then re-paired by rating order and improved along it (ADR 0066); on 1,700
         # that adds a pair through a "both" player changing side (ADR 0069).
         defaults = [
             (s, profile_of("optimal", window_rule="longer"))
-            for s, _ in duel_waves((30, 120, 250, 450, 700, 1200, 1700, 3000, 6000))
+            for s, _ in duel_waves((30, 120, 250, 450, 700, 1200, 1700, 3000, 4300, 6000))
         ]
         bands = profile_of("optimal", window_rule="longer", optimal_relax_cap=0)
         return [*defaults, (duel_waves((1200,))[0][0], bands)]

@@ -132,7 +132,7 @@ class DuelConfig:
     optimal_ahead: int = 48
     optimal_polish: int = 1
     optimal_branch_solves: int = 0
-    optimal_prepair_limit: int = 2000
+    optimal_prepair_limit: int = 3750
     optimal_prepair_density: int = 40
     optimal_warm_limit: int = 1000
     optimal_neighbours: int = 6
