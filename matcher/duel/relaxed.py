@@ -82,20 +82,18 @@ def relaxed_pairs(
     weight = big_weight(arrays, min(cap, n // 2))
     entries = symmetric_entries(n, bw, sc2, cost, weight)
     edges = _EdgeIndex(n, bw, sc2, cost)
-    successor = sparse_assignment(n, *entries, order=rating_order(arrays, n) if ordered else None)
+
+    def numbering(size: int) -> Ints | None:
+        return rating_order(arrays, size) if ordered else None
+
+    successor = sparse_assignment(n, *entries, order=numbering(n))
     best = _Rounded(edges, successor, n, weight)
     sit_outs = 0
     if parity and best.odd_cycles % 2:
         free = int((successor == np.arange(n)).sum()) + 1
         with_free = _with_sit_outs(n, entries, free, weight)
-        other = _Rounded(
-            edges,
-            sparse_assignment(
-                n + free, *with_free, order=rating_order(arrays, n + free) if ordered else None
-            ),
-            n,
-            weight,
-        )
+        again = sparse_assignment(n + free, *with_free, order=numbering(n + free))
+        other = _Rounded(edges, again, n, weight)
         if other.value > best.value:
             best, sit_outs = other, free
     order = np.argsort(bw[best.found], kind="stable")
