@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from matcher.duel.graph import DuelArrays, Ints, cost, legal
+from matcher.duel.graph import DuelArrays, Ints, cost, expand_ranges, legal
 
 #: Waiting players beyond which the search is skipped, which bounds its tables (waiting
 #: players x pairs within their reach). The benchmarks' large waves leave 2-30.
@@ -175,9 +175,8 @@ def _best_costs(arrays: DuelArrays, waiting: Ints, members: Ints) -> Ints:
         plays = np.flatnonzero(own[waiting] >= 0)
         low = np.searchsorted(ratings, own[waiting][plays] - reach, "left")
         high = np.searchsorted(ratings, own[waiting][plays] + reach, "right")
-        rows = np.repeat(plays, high - low)
-        starts = np.repeat(low - np.cumsum(high - low) + (high - low), high - low)
-        columns = by_rating[np.arange(len(rows)) + starts]
+        owners, at = expand_ranges(low, high)
+        rows, columns = plays[owners], by_rating[at]
         f, m = waiting[rows], members[columns]
         u, v = (f, m) if waiting_plays_bw else (m, f)
         ok = legal(arrays, u, v)

@@ -281,16 +281,29 @@ def edges_in_ranges(arrays: DuelArrays, lo: Ints, hi: Ints) -> tuple[Ints, Ints]
     bo = arrays.bw_order
     first = np.searchsorted(arrays.sc2_sorted, lo[bo], side="left")
     last = np.searchsorted(arrays.sc2_sorted, hi[bo], side="right")
-    counts = np.maximum(last - first, 0)
-    total = int(counts.sum())
-    if not total:
+    owners, at = expand_ranges(first, last)
+    if not len(owners):
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
-    u = np.repeat(bo, counts)
-    starts = np.repeat(first - np.cumsum(counts) + counts, counts)
-    v = arrays.sc2_order[starts + np.arange(total, dtype=np.int64)]
+    u, v = bo[owners], arrays.sc2_order[at]
     keep = legal(arrays, u, v)
     return u[keep], v[keep]
+
+
+def expand_ranges(first: Ints, last: Ints) -> tuple[Ints, Ints]:
+    """Every position of the ranges ``[first[i], last[i])`` in order, with its ``i``:
+    ``(owners, positions)``; a range with ``last <= first`` gives nothing.
+
+    >>> [x.tolist() for x in expand_ranges(np.array([2, 5, 0]), np.array([4, 5, 1]))]
+    [[0, 0, 2], [2, 3, 0]]
+
+    Notes: O(len(first) + output), no Python loop.
+    """
+    counts = np.maximum(last - first, 0)
+    owners: Ints = np.repeat(np.arange(len(first), dtype=np.int64), counts)
+    starts = np.repeat(first - np.cumsum(counts) + counts, counts)
+    positions: Ints = starts + np.arange(len(owners), dtype=np.int64)
+    return owners, positions
 
 
 def undirected(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
