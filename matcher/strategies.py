@@ -32,8 +32,9 @@ _REVISIONS: dict[str, int] = {
     # 6: 161-400 players proven optimal, larger results improved along rating order (0066);
     # 7: side exchanges of "both" players along that order, swaps batched (0067);
     # 8: pairs added through a "both" player changing side (0069); 9: no pre-pass up to
-    # 3,750 players, the whole wave's assignment numbered by rating (0070)
-    "optimal": 9,
+    # 3,750 players, the whole wave's assignment numbered by rating (0070); 10: the
+    # pre-pass remainder's assignment numbered by rating too (0071)
+    "optimal": 10,
     "ladder-v2.1": 1,
     "rebalance": 1,
     "game-queue": 1,

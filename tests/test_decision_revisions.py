@@ -26,7 +26,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (9, "aa1e479b52e476a3"),
+    "optimal": (10, "332f47a1559b3a5e"),
     "ladder-v2.1": (1, "5f6636ac28fac8b5"),
     "rebalance": (1, "76bd53c5d6b86684"),
     "game-queue": (1, "76bd53c5d6b86684"),
@@ -59,9 +59,10 @@ def cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
         # 1,200: one relaxation, numbered by rating (ADR 0070); 3,000: the same with the
         # parity step's second one kept; 4,300: pre-pass, then the relaxation with the
         # parity step's second one kept; 6,000: pre-pass, then one relaxation of the
-        # remaining 1,414; 1,200 once more with the bands (cap 0). Above 250 the results
-        # are then re-paired by rating order and improved along it (ADR 0066); on 1,700
-        # that adds a pair through a "both" player changing side (ADR 0069).
+        # remaining 1,414 (numbered by rating since ADR 0071); 1,200 once more with the
+        # bands (cap 0). Above 250 the results are then re-paired by rating order and
+        # improved along it (ADR 0066); on 1,700 that adds a pair through a "both" player
+        # changing side (ADR 0069).
         defaults = [
             (s, profile_of("optimal", window_rule="longer"))
             for s, _ in duel_waves((30, 120, 250, 450, 700, 1200, 1700, 3000, 4300, 6000))

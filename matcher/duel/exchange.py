@@ -88,9 +88,9 @@ _SHIFTS = 5  # -2..2
 
 class ShiftSums:
     """Prefix sums, per shift ``d`` in -2..2, of BW index ``k + d`` against SC2 index ``k``:
-    squared diffs (``square[d + 2]``) and illegal pairs (``illegal[d + 2]``)."""
+    squared diffs and illegal pairs (row ``d + 2`` of ``tables``)."""
 
-    def __init__(self, arrays: DuelArrays, bw: Ints, sc2: Ints) -> None:
+    def __init__(self, arrays: DuelArrays, bw: Ints, sc2: Ints, packed: bool = True) -> None:
         self.arrays, self.bw, self.sc2 = arrays, bw, sc2
         m = self.m = len(bw)
         self.x = arrays.bw[bw].astype(np.int64)
@@ -105,8 +105,15 @@ class ShiftSums:
             square[row, 1:][inside] = diff * diff
             if d:  # the current pairs (d = 0) are legal
                 illegal[row, 1:][inside] = ~legal(arrays, bw[kd], sc2[inside])
-        self.square = np.cumsum(square, axis=1).ravel()  # row d + 2, column end
-        self.illegal = np.cumsum(illegal, axis=1).ravel()
+        # One array holds both sums, ``square << bits | illegal``: a range sum then takes
+        # one gather instead of two (~4 ms of a 10,000-player wave). Signed sums of
+        # ranges stay exact: the illegal counts they add up to count positions (0..m).
+        squares, illegals = np.cumsum(square, axis=1), np.cumsum(illegal, axis=1)
+        self.bits = max(1, m.bit_length())
+        if packed and int(squares[:, -1].max(initial=0)) < 1 << (58 - self.bits):
+            self.tables = [((squares << self.bits) + illegals).ravel()]  # row d + 2, end
+        else:  # squared diffs too large to share a word: two tables
+            self.bits, self.tables = 0, [squares.ravel(), illegals.ravel()]
         # Where each SC2-side player's BW rating, and each BW-side player's SC2 rating,
         # would enter the other order (meaningful for "both" players only).
         self.bw_slot = np.searchsorted(self.x, arrays.bw[sc2])
@@ -143,21 +150,20 @@ class ShiftSums:
             (-1, s1, zero, o_lo, o_hi),
             (-1, -s2, s2, o_lo, o_hi),
         )
-        total, bad = zero.copy(), zero.copy()
-        for sign, shift, offset, lo, hi in terms:
-            squares, illegal = self._sum(shift, offset, lo, hi)
-            total += sign * squares
-            bad += sign * illegal
         # The insertion positions as the sums counted them, then as they really pair.
         in_y = (t >= y_lo) & (t < y_hi)
-        squares, illegal = self._sum(np.where(in_y, -s2, 0), np.where(in_y, s2, 0), t, t + 1)
-        total -= squares
-        bad -= illegal
         apart = u != t
         in_x = (u >= x_lo) & (u < x_hi) & apart
-        squares, illegal = self._sum(np.where(in_x, s1, 0), zero, u, u + 1)
-        total -= np.where(apart, squares, 0)
-        bad -= np.where(apart, illegal, 0)
+        corrections = (
+            (-1, np.where(in_y, -s2, 0), np.where(in_y, s2, 0), t, t + 1),
+            (-1, np.where(in_x, s1, 0), zero, u, u + apart),
+        )
+        spans = [(sign, *self._span(*term)) for sign, *term in terms + corrections]
+        if self.bits:
+            packed = _signed_sum(self.tables[0], spans)
+            total, bad = packed >> self.bits, packed & ((1 << self.bits) - 1)
+        else:
+            total, bad = (_signed_sum(table, spans) for table in self.tables)
         partner_t = np.clip(t + np.where(in_y, s2, 0), 0, m - 1)
         sc2_at_t = np.where(apart, self.sc2[partner_t], entering_sc2)
         diff = x_in - np.where(apart, self.y[partner_t], y_in)
@@ -169,15 +175,20 @@ class ShiftSums:
         bad += apart & ~legal(arrays, self.bw[partner_u], entering_sc2)
         return total, bad, t, u
 
-    def _sum(self, shift: Ints, offset: Ints, lo: Ints, hi: Ints) -> tuple[Ints, Ints]:
-        """Per candidate: summed squared diffs and illegal pairs of new positions
+    def _span(self, shift: Ints, offset: Ints, lo: Ints, hi: Ints) -> tuple[Ints, Ints]:
+        """Per candidate: the table indices whose difference sums the new positions
         ``lo..hi-1`` holding BW ``i + offset + shift`` against SC2 ``i + offset``."""
         row = (shift + 2) * (self.m + 1)
         top = row + np.clip(hi + offset, 0, self.m)
-        bottom = np.where(lo < hi, row + np.clip(lo + offset, 0, self.m), top)
-        squares: Ints = self.square.take(top) - self.square.take(bottom)
-        illegal: Ints = self.illegal.take(top) - self.illegal.take(bottom)
-        return squares, illegal
+        bottom: Ints = np.where(lo < hi, row + np.clip(lo + offset, 0, self.m), top)
+        return top, bottom
+
+
+def _signed_sum(table: Ints, spans: list[tuple[int, Ints, Ints]]) -> Ints:
+    total = np.zeros(len(spans[0][1]), dtype=np.int64)
+    for sign, top, bottom in spans:
+        total += sign * (table.take(top) - table.take(bottom))
+    return total
 
 
 def _stretch(inserted: Ints, removed: Ints) -> tuple[Ints, Ints, Ints]:

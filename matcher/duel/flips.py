@@ -83,8 +83,7 @@ class _Tables:
         self.bw, self.sc2 = bw.tolist(), sc2.tolist()
         self.waiting = waiting
         self.live = np.ones(len(waiting), dtype=bool)
-        # One row per pair: the per-pair minima below then run along contiguous memory.
-        with_bw, with_sc2 = _best_costs(arrays, waiting, bw).T, _best_costs(arrays, waiting, sc2).T
+        with_bw, with_sc2 = _best_costs(arrays, waiting, bw), _best_costs(arrays, waiting, sc2)
         reached = (with_bw < _NONE).any(axis=1) & (with_sc2 < _NONE).any(axis=1)
         self.pairs = np.flatnonzero(reached)
         self.with_bw, self.with_sc2 = with_bw[reached], with_sc2[reached]
@@ -145,9 +144,9 @@ class _Tables:
         self.current[changed] = cost(arrays, new_bw, new_sc2)
         grown = np.zeros((1, len(self.waiting)), dtype=np.int64)
         self.with_bw = np.append(self.with_bw, grown, axis=0)
-        self.with_bw[changed] = _best_costs(arrays, self.waiting, new_bw).T
+        self.with_bw[changed] = _best_costs(arrays, self.waiting, new_bw)
         self.with_sc2 = np.append(self.with_sc2, grown, axis=0)
-        self.with_sc2[changed] = _best_costs(arrays, self.waiting, new_sc2).T
+        self.with_sc2[changed] = _best_costs(arrays, self.waiting, new_sc2)
 
 
 def _two_cheapest(table: Ints) -> tuple[Ints, Ints]:
@@ -160,8 +159,12 @@ def _two_cheapest(table: Ints) -> tuple[Ints, Ints]:
 
 
 def _best_costs(arrays: DuelArrays, waiting: Ints, members: Ints) -> Ints:
-    """``[f, i]``: the cheaper legal side choice of ``waiting[f]`` with ``members[i]``."""
-    best = np.full(len(waiting) * len(members), _NONE, dtype=np.int64)
+    """``[i, f]``: the cheaper legal side choice of ``waiting[f]`` with ``members[i]``.
+
+    One row per member (pair): the per-pair minima of :class:`_Tables` run along
+    contiguous memory, and keeping the reached pairs copies whole rows.
+    """
+    best = np.full(len(members) * len(waiting), _NONE, dtype=np.int64)
     # Only members rated within the widest window of a waiting player can pair with it:
     # a few hundred of the thousands, found by binary search in rating order.
     reach = arrays.max_radius()
@@ -180,9 +183,9 @@ def _best_costs(arrays: DuelArrays, waiting: Ints, members: Ints) -> Ints:
         f, m = waiting[rows], members[columns]
         u, v = (f, m) if waiting_plays_bw else (m, f)
         ok = legal(arrays, u, v)
-        at = rows[ok] * len(members) + columns[ok]
+        at = columns[ok] * len(waiting) + rows[ok]
         best[at] = np.minimum(best[at], cost(arrays, u[ok], v[ok]))
-    table: Ints = best.reshape(len(waiting), len(members))
+    table: Ints = best.reshape(len(members), len(waiting))
     return table
 
 

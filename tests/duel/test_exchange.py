@@ -55,15 +55,17 @@ def squared(arrays: DuelArrays, bw: Ints, sc2: Ints) -> int:
 
 
 @settings(max_examples=60, deadline=None)
-@given(duel_players(max_size=26), st.sampled_from(RULES), st.integers(0, 2**31))
+@given(duel_players(max_size=26), st.sampled_from(RULES), st.integers(0, 2**31), st.booleans())
 def test_every_exchange_price_equals_a_rebuild(
-    players: list[DuelPlayer], rule: str, seed: int
+    players: list[DuelPlayer], rule: str, seed: int, packed: bool
 ) -> None:
+    # ``packed``: squared diffs and illegal counts share one word of the prefix sums,
+    # unless the squares are too large to (then, and here with False, two tables).
     arrays, bw, sc2, _ = random_wave_in_order(players, rule, seed)
     a, b = traded_sides(arrays, bw, sc2)
     if not len(a):
         return
-    delta, illegal, t, u = ShiftSums(arrays, bw, sc2).price(a, b)
+    delta, illegal, t, u = ShiftSums(arrays, bw, sc2, packed).price(a, b)
     before = squared(arrays, bw, sc2)
     for k in range(len(a)):
         new_bw, new_sc2 = rebuilt(bw, sc2, int(a[k]), int(b[k]), int(t[k]), int(u[k]))
