@@ -111,9 +111,9 @@ class ShiftSums:
         squares, illegals = np.cumsum(square, axis=1), np.cumsum(illegal, axis=1)
         self.bits = max(1, m.bit_length())
         if packed and int(squares[:, -1].max(initial=0)) < 1 << (58 - self.bits):
-            self.tables = [((squares << self.bits) + illegals).ravel()]  # row d + 2, end
+            self.tables = [_padded((squares << self.bits) + illegals)]
         else:  # squared diffs too large to share a word: two tables
-            self.bits, self.tables = 0, [squares.ravel(), illegals.ravel()]
+            self.bits, self.tables = 0, [_padded(squares), _padded(illegals)]
         # Where each SC2-side player's BW rating, and each BW-side player's SC2 rating,
         # would enter the other order (meaningful for "both" players only).
         self.bw_slot = np.searchsorted(self.x, arrays.bw[sc2])
@@ -177,11 +177,22 @@ class ShiftSums:
 
     def _span(self, shift: Ints, offset: Ints, lo: Ints, hi: Ints) -> tuple[Ints, Ints]:
         """Per candidate: the table indices whose difference sums the new positions
-        ``lo..hi-1`` holding BW ``i + offset + shift`` against SC2 ``i + offset``."""
-        row = (shift + 2) * (self.m + 1)
-        top = row + np.clip(hi + offset, 0, self.m)
-        bottom: Ints = np.where(lo < hi, row + np.clip(lo + offset, 0, self.m), top)
+        ``lo..hi-1`` holding BW ``i + offset + shift`` against SC2 ``i + offset``.
+
+        ``lo``/``hi`` lie in 0..m and ``offset`` in -1..1, so the padded rows need no
+        clipping; an empty range (``lo >= hi``) starts where it ends.
+        """
+        row = (shift + 2) * (self.m + 3) + offset + 1
+        top: Ints = row + hi
+        bottom: Ints = row + np.minimum(lo, hi)
         return top, bottom
+
+
+def _padded(sums: Ints) -> Ints:
+    """Rows of ``sums`` (end positions 0..m) with one more copy of each end: position
+    ``j`` of a row is then index ``j + 1`` for every ``j`` in -1..m+1, as if clipped."""
+    padded: Ints = np.concatenate([sums[:, :1], sums, sums[:, -1:]], axis=1).ravel()
+    return padded
 
 
 def _signed_sum(table: Ints, spans: list[tuple[int, Ints, Ints]]) -> Ints:
