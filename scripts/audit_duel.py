@@ -14,7 +14,8 @@ The reference is the warm blossom with its duals checked against every legal pai
 named. Per seed: ``optimal``'s pairs and summed squared diff against the reference's,
 flagged when under 99.5 % of its pairs or over 1.02x its squared diff; then a summary
 with ``optimal``'s CPU time (one call per seed, ``time.process_time``). The reference
-takes seconds per wave above 2,000 players. ``--option KEY=VALUE`` (repeatable) sets a
+takes seconds per wave above 2,000 players. The process keeps freed memory as a worker
+does (ADR 0072) unless ``--glibc-defaults``. ``--option KEY=VALUE`` (repeatable) sets a
 queue profile option of ``optimal``, checked as a profile's are. ``--players`` takes a
 comma-separated list; the run ends with one summary line per size.
 """
@@ -30,6 +31,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
+from allocator_setting import add_allocator_argument, apply_allocator  # noqa: E402
 from bench_duel import MAPS, proved_pairs, seed_range, wave  # noqa: E402
 from deep_stack import run_with_deep_stack  # noqa: E402
 
@@ -84,7 +86,9 @@ def main() -> int:
     parser.add_argument("--players", default="1000", metavar="N[,N...]")
     parser.add_argument("--seeds", default="1-10")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
+    add_allocator_argument(parser)
     args = parser.parse_args()
+    print(apply_allocator(args), flush=True)
     try:
         config = parse_config(dict(_option(text) for text in args.option), OPTIMAL_DEFAULTS)
     except ValueError as error:

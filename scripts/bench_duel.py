@@ -10,7 +10,8 @@ networkx max_weight_matching in tests/duel/test_properties.py); above --exact-up
 reference is the optimum proved by the warm-started blossom and its dual check
 (matcher.duel.warm, ADR 0017), or the thorough banded setting if that does not finish.
 Times are medians of several runs of the pure pipeline (stages 1-6, no placement) on a
-shared 2-core machine: noisy.
+shared 2-core machine: noisy. The process keeps freed memory as a ``wavematch`` worker
+does (streams/allocator.py, ADR 0072); ``--glibc-defaults`` measures without that.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from collections.abc import Callable, Sequence
 from functools import partial
 from pathlib import Path
 
+from allocator_setting import add_allocator_argument, apply_allocator
 from deep_stack import run_with_deep_stack
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -130,8 +132,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--ladder-up-to", type=int, default=3000)
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--out", type=Path)
+    add_allocator_argument(parser)
     args = parser.parse_args(argv)
     rows = [
+        apply_allocator(args),
+        "",
         "| n | strategy | matches | mean diff | max diff | sum diff^2 | "
         "matches / ref | sum diff^2 / ref | reference | median ms |",
         "|---|---|---|---|---|---|---|---|---|---|",
