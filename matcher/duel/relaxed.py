@@ -71,8 +71,8 @@ def relaxed_pairs(
     several optima of the relaxation (the same value, other pairs).
 
     Notes: one sparse assignment (LAPJV) on O(n k) edges, two with ``parity`` when the
-    odd cycles are odd in number; about 45 ms for the 1,700-player remainder of a
-    10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
+    odd cycles are odd in number; 23-32 ms (numbered by rating) for the 1,700-player
+    remainder of a 10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
     """
     n = arrays.size
     u, v = nearest_edges(arrays, k)
