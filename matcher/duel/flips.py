@@ -190,9 +190,11 @@ def _best_costs(arrays: DuelArrays, waiting: Ints, members: Ints) -> Ints:
 
 
 def _oriented(arrays: DuelArrays, a: int, b: int) -> tuple[int, int]:
-    """(BW player, SC2 player) of a legal pair: the cheaper side choice, ``a`` BW on a tie."""
+    """(BW player, SC2 player) of a legal pair: the cheaper side choice; on a tie the lower
+    index plays BW, as in ``graph.undirected`` and ``symmetric._oriented``."""
     u, v = np.array([a, b]), np.array([b, a])
     ok, price = legal(arrays, u, v), cost(arrays, u, v)
-    if ok[0] and (not ok[1] or price[0] <= price[1]):
+    cheaper = price[0] < price[1] or (price[0] == price[1] and a < b)
+    if ok[0] and (not ok[1] or cheaper):
         return a, b
     return b, a

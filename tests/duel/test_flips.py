@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matcher.duel.augment import shifted_pairs
-from matcher.duel.flips import _NONE, _Tables, flipped_adds
+from matcher.duel.flips import _NONE, _oriented, _Tables, flipped_adds
 from matcher.duel.graph import DuelArrays, Ints, cost, legal
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer
 from matcher.duel.rematch import repaired_add
@@ -122,3 +122,14 @@ def test_each_move_is_the_cheapest_path_through_one_pair(
     f, g = int(waiting[f_row]), int(waiting[g_row])
     old = int(cost(arrays, bw[pair : pair + 1], sc2[pair : pair + 1])[0])
     assert int(price[f, y] + price[x, g]) - old == min(moves)[0]
+
+
+def test_a_tied_pair_plays_the_lower_index_as_bw_whichever_comes_first() -> None:
+    # Either side choice costs 0 here; graph.undirected and symmetric._oriented let the
+    # lower player index play BW, and so must the pairs a flip makes.
+    players = [DuelPlayer("a", 1500, 1510), DuelPlayer("b", 1510, 1500)]
+    arrays = arrays_of(players, 8, OPTIMAL_DEFAULTS)
+    assert _oriented(arrays, 1, 0) == (0, 1)
+    assert _oriented(arrays, 0, 1) == (0, 1)
+    one_way = [DuelPlayer("a", None, 1510), DuelPlayer("b", 1510, 1500)]
+    assert _oriented(arrays_of(one_way, 8, OPTIMAL_DEFAULTS), 0, 1) == (1, 0)  # only legal way
