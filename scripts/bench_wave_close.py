@@ -13,6 +13,7 @@ held from the tick's fold to the hand-over to the producer, as the worker holds 
 batch (QueueWorker.process); the wave's objects are freed after the hand-over, as the
 worker frees them. ``--joins-after N`` folds N joins after the wave, before the flush,
 as the worker folds the rest of a fetched batch (up to 2,000 records) before it flushes.
+The process keeps freed memory as a worker does (ADR 0072) unless ``--glibc-defaults``.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
+from allocator_setting import add_allocator_argument, apply_allocator  # noqa: E402
 from prometheus_client import CollectorRegistry  # noqa: E402
 
 from schemas.codec import encode  # noqa: E402
@@ -213,7 +215,9 @@ def main() -> int:
     parser.add_argument(
         "--breakdown", action="store_true", help="also time the fold's parts (CPU ms)"
     )
+    add_allocator_argument(parser)
     args = parser.parse_args()
+    print(apply_allocator(args), file=sys.stderr)
     if args.breakdown:
         time_parts()
     if args.publish:
