@@ -106,8 +106,8 @@ class ShiftSums:
             if d:  # the current pairs (d = 0) are legal
                 illegal[row, 1:][inside] = ~legal(arrays, bw[kd], sc2[inside])
         # One array holds both sums, ``square << bits | illegal``: a range sum then takes
-        # one gather instead of two (~4 ms of a 10,000-player wave). Signed sums of
-        # ranges stay exact: the illegal counts they add up to count positions (0..m).
+        # one gather instead of two. Signed sums of ranges stay exact: the illegal counts
+        # they add up to count positions (0..m).
         squares, illegals = np.cumsum(square, axis=1), np.cumsum(illegal, axis=1)
         self.bits = max(1, m.bit_length())
         if packed and int(squares[:, -1].max(initial=0)) < 1 << (58 - self.bits):
