@@ -158,12 +158,11 @@ class ShiftSums:
             (-1, np.where(in_y, -s2, 0), np.where(in_y, s2, 0), t, t + 1),
             (-1, np.where(in_x, s1, 0), zero, u, u + apart),
         )
-        spans = [(sign, *self._span(*term)) for sign, *term in terms + corrections]
+        sums = self._signed_sums(terms + corrections)
         if self.bits:
-            packed = _signed_sum(self.tables[0], spans)
-            total, bad = packed >> self.bits, packed & ((1 << self.bits) - 1)
+            total, bad = sums[0] >> self.bits, sums[0] & ((1 << self.bits) - 1)
         else:
-            total, bad = (_signed_sum(table, spans) for table in self.tables)
+            total, bad = sums
         partner_t = np.clip(t + np.where(in_y, s2, 0), 0, m - 1)
         sc2_at_t = np.where(apart, self.sc2[partner_t], entering_sc2)
         diff = x_in - np.where(apart, self.y[partner_t], y_in)
@@ -175,17 +174,22 @@ class ShiftSums:
         bad += apart & ~legal(arrays, self.bw[partner_u], entering_sc2)
         return total, bad, t, u
 
-    def _span(self, shift: Ints, offset: Ints, lo: Ints, hi: Ints) -> tuple[Ints, Ints]:
-        """Per candidate: the table indices whose difference sums the new positions
-        ``lo..hi-1`` holding BW ``i + offset + shift`` against SC2 ``i + offset``.
+    def _signed_sums(self, terms: tuple[tuple[int, Ints, Ints, Ints, Ints], ...]) -> list[Ints]:
+        """Per table, per candidate: the signed sum of the terms' ranges. A term
+        ``(sign, shift, offset, lo, hi)`` is the new positions ``lo..hi-1`` holding BW
+        ``i + offset + shift`` against SC2 ``i + offset``.
 
         ``lo``/``hi`` lie in 0..m and ``offset`` in -1..1, so the padded rows need no
-        clipping; an empty range (``lo >= hi``) starts where it ends.
+        clipping; an empty range (``lo >= hi``) starts where it ends. One term at a
+        time: fewer large temporaries alive at once.
         """
-        row = (shift + 2) * (self.m + 3) + offset + 1
-        top: Ints = row + hi
-        bottom: Ints = row + np.minimum(lo, hi)
-        return top, bottom
+        totals = [np.zeros(len(terms[0][1]), dtype=np.int64) for _ in self.tables]
+        for sign, shift, offset, lo, hi in terms:
+            row = (shift + 2) * (self.m + 3) + offset + 1
+            top, bottom = row + hi, row + np.minimum(lo, hi)
+            for total, table in zip(totals, self.tables, strict=True):
+                total += sign * (table.take(top) - table.take(bottom))
+        return totals
 
 
 def _padded(sums: Ints) -> Ints:
@@ -193,13 +197,6 @@ def _padded(sums: Ints) -> Ints:
     ``j`` of a row is then index ``j + 1`` for every ``j`` in -1..m+1, as if clipped."""
     padded: Ints = np.concatenate([sums[:, :1], sums, sums[:, -1:]], axis=1).ravel()
     return padded
-
-
-def _signed_sum(table: Ints, spans: list[tuple[int, Ints, Ints]]) -> Ints:
-    total = np.zeros(len(spans[0][1]), dtype=np.int64)
-    for sign, top, bottom in spans:
-        total += sign * (table.take(top) - table.take(bottom))
-    return total
 
 
 def _stretch(inserted: Ints, removed: Ints) -> tuple[Ints, Ints, Ints]:
