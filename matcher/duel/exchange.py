@@ -185,10 +185,19 @@ class ShiftSums:
         """
         totals = [np.zeros(len(terms[0][1]), dtype=np.int64) for _ in self.tables]
         for sign, shift, offset, lo, hi in terms:
-            row = (shift + 2) * (self.m + 3) + offset + 1
-            top, bottom = row + hi, row + np.minimum(lo, hi)
+            bottom = shift + 2  # the row's start, then the range's first index
+            bottom *= self.m + 3
+            bottom += offset
+            bottom += 1
+            top = bottom + hi
+            bottom += np.minimum(lo, hi)
             for total, table in zip(totals, self.tables, strict=True):
-                total += sign * (table.take(top) - table.take(bottom))
+                found = table.take(top)
+                found -= table.take(bottom)
+                if sign > 0:
+                    total += found
+                else:
+                    total -= found
         return totals
 
 
