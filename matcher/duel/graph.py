@@ -79,9 +79,13 @@ class DuelArrays:
         return bool(self.veto.any())
 
     @cached_property
-    def veto_word(self) -> NDArray[np.uint64] | None:
-        """The vetoes as one word per player when the maps fit in one, else None."""
-        return np.ascontiguousarray(self.veto[:, 0]) if self.veto.shape[1] == 1 else None
+    def free_word(self) -> NDArray[np.uint64] | None:
+        """The maps each player does not veto, one word per player when the maps fit in
+        one, else None: a pair is playable where the two words share a bit."""
+        if self.veto.shape[1] != 1:
+            return None
+        free: NDArray[np.uint64] = self.all_maps[0] & ~self.veto[:, 0]
+        return free
 
 
 def duel_arrays(
@@ -161,12 +165,11 @@ def legal(arrays: DuelArrays, u: Ints, v: Ints) -> Bools:
     elif not arrays.lead_is_bw:
         radius = other
     ok &= diff <= radius
-    word = arrays.veto_word
+    word = arrays.free_word
     if arrays.vetoed and word is not None:
-        vetoed = word[u]
-        vetoed |= word[v]
-        np.bitwise_and(~vetoed, arrays.all_maps[0], out=vetoed)
-        ok &= vetoed != 0
+        shared = word[u]
+        shared &= word[v]
+        ok &= shared != 0
     elif arrays.vetoed:
         free = arrays.all_maps & ~(arrays.veto[u] | arrays.veto[v])
         ok &= free.any(axis=1)
