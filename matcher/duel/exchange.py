@@ -96,24 +96,30 @@ class ShiftSums:
         self.x = arrays.bw[bw].astype(np.int64)
         self.y = arrays.sc2[sc2].astype(np.int64)
         k = np.arange(m)
-        square = np.zeros((_SHIFTS, m + 1), dtype=np.int64)
-        illegal = np.zeros((_SHIFTS, m + 1), dtype=np.int64)
+        # Row d + 2, column j + 1: the sum over positions before j, for j in -1..m+1.
+        # Columns 0 and 1 stay 0 and the last repeats the one before, so a range's
+        # indices never need clipping (see ``_signed_sums``).
+        square = np.zeros((_SHIFTS, m + 3), dtype=np.int64)
+        illegal = np.zeros((_SHIFTS, m + 3), dtype=np.int64)
         for row, d in enumerate(range(-2, 3)):
             inside = (k + d >= 0) & (k + d < m)
             kd = k[inside] + d
             diff = self.x[kd] - self.y[inside]
-            square[row, 1:][inside] = diff * diff
+            square[row, 2 : m + 2][inside] = diff * diff
             if d:  # the current pairs (d = 0) are legal
-                illegal[row, 1:][inside] = ~legal(arrays, bw[kd], sc2[inside])
+                illegal[row, 2 : m + 2][inside] = ~legal(arrays, bw[kd], sc2[inside])
+        np.cumsum(square, axis=1, out=square)
+        np.cumsum(illegal, axis=1, out=illegal)
         # One array holds both sums, ``square << bits | illegal``: a range sum then takes
         # one gather instead of two. Signed sums of ranges stay exact: the illegal counts
         # they add up to count positions (0..m).
-        squares, illegals = np.cumsum(square, axis=1), np.cumsum(illegal, axis=1)
         self.bits = max(1, m.bit_length())
-        if packed and int(squares[:, -1].max(initial=0)) < 1 << (58 - self.bits):
-            self.tables = [_padded((squares << self.bits) + illegals)]
+        if packed and int(square[:, -1].max(initial=0)) < 1 << (58 - self.bits):
+            square <<= self.bits
+            square += illegal
+            self.tables = [square.ravel()]
         else:  # squared diffs too large to share a word: two tables
-            self.bits, self.tables = 0, [_padded(squares), _padded(illegals)]
+            self.bits, self.tables = 0, [square.ravel(), illegal.ravel()]
         # Where each SC2-side player's BW rating, and each BW-side player's SC2 rating,
         # would enter the other order (meaningful for "both" players only).
         self.bw_slot = np.searchsorted(self.x, arrays.bw[sc2])
@@ -179,9 +185,9 @@ class ShiftSums:
         ``(sign, shift, offset, lo, hi)`` is the new positions ``lo..hi-1`` holding BW
         ``i + offset + shift`` against SC2 ``i + offset``.
 
-        ``lo``/``hi`` lie in 0..m and ``offset`` in -1..1, so the padded rows need no
-        clipping; an empty range (``lo >= hi``) starts where it ends. One term at a
-        time: fewer large temporaries alive at once.
+        ``lo``/``hi`` lie in 0..m and ``offset`` in -1..1, so the padded rows (see
+        ``__init__``) need no clipping; an empty range (``lo >= hi``) starts where it
+        ends. One term at a time, in place: fewer large temporaries alive at once.
         """
         totals = [np.zeros(len(terms[0][1]), dtype=np.int64) for _ in self.tables]
         for sign, shift, offset, lo, hi in terms:
@@ -199,13 +205,6 @@ class ShiftSums:
                 else:
                     total -= found
         return totals
-
-
-def _padded(sums: Ints) -> Ints:
-    """Rows of ``sums`` (end positions 0..m) with one more copy of each end: position
-    ``j`` of a row is then index ``j + 1`` for every ``j`` in -1..m+1, as if clipped."""
-    padded: Ints = np.concatenate([sums[:, :1], sums, sums[:, -1:]], axis=1).ravel()
-    return padded
 
 
 def _stretch(inserted: Ints, removed: Ints) -> tuple[Ints, Ints, Ints]:
