@@ -83,10 +83,18 @@ class _Tables:
         self.bw, self.sc2 = bw.tolist(), sc2.tolist()
         self.waiting = waiting
         self.live = np.ones(len(waiting), dtype=bool)
-        with_bw, with_sc2 = _best_costs(arrays, waiting, bw), _best_costs(arrays, waiting, sc2)
-        reached = (with_bw < _NONE).any(axis=1) & (with_sc2 < _NONE).any(axis=1)
+        by_bw, by_sc2 = _legal_entries(arrays, waiting, bw), _legal_entries(arrays, waiting, sc2)
+        reached = np.zeros(len(bw), dtype=bool)
+        reached[np.concatenate([member for member, _, _ in by_bw])] = True
+        reached_sc2 = np.zeros(len(bw), dtype=bool)
+        reached_sc2[np.concatenate([member for member, _, _ in by_sc2])] = True
+        reached &= reached_sc2
         self.pairs = np.flatnonzero(reached)
-        self.with_bw, self.with_sc2 = with_bw[reached], with_sc2[reached]
+        # Only the reached pairs get a row: a few hundred of the thousands.
+        row_of = np.full(len(bw), -1, dtype=np.int64)
+        row_of[self.pairs] = np.arange(len(self.pairs))
+        self.with_bw = _cheaper_table(by_bw, row_of, len(self.pairs), len(waiting))
+        self.with_sc2 = _cheaper_table(by_sc2, row_of, len(self.pairs), len(waiting))
         self.current = cost(arrays, bw[reached], sc2[reached])
 
     def cheapest_move(self) -> tuple[int, int, int, bool] | None:
@@ -159,15 +167,25 @@ def _two_cheapest(table: Ints) -> tuple[Ints, Ints]:
 
 
 def _best_costs(arrays: DuelArrays, waiting: Ints, members: Ints) -> Ints:
-    """``[i, f]``: the cheaper legal side choice of ``waiting[f]`` with ``members[i]``.
+    """``[i, f]``: the cheaper legal side choice of ``waiting[f]`` with ``members[i]``."""
+    rows = np.arange(len(members), dtype=np.int64)
+    entries = _legal_entries(arrays, waiting, members)
+    return _cheaper_table(entries, rows, len(members), len(waiting))
 
-    One row per member (pair): the per-pair minima of :class:`_Tables` run along
-    contiguous memory, and keeping the reached pairs copies whole rows.
+
+#: Per side choice (waiting player on BW, then on SC2): member index, waiting index and
+#: score of every legal pair of a waiting player with a member.
+Entries = list[tuple[Ints, Ints, Ints]]
+
+
+def _legal_entries(arrays: DuelArrays, waiting: Ints, members: Ints) -> Entries:
+    """The legal pairs of ``waiting`` players with ``members``, per side choice.
+
+    Only members rated within the widest window of a waiting player can pair with it: a
+    few hundred of the thousands, found by binary search in rating order.
     """
-    best = np.full(len(members) * len(waiting), _NONE, dtype=np.int64)
-    # Only members rated within the widest window of a waiting player can pair with it:
-    # a few hundred of the thousands, found by binary search in rating order.
     reach = arrays.max_radius()
+    found = []
     for own, other, waiting_plays_bw in (
         (arrays.bw, arrays.sc2, True),
         (arrays.sc2, arrays.bw, False),
@@ -183,9 +201,20 @@ def _best_costs(arrays: DuelArrays, waiting: Ints, members: Ints) -> Ints:
         f, m = waiting[rows], members[columns]
         u, v = (f, m) if waiting_plays_bw else (m, f)
         ok = legal(arrays, u, v)
-        at = columns[ok] * len(waiting) + rows[ok]
-        best[at] = np.minimum(best[at], cost(arrays, u[ok], v[ok]))
-    table: Ints = best.reshape(len(members), len(waiting))
+        found.append((columns[ok], rows[ok], cost(arrays, u[ok], v[ok])))
+    return found
+
+
+def _cheaper_table(entries: Entries, row_of: Ints, rows: int, columns: int) -> Ints:
+    """``[row_of[member], f]``: the cheaper side choice of each entry, ``_NONE`` where
+    there is none; entries of members without a row (``row_of`` -1) are left out."""
+    best = np.full(rows * columns, _NONE, dtype=np.int64)
+    for member, waiting_at, price in entries:
+        row = row_of[member]
+        kept = row >= 0
+        at = row[kept] * columns + waiting_at[kept]
+        best[at] = np.minimum(best[at], price[kept])
+    table: Ints = best.reshape(rows, columns)
     return table
 
 
