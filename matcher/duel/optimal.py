@@ -50,7 +50,7 @@ from matcher.duel.bands import band_pairs
 from matcher.duel.exact import exact_matching
 from matcher.duel.exchange import exchanged_pairs
 from matcher.duel.flips import flipped_adds
-from matcher.duel.graph import DuelArrays, Ints, duel_arrays, subset
+from matcher.duel.graph import DuelArrays, Ints, by_rating, duel_arrays, subset
 from matcher.duel.model import DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.nearest import nearest_pairs
 from matcher.duel.prepair import equal_rating_pairs
@@ -106,7 +106,7 @@ def optimal_pairs(
     arrays = duel_arrays(players, maps, window, config)
     pairs, exact, odd, steps = _solve(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
-    order = np.lexsort((bw, arrays.bw[bw])).tolist()  # by BW rating, then player index
+    order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
     return OptimalOutcome(
         tuple([_make_pair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]),
         wave_pressure,
@@ -141,7 +141,7 @@ def _along_rating_order(
     grown = 0
     for number in range(_PASSES):
         bw, sc2 = sorted_rematch(arrays, bw, sc2)
-        order = np.lexsort((bw, arrays.bw[bw]))
+        order = by_rating(arrays.bw[bw], bw, arrays.size)
         shifted = shifted_pairs(arrays, bw[order], sc2[order], _waiting(arrays, bw, sc2), rounds)
         # The second pass trades sides again only around pairs the first one added.
         traded = exchanged_pairs(

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from matcher.duel.graph import Bools, DuelArrays, Ints, legal
+from matcher.duel.graph import Bools, DuelArrays, Ints, by_rating, legal
 
 #: Multiplies a rating into a sort key above any rank inside one rating.
 _KEY = 1 << 32
@@ -91,8 +91,8 @@ def _dense(points: Ints, ratings: Ints, density: int, reach: int) -> Bools:
 
 def _equal(arrays: DuelArrays, left: Ints, right: Ints) -> tuple[Ints, Ints]:
     """Pair the k-th ``left`` BW point of a rating with the k-th ``right`` SC2 point of it."""
-    left = left[np.lexsort((left, arrays.bw[left]))]
-    right = right[np.lexsort((right, arrays.sc2[right]))]
+    left = left[by_rating(arrays.bw[left], left, arrays.size)]
+    right = right[by_rating(arrays.sc2[right], right, arrays.size)]
     left_keys = _ranked(arrays.bw[left])
     right_keys = _ranked(arrays.sc2[right])
     _, at_left, at_right = np.intersect1d(

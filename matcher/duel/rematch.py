@@ -24,7 +24,7 @@ from scipy.optimize import linear_sum_assignment
 from scipy.sparse import coo_matrix
 from scipy.sparse.csgraph import connected_components
 
-from matcher.duel.graph import DuelArrays, Ints, cost, legal
+from matcher.duel.graph import DuelArrays, Ints, by_rating, cost, legal
 
 
 def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]:
@@ -48,8 +48,8 @@ def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]
     count = len(bw)
     if count < 2:
         return bw, sc2
-    by_bw = np.lexsort((bw, arrays.bw[bw]))  # pair indices by BW rating, then player
-    by_sc2 = np.lexsort((sc2, arrays.sc2[sc2]))
+    by_bw = by_rating(arrays.bw[bw], bw, arrays.size)  # pair indices by BW rating, player
+    by_sc2 = by_rating(arrays.sc2[sc2], sc2, arrays.size)
     _trade_illegal(arrays, bw[by_bw], sc2, by_sc2)
     # New pair k: the BW player of pair by_bw[k] against the SC2 player of pair by_sc2[k].
     # Pairs sharing a player under either pairing form one alternating cycle.

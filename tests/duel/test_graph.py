@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+from random import Random
+
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matcher.duel.graph import Bools, duel_arrays, legal, legal_table, unique_sorted
+from matcher.duel.graph import Bools, by_rating, duel_arrays, legal, legal_table, unique_sorted
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
 
 
@@ -54,3 +56,12 @@ def test_legal_follows_the_definition_for_every_map_count(
     found = legal(arrays, u, v).reshape(len(players), len(players))
     assert found.tolist() == _pointwise_legal(players, maps, 100).tolist()
     assert legal_table(arrays, np.arange(len(players))).tolist() == found.tolist()
+
+
+@given(st.lists(st.integers(-1, 20), max_size=120), st.randoms(use_true_random=False))
+def test_by_rating_is_the_lexsort_order(ratings: list[int], random: Random) -> None:
+    # Few distinct ratings: most orders are decided by the player index.
+    players = np.array(random.sample(range(200), len(ratings)), dtype=np.int64)
+    keys = np.array(ratings, dtype=np.int64)
+    expected = np.lexsort((players, keys)).tolist()
+    assert by_rating(keys, players, 200).tolist() == expected
