@@ -354,12 +354,26 @@ def undirected(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
     Notes: O(m log m).
     """
     c = cost(arrays, u, v)
-    low, high = np.minimum(u, v), np.maximum(u, v)
-    order = np.lexsort((u, c, high, low))
-    low, high, u, v, c = low[order], high[order], u[order], v[order], c[order]
+    pair = np.minimum(u, v) * arrays.size + np.maximum(u, v)
+    # One sort by unordered pair; a pair has at most its two orientations (the candidate
+    # graphs hold no repeated edge), decided by comparing neighbours. A four-key lexsort
+    # took 2-4 ms on a 10,000-player wave's graph.
+    order = np.argsort(pair, kind="stable")
+    pair, u, v, c = pair[order], u[order], v[order], c[order]
     first = np.ones(len(u), dtype=bool)
-    first[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
-    return u[first], v[first], c[first]
+    first[1:] = pair[1:] != pair[:-1]
+    starts = np.flatnonzero(first)
+    sizes = np.diff(np.append(starts, len(u)))
+    if (sizes > 2).any():  # repeated edges: the general rule
+        order = np.lexsort((u, c, pair))
+        u, v, c, pair = u[order], v[order], c[order], pair[order]
+        first[1:] = pair[1:] != pair[:-1]
+        return u[first], v[first], c[first]
+    two = starts[sizes == 2]
+    later = two + 1
+    second = (c[later] < c[two]) | ((c[later] == c[two]) & (u[later] < u[two]))
+    starts[sizes == 2] = np.where(second, later, two)
+    return u[starts], v[starts], c[starts]
 
 
 def subset(arrays: DuelArrays, players: Ints) -> DuelArrays:

@@ -8,7 +8,18 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matcher.duel.graph import Bools, by_rating, duel_arrays, legal, legal_table, unique_sorted
+from matcher.duel.graph import (
+    Bools,
+    DuelArrays,
+    Ints,
+    by_rating,
+    cost,
+    duel_arrays,
+    legal,
+    legal_table,
+    undirected,
+    unique_sorted,
+)
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
 
 
@@ -65,3 +76,41 @@ def test_by_rating_is_the_lexsort_order(ratings: list[int], random: Random) -> N
     keys = np.array(ratings, dtype=np.int64)
     expected = np.lexsort((players, keys)).tolist()
     assert by_rating(keys, players, 200).tolist() == expected
+
+
+def _undirected_by_lexsort(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
+    """The definition: sort by (low, high, cost, BW player), keep each pair's first."""
+    c = cost(arrays, u, v)
+    low, high = np.minimum(u, v), np.maximum(u, v)
+    order = np.lexsort((u, c, high, low))
+    low, high, u, v, c = low[order], high[order], u[order], v[order], c[order]
+    first = np.ones(len(u), dtype=bool)
+    first[1:] = (low[1:] != low[:-1]) | (high[1:] != high[:-1])
+    return u[first], v[first], c[first]
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.tuples(st.integers(1400, 1404), st.integers(1400, 1404)), min_size=2, max_size=9),
+    st.lists(st.tuples(st.integers(0, 8), st.integers(0, 8), st.booleans()), max_size=40),
+    st.booleans(),
+)
+def test_undirected_keeps_the_cheaper_orientation_of_each_pair(
+    ratings: list[tuple[int, int]], edges: list[tuple[int, int, bool]], repeats: bool
+) -> None:
+    # Close ratings, so the two orientations of a pair often cost the same; most pairs
+    # come both ways; with ``repeats`` some directed edges come twice (the general path).
+    players = [DuelPlayer(f"p{i}", bw, sc2) for i, (bw, sc2) in enumerate(ratings)]
+    arrays = duel_arrays(players, ("m",), Window(100, 0), DuelConfig())
+    kept = set()
+    for a, b, both_ways in edges:
+        a, b = a % len(players), b % len(players)
+        kept |= {(a, b), (b, a)} if both_ways else {(a, b)}
+    directed = sorted((a, b) for a, b in kept if a != b)
+    if repeats:
+        directed += directed[: len(directed) // 2]
+    u = np.array([a for a, _ in directed], dtype=np.int64)
+    v = np.array([b for _, b in directed], dtype=np.int64)
+    found = undirected(arrays, u, v)
+    expected = _undirected_by_lexsort(arrays, u, v)
+    assert [x.tolist() for x in found] == [x.tolist() for x in expected]
