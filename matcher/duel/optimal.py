@@ -143,7 +143,7 @@ def _along_rating_order(
         bw, sc2 = sorted_rematch(arrays, bw, sc2)
         order = by_rating(arrays.bw[bw], bw, arrays.size)
         shifted = shifted_pairs(arrays, bw[order], sc2[order], _waiting(arrays, bw, sc2), rounds)
-        # The second pass trades sides again only around pairs the first one added.
+        # The second pass trades sides again only when the first one added pairs.
         traded = exchanged_pairs(
             arrays, shifted.bw, shifted.sc2, trade_rounds if not number or grown else 0
         )
@@ -237,9 +237,7 @@ def _solve_rest(
         # One relaxation of the whole wave: sides of "both" players chosen globally (ADR 0018).
         # Its assignment is numbered by rating: 6-11 ms faster on a 10,000-player wave's
         # pre-pass remainder (ADR 0070, 0071).
-        one = relaxed_pairs(
-            arrays, config.optimal_neighbours, config.optimal_relax_cap, parity, ordered=True
-        )
+        one = relaxed_pairs(arrays, config.optimal_neighbours, config.optimal_relax_cap, parity)
         return list(one.pairs), False, one.odd_cycles, 1
     if arrays.size > config.optimal_exact_limit:
         # One band holding every rating point: a single relaxation on every legal pair.

@@ -44,9 +44,7 @@ class RelaxedOutcome:
     sit_outs: int = 0
 
 
-def relaxed_pairs(
-    arrays: DuelArrays, k: int, cap: int, parity: bool = False, ordered: bool = False
-) -> RelaxedOutcome:
+def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) -> RelaxedOutcome:
     """Pair the wave by the relaxation on its ``k``-nearest graph, odd cycles rounded.
 
     >>> from matcher.duel.graph import duel_arrays
@@ -66,13 +64,13 @@ def relaxed_pairs(
     sparse tail with only far partners, instead of a member of an odd cycle in the dense
     middle. The rounded result with more pairs, then less cost, is kept.
 
-    ``ordered`` (docs/adr/0070): the assignment's rows and columns are numbered by rating,
-    which makes the solver 1.4-2x faster on a whole wave. It may then pick another of
-    several optima of the relaxation (the same value, other pairs).
+    The assignment's rows and columns are numbered by rating (docs/adr/0070, 0071), which
+    makes the solver 1.4-2x faster. Among several optima of the relaxation (the same
+    value, other pairs) the numbering decides which one is found.
 
     Notes: one sparse assignment (LAPJV) on O(n k) edges, two with ``parity`` when the
-    odd cycles are odd in number; 23-32 ms (numbered by rating) for the 1,700-player
-    remainder of a 10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
+    odd cycles are odd in number; 23-32 ms for the 1,700-player remainder of a
+    10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
     """
     n = arrays.size
     u, v = nearest_edges(arrays, k)
@@ -82,17 +80,13 @@ def relaxed_pairs(
     weight = big_weight(arrays, min(cap, n // 2))
     entries = symmetric_entries(n, bw, sc2, cost, weight)
     edges = _EdgeIndex(n, bw, sc2, cost)
-
-    def numbering(size: int) -> Ints | None:
-        return rating_order(arrays, size) if ordered else None
-
-    successor = sparse_assignment(n, *entries, order=numbering(n))
+    successor = sparse_assignment(n, *entries, order=rating_order(arrays, n))
     best = _Rounded(edges, successor, n, weight)
     sit_outs = 0
     if parity and best.odd_cycles % 2:
         free = int((successor == np.arange(n)).sum()) + 1
         with_free = _with_sit_outs(n, entries, free, weight)
-        again = sparse_assignment(n + free, *with_free, order=numbering(n + free))
+        again = sparse_assignment(n + free, *with_free, order=rating_order(arrays, n + free))
         other = _Rounded(edges, again, n, weight)
         if other.value > best.value:
             best, sit_outs = other, free
