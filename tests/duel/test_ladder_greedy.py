@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -60,3 +61,24 @@ def test_greedy_equals_pairwise_fits(
     window, config, maps = Window(base, 25), DuelConfig(window_rule=rule), MAPS[:map_count]
     expected = _greedy_by_fits(lead, follow, side, window, maps, config)
     assert _greedy(lead, follow, side, window, maps, config) == expected
+
+
+@pytest.mark.parametrize(
+    ("rule", "lead_waits", "paired"),
+    [
+        ("lead", 4, True),  # the lead's window (150) holds 80
+        ("lead", 0, False),  # the lead's window (50) does not
+        ("longer", 0, True),  # the follow player's 150 holds it
+        ("shorter", 4, False),  # the follow player's 50 does not
+    ],
+)
+def test_each_window_rule_takes_the_window_it_names(
+    rule: str, lead_waits: int, paired: bool
+) -> None:
+    """80 MMR apart, windows 50 + 25 per cycle: one player waited 4 cycles, the other 0."""
+    lead = [DuelPlayer("l", 1500, None, lead_waits)]
+    follow = [DuelPlayer("f", None, 1580, 4 - lead_waits)]
+    window, config = Window(50, 25), DuelConfig(window_rule=rule)
+    expected = _greedy_by_fits(lead, follow, BW, window, MAPS, config)
+    assert bool(expected) is paired  # the reference itself reads the rule so
+    assert _greedy(lead, follow, BW, window, MAPS, config) == expected
