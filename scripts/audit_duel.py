@@ -34,6 +34,7 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 from allocator_setting import add_allocator_argument, apply_allocator  # noqa: E402
 from bench_duel import MAPS, proved_pairs, seed_range, wave  # noqa: E402
 from deep_stack import run_with_deep_stack  # noqa: E402
+from machine import machine_line  # noqa: E402
 
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelConfig, DuelPlayer, parse_config  # noqa: E402
 from matcher.duel.optimal import optimal_pairs  # noqa: E402
@@ -88,7 +89,7 @@ def main() -> int:
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")
     add_allocator_argument(parser)
     args = parser.parse_args()
-    print(apply_allocator(args), flush=True)
+    print(apply_allocator(args), machine_line(), sep="\n", flush=True)
     try:
         config = parse_config(dict(_option(text) for text in args.option), OPTIMAL_DEFAULTS)
     except ValueError as error:

@@ -28,6 +28,7 @@ from pathlib import Path
 
 from allocator_setting import add_allocator_argument, apply_allocator
 from deep_stack import run_with_deep_stack
+from machine import machine_line
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
@@ -136,6 +137,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = parser.parse_args(argv)
     rows = [
         apply_allocator(args),
+        machine_line(),
         "",
         "| n | strategy | matches | mean diff | max diff | sum diff^2 | "
         "matches / ref | sum diff^2 / ref | reference | median ms |",

@@ -34,6 +34,7 @@ args = parser.parse_args()
 sys.path[:0] = [str(args.tree), str(args.tree / "scripts")]
 
 from bench_duel import MAPS, seed_range, wave  # noqa: E402
+from machine import machine_line  # noqa: E402
 
 from matcher.core import QueueProfile  # noqa: E402
 from matcher.duel.ladder import ladder_pairs  # noqa: E402
@@ -77,6 +78,7 @@ def spread(seeds: range) -> None:
 
 
 def main() -> None:
+    print(machine_line(), flush=True)
     if args.spread:
         spread(seed_range(args.seeds))
         return

@@ -32,6 +32,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from allocator_setting import add_allocator_argument, apply_allocator  # noqa: E402
+from machine import machine_line  # noqa: E402
 from prometheus_client import CollectorRegistry  # noqa: E402
 
 from schemas.codec import encode  # noqa: E402
@@ -217,7 +218,7 @@ def main() -> int:
     )
     add_allocator_argument(parser)
     args = parser.parse_args()
-    print(apply_allocator(args), file=sys.stderr)
+    print(apply_allocator(args), machine_line(), sep="\n", file=sys.stderr)
     if args.breakdown:
         time_parts()
     if args.publish:
