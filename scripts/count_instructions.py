@@ -1,0 +1,100 @@
+"""Instructions per call of a duel strategy, counted by callgrind: a figure no machine changes.
+
+    .venv/bin/python scripts/count_instructions.py --players 10000 --seeds 1-10
+    .venv/bin/python scripts/count_instructions.py --strategy ladder-v2.1 --players 30 --calls 100
+
+Milliseconds move with the machine and, on a shared one, from minute to minute
+(scripts/machine.py); the user-space instructions of a call do not (two counts of the
+same 10,000-player wave differed by 0.05 %), so they compare two revisions on any
+machine. Per seed S the wave is ``bench_duel.wave(n, S * 100003 + n)``, active
+population 4 n, as in ``bench_duel.py`` and ``audit_duel.py``; the process keeps freed
+memory as a worker does (ADR 0072). Each seed runs in its own process under
+``valgrind --tool=callgrind``, which counts only inside ``functools.reduce``: the
+script calls the strategy once to warm up, then ``--calls`` times inside it.
+Valgrind runs the code about 50 times slower: a 10,000-player wave takes a minute or two.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
+
+from bench_duel import MAPS, seed_range, wave  # noqa: E402
+
+from matcher.duel.ladder import ladder_pairs  # noqa: E402
+from matcher.duel.model import LADDER_DEFAULTS, OPTIMAL_DEFAULTS  # noqa: E402
+from matcher.duel.optimal import optimal_pairs  # noqa: E402
+from streams.allocator import keep_freed_memory  # noqa: E402
+
+#: The one function callgrind counts inside; nothing else in a strategy calls it.
+_COUNTED = "functools_reduce"
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--strategy", choices=("optimal", "ladder-v2.1"), default="optimal")
+    parser.add_argument("--players", type=int, default=10000)
+    parser.add_argument("--seeds", default="1-10")
+    parser.add_argument("--calls", type=int, default=1)
+    parser.add_argument("--child-seed", type=int, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child_seed is not None:
+        _run_counted(args.strategy, args.players, args.child_seed, args.calls)
+        return 0
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        parser.error("valgrind is not installed (Debian: apt-get install valgrind)")
+    print(f"{args.strategy}, {args.players} players: instructions per call (callgrind)")
+    for seed in seed_range(args.seeds):
+        count = _count(valgrind, args, seed)
+        print(f"seed {seed}: {count / args.calls:,.0f}", flush=True)
+    return 0
+
+
+def _count(valgrind: str, args: argparse.Namespace, seed: int) -> int:
+    command = [
+        valgrind,
+        "--tool=callgrind",
+        "--collect-atstart=no",
+        f"--toggle-collect={_COUNTED}",
+        "--callgrind-out-file=/dev/null",
+        sys.executable,
+        __file__,
+        f"--strategy={args.strategy}",
+        f"--players={args.players}",
+        f"--calls={args.calls}",
+        f"--child-seed={seed}",
+    ]
+    run = subprocess.run(command, capture_output=True, text=True, check=False)
+    found = re.search(r"Collected : (\d+)", run.stderr)
+    if run.returncode or found is None:
+        sys.exit(f"count_instructions.py: seed {seed}: valgrind failed: {run.stderr[-500:]}")
+    return int(found.group(1))
+
+
+def _run_counted(strategy: str, n: int, seed: int, calls: int) -> None:
+    keep_freed_memory()
+    players = wave(n, seed * 100003 + n)
+    if strategy == "optimal":
+
+        def call() -> object:
+            return optimal_pairs(players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
+    else:
+
+        def call() -> object:
+            return ladder_pairs(players, 4 * n, MAPS, LADDER_DEFAULTS)
+
+    call()
+    functools.reduce(lambda done, _: call() and done, range(calls), 0)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
