@@ -79,7 +79,7 @@ def equalize(
     Notes: O(b log b) for b "both" players.
     """
     bw, sc2 = list(bw_only), list(sc2_only)
-    pool = sorted(both, key=_bias)
+    pool = sorted(both, key=lambda p: p.bias)
     delta = len(bw) - len(sc2)
     if delta < 0:
         for _ in range(min(-delta, len(pool))):
@@ -100,11 +100,6 @@ def equalize(
     return bw, sc2
 
 
-def _bias(player: DuelPlayer) -> int:
-    """``DuelPlayer.bias`` of a "both" player, read without the property's checks."""
-    return player.bw_mmr - player.sc2_mmr  # type: ignore[operator]
-
-
 def _balance_means(bw: list[DuelPlayer], sc2: list[DuelPlayer], config: DuelConfig) -> None:
     if not bw or not sc2:
         return
@@ -113,9 +108,9 @@ def _balance_means(bw: list[DuelPlayer], sc2: list[DuelPlayer], config: DuelConf
     if abs(bw_mean - sc2_mean) <= config.mean_gap_limit:
         return
     stronger, weaker = (bw, sc2) if bw_mean > sc2_mean else (sc2, bw)
-    movable = [p for p in stronger if p.bw_mmr is not None and p.sc2_mmr is not None]
+    movable = [p for p in stronger if p.is_both]
     if movable:
-        neutral = min(movable, key=lambda p: abs(_bias(p)))
+        neutral = min(movable, key=lambda p: abs(p.bias))
         # By identity: list.remove compares whole dataclasses (an equal player is the same).
         del stronger[next(k for k, p in enumerate(stronger) if p is neutral)]
         weaker.append(neutral)
@@ -185,6 +180,13 @@ def ladder_pairs(
 _make_pair = builder(DuelPair)
 
 
+def _side_ratings(lead_side: str) -> tuple[attrgetter[int], attrgetter[int]]:
+    """Getters of the lead and the follow player's played rating (no checks: hot loops)."""
+    if lead_side == BW:
+        return attrgetter("bw_mmr"), attrgetter("sc2_mmr")
+    return attrgetter("sc2_mmr"), attrgetter("bw_mmr")
+
+
 def _rating(player: DuelPlayer, side: str) -> int:
     value = player.bw_mmr if side == BW else player.sc2_mmr
     assert value is not None
@@ -230,8 +232,7 @@ def _greedy(
 
     Notes: O(n log n + c log c) for c candidates; O(n^2 log n) when every pair is in reach.
     """
-    lead_rating = attrgetter("bw_mmr" if lead_side == BW else "sc2_mmr")
-    follow_rating = attrgetter("sc2_mmr" if lead_side == BW else "bw_mmr")
+    lead_rating, follow_rating = _side_ratings(lead_side)
     bonus, base, growth, rule = config.wait_bonus, window.base, window.growth, config.window_rule
     free_maps = _FreeMaps(maps)
     everything = free_maps.everything
@@ -253,7 +254,7 @@ def _greedy(
     # follow players visited are those within the lead's window ("longer": within the
     # widest window if that is wider), so only what lies beyond that is checked per pair.
     longer, shorter = rule == "longer", rule == "shorter"
-    widest = max([row[4] for row in rows], default=0)
+    widest = max([row[4] for row in rows], default=0) if longer else 0
     candidates: list[tuple[int, int, int]] = []
     for i, a in enumerate(lead):
         rating, wait = lead_rating(a), a.wait_cycles
@@ -311,8 +312,7 @@ def _refine(
     config: DuelConfig,
 ) -> int:
     """Stage 6: adjacent follow swaps that lower the summed squared diff; returns the count."""
-    lead_rating = attrgetter("bw_mmr" if lead_side == BW else "sc2_mmr")
-    follow_rating = attrgetter("sc2_mmr" if lead_side == BW else "bw_mmr")
+    lead_rating, follow_rating = _side_ratings(lead_side)
     swaps = 0
     for _ in range(config.refinement_passes):
         made = 0
