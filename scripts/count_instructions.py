@@ -6,7 +6,7 @@
 Milliseconds move with the machine and, on a shared one, from minute to minute
 (scripts/machine.py); the user-space instructions of a call do not (two counts of the
 same 10,000-player wave differed by 0.05 %), so they compare two revisions on any
-machine. Per seed S the wave is ``bench_duel.wave(n, S * 100003 + n)``, active
+machine. Per seed the wave is ``audit_duel.players_of`` of the benchmark mix, active
 population 4 n, as in ``bench_duel.py`` and ``audit_duel.py``; the process keeps freed
 memory as a worker does (ADR 0072). Each seed runs in its own process under
 ``valgrind --tool=callgrind``, which counts only inside ``functools.reduce``: the
@@ -22,12 +22,14 @@ import re
 import shutil
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from bench_duel import MAPS, seed_range, wave  # noqa: E402
+from audit_duel import players_of  # noqa: E402
+from bench_duel import MAPS, seed_range  # noqa: E402
 
 from matcher.duel.ladder import ladder_pairs  # noqa: E402
 from matcher.duel.model import LADDER_DEFAULTS, OPTIMAL_DEFAULTS  # noqa: E402
@@ -82,18 +84,19 @@ def _count(valgrind: str, args: argparse.Namespace, seed: int) -> int:
 
 def _run_counted(strategy: str, n: int, seed: int, calls: int) -> None:
     keep_freed_memory()
-    players = wave(n, seed * 100003 + n)
+    players = players_of("benchmark", n, seed)
+    call: Callable[[], object]
     if strategy == "optimal":
-
-        def call() -> object:
-            return optimal_pairs(players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
+        call = functools.partial(optimal_pairs, players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
     else:
-
-        def call() -> object:
-            return ladder_pairs(players, 4 * n, MAPS, LADDER_DEFAULTS)
-
+        call = functools.partial(ladder_pairs, players, 4 * n, MAPS, LADDER_DEFAULTS)
     call()
-    functools.reduce(lambda done, _: call() and done, range(calls), 0)
+
+    def counted(done: int, _: int) -> int:
+        call()
+        return done
+
+    functools.reduce(counted, range(calls), 0)
 
 
 if __name__ == "__main__":

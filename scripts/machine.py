@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import platform
-import sys
 import sysconfig
 import time
 from collections.abc import Callable
@@ -86,4 +85,3 @@ def _fastest(work: Callable[[], object]) -> float:
 
 if __name__ == "__main__":
     print(machine_line())
-    sys.exit(0)
