@@ -51,8 +51,9 @@ class AvroType:
 
 
 _LONG = AvroType("long")
-# Ids are opaque to us but end up in logs, keys and channel names: no control characters.
-_PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+# Ids are opaque to us but end up in logs, keys and channel names: no control characters
+# (C0, DEL and C1: U+0085 NEXT LINE breaks a log line as surely as "\n").
+_PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f]+$"
 # Queue and region form the partition key "<queue>/<region>", so neither may hold a "/".
 _KEY_PART = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
@@ -159,7 +160,7 @@ class WaveTick(Record):
 
 #: A seat's role is empty when the queue declares no roles (a plain team queue).
 OptionalName = Annotated[
-    str, StringConstraints(strict=True, max_length=64, pattern=r"^[^\x00-\x1f\x7f]*$")
+    str, StringConstraints(strict=True, max_length=64, pattern=r"^[^\x00-\x1f\x7f-\x9f]*$")
 ]
 
 

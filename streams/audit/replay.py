@@ -136,7 +136,7 @@ def first_differences(
     The namesake is the published record of the same topic, key and identity (match id,
     ticket id or wave id); a missing record without one was not published at all.
     """
-    by_identity: dict[tuple[str, bytes, Any], list[dict[str, Any]]] = {}
+    by_identity: dict[tuple[str, bytes | None, Any], list[dict[str, Any]]] = {}
     for topic, key, value in published:
         fields = dict(comparable(topic, value))
         by_identity.setdefault((topic, key, fields.get(IDENTITY.get(topic, ""))), []).append(fields)
@@ -144,7 +144,8 @@ def first_differences(
     for topic, key, _, form in verdict.missing[:limit]:
         expected = dict(form)
         identity = IDENTITY.get(topic, "")
-        named = f"{topic} key {key.decode(errors='replace')} {identity}={expected.get(identity)!r}"
+        shown = (key or b"").decode(errors="replace")
+        named = f"{topic} key {shown} {identity}={expected.get(identity)!r}"
         candidates = by_identity.get((topic, key, expected.get(identity)), [])
         different = [c for c in candidates if c != expected]
         if not candidates:
@@ -166,7 +167,7 @@ def first_differences(
     for topic, key, description, _ in verdict.unexpected[:limit]:
         if (topic, key) not in missing_keys:
             lines.append(
-                f"{topic} key {key.decode(errors='replace')}: published, not re-derived "
+                f"{topic} key {(key or b'').decode(errors='replace')}: published, not re-derived "
                 f"({description[:120]})"
             )
     return lines

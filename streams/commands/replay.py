@@ -29,10 +29,13 @@ def run(args: argparse.Namespace) -> int:
     from streams.audit.replay import JUDGED, Scope, replay
 
     settings = settings_from(args)
-    records = log_records(args, settings, (QUEUE.name, *JUDGED))
-    queue_total = sum(1 for r in records if r.topic == "wavematch.queue.v1")
-    progress = Progress(queue_total, "replaying", enabled=not args.quiet and sys.stderr.isatty())
+    # The committed offsets first, as `export` does: every output of a record below them
+    # was flushed before the commit, so the topics read afterwards hold it. Read the other
+    # way round, a wave committed between the two reads would count as unpublished.
     processed = processed_offsets(args, settings)
+    records = log_records(args, settings, (QUEUE.name, *JUDGED))
+    queue_total = sum(1 for r in records if r.topic == QUEUE.name)
+    progress = Progress(queue_total, "replaying", enabled=not args.quiet and sys.stderr.isatty())
     report = replay(
         settings, records, Scope(args.queue, args.region, args.from_wave), progress.step, processed
     )

@@ -80,6 +80,11 @@ class Rejection:
     field: str | None = None
 
 
+def internal_error(error: BaseException) -> Rejection:
+    """The rejection of a record the worker failed on for a reason of its own (a bug)."""
+    return Rejection("internal_error", f"{type(error).__name__}: {error}")
+
+
 @dataclass(frozen=True, slots=True)
 class Folded:
     offset: int
@@ -147,10 +152,21 @@ class Folder:
     def fold(
         self, state: PartitionState, key: bytes | None, value: bytes | None, offset: int
     ) -> Folded | None:
-        """Apply the record at ``offset``; None when the state already holds it."""
+        """Apply the record at ``offset``; None when the state already holds it.
+
+        Whatever ``key`` and ``value`` hold, this returns: no input raises out of decoding,
+        routing or applying (a deeply nested JSON's RecursionError, a strategy's bug...).
+        An unforeseen failure is the record's rejection (``internal_error``): it costs one
+        DeadLetter, never the worker, and every process folding the log (live, catch-up,
+        replay) decides the same. Its encoding half is :func:`publisher.records_of`'s.
+        """
         if offset <= state.applied_offset:
             return None
-        folded = self._fold(state, key, value, offset)
+        try:
+            folded = self._fold(state, key, value, offset)
+        except Exception as error:
+            log.exception("record at offset %d not applied", offset)
+            folded = Folded(offset, rejection=internal_error(error))
         state.applied_offset = offset
         state.events_since_snapshot += 1
         return folded
@@ -179,11 +195,6 @@ class Folder:
         except InvalidWaveResult as error:
             log.error("wave not published: %s", error)
             return Folded(offset, rejection=Rejection("wave_failed", str(error)))
-        except Exception as error:  # a bug must cost one event, never the worker
-            log.exception("event at offset %d not applied", offset)
-            return Folded(
-                offset, rejection=Rejection("internal_error", f"{type(error).__name__}: {error}")
-            )
 
     def _routing_problem(
         self, key: bytes | None, queue: str, region: str, partition: int

@@ -32,7 +32,7 @@ from matcher.queue import TicketJoined
 from schemas import models as wire
 
 _W = r"[ \t\n\r]*"
-_TEXT = r'[^"\\\x00-\x1f\x7f]'
+_TEXT = r'[^"\\\x00-\x1f\x7f-\x9f]'
 # Each varying value is one group; a string's quotes stay outside it.
 _ID = rf"({_TEXT}{{1,128}})"
 _NAME = rf"({_TEXT}{{1,64}})"

@@ -235,7 +235,7 @@ class QueueWorker:
         self.metrics.snapshot(state.partition)
 
 
-def _outputs_of(folded: Folded, record: InputRecord) -> list[Record]:
+def _outputs_of(folded: Folded, record: InputRecord) -> Sequence[Record]:
     return records_of(
         folded, topic=QUEUE.name, partition=record.partition, key=record.key, value=record.value
     )
