@@ -3,6 +3,8 @@
 Exit status: 0 every wave identical; 1 a difference; 3 no difference, but some waves were
 closed under another configuration (settings, or a release whose strategies decide
 differently: ADR 0009) and could not be judged (replay with that config and release).
+A region with such a wave, re-derived or published, is left out whole from there on: its
+records are never counted as differences.
 """
 
 from __future__ import annotations
@@ -96,13 +98,18 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
             "not this one: not compared (replay with that config and release to check them)"
         )
     lines.extend(f"DIFFERENCE           {line}" for line in report.differences)
-    lines.append(
-        "verdict              "
-        + (
-            "IDENTICAL"
-            if report.ok
-            else f"DIFFERENT ({len(verdict.missing)} re-derived records not published, "
+    if not report.ok:
+        outcome = (
+            f"DIFFERENT ({len(verdict.missing)} re-derived records not published, "
             f"{len(verdict.unexpected)} published records not re-derived)"
         )
-    )
+    elif report.other_config:
+        skipped = sum(report.other_config.values())
+        compared = (
+            f"; the {report.waves_checked} compared identical" if report.waves_checked else ""
+        )
+        outcome = f"NOT COMPARED ({skipped} waves under another configuration{compared})"
+    else:
+        outcome = "IDENTICAL"
+    lines.append(f"verdict              {outcome}")
     return "\n".join(lines)

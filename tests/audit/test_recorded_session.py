@@ -126,3 +126,13 @@ def test_the_export_records_how_far_the_workers_got() -> None:
     for partition, offset in processed.items():
         last = max((r.offset for r in queue_records if r.partition == int(partition)), default=-1)
         assert offset == last + 1
+
+
+def test_without_its_configuration_the_session_is_not_compared_and_no_difference_is_invented(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["replay", "--log", str(LOG), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 3, out
+    assert "DIFFERENCE" not in out
+    assert "verdict              NOT COMPARED (108 waves under another configuration)" in out
