@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import faust
@@ -65,6 +66,23 @@ class FaustStateTable:
         raw_key = key.encode()
         self._table.data.pop(raw_key, None)
         self._table.send_changelog(partition, raw_key, None)  # recovery deletes the key
+
+
+@dataclass(slots=True)
+class _Input:
+    """A Faust message as the queue worker reads records: its timestamp in epoch ms."""
+
+    partition: int
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+
+
+def _input(message: Any) -> _Input:
+    """Faust gives the Kafka timestamp in seconds (a float); the fold compares ms."""
+    stamp = round(message.timestamp * 1000) if message.timestamp is not None else -1
+    return _Input(message.partition, message.offset, stamp, message.key, message.value)
 
 
 def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
@@ -207,7 +225,7 @@ def _faust_mode(
     @app.agent(queue_topic, name="fold-queue")
     async def fold_queue(stream: faust.StreamT[bytes]) -> None:
         async for events in stream.take_events(BATCH_RECORDS, within=BATCH_WITHIN_S):
-            await worker().process([event.message for event in events])
+            await worker().process([_input(event.message) for event in events])
 
     async def send_tick(partition: int, key: bytes, value: bytes) -> None:
         await app.producer.send(QUEUE.name, key, value, partition, None, None)
