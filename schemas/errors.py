@@ -16,9 +16,9 @@ class Code:
 
 
 #: Every code a DeadLetter may carry (``DeadLetter.error_code``), with what it means: the
-#: one list, from which schemas/README.md's table is generated (scripts/make_golden.py
-#: --codes; tests/schemas/test_error_codes.py checks they agree). Codes are part of the
-#: contract: add new ones, never rename one.
+#: one list, from which schemas/README.md's table is generated (``python -m schemas.errors``;
+#: tests/schemas/test_error_codes.py checks they agree). Codes are part of the contract:
+#: add new ones, never rename one.
 ERROR_CODES: Final[dict[str, Code]] = {
     "empty": Code("the message value has no bytes", "never"),
     "oversize": Code("the message value is longer than the limit (64 KiB for events)", "never"),
@@ -137,3 +137,21 @@ def child_path(path: str, part: str | int) -> str:
     if part.isidentifier():
         return f"{path}.{part}" if path else part
     return f"{path}[{part!r}]"
+
+
+def codes_table() -> str:
+    """The Markdown table of :data:`ERROR_CODES` that schemas/README.md shows.
+
+    >>> codes_table().splitlines()[2]
+    '| `empty` | the message value has no bytes | never |'
+    """
+    lines = ["| code | meaning | names a field |", "|---|---|---|"]
+    lines += [
+        f"| `{code}` | {entry.meaning} | {entry.names_field} |"
+        for code, entry in ERROR_CODES.items()
+    ]
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(codes_table())

@@ -20,8 +20,9 @@ from schemas import models as m  # noqa: E402
 from schemas.codec import encode, encode_json  # noqa: E402
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
-MATCH = "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37"
-WAVE = "1v1/eu/000000000042"
+MATCH = "abdc3540-f6cd-5abc-9510-02adf8125e26"
+#: Wave ids are the decimal tick instant (docs/adr/0007).
+WAVE = "1767225605000"
 
 
 def _seat(ticket: str, player: str, role: str, rating: int) -> dict[str, Any]:
@@ -38,8 +39,8 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "players": [
                 {
                     "player_id": "p-4411",
-                    "ratings": {"zerg": 1850, "protoss": 1720},
-                    "roles": ["zerg"],
+                    "ratings": {"bw": 1850, "sc2": 1720},
+                    "roles": [],
                     "vetoed_maps": ["Frost"],
                     "latency_ms": {"eu": 18, "us-east": 95},
                 }
@@ -88,7 +89,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "queue": "1v1",
             "region": "eu",
             "wave_id": WAVE,
-            "sequence": 42,
+            "sequence": T0 + 5_000,
             "tick_at_ms": T0 + 5_000,
             "config_fingerprint": "cfg-9a1f03c2",
             "interval_ms": 5_000,
@@ -102,13 +103,13 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "region": "eu",
             "wave_id": WAVE,
             "teams": [
-                {"name": "red", "players": [_seat("t-1", "p-1", "zerg", 1850)]},
-                {"name": "blue", "players": [_seat("t-2", "p-2", "terran", 1815)]},
+                {"name": "bw", "players": [_seat("t-2f9c1b7e", "p-4411", "bw", 1850)]},
+                {"name": "sc2", "players": [_seat("t-5d1e", "p-77", "sc2", 1815)]},
             ],
-            "map": "Frost",
-            "server": "fra-1",
-            "channel": "match-0f8e7a52",
-            "quality": {"rating_diff": 35.0, "latency_ms_max": 41.0},
+            "map": "Circuit Breaker",
+            "server": "default",
+            "channel": "scevo01",
+            "quality": {"mmr_diff": 35.0},
             "strategy": "optimal",
             "config_fingerprint": "cfg-9a1f03c2",
             "created_at_ms": T0 + 5_000,
@@ -120,7 +121,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "match_id": "5d0b6f2e-8c3a-5e91-b7d4-0a2c4e6f8a1b",
             "queue": "2v2",
             "region": "us-east",
-            "wave_id": "2v2/us-east/000000000007",
+            "wave_id": "1767225635000",
             "teams": [
                 {
                     "name": "A",
@@ -149,13 +150,13 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "TicketDequeued/matched": (
         m.TicketDequeued,
         {
-            "ticket_id": "t-1",
+            "ticket_id": "t-2f9c1b7e",
             "queue": "1v1",
             "region": "eu",
             "reason": "MATCHED",
             "match_id": MATCH,
             "wave_id": WAVE,
-            "waves_waited": 2,
+            "waves_waited": 1,
             "at_ms": T0 + 5_000,
         },
     ),
