@@ -309,6 +309,13 @@ class DeadLetter(Record):
         return size
 
 
+class ConfigPublished(Record):
+    config_fingerprint: Id
+    settings_json: Annotated[str, StringConstraints(strict=True, min_length=2, max_length=60_000)]
+    release: Annotated[str, StringConstraints(strict=True, min_length=1, max_length=64)]
+    published_at_ms: TimestampMs
+
+
 #: Every top-level event, by its Avro record name (which is also the class name).
 EVENTS: Final[dict[str, type[Record]]] = {
     model.__name__: model
@@ -321,6 +328,7 @@ EVENTS: Final[dict[str, type[Record]]] = {
         TicketStatus,
         WaveClosed,
         DeadLetter,
+        ConfigPublished,
     )
 }
 #: The events platforms and the timer publish to wavematch.queue.v1.

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Final
 
 from schemas.models import (
+    ConfigPublished,
     DeadLetter,
     MatchCreated,
     Record,
@@ -122,7 +123,18 @@ DEADLETTER: Final = Topic(
     "original bytes; kept a month for the platform team to fix the sender.",
 )
 
-TOPICS: Final[tuple[Topic, ...]] = (QUEUE, MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER)
+CONFIG: Final = Topic(
+    name="wavematch.config.v1",
+    values=(ConfigPublished,),
+    key="the config fingerprint in UTF-8",
+    partitioning=_MURMUR2,
+    cleanup_policy="compact",
+    retention_ms=FOREVER,
+    doc="The configuration behind each config fingerprint, published by every worker as it "
+    "starts, so that a replay needs only the log (docs/adr/0075). Compacted: one record per "
+    "fingerprint is enough, and it is kept as long as the waves that carry it.",
+)
+TOPICS: Final[tuple[Topic, ...]] = (QUEUE, MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER, CONFIG)
 BY_NAME: Final[dict[str, Topic]] = {topic.name: topic for topic in TOPICS}
 
 

@@ -269,6 +269,23 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "failed_at_ms": T0,
         },
     ),
+    "ConfigPublished/recorded-session": (
+        m.ConfigPublished,
+        {
+            "config_fingerprint": "78ccd4449540e28b",
+            # tests/data/recorded-session.toml, as streams/worker/config_record.py writes it.
+            "settings_json": '{"fallback_servers":["default"],"finished_retention_ms":null,'
+            '"max_clock_skew_ms":60000,"partitions":4,"publish_status":true,"queues":[{'
+            '"cadence":"fixed","maps":["Fighting Spirit","Polypoid","Eclipse","Vermeer"],'
+            '"name":"1v1","options":{},"pop_cap_ms":90000,"pop_floor_ms":5000,'
+            '"pop_smoothing":0.3,"pop_target_matches":2.5,"regions":["eu","na","asia"],'
+            '"roles":[],"strategy":"optimal","team_count":2,"team_size":1,'
+            '"team_size_min":null,"wave_interval_ms":3600000}],"routes":[],'
+            '"ticket_ttl_ms":8000,"verify_waves":true}',
+            "release": "0.1.0",
+            "published_at_ms": T0,
+        },
+    ),
 }
 
 

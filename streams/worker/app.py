@@ -21,6 +21,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.worker.catchup import read_range
+from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
@@ -127,6 +128,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
 
     @app.task
     async def wave_timer() -> None:
+        await publish_config(settings)  # what this fingerprint stands for (ADR 0075)
         await Ticker(settings, send_tick, owned_partitions, region_state).run()
 
     @app.page("/health")

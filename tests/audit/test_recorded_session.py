@@ -136,3 +136,42 @@ def test_without_its_configuration_the_session_is_not_compared_and_no_difference
     assert code == 3, out
     assert "DIFFERENCE" not in out
     assert "verdict              NOT COMPARED (108 waves under another configuration)" in out
+
+
+def test_with_its_configuration_record_the_log_alone_replays_identically(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The record a worker under the session's TOML publishes (ADR 0075), added to the log:
+    the auditor needs no file."""
+    from schemas.topics import CONFIG as CONFIG_TOPIC
+    from streams.settings import load_settings
+    from streams.worker.config_record import config_published
+
+    record = config_published(load_settings(CONFIG), 1_767_225_600_000)
+    log = tmp_path / "with-config.avro"
+    config_record = LogRecord(
+        CONFIG_TOPIC.name, 0, 0, record.config_fingerprint.encode(), encode(record), None
+    )
+    write_log(log, [*read_log(LOG), config_record], read_metadata(LOG))
+    code = main(["replay", "--log", str(log), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    assert f"configuration        from the log: {record.config_fingerprint}" in out
+    assert "waves checked        108" in out and "verdict              IDENTICAL" in out
+
+
+def test_a_configuration_record_this_release_cannot_reproduce_is_not_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from schemas.topics import CONFIG as CONFIG_TOPIC
+    from streams.settings import load_settings
+    from streams.worker.config_record import config_published
+
+    record = config_published(load_settings(CONFIG), 1_767_225_600_000)
+    tampered = record.model_copy(update={"settings_json": '{"ticket_ttl_ms": 9000}'})
+    log = tmp_path / "bad-config.avro"
+    config_record = LogRecord(CONFIG_TOPIC.name, 0, 0, b"k", encode(tampered), None)
+    write_log(log, [*read_log(LOG), config_record], read_metadata(LOG))
+    code = main(["replay", "--log", str(log), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 3 and "from the log" not in out and "DIFFERENCE" not in out, out

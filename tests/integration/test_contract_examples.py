@@ -10,8 +10,9 @@ import pytest
 from confluent_kafka import Producer
 
 from schemas.codec import decode
-from schemas.models import DeadLetter, TicketDequeued, TicketStatus, WaveClosed
-from schemas.topics import CLEANUP, DEADLETTER, QUEUE, STATUS, WAVES, queue_key
+from schemas.models import ConfigPublished, DeadLetter, TicketDequeued, TicketStatus, WaveClosed
+from schemas.topics import CLEANUP, CONFIG, DEADLETTER, QUEUE, STATUS, WAVES, queue_key
+from streams.settings import load_settings
 from tests.integration.conftest import wait_until
 from tests.integration.kafka import read_topic
 
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.integration
 
 GOLDEN = Path(__file__).resolve().parents[2] / "schemas" / "golden"
 # The queues the examples name. The timer waits an hour: the example tick closes the wave.
-CONFIG = """
+EXAMPLES_CONFIG = """
 partitions = 4
 [[queues]]
 name = "1v1"
@@ -47,7 +48,7 @@ def golden(name: str) -> bytes:
     return (GOLDEN / name).read_bytes()
 
 
-@pytest.mark.wavematch_config(CONFIG)
+@pytest.mark.wavematch_config(EXAMPLES_CONFIG)
 def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -> None:
     worker_factory.start()
     bootstrap = broker.url.removeprefix("tansu://")
@@ -90,3 +91,8 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
     assert (letter.error_code, letter.field) == ("implausible_time", "tick_at_ms")
     (wave,) = seen[WAVES.name]
     assert isinstance(wave, WaveClosed) and wave.wave_id == str(TICK_AT_MS)
+    # What the worker's own fingerprint stands for is in the log too (ADR 0075).
+    settings = load_settings(worker_factory.config)
+    configs = [decode(r.value or b"") for r in read_topic(bootstrap, CONFIG.name)]
+    assert {c.config_fingerprint for c in configs} == {settings.config_fingerprint()}
+    assert all(isinstance(c, ConfigPublished) for c in configs)
