@@ -29,11 +29,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from confluent_kafka import Producer  # noqa: E402
+from machine import machine_line  # noqa: E402
 
 from schemas.codec import decode  # noqa: E402
 from schemas.models import DeadLetter, WaveClosed  # noqa: E402
 from schemas.topics import DEADLETTER, QUEUE, STATUS, WAVES, queue_key  # noqa: E402
-from machine import machine_line  # noqa: E402
 from streams.audit.rederive import rederive  # noqa: E402
 from streams.audit.topics import committed_offsets, read_topics  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
