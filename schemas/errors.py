@@ -17,7 +17,7 @@ class Code:
 
 #: Every code a DeadLetter may carry (``DeadLetter.error_code``), with what it means: the
 #: one list, from which schemas/README.md's table is generated (``python -m schemas.errors``;
-#: tests/schemas/test_error_codes.py checks they agree). Codes are part of the contract:
+#: tests/schemas/test_readme_contract.py checks they agree). Codes are part of the contract:
 #: add new ones, never rename one.
 ERROR_CODES: Final[dict[str, Code]] = {
     "empty": Code("the message value has no bytes", "never"),

@@ -115,33 +115,40 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "created_at_ms": T0 + 5_000,
         },
     ),
+    # What a "2v2" rebalance queue with roles tank and healer in us-east publishes for the
+    # tickets t-7 (a party of two), t-8 and t-9 at the wave of T0 + 35 s.
     "MatchCreated/teams-2v2": (
         m.MatchCreated,
         {
-            "match_id": "5d0b6f2e-8c3a-5e91-b7d4-0a2c4e6f8a1b",
+            "match_id": "8d0a6883-9e59-55bc-a253-7fe5b20d1556",
             "queue": "2v2",
             "region": "us-east",
             "wave_id": "1767225635000",
             "teams": [
                 {
-                    "name": "A",
+                    "name": "team1",
+                    "players": [
+                        _seat("t-9", "p-90", "healer", 1470),
+                        _seat("t-8", "p-80", "tank", 1510),
+                    ],
+                },
+                {
+                    "name": "team2",
                     "players": [
                         _seat("t-7", "p-70", "tank", 1500),
                         _seat("t-7", "p-71", "healer", 1480),
                     ],
                 },
-                {
-                    "name": "B",
-                    "players": [
-                        _seat("t-8", "p-80", "tank", 1510),
-                        _seat("t-9", "p-90", "healer", 1470),
-                    ],
-                },
             ],
-            "map": "Île de la Cité",
-            "server": "nyc-3",
-            "channel": "match-5d0b6f2e",
-            "quality": {},
+            "map": "Polypoid",
+            "server": "default",
+            "channel": "scevo01",
+            "quality": {
+                "team_rating_diff": 0.0,
+                "rating_spread": 40.0,
+                "imbalance": 15.811388300841896,
+                "member_count_diff": 0.0,
+            },
             "strategy": "rebalance",
             "config_fingerprint": "cfg-00ff",
             "created_at_ms": T0 + 35_000,

@@ -1,4 +1,4 @@
-"""The dead-letter codes live in one list (schemas/errors.py); schemas/README.md shows it,
+"""schemas/README.md is true: its dead-letter codes come from the one list (schemas/errors.py),
 and what the list says of each code (does its DeadLetter name a field?) is what happens."""
 
 from __future__ import annotations
@@ -48,3 +48,15 @@ def test_whether_a_dead_letter_names_a_field_is_what_the_list_says() -> None:
     for code, named in fields.items():
         said = ERROR_CODES[code].names_field
         assert said == "sometimes" or named == {said == "always"}, (code, named, said)
+
+
+def test_the_readme_json_examples_are_accepted() -> None:
+    """Every JSON input shown in schemas/README.md decodes (issue 23: one did not)."""
+    import re
+
+    from schemas.codec import decode_queue_event
+
+    examples = re.findall(r"`(\{\"type\": .*?\})`", README.read_text())
+    assert examples
+    for example in examples:
+        decode_queue_event(example.encode())
