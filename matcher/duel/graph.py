@@ -20,8 +20,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from matcher.duel.ladder import lead_side
-from matcher.duel.model import BW, DuelConfig, DuelPlayer, Window
+from matcher.duel.model import DuelConfig, DuelPlayer, Window
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
@@ -102,12 +101,17 @@ class DuelArrays:
 
 
 def duel_arrays(
-    players: Sequence[DuelPlayer], maps: tuple[str, ...], window: Window, config: DuelConfig
+    players: Sequence[DuelPlayer],
+    maps: tuple[str, ...],
+    window: Window,
+    config: DuelConfig,
+    lead_is_bw: bool = True,
 ) -> DuelArrays:
     """Build the arrays of a wave's players.
 
-    The ``lead`` window rule takes the lead side of ``ladder-v2.1`` (stage 4's
-    smaller side after stages 1-2), so every ladder pair is legal here (docs/adr/0013).
+    ``lead_is_bw`` matters only under the ``lead`` window rule: whether the BW player's
+    wait widens a pair's window (the caller passes ``ladder-v2.1``'s lead side, so every
+    ladder pair is legal here, docs/adr/0013).
 
     Notes: O(n log n + n * maps / 64).
     """
@@ -124,7 +128,7 @@ def duel_arrays(
         veto=veto,
         all_maps=all_maps,
         rule=config.window_rule,
-        lead_is_bw=config.window_rule != "lead" or lead_side(players, config) == BW,
+        lead_is_bw=config.window_rule != "lead" or lead_is_bw,
         bonus=config.wait_bonus,
         bw_order=bw_order,
         sc2_order=sc2_order,
@@ -275,6 +279,38 @@ def nearest_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
     u, v = keys // n, keys % n
     keep = legal(arrays, u, v)
     return u[keep], v[keep]
+
+
+def candidate_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
+    """The large tier's candidate graph: :func:`nearest_edges` and :func:`aligned_edges`
+    (``_ALIGNED`` places each way), without duplicates, sorted by (u, v).
+
+    Notes: O(n k log(n k)).
+    """
+    near_u, near_v = nearest_edges(arrays, k)
+    far_u, far_v = aligned_edges(arrays, _ALIGNED)
+    n = arrays.size
+    keys = unique_sorted(np.concatenate([near_u * n + near_v, far_u * n + far_v]))
+    return keys // n, keys % n
+
+
+#: Quantile edges each way in the candidate graph: where one side outnumbers the other
+#: over a stretch of ratings, the optimum pairs players many places off the nearest
+#: ratings and a k-nearest graph alone misses those pairs.
+_ALIGNED = 8
+
+
+def big_weight(arrays: DuelArrays, pairs: int | None = None) -> int:
+    """A ``W`` such that one more pair outweighs any difference in total score spanning
+    up to ``pairs`` pairs (default: all ``n / 2``).
+
+    >>> from matcher.duel.model import DuelConfig, Window
+    >>> arrays = duel_arrays([DuelPlayer("a", 1, None)], ("m",), Window(75, 25), DuelConfig())
+    >>> big_weight(arrays)
+    5627
+    """
+    spread = arrays.max_radius() ** 2 + 2 * arrays.bonus * int(arrays.wait.max(initial=0)) + 1
+    return ((arrays.size // 2 if pairs is None else pairs) + 1) * spread + 1
 
 
 def aligned_edges(arrays: DuelArrays, reach: int) -> tuple[Ints, Ints]:
