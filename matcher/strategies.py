@@ -7,9 +7,14 @@ import of another (numpy for ``optimal``, say).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Final
 
+from matcher.checks import wave_result_problems
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
+
+#: A checker: every rule a wave result breaks (empty when valid), common rules included.
+Checker = Callable[[WaveSnapshot, QueueProfile, WaveResult], list[str]]
 
 _REGISTRY: dict[str, str | Strategy] = {
     "optimal": "matcher.duel.strategies:optimal_strategy",
@@ -17,6 +22,17 @@ _REGISTRY: dict[str, str | Strategy] = {
     "rebalance": "matcher.teams.strategies:rebalance_strategy",
     "game-queue": "matcher.teams.strategies:game_queue_strategy",
     "multifactor": "matcher.multifactor.strategy:multifactor_strategy",
+}
+
+
+#: The checker beside each strategy (common rules plus the strategy's own: sides,
+#: windows, roles); a plug-in registered without one is held to the common rules.
+_CHECKERS: dict[str, str | Checker] = {
+    "optimal": "matcher.duel.checks:duel_result_problems",
+    "ladder-v2.1": "matcher.duel.checks:duel_result_problems",
+    "rebalance": "matcher.teams.checks:team_result_problems",
+    "game-queue": "matcher.teams.checks:team_result_problems",
+    "multifactor": "matcher.multifactor.checks:multifactor_result_problems",
 }
 
 
@@ -48,15 +64,22 @@ class UnknownStrategy(KeyError):
     pass
 
 
-def register_strategy(name: str, strategy: Strategy, revision: int = DEFAULT_REVISION) -> None:
+def register_strategy(
+    name: str,
+    strategy: Strategy,
+    revision: int = DEFAULT_REVISION,
+    checker: Checker = wave_result_problems,
+) -> None:
     """Register ``strategy`` under ``name`` (plug-ins and tests); names are never replaced.
 
     Raise ``revision`` whenever the strategy's decisions change (see ``_REVISIONS``).
+    ``checker`` judges its results (see ``_CHECKERS``).
     """
     if name in _REGISTRY:
         raise ValueError(f"strategy {name!r} is already registered")
     _REGISTRY[name] = strategy
     _REVISIONS[name] = revision
+    _CHECKERS[name] = checker
 
 
 def decision_revision(name: str) -> int:
@@ -81,6 +104,31 @@ def get_strategy(name: str) -> Strategy:
     module_name, _, attribute = target.partition(":")
     strategy: Strategy = getattr(importlib.import_module(module_name), attribute)
     return strategy
+
+
+def get_checker(name: str) -> Checker:
+    """The checker of the strategy registered as ``name``; raise UnknownStrategy otherwise."""
+    if name not in _REGISTRY:
+        raise _unknown(name)
+    target = _CHECKERS.get(name, wave_result_problems)
+    if not isinstance(target, str):
+        return target
+    module_name, _, attribute = target.partition(":")
+    checker: Checker = getattr(importlib.import_module(module_name), attribute)
+    return checker
+
+
+def result_problems(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> list[str]:
+    """Every rule ``result`` breaks under the queue's strategy's checker (empty when valid).
+
+    >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
+    >>> result_problems(snapshot, QueueProfile("q", "optimal", ("m",)),
+    ...                 WaveResult("optimal", (), ()))
+    []
+
+    Notes: that checker's cost, O(players) for the built-in ones.
+    """
+    return get_checker(profile.strategy)(snapshot, profile, result)
 
 
 def _unknown(name: str) -> UnknownStrategy:

@@ -1,4 +1,4 @@
-"""Audit ``optimal`` against the exact optimum over seeded waves (the quality bar of docs/optimal.md).
+"""Audit ``optimal`` against the exact optimum on seeded waves (docs/optimal.md's quality bar).
 
     .venv/bin/python scripts/audit_duel.py --players 1000,3000 --seeds 1-3
     .venv/bin/python scripts/audit_duel.py --mix worker --players 3000 --seeds 1-5
@@ -52,6 +52,7 @@ MEAN_POINTS = 1.0
 P99_POINTS = 10.0
 
 Figures = tuple[int, float, float]
+Recorded = dict[tuple[str, int, int], Figures]
 
 
 def players_of(mix: str, n: int, seed: int) -> list[DuelPlayer]:
@@ -75,7 +76,11 @@ def misses(found: Figures, best: Figures) -> bool:
 
 
 def audit(
-    mix: str, n: int, seeds: range, config: DuelConfig, recorded: dict[tuple[str, int, int], Figures]
+    mix: str,
+    n: int,
+    seeds: range,
+    config: DuelConfig,
+    recorded: Recorded,
 ) -> str:
     """Print one line per seed; return the size's summary line."""
     missed = 0
@@ -89,7 +94,11 @@ def audit(
         best = recorded.get((mix, n, seed)) or figures(exact_pairs(players))
         found = figures(outcome.pairs)
         ratio = found[0] / best[0] if best[0] else 1.0
-        worst = [min(worst[0], ratio), max(worst[1], found[1] - best[1]), max(worst[2], found[2] - best[2])]
+        worst = [
+            min(worst[0], ratio),
+            max(worst[1], found[1] - best[1]),
+            max(worst[2], found[2] - best[2]),
+        ]
         miss = misses(found, best)
         missed += miss
         flag = "  MISSES THE BAR" if miss else ""
@@ -108,10 +117,10 @@ def audit(
     return summary
 
 
-def read_reference(path: Path | None) -> dict[tuple[str, int, int], Figures]:
+def read_reference(path: Path | None) -> Recorded:
     if path is None:
         return {}
-    found: dict[tuple[str, int, int], Figures] = {}
+    found: Recorded = {}
     for line in path.read_text().splitlines():
         row = json.loads(line)
         pairs, mean, p99 = row["reference"]

@@ -16,7 +16,6 @@ does (streams/allocator.py, ADR 0072); ``--glibc-defaults`` measures without tha
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import statistics
 import sys

@@ -111,6 +111,7 @@ class DuelConfig:
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
 
+
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
 OPTIMAL_DEFAULTS = DuelConfig(window_rule="longer")
 LADDER_DEFAULTS = DuelConfig()

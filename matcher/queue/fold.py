@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from matcher.checks import wave_result_problems
 from matcher.core import (
     LastMatch,
     Match,
@@ -31,7 +30,7 @@ from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, Ticket
 from matcher.queue.finished import FinishedTickets
 from matcher.queue.outcomes import Dequeued, Searching, Step
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
-from matcher.strategies import run_wave
+from matcher.strategies import result_problems, run_wave
 
 # Built by the thousand when a big wave closes (matcher/fastbuild.py).
 _make_dequeued = builder(Dequeued)
@@ -227,7 +226,7 @@ class RegionQueue:
         players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
         result = run_wave(snapshot, profile)
         if rules.verify_waves:
-            problems = wave_result_problems(snapshot, profile, result)
+            problems = result_problems(snapshot, profile, result)  # the strategy's checker
             if problems:
                 raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)

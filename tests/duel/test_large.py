@@ -10,9 +10,9 @@ from hypothesis import strategies as st
 
 from matcher.duel.checks import duel_result_problems
 from matcher.duel.graph import DuelArrays, legal
+from matcher.duel.large import relaxed_pairs
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPair, DuelPlayer
 from matcher.duel.optimal import optimal_pairs
-from matcher.duel.large import relaxed_pairs
 from matcher.strategies import get_strategy
 from tests.duel.reference import count_and_cost, reference_optimum, score_of
 from tests.duel.test_properties import duel_players
