@@ -42,15 +42,9 @@ _CHECKERS: dict[str, str | Checker] = {
 #: decisions made by different code. tests/test_decision_revisions.py fails when a
 #: strategy's decisions change and its revision did not.
 _REVISIONS: dict[str, int] = {
-    # optimal 2: warm blossom on 401-1,000 players (ADR 0017); 3: one relaxation above (0018);
-    # 4: the parity step's extra sit-out up to 5,000 players (0064); 5: among several
-    # optima of a small wave, the one the blossom finishing the relaxation finds (0065);
-    # 6: 161-400 players proven optimal, larger results improved along rating order (0066);
-    # 7: side exchanges of "both" players along that order, swaps batched (0067);
-    # 8: pairs added through a "both" player changing side (0069); 9: no pre-pass up to
-    # 3,750 players, the whole wave's assignment numbered by rating (0070); 10: the
-    # pre-pass remainder's assignment numbered by rating too (0071)
-    "optimal": 10,
+    # optimal 11: the tier table of docs/optimal.md (ADR 0080): rustworkx's blossom up to
+    # 400 players, one relaxation above, pre-pass above 1,000 (earlier revisions: ADR index)
+    "optimal": 11,
     "ladder-v2.1": 1,
     "rebalance": 1,
     "game-queue": 1,

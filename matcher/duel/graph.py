@@ -1,4 +1,5 @@
-"""The pair graph of ``optimal`` as NumPy arrays: who may play whom, and at what cost.
+"""The pair graph of ``optimal`` as NumPy arrays, shared by its tiers: who may play whom,
+and at what cost.
 
 A directed edge ``(u, v)`` means "u plays BW against v playing SC2". It is legal
 when both offer those races, ``u != v``, the diff is inside the pair's window (by
@@ -6,9 +7,9 @@ the config's window rule) and some map is vetoed by neither. Its cost is the
 design's score, ``diff**2 - wait_bonus * (wait_u + wait_v)``.
 
 Costs are 1-D (a rating difference), so the pairs worth considering lie close in
-rating order: :func:`nearest_edges` keeps, for every rating, the ``k`` nearest
-opposite ratings on each side, and :func:`edges_in_ranges` enumerates every legal
-edge inside given rating ranges (used to prove a sparse solution optimal).
+rating order: :func:`candidate_edges` keeps, for every rating, the ``k`` nearest
+opposite ratings on each side and those at the same quantile (the large tier's graph);
+:func:`legal_table` and :func:`cost_table` give every pair of a small wave.
 """
 
 from __future__ import annotations
@@ -318,9 +319,8 @@ def aligned_edges(arrays: DuelArrays, reach: int) -> tuple[Ints, Ints]:
     ``reach`` places either way.
 
     Where one side outnumbers the other over a stretch of ratings, the sorted pairing
-    (the cheapest, :mod:`matcher.duel.rematch`) runs many places off the nearest ratings,
-    and a k-nearest graph misses it (docs/adr/0066: 28 of an optimum's 499 pairs at
-    1,000 players). The global quantile follows that drift.
+    (the cheapest, :mod:`matcher.duel.large_rematch`) runs many places off the nearest
+    ratings, and a k-nearest graph misses it. The global quantile follows that drift.
 
     >>> from matcher.duel.model import DuelConfig, Window
     >>> players = [DuelPlayer("a", 1500, None), DuelPlayer("b", 1540, None),
@@ -344,41 +344,6 @@ def aligned_edges(arrays: DuelArrays, reach: int) -> tuple[Ints, Ints]:
     u, v = keys // n, keys % n
     keep = legal(arrays, u, v)
     return u[keep], v[keep]
-
-
-def edges_in_ranges(arrays: DuelArrays, lo: Ints, hi: Ints) -> tuple[Ints, Ints]:
-    """Every legal edge (u, v) whose SC2 rating lies in ``[lo[u], hi[u]]`` (per BW player u).
-
-    ``lo``/``hi`` are indexed by player; players with ``lo > hi`` are skipped.
-
-    Notes: O(n log n + output).
-    """
-    bo = arrays.bw_order
-    first = np.searchsorted(arrays.sc2_sorted, lo[bo], side="left")
-    last = np.searchsorted(arrays.sc2_sorted, hi[bo], side="right")
-    owners, at = expand_ranges(first, last)
-    if not len(owners):
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    u, v = bo[owners], arrays.sc2_order[at]
-    keep = legal(arrays, u, v)
-    return u[keep], v[keep]
-
-
-def expand_ranges(first: Ints, last: Ints) -> tuple[Ints, Ints]:
-    """Every position of the ranges ``[first[i], last[i])`` in order, with its ``i``:
-    ``(owners, positions)``; a range with ``last <= first`` gives nothing.
-
-    >>> [x.tolist() for x in expand_ranges(np.array([2, 5, 0]), np.array([4, 5, 1]))]
-    [[0, 0, 2], [2, 3, 0]]
-
-    Notes: O(len(first) + output), no Python loop.
-    """
-    counts = np.maximum(last - first, 0)
-    owners: Ints = np.repeat(np.arange(len(first), dtype=np.int64), counts)
-    starts = np.repeat(first - np.cumsum(counts) + counts, counts)
-    positions: Ints = starts + np.arange(len(owners), dtype=np.int64)
-    return owners, positions
 
 
 def undirected(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
