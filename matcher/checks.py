@@ -31,59 +31,70 @@ def wave_result_problems(
 
     Notes: O(players) time.
     """
-    players = {
-        waiting.ticket.ticket_id: {player.player_id: player for player in waiting.ticket.players}
-        for waiting in snapshot.tickets
-    }
-    matches = result.matches
-    expected_ids = derive_match_ids(
-        snapshot.queue, snapshot.region, snapshot.wave_id, [m.ticket_ids() for m in matches]
-    )
+    parties = {waiting.ticket.ticket_id: waiting.ticket.players for waiting in snapshot.tickets}
     maps = frozenset(profile.maps)
     problems: list[str] = []
-    used: Counter[str] = Counter()
-    for match, expected_id in zip(matches, expected_ids, strict=True):
-        problems.extend(_match_problems(match, players))
-        if match.match_id != expected_id:
-            problems.append(f"match {match.match_id}: id is not the derived one")
+    used: dict[str, int] = {}
+    groups: list[tuple[str, ...]] = []
+    for match in result.matches:
+        tickets = _seat_problems(match, parties, problems)
+        groups.append(tuple(tickets))
+        for ticket_id in tickets:
+            used[ticket_id] = used.get(ticket_id, 0) + 1
         if match.map_name not in maps:
             problems.append(f"match {match.match_id}: map {match.map_name!r} not in the queue")
-        used.update(match.ticket_ids())
+    expected_ids = derive_match_ids(snapshot.queue, snapshot.region, snapshot.wave_id, groups)
+    problems.extend(
+        f"match {match.match_id}: id is not the derived one"
+        for match, expected_id in zip(result.matches, expected_ids, strict=True)
+        if match.match_id != expected_id
+    )
     problems.extend(f"ticket {tid} is in {n} matches" for tid, n in used.items() if n > 1)
     unmatched = result.unmatched
-    expected_unmatched = players.keys() - used.keys()
+    expected_unmatched = parties.keys() - used.keys()
     if len(unmatched) != len(expected_unmatched) or set(unmatched) != expected_unmatched:
         problems.append("unmatched is not exactly the snapshot's tickets left out of every match")
     return problems
 
 
-def _match_problems(match: Match, players: dict[str, dict[str, Player]]) -> list[str]:
-    """Seats, parties and vetoes of one match."""
-    label = f"match {match.match_id}"
-    problems: list[str] = []
-    team_of_ticket: dict[str, str] = {}
-    seated_of_ticket: dict[str, list[str]] = {}
+def _seat_problems(
+    match: Match, parties: dict[str, tuple[Player, ...]], problems: list[str]
+) -> dict[str, str]:
+    """Add the seat, party and veto problems of one match to ``problems``; return its
+    tickets in the wave, each with its team."""
+    team_of: dict[str, str] = {}
+    seats = 0
     for team in match.teams:
         for seat in team.seats:
-            party = players.get(seat.ticket_id)
+            seats += 1
+            party = parties.get(seat.ticket_id)
             if party is None:
-                problems.append(f"{label}: ticket {seat.ticket_id} not in the wave")
+                problems.append(f"match {match.match_id}: ticket {seat.ticket_id} not in the wave")
                 continue
-            player = party.get(seat.player_id)
+            player = _member(party, seat.player_id)
             if player is None:
-                problems.append(f"{label}: {seat.player_id} not in its ticket")
+                problems.append(f"match {match.match_id}: {seat.player_id} not in its ticket")
             elif match.map_name in player.vetoed_maps:
-                problems.append(f"{label}: map vetoed by {seat.player_id}")
-            if team_of_ticket.setdefault(seat.ticket_id, team.name) != team.name:
-                problems.append(f"{label}: party {seat.ticket_id} split")
-            seated_of_ticket.setdefault(seat.ticket_id, []).append(seat.player_id)
-    for ticket_id, seated in seated_of_ticket.items():
-        if len(seated) != len(set(seated)):
-            problems.extend(
-                f"{label}: player {pid} seated {n} times"
-                for pid, n in Counter(seated).items()
-                if n > 1
-            )
-        if not players[ticket_id].keys() <= set(seated):
-            problems.append(f"{label}: party {ticket_id} incomplete")
-    return problems
+                problems.append(f"match {match.match_id}: map vetoed by {seat.player_id}")
+            if team_of.setdefault(seat.ticket_id, team.name) != team.name:
+                problems.append(f"match {match.match_id}: party {seat.ticket_id} split")
+    # One seat per ticket (every duel): complete exactly when the ticket is a solo.
+    if seats == len(team_of) and all(len(parties[t]) == 1 for t in team_of):
+        return team_of
+    for ticket_id in team_of:
+        seated = [s.player_id for t in match.teams for s in t.seats if s.ticket_id == ticket_id]
+        problems.extend(
+            f"match {match.match_id}: player {pid} seated {n} times"
+            for pid, n in Counter(seated).items()
+            if n > 1
+        )
+        if not {player.player_id for player in parties[ticket_id]} <= set(seated):
+            problems.append(f"match {match.match_id}: party {ticket_id} incomplete")
+    return team_of
+
+
+def _member(party: tuple[Player, ...], player_id: str) -> Player | None:
+    for player in party:
+        if player.player_id == player_id:
+            return player
+    return None
