@@ -32,7 +32,6 @@ from matcher.duel.large_rematch import sorted_rematch
 from matcher.duel.model import BW, DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.small import exact_pairs
 from matcher.duel.windows import pressure, tier_window
-from matcher.fastbuild import builder
 
 #: Pre-paired ratings need at least this many rating points within 10 MMR.
 _PREPAIR_DENSITY = 40
@@ -80,7 +79,7 @@ def optimal_pairs(
     pairs, odd = (exact_pairs(arrays), 0) if exact else _large(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
     order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
-    made = [_make_pair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
+    made = [DuelPair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
     return OptimalOutcome(tuple(made), wave_pressure, window, exact, odd)
 
 
@@ -91,10 +90,6 @@ def wave_arrays(
     every pair the ladder may form is legal here (docs/adr/0013)."""
     lead_is_bw = config.window_rule != "lead" or lead_side(players, config) == BW
     return duel_arrays(players, maps, window, config, lead_is_bw)
-
-
-#: 5,000 pairs at n = 10,000 (measured in docs/benchmarks/duel.md).
-_make_pair = builder(DuelPair)
 
 
 def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], int]:
