@@ -39,7 +39,8 @@ class RelaxedOutcome:
 
 
 def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) -> RelaxedOutcome:
-    """Pair the wave by the relaxation on its ``k``-nearest graph, odd cycles rounded.
+    """Pair the wave by the relaxation on its candidate graph (``k`` nearest ratings each
+    side and the quantile edges), odd cycles rounded.
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -51,20 +52,19 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) ->
     Each cycle of the assignment longer than 2 gives its cheaper set of alternate edges;
     an odd one leaves out the member whose absence costs least (lowest start on a tie).
 
-    ``parity`` (docs/adr/0064): when the relaxation has an odd number of odd cycles, every
+    ``parity``: when the relaxation has an odd number of odd cycles, every
     matching leaves at least one player more out than the relaxation does, so it is solved
     again with that many free sit-outs (dummy players legal with everyone at cost 0). The
     relaxation then chooses the extra sit-out over the whole wave, typically a player in a
     sparse tail with only far partners, instead of a member of an odd cycle in the dense
     middle. The rounded result with more pairs, then less cost, is kept.
 
-    The assignment's rows and columns are numbered by rating (docs/adr/0070, 0071), which
-    makes the solver 1.4-2x faster. Among several optima of the relaxation (the same
-    value, other pairs) the numbering decides which one is found.
+    The assignment's rows and columns are numbered by rating: neighbours in the matrix
+    are neighbours in rating, which the solver finds faster. Among several optima of the
+    relaxation (the same value, other pairs) the numbering decides which one is found.
 
     Notes: one sparse assignment (LAPJV) on O(n k) edges, two with ``parity`` when the
-    odd cycles are odd in number; 23-32 ms for the 1,700-player remainder of a
-    10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
+    odd cycles are odd in number. Rounding: O(length^2) per odd cycle (a few, short).
     """
     n = arrays.size
     u, v = candidate_edges(arrays, k)
@@ -98,7 +98,7 @@ class _Rounded:
         firsts, longer = split_cycles(successor)
         firsts = firsts[successor[firsts] < n]
         rounded: list[tuple[int, int]] = []
-        # One lookup for every edge of every longer cycle (a 10,000-player wave has ~150).
+        # One lookup for every edge of every longer cycle, not one per cycle.
         members = [member for cycle in longer for member in cycle]
         following = [member for cycle in longer for member in cycle[1:] + cycle[:1]]
         costs = edges.costs(members, following, weight)

@@ -43,7 +43,7 @@ def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]
     falls back cycle by cycle as described above.
 
     Notes: O(p log p) for p pairs, vectorised but for one small assignment per illegal
-    sorted pair (a handful on 10,000 players).
+    sorted pair (a handful on a large wave).
     """
     count = len(bw)
     if count < 2:

@@ -146,6 +146,10 @@ def test_unknown_option_names_it() -> None:
     snapshot = snapshot_of([])
     with pytest.raises(ValueError, match=r"options\.colour: unknown option"):
         get_strategy("optimal")(snapshot, profile_of("optimal", colour=1))
+    with pytest.raises(ValueError, match=r"options\.optimal_band: unknown option"):
+        get_strategy("optimal")(snapshot, profile_of("optimal", optimal_band=48))  # gone
+    with pytest.raises(ValueError, match=r"options\.optimal_exact_limit: must be an integer >= 1"):
+        get_strategy("optimal")(snapshot, profile_of("optimal", optimal_exact_limit=0))
     with pytest.raises(ValueError, match=r"options\.window_rule"):
         get_strategy("ladder-v2.1")(snapshot, profile_of("ladder-v2.1", window_rule="x"))
     assert DuelConfig().window_rule == "lead"
