@@ -6,10 +6,10 @@ crashes (ConsistencyError) or silently misses the last records of a batch. A fet
 response's high-watermark is right, so this transport asks for end offsets that way.
 
 Tansu also answers a fetch late when little data is waiting, as if ``fetch_min_bytes``
-were not met until ``fetch_max_wait_ms``: with Faust's hard-coded 1,500 ms a record
-reached a consumer after 372 ms (median, max 716 ms), with 100 ms after 3 ms
-(measured on loopback, one record every 100 ms). Each hop of a wave (tick in, outputs
-read downstream) paid that, so this transport fetches with a 100 ms wait.
+were not met until ``fetch_max_wait_ms``, so a record waits up to the fetch wait before
+a consumer sees it. Each hop of a wave (tick in, outputs read downstream) would pay
+Faust's hard-coded 1,500 ms, so this transport fetches with a short wait (figures:
+docs/adr/0004-embedded-broker-workarounds.md).
 
 Everything else is Faust's own aiokafka transport.
 """
