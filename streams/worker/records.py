@@ -162,7 +162,7 @@ def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
 def _quality(quality: tuple[tuple[str, float], ...]) -> bytes:
     if not quality:
         return _END
-    # translate builds a dict: a repeated name keeps its first place and its last value.
+    # A map, as a dict of the pairs reads: a repeated name keeps its first place, last value.
     figures = dict(quality).items() if len(quality) > 1 else quality
     parts = [zigzag_varint(len(figures))]
     for name, value in figures:
