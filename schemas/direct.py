@@ -21,8 +21,9 @@ from typing import Final
 from schemas.codec import CURRENT
 from schemas.models import EVENTS
 
-_NULL: Final = b"\x00"  # union branch 0 ("null")
-_SOME: Final = b"\x02"  # union branch 1 (the value's type)
+NULL: Final = b"\x00"  # union branch 0 ("null")
+SOME: Final = b"\x02"  # union branch 1 (the value's type)
+END: Final = b"\x00"  # the zero count that closes an array or a map
 double = struct.Struct("<d").pack
 
 #: The schema each hand-written writer was written for: the CRC-64-AVRO fingerprint of
@@ -121,11 +122,11 @@ KNOWN_STRINGS: Final = _STRINGS
 
 
 def optional_string(text: str | None) -> bytes:
-    return _NULL if text is None else _SOME + string(text)
+    return NULL if text is None else SOME + string(text)
 
 
 def optional_long(value: int | None) -> bytes:
-    return _NULL if value is None else _SOME + zigzag_varint(value)
+    return NULL if value is None else SOME + zigzag_varint(value)
 
 
 def symbols(name: str, field: str) -> dict[str, bytes]:

@@ -20,7 +20,10 @@ from matcher.core import Match
 from matcher.queue import Dequeued, DequeueReason, Searching, Step
 from schemas.codec import max_bytes, within_limit
 from schemas.direct import (
+    END,
     KNOWN_STRINGS,
+    NULL,
+    SOME,
     double,
     fresh_string,
     header,
@@ -38,8 +41,6 @@ _DEQUEUED_HEADER = header("TicketDequeued")
 _REASONS = symbols("TicketDequeued", "reason")
 _MATCHED = _REASONS["MATCHED"]  # the reason of nearly every dequeue: skip Enum.name
 _MATCHED_REASON = DequeueReason.MATCHED
-_NULL, _SOME = b"\x00", b"\x02"  # union branches 0 (null) and 1 (the value)
-_END = b"\x00"  # the zero count closing an array or a map
 _ONE, _TWO = zigzag_varint(1), zigzag_varint(2)
 _MATCH_LIMIT = max_bytes(MatchCreated)
 _DEQUEUED_LIMIT = max_bytes(TicketDequeued)
@@ -82,7 +83,7 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
     (map, server, channel) and a one-figure quality's name. Each is a function of its
     key alone, so the bytes are those of :func:`_any_shape`.
     """
-    tail = _END + provenance  # the quality's closing zero count, then provenance
+    tail = END + provenance  # the quality's closing zero count, then provenance
     openings: dict[str, bytes] = {}
     middles: dict[str, bytes] = {}
     places: dict[tuple[str, str, str], bytes] = {}
@@ -97,11 +98,11 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
             opening = openings[first_team.name] = wave + _TWO + string(first_team.name) + _ONE
         middle = middles.get(second_team.name)
         if middle is None:
-            middle = middles[second_team.name] = _END + string(second_team.name) + _ONE
+            middle = middles[second_team.name] = END + string(second_team.name) + _ONE
         spot = (match.map_name, match.server, match.channel)
         place = places.get(spot)
         if place is None:
-            place = places[spot] = _END + _END + b"".join(map(string, spot))
+            place = places[spot] = END + END + b"".join(map(string, spot))
         quality = match.quality
         if len(quality) == 1:
             name, value = quality[0]
@@ -149,8 +150,8 @@ def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
                     append(string(seat.player_id))
                     append(string(seat.role))
                     append(zigzag_varint(seat.rating))
-            append(_END)
-    append(_END)
+            append(END)
+    append(END)
     append(string(match.map_name))
     append(string(match.server))
     append(string(match.channel))
@@ -161,14 +162,14 @@ def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
 
 def _quality(quality: tuple[tuple[str, float], ...]) -> bytes:
     if not quality:
-        return _END
+        return END
     # A map, as a dict of the pairs reads: a repeated name keeps its first place, last value.
     figures = dict(quality).items() if len(quality) > 1 else quality
     parts = [zigzag_varint(len(figures))]
     for name, value in figures:
         parts.append(string(name))
         parts.append(double(float(value)))
-    parts.append(_END)
+    parts.append(END)
     return b"".join(parts)
 
 
@@ -205,10 +206,10 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
             known(dequeued.queue) or string(dequeued.queue),
             known(dequeued.region) or string(dequeued.region),
             _REASONS[reason.name],
-            _NULL if match_id is None else _SOME + (known(match_id) or string(match_id)),
-            _NULL if wave_id is None else _SOME + (known(wave_id) or string(wave_id)),
+            NULL if match_id is None else SOME + (known(match_id) or string(match_id)),
+            NULL if wave_id is None else SOME + (known(wave_id) or string(wave_id)),
             zigzag_varint(dequeued.waves_waited),
-            _NULL if detail is None else _SOME + string(detail),
+            NULL if detail is None else SOME + string(detail),
             zigzag_varint(dequeued.at_ms),
         )
     )
@@ -220,9 +221,9 @@ def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes,
     and its wait, and after the wait (remembered for the few keys of recent waves)."""
     queue, region, wave_id, at_ms = key
     parts = (
-        string(queue) + string(region) + _MATCHED + _SOME,
-        _NULL if wave_id is None else _SOME + string(wave_id),
-        _NULL + zigzag_varint(at_ms),
+        string(queue) + string(region) + _MATCHED + SOME,
+        NULL if wave_id is None else SOME + string(wave_id),
+        NULL + zigzag_varint(at_ms),
     )
     if len(_MATCHED_PARTS) >= 64:
         _MATCHED_PARTS.clear()
