@@ -280,7 +280,8 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
         m.ConfigPublished,
         {
             "config_fingerprint": "78ccd4449540e28b",
-            # tests/data/recorded-session.toml, as streams/worker/config_record.py writes it.
+            # Shaped like streams/worker/config_record.py's record of a configuration like
+            # tests/data/recorded-session.toml's (its fingerprint depends on the release).
             "settings_json": '{"fallback_servers":["default"],"finished_retention_ms":null,'
             '"max_clock_skew_ms":60000,"partitions":4,"publish_status":true,"queues":[{'
             '"cadence":"fixed","maps":["Fighting Spirit","Polypoid","Eclipse","Vermeer"],'

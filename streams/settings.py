@@ -111,7 +111,7 @@ class Settings(BaseSettings):
     # implausible_time (docs/adr/0074). Larger forgives slower clocks and late ticks; a
     # forged tick can then stall its region for up to this long. None: not checked.
     max_clock_skew_ms: int | None = Field(default=DEFAULT_MAX_CLOCK_SKEW_MS, ge=1_000)
-    # Check every wave result with the generic checker before publishing (~O(players)).
+    # Check every wave result with its strategy's checker before publishing (~O(players)).
     verify_waves: bool = True
     web_host: str = "127.0.0.1"
     web_port: int = Field(default=6066, ge=0, le=65535)

@@ -16,8 +16,7 @@ from collections.abc import Callable, Iterable, Sequence
 from aiokafka import AIOKafkaProducer
 
 from matcher.queue import Step, WaveSummary
-from schemas.codec import dead_letter_for, encode
-from schemas.direct import direct_encoder_for
+from schemas.codec import dead_letter_for, encode, encoder_for
 from schemas.errors import InvalidEvent
 from schemas.topics import (
     CLEANUP,
@@ -30,16 +29,20 @@ from schemas.topics import (
 )
 from streams import translate
 from streams.worker.folding import Folded, internal_error, paused_gc
-from streams.worker.join_records import step_records
-from streams.worker.wave_records import match_created_writer, ticket_dequeued, ticket_status
+from streams.worker.records import (
+    match_created_writer,
+    step_records,
+    ticket_dequeued,
+    ticket_status,
+)
 
 #: (topic, key, value). The key is None only on a dead letter of an input without a key.
 Record = tuple[str, bytes | None, bytes]
 
-# Record types a wave publishes by the thousand are written directly (the same bytes):
-# matches, dequeues and statuses from the fold's objects (wave_records), the summary
-# from its dict.
-_encode_wave = direct_encoder_for("WaveClosed")
+# Matches, dequeues and statuses are written from the fold's objects (records.py); the
+# wave's one summary goes through fastavro, the dead letters through the validating
+# encoder (codec.dead_letter_for's model).
+_encode_wave = encoder_for("WaveClosed")
 log = logging.getLogger(__name__)
 
 

@@ -135,7 +135,10 @@ def test_the_log_alone_replays_identically(capsys: pytest.CaptureFixture[str]) -
     code = main(["replay", "--log", str(LOG), "--quiet"])
     out = capsys.readouterr().out
     assert code == 0, out
-    assert "configuration        from the log: 78ccd4449540e28b" in out
+    from streams.settings import load_settings
+
+    fingerprint = load_settings(CONFIG).config_fingerprint()
+    assert f"configuration        from the log: {fingerprint}" in out
     assert "waves checked        108" in out and "verdict              IDENTICAL" in out
 
 
