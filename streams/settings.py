@@ -34,6 +34,10 @@ DEFAULT_MAPS = (
 )
 
 
+#: The default of ``Settings.max_clock_skew_ms`` (docs/adr/0074).
+DEFAULT_MAX_CLOCK_SKEW_MS = 60_000
+
+
 class SettingsError(ValueError):
     """Invalid settings; the message is one line naming the field."""
 
@@ -102,6 +106,11 @@ class Settings(BaseSettings):
     # Dequeued ticket ids are remembered this long so retried joins stay no-ops (>= TTL).
     finished_retention_ms: int | None = None
     publish_status: bool = True
+    # How far a WaveTick's instant (either way), or a TicketJoined's joined_at_ms (ahead),
+    # may be from its record's broker timestamp before it is dead-lettered as
+    # implausible_time (docs/adr/0074). Larger forgives slower clocks and late ticks; a
+    # forged tick can then stall its region for up to this long. None: not checked.
+    max_clock_skew_ms: int | None = Field(default=DEFAULT_MAX_CLOCK_SKEW_MS, ge=1_000)
     # Check every wave result with its strategy's checker before publishing (~O(players)).
     verify_waves: bool = True
     web_host: str = "127.0.0.1"
@@ -237,6 +246,9 @@ class Settings(BaseSettings):
             # The code's decisions too: another release may pair the same queue differently.
             "revisions": {q.strategy: decision_revision(q.strategy) for q in self.queues},
         }
+        if self.max_clock_skew_ms != DEFAULT_MAX_CLOCK_SKEW_MS:
+            # Only when changed: configurations fingerprinted before it existed keep theirs.
+            decisive["max_clock_skew_ms"] = self.max_clock_skew_ms
         canonical = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 
