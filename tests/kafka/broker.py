@@ -9,6 +9,7 @@ restarts it on the same directory and the same ports. Stopped by its PID, never 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import shutil
 import signal
@@ -259,3 +260,25 @@ class KafkaBroker:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def empty_broker(bootstrap: str, timeout_s: float = 30.0) -> None:
+    """Delete every topic but Kafka's own and every consumer group, and wait until they are
+    gone: the next test on a shared broker starts from an empty cluster."""
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    groups = [g.group_id for g in admin.list_consumer_groups().result(timeout_s).valid]
+    for future in (admin.delete_consumer_groups(groups) if groups else {}).values():
+        future.result(timeout_s)
+    deadline = time.monotonic() + timeout_s
+    while topics := [
+        t for t in admin.list_topics(timeout=timeout_s).topics if not t.startswith("__")
+    ]:
+        if time.monotonic() > deadline:
+            raise KafkaBrokerError(f"topics still there after {timeout_s:.0f} s: {topics}")
+        for future in admin.delete_topics(topics).values():
+            # One already being deleted fails here; the next listing tells.
+            with contextlib.suppress(Exception):
+                future.result(timeout_s)
+        time.sleep(0.2)
