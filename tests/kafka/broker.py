@@ -16,12 +16,12 @@ import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from streams.embedded.broker import free_port, wait_for_port
+from streams.embedded.broker import EmbeddedBroker, free_port, wait_for_port
 from streams.processes import stop_process
 
 HERE = Path(__file__).resolve().parent
@@ -282,3 +282,17 @@ def empty_broker(bootstrap: str, timeout_s: float = 30.0) -> None:
             with contextlib.suppress(Exception):
                 future.result(timeout_s)
         time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def running_broker(kind: str, work: Path) -> Iterator[EmbeddedBroker | KafkaBroker]:
+    """``kind`` "tansu" (the embedded broker) or "kafka" (Apache Kafka in ``work``/kafka),
+    for scripts that compare the two; stopped on exit."""
+    if kind == "tansu":
+        with EmbeddedBroker(log_path=work / "broker.log") as embedded:
+            yield embedded
+    elif kind == "kafka":
+        with KafkaBroker(work / "kafka") as kafka:
+            yield kafka
+    else:
+        raise ValueError(f"broker kind {kind!r}: expected 'tansu' or 'kafka'")
