@@ -17,8 +17,9 @@ failover: steady, and SIGKILL one worker a third of the way in: time until the
           of a region.
 restart:  steady, and SIGKILL the broker a third of the way in, restarted on its data
           directory after --down-s (Apache Kafka only: the embedded broker is memory-only):
-          recovery_s, from the restart until every region closed a wave again, and the
-          longest gap between two closed waves of a region.
+          broker_start_s (the restart until the broker answers metadata), recovery_s (from
+          then until every region closed a wave again), and the longest gap between two
+          closed waves of a region (the outage included).
 --broker: tansu (the embedded broker, default) or kafka (Apache Kafka from the jars of
           tests/kafka/install.sh), both on loopback.
 Results print as one JSON object (docs/benchmarks/worker.md records the runs).
@@ -359,8 +360,10 @@ def main() -> int:
                     ):
                         broker.stop(signal.SIGKILL)
                         time.sleep(args.down_s)
+                        began = time.time()
                         broker.start()
                         restarted_at = time.time()
+                        result["broker_start_s"] = round(restarted_at - began, 1)
                     if (
                         killed_at
                         and takeover is None

@@ -122,9 +122,9 @@ class Settings(BaseSettings):
     snapshot_min_events: int = Field(default=5_000, ge=1)
     # How the queue topic is consumed (docs/adr/0061): "direct" is a plain aiokafka
     # consumer in its own group (<app_id>-queue) with snapshots in a topic of their own,
-    # several times Faust's rate (docs/benchmarks/worker.md); "faust" is Faust's agent and
-    # table (ADR 8), the only mode with transactions (processing_guarantee). Faust keeps
-    # the wave timer and the web views either way.
+    # several times Faust's rate (docs/benchmarks/worker.md), with an idempotent producer
+    # on Apache Kafka; "faust" is Faust's agent and table (ADR 8). Faust keeps the wave
+    # timer and the web views either way.
     consumer: Literal["direct", "faust"] = "direct"
     # At-least-once delivery of exactly-once decisions on every broker (docs/adr/0005);
     # "exactly_once" was removed (docs/adr/0090). Kept so existing files stay valid.

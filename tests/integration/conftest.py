@@ -1,5 +1,6 @@
-"""Real parts: the embedded broker and real worker processes, started on free ports and
-stopped by PID. Tests drive them only through Kafka, with ordinary clients."""
+"""Real parts: a broker (the embedded one, or Apache Kafka) and real worker processes,
+started on free ports and stopped by PID. Tests drive them only through Kafka, with
+ordinary clients."""
 
 from __future__ import annotations
 
