@@ -47,7 +47,10 @@ def test_a_broker_sigkill_and_restart_lose_nothing(own_kafka, workers):
     stop = threading.Event()
     producer = threading.Thread(target=traffic.run, args=(own_kafka.bootstrap, stop), daemon=True)
     producer.start()
-    alive = lambda: first.process.poll() is None and second.process.poll() is None  # noqa: E731
+
+    def alive() -> bool:
+        return first.process.poll() is None and second.process.poll() is None
+
     try:
         time.sleep(6)
         own_kafka.stop(signal.SIGKILL)
