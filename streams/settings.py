@@ -14,7 +14,7 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
 
 from matcher.core import QueueProfile, ServerRoute
@@ -131,13 +131,24 @@ class Settings(BaseSettings):
     snapshot_min_events: int = Field(default=5_000, ge=1)
     # How the queue topic is consumed (docs/adr/0061): "direct" is a plain aiokafka
     # consumer in its own group (<app_id>-queue) with snapshots in a topic of their own,
-    # several times Faust's rate (docs/benchmarks/worker.md); "faust" is Faust's agent and
-    # table (ADR 8), the only mode with transactions (processing_guarantee). Faust keeps
-    # the wave timer and the web views either way.
+    # several times Faust's rate (docs/benchmarks/worker.md), with an idempotent producer
+    # on Apache Kafka; "faust" is Faust's agent and table (ADR 8). Faust keeps the wave
+    # timer and the web views either way.
     consumer: Literal["direct", "faust"] = "direct"
-    # Apache Kafka only: "exactly_once" uses transactions; the embedded broker has none.
-    processing_guarantee: Literal["at_least_once", "exactly_once"] = "at_least_once"
+    # At-least-once delivery of exactly-once decisions on every broker (docs/adr/0005);
+    # "exactly_once" was removed (docs/adr/0090). Kept so existing files stay valid.
+    processing_guarantee: Literal["at_least_once"] = "at_least_once"
     log_level: Literal["debug", "info", "warn", "error"] = "info"
+
+    @field_validator("processing_guarantee", mode="before")
+    @classmethod
+    def _no_transactions(cls, value: Any) -> Any:
+        if value == "exactly_once":
+            raise ValueError(
+                '"exactly_once" was removed: outputs are published at least once, '
+                "byte-identical, and consumers de-duplicate by key (docs/adr/0090)"
+            )
+        return value
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
@@ -149,8 +160,6 @@ class Settings(BaseSettings):
             and self.finished_retention_ms < self.ticket_ttl_ms
         ):
             raise ValueError("finished_retention_ms must be >= ticket_ttl_ms")
-        if self.consumer == "direct" and self.processing_guarantee == "exactly_once":
-            raise ValueError('processing_guarantee "exactly_once" needs consumer = "faust"')
         if self.heartbeat_interval_ms * 3 > self.session_timeout_ms:
             raise ValueError("heartbeat_interval_ms must be at most a third of session_timeout_ms")
         return self
