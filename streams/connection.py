@@ -167,7 +167,7 @@ def explain(connection: Connection, error: BaseException) -> str:
         return f"sasl_mechanism: {where} does not accept {connection.sasl_mechanism}: {answer}"
     if isinstance(error, ssl.SSLCertVerificationError):
         return f"ssl_cafile: the certificate of {where} is not trusted: {answer}"
-    if isinstance(error, ssl.SSLError):
+    if isinstance(error, ssl.SSLError | ConnectionResetError) and connection.uses_tls:
         return f"security_protocol: TLS with {where} failed: {answer}"
     if isinstance(error, TimeoutError | asyncio.TimeoutError):
         return (
@@ -184,4 +184,6 @@ def explain(connection: Connection, error: BaseException) -> str:
 
 def _answer(error: BaseException) -> str:
     text = " ".join(str(error).split()) or type(error).__name__
+    if "<AIOKafkaConnection" in text:  # aiokafka put the connection where the answer goes
+        text = f"{getattr(error, 'message', text)}: {getattr(error, 'description', '')}"
     return text if len(text) < 300 else text[:297] + "..."

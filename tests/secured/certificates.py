@@ -72,9 +72,7 @@ def _certificate(
                 decipher_only=False,
             ),
             critical=True,
-        ).add_extension(
-            x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False
-        )
+        ).add_extension(x509.SubjectKeyIdentifier.from_public_key(key.public_key()), critical=False)
     else:
         builder = builder.add_extension(
             x509.AuthorityKeyIdentifier.from_issuer_public_key(signer.public_key()),
