@@ -5,6 +5,7 @@ seconds, with one line naming the setting and the broker's answer."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import select
@@ -19,6 +20,8 @@ import pytest
 
 from streams.embedded.broker import free_port
 from streams.processes import stop_process
+from streams.settings import load_settings
+from streams.topics import ensure_topics
 from tests.integration.conftest import FAUST_ENV, ROOT, Worker, wait_until
 from tests.kafka.broker import KafkaBroker
 from tests.kafka.fixtures import require_kafka
@@ -49,7 +52,10 @@ class Secured:
 
     @property
     def url(self) -> str:
-        return f"kafka://127.0.0.1:{self.broker.ports['SECURED']}"
+        return self.listener_url("SECURED")
+
+    def listener_url(self, listener: str) -> str:
+        return f"kafka://127.0.0.1:{self.broker.ports[listener]}"
 
     def config(self, name: str, **changes: str) -> Path:
         """A settings file for the SASL_SSL listener; ``changes`` replace its lines."""
@@ -82,7 +88,8 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
         root / "kafka",
         # The first listener stays PLAINTEXT: the fixture's readiness check and the
         # broker's own traffic use it; clients under test use SECURED only.
-        listeners={"PLAINTEXT": "PLAINTEXT", "SECURED": "SASL_SSL"},
+        # SECURED takes SCRAM, PLAIN_SSL takes PLAIN (as Confluent Cloud does), both over TLS.
+        listeners={"PLAINTEXT": "PLAINTEXT", "SECURED": "SASL_SSL", "PLAIN_SSL": "SASL_SSL"},
         scram_users=[("SCRAM-SHA-256", USER, PASSWORD), ("SCRAM-SHA-512", USER, PASSWORD)],
         extra_properties={
             f"{listener}sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
@@ -93,6 +100,13 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
             f"{listener}ssl.truststore.type": "PEM",
             f"{listener}ssl.truststore.location": str(authority.ca),
             f"{listener}ssl.client.auth": "required",
+            "listener.name.plain_ssl.sasl.enabled.mechanisms": "PLAIN",
+            "listener.name.plain_ssl.plain.sasl.jaas.config": (
+                "org.apache.kafka.common.security.plain.PlainLoginModule required "
+                f'user_{USER}="{PASSWORD}";'
+            ),
+            "listener.name.plain_ssl.ssl.keystore.type": "PEM",
+            "listener.name.plain_ssl.ssl.keystore.location": str(authority.broker),
         },
     )
     with broker.start():
@@ -232,10 +246,14 @@ def refused_config(secured: Secured, name: str) -> Path:
     if changes.get("ssl_cafile") == "OTHER_CA":
         changes = {**changes, "ssl_cafile": str(make_authority(secured.root / "other").ca)}
     config = secured.config(name.replace(" ", "-"), **changes)
-    # None drops a line: the setting is then unset.
+    drop_unset(config)
+    return config
+
+
+def drop_unset(config: Path) -> None:
+    """None drops a line of the settings file: the setting is then unset."""
     kept = [line for line in config.read_text().splitlines() if not line.endswith("= null")]
     config.write_text("\n".join(kept) + "\n")
-    return config
 
 
 def assert_refused_in_one_line(done: subprocess.CompletedProcess[str], name: str, took: float):
@@ -263,3 +281,28 @@ def test_every_command_says_so_too(secured: Secured, tmp_path: Path, command: st
     started = time.monotonic()
     done = wavematch(config, *COMMANDS[command], cwd=tmp_path)
     assert_refused_in_one_line(done, "wrong password", time.monotonic() - started)
+
+
+@pytest.mark.parametrize(
+    ("listener", "mechanism"),
+    [("SECURED", "SCRAM-SHA-256"), ("SECURED", "SCRAM-SHA-512"), ("PLAIN_SSL", "PLAIN")],
+)
+def test_each_mechanism_creates_topics_and_publishes(
+    secured: Secured, listener: str, mechanism: str
+) -> None:
+    """Topic creation (the admin client) and `wavematch join` with each SASL mechanism;
+    PLAIN_SSL asks for no client certificate, so none is configured there."""
+    changes: dict[str, str | None] = {
+        "broker_url": secured.listener_url(listener),
+        "sasl_mechanism": mechanism,
+    }
+    if listener == "PLAIN_SSL":
+        changes |= {"ssl_certfile": None, "ssl_keyfile": None}
+    config = secured.config(f"{listener}-{mechanism}", **changes)  # type: ignore[arg-type]
+    drop_unset(config)
+    settings = load_settings(config)
+    created = asyncio.run(asyncio.wait_for(ensure_topics(settings), 60))
+    assert isinstance(created, list)  # topics of earlier tests may exist already
+    joined = wavematch(config, *COMMANDS["join"])
+    assert joined.returncode == 0, joined.stderr
+    assert joined.stdout.startswith("t-")
