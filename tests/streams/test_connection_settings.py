@@ -127,3 +127,44 @@ def test_every_kafka_client_in_streams_takes_the_built_connection() -> None:
         if "faust.App(" in text and "broker_credentials=faust_credentials(" not in text:
             offenders.append(f"{where}: faust.App without broker_credentials")
     assert offenders == []
+
+
+def test_a_broker_that_never_answers_is_one_line_within_the_timeout() -> None:
+    """A listener that accepts and stays silent (a wrong port, a stuck proxy) must not hang
+    a command: the probe gives up after its timeout and names broker_url."""
+    import asyncio
+    import time
+
+    from streams.connection import BrokerRefused, Connection, check_connection
+
+    async def probe() -> str:
+        async def silent(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await reader.read(-1)
+
+        server = await asyncio.start_server(silent, "127.0.0.1", 0)
+        port = server.sockets[0].getsockname()[1]
+        connection = Connection(
+            f"127.0.0.1:{port}",
+            "SASL_PLAINTEXT",
+            "SCRAM-SHA-256",
+            "mm",
+            load_settings(  # a SecretStr, as the settings make it
+                security_protocol="SASL_PLAINTEXT",
+                sasl_mechanism="PLAIN",
+                sasl_username="mm",
+                sasl_password=PASSWORD,
+            ).sasl_password,
+        )
+        try:
+            await check_connection(connection, timeout_s=1.0)
+        except BrokerRefused as refused:
+            return str(refused)
+        finally:
+            server.close()
+        return "connected"
+
+    started = time.monotonic()
+    message = asyncio.run(probe())
+    assert time.monotonic() - started < 5
+    assert message.startswith("broker_url: no answer from 127.0.0.1:"), message
+    assert PASSWORD not in message
