@@ -8,7 +8,6 @@ from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from matcher.queue.events import DequeueReason
 from matcher.queue.fold import rating_diff
 from streams.worker.folding import Folded, PartitionState
 
@@ -107,10 +106,11 @@ class WorkerMetrics:
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
         where = (summary.queue, summary.region)
+        # Only matched tickets' dequeues carry their joined time (ADR 96).
         waits = [
             (gone.at_ms - gone.joined_at_ms) / 1e3
             for gone in step.dequeued
-            if gone.joined_at_ms is not None and gone.reason is DequeueReason.MATCHED
+            if gone.joined_at_ms is not None
         ]
         observe_all(self.time_to_match.labels(*where), waits)
         self.unmatched_after_wave.labels(*where).set(summary.unmatched)
