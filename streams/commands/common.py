@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import os
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -79,6 +80,8 @@ def on_broker(
     """
     import asyncio
 
+    from aiokafka.errors import KafkaError
+
     from streams.connection import BrokerRefused, check_connection, connection_of
 
     connection = connection_of(settings)
@@ -87,9 +90,36 @@ def on_broker(
         await check_connection(connection)
         return await asyncio.wait_for(work(connection), timeout_s)
 
+    # aiokafka logs why a connection failed and raises less; keep its last word for the
+    # one line (and off the terminal, where it would print once per retry).
+    last = _LastWarning()
+    aiokafka_log = logging.getLogger("aiokafka")
+    aiokafka_log.addHandler(last)
     try:
         return asyncio.run(probed())
     except BrokerRefused as refused:
         raise UsageError(str(refused)) from None
-    except (TimeoutError, OSError) as error:
-        raise UsageError(f"broker_url: cannot reach {settings.broker_url}: {error}") from None
+    except (KafkaError, TimeoutError, OSError) as error:
+        if isinstance(error, TimeoutError) and not str(error):
+            error = TimeoutError(f"no answer within {timeout_s:.0f} s" if timeout_s else "")
+        said = f"; the client said: {last.message}" if last.message else ""
+        raise UsageError(f"broker_url: {settings.broker_url}: {error}{said}") from None
+    finally:
+        aiokafka_log.removeHandler(last)
+
+
+class _LastWarning(logging.Handler):
+    """What aiokafka logged last with an exception as its cause, else its last warning."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self._said: dict[bool, str] = {}
+
+    def emit(self, record: logging.LogRecord) -> None:
+        args = record.args if isinstance(record.args, tuple) else ()
+        with_cause = any(isinstance(arg, BaseException) for arg in args)
+        self._said[with_cause] = " ".join(record.getMessage().split())
+
+    @property
+    def message(self) -> str | None:
+        return self._said.get(True) or self._said.get(False)

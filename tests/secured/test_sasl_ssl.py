@@ -78,18 +78,31 @@ class Secured:
         return path
 
 
+LISTENERS = {
+    "PLAINTEXT": "PLAINTEXT",
+    "SECURED": "SASL_SSL",
+    "PLAIN_SSL": "SASL_SSL",
+    "MISADVERTISED": "PLAINTEXT",
+}
+
+
 @pytest.fixture(scope="module")
 def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
     require_kafka()
     root = tmp_path_factory.mktemp("secured")
     authority = make_authority(root / "tls")
     listener = "listener.name.secured."
+    ports = {name: free_port() for name in (*LISTENERS, "CONTROLLER")}
+    advertised = {**{name: "127.0.0.1" for name in LISTENERS}, "MISADVERTISED": "127.0.0.2"}
     broker = KafkaBroker(
         root / "kafka",
         # The first listener stays PLAINTEXT: the fixture's readiness check and the
         # broker's own traffic use it; clients under test use SECURED only.
         # SECURED takes SCRAM, PLAIN_SSL takes PLAIN (as Confluent Cloud does), both over TLS.
-        listeners={"PLAINTEXT": "PLAINTEXT", "SECURED": "SASL_SSL", "PLAIN_SSL": "SASL_SSL"},
+        # MISADVERTISED answers metadata with an address nobody listens on (127.0.0.2), as a
+        # broker behind a wrong advertised.listeners does.
+        listeners=LISTENERS,
+        ports=ports,
         scram_users=[("SCRAM-SHA-256", USER, PASSWORD), ("SCRAM-SHA-512", USER, PASSWORD)],
         extra_properties={
             f"{listener}sasl.enabled.mechanisms": "SCRAM-SHA-256,SCRAM-SHA-512",
@@ -107,6 +120,9 @@ def secured(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Secured]:
             ),
             "listener.name.plain_ssl.ssl.keystore.type": "PEM",
             "listener.name.plain_ssl.ssl.keystore.location": str(authority.broker),
+            "advertised.listeners": ",".join(
+                f"{name}://{host}:{ports[name]}" for name, host in advertised.items()
+            ),
         },
     )
     with broker.start():
@@ -306,3 +322,34 @@ def test_each_mechanism_creates_topics_and_publishes(
     joined = wavematch(config, *COMMANDS["join"])
     assert joined.returncode == 0, joined.stderr
     assert joined.stdout.startswith("t-")
+
+
+def test_a_broker_advertising_an_unreachable_address_is_one_line(secured: Secured) -> None:
+    """The bootstrap server answers, the broker it names cannot be reached: the command
+    gives up at its timeout with one line and aiokafka's reason, not a retry log."""
+    config = secured.config(
+        "misadvertised",
+        broker_url=secured.listener_url("MISADVERTISED"),
+        **dict.fromkeys(
+            (
+                "security_protocol",
+                "sasl_mechanism",
+                "sasl_username",
+                "sasl_password_file",
+                "ssl_cafile",
+                "ssl_certfile",
+                "ssl_keyfile",
+            ),
+            None,
+        ),
+    )
+    drop_unset(config)
+    started = time.monotonic()
+    done = wavematch(config, *COMMANDS["join"])
+    took = time.monotonic() - started
+    lines = done.stderr.strip().splitlines()
+    assert done.returncode == 2, done.stderr
+    assert len(lines) == 1, done.stderr
+    assert lines[0].startswith("wavematch join: error: broker_url: "), lines[0]
+    assert "127.0.0.2" in lines[0], lines[0]
+    assert took < 30, f"took {took:.1f} s"
