@@ -188,7 +188,9 @@ def test_a_worker_join_and_tail_make_a_match_over_sasl_ssl(
         assert match["type"] == "MatchCreated"
     finally:
         worker.stop()
-    assert "Traceback" not in worker.log.read_text()
+    log = worker.log.read_text()
+    assert "Traceback" not in log
+    assert PASSWORD not in log
 
 
 def tail_until_match(config: Path, tickets: set[str], timeout_s: float = 60) -> dict[str, object]:
