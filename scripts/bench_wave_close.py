@@ -6,7 +6,8 @@ Folds N 1v1 joins into one region, then times the WaveTick: snapshot, strategy,
 checker, state update (the fold), the worker's metrics of the wave, and turning the step
 into encoded output records (`records_of`: MatchCreated, TicketDequeued, TicketStatus,
 WaveClosed). This is the "tick read to last event encoded" part of a wave's latency.
-``--publish`` starts the embedded broker and also sends every record with the worker's
+``--publish`` starts a broker (``--broker tansu``, the embedded one, or ``kafka``, Apache
+Kafka from tests/kafka/install.sh's jars) and also sends every record with the worker's
 Publisher and producer settings, timing until the broker acknowledged the last one (the
 producer's flush: the issue's "tick read to last event published"). The cyclic GC is
 held from the tick's fold to the hand-over to the producer, as the worker holds it for a
@@ -206,7 +207,8 @@ def main() -> int:
     parser.add_argument("--strategy", default="optimal")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-status", action="store_true")
-    parser.add_argument("--publish", action="store_true", help="send to the embedded broker too")
+    parser.add_argument("--publish", action="store_true", help="send to a broker too")
+    parser.add_argument("--broker", choices=("tansu", "kafka"), default="tansu")
     parser.add_argument(
         "--joins-after",
         type=int,
@@ -243,28 +245,26 @@ def main() -> int:
 
 
 def with_broker(args: argparse.Namespace) -> int:
+    import tempfile
+
     from aiokafka import AIOKafkaProducer
 
-    from streams.embedded.broker import EmbeddedBroker
     from streams.topics import ensure_topics
+    from streams.worker.direct import output_producer
     from streams.worker.publisher import Publisher
+    from tests.kafka.broker import running_broker
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    with EmbeddedBroker() as broker:
+    with running_broker(args.broker, Path(tempfile.mkdtemp(prefix="bench-wave-close-"))) as broker:
         config = Path("/tmp/bench-wave-close-topics.toml")
         config.write_text(CONFIG.format(strategy=args.strategy, status="true"))
         settings = load_settings(config, broker_url=broker.url)
         loop.run_until_complete(ensure_topics(settings))
 
-        # The worker's producer settings (streams/worker/app.py).
+        # The worker's own producer (idempotent on Apache Kafka).
         async def started() -> AIOKafkaProducer:
-            producer = AIOKafkaProducer(
-                bootstrap_servers=broker.bootstrap,
-                acks="all",
-                linger_ms=5,
-                max_batch_size=512 * 1024,
-            )
+            producer = output_producer(settings)
             await producer.start()
             return producer
 
@@ -295,6 +295,7 @@ def with_broker(args: argparse.Namespace) -> int:
                 "players": args.players,
                 "strategy": args.strategy,
                 "publish": True,
+                "broker": args.broker,
                 "median_of": args.repeat,
                 **summary,
             }

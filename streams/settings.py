@@ -20,6 +20,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    field_validator,
     model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
@@ -133,9 +134,20 @@ class Settings(BaseSettings):
     # table (ADR 8), the only mode with transactions (processing_guarantee). Faust keeps
     # the wave timer and the web views either way.
     consumer: Literal["direct", "faust"] = "direct"
-    # Apache Kafka only: "exactly_once" uses transactions; the embedded broker has none.
-    processing_guarantee: Literal["at_least_once", "exactly_once"] = "at_least_once"
+    # At-least-once delivery of exactly-once decisions on every broker (docs/adr/0005);
+    # "exactly_once" was removed (docs/adr/0090). Kept so existing files stay valid.
+    processing_guarantee: Literal["at_least_once"] = "at_least_once"
     log_level: Literal["debug", "info", "warn", "error"] = "info"
+
+    @field_validator("processing_guarantee", mode="before")
+    @classmethod
+    def _no_transactions(cls, value: Any) -> Any:
+        if value == "exactly_once":
+            raise ValueError(
+                '"exactly_once" was removed: outputs are published at least once, '
+                "byte-identical, and consumers de-duplicate by key (docs/adr/0090)"
+            )
+        return value
 
     # How every Kafka client connects (streams/connection.py, docs/adr/0095). Managed
     # clusters usually want SASL_SSL with SCRAM or PLAIN; PLAINTEXT suits a local broker only.
@@ -180,8 +192,6 @@ class Settings(BaseSettings):
             and self.finished_retention_ms < self.ticket_ttl_ms
         ):
             raise ValueError("finished_retention_ms must be >= ticket_ttl_ms")
-        if self.consumer == "direct" and self.processing_guarantee == "exactly_once":
-            raise ValueError('processing_guarantee "exactly_once" needs consumer = "faust"')
         if self.heartbeat_interval_ms * 3 > self.session_timeout_ms:
             raise ValueError("heartbeat_interval_ms must be at most a third of session_timeout_ms")
         self._secured_consistently()

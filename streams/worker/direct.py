@@ -65,6 +65,8 @@ def output_producer(settings: Settings) -> AIOKafkaProducer:
         **client_kwargs(connection_of(settings)),
         client_id=f"{settings.app_id}-outputs",
         acks="all",
+        # A retried batch is not written twice; the embedded broker refuses InitProducerId.
+        enable_idempotence=not settings.is_embedded_broker,
         linger_ms=5,
         max_batch_size=512 * 1024,
         max_request_size=4 * 1024 * 1024,

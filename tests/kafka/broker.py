@@ -9,18 +9,19 @@ restarts it on the same directory and the same ports. Stopped by its PID, never 
 from __future__ import annotations
 
 import base64
+import contextlib
 import os
 import shutil
 import signal
 import subprocess
 import time
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import TracebackType
 
-from streams.embedded.broker import free_port, wait_for_port
+from streams.embedded.broker import EmbeddedBroker, free_port, wait_for_port
 from streams.processes import stop_process
 
 HERE = Path(__file__).resolve().parent
@@ -259,3 +260,39 @@ class KafkaBroker:
         tb: TracebackType | None,
     ) -> None:
         self.stop()
+
+
+def empty_broker(bootstrap: str, timeout_s: float = 30.0) -> None:
+    """Delete every topic but Kafka's own and every consumer group, and wait until they are
+    gone: the next test on a shared broker starts from an empty cluster."""
+    from confluent_kafka.admin import AdminClient
+
+    admin = AdminClient({"bootstrap.servers": bootstrap})
+    groups = [g.group_id for g in admin.list_consumer_groups().result(timeout_s).valid]
+    for future in (admin.delete_consumer_groups(groups) if groups else {}).values():
+        future.result(timeout_s)
+    deadline = time.monotonic() + timeout_s
+    while topics := [
+        t for t in admin.list_topics(timeout=timeout_s).topics if not t.startswith("__")
+    ]:
+        if time.monotonic() > deadline:
+            raise KafkaBrokerError(f"topics still there after {timeout_s:.0f} s: {topics}")
+        for future in admin.delete_topics(topics).values():
+            # One already being deleted fails here; the next listing tells.
+            with contextlib.suppress(Exception):
+                future.result(timeout_s)
+        time.sleep(0.2)
+
+
+@contextlib.contextmanager
+def running_broker(kind: str, work: Path) -> Iterator[EmbeddedBroker | KafkaBroker]:
+    """``kind`` "tansu" (the embedded broker) or "kafka" (Apache Kafka in ``work``/kafka),
+    for scripts that compare the two; stopped on exit."""
+    if kind == "tansu":
+        with EmbeddedBroker(log_path=work / "broker.log") as embedded:
+            yield embedded
+    elif kind == "kafka":
+        with KafkaBroker(work / "kafka") as kafka:
+            yield kafka
+    else:
+        raise ValueError(f"broker kind {kind!r}: expected 'tansu' or 'kafka'")
