@@ -14,7 +14,15 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
 
 from matcher.core import QueueProfile, ServerRoute
@@ -150,6 +158,39 @@ class Settings(BaseSettings):
             )
         return value
 
+    # How every Kafka client connects (streams/connection.py, docs/adr/0095). Managed
+    # clusters usually want SASL_SSL with SCRAM or PLAIN; PLAINTEXT suits a local broker only.
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] | None = None
+    sasl_username: str | None = None
+    # Secrets: WAVEMATCH_SASL_PASSWORD, or a file (a mounted Secret) read once at start.
+    # Neither is logged (SecretStr) nor in the config fingerprint (not a decision).
+    sasl_password: SecretStr | None = None
+    sasl_password_file: Path | None = None
+    # TLS: the CA that signed the brokers' certificates (default: the system's CAs), and a
+    # client certificate and key for listeners that ask for one (PEM files).
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None
+    ssl_keyfile: Path | None = None
+    ssl_key_password: SecretStr | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _password_from_file(cls, data: Any) -> Any:
+        """Read ``sasl_password_file`` into ``sasl_password``: one value from then on."""
+        if not isinstance(data, dict) or not data.get("sasl_password_file"):
+            return data
+        if data.get("sasl_password"):
+            raise ValueError("sasl_password_file: set it or sasl_password, not both")
+        path = Path(data["sasl_password_file"])
+        try:
+            password = path.read_text().rstrip("\r\n")
+        except OSError as error:
+            raise ValueError(f"sasl_password_file: cannot read {path}: {error.strerror}") from None
+        if not password:
+            raise ValueError(f"sasl_password_file: {path} is empty")
+        return {**data, "sasl_password": password}
+
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
         names = [queue.name for queue in self.queues]
@@ -162,7 +203,29 @@ class Settings(BaseSettings):
             raise ValueError("finished_retention_ms must be >= ticket_ttl_ms")
         if self.heartbeat_interval_ms * 3 > self.session_timeout_ms:
             raise ValueError("heartbeat_interval_ms must be at most a third of session_timeout_ms")
+        self._secured_consistently()
         return self
+
+    def _secured_consistently(self) -> None:
+        protocol = self.security_protocol
+        sasl = protocol.startswith("SASL_")
+        tls = protocol in ("SSL", "SASL_SSL")
+        if protocol != "PLAINTEXT" and self.is_embedded_broker:
+            raise ValueError("security_protocol: the embedded broker (tansu://) is PLAINTEXT only")
+        for name in ("sasl_mechanism", "sasl_username", "sasl_password"):
+            given = getattr(self, name) is not None
+            if sasl and not given:
+                raise ValueError(f"{name}: required with security_protocol {protocol}")
+            if given and not sasl:
+                raise ValueError(f"{name}: set, but security_protocol {protocol} uses no SASL")
+        for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_key_password"):
+            value = getattr(self, name)
+            if value is not None and not tls:
+                raise ValueError(f"{name}: set, but security_protocol {protocol} uses no TLS")
+            if isinstance(value, Path) and not value.is_file():
+                raise ValueError(f"{name}: {value} not found")
+        if self.ssl_keyfile is not None and self.ssl_certfile is None:
+            raise ValueError("ssl_keyfile: set without ssl_certfile (the client certificate)")
 
     @classmethod
     def settings_customise_sources(
@@ -271,7 +334,9 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         return Settings(**overrides)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "settings"
-        raise SettingsError(f"{where}: {first['msg']}") from None
+        # Checks across fields (no location) start their message with the field to fix.
+        message = first["msg"].removeprefix("Value error, ")
+        where = ".".join(str(part) for part in first["loc"])
+        raise SettingsError(f"{where}: {message}" if where else message) from None
     finally:
         _config_file.reset(token)

@@ -337,12 +337,15 @@ class RegionQueue:
         # (rating band, waves waited) of each; the estimator's histograms do not depend
         # on the order they are given in.
         taken = {t: (rating_band(q.ticket), waited_base - q.joined_wave) for t, q in chosen}
+        joined = {t: q.ticket.joined_at_ms for t, q in chosen}
         self._drop(gone, chosen)
         self.estimator.observe_bands(list(taken.values()))
         at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
         reason = DequeueReason.MATCHED
         out = [
-            _make_dequeued(t, queue, region, reason, taken[t][1], at_ms, match_id, wave_id, None)
+            _make_dequeued(
+                t, queue, region, reason, taken[t][1], at_ms, match_id, wave_id, None, joined[t]
+            )
             for t, match_id in zip(ticket_ids, match_ids, strict=True)
         ]
         self.finished.finish_all(ticket_ids, at_ms)

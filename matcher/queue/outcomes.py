@@ -21,6 +21,9 @@ class Dequeued:
     match_id: str | None = None
     wave_id: str | None = None
     detail: str | None = None
+    # When a matched ticket joined (its TicketJoined's time): the time-to-match metric's
+    # start. Not part of the published TicketDequeued.
+    joined_at_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

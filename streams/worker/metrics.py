@@ -48,6 +48,21 @@ class WorkerMetrics:
             buckets=(10, 25, 50, 100, 150, 200, 300, 500, 1000),
             **kwargs,
         )
+        # Both in log time: the ticket's joined time to the instant of the tick that
+        # matched it, so a slow worker or a catch-up does not stretch them.
+        self.time_to_match = Histogram(
+            "wavematch_time_to_match_seconds",
+            "Per matched ticket: from its joined time to the wave tick that matched it",
+            ["queue", "region"],
+            buckets=(1, 2.5, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600),
+            **kwargs,
+        )
+        self.unmatched_after_wave = Gauge(
+            "wavematch_unmatched_after_wave_tickets",
+            "Tickets left queued by the last wave of the queue and region",
+            ["queue", "region"],
+            **kwargs,
+        )
         self.catch_up_events = Counter(
             "wavematch_catch_up_events_total",
             "Events re-folded after a takeover",
@@ -90,6 +105,15 @@ class WorkerMetrics:
         self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
+        where = (summary.queue, summary.region)
+        # Only matched tickets' dequeues carry their joined time (ADR 96).
+        waits = [
+            (gone.at_ms - gone.joined_at_ms) / 1e3
+            for gone in step.dequeued
+            if gone.joined_at_ms is not None
+        ]
+        observe_all(self.time_to_match.labels(*where), waits)
+        self.unmatched_after_wave.labels(*where).set(summary.unmatched)
         region_queue = state.book.regions.get((summary.queue, summary.region))
         if region_queue is not None:
             self.queue_depth.labels(summary.queue, summary.region).set(region_queue.players_queued)
