@@ -217,8 +217,8 @@ class KafkaBroker:
             *self._jvm(java, jars),
             "kafka.tools.StorageTool",
             "format",
-            "--cluster-id",
-            cluster_id(),
+            # One argument: an id may start with "-", which argparse would take for an option.
+            f"--cluster-id={cluster_id()}",
             "--config",
             str(config),
             "--standalone",
