@@ -7,9 +7,14 @@ import of another (numpy for ``optimal``, say).
 from __future__ import annotations
 
 import importlib
+from collections.abc import Callable
 from typing import Final
 
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
+
+#: A strategy's start-up check: parses the profile's options (and team shape) into the
+#: strategy's typed config, raising ValueError("<field>: <reason>") on a bad one.
+ProfileCheck = Callable[[QueueProfile], object]
 
 _REGISTRY: dict[str, str | Strategy] = {
     "optimal": "matcher.duel.strategies:optimal_strategy",
@@ -17,6 +22,16 @@ _REGISTRY: dict[str, str | Strategy] = {
     "rebalance": "matcher.teams.strategies:rebalance_strategy",
     "game-queue": "matcher.teams.strategies:game_queue_strategy",
     "multifactor": "matcher.multifactor.strategy:multifactor_strategy",
+}
+
+#: Each strategy's profile check: the same parsing its first lines do on every wave, run
+#: once when settings load so a typo stops the start instead of every wave.
+_CHECKS: dict[str, str | ProfileCheck] = {
+    "optimal": "matcher.strategies:_check_optimal",
+    "ladder-v2.1": "matcher.strategies:_check_ladder",
+    "rebalance": "matcher.teams.strategies:rebalance_settings",
+    "game-queue": "matcher.teams.strategies:game_queue_settings",
+    "multifactor": "matcher.multifactor.strategy:multifactor_settings",
 }
 
 
@@ -48,15 +63,44 @@ class UnknownStrategy(KeyError):
     pass
 
 
-def register_strategy(name: str, strategy: Strategy, revision: int = DEFAULT_REVISION) -> None:
+def register_strategy(
+    name: str,
+    strategy: Strategy,
+    revision: int = DEFAULT_REVISION,
+    check: ProfileCheck | None = None,
+) -> None:
     """Register ``strategy`` under ``name`` (plug-ins and tests); names are never replaced.
 
     Raise ``revision`` whenever the strategy's decisions change (see ``_REVISIONS``).
+    ``check`` validates a profile's options at start (see :func:`check_profile`).
     """
     if name in _REGISTRY:
         raise ValueError(f"strategy {name!r} is already registered")
     _REGISTRY[name] = strategy
     _REVISIONS[name] = revision
+    if check is not None:
+        _CHECKS[name] = check
+
+
+def check_profile(profile: QueueProfile) -> object:
+    """Validate ``profile`` for its strategy; return the strategy's typed config.
+
+    Raises ValueError whose message names the field (``options.<name>: reason``,
+    ``team_count: reason``...). A strategy registered without a check accepts any options.
+
+    >>> check_profile(QueueProfile("q", "rebalance", ("m",), options={"methd": "greedy"}))
+    Traceback (most recent call last):
+    ValueError: options.methd: unknown option (known: alpha, max_sequences, method, p, q)
+    """
+    get_strategy(profile.strategy)
+    target = _CHECKS.get(profile.strategy)
+    if target is None:
+        return None
+    if isinstance(target, str):
+        module_name, _, attribute = target.partition(":")
+        target = getattr(importlib.import_module(module_name), attribute)
+    assert callable(target)
+    return target(profile)
 
 
 def decision_revision(name: str) -> int:
@@ -91,3 +135,26 @@ def _unknown(name: str) -> UnknownStrategy:
 def run_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
     """Close one wave with the queue's strategy."""
     return get_strategy(profile.strategy)(snapshot, profile)
+
+
+def _check_optimal(profile: QueueProfile) -> object:
+    from matcher.duel.model import OPTIMAL_DEFAULTS
+
+    return _check_duel(profile, OPTIMAL_DEFAULTS)
+
+
+def _check_ladder(profile: QueueProfile) -> object:
+    from matcher.duel.model import LADDER_DEFAULTS
+
+    return _check_duel(profile, LADDER_DEFAULTS)
+
+
+def _check_duel(profile: QueueProfile, defaults: object) -> object:
+    # matcher.duel.model alone: the strategies module would import SciPy into every
+    # command that reads settings.
+    from matcher.duel.model import DuelConfig, parse_config
+
+    assert isinstance(defaults, DuelConfig)
+    if profile.team_count != 2 or profile.team_size != 1:
+        raise ValueError("profile: duel strategies need team_count 2 and team_size 1")
+    return parse_config(profile.options, defaults)

@@ -20,7 +20,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 from matcher.core import QueueProfile, ServerRoute
 from matcher.queue import QueueRules
 from matcher.queue.cadence import CadencePolicy
-from matcher.strategies import decision_revision, strategy_names
+from matcher.strategies import check_profile, decision_revision, strategy_names
 
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
 
@@ -74,7 +74,35 @@ class QueueSettings(_Frozen):
             )
         if len(set(self.regions)) != len(self.regions):
             raise ValueError("regions must be distinct")
+        check_queue(self)
         return self
+
+
+# --- Queue options and rules, checked at load (issue 26) ------------------------------
+# Kept in one block: a queue whose strategy options are wrong must stop the start with
+# one line, never load and then dead-letter every wave of that queue.
+
+
+def queue_profile(queue: QueueSettings) -> QueueProfile:
+    """The strategy-facing part of ``queue`` alone (no routes): what the checks read."""
+    return QueueProfile(
+        queue=queue.name,
+        strategy=queue.strategy,
+        maps=queue.maps,
+        team_count=queue.team_count,
+        team_size=queue.team_size,
+        team_size_min=queue.team_size_min,
+        roles=queue.roles,
+        options=dict(queue.options),
+    )
+
+
+def check_queue(queue: QueueSettings) -> None:
+    """Raise ValueError ``queue '<name>': <field>: <reason>`` for bad options."""
+    try:
+        check_profile(queue_profile(queue))
+    except ValueError as error:
+        raise ValueError(f"queue {queue.name!r}: {error}") from None
 
 
 class RouteSettings(_Frozen):
@@ -251,6 +279,7 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "settings"
-        raise SettingsError(f"{where}: {first['msg']}") from None
+        message = first["msg"].removeprefix("Value error, ")
+        raise SettingsError(f"{where}: {message}") from None
     finally:
         _config_file.reset(token)

@@ -29,7 +29,7 @@ from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arriva
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.finished import FinishedTickets
-from matcher.queue.outcomes import Dequeued, Searching, Step
+from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
 from matcher.strategies import run_wave
 
@@ -99,6 +99,8 @@ class RegionQueue:
     # Players who joined since the last wave and their moving rate: the pop timer's input.
     arrivals_since_tick: int = 0
     arrival_rate_per_s: float | None = None
+    # Why the last wave failed (None after a good one): a failure is reported once.
+    failing: str | None = None
 
     def apply(
         self,
@@ -154,9 +156,9 @@ class RegionQueue:
         for player in players:
             self.player_ticket[player.player_id] = ticket_id
         if not rules.publish_status:
-            return _make_step("joined", (), (), (), None, None)
+            return _make_step("joined", (), (), (), None, None, None)
         status = self._searching(ticket, len(tickets), 0, ticket.joined_at_ms, None)
-        return _make_step("joined", (), (), (status,), None, None)
+        return _make_step("joined", (), (), (status,), None, None, None)
 
     def _conflict(self, ticket: Ticket) -> str | None:
         if len(ticket.players) == 1:  # the usual solo join: one lookup
@@ -218,18 +220,22 @@ class RegionQueue:
         rules: QueueRules,
         cadence: CadencePolicy | None = None,
     ) -> Step:
-        """Close a wave. The strategy runs before any change, so a failing one changes nothing."""
+        """Close a wave. The strategy runs before any change; if it fails, only expiry happens."""
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
         players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
-        result = run_wave(snapshot, profile)
-        if rules.verify_waves:
-            problems = wave_result_problems(snapshot, profile, result)
-            if problems:
-                raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        try:
+            result = run_wave(snapshot, profile)
+            if rules.verify_waves:
+                problems = wave_result_problems(snapshot, profile, result)
+                if problems:
+                    raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        except Exception as error:  # a broken strategy must not stop expiry: tickets age out
+            return self._fail_wave(tick, rules, expiring, error)
+        self.failing = None
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
         matched = self._remove_matched(result.matches, tick)
@@ -256,6 +262,25 @@ class RegionQueue:
             summary=summary,
             result=result,
         )
+
+    def _fail_wave(
+        self, tick: WaveTick, rules: QueueRules, expiring: list[QueuedTicket], error: Exception
+    ) -> Step:
+        """A wave whose strategy failed: no match, but the TTL still expires tickets."""
+        reason = (
+            str(error)
+            if isinstance(error, InvalidWaveResult)
+            else (f"{type(error).__name__}: {error}")
+        )
+        first = reason != self.failing
+        self.failing = reason
+        self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
+        expired = self._expire(expiring, tick)
+        self.last_sequence = tick.sequence
+        self.last_tick_at_ms = tick.tick_at_ms
+        self.last_interval_ms = tick.interval_ms
+        failure = WaveFailure(self.queue, self.region, tick.wave_id, reason, first)
+        return Step("wave_failed", dequeued=tuple(expired), failure=failure)
 
     def wave_snapshot(self, tick: WaveTick, rules: QueueRules) -> WaveSnapshot:
         """What the strategy is given when ``tick`` closes a wave (for ``explain``)."""

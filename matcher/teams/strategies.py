@@ -31,9 +31,24 @@ from matcher.teams.model import (
     team_shape,
 )
 from matcher.teams.offline import partition_wave
-from matcher.teams.options import GameQueueConfig, game_queue_config, rebalance_config
+from matcher.teams.options import (
+    GameQueueConfig,
+    RebalanceConfig,
+    game_queue_config,
+    rebalance_config,
+)
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
+
+
+def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
+    """The team shape and options of a ``rebalance`` queue; ValueError names a bad field."""
+    return team_shape(profile), rebalance_config(profile.options)
+
+
+def game_queue_settings(profile: QueueProfile) -> tuple[TeamShape, GameQueueConfig]:
+    """The team shape and options of a ``game-queue`` queue; ValueError names a bad field."""
+    return _shape_for_game_queue(profile), game_queue_config(profile.options)
 
 
 def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
@@ -42,8 +57,7 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     Notes: greedy waves run in O(n log n); combination and permutation cost a bounded
     search per match (see :mod:`matcher.teams.rebalance`).
     """
-    shape = team_shape(profile)
-    config = rebalance_config(profile.options)
+    shape, config = rebalance_settings(profile)
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
 
@@ -99,8 +113,7 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     Notes: offline O(n log n); queue O(n W) window searches for W = window(k), each
     O(1) for fixed k but costly (docs/teams.md).
     """
-    shape = _shape_for_game_queue(profile)
-    config = game_queue_config(profile.options)
+    shape, config = game_queue_settings(profile)
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance

@@ -20,7 +20,6 @@ from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import WaveTick
-from matcher.queue.fold import InvalidWaveResult
 from matcher.strategies import get_strategy
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
@@ -175,10 +174,13 @@ class Folder:
             started = time.perf_counter()
             with paused_gc():
                 step = state.book.apply(event)
-            return Folded(offset, step=step, duration_ms=(time.perf_counter() - started) * 1e3)
-        except InvalidWaveResult as error:
-            log.error("wave not published: %s", error)
-            return Folded(offset, rejection=Rejection("wave_failed", str(error)))
+            duration_ms = (time.perf_counter() - started) * 1e3
+            failure = step.failure
+            if failure is None or not failure.first:
+                return Folded(offset, step=step, duration_ms=duration_ms)
+            log.error("wave of %s/%s failed: %s", failure.queue, failure.region, failure.reason)
+            letter = Rejection("wave_failed", failure.reason, "strategy")
+            return Folded(offset, step=step, rejection=letter, duration_ms=duration_ms)
         except Exception as error:  # a bug must cost one event, never the worker
             log.exception("event at offset %d not applied", offset)
             return Folded(

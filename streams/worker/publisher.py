@@ -49,9 +49,11 @@ def records_of(
     Matches come before the dequeues that reference them, and the wave summary last,
     so a consumer that sees WaveClosed has been sent everything of the wave.
     """
-    if folded.rejection is not None:
-        return [dead_letter_record(folded, topic, partition, key, value)]
     step = folded.step
+    if folded.rejection is not None:
+        letter = dead_letter_record(folded, topic, partition, key, value)
+        # A failed wave still expires tickets: their dequeues follow its one letter.
+        return [letter, *step_records(step)] if step is not None else [letter]
     if step is None:
         return []
     summary = step.summary

@@ -99,7 +99,7 @@ def test_same_config_same_report(tmp_path: Path) -> None:
             TINY.replace(
                 'strategy = "rebalance"\n[', 'strategy = "rebalance"\noptions = {method = "x"}\n['
             ),
-            "scenario[0].variant[0].options: ",
+            "scenario[0].variant[0]: options.method: ",
         ),
     ],
 )
