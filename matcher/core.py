@@ -92,6 +92,8 @@ class QueueProfile:
 
     ``options`` carries strategy-specific knobs; each strategy parses them into its
     own frozen config and rejects unknown or invalid ones with the field's name.
+    ``rules`` are the queue's declarative limits (:mod:`matcher.rules`), the same
+    for every strategy.
     """
 
     queue: str
@@ -104,6 +106,8 @@ class QueueProfile:
     team_size_min: int | None = None
     roles: tuple[str, ...] = ()
     options: Mapping[str, object] = field(default_factory=dict)
+    #: The queue's rules table (matcher/rules): validated at start, parsed per wave.
+    rules: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)

@@ -132,8 +132,39 @@ def _unknown(name: str) -> UnknownStrategy:
     return UnknownStrategy(f"unknown strategy {name!r} (known: {known})")
 
 
+#: Strategies that honour a queue's ``rules`` table (matcher/rules). The others refuse a
+#: rules table at start rather than ignore it.
+RULES_HONOURED_BY = frozenset({"rebalance", "game-queue", "multifactor"})
+
+
+def check_rules(profile: QueueProfile) -> object:
+    """Validate ``profile.rules`` for its strategy; ValueError names the bad field.
+
+    >>> check_rules(QueueProfile("q", "optimal", ("m",), rules={"max_spread": 100}))
+    Traceback (most recent call last):
+    ValueError: rules: not yet honoured by strategy 'optimal' (honoured by: ...)
+    """
+    from matcher.rules import parse_rules
+
+    rules = parse_rules(profile.rules)
+    if not profile.rules:
+        return rules
+    if profile.strategy not in RULES_HONOURED_BY:
+        known = ", ".join(sorted(RULES_HONOURED_BY))
+        raise ValueError(
+            f"rules: not yet honoured by strategy {profile.strategy!r} (honoured by: {known})"
+        )
+    if rules.rating is not None and profile.roles:
+        raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
+    return rules
+
+
 def run_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
-    """Close one wave with the queue's strategy."""
+    """Close one wave with the queue's strategy, players rated on the queue's rating key."""
+    if profile.rules:
+        from matcher.rules.check import queue_rules, rated_snapshot
+
+        snapshot = rated_snapshot(snapshot, queue_rules(profile))
     return get_strategy(profile.strategy)(snapshot, profile)
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from matcher.core import QueueProfile, Ticket
+from matcher.rules.check import ticket_rule_problem
 
 #: Strategies that pair one BW player against one SC2 player.
 DUEL_STRATEGIES = frozenset({"optimal", "ladder-v2.1"})
@@ -39,4 +40,4 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
             return f"player {player.player_id} has no rating"
         elif profile.roles and not set(player.offered_roles()) & set(profile.roles):
             return f"player {player.player_id} offers none of the roles {', '.join(profile.roles)}"
-    return None
+    return ticket_rule_problem(ticket, profile) if profile.rules else None

@@ -31,6 +31,7 @@ from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, Ticket
 from matcher.queue.finished import FinishedTickets
 from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
+from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
 from matcher.strategies import run_wave
 
 # Built by the thousand when a big wave closes (matcher/fastbuild.py).
@@ -227,10 +228,13 @@ class RegionQueue:
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
         players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
+        if profile.rules:  # the checkers judge the seats by the ratings the strategy read
+            snapshot = rated_snapshot(snapshot, queue_rules(profile))
         try:
             result = run_wave(snapshot, profile)
             if rules.verify_waves:
                 problems = wave_result_problems(snapshot, profile, result)
+                problems = problems or wave_rule_problems(snapshot, profile, result)
                 if problems:
                     raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         except Exception as error:  # a broken strategy must not stop expiry: tickets age out

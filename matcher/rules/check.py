@@ -1,0 +1,178 @@
+"""Whether matches and tickets respect a queue's rules: the checker and the strategies'
+one predicate (:func:`lineup_problem`), so what a strategy builds and what the worker
+verifies before publishing are judged by the same code."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
+from matcher.rules.model import NO_RULES, QueueRuleSet, parse_rules
+
+#: Slack for float comparisons of team means against a limit.
+EPSILON = 1e-9
+
+
+def queue_rules(profile: QueueProfile) -> QueueRuleSet:
+    """The parsed rules of ``profile`` (validated at start; parsing is O(rules))."""
+    return parse_rules(profile.rules) if profile.rules else NO_RULES
+
+
+def waited_s(closed_at_ms: int, joined_at_ms: Sequence[int]) -> float:
+    """Seconds the least waited of the tickets has waited at the wave's close."""
+    return max(0.0, (closed_at_ms - max(joined_at_ms)) / 1000.0)
+
+
+def lineup_problem(
+    rules: QueueRuleSet,
+    teams: Sequence[Sequence[int]],
+    waited: float,
+    latencies: Sequence[int | None] = (),
+) -> str | None:
+    """Why a match of these teams' seat ratings breaks ``rules`` after ``waited`` s, or None.
+
+    >>> from matcher.rules.model import Expansion
+    >>> rules = QueueRuleSet(max_spread=Expansion(500, growth_per_s=10, cap=1000))
+    >>> lineup_problem(rules, [[100, 200], [700, 650]], 0.0)
+    'rating spread 600 exceeds max_spread 500 after 0 s'
+    >>> lineup_problem(rules, [[100, 200], [700, 650]], 10.0) is None
+    True
+
+    Notes: O(seats).
+    """
+    seats = [rating for team in teams for rating in team]
+    if rules.max_spread is not None and seats:
+        spread, limit = max(seats) - min(seats), rules.max_spread.at(waited)
+        if spread > limit + EPSILON:
+            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {waited:g} s"
+    if rules.max_distance is not None and len(seats) == 2 and len(teams) == 2:
+        distance, limit = abs(seats[0] - seats[1]), rules.max_distance.at(waited)
+        if distance > limit + EPSILON:
+            return f"rating distance {distance:g} exceeds max_distance {limit:g} after {waited:g} s"
+    if rules.max_team_gap is not None and all(teams):
+        means = [sum(team) / len(team) for team in teams]
+        gap, limit = max(means) - min(means), rules.max_team_gap.at(waited)
+        if gap > limit + EPSILON:
+            return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {waited:g} s"
+    if rules.max_latency_ms is not None:
+        known = [ms for ms in latencies if ms is not None]
+        limit = rules.max_latency_ms.at(waited)
+        if known and max(known) > limit + EPSILON:
+            return f"latency {max(known)} ms exceeds max_latency_ms {limit:g} after {waited:g} s"
+    return None
+
+
+def match_rule_problems(
+    rules: QueueRuleSet,
+    match: Match,
+    snapshot: WaveSnapshot,
+    tickets: Mapping[str, Ticket],
+) -> list[str]:
+    """Rule violations of one published match (empty when it respects every rule)."""
+    teams = [[seat.rating for seat in team.seats] for team in match.teams]
+    joined = [tickets[tid].joined_at_ms for tid in match.ticket_ids() if tid in tickets]
+    players = {
+        p.player_id: p for tid in match.ticket_ids() if tid in tickets for p in tickets[tid].players
+    }
+    latencies = [
+        players[seat.player_id].latency_to(snapshot.region)
+        for team in match.teams
+        for seat in team.seats
+        if seat.player_id in players
+    ]
+    waited = waited_s(snapshot.closed_at_ms, joined) if joined else 0.0
+    problem = lineup_problem(rules, teams, waited, latencies)
+    return [] if problem is None else [f"match {match.match_id}: {problem}"]
+
+
+def wave_rule_problems(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult
+) -> list[str]:
+    """Every rule violation in ``result`` (the live checker runs it before publishing).
+
+    Notes: O(seats of the result).
+    """
+    rules = queue_rules(profile)
+    if rules.empty:
+        return []
+    tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
+    problems: list[str] = []
+    for match in result.matches:
+        problems += match_rule_problems(rules, match, snapshot, tickets)
+        if rules.rating is not None:
+            for team in match.teams:
+                for seat in team.seats:
+                    player = _player(tickets.get(seat.ticket_id), seat.player_id)
+                    if player is not None and player.rating(rules.rating) != seat.rating:
+                        problems.append(
+                            f"match {match.match_id}: seat of {seat.player_id} is rated "
+                            f"{seat.rating}, not the player's {rules.rating!r} rating"
+                        )
+    return problems
+
+
+def _player(ticket: Ticket | None, player_id: str) -> Player | None:
+    if ticket is None:
+        return None
+    return next((p for p in ticket.players if p.player_id == player_id), None)
+
+
+def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
+    """Why ``ticket`` can never satisfy its queue's rules, however long it waits; or None.
+
+    >>> from matcher.core import Player
+    >>> profile = QueueProfile("q", "rebalance", ("m",), team_size=2,
+    ...     rules={"rating": "mmr", "max_latency_ms": {"base": 80, "growth_per_s": 1, "cap": 150}})
+    >>> far = Player("p", (("mmr", 1500),), latency_ms=(("eu", 200),))
+    >>> ticket_rule_problem(Ticket("t", "q", "eu", (far,), 0), profile)
+    "player p: latency 200 ms to 'eu' exceeds max_latency_ms's cap 150"
+    """
+    rules = queue_rules(profile)
+    if rules.empty:
+        return None
+    ratings: list[int] = []
+    for player in ticket.players:
+        if rules.rating is not None:
+            value = player.rating(rules.rating)
+            if value is None:
+                return f"player {player.player_id} has no {rules.rating!r} rating"
+            ratings.append(value)
+        latency = player.latency_to(ticket.region)
+        if rules.max_latency_ms is not None and latency is not None:
+            widest = rules.max_latency_ms.widest
+            if latency > widest:
+                return (
+                    f"player {player.player_id}: latency {latency} ms to {ticket.region!r} "
+                    f"exceeds max_latency_ms's cap {widest:g}"
+                )
+    if rules.max_spread is not None and ratings:
+        spread, widest = max(ratings) - min(ratings), rules.max_spread.widest
+        if spread > widest:
+            return f"party's rating spread {spread} exceeds max_spread's cap {widest:g}"
+    return None
+
+
+def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
+    """``snapshot`` with every player rated on ``rules.rating`` alone (unchanged without it).
+
+    A strategy then reads the queue's rating key wherever it reads "the player's rating".
+    Tickets with a player lacking the key (joined before the rule) are left out.
+
+    Notes: O(players).
+    """
+    key = rules.rating
+    if key is None:
+        return snapshot
+    kept = []
+    for waiting in snapshot.tickets:
+        players = []
+        for player in waiting.ticket.players:
+            value = player.rating(key)
+            if value is None:
+                break
+            players.append(replace(player, ratings=((key, value),), roles=()))
+        else:
+            ticket = replace(waiting.ticket, players=tuple(players))
+            kept.append(replace(waiting, ticket=ticket))
+    return replace(snapshot, tickets=tuple(kept))
