@@ -53,7 +53,10 @@ _REVISIONS: dict[str, int] = {
     "ladder-v2.1": 1,
     "rebalance": 1,
     "game-queue": 1,
-    "multifactor": 2,  # 2: packing fallback and aimed restarts (ADR 0053)
+    # multifactor 2: packing fallback and aimed restarts (ADR 0053); 3: skill factors fall
+    # as 1 / (1 + gap / scale) instead of flooring at 0, and matches breaking the queue's
+    # rules are dropped (ADR 0101)
+    "multifactor": 3,
 }
 #: Plug-ins registered without a revision.
 DEFAULT_REVISION: Final = 1

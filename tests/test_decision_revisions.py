@@ -30,7 +30,7 @@ PINNED = {
     "ladder-v2.1": (1, "5f6636ac28fac8b5"),
     "rebalance": (1, "76bd53c5d6b86684"),
     "game-queue": (1, "76bd53c5d6b86684"),
-    "multifactor": (2, "0fdc05830e89e5c2"),
+    "multifactor": (3, "77e25949725d660f"),
 }
 
 

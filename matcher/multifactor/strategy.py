@@ -23,6 +23,8 @@ from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
+from matcher.rules.check import lineup_problem, queue_rules, waited_s
+from matcher.rules.model import QueueRuleSet
 
 NAME = "multifactor"
 
@@ -105,12 +107,16 @@ def _build_matches(
 ) -> tuple[list[Match], int]:
     """Matches in priority order (most-waiting ticket first); drops any with no playable map."""
     rng = random.Random(snapshot.seed)
+    rules = queue_rules(profile)
     history = {m.player_id: m for m in snapshot.last_matches}
     ticket_of = {p: t for t, members in enumerate(pool.ticket_players) for p in members}
     ordered = sorted(outcome.matches, key=lambda m: min(ticket_of[p] for p in m[0] + m[1]))
     matches: list[Match] = []
     dropped = 0
     for team1, team2 in ordered:
+        if not rules.empty and _rule_problem(rules, snapshot, pool, ticket_of, (team1, team2)):
+            dropped += 1  # the search's best under the score; the rules have the last word
+            continue
         sides = [_parties(pool, ticket_of, seats) for seats in (team1, team2)]
         vetoes = [v for seats in (team1, team2) for p in seats for v in pool.players[p].vetoed_maps]
         try:
@@ -146,6 +152,20 @@ def _build_matches(
             )
         )
     return matches, dropped
+
+
+def _rule_problem(
+    rules: QueueRuleSet,
+    snapshot: WaveSnapshot,
+    pool: Pool,
+    ticket_of: dict[int, int],
+    teams: tuple[tuple[int, ...], tuple[int, ...]],
+) -> str | None:
+    seats = [p for team in teams for p in team]
+    joined = [pool.tickets[ticket_of[p]].joined_at_ms for p in seats]
+    latencies = [pool.players[p].latency_to(snapshot.region) for p in seats]
+    ratings = [[pool.ratings[p] for p in team] for team in teams]
+    return lineup_problem(rules, ratings, waited_s(snapshot.closed_at_ms, joined), latencies)
 
 
 def _parties(pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> list[list[int]]:

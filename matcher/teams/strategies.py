@@ -16,10 +16,11 @@ import random
 from collections.abc import Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+from matcher.rules.check import queue_rules
 from matcher.teams.build import build_match, build_result
 from matcher.teams.gamequeue import GameQueue
 from matcher.teams.games import Unit
-from matcher.teams.grouping import group_parties
+from matcher.teams.grouping import Splitter, group_parties
 from matcher.teams.imbalance import Imbalance, imbalance
 from matcher.teams.model import (
     Lineup,
@@ -39,6 +40,7 @@ from matcher.teams.options import (
 )
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
+from matcher.teams.ruled import allowed_lineups, ruled_splitter
 
 
 def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
@@ -58,13 +60,15 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     search per match (see :mod:`matcher.teams.rebalance`).
     """
     shape, config = rebalance_settings(profile)
+    rules = queue_rules(profile)
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
 
     def split(group: Sequence[Party]) -> Lineup | None:
         return rebalance(group, shape, config.method, rng, config.max_sequences)
 
-    lineups = group_parties(parties, shape, split)
+    ruled = ruled_splitter(split, rules, snapshot.closed_at_ms, snapshot.region)
+    lineups = group_parties(parties, shape, ruled)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
     return build_result("rebalance", snapshot, matches, (("method_" + method, 1.0),))
@@ -117,12 +121,18 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
+    rules = queue_rules(profile)
+
+    def wrap(split: Splitter) -> Splitter:
+        return ruled_splitter(split, rules, snapshot.closed_at_ms, snapshot.region)
+
     if config.mode == "offline":
-        lineups = partition_wave(parties, shape, params)
+        lineups = partition_wave(parties, shape, params, wrap)
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
     else:
         lineups = _game_queue(snapshot, parties, shape, config, rng.getrandbits(32))
+    lineups = allowed_lineups(lineups, parties, rules, snapshot.closed_at_ms, snapshot.region)
     if config.max_imbalance is not None:
         limit = config.max_imbalance
         lineups = [
