@@ -51,8 +51,10 @@ _REVISIONS: dict[str, int] = {
     # pre-pass remainder's assignment numbered by rating too (0071)
     "optimal": 10,
     "ladder-v2.1": 1,
-    "rebalance": 1,
-    "game-queue": 1,
+    # rebalance, game-queue 2: the queue's rules, and a strict wave's left-out parties
+    # completed when the sweep missed a match (ADR 0101, 0102)
+    "rebalance": 2,
+    "game-queue": 2,
     # multifactor 2: packing fallback and aimed restarts (ADR 0053); 3: skill factors fall
     # as 1 / (1 + gap / scale) instead of flooring at 0, and matches breaking the queue's
     # rules are dropped (ADR 0101)

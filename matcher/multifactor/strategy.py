@@ -18,7 +18,9 @@ from matcher.core import (
     WaveSnapshot,
     derive_match_id,
 )
+from matcher.multifactor.complete import Plan, left_out_matches, ticket_index
 from matcher.multifactor.config import MultifactorConfig, OptionError, parse_config
+from matcher.multifactor.factors import wave_score
 from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
@@ -80,13 +82,21 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
     config = multifactor_settings(profile)
     pool = build_pool(snapshot, profile, config)
     outcome = Search(pool, config, search_seed(snapshot)).run()
-    matches, dropped = _build_matches(snapshot, profile, config, pool, outcome)
+    rules = queue_rules(profile)
+    plans = _in_priority_order(pool, outcome)
+    kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan)]
+    missed = left_out_matches(snapshot, profile, config, rules, _ticket_ids(kept))
+    matches, dropped = _build_matches(snapshot, profile, config, [*kept, *missed])
+    dropped += len(plans) - len(kept)
     used = {tid for match in matches for tid in match.ticket_ids()}
     unmatched = tuple(
         w.ticket.ticket_id for w in snapshot.tickets if w.ticket.ticket_id not in used
     )
+    score = outcome.wave_score
+    if missed:  # the published wave's score, as the search's covers only its own matches
+        score = wave_score([m.quality_of("score") or 0.0 for m in matches], config)
     stats = (
-        ("score", outcome.wave_score),
+        ("score", score),
         ("start_score", outcome.start_score),
         ("iterations", float(outcome.iterations)),
         ("restarts", float(outcome.restarts)),
@@ -94,29 +104,38 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
         ("evaluations", float(outcome.evaluations)),
         ("budget_evaluations", float(config.budget_evaluations)),
         ("vetoed_matches", float(dropped)),
+        ("completed_matches", float(len(missed))),
     )
     return WaveResult(NAME, tuple(matches), unmatched, stats)
+
+
+def _in_priority_order(pool: Pool, outcome: SearchOutcome) -> list[Plan]:
+    """The search's matches, most-waiting ticket first."""
+    ticket_of = ticket_index(pool)
+    ordered = sorted(outcome.matches, key=lambda m: min(ticket_of[p] for p in m[0] + m[1]))
+    return [Plan(pool, ticket_of, team1, team2) for team1, team2 in ordered]
+
+
+def _ticket_ids(plans: list[Plan]) -> set[str]:
+    return {
+        plan.pool.tickets[plan.ticket_of[p]].ticket_id
+        for plan in plans
+        for p in plan.team1 + plan.team2
+    }
 
 
 def _build_matches(
     snapshot: WaveSnapshot,
     profile: QueueProfile,
     config: MultifactorConfig,
-    pool: Pool,
-    outcome: SearchOutcome,
+    plans: list[Plan],
 ) -> tuple[list[Match], int]:
-    """Matches in priority order (most-waiting ticket first); drops any with no playable map."""
+    """The planned matches in order; drops any with no playable map."""
     rng = random.Random(snapshot.seed)
-    rules = queue_rules(profile)
     history = {m.player_id: m for m in snapshot.last_matches}
-    ticket_of = {p: t for t, members in enumerate(pool.ticket_players) for p in members}
-    ordered = sorted(outcome.matches, key=lambda m: min(ticket_of[p] for p in m[0] + m[1]))
     matches: list[Match] = []
     dropped = 0
-    for team1, team2 in ordered:
-        if not rules.empty and _rule_problem(rules, snapshot, pool, ticket_of, (team1, team2)):
-            dropped += 1  # the search's best under the score; the rules have the last word
-            continue
+    for pool, ticket_of, team1, team2 in plans:
         sides = [_parties(pool, ticket_of, seats) for seats in (team1, team2)]
         vetoes = [v for seats in (team1, team2) for p in seats for v in pool.players[p].vetoed_maps]
         try:
@@ -154,17 +173,15 @@ def _build_matches(
     return matches, dropped
 
 
-def _rule_problem(
-    rules: QueueRuleSet,
-    snapshot: WaveSnapshot,
-    pool: Pool,
-    ticket_of: dict[int, int],
-    teams: tuple[tuple[int, ...], tuple[int, ...]],
-) -> str | None:
-    seats = [p for team in teams for p in team]
+def _rule_problem(rules: QueueRuleSet, snapshot: WaveSnapshot, plan: Plan) -> str | None:
+    """Why a match the search chose breaks the queue's rules (it is then dropped)."""
+    if rules.empty:
+        return None
+    pool, ticket_of, team1, team2 = plan
+    seats = team1 + team2
     joined = [pool.tickets[ticket_of[p]].joined_at_ms for p in seats]
     latencies = [pool.players[p].latency_to(snapshot.region) for p in seats]
-    ratings = [[pool.ratings[p] for p in team] for team in teams]
+    ratings = [[pool.ratings[p] for p in team] for team in (team1, team2)]
     return lineup_problem(rules, ratings, waited_s(snapshot.closed_at_ms, joined), latencies)
 
 

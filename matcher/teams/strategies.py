@@ -17,7 +17,9 @@ from collections.abc import Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.rules.check import queue_rules
+from matcher.rules.model import QueueRuleSet
 from matcher.teams.build import build_match, build_result
+from matcher.teams.complete import Accept, complete
 from matcher.teams.gamequeue import GameQueue
 from matcher.teams.games import Unit
 from matcher.teams.grouping import Splitter, group_parties
@@ -40,7 +42,7 @@ from matcher.teams.options import (
 )
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
-from matcher.teams.ruled import allowed_lineups, ruled_splitter
+from matcher.teams.ruled import allowed_lineups, lineup_rule_problem, ruled_splitter
 
 
 def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
@@ -69,9 +71,28 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
 
     ruled = ruled_splitter(split, rules, snapshot.closed_at_ms, snapshot.region)
     lineups = group_parties(parties, shape, ruled)
+    lineups = complete(parties, lineups, shape, config.imbalance, _acceptor(snapshot, rules))
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
     return build_result("rebalance", snapshot, matches, (("method_" + method, 1.0),))
+
+
+def _acceptor(
+    snapshot: WaveSnapshot,
+    rules: QueueRuleSet,
+    params: Imbalance | None = None,
+    max_imbalance: float | None = None,
+) -> Accept:
+    """Whether a lineup may become a match: the queue's rules, and game-queue's limit on f."""
+
+    def accept(group: Sequence[Party], lineup: Lineup) -> bool:
+        limited = max_imbalance is not None and params is not None
+        if limited and imbalance(team_ratings(group, lineup), params) > max_imbalance + 1e-9:  # type: ignore[arg-type, operator]
+            return False
+        problem = lineup_rule_problem(rules, group, lineup, snapshot.closed_at_ms, snapshot.region)
+        return problem is None
+
+    return accept
 
 
 def _matches(
@@ -133,13 +154,9 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     else:
         lineups = _game_queue(snapshot, parties, shape, config, rng.getrandbits(32))
     lineups = allowed_lineups(lineups, parties, rules, snapshot.closed_at_ms, snapshot.region)
-    if config.max_imbalance is not None:
-        limit = config.max_imbalance
-        lineups = [
-            lineup
-            for lineup in lineups
-            if imbalance(team_ratings(parties, lineup), params) <= limit + 1e-9
-        ]
+    accept = _acceptor(snapshot, rules, params, config.max_imbalance)
+    lineups = [lineup for lineup in lineups if accept(parties, lineup)]
+    lineups = complete(parties, lineups, shape, params, accept)
     matches = _matches(snapshot, profile, parties, lineups, rng, params)
     return build_result("game-queue", snapshot, matches, (("mode_" + config.mode, 1.0),))
 
