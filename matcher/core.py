@@ -25,6 +25,8 @@ class Player:
     ``latency_ms`` holds measured ``(region, milliseconds)`` pairs, when known.
     ``can_host`` says the player can accept connections from everyone (open NAT), which
     peer-to-peer games need of their host; only the multifactor ``hosts`` factor reads it.
+    ``attributes`` are free string attributes as sorted ``(name, value)`` pairs (language,
+    platform...), read by a queue's attribute rules (matcher/rules).
     """
 
     player_id: str
@@ -33,6 +35,14 @@ class Player:
     vetoed_maps: tuple[str, ...] = ()
     latency_ms: tuple[tuple[str, int], ...] = ()
     can_host: bool = False
+    attributes: tuple[tuple[str, str], ...] = ()
+
+    def attribute(self, name: str) -> str | None:
+        """Return the player's string attribute ``name``, or None when not given."""
+        for key, value in self.attributes:
+            if key == name:
+                return value
+        return None
 
     def rating(self, role: str) -> int | None:
         """Return the rating for ``role``, or None when the player has none."""

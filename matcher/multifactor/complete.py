@@ -17,7 +17,7 @@ from matcher.rules.model import QueueRuleSet
 from matcher.teams.complete import complete
 from matcher.teams.imbalance import Imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, parties_of
-from matcher.teams.ruled import lineup_rule_problem
+from matcher.teams.ruled import group_rule_problem, lineup_rule_problem
 
 
 class Plan(NamedTuple):
@@ -56,8 +56,12 @@ def left_out_matches(
         closed, region = snapshot.closed_at_ms, snapshot.region
         return lineup_rule_problem(rules, group, lineup, closed, region) is None
 
+    def admit(group: Sequence[Party]) -> bool:
+        closed, region = snapshot.closed_at_ms, snapshot.region
+        return group_rule_problem(rules, group, closed, region, split_free_ratings=True) is None
+
     plans = []
-    for lineup in complete(parties, [], shape, Imbalance(), accept):
+    for lineup in complete(parties, [], shape, Imbalance(), accept, admit):
         plan = _plan(left, profile, config, parties, lineup)
         if plan is not None:
             plans.append(plan)

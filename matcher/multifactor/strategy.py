@@ -182,7 +182,9 @@ def _rule_problem(rules: QueueRuleSet, snapshot: WaveSnapshot, plan: Plan) -> st
     joined = [pool.tickets[ticket_of[p]].joined_at_ms for p in seats]
     latencies = [pool.players[p].latency_to(snapshot.region) for p in seats]
     ratings = [[pool.ratings[p] for p in team] for team in (team1, team2)]
-    return lineup_problem(rules, ratings, waited_s(snapshot.closed_at_ms, joined), latencies)
+    seated = [pool.players[p] for p in seats]
+    waited = waited_s(snapshot.closed_at_ms, joined)
+    return lineup_problem(rules, ratings, waited, latencies, seated)
 
 
 def _parties(pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> list[list[int]]:

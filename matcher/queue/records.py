@@ -32,6 +32,7 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
                 list(p.vetoed_maps),
                 [list(lat) for lat in p.latency_ms],
                 p.can_host,
+                *([[list(a) for a in p.attributes]] if p.attributes else []),
             ]
             for p in ticket.players
         ],
@@ -54,8 +55,9 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 vetoed_maps=tuple(vetoes),
                 latency_ms=tuple((g, ms) for g, ms in latency),
                 can_host=can_host,
+                attributes=tuple((k, v) for k, v in (rest[0] if rest else ())),
             )
-            for pid, ratings, roles, vetoes, latency, can_host in players
+            for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),
     )
 

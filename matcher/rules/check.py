@@ -29,8 +29,12 @@ def lineup_problem(
     teams: Sequence[Sequence[int]],
     waited: float,
     latencies: Sequence[int | None] = (),
+    players: Sequence[Player] = (),
 ) -> str | None:
     """Why a match of these teams' seat ratings breaks ``rules`` after ``waited`` s, or None.
+
+    ``latencies`` are the seats' latencies to the match's region (None: unknown),
+    ``players`` the seated players (their attributes), when the rules need them.
 
     >>> from matcher.rules.model import Expansion
     >>> rules = QueueRuleSet(max_spread=Expansion(500, growth_per_s=10, cap=1000))
@@ -55,11 +59,35 @@ def lineup_problem(
         gap, limit = max(means) - min(means), rules.max_team_gap.at(waited)
         if gap > limit + EPSILON:
             return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {waited:g} s"
+    return group_problem(rules, waited, latencies, players)
+
+
+def group_problem(
+    rules: QueueRuleSet,
+    waited: float,
+    latencies: Sequence[int | None],
+    players: Sequence[Player],
+    ratings: Sequence[int] = (),
+) -> str | None:
+    """The rules a group of players breaks however it is split into teams: latency,
+    attributes, and the spread of ``ratings`` when given (seat ratings that do not depend
+    on the split). Strategies test a group with it before trying its splits.
+
+    Notes: O(players).
+    """
+    if rules.max_spread is not None and ratings:
+        spread, limit = max(ratings) - min(ratings), rules.max_spread.at(waited)
+        if spread > limit + EPSILON:
+            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {waited:g} s"
     if rules.max_latency_ms is not None:
         known = [ms for ms in latencies if ms is not None]
         limit = rules.max_latency_ms.at(waited)
         if known and max(known) > limit + EPSILON:
             return f"latency {max(known)} ms exceeds max_latency_ms {limit:g} after {waited:g} s"
+    for rule in rules.attributes:
+        problem = rule.problem([player.attribute(rule.name) for player in players], waited)
+        if problem is not None:
+            return problem
     return None
 
 
@@ -82,7 +110,10 @@ def match_rule_problems(
         if seat.player_id in players
     ]
     waited = waited_s(snapshot.closed_at_ms, joined) if joined else 0.0
-    problem = lineup_problem(rules, teams, waited, latencies)
+    seated = [
+        players[s.player_id] for team in match.teams for s in team.seats if s.player_id in players
+    ]
+    problem = lineup_problem(rules, teams, waited, latencies, seated)
     return [] if problem is None else [f"match {match.match_id}: {problem}"]
 
 
@@ -150,6 +181,11 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
         spread, widest = max(ratings) - min(ratings), rules.max_spread.widest
         if spread > widest:
             return f"party's rating spread {spread} exceeds max_spread's cap {widest:g}"
+    for rule in rules.attributes:
+        if rule.relax_after_s is None:  # a party that disagrees with itself never fits
+            problem = rule.problem([p.attribute(rule.name) for p in ticket.players], 0.0)
+            if problem is not None:
+                return f"party: {problem.removesuffix(' after 0 s')}"
     return None
 
 

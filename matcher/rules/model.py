@@ -13,8 +13,18 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 #: Every rule a queue may declare, with what it limits.
-RULE_NAMES = ("rating", "max_spread", "max_team_gap", "max_distance", "max_latency_ms")
+RULE_NAMES = (
+    "rating",
+    "max_spread",
+    "max_team_gap",
+    "max_distance",
+    "max_latency_ms",
+    "attributes",
+)
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
+_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
+#: How the players' values of one attribute must agree.
+ATTRIBUTE_MATCHES = ("equal", "intersect")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +58,41 @@ class Expansion:
 
 
 @dataclass(frozen=True, slots=True)
+class AttributeRule:
+    """Players of a match must agree on string attribute ``name``.
+
+    ``equal``: every player who gives the attribute gives the same value ("de").
+    ``intersect``: each value is a comma-separated set ("pc,xbox" for a player who allows
+    cross-play with Xbox) and the sets of all players who give it share an element.
+    A player without the attribute agrees with anyone. From ``relax_after_s`` seconds of
+    wait on (of the match's least waited ticket) the rule no longer applies.
+
+    >>> AttributeRule("platform", "intersect").problem(["pc,xbox", "xbox", None], 0)
+    >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 10)
+    "players disagree on 'language' (de, fr) after 10 s"
+    >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 30)
+    """
+
+    name: str
+    match: str = "equal"
+    relax_after_s: float | None = None
+
+    def problem(self, values: list[str | None], waited_s: float) -> str | None:
+        if self.relax_after_s is not None and waited_s >= self.relax_after_s:
+            return None
+        given = [value for value in values if value is not None]
+        if self.match == "equal":
+            agree = len(set(given)) <= 1
+        else:
+            sets = [{part.strip() for part in value.split(",")} for value in given]
+            agree = not sets or bool(set.intersection(*sets))
+        if agree:
+            return None
+        shown = ", ".join(sorted(set(given)))
+        return f"players disagree on {self.name!r} ({shown}) after {waited_s:g} s"
+
+
+@dataclass(frozen=True, slots=True)
 class QueueRuleSet:
     """The rules of one queue; None means "no such limit".
 
@@ -56,7 +101,8 @@ class QueueRuleSet:
     ``max_spread``: highest minus lowest seat rating in a match. ``max_team_gap``:
     highest minus lowest team mean rating. ``max_distance``: rating distance between
     1v1 opponents. ``max_latency_ms``: every player's latency to the wave's region
-    (players who sent no figure for it are not held to it).
+    (players who sent no figure for it are not held to it). ``attributes``: string
+    attribute rules (:class:`AttributeRule`).
     """
 
     rating: str | None = None
@@ -64,6 +110,7 @@ class QueueRuleSet:
     max_team_gap: Expansion | None = None
     max_distance: Expansion | None = None
     max_latency_ms: Expansion | None = None
+    attributes: tuple[AttributeRule, ...] = ()
 
     @property
     def empty(self) -> bool:
@@ -90,10 +137,38 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
     rating = raw.get("rating")
     if rating is not None and (not isinstance(rating, str) or not rating):
         raise ValueError(f"rules.rating: must be a rating name such as 'mmr' (got {rating!r})")
+    limits = ("max_spread", "max_team_gap", "max_distance", "max_latency_ms")
     return QueueRuleSet(
         rating=rating,
-        **{name: _expansion(name, raw[name]) for name in RULE_NAMES[1:] if name in raw},
+        attributes=_attribute_rules(raw.get("attributes", ())),
+        **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
+
+
+def _attribute_rules(raw: object) -> tuple[AttributeRule, ...]:
+    if not isinstance(raw, list | tuple):
+        raise ValueError("rules.attributes: must be a list of {name, match, relax_after_s} tables")
+    rules: list[AttributeRule] = []
+    for index, entry in enumerate(raw):
+        where = f"rules.attributes[{index}]"
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{where}: must be a table {{name, match, relax_after_s}}")
+        for key in sorted(entry):
+            if key not in _ATTRIBUTE_KEYS:
+                known = ", ".join(_ATTRIBUTE_KEYS)
+                raise ValueError(f"{where}.{key}: unknown field (known: {known})")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{where}.name: must be an attribute name such as 'language'")
+        if name in {rule.name for rule in rules}:
+            raise ValueError(f"{where}.name: {name!r} has a rule already")
+        match = entry.get("match", "equal")
+        if match not in ATTRIBUTE_MATCHES:
+            raise ValueError(f"{where}.match: must be one of {', '.join(ATTRIBUTE_MATCHES)}")
+        relax = entry.get("relax_after_s")
+        after = None if relax is None else _non_negative(f"{where}.relax_after_s", relax)
+        rules.append(AttributeRule(name, str(match), after))
+    return tuple(rules)
 
 
 def _expansion(name: str, raw: object) -> Expansion:

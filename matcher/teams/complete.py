@@ -22,6 +22,7 @@ from matcher.teams.split import team_splits
 MAX_SPLITS = 5_000
 
 Accept = Callable[[Sequence[Party], Lineup], bool]
+Admit = Callable[[Sequence[Party]], bool]
 
 
 def complete(
@@ -30,10 +31,13 @@ def complete(
     shape: TeamShape,
     params: Imbalance,
     accept: Accept,
+    admit: Admit | None = None,
 ) -> list[Lineup]:
     """``lineups`` plus every match completion finds among the parties they leave out.
 
     Only strict shapes are completed (every match has ``match_max`` players).
+    ``accept`` judges a split; ``admit``, when given, a group before its splits are tried
+    (what no split can mend, such as an attribute rule).
 
     >>> from matcher.core import Player
     >>> duo = lambda i, r: Party(f"t{i}", tuple(Player(f"p{i}{j}", (("x", r),))
@@ -55,7 +59,7 @@ def complete(
     budget = [MAX_SPLITS]
     found: list[Lineup] = list(lineups)
     while sum(parties[i].size for i in rest) >= shape.match_max and budget[0] > 0:
-        lineup = _first_match(parties, rest, shape, params, accept, budget)
+        lineup = _first_match(parties, rest, shape, params, accept, admit, budget)
         if lineup is None:
             break
         found.append(lineup)
@@ -70,6 +74,7 @@ def _first_match(
     shape: TeamShape,
     params: Imbalance,
     accept: Accept,
+    admit: Admit | None,
     budget: list[int],
 ) -> Lineup | None:
     for subset in _subsets(parties, rest, shape.match_max):
@@ -77,6 +82,8 @@ def _first_match(
         if budget[0] < 0:
             return None
         group = [parties[i] for i in subset]
+        if admit is not None and not admit(group):
+            continue
         best: tuple[float, Lineup] | None = None
         for split in team_splits(
             [p.size for p in group], shape.team_count, shape.size_max, shape.size_max

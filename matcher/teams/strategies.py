@@ -19,7 +19,7 @@ from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.rules.check import queue_rules
 from matcher.rules.model import QueueRuleSet
 from matcher.teams.build import build_match, build_result
-from matcher.teams.complete import Accept, complete
+from matcher.teams.complete import Accept, Admit, complete
 from matcher.teams.gamequeue import GameQueue
 from matcher.teams.games import Unit
 from matcher.teams.grouping import Splitter, group_parties
@@ -42,7 +42,12 @@ from matcher.teams.options import (
 )
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
-from matcher.teams.ruled import allowed_lineups, lineup_rule_problem, ruled_splitter
+from matcher.teams.ruled import (
+    allowed_lineups,
+    group_rule_problem,
+    lineup_rule_problem,
+    ruled_splitter,
+)
 
 
 def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
@@ -69,12 +74,25 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     def split(group: Sequence[Party]) -> Lineup | None:
         return rebalance(group, shape, config.method, rng, config.max_sequences)
 
-    ruled = ruled_splitter(split, rules, snapshot.closed_at_ms, snapshot.region)
+    ruled = ruled_splitter(
+        split, rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles)
+    )
     lineups = group_parties(parties, shape, ruled)
-    lineups = complete(parties, lineups, shape, config.imbalance, _acceptor(snapshot, rules))
+    admit = _admitter(snapshot, rules, shape)
+    lineups = complete(parties, lineups, shape, config.imbalance, _acceptor(snapshot, rules), admit)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
     return build_result("rebalance", snapshot, matches, (("method_" + method, 1.0),))
+
+
+def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape) -> Admit:
+    """Whether a group of parties can make a match under the rules, before any split."""
+
+    def admit(group: Sequence[Party]) -> bool:
+        closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.roles
+        return group_rule_problem(rules, group, closed, region, split_free_ratings=fixed) is None
+
+    return admit
 
 
 def _acceptor(
@@ -145,7 +163,9 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     rules = queue_rules(profile)
 
     def wrap(split: Splitter) -> Splitter:
-        return ruled_splitter(split, rules, snapshot.closed_at_ms, snapshot.region)
+        return ruled_splitter(
+            split, rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles)
+        )
 
     if config.mode == "offline":
         lineups = partition_wave(parties, shape, params, wrap)
@@ -156,7 +176,7 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     lineups = allowed_lineups(lineups, parties, rules, snapshot.closed_at_ms, snapshot.region)
     accept = _acceptor(snapshot, rules, params, config.max_imbalance)
     lineups = [lineup for lineup in lineups if accept(parties, lineup)]
-    lineups = complete(parties, lineups, shape, params, accept)
+    lineups = complete(parties, lineups, shape, params, accept, _admitter(snapshot, rules, shape))
     matches = _matches(snapshot, profile, parties, lineups, rng, params)
     return build_result("game-queue", snapshot, matches, (("mode_" + config.mode, 1.0),))
 

@@ -43,7 +43,12 @@ _KINDS = {"ticket_id": _ID, "queue": _KEY_PART, "region": _KEY_PART, "player_id"
 _KINDS.update({"joined_at_ms": _INT, "name": _NAME, "rating": _INT})
 _GROUPS = {key: f'"{_KINDS[key]}"' for key in ("ticket_id", "queue", "region")}
 _GROUPS["joined_at_ms"] = _INT
-_EMPTY = {"roles": rf"\[{_W}\]", "vetoed_maps": rf"\[{_W}\]", "latency_ms": rf"\{{{_W}\}}"}
+_EMPTY = {
+    "roles": rf"\[{_W}\]",
+    "vetoed_maps": rf"\[{_W}\]",
+    "latency_ms": rf"\{{{_W}\}}",
+    "attributes": rf"\{{{_W}\}}",
+}
 _LITERALS = {True: "true", False: "false"}
 #: Layouts, and colon counts, remembered before starting over (a worker's producers
 #: write a few layouts; ids with colons spread one over several counts).
@@ -181,7 +186,7 @@ def _player_layout(player: dict[str, Any], groups: list[str], slots: dict[str, A
             text = rf"\{{{_W}" + rf"{_W},{_W}".join(pairs) + rf"{_W}\}}"
         elif key == "can_host":
             text = _LITERALS[value]
-        elif value or key not in _EMPTY:  # roles, vetoed maps, latencies
+        elif value or key not in _EMPTY:  # roles, vetoed maps, latencies, attributes
             return None
         else:
             text = _EMPTY[key]
@@ -217,7 +222,9 @@ def _reader(
             joined_at, rating = int(groups[joined_at_ms]), int(groups[value])
             if not (lowest <= joined_at < highest and 0 <= rating <= most):
                 return None
-            player = make_player(groups[player_id], ((groups[name], rating),), (), (), (), can_host)
+            player = make_player(
+                groups[player_id], ((groups[name], rating),), (), (), (), can_host, ()
+            )
             return _joined(groups, player, joined_at)
 
         return read_one
@@ -232,7 +239,7 @@ def _reader(
                 return None
         if len({name for name, _ in pairs}) != len(pairs):
             return None
-        player = make_player(groups[player_id], tuple(pairs), (), (), (), can_host)
+        player = make_player(groups[player_id], tuple(pairs), (), (), (), can_host, ())
         return _joined(groups, player, joined_at)
 
     return read

@@ -27,8 +27,10 @@ def waves(draw: st.DrawFn) -> WaveSnapshot:
     tickets = []
     for i in range(draw(st.integers(3, 9))):
         size = draw(st.sampled_from((1, 1, 2, 3)))
+        language = draw(st.sampled_from((("language", "de"), ("language", "fr"))))
         players = tuple(
-            Player(f"p{i}.{j}", (("mmr", draw(st.integers(0, 30)) * 100),)) for j in range(size)
+            Player(f"p{i}.{j}", (("mmr", draw(st.integers(0, 30)) * 100),), attributes=(language,))
+            for j in range(size)
         )
         joined = CLOSED_AT_MS - draw(st.integers(0, 30)) * 1000
         waited = draw(st.integers(0, 12))
@@ -41,7 +43,7 @@ def waves(draw: st.DrawFn) -> WaveSnapshot:
 def possible(wave: WaveSnapshot, rules: QueueRuleSet) -> bool:
     """Whether some parties of ``wave`` fill two teams of TEAM and respect ``rules``."""
     parties = [
-        ([p.rating("mmr") or 0 for p in w.ticket.players], w.ticket.joined_at_ms)
+        ([p.rating("mmr") or 0 for p in w.ticket.players], w.ticket.joined_at_ms, w.ticket.players)
         for w in wave.tickets
     ]
     for count in range(2, 2 * TEAM + 1):
@@ -55,13 +57,15 @@ def possible(wave: WaveSnapshot, rules: QueueRuleSet) -> bool:
                     if any(len(team) != TEAM for team in teams):
                         continue
                     waited = waited_s(CLOSED_AT_MS, [parties[i][1] for i in chosen])
-                    if lineup_problem(rules, teams, waited) is None:
+                    seated = [p for i in chosen for p in parties[i][2]]
+                    if lineup_problem(rules, teams, waited, (), seated) is None:
                         return True
     return False
 
 
 rule_tables = st.one_of(
     st.just({}),
+    st.just({"attributes": [{"name": "language"}], "max_spread": 1500}),
     st.builds(lambda spread: {"max_spread": spread}, st.integers(0, 20).map(lambda v: v * 100)),
     st.builds(lambda gap: {"max_team_gap": gap}, st.integers(0, 10).map(lambda v: v * 50)),
 )

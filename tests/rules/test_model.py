@@ -32,6 +32,11 @@ from streams.settings import SettingsError, load_settings
             "rules.max_latency_ms.steps[0].value: must be >= base (40 < 50)",
         ),
         ({"max_spread": {"base": 1, "steps": [{"after": 1}]}}, "steps[0]: must be a table"),
+        ({"attributes": {"name": "x"}}, "rules.attributes: must be a list"),
+        ({"attributes": [{"name": "x", "match": "like"}]}, "rules.attributes[0].match: must be"),
+        ({"attributes": [{"nam": "x"}]}, "rules.attributes[0].nam: unknown field"),
+        ({"attributes": [{"name": "x"}, {"name": "x"}]}, "rules.attributes[1].name: 'x' has"),
+        ({"attributes": [{"name": "x", "relax_after_s": -1}]}, "relax_after_s: must be a finite"),
     ],
 )
 def test_bad_rules_are_one_line_naming_the_field(raw: dict, message: str) -> None:
@@ -126,3 +131,35 @@ def test_a_rules_table_changes_the_fingerprint_and_none_keeps_the_old_one() -> N
     )
     assert plain.config_fingerprint() == empty.config_fingerprint()
     assert ruled.config_fingerprint() != plain.config_fingerprint()
+
+
+def test_attribute_rules_agree_relax_and_reject_a_party_at_odds_with_itself() -> None:
+    rules = parse_rules(
+        {
+            "attributes": [
+                {"name": "language", "relax_after_s": 60},
+                {"name": "platform", "match": "intersect"},
+            ]
+        }
+    )
+    de, fr = (("language", "de"),), (("language", "fr"),)
+    pc, both = (("platform", "pc"),), (("platform", "pc,xbox"),)
+    players = [
+        Player("a", (("r", 1),), attributes=de + pc),
+        Player("b", (("r", 1),), attributes=fr + both),
+    ]
+    assert lineup_problem(rules, [[1], [1]], 10, (), players) == (
+        "players disagree on 'language' (de, fr) after 10 s"
+    )
+    assert lineup_problem(rules, [[1], [1]], 60, (), players) is None  # relaxed; pc shared
+    xbox = Player("c", (("r", 1),), attributes=(("platform", "xbox"),))
+    assert "disagree on 'platform'" in (
+        lineup_problem(rules, [[1], [1]], 99, (), [players[0], xbox]) or ""
+    )
+    profile = QueueProfile(
+        "q", "rebalance", ("m",), team_size=2, rules={"attributes": [{"name": "platform"}]}
+    )
+    odd = (players[0], xbox)
+    assert ticket_rule_problem(Ticket("t", "q", "eu", odd, 0), profile) == (
+        "party: players disagree on 'platform' (pc, xbox)"
+    )

@@ -13,6 +13,11 @@ from matcher.rules.check import queue_rules
 from matcher.strategies import run_wave
 
 CLOSED_AT_MS = 600_000
+#: A language (sometimes none) and a platform set per player.
+ATTRIBUTES = st.tuples(
+    st.sampled_from(((("language", "de"),), (("language", "fr"),), ())),
+    st.sampled_from(((("platform", "pc"),), (("platform", "pc,xbox"),), (("platform", "xbox"),))),
+).map(lambda pair: tuple(sorted(pair[0] + pair[1])))
 VARIANTS = (
     ("rebalance", {}),
     ("game-queue", {}),
@@ -32,6 +37,7 @@ def waves(draw: st.DrawFn) -> WaveSnapshot:
                 f"p{i}.{j}",
                 (("elo", draw(st.integers(0, 3000))), ("mmr", draw(st.integers(0, 3000)))),
                 latency_ms=(("eu", draw(st.integers(10, 200))),),
+                attributes=draw(ATTRIBUTES),
             )
             for j in range(size)
         )
@@ -59,6 +65,11 @@ def rule_tables(draw: st.DrawFn) -> dict[str, object]:
     for name in ("max_spread", "max_team_gap"):
         if draw(st.booleans()):
             table[name] = draw(limits)
+    if draw(st.booleans()):
+        table["attributes"] = [
+            {"name": "language", "relax_after_s": draw(st.sampled_from((30, 200)))},
+            {"name": "platform", "match": "intersect"},
+        ]
     if draw(st.booleans()):
         table["max_latency_ms"] = {
             "base": draw(st.integers(20, 200)),
