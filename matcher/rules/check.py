@@ -15,8 +15,25 @@ EPSILON = 1e-9
 
 
 def queue_rules(profile: QueueProfile) -> QueueRuleSet:
-    """The parsed rules of ``profile`` (validated at start; parsing is O(rules))."""
-    return parse_rules(profile.rules) if profile.rules else NO_RULES
+    """The parsed rules of ``profile`` (validated at start).
+
+    Parsed once per profile object: admission reads them on every join.
+    """
+    if not profile.rules:
+        return NO_RULES
+    cached = _PARSED.get(id(profile))
+    if cached is not None and cached[0] is profile:
+        return cached[1]
+    rules = parse_rules(profile.rules)
+    if len(_PARSED) >= _PARSED_MAX:  # profiles built per call (tests, tools) must not pile up
+        _PARSED.clear()
+    _PARSED[id(profile)] = (profile, rules)
+    return rules
+
+
+#: Parsed rules by profile identity; the profile is kept so that its id is not reused.
+_PARSED: dict[int, tuple[QueueProfile, QueueRuleSet]] = {}
+_PARSED_MAX = 256
 
 
 def waited_s(closed_at_ms: int, joined_at_ms: Sequence[int]) -> float:

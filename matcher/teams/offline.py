@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from matcher.teams.games import Unit, game_of
-from matcher.teams.grouping import Splitter, group_parties
+from matcher.teams.grouping import Fits, Splitter, group_parties
 from matcher.teams.imbalance import Imbalance, imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, team_ratings
 from matcher.teams.split import team_splits
@@ -54,10 +54,12 @@ def partition_wave(
     shape: TeamShape,
     params: Imbalance,
     wrap: Callable[[Splitter], Splitter] | None = None,
+    fits: Fits | None = None,
 ) -> list[Lineup]:
     """Games of the wave: consecutive groups of 2k players in rating order, split optimally.
 
-    ``wrap`` may refuse a group's split (the queue's rules: matcher/teams/ruled.py).
+    ``wrap`` may refuse a group's split and ``fits`` a party's place in a group (the
+    queue's rules: matcher/teams/ruled.py).
 
     Notes: O(n log n) for the sort plus O(1) per group for fixed k; this is the paper's
     rho-approximation of the best partition of the whole wave.
@@ -66,4 +68,4 @@ def partition_wave(
     def split(group: Sequence[Party]) -> Lineup | None:
         return optimal_split(group, shape, params)
 
-    return group_parties(parties, shape, wrap(split) if wrap else split)
+    return group_parties(parties, shape, wrap(split) if wrap else split, fits)

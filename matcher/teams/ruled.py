@@ -3,11 +3,11 @@ every team strategy uses, so that no lineup breaking a rule becomes a match."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from matcher.rules.check import group_problem, lineup_problem, waited_s
 from matcher.rules.model import QueueRuleSet
-from matcher.teams.grouping import Splitter
+from matcher.teams.grouping import Fits, Splitter
 from matcher.teams.model import Lineup, Party, team_ratings
 
 
@@ -81,3 +81,73 @@ def allowed_lineups(
         for lineup in lineups
         if lineup_rule_problem(rules, parties, lineup, closed_at_ms, region) is None
     ]
+
+
+def playable_now(
+    rules: QueueRuleSet, parties: Sequence[Party], closed_at_ms: int, region: str
+) -> list[int]:
+    """Indices of the parties that could be in some match of this wave: a party whose own
+    latency already exceeds the limit at its own wait cannot (a match's limit is at most
+    that), so the grouping does not try it in group after group."""
+    if rules.max_latency_ms is None:
+        return list(range(len(parties)))
+    kept = []
+    for index, party in enumerate(parties):
+        limit = rules.max_latency_ms.at(waited_s(closed_at_ms, [party.joined_at_ms]))
+        known = [ms for p in party.players if (ms := p.latency_to(region)) is not None]
+        if not known or max(known) <= limit:
+            kept.append(index)
+    return kept
+
+
+def grouped_by_class(
+    rules: QueueRuleSet,
+    parties: Sequence[Party],
+    candidates: Sequence[int],
+    group: Callable[[Sequence[Party]], list[Lineup]],
+) -> list[Lineup]:
+    """``group`` run on each class of ``candidates`` agreeing on the queue's ``equal``
+    attribute rules, then once on every candidate still left (parties a relaxed rule lets
+    mix). A sweep in rating order over the whole wave would put players of different
+    values side by side in nearly every group and refuse group after group.
+
+    Lineups hold indices into ``parties``. Notes: O(candidates) plus the grouping's cost.
+    """
+    names = [rule.name for rule in rules.attributes if rule.match == "equal"]
+    classes: dict[tuple[str | None, ...], list[int]] = {}
+    for index in candidates:
+        classes.setdefault(_class_key(parties[index], names), []).append(index)
+    passes = [*classes.values()] if names and len(classes) > 1 else []
+    lineups: list[Lineup] = []
+    taken: set[int] = set()
+    for members in [*passes, list(candidates)]:
+        members = [i for i in members if i not in taken]
+        for lineup in group([parties[i] for i in members]):
+            teams = tuple(tuple(members[i] for i in team) for team in lineup.teams)
+            lineups.append(Lineup(teams, lineup.roles))
+            taken.update(i for team in teams for i in team)
+    return lineups
+
+
+def _class_key(party: Party, names: Sequence[str]) -> tuple[str | None, ...]:
+    key: list[str | None] = []
+    for name in names:
+        values = {player.attribute(name) for player in party.players}
+        key.append(values.pop() if len(values) == 1 else None)
+    return tuple(key)
+
+
+def rule_fits(rules: QueueRuleSet, closed_at_ms: int, region: str, *, roles: bool) -> Fits | None:
+    """The grouping's ``fits`` for ``rules``: a party joins a group when the group with it
+    breaks no rule that no split can mend (None without rules)."""
+    if rules.empty:
+        return None
+
+    def fits(members: Sequence[Party], candidate: Party) -> bool:
+        group = [*members, candidate]
+        fixed = not roles
+        return (
+            group_rule_problem(rules, group, closed_at_ms, region, split_free_ratings=fixed) is None
+        )
+
+    return fits

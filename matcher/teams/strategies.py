@@ -45,7 +45,10 @@ from matcher.teams.roles import shortest_role_interval, split_representatives
 from matcher.teams.ruled import (
     allowed_lineups,
     group_rule_problem,
+    grouped_by_class,
     lineup_rule_problem,
+    playable_now,
+    rule_fits,
     ruled_splitter,
 )
 
@@ -77,7 +80,11 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     ruled = ruled_splitter(
         split, rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles)
     )
-    lineups = group_parties(parties, shape, ruled)
+    fits = rule_fits(rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles))
+    candidates = playable_now(rules, parties, snapshot.closed_at_ms, snapshot.region)
+    lineups = grouped_by_class(
+        rules, parties, candidates, lambda group: group_parties(group, shape, ruled, fits)
+    )
     admit = _admitter(snapshot, rules, shape)
     lineups = complete(parties, lineups, shape, config.imbalance, _acceptor(snapshot, rules), admit)
     method = choose_method(config.method, shape, shape.match_max)
@@ -168,7 +175,14 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
         )
 
     if config.mode == "offline":
-        lineups = partition_wave(parties, shape, params, wrap)
+        fits = rule_fits(rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles))
+        candidates = playable_now(rules, parties, snapshot.closed_at_ms, snapshot.region)
+        lineups = grouped_by_class(
+            rules,
+            parties,
+            candidates,
+            lambda group: partition_wave(group, shape, params, wrap, fits),
+        )
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
     else:
