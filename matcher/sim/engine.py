@@ -113,6 +113,7 @@ def variant_profile(scenario: Scenario, variant: Variant) -> QueueProfile:
         maps=scenario.maps,
         team_size=scenario.team_size,
         options=dict(variant.options),
+        rules=dict(variant.rules),
     )
 
 

@@ -75,7 +75,7 @@ def load_config(path: Path):  # type: ignore[no-untyped-def]
 def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
     """Every variant's strategy exists and accepts its options, before anything runs."""
     from matcher.sim.engine import variant_profile
-    from matcher.strategies import UnknownStrategy, check_profile, get_strategy
+    from matcher.strategies import UnknownStrategy, check_profile, check_rules, get_strategy
 
     for i, scenario in enumerate(config.scenarios):
         for j, variant in enumerate(scenario.variants):
@@ -91,5 +91,6 @@ def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
                 ) from None
             try:
                 check_profile(variant_profile(scenario, variant))
+                check_rules(variant_profile(scenario, variant))
             except ValueError as error:
                 raise UsageError(f"{where}: {error}") from None
