@@ -145,6 +145,9 @@ class WaveSnapshot:
     tickets: tuple[WaitingTicket, ...]
     active_population: int = 0
     last_matches: tuple[LastMatch, ...] = ()
+    #: Queued players' recent matches (newest first, ``(at_ms, other player ids)``), for
+    #: a queue with a rematch rule; empty otherwise (matcher/queue/meetings.py).
+    meetings: tuple[tuple[str, tuple[tuple[int, tuple[str, ...]], ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

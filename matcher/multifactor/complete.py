@@ -13,6 +13,7 @@ from typing import NamedTuple
 from matcher.core import QueueProfile, WaveSnapshot
 from matcher.multifactor.config import MultifactorConfig
 from matcher.multifactor.pool import Pool, build_pool
+from matcher.rules.check import met_recently
 from matcher.rules.model import QueueRuleSet
 from matcher.teams.complete import complete
 from matcher.teams.imbalance import Imbalance
@@ -51,14 +52,16 @@ def left_out_matches(
         return []
     left = replace(snapshot, tickets=rest)
     parties, _ = parties_of(left, shape)
+    met = met_recently(snapshot, rules)
 
     def accept(group: Sequence[Party], lineup: Lineup) -> bool:
         closed, region = snapshot.closed_at_ms, snapshot.region
-        return lineup_rule_problem(rules, group, lineup, closed, region) is None
+        return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
     def admit(group: Sequence[Party]) -> bool:
         closed, region = snapshot.closed_at_ms, snapshot.region
-        return group_rule_problem(rules, group, closed, region, split_free_ratings=True) is None
+        problem = group_rule_problem(rules, group, closed, region, split_free_ratings=True, met=met)
+        return problem is None
 
     plans = []
     for lineup in complete(parties, [], shape, Imbalance(), accept, admit):

@@ -8,6 +8,7 @@ restarts under an evaluation budget) -> report (per-factor scores of every match
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from matcher.core import (
     Match,
@@ -25,7 +26,7 @@ from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
-from matcher.rules.check import lineup_problem, queue_rules, waited_s
+from matcher.rules.check import lineup_problem, met_recently, queue_rules, waited_s
 from matcher.rules.model import QueueRuleSet
 
 NAME = "multifactor"
@@ -84,7 +85,8 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
     outcome = Search(pool, config, search_seed(snapshot)).run()
     rules = queue_rules(profile)
     plans = _in_priority_order(pool, outcome)
-    kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan)]
+    met = met_recently(snapshot, rules)
+    kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan, met)]
     missed = left_out_matches(snapshot, profile, config, rules, _ticket_ids(kept))
     matches, dropped = _build_matches(snapshot, profile, config, [*kept, *missed])
     dropped += len(plans) - len(kept)
@@ -173,7 +175,9 @@ def _build_matches(
     return matches, dropped
 
 
-def _rule_problem(rules: QueueRuleSet, snapshot: WaveSnapshot, plan: Plan) -> str | None:
+def _rule_problem(
+    rules: QueueRuleSet, snapshot: WaveSnapshot, plan: Plan, met: Mapping[str, frozenset[str]]
+) -> str | None:
     """Why a match the search chose breaks the queue's rules (it is then dropped)."""
     if rules.empty:
         return None
@@ -184,7 +188,7 @@ def _rule_problem(rules: QueueRuleSet, snapshot: WaveSnapshot, plan: Plan) -> st
     ratings = [[pool.ratings[p] for p in team] for team in (team1, team2)]
     seated = [pool.players[p] for p in seats]
     waited = waited_s(snapshot.closed_at_ms, joined)
-    return lineup_problem(rules, ratings, waited, latencies, seated)
+    return lineup_problem(rules, ratings, waited, latencies, seated, met)
 
 
 def _parties(pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> list[list[int]]:

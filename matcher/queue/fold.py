@@ -29,6 +29,7 @@ from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arriva
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.finished import FinishedTickets
+from matcher.queue.meetings import History, prune_meetings, record_meetings
 from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
 from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
@@ -102,6 +103,8 @@ class RegionQueue:
     arrival_rate_per_s: float | None = None
     # Why the last wave failed (None after a good one): a failure is reported once.
     failing: str | None = None
+    # Recent matches per player, kept only for a queue with a rematch rule.
+    meetings: dict[str, History] = field(default_factory=dict)
 
     def apply(
         self,
@@ -243,6 +246,11 @@ class RegionQueue:
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
         matched = self._remove_matched(result.matches, tick)
+        rematch = queue_rules(profile).rematch if profile.rules else None
+        if rematch is not None:
+            at_ms, within_ms = tick.tick_at_ms, int(rematch.within_s * 1000)
+            self.meetings = prune_meetings(self.meetings, at_ms - within_ms)
+            record_meetings(self.meetings, result.matches, at_ms, rematch.last)
         self.waves_closed += 1
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
@@ -286,6 +294,17 @@ class RegionQueue:
         failure = WaveFailure(self.queue, self.region, tick.wave_id, reason, first)
         return Step("wave_failed", dequeued=tuple(expired), failure=failure)
 
+    def _queued_meetings(self, queued: list[QueuedTicket]) -> tuple[tuple[str, History], ...]:
+        meetings = self.meetings
+        if not meetings:
+            return ()
+        return tuple(
+            (p.player_id, meetings[p.player_id])
+            for q in queued
+            for p in q.ticket.players
+            if p.player_id in meetings
+        )
+
     def wave_snapshot(self, tick: WaveTick, rules: QueueRules) -> WaveSnapshot:
         """What the strategy is given when ``tick`` closes a wave (for ``explain``)."""
         return self.snapshot(
@@ -325,6 +344,7 @@ class RegionQueue:
             tickets=waiting,
             active_population=self.players_queued + sum(self.recent_matched_players),
             last_matches=history,
+            meetings=self._queued_meetings(queued),
         )
 
     def _expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:

@@ -81,6 +81,10 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
         "arrivals_since_tick": state.arrivals_since_tick,
         "arrival_rate_per_s": state.arrival_rate_per_s,
         "failing": state.failing,
+        "meetings": [
+            [pid, [[at, list(others)] for at, others in history]]
+            for pid, history in state.meetings.items()
+        ],
         "recent_matched_players": list(state.recent_matched_players),
         "last_matches": [
             [m.player_id, list(m.teammates), list(m.opponents)] for m in state.last_matches.values()
@@ -110,6 +114,10 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
     state.arrivals_since_tick = record.get("arrivals_since_tick", 0)
     state.arrival_rate_per_s = record.get("arrival_rate_per_s")
     state.failing = record.get("failing")
+    state.meetings = {
+        pid: tuple((at, tuple(others)) for at, others in history)
+        for pid, history in record.get("meetings", ())
+    }
     state.recent_matched_players = deque(record["recent_matched_players"])
     state.last_matches = {
         pid: LastMatch(pid, tuple(mates), tuple(foes))

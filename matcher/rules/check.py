@@ -10,6 +10,9 @@ from dataclasses import replace
 from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
 from matcher.rules.model import NO_RULES, QueueRuleSet, parse_rules
 
+#: No rematch history: the default of every ``met`` argument.
+NO_MEETINGS: Mapping[str, frozenset[str]] = {}
+
 #: Slack for float comparisons of team means against a limit.
 EPSILON = 1e-9
 
@@ -47,6 +50,7 @@ def lineup_problem(
     waited: float,
     latencies: Sequence[int | None] = (),
     players: Sequence[Player] = (),
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> str | None:
     """Why a match of these teams' seat ratings breaks ``rules`` after ``waited`` s, or None.
 
@@ -76,7 +80,7 @@ def lineup_problem(
         gap, limit = max(means) - min(means), rules.max_team_gap.at(waited)
         if gap > limit + EPSILON:
             return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {waited:g} s"
-    return group_problem(rules, waited, latencies, players)
+    return group_problem(rules, waited, latencies, players, (), met)
 
 
 def group_problem(
@@ -85,6 +89,7 @@ def group_problem(
     latencies: Sequence[int | None],
     players: Sequence[Player],
     ratings: Sequence[int] = (),
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> str | None:
     """The rules a group of players breaks however it is split into teams: latency,
     attributes, and the spread of ``ratings`` when given (seat ratings that do not depend
@@ -105,7 +110,32 @@ def group_problem(
         problem = rule.problem([player.attribute(rule.name) for player in players], waited)
         if problem is not None:
             return problem
+    if met:
+        ids = {player.player_id for player in players}
+        for player in players:
+            again = met.get(player.player_id, frozenset()) & ids
+            if again:
+                other = min(again)
+                return f"players {player.player_id} and {other} met too recently (rematch)"
     return None
+
+
+def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, frozenset[str]]:
+    """Whom each queued player met in their last ``rematch.last`` matches within
+    ``rematch.within_s`` of the wave's close (empty without a rematch rule).
+
+    Notes: O(players x last x match size).
+    """
+    rule = rules.rematch
+    if rule is None or not snapshot.meetings:
+        return {}
+    since = snapshot.closed_at_ms - rule.within_s * 1000
+    return {
+        player_id: frozenset(
+            other for at_ms, others in history[: rule.last] if at_ms >= since for other in others
+        )
+        for player_id, history in snapshot.meetings
+    }
 
 
 def match_rule_problems(
@@ -113,6 +143,7 @@ def match_rule_problems(
     match: Match,
     snapshot: WaveSnapshot,
     tickets: Mapping[str, Ticket],
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> list[str]:
     """Rule violations of one published match (empty when it respects every rule)."""
     teams = [[seat.rating for seat in team.seats] for team in match.teams]
@@ -130,7 +161,7 @@ def match_rule_problems(
     seated = [
         players[s.player_id] for team in match.teams for s in team.seats if s.player_id in players
     ]
-    problem = lineup_problem(rules, teams, waited, latencies, seated)
+    problem = lineup_problem(rules, teams, waited, latencies, seated, met)
     return [] if problem is None else [f"match {match.match_id}: {problem}"]
 
 
@@ -146,8 +177,9 @@ def wave_rule_problems(
         return []
     tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
     problems: list[str] = []
+    met = met_recently(snapshot, rules)
     for match in result.matches:
-        problems += match_rule_problems(rules, match, snapshot, tickets)
+        problems += match_rule_problems(rules, match, snapshot, tickets, met)
         if rules.rating is not None:
             for team in match.teams:
                 for seat in team.seats:

@@ -20,6 +20,7 @@ RULE_NAMES = (
     "max_distance",
     "max_latency_ms",
     "attributes",
+    "rematch",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
 _ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
@@ -93,6 +94,15 @@ class AttributeRule:
 
 
 @dataclass(frozen=True, slots=True)
+class RematchRule:
+    """Players who met in one of their ``last`` matches less than ``within_s`` seconds
+    before the wave's close are not put in one match again."""
+
+    last: int
+    within_s: float
+
+
+@dataclass(frozen=True, slots=True)
 class QueueRuleSet:
     """The rules of one queue; None means "no such limit".
 
@@ -102,7 +112,7 @@ class QueueRuleSet:
     highest minus lowest team mean rating. ``max_distance``: rating distance between
     1v1 opponents. ``max_latency_ms``: every player's latency to the wave's region
     (players who sent no figure for it are not held to it). ``attributes``: string
-    attribute rules (:class:`AttributeRule`).
+    attribute rules (:class:`AttributeRule`). ``rematch``: :class:`RematchRule`.
     """
 
     rating: str | None = None
@@ -111,6 +121,7 @@ class QueueRuleSet:
     max_distance: Expansion | None = None
     max_latency_ms: Expansion | None = None
     attributes: tuple[AttributeRule, ...] = ()
+    rematch: RematchRule | None = None
 
     @property
     def empty(self) -> bool:
@@ -141,8 +152,21 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
     return QueueRuleSet(
         rating=rating,
         attributes=_attribute_rules(raw.get("attributes", ())),
+        rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
         **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
+
+
+def _rematch(raw: object) -> RematchRule:
+    if not isinstance(raw, Mapping) or set(raw) != {"last", "within_s"}:
+        raise ValueError("rules.rematch: must be a table {last, within_s}")
+    last = raw["last"]
+    if isinstance(last, bool) or not isinstance(last, int) or not 1 <= last <= 100:
+        raise ValueError(f"rules.rematch.last: must be an integer from 1 to 100 (got {last!r})")
+    within = _non_negative("rules.rematch.within_s", raw["within_s"])
+    if within == 0:
+        raise ValueError("rules.rematch.within_s: must be > 0")
+    return RematchRule(last, within)
 
 
 def _attribute_rules(raw: object) -> tuple[AttributeRule, ...]:

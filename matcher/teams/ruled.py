@@ -3,9 +3,9 @@ every team strategy uses, so that no lineup breaking a rule becomes a match."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
-from matcher.rules.check import group_problem, lineup_problem, waited_s
+from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
 from matcher.rules.model import QueueRuleSet
 from matcher.teams.grouping import Fits, Splitter
 from matcher.teams.model import Lineup, Party, team_ratings
@@ -17,6 +17,7 @@ def lineup_rule_problem(
     lineup: Lineup,
     closed_at_ms: int,
     region: str,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> str | None:
     """Why ``lineup`` (indices into ``parties``) breaks ``rules`` at the wave's close.
 
@@ -26,7 +27,8 @@ def lineup_rule_problem(
     latencies = [player.latency_to(region) for party in members for player in party.players]
     waited = waited_s(closed_at_ms, [party.joined_at_ms for party in members])
     seated = [player for party in members for player in party.players]
-    return lineup_problem(rules, team_ratings(parties, lineup), waited, latencies, seated)
+    ratings = team_ratings(parties, lineup)
+    return lineup_problem(rules, ratings, waited, latencies, seated, met)
 
 
 def group_rule_problem(
@@ -36,6 +38,7 @@ def group_rule_problem(
     region: str,
     *,
     split_free_ratings: bool,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> str | None:
     """What ``group`` breaks whatever its split; ``split_free_ratings``: the parties'
     ratings are their seat ratings (a queue without roles), so the spread is judged too."""
@@ -43,11 +46,17 @@ def group_rule_problem(
     latencies = [player.latency_to(region) for player in players]
     ratings = [r for party in group for r in party.ratings] if split_free_ratings else []
     waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
-    return group_problem(rules, waited, latencies, players, ratings)
+    return group_problem(rules, waited, latencies, players, ratings, met)
 
 
 def ruled_splitter(
-    split: Splitter, rules: QueueRuleSet, closed_at_ms: int, region: str, *, roles: bool
+    split: Splitter,
+    rules: QueueRuleSet,
+    closed_at_ms: int,
+    region: str,
+    *,
+    roles: bool,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> Splitter:
     """``split`` that answers None (no lineup) for a group whose lineup breaks a rule:
     the grouping then tries the next parties, as for roles it cannot fill. A group that
@@ -56,10 +65,13 @@ def ruled_splitter(
         return split
 
     def ruled(group: Sequence[Party]) -> Lineup | None:
-        if group_rule_problem(rules, group, closed_at_ms, region, split_free_ratings=not roles):
+        fixed = not roles
+        if group_rule_problem(
+            rules, group, closed_at_ms, region, split_free_ratings=fixed, met=met
+        ):
             return None
         lineup = split(group)
-        if lineup is None or lineup_rule_problem(rules, group, lineup, closed_at_ms, region):
+        if lineup is None or lineup_rule_problem(rules, group, lineup, closed_at_ms, region, met):
             return None
         return lineup
 
@@ -72,6 +84,7 @@ def allowed_lineups(
     rules: QueueRuleSet,
     closed_at_ms: int,
     region: str,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> list[Lineup]:
     """The lineups that respect ``rules``; the others' tickets stay queued."""
     if rules.empty:
@@ -79,7 +92,7 @@ def allowed_lineups(
     return [
         lineup
         for lineup in lineups
-        if lineup_rule_problem(rules, parties, lineup, closed_at_ms, region) is None
+        if lineup_rule_problem(rules, parties, lineup, closed_at_ms, region, met) is None
     ]
 
 
@@ -137,7 +150,14 @@ def _class_key(party: Party, names: Sequence[str]) -> tuple[str | None, ...]:
     return tuple(key)
 
 
-def rule_fits(rules: QueueRuleSet, closed_at_ms: int, region: str, *, roles: bool) -> Fits | None:
+def rule_fits(
+    rules: QueueRuleSet,
+    closed_at_ms: int,
+    region: str,
+    *,
+    roles: bool,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> Fits | None:
     """The grouping's ``fits`` for ``rules``: a party joins a group when the group with it
     breaks no rule that no split can mend (None without rules)."""
     if rules.empty:
@@ -145,9 +165,9 @@ def rule_fits(rules: QueueRuleSet, closed_at_ms: int, region: str, *, roles: boo
 
     def fits(members: Sequence[Party], candidate: Party) -> bool:
         group = [*members, candidate]
-        fixed = not roles
-        return (
-            group_rule_problem(rules, group, closed_at_ms, region, split_free_ratings=fixed) is None
+        problem = group_rule_problem(
+            rules, group, closed_at_ms, region, split_free_ratings=not roles, met=met
         )
+        return problem is None
 
     return fits

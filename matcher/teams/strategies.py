@@ -13,10 +13,10 @@ every random choice from ``snapshot.seed``.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
-from matcher.rules.check import queue_rules
+from matcher.rules.check import met_recently, queue_rules
 from matcher.rules.model import QueueRuleSet
 from matcher.teams.build import build_match, build_result
 from matcher.teams.complete import Accept, Admit, complete
@@ -52,6 +52,9 @@ from matcher.teams.ruled import (
     ruled_splitter,
 )
 
+#: Whom each queued player met too recently to meet again (the rematch rule).
+Met = Mapping[str, frozenset[str]]
+
 
 def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
     """The team shape and options of a ``rebalance`` queue; ValueError names a bad field."""
@@ -77,27 +80,31 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     def split(group: Sequence[Party]) -> Lineup | None:
         return rebalance(group, shape, config.method, rng, config.max_sequences)
 
-    ruled = ruled_splitter(
-        split, rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles)
-    )
-    fits = rule_fits(rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles))
-    candidates = playable_now(rules, parties, snapshot.closed_at_ms, snapshot.region)
+    met = met_recently(snapshot, rules)
+    closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
+    ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met)
+    fits = rule_fits(rules, closed, region, roles=roles, met=met)
+    candidates = playable_now(rules, parties, closed, region)
     lineups = grouped_by_class(
         rules, parties, candidates, lambda group: group_parties(group, shape, ruled, fits)
     )
-    admit = _admitter(snapshot, rules, shape)
-    lineups = complete(parties, lineups, shape, config.imbalance, _acceptor(snapshot, rules), admit)
+    admit = _admitter(snapshot, rules, shape, met)
+    accept = _acceptor(snapshot, rules, met)
+    lineups = complete(parties, lineups, shape, config.imbalance, accept, admit)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
     return build_result("rebalance", snapshot, matches, (("method_" + method, 1.0),))
 
 
-def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape) -> Admit:
+def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape, met: Met) -> Admit:
     """Whether a group of parties can make a match under the rules, before any split."""
 
     def admit(group: Sequence[Party]) -> bool:
         closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.roles
-        return group_rule_problem(rules, group, closed, region, split_free_ratings=fixed) is None
+        problem = group_rule_problem(
+            rules, group, closed, region, split_free_ratings=fixed, met=met
+        )
+        return problem is None
 
     return admit
 
@@ -105,6 +112,7 @@ def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape) -> 
 def _acceptor(
     snapshot: WaveSnapshot,
     rules: QueueRuleSet,
+    met: Met,
     params: Imbalance | None = None,
     max_imbalance: float | None = None,
 ) -> Accept:
@@ -114,8 +122,8 @@ def _acceptor(
         limited = max_imbalance is not None and params is not None
         if limited and imbalance(team_ratings(group, lineup), params) > max_imbalance + 1e-9:  # type: ignore[arg-type, operator]
             return False
-        problem = lineup_rule_problem(rules, group, lineup, snapshot.closed_at_ms, snapshot.region)
-        return problem is None
+        closed, region = snapshot.closed_at_ms, snapshot.region
+        return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
     return accept
 
@@ -168,15 +176,15 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
     rules = queue_rules(profile)
+    met = met_recently(snapshot, rules)
+    closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
 
     def wrap(split: Splitter) -> Splitter:
-        return ruled_splitter(
-            split, rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles)
-        )
+        return ruled_splitter(split, rules, closed, region, roles=roles, met=met)
 
     if config.mode == "offline":
-        fits = rule_fits(rules, snapshot.closed_at_ms, snapshot.region, roles=bool(shape.roles))
-        candidates = playable_now(rules, parties, snapshot.closed_at_ms, snapshot.region)
+        fits = rule_fits(rules, closed, region, roles=roles, met=met)
+        candidates = playable_now(rules, parties, closed, region)
         lineups = grouped_by_class(
             rules,
             parties,
@@ -187,10 +195,11 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
         lineups = _role_queue(parties, shape, config)
     else:
         lineups = _game_queue(snapshot, parties, shape, config, rng.getrandbits(32))
-    lineups = allowed_lineups(lineups, parties, rules, snapshot.closed_at_ms, snapshot.region)
-    accept = _acceptor(snapshot, rules, params, config.max_imbalance)
+    lineups = allowed_lineups(lineups, parties, rules, closed, region, met)
+    accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
     lineups = [lineup for lineup in lineups if accept(parties, lineup)]
-    lineups = complete(parties, lineups, shape, params, accept, _admitter(snapshot, rules, shape))
+    admit = _admitter(snapshot, rules, shape, met)
+    lineups = complete(parties, lineups, shape, params, accept, admit)
     matches = _matches(snapshot, profile, parties, lineups, rng, params)
     return build_result("game-queue", snapshot, matches, (("mode_" + config.mode, 1.0),))
 

@@ -37,6 +37,9 @@ from streams.settings import SettingsError, load_settings
         ({"attributes": [{"nam": "x"}]}, "rules.attributes[0].nam: unknown field"),
         ({"attributes": [{"name": "x"}, {"name": "x"}]}, "rules.attributes[1].name: 'x' has"),
         ({"attributes": [{"name": "x", "relax_after_s": -1}]}, "relax_after_s: must be a finite"),
+        ({"rematch": {"last": 3}}, "rules.rematch: must be a table {last, within_s}"),
+        ({"rematch": {"last": 0, "within_s": 60}}, "rules.rematch.last: must be an integer"),
+        ({"rematch": {"last": 2, "within_s": 0}}, "rules.rematch.within_s: must be > 0"),
     ],
 )
 def test_bad_rules_are_one_line_naming_the_field(raw: dict, message: str) -> None:

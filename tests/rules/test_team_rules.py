@@ -43,8 +43,31 @@ def waves(draw: st.DrawFn) -> WaveSnapshot:
         )
         joined = CLOSED_AT_MS - draw(st.integers(0, 120)) * 1000
         tickets.append(WaitingTicket(Ticket(f"t{i}", "q", "eu", players, joined), 0))
+    ids = [p.player_id for w in tickets for p in w.ticket.players]
+    meetings = tuple(
+        (
+            pid,
+            (
+                (
+                    CLOSED_AT_MS - draw(st.integers(0, 900)) * 1000,
+                    tuple(draw(st.sets(st.sampled_from(ids), max_size=4)) - {pid}),
+                ),
+            ),
+        )
+        for pid in ids
+        if draw(st.booleans())
+    )
     return WaveSnapshot(
-        "q", "eu", "w", 1, draw(st.integers(0, 2**32)), CLOSED_AT_MS, tuple(tickets)
+        "q",
+        "eu",
+        "w",
+        1,
+        draw(st.integers(0, 2**32)),
+        CLOSED_AT_MS,
+        tuple(tickets),
+        0,
+        (),
+        meetings,
     )
 
 
@@ -70,6 +93,8 @@ def rule_tables(draw: st.DrawFn) -> dict[str, object]:
             {"name": "language", "relax_after_s": draw(st.sampled_from((30, 200)))},
             {"name": "platform", "match": "intersect"},
         ]
+    if draw(st.booleans()):
+        table["rematch"] = {"last": draw(st.integers(1, 3)), "within_s": 600}
     if draw(st.booleans()):
         table["max_latency_ms"] = {
             "base": draw(st.integers(20, 200)),
