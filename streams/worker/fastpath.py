@@ -204,6 +204,8 @@ def _player(body: Any) -> Player:
 
 
 def _attributes(attributes: Any) -> tuple[tuple[str, str], ...]:
+    if not attributes and type(attributes) is dict:  # the usual join: none
+        return ()
     if type(attributes) is not dict or len(attributes) > wire.MAX_NAMES_PER_PLAYER:
         raise _Unsure  # an explicit null too: the full path's to refuse
     for name, value in attributes.items():
