@@ -244,6 +244,9 @@ def _is_number(value: object) -> bool:
 
 
 def _non_negative(where: str, value: object) -> float:
-    if not _is_number(value) or not math.isfinite(value) or value < 0:  # type: ignore[operator, arg-type]
+    number = (
+        float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -1.0
+    )
+    if not math.isfinite(number) or number < 0:
         raise ValueError(f"{where}: must be a finite number >= 0 (got {value!r})")
-    return float(value)  # type: ignore[arg-type]
+    return number

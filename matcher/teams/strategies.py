@@ -120,12 +120,16 @@ def _acceptor(
 
     def accept(group: Sequence[Party], lineup: Lineup) -> bool:
         limited = max_imbalance is not None and params is not None
-        if limited and imbalance(team_ratings(group, lineup), params) > max_imbalance + 1e-9:  # type: ignore[arg-type, operator]
+        if limited and _imbalance_of(group, lineup, params) > (max_imbalance or 0.0) + 1e-9:
             return False
         closed, region = snapshot.closed_at_ms, snapshot.region
         return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
     return accept
+
+
+def _imbalance_of(group: Sequence[Party], lineup: Lineup, params: Imbalance | None) -> float:
+    return imbalance(team_ratings(group, lineup), params or Imbalance())
 
 
 def _matches(
