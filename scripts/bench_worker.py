@@ -150,7 +150,7 @@ def producer(bootstrap: str) -> Producer:
 
 def joins_at_rate(rate: float, seconds: float, start_ms: int) -> list[tuple[bytes, bytes]]:
     """Every join of a steady run, built before it starts (each stamped with its due time):
-    at 20,000/s building JSON in the loop took a third of a core from the worker's two."""
+    building JSON in the publishing loop would take CPU from the worker under test."""
     rng = random.Random(1)
     total = int(rate * seconds)
     return [join_value(n, rng, start_ms + int(n * 1000 / rate)) for n in range(total)]

@@ -1,9 +1,8 @@
 """Which machine a timing ran on, so that figures from different machines are not compared blind.
 
-Milliseconds depend on the machine far more than on noise: the very same code
-(``optimal`` at decision revision 9, 10,000 players, ten seeds, median of 7 calls) took
-72-106 ms on the machine of sessions 13-14 and 131-200 ms on session 15's
-(docs/benchmarks/duel.md). The timing scripts print :func:`machine_line` first: the
+Milliseconds depend on the machine far more than on noise: the very same code can take
+nearly twice as long on another machine (docs/benchmarks/duel.md, ADR 0073). The
+timing scripts print :func:`machine_line` first: the
 CPU, the interpreter and its build, NumPy and SciPy, and the CPU time of two fixed
 reference workloads (a pure-Python loop, a NumPy sort), by which figures taken on two
 machines can be scaled.
@@ -21,9 +20,9 @@ from pathlib import Path
 import numpy as np
 import scipy
 
-#: Reference workloads: the fastest of this many runs. Session 15's machine ran the same
-#: work at very different speeds from one second to the next (74-129 ms for the loop), so
-#: the fastest is the figure that repeats.
+#: Reference workloads: the fastest of this many runs. A shared or throttled machine runs
+#: the same work at very different speeds from one second to the next, and the fastest
+#: run is the figure that repeats.
 _RUNS = 9
 
 

@@ -143,7 +143,7 @@ class Settings(BaseSettings):
     # Dequeued ticket ids are remembered this long so retried joins stay no-ops (>= TTL).
     finished_retention_ms: int | None = None
     publish_status: bool = True
-    # Check every wave result with the generic checker before publishing (~O(players)).
+    # Check every wave result with its strategy's checker before publishing (~O(players)).
     verify_waves: bool = True
     web_host: str = "127.0.0.1"
     web_port: int = Field(default=6066, ge=0, le=65535)

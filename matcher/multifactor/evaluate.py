@@ -34,8 +34,8 @@ class Layout:
     ``cross[s]`` the indices into ``pairs`` of the pairs split s puts on opposite teams.
     ``sides_matrix`` (split x seat: +1 team 1, -1 team 2) and ``cross_matrix`` (split
     x pair: 1 on opposite teams) say the same as matrices: the evaluator sums through
-    them with an integer ``einsum``, which adds whole rows of candidates (a fancy index
-    then a sum over a middle axis was the slowest step). Every value summed is an
+    them with an integer ``einsum``, which adds whole rows of candidates (cheaper than a
+    fancy index followed by a sum over a middle axis). Every value summed is an
     integer, so sums are exact in any order.
     """
 

@@ -4,10 +4,9 @@ With solo tickets this is exactly "sort, then cut every 2n players"; with partie
 first-fit in the given order can leave a team short (a duo waiting for a solo that
 went elsewhere). It then tries first-fit from the other end of the order, and then
 both directions with bigger tickets first inside runs of 2, 4, 8, ... consecutive
-tickets, so the order is kept as far as the parties allow (ADR 0053; the previous
-fallback, bigger tickets first over the whole order, grouped parties with players
-far from them in rating). The last resort is the selection's own packing, feasible
-by construction.
+tickets, so the order is kept as far as the parties allow (ADR 0053: putting bigger
+tickets first over the whole order would group parties with players far from them in
+rating). The last resort is the selection's own packing, feasible by construction.
 """
 
 from __future__ import annotations

@@ -39,8 +39,8 @@ BoolArray = npt.NDArray[np.bool_]
 #: Smallest gain that counts as an improvement; stops float-noise cycles (scores of
 #: equal matches are bit-identical, so real gains are far larger).
 MIN_GAIN = 1e-12
-#: Candidates scored per numpy batch: bounds memory, and keeps the temporaries in cache
-#: (measured on a 1 MiB L2: 2k-candidate batches score up to ~2x faster than 4k or more).
+#: Candidates scored per numpy batch: bounds memory, and keeps a batch's temporaries
+#: small enough to stay in a core's L2 cache (larger batches spill and score slower).
 CANDIDATES_PER_BATCH = 2_048
 #: A kick perturbs this many matches adjacent in rating (ADR 0049): a random move
 #: between far-apart matches is undone by the next descent and wastes its re-scoring.

@@ -1,14 +1,14 @@
 """Ticket ids that left a queue, and when: remembered so a replayed join is recognised.
 
-A busy region remembers every ticket of the retention window (600 s of 10,000-player
-waves: ~600,000 ids). Pruning them by scanning the whole map cost ~23 ms per wave close;
+A busy region remembers every ticket of its retention window: hundreds of thousands
+of ids. Scanning the whole map at every wave close would make each prune O(map);
 :class:`FinishedTickets` files the ids by time beside the map, so a prune touches only
 what it removes.
 
 A worker saves the ids in its snapshots. Writing all of them every few thousand events
-cost ~0.8 s per snapshot at 600,000 ids (more than the events themselves), so a
-:class:`FinishedTickets` can keep a *journal* of its writes and prunes since the last
-time it was taken: a snapshot saves the journal, and :meth:`FinishedTickets.replay`
+would cost more than the events themselves, so a :class:`FinishedTickets` can keep a
+*journal* of its writes and prunes since the last time it was taken: a snapshot saves
+the journal, and :meth:`FinishedTickets.replay`
 rebuilds the same map (entries and order) from a base and the journals after it
 (streams/worker/finished_log.py, docs/adr/0062).
 """
@@ -28,7 +28,7 @@ class FinishedTickets(dict[str, int]):
     """``ticket id -> time it left`` (a dict, equal to one), pruned by time in O(k).
 
     Every write goes through ``[]=`` or :meth:`update`, which also file the id under its
-    time (a wave close files ~10,000 ids under one); the times are a heap. An id written
+    time (a wave close files all its ids under one); the times are a heap. An id written
     again leaves its older filing behind, skipped at pruning (the map's value no longer
     matches it).
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from matcher.checks import wave_result_problems
 from matcher.core import (
     LastMatch,
     Match,
@@ -33,13 +32,12 @@ from matcher.queue.meetings import History, prune_meetings, record_meetings
 from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
 from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
-from matcher.strategies import run_wave
+from matcher.strategies import result_problems, run_wave
 
-# Built by the thousand when a big wave closes (matcher/fastbuild.py).
+# Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
 _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
 _make_searching = builder(Searching)
-_make_waiting = builder(WaitingTicket)
 
 
 __all__ = ["InvalidWaveResult", "QueueRules", "QueuedTicket", "RegionQueue", "rating_diff"]
@@ -78,7 +76,6 @@ class QueuedTicket:
 
 
 # Built once per join: tens of thousands a second on a busy worker.
-_make_queued = builder(QueuedTicket)
 _make_step = builder(Step)
 
 
@@ -154,7 +151,7 @@ class RegionQueue:
         problem = self._conflict(ticket) or admission_problem(ticket, profile)
         if problem:
             return self._refuse(ticket, DequeueReason.REJECTED, problem)
-        tickets[ticket_id] = _make_queued(ticket, self.waves_closed)
+        tickets[ticket_id] = QueuedTicket(ticket, self.waves_closed)
         players = ticket.players
         self.arrivals_since_tick += len(players)
         for player in players:
@@ -236,7 +233,8 @@ class RegionQueue:
         try:
             result = run_wave(snapshot, profile)
             if rules.verify_waves:
-                problems = wave_result_problems(snapshot, profile, result)
+                # The strategy's own checker (common rules included), then the queue's rules.
+                problems = result_problems(snapshot, profile, result)
                 problems = problems or wave_rule_problems(snapshot, profile, result)
                 if problems:
                     raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
@@ -326,7 +324,7 @@ class RegionQueue:
         if leaving:
             queued = [q for q in queued if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed
-        waiting = tuple(_make_waiting(q.ticket, closed - q.joined_wave) for q in queued)
+        waiting = tuple(WaitingTicket(q.ticket, closed - q.joined_wave) for q in queued)
         last_matches = self.last_matches
         history = tuple(
             last_matches[p.player_id]

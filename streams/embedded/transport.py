@@ -6,10 +6,10 @@ crashes (ConsistencyError) or silently misses the last records of a batch. A fet
 response's high-watermark is right, so this transport asks for end offsets that way.
 
 Tansu also answers a fetch late when little data is waiting, as if ``fetch_min_bytes``
-were not met until ``fetch_max_wait_ms``: with Faust's hard-coded 1,500 ms a record
-reached a consumer after 372 ms (median, max 716 ms), with 100 ms after 3 ms
-(measured on loopback, one record every 100 ms). Each hop of a wave (tick in, outputs
-read downstream) paid that, so this transport fetches with a 100 ms wait.
+were not met until ``fetch_max_wait_ms``, so a record waits up to the fetch wait before
+a consumer sees it. Each hop of a wave (tick in, outputs read downstream) would pay
+Faust's hard-coded 1,500 ms, so this transport fetches with a short wait (figures:
+docs/adr/0004-embedded-broker-workarounds.md).
 
 Everything else is Faust's own aiokafka transport.
 """
@@ -59,9 +59,12 @@ async def fetch_high_watermarks(bootstrap: str, partitions: Iterable[TP]) -> dic
 
 
 class TansuConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
+    # Private hooks and one private attribute, and they must stay: Faust builds its
+    # consumer with a hard-coded ``fetch_max_wait_ms`` and looks end offsets up with
+    # ListOffsets, and offers no setting or public hook for either (both pinned).
     def _create_worker_consumer(self, transport: Any) -> AIOKafkaConsumer:
         consumer = super()._create_worker_consumer(transport)
-        # Read when the consumer starts its fetcher (aiokafka is pinned by faust-streaming).
+        # aiokafka reads it when the consumer starts its fetcher; no public setter.
         consumer._fetch_max_wait_ms = FETCH_MAX_WAIT_MS
         return consumer
 
@@ -73,6 +76,7 @@ class TansuConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
 
 
 class Consumer(faust_aiokafka.Consumer):
+    # Faust's private factory of its consumer thread: the only place to put ours.
     def _new_consumer_thread(self) -> TansuConsumerThread:
         return TansuConsumerThread(self, loop=self.loop, beacon=self.beacon)
 
