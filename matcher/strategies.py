@@ -173,9 +173,21 @@ def _unknown(name: str) -> UnknownStrategy:
     return UnknownStrategy(f"unknown strategy {name!r} (known: {known})")
 
 
-#: Strategies that honour a queue's ``rules`` table (matcher/rules). The others refuse a
-#: rules table at start rather than ignore it.
-RULES_HONOURED_BY = frozenset({"rebalance", "game-queue", "multifactor"})
+#: The rules (matcher/rules) each strategy honours; a rule its strategy does not honour
+#: is refused at start rather than ignored. A 1v1 has no spread or team gap beyond the
+#: pair's distance, and ``ladder-v2.1`` is the reference pipeline as designed (its
+#: pressure windows), so it reads the rating key alone. Plug-ins honour none.
+_ALL_RULES = frozenset(
+    {"rating", "max_spread", "max_team_gap", "max_distance", "max_latency_ms", "attributes"}
+    | {"rematch"}
+)
+RULES_HONOURED_BY: dict[str, frozenset[str]] = {
+    "rebalance": _ALL_RULES,
+    "game-queue": _ALL_RULES,
+    "multifactor": _ALL_RULES,
+    "optimal": frozenset({"rating", "max_distance", "max_latency_ms", "rematch"}),
+    "ladder-v2.1": frozenset({"rating"}),
+}
 
 
 def check_rules(profile: QueueProfile) -> object:
@@ -183,18 +195,20 @@ def check_rules(profile: QueueProfile) -> object:
 
     >>> check_rules(QueueProfile("q", "optimal", ("m",), rules={"max_spread": 100}))
     Traceback (most recent call last):
-    ValueError: rules: not yet honoured by strategy 'optimal' (honoured by: ...)
+    ValueError: rules.max_spread: not honoured by strategy 'optimal' (it honours: ...)
     """
     from matcher.rules import parse_rules
 
     rules = parse_rules(profile.rules)
     if not profile.rules:
         return rules
-    if profile.strategy not in RULES_HONOURED_BY:
-        known = ", ".join(sorted(RULES_HONOURED_BY))
-        raise ValueError(
-            f"rules: not yet honoured by strategy {profile.strategy!r} (honoured by: {known})"
-        )
+    honoured = RULES_HONOURED_BY.get(profile.strategy, frozenset())
+    for name in sorted(profile.rules):
+        if name not in honoured:
+            known = ", ".join(sorted(honoured)) or "none"
+            raise ValueError(
+                f"rules.{name}: not honoured by strategy {profile.strategy!r} (it honours: {known})"
+            )
     if rules.rating is not None and profile.roles:
         raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
     return rules

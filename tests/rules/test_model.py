@@ -118,8 +118,13 @@ def test_settings_check_rules_and_their_strategy(tmp_path: Path) -> None:
     settings = load_settings(config)
     assert settings.profiles()["3v3"].rules["rating"] == "mmr"
     duel = {"name": "1v1", "strategy": "optimal", "rules": {"max_spread": 100}}
-    with pytest.raises(SettingsError, match=r"queue '1v1': rules: not yet honoured by strategy"):
+    with pytest.raises(
+        SettingsError, match=r"queue '1v1': rules.max_spread: not honoured by strategy 'optimal'"
+    ):
         load_settings(queues=[duel])
+    ladder = {"name": "1v1", "strategy": "ladder-v2.1", "rules": {"max_distance": 100}}
+    with pytest.raises(SettingsError, match=r"rules.max_distance: not honoured by strategy"):
+        load_settings(queues=[ladder])
 
 
 def test_a_rules_table_changes_the_fingerprint_and_none_keeps_the_old_one() -> None:
