@@ -250,14 +250,24 @@ def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
     if key is None:
         return snapshot
     kept = []
+    changed = False
     for waiting in snapshot.tickets:
         players = []
+        same = True
         for player in waiting.ticket.players:
             value = player.rating(key)
             if value is None:
+                changed = True
                 break
-            players.append(replace(player, ratings=((key, value),), roles=()))
+            if player.roles or len(player.ratings) != 1:
+                same = False
+                player = replace(player, ratings=((key, value),), roles=())
+            players.append(player)
         else:
-            ticket = replace(waiting.ticket, players=tuple(players))
-            kept.append(replace(waiting, ticket=ticket))
-    return replace(snapshot, tickets=tuple(kept))
+            # Players who sent only the queue's rating (a mirror ladder's usual join) are
+            # already rated on it: their ticket is kept as it is, no copy.
+            if not same:
+                changed = True
+                waiting = replace(waiting, ticket=replace(waiting.ticket, players=tuple(players)))
+            kept.append(waiting)
+    return replace(snapshot, tickets=tuple(kept)) if changed else snapshot
