@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
+from matcher.explain import explain_match
 from matcher.queue.admission import admission_problem
 from matcher.rules import rated_snapshot, wave_rule_problems
 from matcher.rules.check import queue_rules
@@ -151,3 +152,22 @@ def test_no_1v1_strategy_publishes_a_match_breaking_the_rules(
     close(snapshot, profile("optimal", rated, optimal_exact_limit=exact_limit))
     if mirror:
         close(snapshot, profile("ladder-v2.1", {"rating": "mmr"}))
+
+
+def test_explain_judges_a_ruled_1v1_pair_by_the_rules() -> None:
+    queue = profile("optimal", {"rating": "mmr", "max_distance": 100, "max_latency_ms": 100})
+    players = [
+        (mmr("a", 1000, 40), 5),
+        (mmr("b", 1090, 40), 5),
+        (mmr("c", 1050, 150), 5),
+        (mmr("d", 1300, 40), 5),
+    ]
+    snapshot = wave(players)
+    result = run_wave(rated_snapshot(snapshot, queue_rules(queue)), queue)
+    (match,) = result.matches
+    explained = explain_match(snapshot, queue, result, match.match_id)
+    facts = dict(explained.facts)
+    assert facts["window"].startswith("the queue's max_distance replaces it: 100 ")
+    verdicts = {alt.candidate: alt.verdict for alt in explained.alternatives if alt.player == "a"}
+    assert "the queue's latency or rematch rule" in verdicts["c"]
+    assert "diff 300 > max_distance 100" in verdicts["d"]
