@@ -175,8 +175,8 @@ def _unknown(name: str) -> UnknownStrategy:
 
 #: The rules (matcher/rules) each strategy honours; a rule its strategy does not honour
 #: is refused at start rather than ignored. A 1v1 has no spread or team gap beyond the
-#: pair's distance, and ``ladder-v2.1`` is the reference pipeline as designed (its
-#: pressure windows), so it reads the rating key alone. Plug-ins honour none.
+#: pair's distance (``max_distance``), and ``ladder-v2.1`` is the reference pipeline as
+#: designed (its pressure windows), so it reads the rating key alone. Plug-ins honour none.
 _ALL_RULES = frozenset(
     {"rating", "max_spread", "max_team_gap", "max_distance", "max_latency_ms", "attributes"}
     | {"rematch"}
@@ -185,7 +185,7 @@ RULES_HONOURED_BY: dict[str, frozenset[str]] = {
     "rebalance": _ALL_RULES,
     "game-queue": _ALL_RULES,
     "multifactor": _ALL_RULES,
-    "optimal": frozenset({"rating", "max_distance", "max_latency_ms", "rematch"}),
+    "optimal": frozenset({"rating", "max_distance", "max_latency_ms", "attributes", "rematch"}),
     "ladder-v2.1": frozenset({"rating"}),
 }
 

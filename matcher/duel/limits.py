@@ -2,9 +2,10 @@
 
 A pair is legal only when it respects ``max_distance`` and ``max_latency_ms`` at the
 limit of its least waited ticket (limits only grow with the wait, so that is the lower
-of the two players' limits, docs/adr/0101) and the two did not meet too recently
-(``rematch``). The same predicate as the live rules check (matcher/rules/check.py), on
-arrays: one mask per edge batch, so a 10,000-player wave pays a few vector operations.
+of the two players' limits, docs/adr/0101), the two agree on every attribute rule not
+yet relaxed for it, and they did not meet too recently (``rematch``). The same
+predicate as the live rules check (matcher/rules/check.py), on arrays: one mask per edge
+batch, so a 10,000-player wave pays a few vector operations.
 
 A queue that declares ``max_distance`` states its skill limit in seconds waited, so that
 limit replaces the pressure tiers' per-wave windows (:func:`window_radius`); without it
@@ -19,14 +20,42 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from matcher.core import WaveSnapshot
+from matcher.core import Player, WaveSnapshot
 from matcher.duel.model import DuelPlayer
 from matcher.rules.check import EPSILON, met_recently, waited_s
-from matcher.rules.model import Expansion, QueueRuleSet
+from matcher.rules.model import AttributeRule, Expansion, QueueRuleSet
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]
 Bools = NDArray[np.bool_]
+Words = NDArray[np.uint64]
+
+
+@dataclass(frozen=True)
+class AttributeCodes:
+    """One attribute rule over the wave's players: ``equal`` as a code per player (-1:
+    no value), ``intersect`` as a bit set per player over the wave's distinct elements
+    (all zero: no value); ``relax_after_s`` as the rule's (inf: never relaxed)."""
+
+    codes: Ints | None
+    sets: Words | None
+    relax_after_s: float
+
+    def agree(self, u: Ints, v: Ints) -> Bools:
+        if self.codes is not None:
+            cu, cv = self.codes[u], self.codes[v]
+            equal: Bools = (cu < 0) | (cv < 0) | (cu == cv)
+            return equal
+        assert self.sets is not None
+        su, sv = self.sets[u], self.sets[v]
+        shared = np.logical_or(~su.any(axis=1), ~sv.any(axis=1))
+        shared |= (su & sv).any(axis=1)
+        return np.asarray(shared, dtype=np.bool_)
+
+    def subset(self, players: Ints) -> AttributeCodes:
+        codes = None if self.codes is None else self.codes[players]
+        sets = None if self.sets is None else self.sets[players]
+        return AttributeCodes(codes, sets, self.relax_after_s)
 
 
 @dataclass(frozen=True)
@@ -43,6 +72,8 @@ class DuelLimits:
     met: Ints
     wave_size: int
     replaces_window: bool = False
+    attributes: tuple[AttributeCodes, ...] = ()
+    waited: Floats | None = None
 
     def allowed(self, u: Ints, v: Ints, diff: Ints) -> Bools:
         """Mask of the pairs ``(u[i], v[i])`` at rating distance ``diff[i]`` the rules allow.
@@ -57,6 +88,11 @@ class DuelLimits:
             keys = np.minimum(a, b) * self.wave_size + np.maximum(a, b)
             at = np.clip(np.searchsorted(self.met, keys), 0, len(self.met) - 1)
             ok &= self.met[at] != keys
+        for rule in self.attributes:
+            agree = rule.agree(u, v)
+            if self.waited is not None and rule.relax_after_s != np.inf:
+                agree |= np.minimum(self.waited[u], self.waited[v]) >= rule.relax_after_s
+            ok &= agree
         return ok
 
     def allowed_table(self, members: Ints, diff: Ints) -> Bools:
@@ -76,6 +112,8 @@ class DuelLimits:
             self.met,
             self.wave_size,
             self.replaces_window,
+            tuple(rule.subset(players) for rule in self.attributes),
+            None if self.waited is None else self.waited[players],
         )
 
     def window_radius(self, ratings: Ints) -> Ints:
@@ -104,16 +142,20 @@ def duel_limits(
 
     Notes: O(n + meetings log meetings).
     """
-    if rules.max_distance is None and rules.max_latency_ms is None and rules.rematch is None:
+    if (
+        rules.max_distance is None
+        and rules.max_latency_ms is None
+        and rules.rematch is None
+        and not rules.attributes
+    ):
         return None
     waiting = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
     tickets = [waiting[p.ticket_id] for p in players]
     waited = np.array(
         [waited_s(snapshot.closed_at_ms, (t.joined_at_ms,)) for t in tickets], dtype=np.float64
     )
-    latency = np.array(
-        [t.players[0].latency_to(snapshot.region) or 0 for t in tickets], dtype=np.float64
-    )
+    firsts = [t.players[0] for t in tickets]
+    latency = np.array([p.latency_to(snapshot.region) or 0 for p in firsts], dtype=np.float64)
     index = {p.player_id: i for i, p in enumerate(players)}
     return DuelLimits(
         distance=_reached(rules.max_distance, waited),
@@ -123,7 +165,29 @@ def duel_limits(
         met=_met_keys(met_recently(snapshot, rules), index),
         wave_size=max(len(players), 1),
         replaces_window=rules.max_distance is not None,
+        attributes=tuple(_attribute_codes(rule, firsts) for rule in rules.attributes),
+        waited=waited,
     )
+
+
+def _attribute_codes(rule: AttributeRule, players: Sequence[Player]) -> AttributeCodes:
+    values = [p.attribute(rule.name) for p in players]
+    relax = np.inf if rule.relax_after_s is None else rule.relax_after_s
+    if rule.match == "equal":
+        index: dict[str, int] = {}
+        codes = [-1 if value is None else index.setdefault(value, len(index)) for value in values]
+        return AttributeCodes(np.array(codes, dtype=np.int64), None, relax)
+    # The same sets as AttributeRule.problem reads: comma-separated, stripped.
+    sets = [() if v is None else tuple({part.strip() for part in v.split(",")}) for v in values]
+    bit: dict[str, int] = {}
+    for elements in sets:
+        for element in elements:
+            bit.setdefault(element, len(bit))
+    words = np.zeros((len(sets), max(1, (len(bit) + 63) // 64)), dtype=np.uint64)
+    for row, elements in enumerate(sets):
+        for element in elements:
+            words[row, bit[element] // 64] |= np.uint64(1 << (bit[element] % 64))
+    return AttributeCodes(None, words, relax)
 
 
 def _reached(limit: Expansion | None, waited: Floats) -> Floats:

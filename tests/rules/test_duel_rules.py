@@ -81,6 +81,28 @@ def test_max_distance_expands_with_the_least_waited_tickets_wait() -> None:
     assert close(wave(near), profile("optimal", {"rating": "mmr"})) == []
 
 
+def test_attribute_rules_bind_optimal_until_relaxed() -> None:
+    rules = {
+        "rating": "mmr",
+        "attributes": [
+            {"name": "language", "match": "equal", "relax_after_s": 60},
+            {"name": "platform", "match": "intersect"},
+        ],
+    }
+    queue = profile("optimal", rules)
+
+    def player(name: str, language: str, platform: str, waited_s: int) -> tuple[Player, int]:
+        attributes = (("language", language), ("platform", platform))
+        return Player(name, (("mmr", 1500),), attributes=attributes), waited_s
+
+    german, french = player("a", "de", "pc,xbox", 90), player("b", "fr", "xbox", 30)
+    assert close(wave([german, french]), queue) == []  # b waited 30 s: not relaxed yet
+    french = player("b", "fr", "xbox", 61)
+    assert close(wave([german, french]), queue) == [("a", "b")]
+    console = player("b", "fr", "ps", 61)
+    assert close(wave([german, console]), queue) == []  # platforms never relax
+
+
 def test_max_latency_and_rematch_bind_optimal() -> None:
     queue = profile("optimal", {"rating": "mmr", "max_latency_ms": 100})
     players = [(mmr("a", 1500, 40), 5), (mmr("b", 1500, 150), 5), (mmr("c", 1550, 60), 5)]
@@ -92,6 +114,25 @@ def test_max_latency_and_rematch_bind_optimal() -> None:
     assert close(wave(players, met), queue) in ([("a", "c")], [("b", "c")])
 
 
+#: A language (sometimes none) and a platform set (sometimes none) per player.
+ATTRIBUTES = st.tuples(
+    st.sampled_from(((("language", "de"),), (("language", "fr"),), ())),
+    st.sampled_from(
+        ((("platform", "pc"),), (("platform", "pc,xbox"),), (("platform", "xbox"),), ())
+    ),
+).map(lambda pair: tuple(sorted(pair[0] + pair[1])))
+ATTRIBUTE_RULES = st.lists(
+    st.builds(
+        lambda name, relax: (
+            {"name": name, "match": "equal" if name == "language" else "intersect"}
+            | ({} if relax is None else {"relax_after_s": relax})
+        ),
+        st.sampled_from(("language", "platform")),
+        st.one_of(st.none(), st.integers(0, 120)),
+    ),
+    max_size=2,
+    unique_by=lambda rule: rule["name"],
+)
 LIMITS = st.one_of(
     st.integers(0, 600),
     st.builds(
@@ -115,7 +156,9 @@ def duel_waves(draw: st.DrawFn) -> tuple[WaveSnapshot, bool]:
             races = draw(st.sampled_from((("bw",), ("sc2",), ("bw", "sc2"))))
             ratings = tuple((race, draw(st.integers(1000, 2500))) for race in races)
         latency = (("eu", draw(st.integers(10, 200))),) if draw(st.booleans()) else ()
-        players.append((Player(f"p{i}", ratings, latency_ms=latency), draw(st.integers(0, 120))))
+        attributes = draw(ATTRIBUTES)
+        player = Player(f"p{i}", ratings, latency_ms=latency, attributes=attributes)
+        players.append((player, draw(st.integers(0, 120))))
     ids = [p.player_id for p, _ in players]
     meetings = tuple(
         (pid, ((CLOSED_AT_MS - draw(st.integers(0, 900)) * 1000, tuple(others - {pid})),))
@@ -134,6 +177,7 @@ def duel_waves(draw: st.DrawFn) -> tuple[WaveSnapshot, bool]:
         optional={
             "max_distance": LIMITS,
             "max_latency_ms": LIMITS,
+            "attributes": ATTRIBUTE_RULES,
             "rematch": st.builds(
                 lambda last, within: {"last": last, "within_s": within},
                 st.integers(1, 3),
@@ -169,5 +213,5 @@ def test_explain_judges_a_ruled_1v1_pair_by_the_rules() -> None:
     facts = dict(explained.facts)
     assert facts["window"].startswith("the queue's max_distance replaces it: 100 ")
     verdicts = {alt.candidate: alt.verdict for alt in explained.alternatives if alt.player == "a"}
-    assert "the queue's latency or rematch rule" in verdicts["c"]
+    assert "the queue's latency, attribute or rematch rule" in verdicts["c"]
     assert "diff 300 > max_distance 100" in verdicts["d"]
