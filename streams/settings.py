@@ -28,7 +28,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 from matcher.core import QueueProfile, ServerRoute
 from matcher.queue import QueueRules
 from matcher.queue.cadence import CadencePolicy
-from matcher.strategies import decision_revision, strategy_names
+from matcher.strategies import check_profile, check_rules, decision_revision, strategy_names
 
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
 
@@ -68,6 +68,8 @@ class QueueSettings(_Frozen):
     team_size_min: int | None = Field(default=None, ge=1)
     roles: tuple[str, ...] = ()
     options: dict[str, Any] = Field(default_factory=dict)
+    # Declarative limits every match must respect (docs/rules.md; checked by check_queue).
+    rules: dict[str, Any] = Field(default_factory=dict)
     # "pop": the next wave is due when about pop_target_matches matches' worth of players
     # have arrived (moving average), within [pop_floor_ms, pop_cap_ms] (docs/adr/0050).
     cadence: Literal["fixed", "pop"] = "fixed"
@@ -86,7 +88,46 @@ class QueueSettings(_Frozen):
             )
         if len(set(self.regions)) != len(self.regions):
             raise ValueError("regions must be distinct")
+        check_queue(self)
         return self
+
+
+# --- Queue options and rules, checked at load (issue 26) ------------------------------
+# Kept in one block: a queue whose strategy options are wrong must stop the start with
+# one line, never load and then dead-letter every wave of that queue.
+
+
+def queue_profile(queue: QueueSettings) -> QueueProfile:
+    """The strategy-facing part of ``queue`` alone (no routes): what the checks read."""
+    return QueueProfile(
+        queue=queue.name,
+        strategy=queue.strategy,
+        maps=queue.maps,
+        team_count=queue.team_count,
+        team_size=queue.team_size,
+        team_size_min=queue.team_size_min,
+        roles=queue.roles,
+        options=dict(queue.options),
+        rules=dict(queue.rules),
+    )
+
+
+def check_queue(queue: QueueSettings) -> None:
+    """Raise ValueError ``queue '<name>': <field>: <reason>`` for bad options or rules."""
+    try:
+        check_profile(queue_profile(queue))
+        check_rules(queue_profile(queue))
+    except ValueError as error:
+        raise ValueError(f"queue {queue.name!r}: {error}") from None
+
+
+def decisive_queue(queue: QueueSettings) -> dict[str, Any]:
+    """What of ``queue`` enters the config fingerprint; no rules table leaves the
+    fingerprint of a configuration written before rules existed unchanged."""
+    dumped = queue.model_dump(mode="json")
+    if not dumped["rules"]:
+        del dumped["rules"]
+    return dumped
 
 
 class RouteSettings(_Frozen):
@@ -277,6 +318,7 @@ class Settings(BaseSettings):
                 team_size_min=q.team_size_min,
                 roles=q.roles,
                 options=dict(q.options),
+                rules=dict(q.rules),
             )
             for q in self.queues
         }
@@ -311,7 +353,7 @@ class Settings(BaseSettings):
         mismatch.
         """
         decisive = {
-            "queues": [q.model_dump(mode="json") for q in self.queues],
+            "queues": [decisive_queue(q) for q in self.queues],
             "routes": [r.model_dump(mode="json") for r in self.routes],
             "fallback_servers": list(self.fallback_servers),
             "rules": [self.ticket_ttl_ms, self.finished_retention_ms or self.ticket_ttl_ms],

@@ -28,8 +28,10 @@ from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arriva
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.finished import FinishedTickets
-from matcher.queue.outcomes import Dequeued, Searching, Step
+from matcher.queue.meetings import History, prune_meetings, record_meetings
+from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
+from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
 from matcher.strategies import result_problems, run_wave
 
 # Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
@@ -96,6 +98,10 @@ class RegionQueue:
     # Players who joined since the last wave and their moving rate: the pop timer's input.
     arrivals_since_tick: int = 0
     arrival_rate_per_s: float | None = None
+    # Why the last wave failed (None after a good one): a failure is reported once.
+    failing: str | None = None
+    # Recent matches per player, kept only for a queue with a rematch rule.
+    meetings: dict[str, History] = field(default_factory=dict)
 
     def apply(
         self,
@@ -151,9 +157,9 @@ class RegionQueue:
         for player in players:
             self.player_ticket[player.player_id] = ticket_id
         if not rules.publish_status:
-            return _make_step("joined", (), (), (), None, None)
+            return _make_step("joined", (), (), (), None, None, None)
         status = self._searching(ticket, len(tickets), 0, ticket.joined_at_ms, None)
-        return _make_step("joined", (), (), (status,), None, None)
+        return _make_step("joined", (), (), (status,), None, None, None)
 
     def _conflict(self, ticket: Ticket) -> str | None:
         if len(ticket.players) == 1:  # the usual solo join: one lookup
@@ -215,21 +221,34 @@ class RegionQueue:
         rules: QueueRules,
         cadence: CadencePolicy | None = None,
     ) -> Step:
-        """Close a wave. The strategy runs before any change, so a failing one changes nothing."""
+        """Close a wave. The strategy runs before any change; if it fails, only expiry happens."""
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
         players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
-        result = run_wave(snapshot, profile)
-        if rules.verify_waves:
-            problems = result_problems(snapshot, profile, result)  # the strategy's checker
-            if problems:
-                raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        if profile.rules:  # the checkers judge the seats by the ratings the strategy read
+            snapshot = rated_snapshot(snapshot, queue_rules(profile))
+        try:
+            result = run_wave(snapshot, profile)
+            if rules.verify_waves:
+                # The strategy's own checker (common rules included), then the queue's rules.
+                problems = result_problems(snapshot, profile, result)
+                problems = problems or wave_rule_problems(snapshot, profile, result)
+                if problems:
+                    raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        except Exception as error:  # a broken strategy must not stop expiry: tickets age out
+            return self._fail_wave(tick, rules, expiring, error)
+        self.failing = None
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
         matched = self._remove_matched(result.matches, tick)
+        rematch = queue_rules(profile).rematch if profile.rules else None
+        if rematch is not None:
+            at_ms, within_ms = tick.tick_at_ms, int(rematch.within_s * 1000)
+            self.meetings = prune_meetings(self.meetings, at_ms - within_ms)
+            record_meetings(self.meetings, result.matches, at_ms, rematch.last)
         self.waves_closed += 1
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
@@ -252,6 +271,36 @@ class RegionQueue:
             statuses=statuses,
             summary=summary,
             result=result,
+        )
+
+    def _fail_wave(
+        self, tick: WaveTick, rules: QueueRules, expiring: list[QueuedTicket], error: Exception
+    ) -> Step:
+        """A wave whose strategy failed: no match, but the TTL still expires tickets."""
+        reason = (
+            str(error)
+            if isinstance(error, InvalidWaveResult)
+            else (f"{type(error).__name__}: {error}")
+        )
+        first = reason != self.failing
+        self.failing = reason
+        self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
+        expired = self._expire(expiring, tick)
+        self.last_sequence = tick.sequence
+        self.last_tick_at_ms = tick.tick_at_ms
+        self.last_interval_ms = tick.interval_ms
+        failure = WaveFailure(self.queue, self.region, tick.wave_id, reason, first)
+        return Step("wave_failed", dequeued=tuple(expired), failure=failure)
+
+    def _queued_meetings(self, queued: list[QueuedTicket]) -> tuple[tuple[str, History], ...]:
+        meetings = self.meetings
+        if not meetings:
+            return ()
+        return tuple(
+            (p.player_id, meetings[p.player_id])
+            for q in queued
+            for p in q.ticket.players
+            if p.player_id in meetings
         )
 
     def wave_snapshot(self, tick: WaveTick, rules: QueueRules) -> WaveSnapshot:
@@ -293,6 +342,7 @@ class RegionQueue:
             tickets=waiting,
             active_population=self.players_queued + sum(self.recent_matched_players),
             last_matches=history,
+            meetings=self._queued_meetings(queued),
         )
 
     def _expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:

@@ -62,6 +62,21 @@ class WaveSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class WaveFailure:
+    """A wave whose strategy raised or returned a result its checker refused.
+
+    ``first`` is True on the first failing wave of a run with this reason: only that
+    one is dead-lettered, so a broken queue reports once, not once per wave.
+    """
+
+    queue: str
+    region: str
+    wave_id: str
+    reason: str
+    first: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """Everything one event changed that the outside world should hear about.
 
@@ -75,3 +90,4 @@ class Step:
     statuses: tuple[Searching, ...] = ()
     summary: WaveSummary | None = None
     result: WaveResult | None = None
+    failure: WaveFailure | None = None

@@ -80,6 +80,13 @@ class WorkerMetrics:
             ["partition"],
             **kwargs,
         )
+        self.wave_failures = Counter(
+            "wavematch_wave_failures_total",
+            "Waves whose strategy raised or returned a result its checker refused: no "
+            "match was made, tickets still expired (the first of a run is dead-lettered)",
+            ["queue"],
+            **kwargs,
+        )
         self.commit_failures = Counter(
             "wavematch_commit_failures_total",
             "Offset commits the group refused (a rebalance): their records are re-folded",
@@ -93,10 +100,11 @@ class WorkerMetrics:
     def observe(self, folded: Folded, state: PartitionState) -> None:
         if folded.rejection is not None:
             self.dead_letters.labels(folded.rejection.code).inc()
-            return
         step = folded.step
         if step is None:
             return
+        if step.failure is not None:
+            self.wave_failures.labels(step.failure.queue).inc()
         summary = step.summary
         if summary is None:  # counted here, added to the counter once per batch (flush)
             self._pending[step.note] = self._pending.get(step.note, 0) + 1
