@@ -37,6 +37,7 @@ VALUES = {
         maybe_texts,
         maybe_texts,
         maybe_texts,
+        st.none() | ints,
     ),
 }
 
