@@ -24,11 +24,13 @@ from matcher.core import (
     derive_seed,
 )
 from matcher.fastbuild import builder
+from matcher.queue import lifecycle
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.finished import FinishedTickets
+from matcher.queue.lifecycle import NO_POLICY, Lifecycle, LifecyclePolicy
 from matcher.queue.outcomes import Dequeued, Searching, Step
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
 from matcher.strategies import run_wave
@@ -61,6 +63,8 @@ class QueueRules:
     population_window_waves: int = 10
     verify_waves: bool = True
     publish_status: bool = True
+    #: One active ticket per player across regions: joins wait for claims (docs/adr/0110).
+    claims: bool = False
 
     def __post_init__(self) -> None:
         if self.ticket_ttl_ms <= 0:
@@ -99,13 +103,16 @@ class RegionQueue:
     # Players who joined since the last wave and their moving rate: the pop timer's input.
     arrivals_since_tick: int = 0
     arrival_rate_per_s: float | None = None
+    # Held tickets: proposed matches, placements, joins awaiting claims (lifecycle.py).
+    life: Lifecycle = field(default_factory=Lifecycle)
 
     def apply(
         self,
-        event: QueueEvent,
+        event: QueueEvent | lifecycle.LifecycleEvent,
         profile: QueueProfile,
         rules: QueueRules,
         cadence: CadencePolicy | None = None,
+        policy: LifecyclePolicy = NO_POLICY,
     ) -> Step:
         """Apply one event of this region's log and return what it decided.
 
@@ -115,7 +122,13 @@ class RegionQueue:
             return self._join(event.ticket, profile, rules)
         if isinstance(event, TicketLeft):
             return self._leave(event)
-        return self._close_wave(event, profile, rules, cadence)
+        if isinstance(event, WaveTick):
+            return self._close_wave(event, profile, rules, cadence, policy)
+        if isinstance(event, lifecycle.ReadyCheckAnswered):
+            return lifecycle.answer(self, event, policy)
+        if isinstance(event, lifecycle.PlacementReported):
+            return lifecycle.placement(self, event, policy)
+        return lifecycle.claim_decided(self, event, rules)
 
     def next_tick_at_ms(self, cadence: CadencePolicy, players_per_match: int) -> int | None:
         """When the next wave is due under ``cadence``; None before the first wave.
@@ -148,20 +161,29 @@ class RegionQueue:
         problem = self._conflict(ticket) or admission_problem(ticket, profile)
         if problem:
             return self._refuse(ticket, DequeueReason.REJECTED, problem)
-        tickets[ticket_id] = _make_queued(ticket, self.waves_closed)
+        if rules.claims:
+            return lifecycle.hold_for_claims(self, ticket)
+        return self._admit(ticket, rules, ticket.joined_at_ms)
+
+    def _admit(self, ticket: Ticket, rules: QueueRules, at_ms: int) -> Step:
+        """Queue a join that passed every check; its status is SEARCHING from ``at_ms``."""
+        tickets = self.tickets
+        tickets[ticket.ticket_id] = _make_queued(ticket, self.waves_closed)
         players = ticket.players
         self.arrivals_since_tick += len(players)
         for player in players:
-            self.player_ticket[player.player_id] = ticket_id
+            self.player_ticket[player.player_id] = ticket.ticket_id
         if not rules.publish_status:
-            return _make_step("joined", (), (), (), None, None)
-        status = self._searching(ticket, len(tickets), 0, ticket.joined_at_ms, None)
-        return _make_step("joined", (), (), (status,), None, None)
+            return _make_step("joined", (), (), (), None, None, ())
+        status = self._searching(ticket, len(tickets), 0, at_ms, None)
+        return _make_step("joined", (), (), (status,), None, None, ())
 
     def _conflict(self, ticket: Ticket) -> str | None:
         if len(ticket.players) == 1:  # the usual solo join: one lookup
             player_id = ticket.players[0].player_id
             other = self.player_ticket.get(player_id)
+            if other is None and self.life.players:
+                other = self.life.players.get(player_id)
             if other is None:
                 return None
             return f"player {player_id} is already queued in ticket {other}"
@@ -170,7 +192,9 @@ class RegionQueue:
             if player.player_id in seen:
                 return f"player {player.player_id} appears twice in the ticket"
             seen.add(player.player_id)
-            other = self.player_ticket.get(player.player_id)
+            other = self.player_ticket.get(player.player_id) or self.life.players.get(
+                player.player_id
+            )
             if other is not None:
                 return f"player {player.player_id} is already queued in ticket {other}"
         return None
@@ -191,7 +215,8 @@ class RegionQueue:
     def _leave(self, event: TicketLeft) -> Step:
         queued = self.tickets.pop(event.ticket_id, None)
         if queued is None:
-            return Step("unknown_ticket")
+            held = lifecycle.leave(self, event) if self.life.holds() else None
+            return held or Step("unknown_ticket")
         self._forget(queued.ticket, event.left_at_ms)
         dequeued = Dequeued(
             event.ticket_id,
@@ -217,10 +242,16 @@ class RegionQueue:
         profile: QueueProfile,
         rules: QueueRules,
         cadence: CadencePolicy | None = None,
+        policy: LifecyclePolicy = NO_POLICY,
     ) -> Step:
-        """Close a wave. The strategy runs before any change, so a failing one changes nothing."""
+        """Close a wave. The strategy runs before any change, so a failing one changes nothing
+        (deadlines the tick reached are decided first: they only return tickets to the queue).
+        """
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
+        decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], [])
+        if self.life.holds():
+            decided = lifecycle.at_tick(self, tick, rules, policy)
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
@@ -232,7 +263,14 @@ class RegionQueue:
                 raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
-        matched = self._remove_matched(result.matches, tick)
+        created, outputs = result.matches, decided[1]
+        if policy.ready_check_ms or policy.placement_timeout_ms:
+            created, matched, diverted = lifecycle.divert(
+                self, result.matches, tick, result.strategy, policy
+            )
+            outputs = [*outputs, *diverted]
+        else:
+            matched = self._remove_matched(result.matches, tick)
         self.waves_closed += 1
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
@@ -250,11 +288,12 @@ class RegionQueue:
         statuses = self._statuses(tick) if rules.publish_status else ()
         return Step(
             "wave_closed",
-            matches=result.matches,
-            dequeued=(*expired, *matched),
+            matches=created,
+            dequeued=(*decided[0], *expired, *matched),
             statuses=statuses,
             summary=summary,
             result=result,
+            lifecycle=tuple(outputs),
         )
 
     def wave_snapshot(self, tick: WaveTick, rules: QueueRules) -> WaveSnapshot:
