@@ -23,6 +23,12 @@ CODES: Final[dict[str, str]] = {
     "unknown_symbol": "an enum value that is not one of the enum's symbols",
     "invalid_field": "a field has the wrong type or a value outside its bounds",
     "unhandled": "the worker failed on the event for a reason of its own (a bug)",
+    # A match's life after the wave (docs/adr/0111); the fold decides these.
+    "unknown_queue": "an answer, report or backfill for a queue or region the service does not run",
+    "unknown_match": "an answer or placement report for a match with nothing open to decide",
+    "match_closed": "an answer or placement report for a match already decided",
+    "not_in_match": "a ready-check answer from a player who is not in the match",
+    "answer_too_late": "a ready-check answer timed after the proposal's deadline_at_ms",
 }
 
 

@@ -11,15 +11,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 
-def claim_key(player_id: str) -> bytes:
-    """The queue-topic key of a player's claim events.
-
-    >>> claim_key("p-1")
-    b'player/p-1'
-    """
-    return b"player/" + player_id.encode("utf-8")
-
-
 @dataclass(frozen=True, slots=True)
 class ClaimRequested:
     """A region asks for ``player_id`` on behalf of ``ticket_id`` (written by the fold)."""

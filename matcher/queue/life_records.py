@@ -50,7 +50,7 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
                 p.strategy,
                 p.config_fingerprint,
                 p.at_ms,
-                p.accept_by_ms,
+                p.deadline_at_ms,
             ]
         )
         tickets = [[ticket_to_record(q.ticket), q.joined_wave] for q in h.tickets.values()]

@@ -99,7 +99,7 @@ class LifecycleRejected(ValueError):
 @dataclass(frozen=True, slots=True)
 class MatchProposal:
     """A wave's match awaiting every player's acceptance (published as MatchProposed);
-    with ``accept_by_ms`` None it is the match created (published as MatchCreated)."""
+    with ``deadline_at_ms`` None it is the match created (published as MatchCreated)."""
 
     match: Match
     queue: str
@@ -108,7 +108,7 @@ class MatchProposal:
     strategy: str
     config_fingerprint: str
     at_ms: int
-    accept_by_ms: int | None = None
+    deadline_at_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from matcher.core import QueueProfile
 from matcher.fastbuild import builder
@@ -21,10 +22,12 @@ from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import WaveTick
 from matcher.queue.fold import InvalidWaveResult
+from matcher.queue.lifecycle import LifecyclePolicy, LifecycleRejected
 from matcher.strategies import get_strategy
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
+from streams import lifecycle_wire
 from streams.settings import Settings
 from streams.translate import to_domain
 from streams.worker.fastpath import fast_queue_event
@@ -121,6 +124,7 @@ class Folder:
     partitions: int
     check_routing: bool = True
     cadences: Mapping[str, CadencePolicy] = field(default_factory=dict)
+    policies: Mapping[str, LifecyclePolicy] = field(default_factory=dict)
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -137,11 +141,19 @@ class Folder:
             settings.rules(),
             settings.partitions,
             cadences=settings.cadences(),
+            policies=settings.lifecycles(),
         )
 
     def new_state(self, partition: int) -> PartitionState:
         return PartitionState(
-            partition, QueueBook(self.profiles, self.regions_by_queue, self.rules, self.cadences)
+            partition,
+            QueueBook(
+                self.profiles,
+                self.regions_by_queue,
+                self.rules,
+                self.cadences,
+                policies=self.policies,
+            ),
         )
 
     def fold(
@@ -160,12 +172,22 @@ class Folder:
     ) -> Folded:
         # Most records are plainly valid joins and leaves: decoded without pydantic. Every
         # other record, and every rejection's wording, comes from the validating decoder.
-        event = fast_queue_event(value)
+        event: Any = fast_queue_event(value)
         if event is None:
             try:
-                event = to_domain(decode_queue_event(value or b""))
+                decoded = decode_queue_event(value or b"")
             except InvalidEvent as error:
                 return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+            if isinstance(decoded, lifecycle_wire.LIFECYCLE_WIRE):
+                event = lifecycle_wire.to_domain(decoded)
+            else:
+                event = to_domain(decoded)
+            own_key = lifecycle_wire.routing_key(event)
+            if own_key is not None:  # a claim's key is its player's (docs/adr/0110)
+                problem = self._key_problem(key, own_key, state.partition)
+                if problem:
+                    return Folded(offset, rejection=problem)
+                return Folded(offset, step=state.book.apply(event))
         problem = self._routing_problem(key, event.queue, event.region, state.partition)
         if problem:
             return Folded(offset, rejection=problem)
@@ -176,6 +198,8 @@ class Folder:
             with paused_gc():
                 step = state.book.apply(event)
             return Folded(offset, step=step, duration_ms=(time.perf_counter() - started) * 1e3)
+        except LifecycleRejected as error:
+            return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
         except InvalidWaveResult as error:
             log.error("wave not published: %s", error)
             return Folded(offset, rejection=Rejection("wave_failed", str(error)))
@@ -204,7 +228,11 @@ class Folder:
     def _route_problem(
         self, key: bytes | None, queue: str, region: str, partition: int
     ) -> Rejection | None:
-        expected_key = queue_key(queue, region)
+        return self._key_problem(key, queue_key(queue, region), partition)
+
+    def _key_problem(
+        self, key: bytes | None, expected_key: bytes, partition: int
+    ) -> Rejection | None:
         if key != expected_key:
             shown = key.decode("utf-8", "replace") if key is not None else "none"
             return Rejection(

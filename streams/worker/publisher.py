@@ -27,7 +27,7 @@ from schemas.topics import (
     murmur2_partitions,
     queue_key,
 )
-from streams import translate
+from streams import lifecycle_wire, translate
 from streams.worker.folding import Folded, paused_gc
 from streams.worker.join_records import step_records
 from streams.worker.wave_records import match_created_writer, ticket_dequeued, ticket_status
@@ -55,7 +55,12 @@ def records_of(
     if step is None:
         return []
     summary = step.summary
+    if step.lifecycle or step.dequeued:
+        step = lifecycle_wire.r1_dequeues(step)
     if summary is None:  # a join's or a leave's few records: nothing to hold the GC for
+        if step.lifecycle:  # a match's life: its match first, then what names it
+            matches, rest = lifecycle_wire.split(step.lifecycle)
+            return [*matches, *step_records(step), *rest]
         return step_records(step)
     with paused_gc():
         return _records_of_wave(folded, step, summary)
@@ -74,8 +79,11 @@ def _records_of_wave(folded: Folded, step: Step, summary: WaveSummary) -> list[R
     out: list[Record] = [
         (MATCHES.name, match.match_id.encode(), match_created(match)) for match in step.matches
     ]
+    proposed, lifecycle = lifecycle_wire.split(step.lifecycle) if step.lifecycle else ([], [])
+    out += proposed
     for dequeued in step.dequeued:
         out.append((CLEANUP.name, dequeued.ticket_id.encode(), ticket_dequeued(dequeued)))
+    out += lifecycle
     for status in step.statuses:
         out.append((STATUS.name, status.ticket_id.encode(), ticket_status(status)))
     wave = _encode_wave(translate.wave_closed(summary, folded.duration_ms))

@@ -60,7 +60,7 @@ def test_a_ready_check_proposes_and_reserves_the_seats():
     step = b.apply(tick(1))
     assert step.matches == () and step.dequeued == ()
     made = proposal(step)
-    assert made.accept_by_ms == 15_000 and made.at_ms == 10_000
+    assert made.deadline_at_ms == 15_000 and made.at_ms == 10_000
     assert {t: s.stage for t, s in stages(step).items()} == {
         "a": TicketStage.REQUIRES_ACCEPTANCE,
         "b": TicketStage.REQUIRES_ACCEPTANCE,
@@ -84,7 +84,7 @@ def test_all_accept_creates_the_match_and_dequeues_matched():
     assert answer(b, made.match.match_id, "p-a", True, 11_000).note == "accepted"
     step = answer(b, made.match.match_id, "p-b", True, 12_000)
     created = [o for o in step.lifecycle if isinstance(o, MatchProposal)]
-    assert created[0].accept_by_ms is None and created[0].at_ms == 12_000
+    assert created[0].deadline_at_ms is None and created[0].at_ms == 12_000
     assert created[0].match == made.match
     assert [(d.ticket_id, d.reason, d.match_id) for d in step.dequeued] == [
         ("a", DequeueReason.MATCHED, made.match.match_id),
