@@ -1,0 +1,216 @@
+"""A match's whole life through the worker's own fold and publisher, on a simulated log:
+claims written back to the queue topic are folded by the partition of their key, and
+`replay` re-derives every output, the claim records included (docs/adr/0110, 0111)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from schemas import models as m
+from schemas.codec import decode, encode_json
+from schemas.topics import DEADLETTER, QUEUE, murmur2_partition, queue_key
+from streams.audit.rederive import LogRecord
+from streams.audit.replay import replay
+from streams.settings import QueueSettings, Settings
+from streams.worker.folding import Folder
+from streams.worker.publisher import records_of
+
+T0 = 1_767_225_600_000
+PARTITIONS = 4
+
+
+class Log:
+    """Every record of every topic, in order, with the worker folding the queue topic."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.folder = Folder.from_settings(settings)
+        self.states = {p: self.folder.new_state(p) for p in range(PARTITIONS)}
+        self.records: list[LogRecord] = []
+        self.offsets: dict[tuple[str, int], int] = {}
+
+    def produce(self, topic: str, key: bytes, value: bytes) -> None:
+        partition = murmur2_partition(key, PARTITIONS) if topic == QUEUE.name else 0
+        offset = self.offsets.get((topic, partition), 0)
+        self.offsets[topic, partition] = offset + 1
+        self.records.append(LogRecord(topic, partition, offset, key, value))
+
+    def send(self, event: m.Record) -> None:
+        body = event.model_dump()
+        self.produce(QUEUE.name, queue_key(body["queue"], body["region"]), encode_json(event))
+        self.drain()
+
+    def drain(self) -> None:
+        """Fold every queue record not yet folded, publishing its outputs, until none is left."""
+        done = 0
+        while done < len(self.records):
+            record = self.records[done]
+            done += 1
+            if record.topic != QUEUE.name:
+                continue
+            state = self.states[record.partition]
+            folded = self.folder.fold(state, record.key, record.value, record.offset)
+            if folded is None:
+                continue
+            outputs = records_of(
+                folded,
+                topic=QUEUE.name,
+                partition=record.partition,
+                key=record.key,
+                value=record.value,
+            )
+            for topic, key, value in outputs:
+                self.produce(topic, key, value)
+
+    def published(self, topic: str) -> list[Any]:
+        return [decode(r.value or b"") for r in self.records if r.topic == topic]
+
+
+def settings(**queue: Any) -> Settings:
+    return Settings(
+        partitions=PARTITIONS,
+        one_ticket_per_player=True,
+        queues=(QueueSettings(name="1v1", regions=("eu", "na"), maps=("Polypoid",), **queue),),
+    )
+
+
+def join(ticket: str, player: str, race: str, region: str = "eu", at: int = 0) -> m.TicketJoined:
+    return m.TicketJoined.model_validate(
+        {
+            "ticket_id": ticket,
+            "queue": "1v1",
+            "region": region,
+            "joined_at_ms": T0 + at,
+            "players": [{"player_id": player, "ratings": {race: 1500}}],
+        }
+    )
+
+
+def tick(at_s: int, region: str = "eu") -> m.WaveTick:
+    return m.WaveTick(
+        queue="1v1",
+        region=region,
+        wave_id=str(T0 + at_s * 1000),
+        sequence=T0 + at_s * 1000,
+        tick_at_ms=T0 + at_s * 1000,
+        config_fingerprint="f",
+        interval_ms=10_000,
+    )
+
+
+def answer(match_id: str, player: str, accepted: bool, at_s: int) -> m.ReadyCheckAnswered:
+    return m.ReadyCheckAnswered(
+        match_id=match_id,
+        queue="1v1",
+        region="eu",
+        player_id=player,
+        accepted=accepted,
+        answered_at_ms=T0 + at_s * 1000,
+    )
+
+
+def report(match_id: str, outcome: str, at_s: int) -> m.PlacementReported:
+    return m.PlacementReported(
+        match_id=match_id,
+        queue="1v1",
+        region="eu",
+        outcome=outcome,
+        detail="no capacity" if outcome == "FAILED" else None,
+        reported_at_ms=T0 + at_s * 1000,
+    )
+
+
+def fingerprinted(config: Settings, event: m.WaveTick) -> m.WaveTick:
+    return event.model_copy(update={"config_fingerprint": config.config_fingerprint()})
+
+
+def _avro(record: LogRecord) -> m.Record | None:
+    """The record's event when the service wrote it (Avro), else None (JSON input)."""
+    value = record.value or b""
+    return decode(value) if value[:2] == b"\xc3\x01" else None
+
+
+def proposals(log: Log) -> list[m.MatchProposed]:
+    return [e for e in log.published("wavematch.matches.v1") if isinstance(e, m.MatchProposed)]
+
+
+def test_decline_requeue_failed_placement_and_a_second_queue_replay_identically():
+    config = settings(ready_check_ms=5_000, placement_timeout_ms=20_000)
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(join("t3", "alice", "bw", region="na", at=1))  # alice is held by t1
+    dequeued = log.published("wavematch.cleanup.v1")
+    assert [(d.ticket_id, d.reason, d.detail) for d in dequeued] == [
+        ("t3", m.DequeueReason.REJECTED, "player alice already holds ticket t1 in 1v1/eu")
+    ]
+    log.send(fingerprinted(config, tick(10)))
+    (first,) = proposals(log)
+    log.send(answer(first.match_id, "alice", True, 11))
+    log.send(answer(first.match_id, "bob", False, 12))
+    declined = log.published("wavematch.cleanup.v1")[-1]
+    assert (declined.ticket_id, declined.reason) == ("t2", m.DequeueReason.LEFT)
+    assert declined.detail.startswith("DECLINED: player bob declined")
+    log.send(join("t4", "dave", "sc2", at=15))
+    log.send(fingerprinted(config, tick(20)))
+    second = proposals(log)[-1]
+    assert {s.ticket_id for t in second.teams for s in t.players} == {"t1", "t4"}
+    log.send(answer(second.match_id, "alice", True, 21))
+    log.send(answer(second.match_id, "dave", True, 22))
+    created = [e for e in log.published("wavematch.matches.v1") if isinstance(e, m.MatchCreated)]
+    assert [c.match_id for c in created] == [second.match_id]
+    log.send(report(second.match_id, "FAILED", 23))
+    statuses = {s.ticket_id: s for s in log.published("wavematch.status.v1")}
+    assert statuses["t1"].waves_waited == 2  # back with its wait: joined before wave 1
+    log.send(fingerprinted(config, tick(30)))
+    third = proposals(log)[-1]
+    log.send(answer(third.match_id, "alice", True, 31))
+    log.send(answer(third.match_id, "dave", True, 32))
+    log.send(report(third.match_id, "STARTED", 33))
+    matched = [
+        d for d in log.published("wavematch.cleanup.v1") if d.reason is m.DequeueReason.MATCHED
+    ]
+    assert {(d.ticket_id, d.match_id) for d in matched} == {
+        ("t1", third.match_id),
+        ("t4", third.match_id),
+    }
+    log.send(join("t5", "alice", "bw", region="na", at=40))  # released: alice may join again
+    assert log.published("wavematch.status.v1")[-1].ticket_id == "t5"
+    report_ = replay(config, log.records)
+    assert report_.ok, report_.differences
+    assert report_.verdict.checked["wavematch.queue.v1"] > 10
+    assert report_.verdict.identical["wavematch.matches.v1"] == 5  # 3 proposed, 2 created
+    released = next(r for r in log.records if isinstance(_avro(r), m.ClaimReleased))
+    tampered = replay(config, [r for r in log.records if r != released])
+    assert not tampered.ok
+    assert any("ClaimReleased" in line or "player/" in line for line in tampered.differences)
+
+
+def test_a_silent_player_times_out_at_the_tick_and_the_other_waits_on():
+    config = settings(ready_check_ms=5_000)
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(fingerprinted(config, tick(10)))
+    (proposal,) = proposals(log)
+    log.send(answer(proposal.match_id, "alice", True, 11))
+    log.send(fingerprinted(config, tick(20)))
+    timed_out = log.published("wavematch.cleanup.v1")[-1]
+    assert (timed_out.ticket_id, timed_out.reason) == ("t2", m.DequeueReason.EXPIRED)
+    assert timed_out.detail.startswith("ACCEPTANCE_TIMED_OUT")
+    assert replay(config, log.records).ok
+
+
+@pytest.mark.parametrize(
+    ("event", "code"),
+    [
+        (answer("no-such-match", "alice", True, 11), "unknown_match"),
+        (answer("x", "alice", True, 11).model_copy(update={"queue": "5v5"}), "unknown_queue"),
+    ],
+)
+def test_bad_answers_are_dead_lettered(event, code):
+    log = Log(settings(ready_check_ms=5_000))
+    log.send(event)
+    (letter,) = log.published(DEADLETTER.name)
+    assert letter.error_code == code
