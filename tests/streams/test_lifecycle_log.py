@@ -14,6 +14,7 @@ from schemas.topics import DEADLETTER, QUEUE, murmur2_partition, queue_key
 from streams.audit.rederive import LogRecord
 from streams.audit.replay import replay
 from streams.settings import QueueSettings, Settings
+from streams.worker import snapshots
 from streams.worker.folding import Folder
 from streams.worker.publisher import records_of
 
@@ -214,3 +215,38 @@ def test_bad_answers_are_dead_lettered(event, code):
     log.send(event)
     (letter,) = log.published(DEADLETTER.name)
     assert letter.error_code == code
+
+
+def test_a_partition_snapshot_keeps_its_claims_and_held_tickets():
+    """Snapshot every partition mid-life, restore, continue: the same outputs as without."""
+    config = settings(ready_check_ms=5_000)
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(fingerprinted(config, tick(10)))
+    (proposal,) = proposals(log)
+    restored = Log(config)
+    restored.records = list(log.records)
+    restored.offsets = dict(log.offsets)
+    for partition, state in log.states.items():
+        table = dict(
+            snapshots.encode_snapshot(
+                partition,
+                snapshots.Snapshot(
+                    state.applied_offset, state.book.regions, claims=state.book.claims
+                ),
+                None,
+            )
+        )
+        loaded, _ = snapshots.decode_snapshot(partition, table.get)
+        fresh = restored.states[partition]
+        fresh.book.regions.update(loaded.regions)
+        if loaded.claims is not None:
+            fresh.book.claims = loaded.claims
+        fresh.applied_offset = loaded.offset
+    assert any(s.book.claims.holders for s in restored.states.values())
+    for each in (log, restored):
+        each.send(answer(proposal.match_id, "bob", False, 11))
+        each.send(join("t3", "bob", "sc2", region="na", at=12))  # bob's claim was released
+    assert log.records == restored.records
+    assert log.published("wavematch.status.v1")[-1].ticket_id == "t3"
