@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 
 from matcher.core import QueueProfile
-from matcher.queue import lifecycle
+from matcher.queue import claim_admission, lifecycle
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined
@@ -59,7 +59,7 @@ class QueueBook:
             policy = self.policies.get(queue, NO_POLICY) if self.policies else NO_POLICY
             step = state.apply(event, profile, self.rules, self.cadences.get(queue), policy)
             if step.dequeued and state.life.claimed:
-                released = lifecycle.releases(state, step.dequeued)
+                released = claim_admission.releases(state, step.dequeued)
                 if released:
                     step = replace(step, lifecycle=(*step.lifecycle, *released))
             return step

@@ -24,7 +24,7 @@ from matcher.core import (
     derive_seed,
 )
 from matcher.fastbuild import builder
-from matcher.queue import lifecycle
+from matcher.queue import answers, claim_admission, held, lifecycle
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
 from matcher.queue.estimate import WaitEstimator, rating_band
@@ -125,10 +125,10 @@ class RegionQueue:
         if isinstance(event, WaveTick):
             return self._close_wave(event, profile, rules, cadence, policy)
         if isinstance(event, lifecycle.ReadyCheckAnswered):
-            return lifecycle.answer(self, event, policy)
+            return answers.answer(self, event, policy)
         if isinstance(event, lifecycle.PlacementReported):
-            return lifecycle.placement(self, event, policy)
-        return lifecycle.claim_decided(self, event, rules)
+            return answers.placement(self, event, policy)
+        return claim_admission.claim_decided(self, event, rules)
 
     def next_tick_at_ms(self, cadence: CadencePolicy, players_per_match: int) -> int | None:
         """When the next wave is due under ``cadence``; None before the first wave.
@@ -162,7 +162,7 @@ class RegionQueue:
         if problem:
             return self._refuse(ticket, DequeueReason.REJECTED, problem)
         if rules.claims:
-            return lifecycle.hold_for_claims(self, ticket)
+            return claim_admission.hold_for_claims(self, ticket)
         return self._admit(ticket, rules, ticket.joined_at_ms)
 
     def _admit(self, ticket: Ticket, rules: QueueRules, at_ms: int) -> Step:
@@ -215,7 +215,7 @@ class RegionQueue:
     def _leave(self, event: TicketLeft) -> Step:
         queued = self.tickets.pop(event.ticket_id, None)
         if queued is None:
-            held = lifecycle.leave(self, event) if self.life.holds() else None
+            held = answers.leave(self, event) if self.life.holds() else None
             return held or Step("unknown_ticket")
         self._forget(queued.ticket, event.left_at_ms)
         dequeued = Dequeued(
@@ -251,7 +251,7 @@ class RegionQueue:
             return Step("stale_tick")
         decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], [])
         if self.life.holds():
-            decided = lifecycle.at_tick(self, tick, rules, policy)
+            decided = answers.at_tick(self, tick, rules, policy)
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
@@ -265,7 +265,7 @@ class RegionQueue:
         expired = self._expire(expiring, tick)
         created, outputs = result.matches, decided[1]
         if policy.ready_check_ms or policy.placement_timeout_ms:
-            created, matched, diverted = lifecycle.divert(
+            created, matched, diverted = held.divert(
                 self, result.matches, tick, result.strategy, policy
             )
             outputs = [*outputs, *diverted]
