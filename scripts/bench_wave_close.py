@@ -53,6 +53,7 @@ name = "1v1"
 strategy = "{strategy}"
 regions = ["eu"]
 wave_interval_ms = 10000
+ready_check_ms = {ready}
 """
 
 
@@ -72,9 +73,12 @@ def one_run(
     seed: int,
     send: Send | None = None,
     joins_after: int = 0,
+    ready_check_ms: int = 0,
 ) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
-    config.write_text(CONFIG.format(strategy=strategy, status=str(status).lower()))
+    config.write_text(
+        CONFIG.format(strategy=strategy, status=str(status).lower(), ready=ready_check_ms)
+    )
     folder = Folder.from_settings(load_settings(config, broker_url="kafka://localhost:1"))
     key = queue_key("1v1", "eu")
     partition = murmur2_partition(key, 8)
@@ -216,6 +220,9 @@ def main() -> int:
     parser.add_argument(
         "--breakdown", action="store_true", help="also time the fold's parts (CPU ms)"
     )
+    parser.add_argument(
+        "--ready-check-ms", type=int, default=0, help="propose the matches (a ready check)"
+    )
     add_allocator_argument(parser)
     args = parser.parse_args()
     print(apply_allocator(args), machine_line(), sep="\n", file=sys.stderr)
@@ -224,7 +231,13 @@ def main() -> int:
     if args.publish:
         return with_broker(args)
     runs = [
-        one_run(args.players, args.strategy, not args.no_status, seed)
+        one_run(
+            args.players,
+            args.strategy,
+            not args.no_status,
+            seed,
+            ready_check_ms=args.ready_check_ms,
+        )
         for seed in range(args.repeat)
     ]
     summary = {name: round(statistics.median(r[name] for r in runs), 1) for name in runs[0]}
@@ -253,7 +266,9 @@ def with_broker(args: argparse.Namespace) -> int:
     asyncio.set_event_loop(loop)
     with EmbeddedBroker() as broker:
         config = Path("/tmp/bench-wave-close-topics.toml")
-        config.write_text(CONFIG.format(strategy=args.strategy, status="true"))
+        config.write_text(
+            CONFIG.format(strategy=args.strategy, status="true", ready=args.ready_check_ms)
+        )
         settings = load_settings(config, broker_url=broker.url)
         loop.run_until_complete(ensure_topics(settings))
 
