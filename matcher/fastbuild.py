@@ -1,33 +1,35 @@
-"""Faster construction of frozen, slotted dataclasses for the hot loops of a big wave.
+"""Faster construction of frozen, slotted dataclasses built by the thousand in a big wave.
 
 A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` by
-name (it must get past the frozen ``__setattr__``): ~1.3 us for a four-field
-:class:`~matcher.core.Seat`. A 10,000-player wave builds ~65,000 such objects (waiting
-tickets, duel players, seats, teams, matches, dequeues, encounters), so the wave close
-uses :func:`builder`. It builds the object as an instance of a mutable twin class with
-the very same slots, whose plain ``__init__`` stores each field with the interpreter's
-fast slot store, then gives the object its real class (``__class__`` assignment, which
-CPython allows between classes of identical layout): ~0.45 us for a nine-field
-:class:`~matcher.queue.Dequeued`, against ~0.85 us through the slot descriptors and
-~2 us through ``__init__``. The object is equal in every way (type, fields, hash, repr,
-frozenness) to the one ``cls(...)`` makes (tests/test_fastbuild.py).
+name (it must get past the frozen ``__setattr__``). :func:`builder` builds the object as
+an instance of a mutable twin class with the very same slots, whose plain ``__init__``
+stores each field with the interpreter's fast slot store, then gives the object its real
+class (``__class__`` assignment, which CPython allows between classes of identical
+layout). The object is equal in every way (type, fields, hash, repr, frozenness) to the
+one ``cls(...)`` makes (tests/test_fastbuild.py). It is used only for the classes whose
+measured saving matters (docs/benchmarks/duel.md, "Where fastbuild is used"); every
+other class is built through its own constructor.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import Any, ParamSpec, TypeVar, cast
 
 T = TypeVar("T")
+P = ParamSpec("P")
 
 
-def builder(cls: type[T]) -> Callable[..., T]:
-    """Return ``make(*values)`` equal to ``cls(*values)`` with every field given positionally.
+def builder(constructor: Callable[P, T]) -> Callable[P, T]:
+    """Return ``make(*values)`` equal to ``cls(*values)`` with every field given.
 
+    Typed as the class's own constructor, so mypy checks every call of ``make`` against
+    the dataclass's fields (every field must still be given: ``make`` has no defaults).
     Only for a frozen, slotted dataclass without ``__post_init__`` whose fields all go
     through ``__init__``: the one thing ``__init__`` does is then to set the fields,
     which ``make`` does without the name lookups. Anything else raises TypeError.
+    Used only where docs/benchmarks/duel.md's measurement shows it matters (ADR 0082).
 
     >>> from matcher.core import Seat
     >>> make_seat = builder(Seat)
@@ -36,6 +38,7 @@ def builder(cls: type[T]) -> Callable[..., T]:
 
     Notes: O(fields) per object.
     """
+    cls = cast("type[T]", constructor)
     params = getattr(cls, "__dataclass_params__", None)
     if params is None or not params.frozen or "__slots__" not in cls.__dict__:
         raise TypeError(f"{cls.__name__}: not a frozen, slotted dataclass")
@@ -47,7 +50,7 @@ def builder(cls: type[T]) -> Callable[..., T]:
     names = [field.name for field in fields]
     make = _through_twin(cls, names) or _through_descriptors(cls, names)
     make.__qualname__ = f"builder({cls.__name__})"
-    return make
+    return cast("Callable[P, T]", make)
 
 
 def _through_twin(cls: type[T], names: list[str]) -> Callable[..., T] | None:

@@ -5,10 +5,9 @@ Usage: ``python scripts/bench_duel.py [--sizes 30,300,1000,3750,10000] [--exact-
 
 Waves: MMR ~ N(1500, 300) clipped to 0-3000; 30% bw-only, 30% sc2-only, 40% both with
 sc2 = bw + N(0, 150); wait_cycles geometric (p = 0.6); active population = 4 n.
-The exact optimum is the certified blossom of matcher.duel.exact (it agrees with
-networkx max_weight_matching in tests/duel/test_properties.py); above --exact-up-to the
-reference is the optimum proved by the warm-started blossom and its dual check
-(matcher.duel.warm, ADR 0017), or the thorough banded setting if that does not finish.
+The reference is the exact optimum on every legal pair (:func:`exact_pairs`, rustworkx's
+blossom, as ``optimal``'s small tier; it agrees with networkx in tests/duel/test_properties.py),
+up to --exact-up-to players (it takes seconds above 1,000).
 Times are medians of several runs of the pure pipeline (stages 1-6, no placement) on a
 shared 2-core machine: noisy. The process keeps freed memory as a ``wavematch`` worker
 does (streams/allocator.py, ADR 0072); ``--glibc-defaults`` measures without that.
@@ -17,7 +16,6 @@ does (streams/allocator.py, ADR 0072); ``--glibc-defaults`` measures without tha
 from __future__ import annotations
 
 import argparse
-import dataclasses
 import random
 import statistics
 import sys
@@ -27,13 +25,11 @@ from functools import partial
 from pathlib import Path
 
 from allocator_setting import add_allocator_argument, apply_allocator
-from deep_stack import run_with_deep_stack
 from machine import machine_line
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from matcher.duel.exact import exact_matching
-from matcher.duel.graph import DuelArrays, duel_arrays
+from matcher.duel.graph import DuelArrays
 from matcher.duel.ladder import ladder_pairs
 from matcher.duel.model import (
     LADDER_DEFAULTS,
@@ -43,17 +39,11 @@ from matcher.duel.model import (
     DuelPlayer,
 )
 from matcher.duel.optimal import optimal_pairs
-from matcher.duel.warm import warm_pairs
+from matcher.duel.optimal import wave_arrays as optimal_arrays
+from matcher.duel.small import exact_pairs as exact_index_pairs
 from matcher.duel.windows import pressure, tier_window
 
 MAPS = ("Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse")
-THOROUGH = dataclasses.replace(
-    OPTIMAL_DEFAULTS,
-    optimal_band=192,
-    optimal_ahead=384,
-    optimal_prepair_limit=10**9,
-    optimal_relax_cap=0,  # the bands, wide: the reference if the proof does not finish
-)
 
 
 def seed_range(spec: str) -> range:
@@ -105,21 +95,13 @@ def describe(pairs: Sequence[DuelPair]) -> tuple[int, float, int, int]:
 def wave_arrays(players: list[DuelPlayer], config: DuelConfig) -> DuelArrays:
     """The arrays `optimal` builds for the wave (active population 4 n, as every run here)."""
     window = tier_window(pressure(len(players), 4 * len(players), config), config)
-    return duel_arrays(players, MAPS, window, config)
+    return optimal_arrays(players, MAPS, window, config)
 
 
-def exact_pairs(players: list[DuelPlayer], config: DuelConfig) -> list[DuelPair]:
+def exact_pairs(players: list[DuelPlayer], config: DuelConfig = OPTIMAL_DEFAULTS) -> list[DuelPair]:
+    """The exact optimum on every legal pair (most pairs, then least summed score)."""
     arrays = wave_arrays(players, config)
-    return [DuelPair(players[a], players[b]) for a, b in exact_matching(arrays).pairs]
-
-
-def proved_pairs(players: list[DuelPlayer]) -> list[DuelPair] | None:
-    """The optimum on every legal pair, proved by duals (ADR 0017); None if not proved."""
-    arrays = wave_arrays(players, OPTIMAL_DEFAULTS)
-    outcome = warm_pairs(arrays, k=6, max_rounds=8, prove=True)
-    if outcome is None or not outcome.proven:
-        return None
-    return [DuelPair(players[a], players[b]) for a, b in outcome.pairs]
+    return [DuelPair(players[a], players[b]) for a, b in exact_index_pairs(arrays)]
 
 
 def repeats_for(n: int) -> int:
@@ -152,21 +134,11 @@ def main(argv: Sequence[str] | None = None) -> int:
             results.append(("ladder-v2.1", out.pairs, ms))  # type: ignore[attr-defined]
         out, ms = timed(partial(optimal_pairs, players, 4 * n, MAPS, OPTIMAL_DEFAULTS), reps)
         results.append(("optimal", out.pairs, ms))  # type: ignore[attr-defined]
+        ref_pairs, ref_name = results[-1][1], "none (optimal itself)"
         if n <= args.exact_up_to:
             ref_pairs, ms = timed(partial(exact_pairs, players, OPTIMAL_DEFAULTS), 1)
-            results.append(("exact (certified blossom)", ref_pairs, ms))
+            results.append(("exact (rustworkx blossom, every legal pair)", ref_pairs, ms))
             ref_name = "exact"
-        else:
-            proved, ms = timed(partial(proved_pairs, players), 1)
-            if proved is not None:
-                ref_pairs = proved  # type: ignore[assignment]
-                results.append(("proved optimum (warm blossom + dual check)", ref_pairs, ms))
-                ref_name = "proved"
-            else:
-                out, ms = timed(partial(optimal_pairs, players, 4 * n, MAPS, THOROUGH), 1)
-                ref_pairs = out.pairs  # type: ignore[attr-defined]
-                results.append(("optimal, thorough (band=192, ahead=384)", ref_pairs, ms))
-                ref_name = "thorough"
         ref_count, _, _, ref_sq = describe(ref_pairs)
         for name, pairs, ms in results:
             count, mean, worst, sq = describe(pairs)
@@ -184,4 +156,4 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    run_with_deep_stack(main)
+    raise SystemExit(main())

@@ -169,7 +169,8 @@ TIMED = (
     ("matcher.duel.strategies", "duel_players", "duel_players"),
     ("matcher.duel.strategies", "optimal_pairs", "optimal_pairs"),
     ("matcher.duel.strategies", "build_result", "placement"),
-    ("matcher.queue.fold", "wave_result_problems", "checker"),
+    ("matcher.queue.fold", "result_problems", "checker"),  # the strategy's checker
+    ("matcher.queue.fold", "wave_result_problems", "checker"),  # before issue 24
     ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),
     ("matcher.queue.fold", "summarise", "summary"),
     ("matcher.queue.fold", "_summarise", "summary"),  # older trees' name: any tree is timed

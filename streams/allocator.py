@@ -1,4 +1,4 @@
-"""Keep freed heap memory in the process, so a large wave's temporaries do not page-fault.
+"""Keep freed heap memory in the worker process, so a large wave's temporaries do not page-fault.
 
 glibc's malloc gives the top of its heap back to the kernel whenever more than 128 KiB
 of it is free (``M_TRIM_THRESHOLD``), and serves blocks above a dynamic threshold by
@@ -8,9 +8,11 @@ again all the time, and every regrowth faults fresh zeroed pages in: 7-12 % of a
 10,000-player ``optimal`` wave (docs/adr/0072). Raising both thresholds keeps up to
 ``trim`` bytes of freed memory for reuse, at most that much more resident memory.
 
-Every ``wavematch`` process calls :func:`keep_freed_memory` at start; the benchmark
-scripts do too, and say so. It is a process setting, so it lives here rather than in the
-pure :mod:`matcher`.
+``wavematch worker`` calls :func:`keep_freed_memory` at start (docs/adr/0085): the
+process that closes waves all day. Short-lived commands (``join``, ``tail``, ``wave``,
+``replay``, ``simulate``) keep the C library's defaults. The timing scripts apply it
+too, and say so. It is a process setting, so it lives here rather than in the pure
+:mod:`matcher`.
 """
 
 from __future__ import annotations

@@ -56,9 +56,6 @@ def _requested_command(argv: Sequence[str]) -> str | None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    from streams.allocator import keep_freed_memory
-
-    keep_freed_memory()  # before any wave: a process setting (docs/adr/0072)
     arguments = list(sys.argv[1:] if argv is None else argv)
     args = build_parser(arguments).parse_args(arguments)
     module = importlib.import_module(args._module)

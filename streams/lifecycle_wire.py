@@ -7,10 +7,11 @@ key, Avro bytes). Not a hot path: these records are a few per match, through fas
 
 from __future__ import annotations
 
-from dataclasses import replace
+from collections.abc import Callable
 from typing import Any
 
-from matcher.queue import DequeueReason, Step
+from matcher.core import Match
+from matcher.queue import Searching
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.lifecycle import (
     LifecycleOutput,
@@ -21,9 +22,10 @@ from matcher.queue.lifecycle import (
     StageStatus,
 )
 from schemas import models as wire
-from schemas.codec import encoder_for
+from schemas.codec import CURRENT, HEADER_BYTES, encoder_for, max_bytes, within_limit
+from schemas.direct import zigzag_varint
 from schemas.topics import MATCHES, QUEUE, STATUS, claim_key, queue_key
-from streams import translate
+from streams.worker.records import match_created_writer, ticket_status
 
 Record = tuple[str, bytes, bytes]
 LifecycleWire = (
@@ -41,17 +43,9 @@ LIFECYCLE_WIRE = (
     wire.ClaimReleased,
 )
 
-_encode = {
-    name: encoder_for(name)
-    for name in (
-        "MatchProposed",
-        "MatchCreated",
-        "ClaimRequested",
-        "ClaimDecided",
-        "ClaimReleased",
-        "TicketStatus",
-    )
-}
+_encode = {name: encoder_for(name) for name in ("ClaimRequested", "ClaimDecided", "ClaimReleased")}
+_PROPOSED_HEADER = CURRENT[wire.MatchProposed].header
+_PROPOSED_LIMIT = max_bytes(wire.MatchProposed)
 
 
 def to_domain(
@@ -108,7 +102,7 @@ def _record(output: LifecycleOutput) -> Record:
     if isinstance(output, MatchProposal):
         return _match_record(output)
     if isinstance(output, StageStatus):
-        return (STATUS.name, output.ticket_id.encode(), _encode["TicketStatus"](stage(output)))
+        return (STATUS.name, output.ticket_id.encode(), stage_status(output))
     if isinstance(output, ClaimRequested):
         body = _claim(output) | {"requested_at_ms": output.at_ms}
         return (QUEUE.name, claim_key(output.player_id), _encode["ClaimRequested"](body))
@@ -136,8 +130,23 @@ def _claim(output: ClaimRequested | ClaimDecided | ClaimReleased) -> dict[str, A
 
 
 def _match_record(proposal: MatchProposal) -> Record:
-    body = translate.match_created(
-        proposal.match,
+    """MatchCreated, or MatchProposed: the same fields with ``created_at_ms`` read as
+    ``proposed_at_ms``, then ``deadline_at_ms`` (so its bytes are MatchCreated's body,
+    written by the one MatchCreated writer, and one more long)."""
+    created = _created_writer(proposal)(proposal.match)
+    if proposal.deadline_at_ms is None:
+        return (MATCHES.name, proposal.match.match_id.encode(), created)
+    value = b"".join(
+        (_PROPOSED_HEADER, created[HEADER_BYTES:], zigzag_varint(proposal.deadline_at_ms))
+    )
+    if len(value) > _PROPOSED_LIMIT:
+        value = within_limit(wire.MatchProposed, value)
+    return (MATCHES.name, proposal.match.match_id.encode(), value)
+
+
+def _created_writer(proposal: MatchProposal) -> Callable[[Match], bytes]:
+    """The MatchCreated writer of the proposal's wave and time (a wave proposes thousands)."""
+    key = (
         proposal.queue,
         proposal.region,
         proposal.wave_id,
@@ -145,56 +154,25 @@ def _match_record(proposal: MatchProposal) -> Record:
         proposal.config_fingerprint,
         proposal.at_ms,
     )
-    if proposal.deadline_at_ms is None:
-        value = _encode["MatchCreated"](body)
-    else:
-        body["proposed_at_ms"] = body.pop("created_at_ms")
-        body["deadline_at_ms"] = proposal.deadline_at_ms
-        value = _encode["MatchProposed"](body)
-    return (MATCHES.name, proposal.match.match_id.encode(), value)
+    write = _WRITERS.get(key)
+    if write is None:
+        if len(_WRITERS) >= 64:
+            _WRITERS.clear()
+        write = _WRITERS[key] = match_created_writer(*key)
+    return write
 
 
-def stage(status: StageStatus) -> dict[str, Any]:
-    """The TicketStatus of a lifecycle stage (docs/adr/0112: ``state`` stays SEARCHING).
-
-    Until TicketStatus r2 carries ``stage``, ``match_id``, ``deadline_at_ms`` and
-    ``detail``, only the r1 fields are written.
-    """
-    return {
-        "ticket_id": status.ticket_id,
-        "queue": status.queue,
-        "region": status.region,
-        "state": "SEARCHING",
-        "position": 1,
-        "waves_waited": status.waves_waited,
-        "estimated_wait_ms": None,
-        "next_wave_at_ms": None,
-        "wave_id": None,
-        "at_ms": status.at_ms,
-    }
+_WRITERS: dict[tuple[str, str, str, str, str, int], Callable[[Match], bytes]] = {}
 
 
-#: The r1 reason written for each dequeue reason r1 lacks (docs/adr/0112).
-R1_REASON = {
-    DequeueReason.DECLINED: DequeueReason.LEFT,
-    DequeueReason.ACCEPTANCE_TIMED_OUT: DequeueReason.EXPIRED,
-    DequeueReason.PLACEMENT_FAILED: DequeueReason.REJECTED,
-}
-_MATCHED = DequeueReason.MATCHED
-
-
-def r1_dequeues(step: Step) -> Step:
-    """``step`` with each dequeue reason r1 lacks written as its nearest r1 reason, the
-    precise one leading the detail."""
-    if not any(d.reason in R1_REASON for d in step.dequeued if d.reason is not _MATCHED):
-        return step
-    dequeued = tuple(
-        replace(d, reason=R1_REASON[d.reason], detail=f"{d.reason.name}: {d.detail}")
-        if d.reason in R1_REASON
-        else d
-        for d in step.dequeued
+def stage_status(status: StageStatus) -> bytes:
+    """The TicketStatus of a lifecycle stage (docs/adr/0112: ``state`` stays SEARCHING;
+    place 1, no estimate). Until TicketStatus carries ``stage``, ``match_id``,
+    ``deadline_at_ms`` and ``detail``, only its r1 fields are written."""
+    searching = Searching(
+        status.ticket_id, status.queue, status.region, 1, status.waves_waited, status.at_ms
     )
-    return replace(step, dequeued=dequeued)
+    return ticket_status(searching)
 
 
 def split(outputs: tuple[LifecycleOutput, ...]) -> tuple[list[Record], list[Record]]:

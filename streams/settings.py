@@ -117,7 +117,7 @@ class Settings(BaseSettings):
     # waits for its players' claims (about three more queue records per ticket and one
     # round trip before SEARCHING); a second ticket of a held player is rejected.
     one_ticket_per_player: bool = False
-    # Check every wave result with the generic checker before publishing (~O(players)).
+    # Check every wave result with its strategy's checker before publishing (~O(players)).
     verify_waves: bool = True
     web_host: str = "127.0.0.1"
     web_port: int = Field(default=6066, ge=0, le=65535)

@@ -26,7 +26,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (10, "332f47a1559b3a5e"),
+    "optimal": (11, "676b5e3fe6e2a22c"),
     "ladder-v2.1": (1, "5f6636ac28fac8b5"),
     "rebalance": (1, "76bd53c5d6b86684"),
     "game-queue": (1, "76bd53c5d6b86684"),
@@ -53,22 +53,18 @@ def team_wave(seed: int, tickets: int) -> WaveSnapshot:
 
 def cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
     if name == "optimal":
-        # 30: exact; 120: exact, the blossom finishing the relaxation among several optima
-        # (ADR 0065); 250: the warm blossom proven optimal (ADR 0066); 450 and 700:
-        # warm-started blossom (700 pairs differently with the quantile edges of ADR 0066);
-        # 1,200: one relaxation, numbered by rating (ADR 0070); 3,000: the same with the
-        # parity step's second one kept; 4,300: pre-pass, then the relaxation with the
-        # parity step's second one kept; 6,000: pre-pass, then one relaxation of the
-        # remaining 1,414 (numbered by rating since ADR 0071); 1,200 once more with the
-        # bands (cap 0). Above 250 the results are then re-paired by rating order and
-        # improved along it (ADR 0066); on 1,700 that adds a pair through a "both" player
-        # changing side (ADR 0069).
+        # 30, 120 and 250: the small tier (the proved optimum); 450, 700: one relaxation;
+        # 1,200, 1,700, 3,000 and 6,000: the pre-pass, then the relaxation (1,700: the
+        # parity step's second solve rejected, 3,000: kept); 1,200 once more without the
+        # pre-pass and with cap 0.
         defaults = [
             (s, profile_of("optimal", window_rule="longer"))
-            for s, _ in duel_waves((30, 120, 250, 450, 700, 1200, 1700, 3000, 4300, 6000))
+            for s, _ in duel_waves((30, 120, 250, 450, 700, 1200, 1700, 3000, 6000))
         ]
-        bands = profile_of("optimal", window_rule="longer", optimal_relax_cap=0)
-        return [*defaults, (duel_waves((1200,))[0][0], bands)]
+        other = profile_of(
+            "optimal", window_rule="longer", optimal_relax_cap=0, optimal_prepair_limit=5000
+        )
+        return [*defaults, (duel_waves((1200,))[0][0], other)]
     if name == "ladder-v2.1":
         return [(s, profile_of("ladder-v2.1")) for s, _ in duel_waves((30, 300))]
     if name in ("rebalance", "game-queue"):

@@ -101,44 +101,20 @@ def _match_problems(
     by_ticket: dict[str, DuelPlayer],
     rules: DuelRules,
 ) -> list[str]:
-    if _looks_legal(match, by_ticket, rules):
-        return []
-    return _every_match_problem(match, by_ticket, rules)
-
-
-def _looks_legal(match: Match, by_ticket: dict[str, DuelPlayer], rules: DuelRules) -> bool:
-    """Every rule of :func:`_every_match_problem` at once, for the usual legal match.
-
-    Stricter, never looser (quality must be exactly the diff): anything else goes to
-    the rule-by-rule examination (tests/duel/test_checker_fast.py).
-    """
-    teams = match.teams
-    if len(teams) != 2 or teams[0].name != BW or teams[1].name != SC2:
-        return False
-    if len(teams[0].seats) != 1 or len(teams[1].seats) != 1:
-        return False
-    bw_seat, sc2_seat = teams[0].seats[0], teams[1].seats[0]
-    bw, sc2 = by_ticket.get(bw_seat.ticket_id), by_ticket.get(sc2_seat.ticket_id)
-    if bw is None or sc2 is None or bw.ticket_id == sc2.ticket_id:
-        return False
-    if bw_seat.role != BW or bw.bw_mmr is None or bw_seat.rating != bw.bw_mmr:
-        return False
-    if sc2_seat.role != SC2 or sc2.sc2_mmr is None or sc2_seat.rating != sc2.sc2_mmr:
-        return False
-    diff = abs(bw_seat.rating - sc2_seat.rating)
-    return diff <= rules.limit(bw, sc2) and match.quality == (("mmr_diff", float(diff)),)
-
-
-def _every_match_problem(
-    match: Match,
-    by_ticket: dict[str, DuelPlayer],
-    rules: DuelRules,
-) -> list[str]:
+    """Every duel rule ``match`` breaks: one BW seat then one SC2 seat, held by two
+    different duel-fit players at the rating of that race, inside the pair's window,
+    with the seats' diff as its ``mmr_diff`` quality."""
     label = f"match {match.match_id}"
-    shape = [(team.name, len(team.seats)) for team in match.teams]
-    if shape != [(BW, 1), (SC2, 1)]:
+    teams = match.teams
+    if (
+        len(teams) != 2
+        or teams[0].name != BW
+        or teams[1].name != SC2
+        or (len(teams[0].seats) != 1 or len(teams[1].seats) != 1)
+    ):
+        shape = [(team.name, len(team.seats)) for team in teams]
         return [f"{label}: teams must be one bw seat then one sc2 seat, got {shape}"]
-    bw_seat, sc2_seat = match.teams[0].seats[0], match.teams[1].seats[0]
+    bw_seat, sc2_seat = teams[0].seats[0], teams[1].seats[0]
     bw, sc2 = by_ticket.get(bw_seat.ticket_id), by_ticket.get(sc2_seat.ticket_id)
     if bw is None or sc2 is None:
         return [f"{label}: a ticket unfit for a duel was matched"]
@@ -155,6 +131,6 @@ def _every_match_problem(
     limit = rules.limit(bw, sc2)
     if diff > limit:
         problems.append(f"{label}: diff {diff} outside the window {limit}")
-    if dict(match.quality).get("mmr_diff") != float(diff):
+    if match.quality_of("mmr_diff") != float(diff):
         problems.append(f"{label}: quality mmr_diff is not the seats' diff {diff}")
     return problems

@@ -1,4 +1,5 @@
-"""The pair graph of ``optimal`` as NumPy arrays: who may play whom, and at what cost.
+"""The pair graph of ``optimal`` as NumPy arrays, shared by its tiers: who may play whom,
+and at what cost.
 
 A directed edge ``(u, v)`` means "u plays BW against v playing SC2". It is legal
 when both offer those races, ``u != v``, the diff is inside the pair's window (by
@@ -6,9 +7,9 @@ the config's window rule) and some map is vetoed by neither. Its cost is the
 design's score, ``diff**2 - wait_bonus * (wait_u + wait_v)``.
 
 Costs are 1-D (a rating difference), so the pairs worth considering lie close in
-rating order: :func:`nearest_edges` keeps, for every rating, the ``k`` nearest
-opposite ratings on each side, and :func:`edges_in_ranges` enumerates every legal
-edge inside given rating ranges (used to prove a sparse solution optimal).
+rating order: :func:`candidate_edges` keeps, for every rating, the ``k`` nearest
+opposite ratings on each side and those at the same quantile (the large tier's graph);
+:func:`legal_table` and :func:`cost_table` give every pair of a small wave.
 """
 
 from __future__ import annotations
@@ -20,8 +21,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
-from matcher.duel.ladder import lead_side
-from matcher.duel.model import BW, DuelConfig, DuelPlayer, Window
+from matcher.duel.model import DuelConfig, DuelPlayer, Window
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
@@ -30,9 +30,8 @@ Bools = NDArray[np.bool_]
 def unique_sorted(values: NDArray[np.integer]) -> Ints:
     """``np.unique(values)`` for a 1-D integer array, by sorting.
 
-    ``np.unique`` of NumPy 2.4 (installed here) hashes integers before sorting them:
-    3.3 ms against 0.5 ms for 16,000 keys, and it ran in every large wave's candidate
-    graph and side exchange round.
+    ``np.unique`` of NumPy 2.4 hashes integers before sorting them, several times slower
+    on the candidate graph's keys.
 
     >>> unique_sorted(np.array([5, 1, 5, 3, 1])).tolist()
     [1, 3, 5]
@@ -46,8 +45,7 @@ def unique_sorted(values: NDArray[np.integer]) -> Ints:
 
 def by_rating(ratings: Ints, players: Ints, size: int) -> Ints:
     """The order of ``players`` (indices below ``size``) by ``ratings``, then by player:
-    ``np.lexsort((players, ratings))`` as one sort of unique keys (60 against 370 us
-    for 5,000 pairs; the rating-order passes sort several times a wave).
+    ``np.lexsort((players, ratings))`` as one sort of unique keys, several times faster.
 
     >>> by_rating(np.array([1500, 1400, 1500]), np.array([7, 3, 2]), 10).tolist()
     [1, 2, 0]
@@ -88,7 +86,7 @@ class DuelArrays:
 
     @cached_property
     def vetoed(self) -> bool:
-        """Whether any player vetoes a map (:func:`legal` runs ~190 times a large wave)."""
+        """Whether any player vetoes a map (computed once: :func:`legal` runs many times)."""
         return bool(self.veto.any())
 
     @cached_property
@@ -102,12 +100,17 @@ class DuelArrays:
 
 
 def duel_arrays(
-    players: Sequence[DuelPlayer], maps: tuple[str, ...], window: Window, config: DuelConfig
+    players: Sequence[DuelPlayer],
+    maps: tuple[str, ...],
+    window: Window,
+    config: DuelConfig,
+    lead_is_bw: bool = True,
 ) -> DuelArrays:
     """Build the arrays of a wave's players.
 
-    The ``lead`` window rule takes the lead side of ``ladder-v2.1`` (stage 4's
-    smaller side after stages 1-2), so every ladder pair is legal here (docs/adr/0013).
+    ``lead_is_bw`` matters only under the ``lead`` window rule: whether the BW player's
+    wait widens a pair's window (the caller passes ``ladder-v2.1``'s lead side, so every
+    ladder pair is legal here, docs/adr/0013).
 
     Notes: O(n log n + n * maps / 64).
     """
@@ -124,7 +127,7 @@ def duel_arrays(
         veto=veto,
         all_maps=all_maps,
         rule=config.window_rule,
-        lead_is_bw=config.window_rule != "lead" or lead_side(players, config) == BW,
+        lead_is_bw=config.window_rule != "lead" or lead_is_bw,
         bonus=config.wait_bonus,
         bw_order=bw_order,
         sc2_order=sc2_order,
@@ -162,8 +165,8 @@ def legal(arrays: DuelArrays, u: Ints, v: Ints) -> Bools:
 
     Notes: O(len(u) * map words).
     """
-    # In place where it can be: a large wave calls this ~190 times on up to 16,000 edges,
-    # and every fresh temporary of that size costs page faults under glibc's defaults.
+    # In place where it can be: every fresh temporary of a large wave's size costs page
+    # faults under glibc's defaults.
     diff, sc2 = arrays.bw[u], arrays.sc2[v]
     ok: Bools = u != v
     ok &= diff >= 0
@@ -277,14 +280,45 @@ def nearest_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
     return u[keep], v[keep]
 
 
+def candidate_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
+    """The large tier's candidate graph: :func:`nearest_edges` and :func:`aligned_edges`
+    (``_ALIGNED`` places each way), without duplicates, sorted by (u, v).
+
+    Notes: O(n k log(n k)).
+    """
+    near_u, near_v = nearest_edges(arrays, k)
+    far_u, far_v = aligned_edges(arrays, _ALIGNED)
+    n = arrays.size
+    keys = unique_sorted(np.concatenate([near_u * n + near_v, far_u * n + far_v]))
+    return keys // n, keys % n
+
+
+#: Quantile edges each way in the candidate graph: where one side outnumbers the other
+#: over a stretch of ratings, the optimum pairs players many places off the nearest
+#: ratings and a k-nearest graph alone misses those pairs.
+_ALIGNED = 8
+
+
+def big_weight(arrays: DuelArrays, pairs: int | None = None) -> int:
+    """A ``W`` such that one more pair outweighs any difference in total score spanning
+    up to ``pairs`` pairs (default: all ``n / 2``).
+
+    >>> from matcher.duel.model import DuelConfig, Window
+    >>> arrays = duel_arrays([DuelPlayer("a", 1, None)], ("m",), Window(75, 25), DuelConfig())
+    >>> big_weight(arrays)
+    5627
+    """
+    spread = arrays.max_radius() ** 2 + 2 * arrays.bonus * int(arrays.wait.max(initial=0)) + 1
+    return ((arrays.size // 2 if pairs is None else pairs) + 1) * spread + 1
+
+
 def aligned_edges(arrays: DuelArrays, reach: int) -> tuple[Ints, Ints]:
     """Legal edges from the i-th BW rating to the SC2 ratings at the same quantile, up to
     ``reach`` places either way.
 
     Where one side outnumbers the other over a stretch of ratings, the sorted pairing
-    (the cheapest, :mod:`matcher.duel.rematch`) runs many places off the nearest ratings,
-    and a k-nearest graph misses it (docs/adr/0066: 28 of an optimum's 499 pairs at
-    1,000 players). The global quantile follows that drift.
+    (the cheapest, :mod:`matcher.duel.large_rematch`) runs many places off the nearest
+    ratings, and a k-nearest graph misses it. The global quantile follows that drift.
 
     >>> from matcher.duel.model import DuelConfig, Window
     >>> players = [DuelPlayer("a", 1500, None), DuelPlayer("b", 1540, None),
@@ -310,41 +344,6 @@ def aligned_edges(arrays: DuelArrays, reach: int) -> tuple[Ints, Ints]:
     return u[keep], v[keep]
 
 
-def edges_in_ranges(arrays: DuelArrays, lo: Ints, hi: Ints) -> tuple[Ints, Ints]:
-    """Every legal edge (u, v) whose SC2 rating lies in ``[lo[u], hi[u]]`` (per BW player u).
-
-    ``lo``/``hi`` are indexed by player; players with ``lo > hi`` are skipped.
-
-    Notes: O(n log n + output).
-    """
-    bo = arrays.bw_order
-    first = np.searchsorted(arrays.sc2_sorted, lo[bo], side="left")
-    last = np.searchsorted(arrays.sc2_sorted, hi[bo], side="right")
-    owners, at = expand_ranges(first, last)
-    if not len(owners):
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    u, v = bo[owners], arrays.sc2_order[at]
-    keep = legal(arrays, u, v)
-    return u[keep], v[keep]
-
-
-def expand_ranges(first: Ints, last: Ints) -> tuple[Ints, Ints]:
-    """Every position of the ranges ``[first[i], last[i])`` in order, with its ``i``:
-    ``(owners, positions)``; a range with ``last <= first`` gives nothing.
-
-    >>> [x.tolist() for x in expand_ranges(np.array([2, 5, 0]), np.array([4, 5, 1]))]
-    [[0, 0, 2], [2, 3, 0]]
-
-    Notes: O(len(first) + output), no Python loop.
-    """
-    counts = np.maximum(last - first, 0)
-    owners: Ints = np.repeat(np.arange(len(first), dtype=np.int64), counts)
-    starts = np.repeat(first - np.cumsum(counts) + counts, counts)
-    positions: Ints = starts + np.arange(len(owners), dtype=np.int64)
-    return owners, positions
-
-
 def undirected(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
     """Collapse directed edges to one per unordered pair, keeping the cheaper side choice.
 
@@ -356,8 +355,8 @@ def undirected(arrays: DuelArrays, u: Ints, v: Ints) -> tuple[Ints, Ints, Ints]:
     c = cost(arrays, u, v)
     pair = np.minimum(u, v) * arrays.size + np.maximum(u, v)
     # One sort by unordered pair; a pair has at most its two orientations (the candidate
-    # graphs hold no repeated edge), decided by comparing neighbours. A four-key lexsort
-    # took 2-4 ms on a 10,000-player wave's graph.
+    # graphs hold no repeated edge), decided by comparing neighbours: cheaper than a
+    # four-key lexsort.
     order = np.argsort(pair, kind="stable")
     pair, u, v, c = pair[order], u[order], v[order], c[order]
     first = np.ones(len(u), dtype=bool)

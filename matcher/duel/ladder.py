@@ -18,7 +18,6 @@ from operator import attrgetter
 
 from matcher.duel.model import BW, SC2, DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.windows import pair_wait, pressure, tier_window
-from matcher.fastbuild import builder
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,12 +171,8 @@ def ladder_pairs(
     lead, follow = priority_filter(*((bw, sc2) if lead_side == BW else (sc2, bw)))
     matches = _greedy(lead, follow, lead_side, window, maps, config)
     swaps = _refine(matches, lead_side, window, maps, config)
-    pairs = tuple([_make_pair(a, b) if lead_side == BW else _make_pair(b, a) for a, b in matches])
+    pairs = tuple([DuelPair(a, b) if lead_side == BW else DuelPair(b, a) for a, b in matches])
     return LadderOutcome(pairs, swaps, lead_side, window, wave_pressure)
-
-
-#: ``DuelPair(bw, sc2)`` without the frozen ``__init__``'s per-field cost (matcher.fastbuild).
-_make_pair = builder(DuelPair)
 
 
 def _side_ratings(lead_side: str) -> tuple[attrgetter[int], attrgetter[int]]:

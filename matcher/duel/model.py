@@ -82,31 +82,11 @@ class DuelConfig:
     Stage 6: ``refinement_passes`` passes of adjacent follow swaps.
     ``window_rule`` says whose wait widens a pair's window: the lead side's player
     (the design), the longer-waiting one, or the shorter-waiting one (mutual acceptance).
-    The ``optimal_*`` fields tune only the ``optimal`` strategy: waves of at most
-    ``optimal_exact_limit`` players are solved exactly (docs/adr/0011); up to
-    ``optimal_whole_limit`` players by branch and bound on the k-nearest graph within
-    ``optimal_branch_solves`` sparse assignments (0: never), else as one band; larger
-    ones in bands of ``optimal_band`` rating points with ``optimal_ahead`` points of
-    look-ahead, then one polishing pass
-    unless ``optimal_polish`` is 0 (docs/adr/0015). Waves of more than
-    ``optimal_prepair_limit`` players first pair equal ratings where at least
-    ``optimal_prepair_density`` rating points lie within 10 MMR (docs/adr/0016).
-    Waves larger than ``optimal_whole_limit`` and at most ``optimal_warm_limit`` take
-    the relaxation finished by a warm-started blossom (docs/adr/0017), on the
-    ``optimal_neighbours``-nearest candidate graph; bands if it cannot finish. Waves
-    within either limit skip the pre-pass whatever their size, so raising
-    ``optimal_warm_limit`` or ``optimal_proof_limit`` is a thorough setting
-    (docs/adr/0068): slower, closer to the optimum (proved optimal with the second). Larger
-    waves (and pre-pass remainders) take one relaxation of the whole wave on that graph,
-    odd cycles rounded, one more pair outweighing re-pairings up to
-    ``optimal_relax_cap`` pairs' worth of cost (docs/adr/0018); 0 keeps the bands.
-    Waves of at most ``optimal_parity_limit`` players solve that relaxation again with
-    one more free sit-out when it has an odd number of odd cycles (docs/adr/0064).
-    Waves larger than ``optimal_exact_limit`` and at most ``optimal_proof_limit`` are
-    solved by the warm-started blossom with its duals checked against every legal pair
-    (proven optimal; the paths above only if it cannot finish). Results not proven
-    optimal are re-paired by rating order and then improved by up to
-    ``optimal_shift_rounds`` add/swap moves along that order (0: neither; docs/adr/0066).
+    The ``optimal_*`` fields tune only the ``optimal`` strategy (docs/optimal.md): waves
+    of at most ``optimal_exact_limit`` players get the proved optimum; larger ones one LP
+    relaxation on the ``optimal_neighbours``-nearest candidate graph, where one more pair
+    outweighs re-pairing up to ``optimal_relax_cap`` pairs; waves of more than
+    ``optimal_prepair_limit`` players first pair equal ratings in dense rating ranges.
     """
 
     mean_gap_limit: int = 50
@@ -126,21 +106,10 @@ class DuelConfig:
     wait_bonus: int = 20
     refinement_passes: int = 2
     window_rule: str = "lead"
-    optimal_exact_limit: int = 160
-    optimal_whole_limit: int = 400
-    optimal_band: int = 48
-    optimal_ahead: int = 48
-    optimal_polish: int = 1
-    optimal_branch_solves: int = 0
-    optimal_prepair_limit: int = 3750
-    optimal_prepair_density: int = 40
-    optimal_warm_limit: int = 1000
+    optimal_exact_limit: int = 400
+    optimal_prepair_limit: int = 1000
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
-    optimal_parity_limit: int = 5000
-    optimal_proof_limit: int = 400
-    optimal_shift_rounds: int = 64
-    optimal_exchange_budget: int = 10_000
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -148,17 +117,8 @@ OPTIMAL_DEFAULTS = DuelConfig(window_rule="longer")
 LADDER_DEFAULTS = DuelConfig()
 
 _NON_NEGATIVE_INTS = {
-    "optimal_polish",
-    "optimal_branch_solves",
     "optimal_prepair_limit",
-    "optimal_prepair_density",
-    "optimal_whole_limit",
-    "optimal_warm_limit",
     "optimal_relax_cap",
-    "optimal_parity_limit",
-    "optimal_proof_limit",
-    "optimal_shift_rounds",
-    "optimal_exchange_budget",
     "mean_gap_limit",
     "small_population",
     "medium_population",
@@ -171,7 +131,7 @@ _NON_NEGATIVE_INTS = {
     "wait_bonus",
     "refinement_passes",
 }
-_POSITIVE_INTS = {"optimal_exact_limit", "optimal_band", "optimal_ahead", "optimal_neighbours"}
+_POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
 _FLOATS = {
     "small_scale",
     "medium_scale",

@@ -23,10 +23,9 @@ from matcher.duel.model import BW, SC2, DuelPair, DuelPlayer
 from matcher.fastbuild import builder
 from matcher.placement import CHANNEL_COUNT, channel_name, derive_match_ids, place_matches
 
-# A 10,000-player wave builds 10,000 players and seats, 5,000 matches (matcher/fastbuild.py).
+# Built 10,000 or 5,000 times a 10,000-player wave: fastbuild matters (docs/benchmarks/duel.md).
 _make_player = builder(DuelPlayer)
 _make_seat = builder(Seat)
-_make_team = builder(Team)
 _make_match = builder(Match)
 
 
@@ -120,7 +119,7 @@ def _matches(
     diffs: Sequence[int],
 ) -> tuple[Match, ...]:
     """The placed matches, the n-th on channel ``channel_name(n)``."""
-    make_seat, make_team, make_match = _make_seat, _make_team, _make_match
+    make_seat, make_team, make_match = _make_seat, Team, _make_match
     channels = [channel_name(number) for number in range(1, CHANNEL_COUNT + 1)]
     # A wave's diffs repeat (a few hundred values for 5,000 matches): one quality each.
     qualities: dict[int, tuple[tuple[str, float], ...]] = {}

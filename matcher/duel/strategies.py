@@ -50,15 +50,13 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
 
     Options as for :func:`ladder_strategy`; ``window_rule`` defaults to ``longer``.
 
-    Notes: proven optimal for waves of at most ``optimal_exact_limit`` players
-    (docs/adr/0011); larger waves are solved band by band, about O(n * band^2)
-    (docs/adr/0015).
+    Notes: the proved optimum for waves of at most ``optimal_exact_limit`` players;
+    larger waves one sparse relaxation (docs/optimal.md).
     """
     config = _config(profile, OPTIMAL_DEFAULTS)
     players, unfit = duel_players(snapshot)
     outcome = optimal_pairs(players, snapshot.active_population, profile.maps, config)
     extra = (
-        ("band_steps", float(outcome.band_steps)),
         ("pressure", outcome.pressure),
         ("window_base", float(outcome.window.base)),
         ("window_growth", float(outcome.window.growth)),

@@ -58,13 +58,6 @@ def multifactor_result_problems(
     return problems
 
 
-def is_valid_multifactor_result(
-    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult
-) -> bool:
-    """True when :func:`multifactor_result_problems` finds nothing."""
-    return not multifactor_result_problems(snapshot, profile, result)
-
-
 def _match_problems(
     match: Match,
     profile: QueueProfile,

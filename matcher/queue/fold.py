@@ -13,7 +13,6 @@ from __future__ import annotations
 from collections import deque
 from dataclasses import dataclass, field
 
-from matcher.checks import wave_result_problems
 from matcher.core import (
     LastMatch,
     Match,
@@ -33,13 +32,12 @@ from matcher.queue.finished import FinishedTickets
 from matcher.queue.lifecycle import NO_POLICY, Lifecycle, LifecyclePolicy
 from matcher.queue.outcomes import Dequeued, Searching, Step
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
-from matcher.strategies import run_wave
+from matcher.strategies import result_problems, run_wave
 
-# Built by the thousand when a big wave closes (matcher/fastbuild.py).
+# Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
 _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
 _make_searching = builder(Searching)
-_make_waiting = builder(WaitingTicket)
 
 
 __all__ = ["InvalidWaveResult", "QueueRules", "QueuedTicket", "RegionQueue", "rating_diff"]
@@ -80,7 +78,6 @@ class QueuedTicket:
 
 
 # Built once per join: tens of thousands a second on a busy worker.
-_make_queued = builder(QueuedTicket)
 _make_step = builder(Step)
 
 
@@ -168,7 +165,7 @@ class RegionQueue:
     def _admit(self, ticket: Ticket, rules: QueueRules, at_ms: int) -> Step:
         """Queue a join that passed every check; its status is SEARCHING from ``at_ms``."""
         tickets = self.tickets
-        tickets[ticket.ticket_id] = _make_queued(ticket, self.waves_closed)
+        tickets[ticket.ticket_id] = QueuedTicket(ticket, self.waves_closed)
         players = ticket.players
         self.arrivals_since_tick += len(players)
         for player in players:
@@ -258,7 +255,7 @@ class RegionQueue:
         players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
         result = run_wave(snapshot, profile)
         if rules.verify_waves:
-            problems = wave_result_problems(snapshot, profile, result)
+            problems = result_problems(snapshot, profile, result)  # the strategy's checker
             if problems:
                 raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
@@ -317,7 +314,7 @@ class RegionQueue:
         if leaving:
             queued = [q for q in queued if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed
-        waiting = tuple(_make_waiting(q.ticket, closed - q.joined_wave) for q in queued)
+        waiting = tuple(WaitingTicket(q.ticket, closed - q.joined_wave) for q in queued)
         last_matches = self.last_matches
         history = tuple(
             last_matches[p.player_id]

@@ -60,15 +60,6 @@ def best_game_in_window(
     return search.best
 
 
-def window_exhausted(
-    window: Sequence[Unit], k: int, params: Imbalance, beta: float, max_nodes: int
-) -> bool:
-    """Whether the search of ``window`` hits the ``max_nodes`` cap (tests and benches)."""
-    search = _Search(window, k, params, beta, max_nodes)
-    search.run()
-    return search.nodes_left < 0
-
-
 class _Search:
     def __init__(
         self, window: Sequence[Unit], k: int, params: Imbalance, beta: float, max_nodes: int

@@ -36,6 +36,9 @@ def check_strategies(settings: object) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from streams.allocator import keep_freed_memory
+
+    keep_freed_memory()  # before any wave: a process setting (docs/adr/0085)
     overrides: dict[str, object] = {}
     if args.web_port is not None:
         overrides["web_port"] = args.web_port

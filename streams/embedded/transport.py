@@ -59,9 +59,12 @@ async def fetch_high_watermarks(bootstrap: str, partitions: Iterable[TP]) -> dic
 
 
 class TansuConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
+    # Private hooks and one private attribute, and they must stay: Faust builds its
+    # consumer with a hard-coded ``fetch_max_wait_ms`` and looks end offsets up with
+    # ListOffsets, and offers no setting or public hook for either (both pinned).
     def _create_worker_consumer(self, transport: Any) -> AIOKafkaConsumer:
         consumer = super()._create_worker_consumer(transport)
-        # Read when the consumer starts its fetcher (aiokafka is pinned by faust-streaming).
+        # aiokafka reads it when the consumer starts its fetcher; no public setter.
         consumer._fetch_max_wait_ms = FETCH_MAX_WAIT_MS
         return consumer
 
@@ -73,6 +76,7 @@ class TansuConsumerThread(faust_aiokafka.AIOKafkaConsumerThread):
 
 
 class Consumer(faust_aiokafka.Consumer):
+    # Faust's private factory of its consumer thread: the only place to put ours.
     def _new_consumer_thread(self) -> TansuConsumerThread:
         return TansuConsumerThread(self, loop=self.loop, beacon=self.beacon)
 

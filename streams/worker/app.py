@@ -10,9 +10,11 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 import faust
+from aiokafka import AIOKafkaProducer
 from faust.sensors.prometheus import setup_prometheus_sensors
 from faust.types import TP
 from prometheus_client import REGISTRY, CollectorRegistry
@@ -35,6 +37,20 @@ STATE_TABLE = "queue-state"
 #: enough that a tick is never held back long behind joins.
 BATCH_RECORDS = 2_000
 BATCH_WITHIN_S = 0.02
+
+
+@dataclass(slots=True)
+class Runtime:
+    """What a worker process builds once its event loop runs, and none of it before.
+
+    ``worker`` folds the queue topic (either mode); ``producer`` and ``consumer`` are the
+    direct mode's aiokafka clients (they belong to the running loop). The web views and
+    the wave timer read it; each field is set once, when its object is built.
+    """
+
+    worker: QueueWorker | None = None
+    producer: AIOKafkaProducer | None = None
+    consumer: DirectQueueConsumer | None = None
 
 
 def state_changelog_topic(settings: Settings) -> str:
@@ -96,15 +112,15 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         table_standby_replicas=0,
     )
     metrics = WorkerMetrics(registry)
-    holder: dict[str, Any] = {}
+    runtime = Runtime()
     mode = _direct_mode if settings.consumer == "direct" else _faust_mode
-    owned_partitions, send_tick = mode(app, settings, metrics, holder)
+    owned_partitions, send_tick = mode(app, settings, metrics, runtime)
 
     def region_state(queue: str, region: str) -> Any:
-        if "worker" not in holder:
+        if runtime.worker is None:
             return None
         partition = murmur2_partition(queue_key(queue, region), settings.partitions)
-        state = holder["worker"].states.get(partition)
+        state = runtime.worker.states.get(partition)
         return state.book.regions.get((queue, region)) if state is not None else None
 
     @app.task
@@ -118,9 +134,8 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     @app.page("/queues")
     async def queues(web: Any, request: Any) -> Any:
         rows = []
-        for partition, state in sorted(
-            holder["worker"].states.items() if "worker" in holder else ()
-        ):
+        states = runtime.worker.states if runtime.worker is not None else {}
+        for partition, state in sorted(states.items()):
             for (queue, region), region_queue in sorted(state.book.regions.items()):
                 rows.append(
                     {
@@ -168,7 +183,7 @@ def _queue_worker(
 
 
 def _faust_mode(
-    app: faust.App, settings: Settings, metrics: WorkerMetrics, holder: dict[str, Any]
+    app: faust.App, settings: Settings, metrics: WorkerMetrics, runtime: Runtime
 ) -> tuple[Owned, SendTick]:
     """The queue topic on Faust's agent, snapshots in Faust's table (ADR 8)."""
     queue_topic = app.topic(
@@ -188,21 +203,26 @@ def _faust_mode(
         return {tp.partition for tp in assignment if tp.topic == QUEUE.name}
 
     def committed_offset(partition: int) -> int:
-        # Faust's view of the committed offset (faust-streaming is pinned); it can lag the
-        # broker's, which only makes a catch-up re-publish identical records.
+        # Private, and must stay: Faust's consumer has no public read of the offsets it
+        # committed (``seek_to_committed`` also moves the consumer). faust-streaming is
+        # pinned; this view can lag the broker's, which only makes a catch-up re-publish
+        # identical records.
         return app.consumer._committed_offset.get(TP(QUEUE.name, partition)) or 0
 
     def worker() -> QueueWorker:
-        if "worker" not in holder:
-            holder["worker"] = _queue_worker(
+        if runtime.worker is None:
+            runtime.worker = _queue_worker(
                 settings,
                 FaustStateTable(table),
+                # Private, and must stay: the Publisher appends to aiokafka's batch
+                # builders (create_batch / send_batch), which Faust's Producer does not
+                # expose; this returns the aiokafka producer it wraps.
                 app.producer._ensure_producer(),
                 app.producer.flush,
                 committed_offset,
                 metrics,
             )
-        return holder["worker"]
+        return runtime.worker
 
     @app.agent(queue_topic, name="fold-queue")
     async def fold_queue(stream: faust.StreamT[bytes]) -> None:
@@ -219,7 +239,7 @@ def _faust_mode(
         if (
             app.rebalancing
             or not owned
-            or ("worker" in holder and owned <= set(holder["worker"].states))
+            or (runtime.worker is not None and owned <= set(runtime.worker.states))
         ):
             return
         # Build (silently) up to the committed offset Faust knows. Faust may resume past
@@ -230,49 +250,42 @@ def _faust_mode(
     @app.on_partitions_revoked.connect
     async def on_revoked(sender: Any, revoked: Any, **kwargs: Any) -> None:
         lost = {tp.partition for tp in revoked if tp.topic == QUEUE.name}
-        if "worker" in holder and lost:
-            holder["worker"].forget(lost)
+        if runtime.worker is not None and lost:
+            runtime.worker.forget(lost)
 
     return owned_partitions, send_tick
 
 
 def _direct_mode(
-    app: faust.App, settings: Settings, metrics: WorkerMetrics, holder: dict[str, Any]
+    app: faust.App, settings: Settings, metrics: WorkerMetrics, runtime: Runtime
 ) -> tuple[Owned, SendTick]:
     """The queue topic on a plain aiokafka consumer, snapshots in their own topic (ADR 61).
 
     Faust keeps the wave timer (its ticks go through the same producer as the outputs),
     the web views and its Prometheus sensor; it consumes nothing of ours.
     """
-    # aiokafka clients belong to the running loop: built when the task starts.
-    clients: dict[str, Any] = {}
 
     def worker() -> QueueWorker:
-        if "worker" not in holder:
-            producer = clients["producer"]
-            holder["worker"] = _queue_worker(
-                settings,
-                clients["table"],
-                producer,
-                producer.flush,
-                clients["direct"].committed_offset,
-                metrics,
-            )
-        return holder["worker"]
+        if runtime.worker is None:
+            raise RuntimeError("the queue worker is built before its consumer starts")
+        return runtime.worker
 
     @app.task
     async def consume_queue() -> None:
-        producer = clients["producer"] = output_producer(settings)
+        # aiokafka clients belong to the running loop: built when the task starts.
+        producer = output_producer(settings)
         table = TopicStateTable(
             settings.broker_host_port, snapshot_topic(settings.app_id), producer
         )
-        clients["table"] = table
-        direct = DirectQueueConsumer(queue_consumer(settings), producer, table, worker)
-        clients["direct"] = direct
-        worker()  # strategies imported before the first assignment, not inside it
+        consumer = DirectQueueConsumer(queue_consumer(settings), producer, table, worker)
+        # Built now, strategies imported, before the first assignment rather than inside it.
+        runtime.worker = _queue_worker(
+            settings, table, producer, producer.flush, consumer.committed_offset, metrics
+        )
+        runtime.producer, runtime.consumer = producer, consumer
         await producer.start()
         try:
-            await direct.run()
+            await consumer.run()
         except asyncio.CancelledError:
             raise
         except Exception as error:  # without its consumer the worker is useless: stop it
@@ -282,11 +295,12 @@ def _direct_mode(
             await producer.stop()
 
     def owned() -> set[int]:
-        direct = clients.get("direct")
-        return direct.owned() if direct is not None else set()
+        return runtime.consumer.owned() if runtime.consumer is not None else set()
 
     async def send_tick(partition: int, key: bytes, value: bytes) -> None:
-        await clients["producer"].send(QUEUE.name, value, key=key, partition=partition)
+        if runtime.producer is None:  # the timer ticks only owned partitions: none yet
+            raise RuntimeError("a wave tick before the output producer was built")
+        await runtime.producer.send(QUEUE.name, value, key=key, partition=partition)
 
     return owned, send_tick
 

@@ -22,12 +22,11 @@ from typing import Any
 
 from fastavro import schemaless_reader
 
-from matcher.core import Player
+from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft
 from schemas import models as wire
 from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES
-from streams.worker.join_shapes import learn, make_joined, make_player, make_ticket, read_join
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -50,8 +49,10 @@ _KEY_PARTS_SEEN: set[str] = set()
 _AVRO_MODELS = {wire.TicketJoined: "TicketJoined", wire.TicketLeft: "TicketLeft"}
 
 
-# Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects);
-# a join's builders are join_shapes', which both readers share.
+# Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects).
+_make_player = builder(Player)
+_make_ticket = builder(Ticket)
+_make_joined = builder(TicketJoined)
 _make_left = builder(TicketLeft)
 
 
@@ -84,9 +85,6 @@ def _from_json(data: bytes) -> QueueEvent:
         text = data.decode("utf-8")
     except ValueError:
         raise _Unsure from None
-    joined = read_join(text)  # a join in a layout seen before: one regular expression
-    if joined is not None:
-        return joined
     if "\\" in text:
         raise _Unsure
     try:
@@ -100,7 +98,6 @@ def _from_json(data: bytes) -> QueueEvent:
         raise _Unsure from None
     if type(body) is not dict:  # json.loads allows only JSON whitespace before the "{"
         raise _Unsure
-    order = list(body)
     kind = body.pop("type", None)
     if kind == "TicketJoined":
         event: QueueEvent = _joined(body)
@@ -114,8 +111,6 @@ def _from_json(data: bytes) -> QueueEvent:
     # key ends than keys. When every colon of the text ends a key, counting colons is enough.
     if text.count(":") != keys and len(_KEY_END.findall(text)) != keys:
         raise _Unsure
-    if kind == "TicketJoined":
-        learn(text, order, body)
     return event
 
 
@@ -153,7 +148,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
     members = tuple([_player(player) for player in players])
     if len({player.player_id for player in members}) != len(members):
         raise _Unsure
-    ticket = make_ticket(
+    ticket = _make_ticket(
         _id(body["ticket_id"]),
         _key_part(body["queue"]),
         _key_part(body["region"]),
@@ -161,7 +156,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         _timestamp(body["joined_at_ms"]),
         party_id,
     )
-    return make_joined(ticket)
+    return _make_joined(ticket)
 
 
 def _player(body: Any) -> Player:
@@ -190,7 +185,7 @@ def _player(body: Any) -> Player:
     can_host = body.get("can_host", False)
     if type(can_host) is not bool:
         raise _Unsure
-    return make_player(
+    return _make_player(
         _id(body.get("player_id")),
         tuple(sorted(ratings.items())) if len(ratings) > 1 else tuple(ratings.items()),
         _names(body.get("roles", ()), wire.MAX_NAMES_PER_PLAYER),

@@ -17,7 +17,6 @@ from aiokafka import AIOKafkaProducer
 
 from matcher.queue import Step, WaveSummary
 from schemas.codec import encoder_for
-from schemas.direct import direct_encoder_for
 from schemas.topics import (
     CLEANUP,
     DEADLETTER,
@@ -29,15 +28,18 @@ from schemas.topics import (
 )
 from streams import lifecycle_wire, translate
 from streams.worker.folding import Folded, paused_gc
-from streams.worker.join_records import step_records
-from streams.worker.wave_records import match_created_writer, ticket_dequeued, ticket_status
+from streams.worker.records import (
+    match_created_writer,
+    step_records,
+    ticket_dequeued,
+    ticket_status,
+)
 
 Record = tuple[str, bytes, bytes]
 
-# Record types a wave publishes by the thousand are written directly (the same bytes):
-# matches, dequeues and statuses from the fold's objects (wave_records), the summary
-# from its dict.
-_encode_wave = direct_encoder_for("WaveClosed")
+# Matches, dequeues and statuses are written from the fold's objects (records.py); the
+# wave's one summary and the dead letters go through fastavro.
+_encode_wave = encoder_for("WaveClosed")
 _encode_dead_letter = encoder_for("DeadLetter")
 
 
@@ -55,8 +57,6 @@ def records_of(
     if step is None:
         return []
     summary = step.summary
-    if step.lifecycle or step.dequeued:
-        step = lifecycle_wire.r1_dequeues(step)
     if summary is None:  # a join's or a leave's few records: nothing to hold the GC for
         if step.lifecycle:  # a match's life: its match first, then what names it
             matches, rest = lifecycle_wire.split(step.lifecycle)

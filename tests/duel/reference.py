@@ -5,8 +5,7 @@ from __future__ import annotations
 import networkx as nx
 import numpy as np
 
-from matcher.duel.exact import big_weight
-from matcher.duel.graph import DuelArrays, cost, legal
+from matcher.duel.graph import DuelArrays, big_weight, cost, legal
 from matcher.duel.model import DuelConfig, DuelPlayer
 from tests.duel.waves import arrays_of
 

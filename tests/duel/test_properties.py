@@ -89,16 +89,19 @@ def test_optimal_equals_the_networkx_optimum(wave: tuple[list[DuelPlayer], int, 
 def test_large_wave_path_is_valid_and_keeps_cardinality_close(
     wave: tuple[list[DuelPlayer], int, int, str],
 ) -> None:
-    """Force the banded path (docs/adr/0015) and check it; the count is empirical, so a
-    fixed set of examples (derandomize) keeps CI deterministic."""
+    """Force the large tier (with and without the pre-pass) and check it; the count is
+    empirical, so a fixed set of examples (derandomize) keeps CI deterministic."""
     players, seed, population, rule = wave
     snapshot = snapshot_of(players, seed=seed, active_population=population)
-    profile = profile_of("optimal", window_rule=rule, optimal_exact_limit=1, optimal_proof_limit=0)
-    result = get_strategy("optimal")(snapshot, profile)
-    assert duel_result_problems(snapshot, profile, result) == []
     config = parse_config({"window_rule": rule}, OPTIMAL_DEFAULTS)
     best, _ = reference_optimum(players, population, MAPS, config)
-    assert len(result.matches) >= best - 1
+    for prepair in (0, 1000):
+        profile = profile_of(
+            "optimal", window_rule=rule, optimal_exact_limit=1, optimal_prepair_limit=prepair
+        )
+        result = get_strategy("optimal")(snapshot, profile)
+        assert duel_result_problems(snapshot, profile, result) == []
+        assert len(result.matches) >= best - 1
 
 
 @settings(max_examples=30, deadline=None)
@@ -143,6 +146,10 @@ def test_unknown_option_names_it() -> None:
     snapshot = snapshot_of([])
     with pytest.raises(ValueError, match=r"options\.colour: unknown option"):
         get_strategy("optimal")(snapshot, profile_of("optimal", colour=1))
+    with pytest.raises(ValueError, match=r"options\.optimal_band: unknown option"):
+        get_strategy("optimal")(snapshot, profile_of("optimal", optimal_band=48))  # gone
+    with pytest.raises(ValueError, match=r"options\.optimal_exact_limit: must be an integer >= 1"):
+        get_strategy("optimal")(snapshot, profile_of("optimal", optimal_exact_limit=0))
     with pytest.raises(ValueError, match=r"options\.window_rule"):
         get_strategy("ladder-v2.1")(snapshot, profile_of("ladder-v2.1", window_rule="x"))
     assert DuelConfig().window_rule == "lead"

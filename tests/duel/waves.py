@@ -5,8 +5,9 @@ from __future__ import annotations
 import random
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
-from matcher.duel.graph import DuelArrays, duel_arrays
+from matcher.duel.graph import DuelArrays
 from matcher.duel.model import DuelConfig, DuelPlayer
+from matcher.duel.optimal import wave_arrays
 from matcher.duel.windows import pressure, tier_window
 
 MAPS = ("fighting spirit", "circuit breaker", "polypoid", "eclipse")
@@ -84,4 +85,4 @@ def arrays_of(
 ) -> DuelArrays:
     """The arrays ``optimal`` builds for a wave of ``players`` among ``population`` active."""
     window = tier_window(pressure(len(players), population, config), config)
-    return duel_arrays(players, maps, window, config)
+    return wave_arrays(players, maps, window, config)

@@ -1,6 +1,6 @@
 """Hypothesis strategies for the values of output records' fields, as the writers tested
-in test_join_records and test_wave_records must encode them: short and long texts,
-optional texts, timestamps inside the schemas' range, non-negative int counts."""
+in test_records must encode them: short and long texts, optional texts, timestamps
+inside the schemas' range, non-negative int counts."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The process allocator setting of every ``wavematch`` process (docs/adr/0072)."""
+"""The worker process's allocator setting (docs/adr/0072, docs/adr/0085)."""
 
 from __future__ import annotations
 
@@ -77,9 +77,11 @@ def test_nothing_changes_without_mallopt(monkeypatch: pytest.MonkeyPatch) -> Non
     assert allocator.keep_freed_memory() is False
 
 
-def test_every_wavematch_command_sets_it_first(monkeypatch: pytest.MonkeyPatch) -> None:
-    from streams import cli
+class _Stop(Exception):
+    """Raised where the worker command would read its settings: nothing is started."""
 
+
+def _record_calls(monkeypatch: pytest.MonkeyPatch) -> list[bool]:
     calls: list[bool] = []
 
     def recorded() -> bool:
@@ -87,6 +89,30 @@ def test_every_wavematch_command_sets_it_first(monkeypatch: pytest.MonkeyPatch) 
         return True
 
     monkeypatch.setattr(allocator, "keep_freed_memory", recorded)
+    return calls
+
+
+def test_the_worker_command_sets_it_before_anything_else(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from streams import cli
+    from streams.commands import worker
+
+    calls = _record_calls(monkeypatch)
+
+    def stop(*args: object, **kwargs: object) -> None:
+        assert calls == [True]
+        raise _Stop
+
+    monkeypatch.setattr(worker, "settings_from", stop)
+    with pytest.raises(_Stop):
+        cli.main(["worker"])
+
+
+def test_other_commands_keep_the_c_librarys_defaults(monkeypatch: pytest.MonkeyPatch) -> None:
+    from streams import cli
+
+    calls = _record_calls(monkeypatch)
     with pytest.raises(SystemExit):
         cli.main(["wave", "--help"])
-    assert calls == [True]
+    assert calls == []

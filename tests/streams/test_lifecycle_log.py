@@ -250,3 +250,52 @@ def test_a_partition_snapshot_keeps_its_claims_and_held_tickets():
         each.send(join("t3", "bob", "sc2", region="na", at=12))  # bob's claim was released
     assert log.records == restored.records
     assert log.published("wavematch.status.v1")[-1].ticket_id == "t3"
+
+
+def test_match_proposed_bytes_are_fastavros():
+    """MatchProposed is written as MatchCreated's body plus its deadline: the very bytes
+    fastavro writes for the same record."""
+    from matcher.core import Match, Seat, Team
+    from matcher.queue.lifecycle import MatchProposal
+    from schemas.codec import encoder_for
+    from streams.lifecycle_wire import split
+
+    teams = (
+        Team("red", (Seat("t1", "p1", "bw", 1500), Seat("t2", "p2", "bw", 1450))),
+        Team("blue", (Seat("t3", "p3", "sc2", 1490),)),
+    )
+    match = Match("m-1", teams, "Polypoid", "srv", "ch", (("rating_diff", 12.5),))
+    proposal = MatchProposal(match, "1v1", "eu", "w9", "optimal", "cfg", T0, T0 + 5_000)
+    ((topic, key, value),), _ = split((proposal,))
+    expected = encoder_for("MatchProposed", validate=True)(
+        {
+            "match_id": "m-1",
+            "queue": "1v1",
+            "region": "eu",
+            "wave_id": "w9",
+            "teams": [
+                {
+                    "name": t.name,
+                    "players": [
+                        {
+                            "ticket_id": s.ticket_id,
+                            "player_id": s.player_id,
+                            "role": s.role,
+                            "rating": s.rating,
+                        }
+                        for s in t.seats
+                    ],
+                }
+                for t in teams
+            ],
+            "map": "Polypoid",
+            "server": "srv",
+            "channel": "ch",
+            "quality": {"rating_diff": 12.5},
+            "strategy": "optimal",
+            "config_fingerprint": "cfg",
+            "proposed_at_ms": T0,
+            "deadline_at_ms": T0 + 5_000,
+        }
+    )
+    assert (topic, key, value) == ("wavematch.matches.v1", b"m-1", expected)

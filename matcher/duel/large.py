@@ -1,21 +1,17 @@
-"""Large waves of ``optimal``: one LP relaxation of the whole wave on the k-nearest graph.
+"""Large waves of ``optimal`` (above ``optimal_exact_limit`` players): one LP relaxation of
+the whole wave on a sparse candidate graph, its few odd cycles rounded.
 
-The symmetric assignment (:mod:`matcher.duel.symmetric`) is the LP relaxation of the
-matching. On 1-D costs it is integral but for a few odd cycles (1-5 at the 1,700 players
-a 10,000-player wave leaves after the pre-pass of :mod:`matcher.duel.prepair`), so
-rounding those cycles costs at most one pair each and a little cost beside them.
+The relaxation is the symmetric assignment: every pair both ways at its score, and a
+player left single costs ``weight`` (one more pair outweighs re-pairing up to
+``optimal_relax_cap`` pairs). An optimal permutation of it made only of 2-cycles and
+fixed points is a matching; longer even cycles split into two matchings, the cheaper
+kept; an odd cycle leaves one member out. On 1-D costs the relaxation is integral but
+for a few short odd cycles, so rounding costs at most one pair each. SciPy's LAPJVsp
+solves it on the candidate graph (:func:`matcher.duel.graph.candidate_edges`).
 
-Why one relaxation of the whole remainder rather than rating bands
-(:mod:`matcher.duel.bands`, docs/adr/0018): a band sweep settles "both" players' sides
-before it has seen the far side of their other rating, and the optimum differs from the
-swept matching by alternating components spanning most of the wave (one of 1,831 players
-across 393-2,664 MMR at n = 10,000, seed 3). No local repair reaches that; the global
-relaxation gets it right by construction.
-
-The weight of a pair: one more pair must outweigh re-pairing up to ``cap`` pairs at the
-largest cost spread (``matcher.duel.exact.big_weight``'s bound with ``cap`` instead of
-n / 2). The sparse assignment slows down with that weight (2-4x at n / 2 on these
-remainders) while the pairs found stayed the same on every measured wave; docs/adr/0018.
+Why one relaxation of the whole wave rather than rating bands: a band sweep settles
+"both" players' sides before it has seen the far side of their other rating; the
+global relaxation chooses every side at once.
 """
 
 from __future__ import annotations
@@ -26,9 +22,7 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-from matcher.duel.bands import split_cycles
-from matcher.duel.exact import big_weight
-from matcher.duel.graph import DuelArrays, Ints, nearest_edges, undirected
+from matcher.duel.graph import DuelArrays, Ints, big_weight, candidate_edges, undirected
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +39,8 @@ class RelaxedOutcome:
 
 
 def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) -> RelaxedOutcome:
-    """Pair the wave by the relaxation on its ``k``-nearest graph, odd cycles rounded.
+    """Pair the wave by the relaxation on its candidate graph (``k`` nearest ratings each
+    side and the quantile edges), odd cycles rounded.
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -57,23 +52,22 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) ->
     Each cycle of the assignment longer than 2 gives its cheaper set of alternate edges;
     an odd one leaves out the member whose absence costs least (lowest start on a tie).
 
-    ``parity`` (docs/adr/0064): when the relaxation has an odd number of odd cycles, every
+    ``parity``: when the relaxation has an odd number of odd cycles, every
     matching leaves at least one player more out than the relaxation does, so it is solved
     again with that many free sit-outs (dummy players legal with everyone at cost 0). The
     relaxation then chooses the extra sit-out over the whole wave, typically a player in a
     sparse tail with only far partners, instead of a member of an odd cycle in the dense
     middle. The rounded result with more pairs, then less cost, is kept.
 
-    The assignment's rows and columns are numbered by rating (docs/adr/0070, 0071), which
-    makes the solver 1.4-2x faster. Among several optima of the relaxation (the same
-    value, other pairs) the numbering decides which one is found.
+    The assignment's rows and columns are numbered by rating: neighbours in the matrix
+    are neighbours in rating, which the solver finds faster. Among several optima of the
+    relaxation (the same value, other pairs) the numbering decides which one is found.
 
     Notes: one sparse assignment (LAPJV) on O(n k) edges, two with ``parity`` when the
-    odd cycles are odd in number; 23-32 ms for the 1,700-player remainder of a
-    10,000-player wave. Rounding: O(length^2) per odd cycle (a few, short).
+    odd cycles are odd in number. Rounding: O(length^2) per odd cycle (a few, short).
     """
     n = arrays.size
-    u, v = nearest_edges(arrays, k)
+    u, v = candidate_edges(arrays, k)
     if not len(u):
         return RelaxedOutcome((), 0)
     bw, sc2, cost = undirected(arrays, u, v)
@@ -104,7 +98,7 @@ class _Rounded:
         firsts, longer = split_cycles(successor)
         firsts = firsts[successor[firsts] < n]
         rounded: list[tuple[int, int]] = []
-        # One lookup for every edge of every longer cycle (a 10,000-player wave has ~150).
+        # One lookup for every edge of every longer cycle, not one per cycle.
         members = [member for cycle in longer for member in cycle]
         following = [member for cycle in longer for member in cycle[1:] + cycle[:1]]
         costs = edges.costs(members, following, weight)
@@ -210,3 +204,35 @@ def _round(cycle: list[int], costs: list[int]) -> list[tuple[int, int]]:
     starts = range(k) if k % 2 else range(2)
     best = min(starts, key=lambda s: (sum(costs[(s + 2 * i) % k] for i in range(k // 2)), s))
     return [(cycle[(best + 2 * i) % k], cycle[(best + 2 * i + 1) % k]) for i in range(k // 2)]
+
+
+def split_cycles(successor: Ints) -> tuple[Ints, list[list[int]]]:
+    """A permutation's 2-cycles (their smaller members, ascending) and its cycles longer
+    than 2 (each from its smallest member, by that member): most cycles of a band are
+    2-cycles, found here without a Python loop.
+
+    >>> firsts, longer = split_cycles(np.array([1, 0, 2, 4, 5, 3]))
+    >>> firsts.tolist(), longer
+    ([0], [[3, 4, 5]])
+
+    Notes: O(n) vectorised, plus O(length) Python per longer cycle.
+    """
+    index = np.arange(len(successor))
+    two = (successor != index) & (successor[successor] == index)
+    firsts: Ints = np.flatnonzero(two & (index < successor))
+    longer: list[list[int]] = []
+    rest = np.flatnonzero((successor != index) & ~two).tolist()
+    if rest:
+        following = successor.tolist()
+        seen: set[int] = set()
+        for start in rest:
+            if start in seen:
+                continue
+            cycle = [start]
+            at = following[start]
+            while at != start:
+                cycle.append(at)
+                at = following[at]
+            seen.update(cycle)
+            longer.append(cycle)
+    return firsts, longer

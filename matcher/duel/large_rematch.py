@@ -1,4 +1,4 @@
-"""Large waves of ``optimal``: re-pair the chosen players by rating order (sides kept).
+"""Large waves of ``optimal``, last step: re-pair the chosen players by rating order (sides kept).
 
 Once every matched player's side is fixed (BW or SC2), the cheapest pairing of the BW
 points with the SC2 points is the *sorted* one: the i-th lowest BW rating against the
@@ -6,10 +6,10 @@ i-th lowest SC2 rating. The cost ``diff**2`` is Monge (for ``a <= a'`` and ``b <
 ``(a-b)**2 + (a'-b')**2 <= (a-b')**2 + (a'-b)**2``) and the wait bonus is the same for
 any pairing of the same players.
 
-The pre-pass of :mod:`matcher.duel.prepair` pairs equal ratings and leaves the rest to
+The pre-pass of :mod:`matcher.duel.large_prepair` pairs equal ratings and leaves the rest to
 the relaxation, which then pairs the leftovers 3-6 MMR apart; the sorted pairing spreads
 those gaps over the pre-paired players between them (five gaps of 1 cost 5, one of 5
-costs 25). Measured in docs/benchmarks/duel.md (ADR 0066).
+costs 25).
 
 The sorted pairing ignores windows and vetoes, so it is taken component by component:
 the current and the sorted pairs of the same players form alternating cycles, and each
@@ -43,7 +43,7 @@ def sorted_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]
     falls back cycle by cycle as described above.
 
     Notes: O(p log p) for p pairs, vectorised but for one small assignment per illegal
-    sorted pair (a handful on 10,000 players).
+    sorted pair (a handful on a large wave).
     """
     count = len(bw)
     if count < 2:
@@ -109,64 +109,3 @@ def _repair_block(arrays: DuelArrays, block_bw: Ints, sc2: Ints, by_sc2: Ints, b
 
 #: Largest neighbourhood (positions each side) an illegal sorted pair is repaired in.
 _REACH_LIMIT = 16
-
-
-def repaired_add(
-    arrays: DuelArrays, bw: Ints, sc2: Ints, waiting: Ints, tries: int
-) -> tuple[Ints, Ints] | None:
-    """One more pair: a waiting BW player and a waiting SC2 player inserted into the
-    rating order, the pairs between shifted by one place, and the shifted pairs that are
-    illegal re-paired with their neighbours (as :func:`sorted_rematch` does); or None.
-
-    ``bw`` in rating order and ``sc2`` aligned with it. The ``tries`` insertions shifting
-    the fewest pairs are tried; the legal one costing least is returned. This reaches
-    adds that :mod:`matcher.duel.augment` cannot price, because a shifted pair shares no
-    map with its new partner or falls outside a window (ADR 0067).
-
-    Notes: O(tries * m) for m pairs (array inserts), plus the repairs' small assignments.
-    """
-    bw_waiting = waiting[arrays.bw[waiting] >= 0]
-    sc2_waiting = waiting[arrays.sc2[waiting] >= 0]
-    if not len(bw_waiting) or not len(sc2_waiting) or tries <= 0:
-        return None
-    at_bw = np.searchsorted(arrays.bw[bw], arrays.bw[bw_waiting], "right")
-    at_sc2 = np.searchsorted(arrays.sc2[sc2], arrays.sc2[sc2_waiting], "right")
-    shift = np.abs(at_bw[:, None] - at_sc2[None, :])
-    # A "both" player cannot play twice.
-    shift[bw_waiting[:, None] == sc2_waiting[None, :]] = len(bw) + 1
-    best: tuple[int, Ints, Ints] | None = None
-    for flat in np.argsort(shift, axis=None, kind="stable")[:tries].tolist():
-        row, col = divmod(flat, len(sc2_waiting))
-        if bw_waiting[row] == sc2_waiting[col]:
-            break
-        tried = _with_pair(
-            arrays,
-            bw,
-            sc2,
-            int(bw_waiting[row]),
-            int(at_bw[row]),
-            int(sc2_waiting[col]),
-            int(at_sc2[col]),
-        )
-        if tried is not None and (best is None or tried[0] < best[0]):
-            best = tried
-    return None if best is None else (best[1], best[2])
-
-
-def _with_pair(
-    arrays: DuelArrays, bw: Ints, sc2: Ints, x: int, p: int, y: int, q: int
-) -> tuple[int, Ints, Ints] | None:
-    """``bw`` with ``x`` at ``p``, ``sc2`` with ``y`` at ``q``, illegal shifted pairs
-    repaired: (summed squared diff, bw, sc2), or None if a pair stays illegal."""
-    new_bw, new_sc2 = np.insert(bw, p, x), np.insert(sc2, q, y)
-    low = max(min(p, q) - _REACH_LIMIT, 0)
-    high = min(max(p, q) + _REACH_LIMIT + 1, len(new_bw))
-    part_bw, part_sc2 = new_bw[low:high], new_sc2[low:high]
-    order = np.arange(high - low)
-    _trade_illegal(arrays, part_bw, part_sc2, order)
-    part_sc2 = part_sc2[order]
-    if not legal(arrays, part_bw, part_sc2).all():
-        return None
-    new_sc2[low:high] = part_sc2
-    diff = arrays.bw[new_bw].astype(np.int64) - arrays.sc2[new_sc2]
-    return int((diff * diff).sum()), new_bw, new_sc2

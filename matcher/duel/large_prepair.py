@@ -1,18 +1,19 @@
-"""Very large waves of ``optimal``: pair equal ratings in dense rating ranges first.
+"""Very large waves of ``optimal`` (above ``optimal_prepair_limit`` players), first step:
+pair equal ratings in dense rating ranges.
 
 Where ratings are dense (many points within a few MMR), an optimum pairs almost every
-player with a partner a few MMR away, and the banded relaxation spends most of its time
-(hundreds of dense assignments) confirming that. :func:`equal_rating_pairs` settles those
+player with a partner a few MMR away, and the relaxation spends most of its time
+confirming that. :func:`equal_rating_pairs` settles those
 players up front, fully vectorised: a BW point and an SC2 point of *equal* rating, both
 in a dense range (at least ``density`` rating points within ``reach`` MMR), from two
 different players, on a playable map, form a pair. The rest of the wave (sparse tails,
-leftovers) goes to the banded path as a smaller wave (docs/adr/0016).
+leftovers) goes to the relaxation (:mod:`matcher.duel.large`) as a smaller wave.
 
 Why it costs little: if an optimum pairs ``u`` (BW, rating r) with ``p`` and ``q`` with
 ``v`` (SC2, rating r), pairing ``u``-``v`` and ``q``-``p`` instead keeps the count when
 ``|bw_q - sc2_p| <= |bw_q - r| + |r - sc2_p|`` is inside the window (dense: a few MMR,
 windows are 75+) and costs at most ``2 |bw_q - r| |r - sc2_p|`` more. Near-optimal, not
-exact: measured in docs/benchmarks/duel.md.
+exact: held to the quality bar of docs/optimal.md.
 """
 
 from __future__ import annotations

@@ -1,13 +1,15 @@
-"""MatchCreated, TicketDequeued and TicketStatus bytes written straight from the fold's objects.
+"""The worker's one writer each of MatchCreated, TicketDequeued and TicketStatus bytes.
 
-A 10,000-player wave publishes 5,000 MatchCreated and 10,000 TicketDequeued records.
-Going through :mod:`streams.translate`'s dicts (nested ones for a match's teams) and
-then an encoder costs about as much again as the encoding: these writers read the
-:class:`~matcher.core.Match` and :class:`~matcher.queue.Dequeued` fields directly and
-write the wave's constant fields (queue, region, wave id, strategy, fingerprint, time)
-once per wave. The bytes are those of ``encoder_for(...)(translate.match_created(...))``
-``encoder_for(...)(translate.ticket_dequeued(...))`` and the same for statuses:
-tests/streams/test_wave_records.py compares them on generated matches, dequeues, statuses.
+A 10,000-player wave publishes 5,000 MatchCreated and 10,000 TicketDequeued records,
+and nearly every queue event is a join that publishes one TicketStatus. Building a
+dict per record and walking the schema with fastavro would cost about as much again
+as the fold, so these writers read the :class:`~matcher.core.Match`,
+:class:`~matcher.queue.Dequeued` and :class:`~matcher.queue.Searching` fields
+directly and write the bytes that repeat (a wave's queue, region, wave id, strategy,
+fingerprint, time; a join's queue, region and wait figures) once.
+The bytes are fastavro's for the same records, header included:
+tests/streams/test_records.py compares them on generated values, and
+:func:`schemas.direct.header` refuses an ``.avsc`` other than the one written for.
 """
 
 from __future__ import annotations
@@ -15,16 +17,15 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from matcher.core import Match
-from matcher.queue import Dequeued, DequeueReason, Searching
+from matcher.queue import Dequeued, DequeueReason, Searching, Step
 from schemas.codec import max_bytes, within_limit
 from schemas.direct import (
-    KNOWN_STRINGS as _KNOWN_STRINGS,
-)
-from schemas.direct import (
-    KNOWN_VARINTS as _KNOWN_VARINTS,
-)
-from schemas.direct import (
+    END,
+    KNOWN_STRINGS,
+    NULL,
+    SOME,
     double,
+    fresh_string,
     header,
     optional_long,
     optional_string,
@@ -33,20 +34,22 @@ from schemas.direct import (
     zigzag_varint,
 )
 from schemas.models import MatchCreated, TicketDequeued, TicketStatus
+from schemas.topics import CLEANUP, STATUS
 
 _MATCH_HEADER = header("MatchCreated")
 _DEQUEUED_HEADER = header("TicketDequeued")
 _REASONS = symbols("TicketDequeued", "reason")
 _MATCHED = _REASONS["MATCHED"]  # the reason of nearly every dequeue: skip Enum.name
 _MATCHED_REASON = DequeueReason.MATCHED
-_NULL, _SOME = b"\x00", b"\x02"  # union branches 0 (null) and 1 (the value)
-_END = b"\x00"  # the zero count closing an array or a map
 _ONE, _TWO = zigzag_varint(1), zigzag_varint(2)
 _MATCH_LIMIT = max_bytes(MatchCreated)
 _DEQUEUED_LIMIT = max_bytes(TicketDequeued)
 _STATUS_HEADER = header("TicketStatus")
 _SEARCHING = symbols("TicketStatus", "state")["SEARCHING"]
 _STATUS_LIMIT = max_bytes(TicketStatus)
+_STATUS_TOPIC, _CLEANUP_TOPIC = STATUS.name, CLEANUP.name
+#: Remembered bytes per key, emptied when full (a worker sees few keys at a time).
+_MEMO_LIMIT = 4_096
 
 
 def match_created_writer(
@@ -80,12 +83,12 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
     (map, server, channel) and a one-figure quality's name. Each is a function of its
     key alone, so the bytes are those of :func:`_any_shape`.
     """
-    tail = _END + provenance  # the quality's closing zero count, then provenance
+    tail = END + provenance  # the quality's closing zero count, then provenance
     openings: dict[str, bytes] = {}
     middles: dict[str, bytes] = {}
     places: dict[tuple[str, str, str], bytes] = {}
     figures: dict[str, bytes] = {}
-    known, varint = _KNOWN_STRINGS.get, _KNOWN_VARINTS.get
+    known = KNOWN_STRINGS.get
 
     def write(match: Match) -> bytes:
         first_team, second_team = match.teams
@@ -95,11 +98,11 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
             opening = openings[first_team.name] = wave + _TWO + string(first_team.name) + _ONE
         middle = middles.get(second_team.name)
         if middle is None:
-            middle = middles[second_team.name] = _END + string(second_team.name) + _ONE
+            middle = middles[second_team.name] = END + string(second_team.name) + _ONE
         spot = (match.map_name, match.server, match.channel)
         place = places.get(spot)
         if place is None:
-            place = places[spot] = _END + _END + b"".join(map(string, spot))
+            place = places[spot] = END + END + b"".join(map(string, spot))
         quality = match.quality
         if len(quality) == 1:
             name, value = quality[0]
@@ -115,14 +118,14 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
                 known(match.match_id) or string(match.match_id),
                 opening,
                 known(first.ticket_id) or string(first.ticket_id),
-                known(first.player_id) or _once(first.player_id),
+                known(first.player_id) or fresh_string(first.player_id),
                 known(first.role) or string(first.role),
-                varint(first.rating) or zigzag_varint(first.rating),
+                zigzag_varint(first.rating),
                 middle,
                 known(second.ticket_id) or string(second.ticket_id),
-                known(second.player_id) or _once(second.player_id),
+                known(second.player_id) or fresh_string(second.player_id),
                 known(second.role) or string(second.role),
-                varint(second.rating) or zigzag_varint(second.rating),
+                zigzag_varint(second.rating),
                 place,
                 quality_bytes,
                 end,
@@ -130,17 +133,6 @@ def _duel_writer(wave: bytes, provenance: bytes) -> Callable[[Match], bytes]:
         )
 
     return write
-
-
-def _once(text: str) -> bytes:
-    """:func:`schemas.direct.string`, not remembered: a player id is written once a wave
-    (remembering it would only fill the memo with what is not asked again)."""
-    data = text.encode()
-    size = len(data)
-    return (_SHORT[size] if size < 64 else zigzag_varint(size)) + data
-
-
-_SHORT = tuple(zigzag_varint(size) for size in range(64))
 
 
 def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
@@ -158,8 +150,8 @@ def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
                     append(string(seat.player_id))
                     append(string(seat.role))
                     append(zigzag_varint(seat.rating))
-            append(_END)
-    append(_END)
+            append(END)
+    append(END)
     append(string(match.map_name))
     append(string(match.server))
     append(string(match.channel))
@@ -170,14 +162,14 @@ def _any_shape(match: Match, wave: bytes, provenance: bytes) -> bytes:
 
 def _quality(quality: tuple[tuple[str, float], ...]) -> bytes:
     if not quality:
-        return _END
-    # translate builds a dict: a repeated name keeps its first place and its last value.
+        return END
+    # A map, as a dict of the pairs reads: a repeated name keeps its first place, last value.
     figures = dict(quality).items() if len(quality) > 1 else quality
     parts = [zigzag_varint(len(figures))]
     for name, value in figures:
         parts.append(string(name))
         parts.append(double(float(value)))
-    parts.append(_END)
+    parts.append(END)
     return b"".join(parts)
 
 
@@ -186,7 +178,7 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
 
     Notes: O(length of its strings).
     """
-    known = _KNOWN_STRINGS.get
+    known = KNOWN_STRINGS.get
     match_id, detail = dequeued.match_id, dequeued.detail
     if match_id is not None and detail is None and dequeued.reason is _MATCHED_REASON:
         # A wave's matched tickets (all but a few dequeues): the fields around the
@@ -201,12 +193,16 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
                 head,
                 known(match_id) or string(match_id),
                 wave,
-                _KNOWN_VARINTS.get(waited) or zigzag_varint(waited),
+                zigzag_varint(waited),
                 tail,
             )
         )
         return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
     reason, wave_id = dequeued.reason, dequeued.wave_id
+    nearest = R1_REASON.get(reason)
+    if nearest is not None:
+        detail = r1_detail(reason, detail)
+        reason = nearest
     data = b"".join(
         (
             _DEQUEUED_HEADER,
@@ -214,14 +210,32 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
             known(dequeued.queue) or string(dequeued.queue),
             known(dequeued.region) or string(dequeued.region),
             _REASONS[reason.name],
-            _NULL if match_id is None else _SOME + (known(match_id) or string(match_id)),
-            _NULL if wave_id is None else _SOME + (known(wave_id) or string(wave_id)),
+            NULL if match_id is None else SOME + (known(match_id) or string(match_id)),
+            NULL if wave_id is None else SOME + (known(wave_id) or string(wave_id)),
             zigzag_varint(dequeued.waves_waited),
-            _NULL if detail is None else _SOME + string(detail),
+            NULL if detail is None else SOME + string(detail),
             zigzag_varint(dequeued.at_ms),
         )
     )
     return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
+
+
+#: Dequeue reasons TicketDequeued r1 has no symbol for: written as its nearest symbol,
+#: the precise reason leading the detail (docs/adr/0112).
+R1_REASON = {
+    DequeueReason.DECLINED: DequeueReason.LEFT,
+    DequeueReason.ACCEPTANCE_TIMED_OUT: DequeueReason.EXPIRED,
+    DequeueReason.PLACEMENT_FAILED: DequeueReason.REJECTED,
+}
+
+
+def r1_detail(reason: DequeueReason, detail: str | None) -> str:
+    """The detail of a dequeue written with its r1 reason: ``"DECLINED: <detail>"``.
+
+    >>> r1_detail(DequeueReason.DECLINED, "player p declined match m")
+    'DECLINED: player p declined match m'
+    """
+    return (f"{reason.name}: {detail}" if detail else reason.name)[:1024]
 
 
 def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes, bytes]:
@@ -229,9 +243,9 @@ def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes,
     and its wait, and after the wait (remembered for the few keys of recent waves)."""
     queue, region, wave_id, at_ms = key
     parts = (
-        string(queue) + string(region) + _MATCHED + _SOME,
-        _NULL if wave_id is None else _SOME + string(wave_id),
-        _NULL + zigzag_varint(at_ms),
+        string(queue) + string(region) + _MATCHED + SOME,
+        NULL if wave_id is None else SOME + string(wave_id),
+        NULL + zigzag_varint(at_ms),
     )
     if len(_MATCHED_PARTS) >= 64:
         _MATCHED_PARTS.clear()
@@ -242,42 +256,70 @@ def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes,
 _MATCHED_PARTS: dict[tuple[str, str, str | None, int], tuple[bytes, bytes, bytes]] = {}
 
 
+def step_records(step: Step) -> list[tuple[str, bytes, bytes]]:
+    """Every output record of a step without a wave (a join, a leave, a refusal), in
+    publication order: its dequeues, then its statuses.
+
+    Notes: O(records).
+    """
+    statuses = step.statuses
+    if not step.dequeued and len(statuses) == 1:  # a join
+        status = statuses[0]
+        return [(_STATUS_TOPIC, status.ticket_id.encode(), ticket_status(status))]
+    out = [(_CLEANUP_TOPIC, d.ticket_id.encode(), ticket_dequeued(d)) for d in step.dequeued]
+    out += [(_STATUS_TOPIC, s.ticket_id.encode(), ticket_status(s)) for s in statuses]
+    return out
+
+
 def ticket_status(status: Searching) -> bytes:
     """The TicketStatus record (state SEARCHING) of ``status``.
 
+    >>> from schemas.codec import decode
+    >>> decode(ticket_status(Searching("t-1", "1v1", "eu", 3, 0, 1767225600000))).position
+    3
+
     Notes: O(length of its strings).
     """
-    # A wave's statuses share all but the ticket id, position, wait and estimate: the
-    # bytes around those are written once per wave (_status_parts).
-    key = (status.queue, status.region, status.next_wave_at_ms, status.wave_id, status.at_ms)
-    parts = _STATUS_PARTS.get(key) or _status_parts(key)
-    position, waited = status.position, status.waves_waited
-    varint = _KNOWN_VARINTS.get
+    place = _PLACES.get((status.queue, status.region))
+    if place is None:
+        place = _place(status.queue, status.region)
+    wait = (status.waves_waited, status.estimated_wait_ms, status.next_wave_at_ms, status.wave_id)
+    figures = _WAITS.get(wait) or _waits(wait)
+    ticket_id = status.ticket_id
     data = b"".join(
         (
             _STATUS_HEADER,
-            _KNOWN_STRINGS.get(status.ticket_id) or string(status.ticket_id),
-            parts[0],
-            varint(position) or zigzag_varint(position),
-            varint(waited) or zigzag_varint(waited),
-            optional_long(status.estimated_wait_ms),
-            parts[1],
+            KNOWN_STRINGS.get(ticket_id) or string(ticket_id),
+            place,
+            zigzag_varint(status.position),
+            figures,
+            zigzag_varint(status.at_ms),
         )
     )
     return data if len(data) <= _STATUS_LIMIT else within_limit(TicketStatus, data)
 
 
-def _status_parts(key: tuple[str, str, int | None, str | None, int]) -> tuple[bytes, bytes]:
-    """Bytes of a status between its ticket id and position, and after its estimate."""
-    queue, region, next_wave_at_ms, wave_id, at_ms = key
-    parts = (
-        string(queue) + string(region) + _SEARCHING,
-        optional_long(next_wave_at_ms) + optional_string(wave_id) + zigzag_varint(at_ms),
+def _place(queue: str, region: str) -> bytes:
+    """The bytes between a status's ticket id and its position."""
+    if len(_PLACES) >= _MEMO_LIMIT:
+        _PLACES.clear()
+    place = _PLACES[queue, region] = string(queue) + string(region) + _SEARCHING
+    return place
+
+
+def _waits(key: tuple[int, int | None, int | None, str | None]) -> bytes:
+    """The bytes between a status's position and its time."""
+    waited, estimate, next_wave, wave_id = key
+    if len(_WAITS) >= _MEMO_LIMIT:
+        _WAITS.clear()
+    figures = _WAITS[key] = (
+        zigzag_varint(waited)
+        + optional_long(estimate)
+        + optional_long(next_wave)
+        + optional_string(wave_id)
     )
-    if len(_STATUS_PARTS) >= 64:
-        _STATUS_PARTS.clear()
-    _STATUS_PARTS[key] = parts
-    return parts
+    return figures
 
 
-_STATUS_PARTS: dict[tuple[str, str, int | None, str | None, int], tuple[bytes, bytes]] = {}
+_PLACES: dict[tuple[str, str], bytes] = {}
+_WAITS: dict[tuple[int, int | None, int | None, str | None], bytes] = {}

@@ -1,0 +1,78 @@
+"""The live checker is the strategy's checker: common rules plus the strategy's own."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from matcher.checks import wave_result_problems
+from matcher.core import QueueProfile, Seat, Team, WaveResult, WaveSnapshot
+from matcher.duel.model import DuelPlayer
+from matcher.queue import RegionQueue, TicketJoined, WaveTick
+from matcher.queue.fold import InvalidWaveResult, QueueRules
+from matcher.strategies import (
+    _REGISTRY,
+    get_checker,
+    get_strategy,
+    register_strategy,
+    result_problems,
+)
+from tests.duel.waves import profile_of, snapshot_of
+from tests.queue.conftest import make_ticket
+
+BUILT_IN = ("optimal", "ladder-v2.1", "rebalance", "game-queue", "multifactor")
+
+
+def test_the_strategy_checker_sees_what_the_common_rules_cannot() -> None:
+    """An ``optimal`` match re-seated at a rating its SC2 player does not have."""
+    players = [
+        DuelPlayer("a", 1500, None, ticket_id="a"),
+        DuelPlayer("b", None, 1520, ticket_id="b"),
+    ]
+    snapshot = snapshot_of(players, active_population=100)
+    profile = profile_of("optimal")
+    result = get_strategy("optimal")(snapshot, profile)
+    assert result_problems(snapshot, profile, result) == []
+    match = result.matches[0]
+    far = Team("sc2", (Seat("b", "b", "sc2", 2900),))
+    broken = dataclasses.replace(
+        result, matches=(dataclasses.replace(match, teams=(match.teams[0], far)),)
+    )
+    assert wave_result_problems(snapshot, profile, broken) == []
+    assert any("does not play SC2 at 2900" in p for p in result_problems(snapshot, profile, broken))
+
+
+def test_every_built_in_strategy_has_its_own_checker() -> None:
+    for name in BUILT_IN:
+        assert get_checker(name) is not wave_result_problems
+
+
+def test_a_plug_in_without_a_checker_is_held_to_the_common_rules() -> None:
+    name = "test-plug-in-common-rules"
+    if name not in _REGISTRY:
+        register_strategy(name, lambda s, p: WaveResult(name, (), ()))
+    assert get_checker(name) is wave_result_problems
+
+
+def _everyone_waits(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    return WaveResult("test-strict", (), tuple(t.ticket.ticket_id for t in snapshot.tickets))
+
+
+def test_the_fold_refuses_a_result_its_strategy_checker_rejects() -> None:
+    """The result passes the common rules; its strategy's checker refuses it, so the wave
+    changes nothing."""
+    name = "test-strict"
+    if name not in _REGISTRY:
+        register_strategy(
+            name,
+            _everyone_waits,
+            checker=lambda s, p, r: [*wave_result_problems(s, p, r), "nobody may wait"],
+        )
+    profile = QueueProfile(queue="duo", strategy=name, maps=("alpha",), team_size=2)
+    rules = QueueRules(ticket_ttl_ms=60_000)
+    state = RegionQueue("duo", "eu")
+    state.apply(TicketJoined(make_ticket("a")), profile, rules)
+    with pytest.raises(InvalidWaveResult, match="nobody may wait"):
+        state.apply(WaveTick("duo", "eu", "w1", 1, 10_000, "cfg", 10_000), profile, rules)
+    assert list(state.tickets) == ["a"]
