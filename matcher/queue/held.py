@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from matcher.core import Match
+from matcher.fastbuild import builder
 from matcher.queue.events import DequeueReason, WaveTick
 from matcher.queue.lifecycle import (
     Held,
@@ -18,6 +19,7 @@ from matcher.queue.lifecycle import (
     waited,
 )
 from matcher.queue.outcomes import Dequeued, Step
+from matcher.queue.wave_close import matched_ticket_ids
 
 if TYPE_CHECKING:
     from matcher.queue.fold import QueuedTicket, RegionQueue
@@ -34,48 +36,70 @@ def divert(
 
     Returns the matches to publish as created (none under a ready check), the dequeues
     that remain to publish (none: the tickets are held) and the lifecycle outputs.
+    Notes: O(queue) for a big wave, like a wave's removal of its matched tickets.
     """
     outputs: list[LifecycleOutput] = []
-    for match in matches:
-        held = _take(queue, match)
-        if policy.ready_check_ms:
-            deadline = tick.tick_at_ms + policy.ready_check_ms
-            proposal = MatchProposal(
-                match,
-                queue.queue,
-                queue.region,
-                tick.wave_id,
-                strategy,
-                tick.config_fingerprint,
-                tick.tick_at_ms,
-                deadline,
+    at_ms, closed = tick.tick_at_ms, queue.waves_closed + 1  # this wave counts as waited
+    held_by_match = _take(queue, matches)
+    if not policy.ready_check_ms:
+        for match, held in zip(matches, held_by_match, strict=True):
+            outputs += start_placing(queue, match.match_id, held, at_ms, policy, 1)
+        return matches, [], outputs
+    deadline = at_ms + policy.ready_check_ms
+    name, region, wave_id, fingerprint = (
+        queue.queue,
+        queue.region,
+        tick.wave_id,
+        (tick.config_fingerprint),
+    )
+    stage, proposals = TicketStage.REQUIRES_ACCEPTANCE, queue.life.proposals
+    for match, held in zip(matches, held_by_match, strict=True):
+        match_id = match.match_id
+        proposal = _make_proposal(
+            match, name, region, wave_id, strategy, fingerprint, at_ms, deadline
+        )
+        proposals[match_id] = Held(held, deadline, proposal)
+        outputs.append(proposal)
+        for ticket_id, queued in held.items():  # in ticket id order
+            outputs.append(
+                _make_stage(
+                    ticket_id,
+                    name,
+                    region,
+                    stage,
+                    closed - queued.joined_wave,
+                    at_ms,
+                    match_id,
+                    deadline,
+                    None,
+                )
             )
-            queue.life.proposals[match.match_id] = Held(held, deadline, proposal)
-            outputs.append(proposal)
-            outputs += stages(
-                queue,
-                held,
-                TicketStage.REQUIRES_ACCEPTANCE,
-                tick.tick_at_ms,
-                match.match_id,
-                deadline,
-                closing=1,
-            )
-        else:
-            outputs += start_placing(queue, match.match_id, held, tick.tick_at_ms, policy, 1)
-    created = () if policy.ready_check_ms else matches
-    return created, [], outputs
+    return (), [], outputs
 
 
-def _take(queue: RegionQueue, match: Match) -> dict[str, QueuedTicket]:
-    held = {}
-    for ticket_id in match.ticket_ids():
-        queued = queue.tickets.pop(ticket_id)
-        held[ticket_id] = queued
+# Built by the thousand when a big wave proposes its matches (matcher/fastbuild.py).
+_make_proposal = builder(MatchProposal)
+_make_stage = builder(StageStatus)
+
+
+def _take(queue: RegionQueue, matches: tuple[Match, ...]) -> list[dict[str, QueuedTicket]]:
+    """Move each match's tickets from the queue to the held players, in bulk (as a wave
+    removes its matched tickets: queue._drop); each match's tickets in ticket id order."""
+    ticket_ids, match_ids = matched_ticket_ids(matches)
+    tickets = queue.tickets
+    chosen = [(t, tickets[t]) for t in ticket_ids]
+    queue._drop(set(ticket_ids), chosen)
+    players = queue.life.players
+    out: list[dict[str, QueuedTicket]] = []
+    last = None
+    for (ticket_id, queued), match_id in zip(chosen, match_ids, strict=True):
+        if match_id != last:
+            out.append({})
+            last = match_id
+        out[-1][ticket_id] = queued
         for player in queued.ticket.players:
-            queue.player_ticket.pop(player.player_id, None)
-            queue.life.players[player.player_id] = ticket_id
-    return held
+            players[player.player_id] = ticket_id
+    return out
 
 
 def stages(
