@@ -63,7 +63,15 @@ class QueueBook:
                 if released:
                     step = replace(step, lifecycle=(*step.lifecycle, *released))
             return step
-        if isinstance(event, (lifecycle.ReadyCheckAnswered, lifecycle.PlacementReported)):
+        if isinstance(
+            event,
+            (
+                lifecycle.ReadyCheckAnswered,
+                lifecycle.PlacementReported,
+                lifecycle.BackfillRequested,
+                lifecycle.BackfillCancelled,
+            ),
+        ):
             raise LifecycleRejected("unknown_queue", problem or "unknown queue", "queue")
         if isinstance(event, ClaimDecided):
             return Step("unknown_queue")

@@ -23,7 +23,7 @@ from matcher.core import (
     derive_seed,
 )
 from matcher.fastbuild import builder
-from matcher.queue import answers, claim_admission, held, lifecycle
+from matcher.queue import answers, backfill, claim_admission, held, lifecycle
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
 from matcher.queue.estimate import WaitEstimator, rating_band
@@ -125,6 +125,10 @@ class RegionQueue:
             return answers.answer(self, event, policy)
         if isinstance(event, lifecycle.PlacementReported):
             return answers.placement(self, event, policy)
+        if isinstance(event, lifecycle.BackfillRequested):
+            return backfill.request(self, event, profile)
+        if isinstance(event, lifecycle.BackfillCancelled):
+            return backfill.cancel(self, event)
         return claim_admission.claim_decided(self, event, rules)
 
     def next_tick_at_ms(self, cadence: CadencePolicy, players_per_match: int) -> int | None:
@@ -249,6 +253,9 @@ class RegionQueue:
         decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], [])
         if self.life.holds():
             decided = answers.at_tick(self, tick, rules, policy)
+        if self.life.backfills:  # after the ready checks: returned tickets may fill them
+            filled = backfill.at_tick(self, tick, rules)
+            decided = (decided[0] + filled[0], decided[1] + filled[1])
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.

@@ -6,7 +6,13 @@ from typing import Any
 
 from matcher.core import Match, Seat, Team
 from matcher.queue.fold import QueuedTicket
-from matcher.queue.lifecycle import Held, Lifecycle, MatchProposal
+from matcher.queue.lifecycle import (
+    BackfillRequested,
+    BackfillTeam,
+    Held,
+    Lifecycle,
+    MatchProposal,
+)
 
 
 def match_to_record(match: Match) -> list[Any]:
@@ -63,7 +69,25 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
         "claimed": [[t, list(p)] for t, p in life.claimed.items()],
         "placement_failures": [[t, n] for t, n in life.placement_failures.items()],
         "closed": [[m, at] for m, at in life.closed.items()],
+        "backfills": [_backfill_record(b) for b in life.backfills.values()],
     }
+
+
+def _backfill_record(event: BackfillRequested) -> list[Any]:
+    teams = [[t.name, [list(p) for p in t.players], t.open_slots] for t in event.teams]
+    return [event.session_id, event.queue, event.region, teams, event.at_ms, event.deadline_at_ms]
+
+
+def _backfill_from_record(record: list[Any]) -> BackfillRequested:
+    session_id, queue, region, teams, at_ms, deadline = record
+    return BackfillRequested(
+        session_id,
+        queue,
+        region,
+        tuple(BackfillTeam(n, tuple((p, r) for p, r in players), o) for n, players, o in teams),
+        at_ms,
+        deadline,
+    )
 
 
 def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecycle:
@@ -93,4 +117,7 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
     life.claimed = {t: tuple(p) for t, p in record["claimed"]}
     life.placement_failures = {t: n for t, n in record["placement_failures"]}
     life.closed = {m: at for m, at in record["closed"]}
+    for item in record.get("backfills", ()):
+        event = _backfill_from_record(item)
+        life.backfills[event.session_id] = event
     return life

@@ -15,7 +15,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from matcher.core import Match, Ticket
+from matcher.core import Match, Team, Ticket
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 
 if TYPE_CHECKING:
@@ -82,7 +82,40 @@ class PlacementReported:
     detail: str | None = None
 
 
-LifecycleEvent = ReadyCheckAnswered | PlacementReported | ClaimDecided
+@dataclass(frozen=True, slots=True)
+class BackfillTeam:
+    """One team of a running session: its players as ``(player_id, rating)`` pairs and
+    how many seats it wants filled."""
+
+    name: str
+    players: tuple[tuple[str, int], ...]
+    open_slots: int
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillRequested:
+    """Fill the open slots of a running session from the queue (docs/adr/0113); a new
+    request for a session replaces its active one."""
+
+    session_id: str
+    queue: str
+    region: str
+    teams: tuple[BackfillTeam, ...]
+    at_ms: int
+    deadline_at_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class BackfillCancelled:
+    session_id: str
+    queue: str
+    region: str
+    at_ms: int
+
+
+LifecycleEvent = (
+    ReadyCheckAnswered | PlacementReported | ClaimDecided | BackfillRequested | BackfillCancelled
+)
 
 
 class LifecycleRejected(ValueError):
@@ -126,7 +159,22 @@ class StageStatus:
     detail: str | None = None
 
 
-LifecycleOutput = MatchProposal | StageStatus | ClaimRequested | ClaimDecided | ClaimReleased
+@dataclass(frozen=True, slots=True)
+class BackfillResult:
+    """What became of a backfill request: FILLED (``teams`` hold the new seats) or EXPIRED."""
+
+    session_id: str
+    queue: str
+    region: str
+    outcome: str
+    teams: tuple[Team, ...]
+    at_ms: int
+    wave_id: str
+
+
+LifecycleOutput = (
+    MatchProposal | StageStatus | ClaimRequested | ClaimDecided | ClaimReleased | BackfillResult
+)
 
 
 # -- state ------------------------------------------------------------------------------
@@ -157,6 +205,8 @@ class Lifecycle:
     #: Matches resolved lately (match id -> log time), so a late answer is told apart
     #: from an answer for a match that never was.
     closed: dict[str, int] = field(default_factory=dict)
+    #: Active backfill requests by session, in request order (matcher/queue/backfill.py).
+    backfills: dict[str, BackfillRequested] = field(default_factory=dict)
 
     def holds(self) -> bool:
         return bool(self.players)

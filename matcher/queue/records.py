@@ -85,7 +85,8 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
         ],
         "estimator": state.estimator.to_record(),
     }
-    if state.life.holds() or state.life.claimed or state.life.closed:
+    life = state.life
+    if life.holds() or life.claimed or life.closed or life.backfills:
         record["life"] = life_to_record(state.life, ticket_to_record)
     if with_finished:
         record["finished"] = [[tid, at] for tid, at in state.finished.items()]
