@@ -51,8 +51,9 @@ class AvroType:
 
 
 _LONG = AvroType("long")
-# Ids are opaque to us but end up in logs, keys and channel names: no control characters.
-_PRINTABLE = r"^[^\x00-\x1f\x7f]+$"
+# Ids are opaque to us but end up in logs, keys and channel names: no control characters
+# (C0, DEL and C1: U+0085 NEXT LINE breaks a log line as surely as "\n").
+_PRINTABLE = r"^[^\x00-\x1f\x7f-\x9f]+$"
 # Queue and region form the partition key "<queue>/<region>", so neither may hold a "/".
 _KEY_PART = r"^[A-Za-z0-9][A-Za-z0-9_.-]*$"
 
@@ -213,7 +214,7 @@ class ClaimReleased(Record):
 
 #: A seat's role is empty when the queue declares no roles (a plain team queue).
 OptionalName = Annotated[
-    str, StringConstraints(strict=True, max_length=64, pattern=r"^[^\x00-\x1f\x7f]*$")
+    str, StringConstraints(strict=True, max_length=64, pattern=r"^[^\x00-\x1f\x7f-\x9f]*$")
 ]
 
 
@@ -387,6 +388,13 @@ class DeadLetter(Record):
         return size
 
 
+class ConfigPublished(Record):
+    config_fingerprint: Id
+    settings_json: Annotated[str, StringConstraints(strict=True, min_length=2, max_length=60_000)]
+    release: Annotated[str, StringConstraints(strict=True, min_length=1, max_length=64)]
+    published_at_ms: TimestampMs
+
+
 #: Every top-level event, by its Avro record name (which is also the class name).
 EVENTS: Final[dict[str, type[Record]]] = {
     model.__name__: model
@@ -405,6 +413,7 @@ EVENTS: Final[dict[str, type[Record]]] = {
         ClaimDecided,
         ClaimReleased,
         MatchProposed,
+        ConfigPublished,
     )
 }
 #: The events platforms, the timer and the claims (docs/adr/0110) publish to wavematch.queue.v1.

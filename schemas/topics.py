@@ -18,6 +18,7 @@ from typing import Final
 
 from schemas.models import (
     QUEUE_EVENTS,
+    ConfigPublished,
     DeadLetter,
     MatchCreated,
     MatchProposed,
@@ -44,10 +45,16 @@ class Topic:
     cleanup_policy: str
     retention_ms: int
     doc: str
+    #: "LogAppendTime": the broker stamps each record when it appends it, so a producer
+    #: cannot date its records (docs/adr/0074). None: the producer's CreateTime.
+    timestamp_type: str | None = None
 
     def config(self) -> dict[str, str]:
         """Return the Kafka topic configuration that expresses the intent."""
-        return {"cleanup.policy": self.cleanup_policy, "retention.ms": str(self.retention_ms)}
+        config = {"cleanup.policy": self.cleanup_policy, "retention.ms": str(self.retention_ms)}
+        if self.timestamp_type is not None:
+            config["message.timestamp.type"] = self.timestamp_type
+        return config
 
 
 _MURMUR2 = "murmur2 of the key bytes, as the Java client's default partitioner"
@@ -62,7 +69,10 @@ QUEUE: Final = Topic(
     cleanup_policy="delete",
     retention_ms=FOREVER,
     doc="Queue input: tickets from platforms and wave ticks from the service's timer. It is "
-    "the log of truth that every match is re-derived from, so it is kept forever.",
+    "the log of truth that every match is re-derived from, so it is kept forever. Its record "
+    "timestamps are the broker's (LogAppendTime): a tick or join whose own time is too far "
+    "from its record's is dead-lettered (implausible_time).",
+    timestamp_type="LogAppendTime",
 )
 MATCHES: Final = Topic(
     name="wavematch.matches.v1",
@@ -114,7 +124,18 @@ DEADLETTER: Final = Topic(
     "original bytes; kept a month for the platform team to fix the sender.",
 )
 
-TOPICS: Final[tuple[Topic, ...]] = (QUEUE, MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER)
+CONFIG: Final = Topic(
+    name="wavematch.config.v1",
+    values=(ConfigPublished,),
+    key="the config fingerprint in UTF-8",
+    partitioning=_MURMUR2,
+    cleanup_policy="compact",
+    retention_ms=FOREVER,
+    doc="The configuration behind each config fingerprint, published by every worker as it "
+    "starts, so that a replay needs only the log (docs/adr/0075). Compacted: one record per "
+    "fingerprint is enough, and it is kept as long as the waves that carry it.",
+)
+TOPICS: Final[tuple[Topic, ...]] = (QUEUE, MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER, CONFIG)
 BY_NAME: Final[dict[str, Topic]] = {topic.name: topic for topic in TOPICS}
 
 

@@ -20,8 +20,9 @@ from schemas import models as m  # noqa: E402
 from schemas.codec import encode, encode_json  # noqa: E402
 
 T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
-MATCH = "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37"
-WAVE = "1v1/eu/000000000042"
+MATCH = "abdc3540-f6cd-5abc-9510-02adf8125e26"
+#: Wave ids are the decimal tick instant (docs/adr/0007).
+WAVE = "1767225605000"
 
 
 def _seat(ticket: str, player: str, role: str, rating: int) -> dict[str, Any]:
@@ -38,8 +39,8 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "players": [
                 {
                     "player_id": "p-4411",
-                    "ratings": {"zerg": 1850, "protoss": 1720},
-                    "roles": ["zerg"],
+                    "ratings": {"bw": 1850, "sc2": 1720},
+                    "roles": [],
                     "vetoed_maps": ["Frost"],
                     "latency_ms": {"eu": 18, "us-east": 95},
                 }
@@ -88,7 +89,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "queue": "1v1",
             "region": "eu",
             "wave_id": WAVE,
-            "sequence": 42,
+            "sequence": T0 + 5_000,
             "tick_at_ms": T0 + 5_000,
             "config_fingerprint": "cfg-9a1f03c2",
             "interval_ms": 5_000,
@@ -211,45 +212,52 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "region": "eu",
             "wave_id": WAVE,
             "teams": [
-                {"name": "red", "players": [_seat("t-1", "p-1", "zerg", 1850)]},
-                {"name": "blue", "players": [_seat("t-2", "p-2", "terran", 1815)]},
+                {"name": "bw", "players": [_seat("t-2f9c1b7e", "p-4411", "bw", 1850)]},
+                {"name": "sc2", "players": [_seat("t-5d1e", "p-77", "sc2", 1815)]},
             ],
-            "map": "Frost",
-            "server": "fra-1",
-            "channel": "match-0f8e7a52",
-            "quality": {"rating_diff": 35.0, "latency_ms_max": 41.0},
+            "map": "Circuit Breaker",
+            "server": "default",
+            "channel": "scevo01",
+            "quality": {"mmr_diff": 35.0},
             "strategy": "optimal",
             "config_fingerprint": "cfg-9a1f03c2",
             "created_at_ms": T0 + 5_000,
         },
     ),
+    # What a "2v2" rebalance queue with roles tank and healer in us-east publishes for the
+    # tickets t-7 (a party of two), t-8 and t-9 at the wave of T0 + 35 s.
     "MatchCreated/teams-2v2": (
         m.MatchCreated,
         {
-            "match_id": "5d0b6f2e-8c3a-5e91-b7d4-0a2c4e6f8a1b",
+            "match_id": "8d0a6883-9e59-55bc-a253-7fe5b20d1556",
             "queue": "2v2",
             "region": "us-east",
-            "wave_id": "2v2/us-east/000000000007",
+            "wave_id": "1767225635000",
             "teams": [
                 {
-                    "name": "A",
+                    "name": "team1",
+                    "players": [
+                        _seat("t-9", "p-90", "healer", 1470),
+                        _seat("t-8", "p-80", "tank", 1510),
+                    ],
+                },
+                {
+                    "name": "team2",
                     "players": [
                         _seat("t-7", "p-70", "tank", 1500),
                         _seat("t-7", "p-71", "healer", 1480),
                     ],
                 },
-                {
-                    "name": "B",
-                    "players": [
-                        _seat("t-8", "p-80", "tank", 1510),
-                        _seat("t-9", "p-90", "healer", 1470),
-                    ],
-                },
             ],
-            "map": "Île de la Cité",
-            "server": "nyc-3",
-            "channel": "match-5d0b6f2e",
-            "quality": {},
+            "map": "Polypoid",
+            "server": "default",
+            "channel": "scevo01",
+            "quality": {
+                "team_rating_diff": 0.0,
+                "rating_spread": 40.0,
+                "imbalance": 15.811388300841896,
+                "member_count_diff": 0.0,
+            },
             "strategy": "rebalance",
             "config_fingerprint": "cfg-00ff",
             "created_at_ms": T0 + 35_000,
@@ -258,13 +266,13 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "TicketDequeued/matched": (
         m.TicketDequeued,
         {
-            "ticket_id": "t-1",
+            "ticket_id": "t-2f9c1b7e",
             "queue": "1v1",
             "region": "eu",
             "reason": "MATCHED",
             "match_id": MATCH,
             "wave_id": WAVE,
-            "waves_waited": 2,
+            "waves_waited": 1,
             "at_ms": T0 + 5_000,
         },
     ),
@@ -375,6 +383,24 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "reason": "the value is neither Avro single-object encoded (C3 01 ...) nor a JSON "
             "object (starts with 00 ff 68 65)",
             "failed_at_ms": T0,
+        },
+    ),
+    "ConfigPublished/recorded-session": (
+        m.ConfigPublished,
+        {
+            "config_fingerprint": "78ccd4449540e28b",
+            # Shaped like streams/worker/config_record.py's record of a configuration like
+            # tests/data/recorded-session.toml's (its fingerprint depends on the release).
+            "settings_json": '{"fallback_servers":["default"],"finished_retention_ms":null,'
+            '"max_clock_skew_ms":60000,"partitions":4,"publish_status":true,"queues":[{'
+            '"cadence":"fixed","maps":["Fighting Spirit","Polypoid","Eclipse","Vermeer"],'
+            '"name":"1v1","options":{},"pop_cap_ms":90000,"pop_floor_ms":5000,'
+            '"pop_smoothing":0.3,"pop_target_matches":2.5,"regions":["eu","na","asia"],'
+            '"roles":[],"strategy":"optimal","team_count":2,"team_size":1,'
+            '"team_size_min":null,"wave_interval_ms":3600000}],"routes":[],'
+            '"ticket_ttl_ms":8000,"verify_waves":true}',
+            "release": "0.1.0",
+            "published_at_ms": T0,
         },
     ),
 }

@@ -2,11 +2,12 @@
 
     .venv/bin/python scripts/record_session.py            # writes tests/data/recorded-session.avro
 
-The queue events - joins, leaves and the wave ticks themselves - come from a seeded
-generator (ticks are events like any other, so the recording does not depend on the
-clock); a real worker on the embedded broker folds them and publishes its outputs, and
-the queue and output topics are exported with `wavematch export`. The auditors' test
-(tests/audit) replays the file offline and must get the very same outputs.
+The queue events - joins, leaves and the wave ticks themselves, each record stamped at its
+event's instant - come from a seeded generator (ticks are events like any other, so the
+recording does not depend on the clock); a real worker on the embedded broker folds them
+and publishes its outputs, and the queue and output topics are exported with `wavematch
+export`. The auditors' test (tests/audit) replays the file offline and must get the very
+same outputs.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ sys.path.insert(0, str(ROOT))
 
 from confluent_kafka import Producer  # noqa: E402
 
-from schemas.codec import encode  # noqa: E402
+from schemas.codec import decode, encode  # noqa: E402
 from schemas.models import TicketJoined, TicketLeft, WaveTick  # noqa: E402
 from schemas.topics import queue_key  # noqa: E402
 from streams.embedded.broker import EmbeddedBroker, free_port  # noqa: E402
@@ -106,8 +107,8 @@ def session(seed: int, waves: int, fingerprint: str) -> list[tuple[bytes, bytes]
                         WaveTick(
                             queue="1v1",
                             region=region,
-                            wave_id=str(wave),
-                            sequence=wave,
+                            wave_id=str(START_MS + wave * WAVE_MS),
+                            sequence=START_MS + wave * WAVE_MS,  # the instant (ADR 0007)
                             tick_at_ms=START_MS + wave * WAVE_MS,
                             config_fingerprint=fingerprint,
                             interval_ms=WAVE_MS,
@@ -116,6 +117,16 @@ def session(seed: int, waves: int, fingerprint: str) -> list[tuple[bytes, bytes]
                 )
             )
     return events
+
+
+def _instant(value: bytes) -> int:
+    event = decode(value)
+    if isinstance(event, TicketJoined):
+        return event.joined_at_ms
+    if isinstance(event, TicketLeft):
+        return event.left_at_ms
+    assert isinstance(event, WaveTick)
+    return event.tick_at_ms
 
 
 def main() -> int:
@@ -151,7 +162,9 @@ def main() -> int:
                 {"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random"}
             )
             for key, value in events:
-                producer.produce("wavematch.queue.v1", value, key)
+                # Stamped at the event's own instant: the fold checks event times against
+                # record timestamps (docs/adr/0074), and the embedded broker keeps these.
+                producer.produce("wavematch.queue.v1", value, key, timestamp=_instant(value))
             assert producer.flush(30) == 0
             time.sleep(8)  # let the worker fold everything and commit
             worker.terminate()

@@ -10,4 +10,7 @@ Topology (see docs/architecture.md)::
                        ┌───────────────┬───────┴──────────┬──────────────────┐
                        ▼               ▼                  ▼                  ▼
           wavematch.matches.v1  wavematch.cleanup.v1  wavematch.status.v1  wavematch.deadletter.v1
+
+Each worker also publishes, as it starts, the configuration its fingerprint stands for
+(ConfigPublished) to wavematch.config.v1 (docs/adr/0075).
 """

@@ -109,6 +109,8 @@ def _record(output: LifecycleOutput) -> Record:
     if isinstance(output, ClaimReleased):
         body = _claim(output) | {"released_at_ms": output.at_ms}
         return (QUEUE.name, claim_key(output.player_id), _encode["ClaimReleased"](body))
+    # Backfill is not on the wire yet (docs/adr/0113): no decoded event makes a result.
+    assert isinstance(output, ClaimDecided), f"no record for {type(output).__name__}"
     holder = output.holder or (None, None, None)
     body = _claim(output) | {
         "granted": output.granted,

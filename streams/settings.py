@@ -35,6 +35,10 @@ DEFAULT_MAPS = (
 )
 
 
+#: The default of ``Settings.max_clock_skew_ms`` (docs/adr/0074).
+DEFAULT_MAX_CLOCK_SKEW_MS = 60_000
+
+
 class SettingsError(ValueError):
     """Invalid settings; the message is one line naming the field."""
 
@@ -117,6 +121,11 @@ class Settings(BaseSettings):
     # waits for its players' claims (about three more queue records per ticket and one
     # round trip before SEARCHING); a second ticket of a held player is rejected.
     one_ticket_per_player: bool = False
+    # How far a WaveTick's instant (either way), or a TicketJoined's joined_at_ms (ahead),
+    # may be from its record's broker timestamp before it is dead-lettered as
+    # implausible_time (docs/adr/0074). Larger forgives slower clocks and late ticks; a
+    # forged tick can then stall its region for up to this long. None: not checked.
+    max_clock_skew_ms: int | None = Field(default=DEFAULT_MAX_CLOCK_SKEW_MS, ge=1_000)
     # Check every wave result with its strategy's checker before publishing (~O(players)).
     verify_waves: bool = True
     web_host: str = "127.0.0.1"
@@ -268,6 +277,9 @@ class Settings(BaseSettings):
         }
         if self.one_ticket_per_player:
             decisive["one_ticket_per_player"] = True
+        if self.max_clock_skew_ms != DEFAULT_MAX_CLOCK_SKEW_MS:
+            # Only when changed: configurations fingerprinted before it existed keep theirs.
+            decisive["max_clock_skew_ms"] = self.max_clock_skew_ms
         canonical = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
 

@@ -49,8 +49,8 @@ class Verdict:
     #: Re-derived from input the workers had not yet committed, and not (yet) published.
     pending: Counter[str] = field(default_factory=Counter)
     #: (topic, key, description, comparable form) of each record short of its copies.
-    missing: list[tuple[str, bytes, str, tuple[Any, ...]]] = field(default_factory=list)
-    unexpected: list[tuple[str, bytes, str, tuple[Any, ...]]] = field(default_factory=list)
+    missing: list[tuple[str, bytes | None, str, tuple[Any, ...]]] = field(default_factory=list)
+    unexpected: list[tuple[str, bytes | None, str, tuple[Any, ...]]] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -66,11 +66,11 @@ def compare(
     are reported as pending when not; they are never missing.
     """
     verdict = Verdict()
-    expected: Counter[tuple[str, bytes, tuple[Any, ...]]] = Counter()
+    expected: Counter[tuple[str, bytes | None, tuple[Any, ...]]] = Counter()
     for topic, key, value in derived:
         expected[(topic, key, comparable(topic, value))] += 1
         verdict.checked[topic] += 1
-    seen: Counter[tuple[str, bytes, tuple[Any, ...]]] = Counter()
+    seen: Counter[tuple[str, bytes | None, tuple[Any, ...]]] = Counter()
     for topic, key, value in published:
         seen[(topic, key, comparable(topic, value))] += 1
     for topic, key, value in pending:

@@ -48,7 +48,7 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
     state = folder.new_state(tick_record.partition)
     for record in log:
         if record.partition == tick_record.partition and record.offset < tick_record.offset:
-            folder.fold(state, record.key, record.value, record.offset)
+            folder.fold(state, record.key, record.value, record.offset, record.timestamp)
     decoded = decode_queue_event(tick_record.value or b"")
     assert isinstance(decoded, wire.WaveTick)
     tick = to_domain(decoded)

@@ -25,6 +25,13 @@ EXPORT_SCHEMA: dict[str, Any] = {
         {"name": "offset", "type": "long", "doc": "Offset of the record in its partition."},
         {"name": "key", "type": ["null", "bytes"], "default": None, "doc": "Record key."},
         {"name": "value", "type": ["null", "bytes"], "default": None, "doc": "Record value."},
+        {
+            "name": "timestamp",
+            "type": ["null", "long"],
+            "default": None,
+            "doc": "Record timestamp in epoch ms (the fold checks event times against it, "
+            "docs/adr/0074); null in files exported before it was kept.",
+        },
     ],
 }
 _PARSED = parse_schema(EXPORT_SCHEMA)
@@ -44,6 +51,7 @@ def write_log(path: Path, records: Iterable[LogRecord], metadata: dict[str, str]
                 "offset": record.offset,
                 "key": record.key,
                 "value": record.value,
+                "timestamp": record.timestamp,
             }
 
     with path.open("wb") as out:
@@ -55,7 +63,14 @@ def read_log(path: Path) -> Iterator[LogRecord]:
     with path.open("rb") as source:
         for row in reader(source):
             assert isinstance(row, dict)  # our own schema's records: always maps
-            yield LogRecord(row["topic"], row["partition"], row["offset"], row["key"], row["value"])
+            yield LogRecord(
+                row["topic"],
+                row["partition"],
+                row["offset"],
+                row["key"],
+                row["value"],
+                row.get("timestamp"),
+            )
 
 
 def read_metadata(path: Path) -> dict[str, str]:

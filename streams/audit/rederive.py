@@ -19,6 +19,8 @@ class LogRecord:
     offset: int
     key: bytes | None
     value: bytes | None
+    #: The Kafka record timestamp (epoch ms); None in logs exported before it was kept.
+    timestamp: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,7 +44,7 @@ def rederive(
         state = states.get(record.partition)
         if state is None:
             state = states[record.partition] = folder.new_state(record.partition)
-        folded = folder.fold(state, record.key, record.value, record.offset)
+        folded = folder.fold(state, record.key, record.value, record.offset, record.timestamp)
         if on_record is not None:
             on_record(record)
         if folded is None:

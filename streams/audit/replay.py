@@ -8,6 +8,7 @@ from typing import Any
 
 from schemas.codec import decode
 from schemas.errors import InvalidEvent
+from schemas.models import WaveClosed
 from schemas.topics import CLEANUP, MATCHES, QUEUE, WAVES
 from streams.audit.compare import Verdict, comparable, compare
 from streams.audit.rederive import LogRecord, rederive
@@ -79,17 +80,18 @@ def replay(
     report = ReplayReport(settings.config_fingerprint())
     folder = Folder.from_settings(settings)
     queue_log = [r for r in records if r.topic == QUEUE.name and scope.keeps_key(r.key)]
-    skipped_regions: set[tuple[str, str]] = set()
+    # A region with a wave closed under another configuration, re-derived or published,
+    # diverges from there on: none of its records can be judged (not a difference).
+    other_waves = _published_under_other_config(records, report.fingerprint)
     derived: list[Record] = []
     pending: list[Record] = []
     for item in rederive(folder, queue_log, progress):
         summary = item.folded.step.summary if item.folded.step else None
         if summary is not None:
             if summary.config_fingerprint != report.fingerprint:
-                # Its state diverges from here on: nothing more of it can be judged.
-                skipped_regions.add((summary.queue, summary.region))
-                fingerprint = summary.config_fingerprint
-                report.other_config[fingerprint] = report.other_config.get(fingerprint, 0) + 1
+                other_waves.add(
+                    (summary.config_fingerprint, summary.queue, summary.region, summary.wave_id)
+                )
                 continue
             if scope.keeps_event(
                 {"queue": summary.queue, "region": summary.region, "wave_id": summary.wave_id}
@@ -100,6 +102,9 @@ def replay(
         (derived if done else pending).extend(
             out for out in item.outputs if out[0] in JUDGED or out[0] == QUEUE.name
         )
+    skipped_regions = {(queue, region) for _, queue, region, _ in other_waves}
+    for fingerprint, *_ in other_waves:
+        report.other_config[fingerprint] = report.other_config.get(fingerprint, 0) + 1
     judged = _in_scope(derived, scope, skipped_regions)
     published = _in_scope(
         [
@@ -124,6 +129,23 @@ def _is_claim(value: bytes | None) -> bool:
         return type(decode(value)).__name__ in CLAIM_EVENTS
     except InvalidEvent:
         return False
+
+
+def _published_under_other_config(
+    records: list[LogRecord], fingerprint: str
+) -> set[tuple[str, str, str, str]]:
+    """(fingerprint, queue, region, wave id) of every published wave of another config."""
+    waves = set()
+    for record in records:
+        if record.topic != WAVES.name:
+            continue
+        try:
+            wave = decode(record.value or b"")
+        except InvalidEvent:
+            continue
+        if isinstance(wave, WaveClosed) and wave.config_fingerprint != fingerprint:
+            waves.add((wave.config_fingerprint, wave.queue, wave.region, wave.wave_id))
+    return waves
 
 
 def _in_scope(
@@ -155,7 +177,7 @@ def first_differences(
     The namesake is the published record of the same topic, key and identity (match id,
     ticket id or wave id); a missing record without one was not published at all.
     """
-    by_identity: dict[tuple[str, bytes, Any], list[dict[str, Any]]] = {}
+    by_identity: dict[tuple[str, bytes | None, Any], list[dict[str, Any]]] = {}
     for topic, key, value in published:
         fields = dict(comparable(topic, value))
         by_identity.setdefault((topic, key, fields.get(IDENTITY.get(topic, ""))), []).append(fields)
@@ -163,7 +185,8 @@ def first_differences(
     for topic, key, _, form in verdict.missing[:limit]:
         expected = dict(form)
         identity = IDENTITY.get(topic, "")
-        named = f"{topic} key {key.decode(errors='replace')} {identity}={expected.get(identity)!r}"
+        shown = (key or b"").decode(errors="replace")
+        named = f"{topic} key {shown} {identity}={expected.get(identity)!r}"
         candidates = by_identity.get((topic, key, expected.get(identity)), [])
         different = [c for c in candidates if c != expected]
         if not candidates:
@@ -185,7 +208,7 @@ def first_differences(
     for topic, key, description, _ in verdict.unexpected[:limit]:
         if (topic, key) not in missing_keys:
             lines.append(
-                f"{topic} key {key.decode(errors='replace')}: published, not re-derived "
+                f"{topic} key {(key or b'').decode(errors='replace')}: published, not re-derived "
                 f"({description[:120]})"
             )
     return lines

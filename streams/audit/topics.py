@@ -34,7 +34,9 @@ async def read_topics(
         records: list[LogRecord] = []
         try:
             async for r in records_to_highwater(consumer, tps, idle_s):
-                records.append(LogRecord(r.topic, r.partition, r.offset, r.key, r.value))
+                records.append(
+                    LogRecord(r.topic, r.partition, r.offset, r.key, r.value, r.timestamp)
+                )
         except TimeoutError:
             pass  # idle for idle_s: what was read is the log (an empty partition, say)
         records.sort(key=lambda r: (r.topic, r.partition, r.offset))

@@ -17,19 +17,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--topic",
         action="append",
-        help="topic to export (default: the queue topic and the judged outputs)",
+        help="topic to export (default: the queue topic, the judged outputs and the "
+        "configurations behind their fingerprints)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
-    from schemas.topics import QUEUE
+    from schemas.topics import CONFIG, QUEUE
     from streams.audit.logfile import write_log
     from streams.audit.replay import JUDGED
     from streams.audit.topics import committed_offsets, read_topics
     from streams.commands.replay import PROCESSED_KEY
 
     settings = settings_from(args)
-    topics = tuple(args.topic or (QUEUE.name, *JUDGED))
+    topics = tuple(args.topic or (QUEUE.name, *JUDGED, CONFIG.name))
     try:
         processed = asyncio.run(
             committed_offsets(settings.broker_host_port, settings.queue_group, QUEUE.name)

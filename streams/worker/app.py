@@ -22,6 +22,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.worker.catchup import read_range
+from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
@@ -83,6 +84,23 @@ class FaustStateTable:
         self._table.send_changelog(partition, raw_key, None)  # recovery deletes the key
 
 
+@dataclass(slots=True)
+class _Input:
+    """A Faust message as the queue worker reads records: its timestamp in epoch ms."""
+
+    partition: int
+    offset: int
+    timestamp: int
+    key: bytes | None
+    value: bytes | None
+
+
+def _input(message: Any) -> _Input:
+    """Faust gives the Kafka timestamp in seconds (a float); the fold compares ms."""
+    stamp = round(message.timestamp * 1000) if message.timestamp is not None else -1
+    return _Input(message.partition, message.offset, stamp, message.key, message.value)
+
+
 def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
     app = faust.App(
         settings.app_id,
@@ -125,6 +143,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
 
     @app.task
     async def wave_timer() -> None:
+        await publish_config(settings)  # what this fingerprint stands for (ADR 0075)
         await Ticker(settings, send_tick, owned_partitions, region_state).run()
 
     @app.page("/health")
@@ -227,7 +246,7 @@ def _faust_mode(
     @app.agent(queue_topic, name="fold-queue")
     async def fold_queue(stream: faust.StreamT[bytes]) -> None:
         async for events in stream.take_events(BATCH_RECORDS, within=BATCH_WITHIN_S):
-            await worker().process([event.message for event in events])
+            await worker().process([_input(event.message) for event in events])
 
     async def send_tick(partition: int, key: bytes, value: bytes) -> None:
         await app.producer.send(QUEUE.name, key, value, partition, None, None)

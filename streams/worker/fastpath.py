@@ -28,7 +28,7 @@ from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft
 from schemas import models as wire
 from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES
 
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: In JSON without a backslash every quote delimits a string, so a quote followed by a
 #: colon ends an object key: counting them finds keys that ``json.loads`` merged.
@@ -94,7 +94,7 @@ def _from_json(data: bytes) -> QueueEvent:
                 raise _Unsure
         else:
             body = json.loads(text)
-    except (ValueError, StopIteration):
+    except (ValueError, StopIteration, RecursionError):  # deep nesting: the full path says why
         raise _Unsure from None
     if type(body) is not dict:  # json.loads allows only JSON whitespace before the "{"
         raise _Unsure

@@ -20,7 +20,7 @@ from matcher.fastbuild import builder
 from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
-from matcher.queue.events import WaveTick
+from matcher.queue.events import QueueEvent, TicketJoined, WaveTick
 from matcher.queue.fold import InvalidWaveResult
 from matcher.queue.lifecycle import LifecyclePolicy, LifecycleRejected
 from matcher.strategies import get_strategy
@@ -83,6 +83,45 @@ class Rejection:
     field: str | None = None
 
 
+def internal_error(error: BaseException) -> Rejection:
+    """The rejection of a record the worker failed on for a reason of its own (a bug)."""
+    return Rejection("internal_error", f"{type(error).__name__}: {error}")
+
+
+def implausible_time(event: QueueEvent, timestamp_ms: int, skew_ms: int) -> Rejection | None:
+    """Why ``event``'s own times cannot be believed of a record stamped ``timestamp_ms``.
+
+    A tick's instant and sequence (equal since ADR 0007) must lie within ``skew_ms`` of
+    the stamp either way: a forged far-future tick would otherwise expire every ticket
+    and make every real tick stale. A join may be older than its stamp (it expires by
+    its TTL) but not newer by more than ``skew_ms``, or it would never expire.
+
+    >>> tick = WaveTick("1v1", "eu", "9", 9_000, 9_000, "cfg", 1_000)
+    >>> implausible_time(tick, 5_000, 1_000).field
+    'tick_at_ms'
+    >>> implausible_time(tick, 8_500, 1_000) is None
+    True
+    """
+    if type(event) is TicketJoined:
+        joined = event.ticket.joined_at_ms
+        if joined - timestamp_ms > skew_ms:
+            return _too_far("joined_at_ms", joined, timestamp_ms, skew_ms)
+    elif type(event) is WaveTick:
+        for name, instant in (("tick_at_ms", event.tick_at_ms), ("sequence", event.sequence)):
+            if abs(instant - timestamp_ms) > skew_ms:
+                return _too_far(name, instant, timestamp_ms, skew_ms)
+    return None
+
+
+def _too_far(name: str, instant: int, timestamp_ms: int, skew_ms: int) -> Rejection:
+    return Rejection(
+        "implausible_time",
+        f"{name} {instant} is {instant - timestamp_ms:+d} ms from the record's broker "
+        f"timestamp {timestamp_ms}; at most {skew_ms} ms is plausible (max_clock_skew_ms)",
+        name,
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class Folded:
     offset: int
@@ -125,6 +164,9 @@ class Folder:
     check_routing: bool = True
     cadences: Mapping[str, CadencePolicy] = field(default_factory=dict)
     policies: Mapping[str, LifecyclePolicy] = field(default_factory=dict)
+    #: How far a tick's instant, or a join's time into the future, may be from its record's
+    #: broker timestamp (docs/adr/0074); None: not checked.
+    max_clock_skew_ms: int | None = None
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -142,6 +184,7 @@ class Folder:
             settings.partitions,
             cadences=settings.cadences(),
             policies=settings.lifecycles(),
+            max_clock_skew_ms=settings.max_clock_skew_ms,
         )
 
     def new_state(self, partition: int) -> PartitionState:
@@ -157,18 +200,43 @@ class Folder:
         )
 
     def fold(
-        self, state: PartitionState, key: bytes | None, value: bytes | None, offset: int
+        self,
+        state: PartitionState,
+        key: bytes | None,
+        value: bytes | None,
+        offset: int,
+        timestamp_ms: int | None = None,
     ) -> Folded | None:
-        """Apply the record at ``offset``; None when the state already holds it."""
+        """Apply the record at ``offset``; None when the state already holds it.
+
+        ``timestamp_ms`` is the record's Kafka timestamp (None or negative: unknown, as in
+        logs exported before it was kept): a WaveTick or TicketJoined whose own times are
+        implausibly far from it is rejected (``implausible_time``, docs/adr/0074).
+
+        Whatever ``key`` and ``value`` hold, this returns: no input raises out of decoding,
+        routing or applying (a deeply nested JSON's RecursionError, a strategy's bug...).
+        An unforeseen failure is the record's rejection (``internal_error``): it costs one
+        DeadLetter, never the worker, and every process folding the log (live, catch-up,
+        replay) decides the same. Its encoding half is :func:`publisher.records_of`'s.
+        """
         if offset <= state.applied_offset:
             return None
-        folded = self._fold(state, key, value, offset)
+        try:
+            folded = self._fold(state, key, value, offset, timestamp_ms)
+        except Exception as error:
+            log.exception("record at offset %d not applied", offset)
+            folded = Folded(offset, rejection=internal_error(error))
         state.applied_offset = offset
         state.events_since_snapshot += 1
         return folded
 
     def _fold(
-        self, state: PartitionState, key: bytes | None, value: bytes | None, offset: int
+        self,
+        state: PartitionState,
+        key: bytes | None,
+        value: bytes | None,
+        offset: int,
+        timestamp_ms: int | None,
     ) -> Folded:
         # Most records are plainly valid joins and leaves: decoded without pydantic. Every
         # other record, and every rejection's wording, comes from the validating decoder.
@@ -191,6 +259,11 @@ class Folder:
         problem = self._routing_problem(key, event.queue, event.region, state.partition)
         if problem:
             return Folded(offset, rejection=problem)
+        skew = self.max_clock_skew_ms
+        if skew is not None and timestamp_ms is not None and timestamp_ms >= 0:
+            problem = implausible_time(event, timestamp_ms, skew)
+            if problem:
+                return Folded(offset, rejection=problem)
         try:
             if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
                 return _make_folded(offset, state.book.apply(event), None, 0.0)
@@ -203,11 +276,6 @@ class Folder:
         except InvalidWaveResult as error:
             log.error("wave not published: %s", error)
             return Folded(offset, rejection=Rejection("wave_failed", str(error)))
-        except Exception as error:  # a bug must cost one event, never the worker
-            log.exception("event at offset %d not applied", offset)
-            return Folded(
-                offset, rejection=Rejection("internal_error", f"{type(error).__name__}: {error}")
-            )
 
     def _routing_problem(
         self, key: bytes | None, queue: str, region: str, partition: int

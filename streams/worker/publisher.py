@@ -9,14 +9,15 @@ Java client, so keys land where any other client would put them.
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Callable, Iterable, Sequence
 
 from aiokafka import AIOKafkaProducer
 
 from matcher.queue import Step, WaveSummary
-from schemas.codec import encoder_for
+from schemas.codec import dead_letter_for, encode, encoder_for
+from schemas.errors import InvalidEvent
 from schemas.topics import (
     CLEANUP,
     DEADLETTER,
@@ -27,7 +28,7 @@ from schemas.topics import (
     queue_key,
 )
 from streams import lifecycle_wire, translate
-from streams.worker.folding import Folded, paused_gc
+from streams.worker.folding import Folded, internal_error, paused_gc
 from streams.worker.records import (
     match_created_writer,
     step_records,
@@ -35,24 +36,39 @@ from streams.worker.records import (
     ticket_status,
 )
 
-Record = tuple[str, bytes, bytes]
+#: (topic, key, value). The key is None only on a dead letter of an input without a key.
+Record = tuple[str, bytes | None, bytes]
 
 # Matches, dequeues and statuses are written from the fold's objects (records.py); the
-# wave's one summary and the dead letters go through fastavro.
+# wave's one summary goes through fastavro, the dead letters through the validating
+# encoder (codec.dead_letter_for's model).
 _encode_wave = encoder_for("WaveClosed")
-_encode_dead_letter = encoder_for("DeadLetter")
+log = logging.getLogger(__name__)
 
 
 def records_of(
     folded: Folded, *, topic: str, partition: int, key: bytes | None, value: bytes | None
-) -> list[Record]:
+) -> Sequence[Record]:
     """Every output record of one folded input record, in publication order.
 
     Matches come before the dequeues that reference them, and the wave summary last,
     so a consumer that sees WaveClosed has been sent everything of the wave.
+
+    The encoding half of the per-record guard (the other is :meth:`Folder.fold`): an
+    output that cannot be encoded turns the record into one DeadLetter (``internal_error``)
+    instead of raising, and a DeadLetter is always encodable.
     """
     if folded.rejection is not None:
         return [dead_letter_record(folded, topic, partition, key, value)]
+    try:
+        return _records_of_step(folded)
+    except Exception as error:
+        log.exception("outputs of the record at offset %d not encoded", folded.offset)
+        failed = Folded(folded.offset, rejection=internal_error(error))
+        return [dead_letter_record(failed, topic, partition, key, value)]
+
+
+def _records_of_step(folded: Folded) -> Sequence[Record]:
     step = folded.step
     if step is None:
         return []
@@ -94,26 +110,24 @@ def _records_of_wave(folded: Folded, step: Step, summary: WaveSummary) -> list[R
 def dead_letter_record(
     folded: Folded, topic: str, partition: int, key: bytes | None, value: bytes | None
 ) -> Record:
+    """The one DeadLetter of a rejected record, keyed by the record's key unchanged (None:
+    none; as long as the broker took it in, it fits in a record again).
+
+    :func:`schemas.codec.dead_letter_for` cuts every variable-size field to the
+    contract's limit (value 64 KiB, key 1 KiB, reason 1,024 characters, field 512), so
+    the letter always encodes; should it not, a letter without the original says why.
+    """
     rejection = folded.rejection
     assert rejection is not None
-    original = value or b""
-    body: dict[str, Any] = {
-        "original": original[:MAX_ORIGINAL],
-        "original_size": len(original),
-        "original_key": key,
-        "topic": topic,
-        "partition": partition,
-        "offset": folded.offset,
-        "error_code": rejection.code,
-        "reason": rejection.reason[:1000],
-        "field": rejection.field,
-        "failed_at_ms": int(time.time() * 1000),
-    }
-    return (DEADLETTER.name, key or b"", _encode_dead_letter(body))
-
-
-#: The dead-letter schema bounds how much of an oversize original it carries.
-MAX_ORIGINAL = 64 * 1024
+    now_ms = int(time.time() * 1000)
+    error = InvalidEvent(rejection.code, rejection.reason, rejection.field)
+    try:
+        letter = dead_letter_for(value, key, topic, partition, folded.offset, error, now_ms)
+        data = encode(letter)
+    except Exception as failure:  # never seen: the limits above make every letter valid
+        log.exception("dead letter of offset %d not encodable", folded.offset)
+        data = encode(dead_letter_for(None, None, topic, partition, folded.offset, failure, now_ms))
+    return (DEADLETTER.name, key, data)
 
 
 class Publisher:
@@ -142,7 +156,7 @@ class Publisher:
             return await self._publish(records)
 
     async def _publish(self, records: Iterable[Record]) -> int:
-        by_topic: dict[str, tuple[list[bytes], list[bytes]]] = {}
+        by_topic: dict[str, tuple[list[bytes | None], list[bytes]]] = {}
         for topic, key, value in records:
             columns = by_topic.get(topic)
             if columns is None:
@@ -151,8 +165,10 @@ class Publisher:
             columns[1].append(value)
         sent = 0
         for topic, (keys, values) in by_topic.items():
-            grouped: dict[int, list[tuple[bytes, bytes]]] = {}
-            partitions = murmur2_partitions(keys, self._partitions_of(topic))
+            grouped: dict[int, list[tuple[bytes | None, bytes]]] = {}
+            # A null key goes where the empty key would: one fixed partition, as in replay.
+            hashed = [b"" if key is None else key for key in keys]
+            partitions = murmur2_partitions(hashed, self._partitions_of(topic))
             for partition, item in zip(partitions, zip(keys, values, strict=True), strict=True):
                 items = grouped.get(partition)
                 if items is None:
@@ -163,7 +179,9 @@ class Publisher:
         await _sender_turn()
         return sent
 
-    async def _send(self, topic: str, partition: int, items: list[tuple[bytes, bytes]]) -> int:
+    async def _send(
+        self, topic: str, partition: int, items: list[tuple[bytes | None, bytes]]
+    ) -> int:
         batch = self._producer.create_batch()
         for key, value in items:
             if batch.append(key=key, value=value, timestamp=None) is None:

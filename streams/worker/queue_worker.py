@@ -48,6 +48,8 @@ class StateTable(Protocol):
 class InputRecord(Protocol):
     partition: int
     offset: int
+    #: The Kafka record timestamp in epoch ms (LogAppendTime where the topic has it).
+    timestamp: int
     key: bytes | None
     value: bytes | None
 
@@ -107,7 +109,7 @@ class QueueWorker:
             state = state_of(partition)
             if state is None or offset > state.applied_offset + 1:
                 state = await self._catch_up(partition, offset, outputs)
-            folded = fold(state, key, value, offset)
+            folded = fold(state, key, value, offset, record.timestamp)
             if folded is None:
                 continue
             touched.add(partition)
@@ -157,7 +159,9 @@ class QueueWorker:
         """
         start, refolded, published = state.applied_offset + 1, 0, 0
         async for record in self._read(state.partition, start, end):
-            folded = self.folder.fold(state, record.key, record.value, record.offset)
+            folded = self.folder.fold(
+                state, record.key, record.value, record.offset, record.timestamp
+            )
             if folded is None:
                 continue
             if outputs is not None and record.offset >= publish_from:
@@ -239,7 +243,7 @@ class QueueWorker:
         self.metrics.snapshot(state.partition)
 
 
-def _outputs_of(folded: Folded, record: InputRecord) -> list[Record]:
+def _outputs_of(folded: Folded, record: InputRecord) -> Sequence[Record]:
     return records_of(
         folded, topic=QUEUE.name, partition=record.partition, key=record.key, value=record.value
     )

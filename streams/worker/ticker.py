@@ -30,6 +30,8 @@ SendTick = Callable[[int, bytes, bytes], Awaitable[object]]
 RegionState = Callable[[str, str], RegionQueue | None]
 #: How often a pop-timer region re-reads its state while waiting for its next wave.
 POLL_S = 0.25
+#: A pop-timer tick due longer ago than this is sent for the present instant instead.
+OVERDUE_MS = 5_000
 
 
 def tick_record(
@@ -100,6 +102,10 @@ class Ticker:
             if due > now_ms:
                 await asyncio.sleep(min(POLL_S, (due - now_ms) / 1000))
                 continue
+            if now_ms - due > OVERDUE_MS:
+                # Long overdue (the worker was down): an instant far from the record's
+                # timestamp would be refused as implausible (docs/adr/0074), so it is now.
+                due = now_ms
             last = state.last_tick_at_ms if state is not None else 0
             interval = due - last if last else policy.interval_ms
             await self._emit(queue, region, due, interval)

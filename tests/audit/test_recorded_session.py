@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 
 from schemas.codec import decode, encode
-from schemas.models import MatchCreated, TicketJoined, WaveClosed
+from schemas.models import ConfigPublished, MatchCreated, TicketJoined, WaveClosed
+from schemas.topics import CONFIG as CONFIG_TOPIC
 from schemas.topics import MATCHES, QUEUE, WAVES
 from streams.audit.logfile import read_log, read_metadata, write_log
 from streams.audit.rederive import LogRecord
@@ -126,3 +127,50 @@ def test_the_export_records_how_far_the_workers_got() -> None:
     for partition, offset in processed.items():
         last = max((r.offset for r in queue_records if r.partition == int(partition)), default=-1)
         assert offset == last + 1
+
+
+def test_the_log_alone_replays_identically(capsys: pytest.CaptureFixture[str]) -> None:
+    """The session carries the ConfigPublished its worker published (ADR 0075): the
+    auditor needs no file."""
+    code = main(["replay", "--log", str(LOG), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 0, out
+    from streams.settings import load_settings
+
+    fingerprint = load_settings(CONFIG).config_fingerprint()
+    assert f"configuration        from the log: {fingerprint}" in out
+    assert "waves checked        108" in out and "verdict              IDENTICAL" in out
+
+
+def test_without_a_configuration_record_nothing_is_compared_and_no_difference_invented(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A log exported before ADR 0075, replayed without its TOML: exit 3, never 1."""
+    log = rewritten(tmp_path, lambda record: None if record.topic == CONFIG_TOPIC.name else record)
+    code = main(["replay", "--log", str(log), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 3, out
+    assert "DIFFERENCE" not in out
+    assert "verdict              NOT COMPARED (108 waves under another configuration)" in out
+
+
+def test_a_configuration_record_this_release_cannot_reproduce_is_not_used(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def tamper(record: LogRecord) -> LogRecord:
+        if record.topic != CONFIG_TOPIC.name:
+            return record
+        published = decode(record.value or b"")
+        assert isinstance(published, ConfigPublished)
+        changed = published.model_copy(update={"settings_json": '{"ticket_ttl_ms": 9000}'})
+        return replace(record, value=encode(changed))
+
+    code = main(["replay", "--log", str(rewritten(tmp_path, tamper)), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 3 and "from the log" not in out and "DIFFERENCE" not in out, out
+
+
+def test_the_export_keeps_record_timestamps_the_fold_checks() -> None:
+    """ADR 0074: replay compares event times with the same timestamps the worker saw."""
+    queue = [r for r in read_log(LOG) if r.topic == QUEUE.name]
+    assert queue and all(r.timestamp is not None and r.timestamp > 0 for r in queue)

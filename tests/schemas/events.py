@@ -149,6 +149,12 @@ def sample(model: type[m.Record]) -> m.Record:
             "closed_at_ms": T0 + 5_000,
             "duration_ms": 3.75,
         },
+        m.ConfigPublished: {
+            "config_fingerprint": "78ccd4449540e28b",
+            "settings_json": '{"partitions": 4}',
+            "release": "0.1.0",
+            "published_at_ms": T0,
+        },
         m.DeadLetter: {
             "original": b'{"type": "TicketJoined"}',
             "original_size": 24,
@@ -378,5 +384,12 @@ STRATEGIES: dict[type[m.Record], st.SearchStrategy[Any]] = {
     ),
     m.WaveClosed: _wave_closed(),
     m.DeadLetter: _dead_letter(),
+    m.ConfigPublished: st.builds(
+        m.ConfigPublished,
+        config_fingerprint=ids,
+        settings_json=st.text(min_size=2, max_size=300),
+        release=st.text(min_size=1, max_size=64),
+        published_at_ms=timestamps,
+    ),
 }
 any_event = st.one_of(*STRATEGIES.values())

@@ -122,6 +122,7 @@ def test_topic_map_names_every_event_once() -> None:
         "wavematch.status.v1",
         "wavematch.waves.v1",
         "wavematch.deadletter.v1",
+        "wavematch.config.v1",
     ]
     carried = [model.__name__ for topic in TOPICS for model in topic.values]
     assert sorted(carried) == sorted(EVENTS)

@@ -27,6 +27,7 @@ class LogRecord:
     offset: int
     key: bytes | None
     value: bytes | None
+    timestamp: int = -1  # unknown: no time check
 
 
 class CollectingPublisher:

@@ -1,0 +1,94 @@
+"""The configuration behind a config fingerprint, as a record of the log (docs/adr/0075).
+
+Every worker publishes a ConfigPublished for its fingerprint when it starts; replay reads
+them back, so an auditor needs the log and a release that decides alike, not the file.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any
+
+from aiokafka import AIOKafkaProducer
+
+from schemas.codec import decode, encode
+from schemas.errors import InvalidEvent
+from schemas.models import ConfigPublished
+from schemas.topics import CONFIG
+from streams.settings import Settings
+
+log = logging.getLogger(__name__)
+
+#: The settings that decide waves (and the routing check): what a replay must rebuild.
+DECISIVE_FIELDS = (
+    "partitions",
+    "queues",
+    "routes",
+    "fallback_servers",
+    "ticket_ttl_ms",
+    "finished_retention_ms",
+    "max_clock_skew_ms",
+    "verify_waves",
+    "publish_status",
+)
+
+
+def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
+    """The record of ``settings``' fingerprint."""
+    decisive = settings.model_dump(mode="json", include=set(DECISIVE_FIELDS))
+    return ConfigPublished(
+        config_fingerprint=settings.config_fingerprint(),
+        settings_json=json.dumps(decisive, sort_keys=True, separators=(",", ":")),
+        release=_release(),
+        published_at_ms=now_ms,
+    )
+
+
+def settings_of(record: ConfigPublished, base: Settings) -> Settings | None:
+    """``base`` with ``record``'s decisive settings, if this release reproduces its
+    fingerprint (same settings, same decision revisions); else None."""
+    try:
+        decisive: dict[str, Any] = json.loads(record.settings_json)
+        rebuilt = Settings(**base.model_dump(exclude=set(decisive)), **decisive)
+    except (ValueError, TypeError) as error:
+        log.warning("config record %s unreadable: %s", record.config_fingerprint, error)
+        return None
+    return rebuilt if rebuilt.config_fingerprint() == record.config_fingerprint else None
+
+
+def configs_in(values: list[bytes | None]) -> dict[str, ConfigPublished]:
+    """The ConfigPublished records among ``values`` (a config topic's), by fingerprint."""
+    found: dict[str, ConfigPublished] = {}
+    for value in values:
+        try:
+            record = decode(value or b"")
+        except InvalidEvent:
+            continue
+        if isinstance(record, ConfigPublished):
+            found.setdefault(record.config_fingerprint, record)
+    return found
+
+
+async def publish_config(settings: Settings) -> None:
+    """Publish this worker's ConfigPublished (a failure is logged: waves do not need it)."""
+    record = config_published(settings, int(time.time() * 1000))
+    producer = AIOKafkaProducer(bootstrap_servers=settings.broker_host_port, acks="all")
+    try:
+        await producer.start()
+        await producer.send_and_wait(
+            CONFIG.name, encode(record), key=record.config_fingerprint.encode()
+        )
+    except Exception as error:
+        log.warning("configuration record not published: %s", error)
+    finally:
+        await producer.stop()
+
+
+def _release() -> str:
+    try:
+        return version("wavematch")
+    except PackageNotFoundError:
+        return "unknown"

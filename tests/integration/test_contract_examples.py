@@ -1,0 +1,98 @@
+"""Every golden input of schemas/golden, published by an ordinary librdkafka client to a real
+worker configured as the examples say, has the outcome schemas/README.md documents."""
+
+from __future__ import annotations
+
+from collections import Counter
+from pathlib import Path
+
+import pytest
+from confluent_kafka import Producer
+
+from schemas.codec import decode
+from schemas.models import ConfigPublished, DeadLetter, TicketDequeued, TicketStatus, WaveClosed
+from schemas.topics import CLEANUP, CONFIG, DEADLETTER, QUEUE, STATUS, WAVES, queue_key
+from streams.settings import load_settings
+from tests.integration.conftest import wait_until
+from tests.integration.kafka import read_topic
+
+pytestmark = pytest.mark.integration
+
+GOLDEN = Path(__file__).resolve().parents[2] / "schemas" / "golden"
+# The queues the examples name. The timer waits an hour: the example tick closes the wave.
+EXAMPLES_CONFIG = """
+partitions = 4
+[[queues]]
+name = "1v1"
+strategy = "optimal"
+regions = ["eu"]
+wave_interval_ms = 3600000
+[[queues]]
+name = "5v5-ranked"
+strategy = "rebalance"
+team_size = 5
+regions = ["eu-west"]
+wave_interval_ms = 3600000
+"""
+TICK_AT_MS = 1_767_225_605_000
+
+
+def publish(bootstrap: str, records: list[tuple[bytes, bytes, int | None]]) -> None:
+    producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random"})
+    for key, value, timestamp in records:
+        producer.produce(QUEUE.name, value=value, key=key, timestamp=timestamp or 0)
+    assert producer.flush(30) == 0
+
+
+def golden(name: str) -> bytes:
+    return (GOLDEN / name).read_bytes()
+
+
+@pytest.mark.wavematch_config(EXAMPLES_CONFIG)
+def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -> None:
+    worker_factory.start()
+    bootstrap = broker.url.removeprefix("tansu://")
+    duel, party = queue_key("1v1", "eu"), queue_key("5v5-ranked", "eu-west")
+    publish(
+        bootstrap,
+        [
+            # Both encodings of each join: the second of an id is an idempotent no-op.
+            (duel, golden("TicketJoined/solo.avro"), None),
+            (duel, golden("TicketJoined/solo.json"), None),
+            (party, golden("TicketJoined/party.json"), None),
+            (party, golden("TicketJoined/party.avro"), None),
+            (duel, golden("TicketLeft/requested.json"), None),
+            (duel, golden("TicketLeft/requested.avro"), None),  # not waiting: nothing
+            # A platform's copy of the example tick: dated 2026-01-01, stamped now.
+            (duel, golden("WaveTick/tick-42.json"), None),
+            # The same tick as the service's timer sends it: stamped at its instant.
+            (duel, golden("WaveTick/tick-42.avro"), TICK_AT_MS),
+        ],
+    )
+
+    def outputs() -> dict[str, list[object]]:
+        return {
+            topic: [decode(r.value or b"") for r in read_topic(bootstrap, topic)]
+            for topic in (STATUS.name, CLEANUP.name, WAVES.name, DEADLETTER.name)
+        }
+
+    seen = wait_until(
+        lambda: (out := outputs())[WAVES.name] and out[DEADLETTER.name] and out,
+        60,
+        "the example tick's wave and the platform tick's dead letter",
+    )
+    statuses = Counter(s.ticket_id for s in seen[STATUS.name] if isinstance(s, TicketStatus))
+    assert statuses == {"t-2f9c1b7e": 1, "t-party-81": 1}
+    (left,) = seen[CLEANUP.name]
+    assert isinstance(left, TicketDequeued)
+    assert (left.ticket_id, left.reason.value) == ("t-2f9c1b7e", "LEFT")
+    (letter,) = seen[DEADLETTER.name]
+    assert isinstance(letter, DeadLetter)
+    assert (letter.error_code, letter.field) == ("implausible_time", "tick_at_ms")
+    (wave,) = seen[WAVES.name]
+    assert isinstance(wave, WaveClosed) and wave.wave_id == str(TICK_AT_MS)
+    # What the worker's own fingerprint stands for is in the log too (ADR 0075).
+    settings = load_settings(worker_factory.config)
+    configs = [decode(r.value or b"") for r in read_topic(bootstrap, CONFIG.name)]
+    assert {c.config_fingerprint for c in configs} == {settings.config_fingerprint()}
+    assert all(isinstance(c, ConfigPublished) for c in configs)

@@ -1,0 +1,56 @@
+"""Headers are not part of the contract: huge ones, or keys that are not UTF-8, must not
+stop the worker (a librdkafka client can send both)."""
+
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+from confluent_kafka import Producer
+
+from schemas.codec import decode
+from schemas.topics import QUEUE, STATUS, queue_key
+from tests.integration.conftest import wait_until
+from tests.integration.kafka import read_topic
+
+pytestmark = pytest.mark.integration
+
+
+def join(ticket: str) -> bytes:
+    body = {
+        "type": "TicketJoined",
+        "ticket_id": ticket,
+        "queue": "1v1",
+        "region": "eu",
+        "joined_at_ms": int(time.time() * 1000),
+        "players": [{"player_id": f"p-{ticket}", "ratings": {"bw": 1500}}],
+    }
+    return json.dumps(body).encode()
+
+
+@pytest.mark.parametrize(
+    "headers",
+    [
+        [("x" * 300, b"v" * 100_000)],
+        [(b"\xff\xfe", b"v")],  # a header key that is not UTF-8
+    ],
+    ids=["huge", "not-utf8-key"],
+)
+@pytest.mark.parametrize("consumer", ["direct"], indirect=False)
+def test_odd_headers_do_not_stop_the_worker(broker, worker_factory, headers) -> None:
+    worker = worker_factory.start()
+    bootstrap = broker.url.removeprefix("tansu://")
+    producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random"})
+    key = queue_key("1v1", "eu")
+    producer.produce(QUEUE.name, value=join("before"), key=key)
+    producer.produce(QUEUE.name, value=join("odd"), key=key, headers=headers)
+    producer.produce(QUEUE.name, value=join("after"), key=key)
+    assert producer.flush(30) == 0
+
+    def searching() -> set[str]:
+        return {decode(r.value or b"").ticket_id for r in read_topic(bootstrap, STATUS.name)}
+
+    # Headers play no part: the join that carries them is applied like the others.
+    wait_until(lambda: {"before", "odd", "after"} <= searching(), 60, "the three joins")
+    assert worker.process.poll() is None, worker.log.read_text()[-3000:]

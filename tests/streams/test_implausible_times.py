@@ -1,0 +1,121 @@
+"""ADR 0074: a tick or join whose own time is too far from its record's broker timestamp is
+one DeadLetter (implausible_time); one forged message cannot halt or empty a region."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from schemas.codec import decode, encode
+from schemas.models import TicketJoined, WaveTick
+from schemas.topics import QUEUE
+from streams.settings import Settings
+from streams.worker.folding import Folder
+from streams.worker.publisher import records_of
+from tests.streams.conftest import HOME, KEY
+
+SKEW = 60_000
+NOW = 1_767_225_600_000
+DAY = 86_400_000
+
+
+@pytest.fixture
+def checked(folder: Folder) -> Folder:
+    return replace(folder, max_clock_skew_ms=SKEW)
+
+
+def join(ticket_id: str, at_ms: int) -> bytes:
+    return encode(
+        TicketJoined(
+            ticket_id=ticket_id,
+            queue="duo",
+            region="eu",
+            joined_at_ms=at_ms,
+            players=[{"player_id": f"p-{ticket_id}", "ratings": {"any": 1500}}],
+        )
+    )
+
+
+def tick(at_ms: int, sequence: int | None = None) -> bytes:
+    return encode(
+        WaveTick(
+            queue="duo",
+            region="eu",
+            wave_id=str(at_ms),
+            sequence=at_ms if sequence is None else sequence,
+            tick_at_ms=at_ms,
+            config_fingerprint="cfg",
+            interval_ms=1000,
+        )
+    )
+
+
+class Log:
+    """Folds records stamped like a broker would, one offset after the other."""
+
+    def __init__(self, folder: Folder) -> None:
+        self.folder, self.state, self.offset = folder, folder.new_state(HOME), 0
+
+    def fold(self, value: bytes, stamp: int | None):  # type: ignore[no-untyped-def]
+        folded = self.folder.fold(self.state, KEY, value, self.offset, stamp)
+        self.offset += 1
+        return folded
+
+    def queued(self) -> list[str]:
+        return [tid for queue in self.state.book.regions.values() for tid in queue.tickets]
+
+
+@pytest.mark.parametrize(
+    ("forged", "field"),
+    [
+        (tick(NOW, sequence=2**63 - 1), "sequence"),  # would make every later tick stale
+        (tick(7_258_118_399_999), "tick_at_ms"),  # 2199-12-31: would expire every ticket
+        (tick(NOW - DAY), "tick_at_ms"),
+    ],
+)
+def test_a_forged_tick_is_dead_lettered_and_the_region_goes_on(checked, forged, field):
+    log = Log(checked)
+    for index in range(3):
+        log.fold(join(f"t{index}", NOW), NOW)
+    folded = log.fold(forged, NOW)
+    assert (folded.rejection.code, folded.rejection.field) == ("implausible_time", field)
+    (letter,) = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=forged)
+    assert decode(letter[2]).error_code == "implausible_time"
+    assert log.queued() == ["t0", "t1", "t2"]  # nothing expired, nothing closed
+    real = log.fold(tick(NOW + 1_000), NOW + 1_000)
+    assert real.rejection is None and real.step.summary.matches == 1
+    assert log.fold(tick(NOW + 2_000), NOW + 2_000).step.note == "wave_closed"
+
+
+def test_a_tick_within_the_skew_is_applied(checked):
+    log = Log(checked)
+    assert log.fold(tick(NOW + SKEW), NOW).rejection is None
+    assert log.fold(tick(NOW + 2 * SKEW), NOW + SKEW).rejection is None
+
+
+def test_a_join_dated_ahead_of_its_record_never_becomes_an_immortal_ticket(checked):
+    log = Log(checked)
+    folded = log.fold(join("ahead", NOW + DAY), NOW)
+    assert (folded.rejection.code, folded.rejection.field) == ("implausible_time", "joined_at_ms")
+    assert "+86400000 ms" in folded.rejection.reason
+    assert log.fold(join("skewed", NOW + SKEW), NOW).rejection is None
+    assert log.fold(join("old", NOW - DAY), NOW).rejection is None  # expires by its TTL
+    assert log.queued() == ["skewed", "old"]
+
+
+@pytest.mark.parametrize("stamp", [None, -1])
+def test_without_a_record_timestamp_nothing_is_checked(checked, stamp):
+    """Logs exported before timestamps were kept replay as they were decided."""
+    log = Log(checked)
+    assert log.fold(join("ahead", NOW + DAY), stamp).rejection is None
+    assert log.fold(tick(NOW, sequence=2**63 - 1), stamp).rejection is None
+
+
+def test_the_setting_reaches_the_fold_and_leaves_default_fingerprints_alone():
+    assert Folder.from_settings(Settings()).max_clock_skew_ms == 60_000
+    assert (
+        Settings().config_fingerprint() == Settings(max_clock_skew_ms=60_000).config_fingerprint()
+    )
+    assert Settings().config_fingerprint() != Settings(max_clock_skew_ms=5_000).config_fingerprint()
+    assert Folder.from_settings(Settings(max_clock_skew_ms=None)).max_clock_skew_ms is None
