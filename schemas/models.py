@@ -109,6 +109,11 @@ class PlacementOutcome(StrEnum):
     FAILED = "FAILED"
 
 
+class BackfillOutcome(StrEnum):
+    FILLED = "FILLED"
+    EXPIRED = "EXPIRED"
+
+
 def _duplicates(values: list[str]) -> list[str]:
     return sorted(value for value, count in Counter(values).items() if count > 1)
 
@@ -176,6 +181,33 @@ class PlacementReported(Record):
     outcome: PlacementOutcome
     detail: Line | None = None
     reported_at_ms: TimestampMs
+
+
+class BackfillPlayer(Record):
+    player_id: Id
+    rating: Rating
+
+
+class BackfillTeam(Record):
+    name: Name
+    players: Annotated[tuple[BackfillPlayer, ...], Field(max_length=100)]
+    open_slots: Annotated[int, Field(strict=True, ge=0, le=100)]
+
+
+class BackfillRequested(Record):
+    session_id: Id
+    queue: KeyPart
+    region: KeyPart
+    teams: Annotated[tuple[BackfillTeam, ...], Field(min_length=1, max_length=64)]
+    deadline_at_ms: TimestampMs | None = None
+    requested_at_ms: TimestampMs
+
+
+class BackfillCancelled(Record):
+    session_id: Id
+    queue: KeyPart
+    region: KeyPart
+    cancelled_at_ms: TimestampMs
 
 
 # Claims (docs/adr/0110): written by wavematch itself to the queue topic.
@@ -274,6 +306,21 @@ class MatchProposed(Record):
     config_fingerprint: Id
     proposed_at_ms: TimestampMs
     deadline_at_ms: TimestampMs
+
+    @field_validator("teams")
+    @classmethod
+    def _seated_once(cls, teams: tuple[Team, ...]) -> tuple[Team, ...]:
+        return _seated_once(teams)
+
+
+class BackfillResult(Record):
+    session_id: Id
+    queue: KeyPart
+    region: KeyPart
+    wave_id: Id
+    outcome: BackfillOutcome
+    teams: Annotated[tuple[Team, ...], Field(max_length=64)]
+    decided_at_ms: TimestampMs
 
     @field_validator("teams")
     @classmethod
@@ -413,6 +460,9 @@ EVENTS: Final[dict[str, type[Record]]] = {
         ClaimDecided,
         ClaimReleased,
         MatchProposed,
+        BackfillRequested,
+        BackfillCancelled,
+        BackfillResult,
         ConfigPublished,
     )
 }
@@ -426,6 +476,8 @@ QUEUE_EVENTS: Final = (
     ClaimRequested,
     ClaimDecided,
     ClaimReleased,
+    BackfillRequested,
+    BackfillCancelled,
 )
 QueueEvent = (
     TicketJoined
@@ -436,4 +488,6 @@ QueueEvent = (
     | ClaimRequested
     | ClaimDecided
     | ClaimReleased
+    | BackfillRequested
+    | BackfillCancelled
 )

@@ -18,6 +18,7 @@ from typing import Final
 
 from schemas.models import (
     QUEUE_EVENTS,
+    BackfillResult,
     ConfigPublished,
     DeadLetter,
     MatchCreated,
@@ -76,8 +77,8 @@ QUEUE: Final = Topic(
 )
 MATCHES: Final = Topic(
     name="wavematch.matches.v1",
-    values=(MatchCreated, MatchProposed),
-    key="the match id in UTF-8",
+    values=(MatchCreated, MatchProposed, BackfillResult),
+    key="the match id in UTF-8 (BackfillResult: the session id)",
     partitioning=_MURMUR2,
     cleanup_policy="delete",
     retention_ms=FOREVER,

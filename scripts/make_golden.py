@@ -204,6 +204,69 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "deadline_at_ms": T0 + 15_000,
         },
     ),
+    "BackfillRequested/two-open-slots": (
+        m.BackfillRequested,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "teams": [
+                {
+                    "name": "red",
+                    "players": [{"player_id": f"p-r{i}", "rating": 1500 + i} for i in range(5)],
+                    "open_slots": 0,
+                },
+                {
+                    "name": "blue",
+                    "players": [{"player_id": f"p-b{i}", "rating": 1490 + i} for i in range(3)],
+                    "open_slots": 2,
+                },
+            ],
+            "deadline_at_ms": T0 + 60_000,
+            "requested_at_ms": T0,
+        },
+    ),
+    "BackfillCancelled/cancelled": (
+        m.BackfillCancelled,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "cancelled_at_ms": T0 + 30_000,
+        },
+    ),
+    "BackfillResult/filled": (
+        m.BackfillResult,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "wave_id": "1767225610000",
+            "outcome": "FILLED",
+            "teams": [
+                {
+                    "name": "blue",
+                    "players": [
+                        _seat("t-party-81", "p-ann", "", 1520),
+                        _seat("t-party-81", "p-ben", "", 1480),
+                    ],
+                }
+            ],
+            "decided_at_ms": T0 + 10_000,
+        },
+    ),
+    "BackfillResult/expired": (
+        m.BackfillResult,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "wave_id": "1767225660000",
+            "outcome": "EXPIRED",
+            "teams": [],
+            "decided_at_ms": T0 + 60_000,
+        },
+    ),
     "MatchCreated/duel": (
         m.MatchCreated,
         {

@@ -14,6 +14,10 @@ from matcher.core import Match
 from matcher.queue import Searching
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.lifecycle import (
+    BackfillCancelled,
+    BackfillRequested,
+    BackfillResult,
+    BackfillTeam,
     LifecycleOutput,
     MatchProposal,
     PlacementOutcome,
@@ -29,13 +33,17 @@ from streams.worker.records import match_created_writer, ticket_status
 
 Record = tuple[str, bytes, bytes]
 LifecycleWire = (
-    wire.ReadyCheckAnswered
+    wire.BackfillRequested
+    | wire.BackfillCancelled
+    | wire.ReadyCheckAnswered
     | wire.PlacementReported
     | wire.ClaimRequested
     | wire.ClaimDecided
     | wire.ClaimReleased
 )
 LIFECYCLE_WIRE = (
+    wire.BackfillRequested,
+    wire.BackfillCancelled,
     wire.ReadyCheckAnswered,
     wire.PlacementReported,
     wire.ClaimRequested,
@@ -43,14 +51,40 @@ LIFECYCLE_WIRE = (
     wire.ClaimReleased,
 )
 
-_encode = {name: encoder_for(name) for name in ("ClaimRequested", "ClaimDecided", "ClaimReleased")}
+_encode = {
+    name: encoder_for(name)
+    for name in ("ClaimRequested", "ClaimDecided", "ClaimReleased", "BackfillResult")
+}
 _PROPOSED_HEADER = CURRENT[wire.MatchProposed].header
 _PROPOSED_LIMIT = max_bytes(wire.MatchProposed)
 
 
 def to_domain(
     event: LifecycleWire,
-) -> ReadyCheckAnswered | PlacementReported | ClaimRequested | ClaimDecided | ClaimReleased:
+) -> (
+    ReadyCheckAnswered
+    | PlacementReported
+    | ClaimRequested
+    | ClaimDecided
+    | ClaimReleased
+    | BackfillRequested
+    | BackfillCancelled
+):
+    if isinstance(event, wire.BackfillRequested):
+        teams = tuple(
+            BackfillTeam(t.name, tuple((p.player_id, p.rating) for p in t.players), t.open_slots)
+            for t in event.teams
+        )
+        return BackfillRequested(
+            event.session_id,
+            event.queue,
+            event.region,
+            teams,
+            event.requested_at_ms,
+            event.deadline_at_ms,
+        )
+    if isinstance(event, wire.BackfillCancelled):
+        return BackfillCancelled(event.session_id, event.queue, event.region, event.cancelled_at_ms)
     if isinstance(event, wire.ReadyCheckAnswered):
         return ReadyCheckAnswered(
             event.match_id,
@@ -109,8 +143,12 @@ def _record(output: LifecycleOutput) -> Record:
     if isinstance(output, ClaimReleased):
         body = _claim(output) | {"released_at_ms": output.at_ms}
         return (QUEUE.name, claim_key(output.player_id), _encode["ClaimReleased"](body))
-    # Backfill is not on the wire yet (docs/adr/0113): no decoded event makes a result.
-    assert isinstance(output, ClaimDecided), f"no record for {type(output).__name__}"
+    if isinstance(output, BackfillResult):
+        return (
+            MATCHES.name,
+            output.session_id.encode(),
+            _encode["BackfillResult"](_backfill(output)),
+        )
     holder = output.holder or (None, None, None)
     body = _claim(output) | {
         "granted": output.granted,
@@ -120,6 +158,32 @@ def _record(output: LifecycleOutput) -> Record:
         "decided_at_ms": output.at_ms,
     }
     return (QUEUE.name, queue_key(output.queue, output.region), _encode["ClaimDecided"](body))
+
+
+def _backfill(result: BackfillResult) -> dict[str, Any]:
+    return {
+        "session_id": result.session_id,
+        "queue": result.queue,
+        "region": result.region,
+        "wave_id": result.wave_id,
+        "outcome": result.outcome,
+        "teams": [
+            {
+                "name": team.name,
+                "players": [
+                    {
+                        "ticket_id": s.ticket_id,
+                        "player_id": s.player_id,
+                        "role": s.role,
+                        "rating": s.rating,
+                    }
+                    for s in team.seats
+                ],
+            }
+            for team in result.teams
+        ],
+        "decided_at_ms": result.at_ms,
+    }
 
 
 def _claim(output: ClaimRequested | ClaimDecided | ClaimReleased) -> dict[str, Any]:

@@ -59,6 +59,36 @@ _LIFECYCLE_SAMPLES: dict[type[m.Record], dict[str, Any]] = {
         "decided_at_ms": T0,
     },
     m.ClaimReleased: _CLAIM | {"released_at_ms": T0 + 5_000},
+    m.BackfillRequested: {
+        "session_id": "session-7f2c",
+        "queue": "5v5",
+        "region": "eu",
+        "teams": [
+            {"name": "blue", "players": [{"player_id": "p-b1", "rating": 1490}], "open_slots": 2}
+        ],
+        "deadline_at_ms": T0 + 60_000,
+        "requested_at_ms": T0,
+    },
+    m.BackfillCancelled: {
+        "session_id": "session-7f2c",
+        "queue": "5v5",
+        "region": "eu",
+        "cancelled_at_ms": T0,
+    },
+    m.BackfillResult: {
+        "session_id": "session-7f2c",
+        "queue": "5v5",
+        "region": "eu",
+        "wave_id": "1767225610000",
+        "outcome": "FILLED",
+        "teams": [
+            {
+                "name": "blue",
+                "players": [{"ticket_id": "t-1", "player_id": "p-1", "role": "", "rating": 1500}],
+            }
+        ],
+        "decided_at_ms": T0 + 10_000,
+    },
 }
 
 
@@ -317,7 +347,49 @@ def _match_proposed(draw: st.DrawFn) -> m.MatchProposed:
 
 _claim = {"player_id": ids, "ticket_id": ids, "queue": key_parts, "region": key_parts}
 
+_backfill_team = st.builds(
+    m.BackfillTeam,
+    name=names,
+    players=st.lists(st.builds(m.BackfillPlayer, player_id=ids, rating=ratings), max_size=5).map(
+        tuple
+    ),
+    open_slots=st.integers(0, 100),
+)
+
+
+@st.composite
+def _backfill_result(draw: st.DrawFn) -> m.BackfillResult:
+    created = draw(_match_created())
+    outcome = draw(st.sampled_from(m.BackfillOutcome))
+    return m.BackfillResult(
+        session_id=draw(ids),
+        queue=draw(key_parts),
+        region=draw(key_parts),
+        wave_id=draw(ids),
+        outcome=outcome,
+        teams=created.teams if outcome is m.BackfillOutcome.FILLED else (),
+        decided_at_ms=draw(timestamps),
+    )
+
+
 STRATEGIES: dict[type[m.Record], st.SearchStrategy[Any]] = {
+    m.BackfillRequested: st.builds(
+        m.BackfillRequested,
+        session_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        teams=st.lists(_backfill_team, min_size=1, max_size=3).map(tuple),
+        deadline_at_ms=st.none() | timestamps,
+        requested_at_ms=timestamps,
+    ),
+    m.BackfillCancelled: st.builds(
+        m.BackfillCancelled,
+        session_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        cancelled_at_ms=timestamps,
+    ),
+    m.BackfillResult: _backfill_result(),
     m.ReadyCheckAnswered: st.builds(
         m.ReadyCheckAnswered,
         match_id=ids,

@@ -135,6 +135,8 @@ def test_topic_map_names_every_event_once() -> None:
         "ClaimRequested",
         "ClaimDecided",
         "ClaimReleased",
+        "BackfillRequested",
+        "BackfillCancelled",
     ]
     assert BY_NAME["wavematch.status.v1"].config() == {
         "cleanup.policy": "compact,delete",

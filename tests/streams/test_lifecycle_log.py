@@ -299,3 +299,80 @@ def test_match_proposed_bytes_are_fastavros():
         }
     )
     assert (topic, key, value) == ("wavematch.matches.v1", b"m-1", expected)
+
+
+def test_a_5v5_backfill_of_two_open_slots_takes_a_party_of_two_and_replays():
+    config = Settings(
+        partitions=PARTITIONS,
+        queues=(
+            QueueSettings(
+                name="5v5",
+                strategy="rebalance",
+                regions=("eu",),
+                maps=("Polypoid",),
+                team_size=5,
+            ),
+        ),
+    )
+    log = Log(config)
+
+    def joined(ticket: str, *players: str) -> m.TicketJoined:
+        return m.TicketJoined.model_validate(
+            {
+                "ticket_id": ticket,
+                "queue": "5v5",
+                "region": "eu",
+                "joined_at_ms": T0,
+                "players": [{"player_id": p, "ratings": {"mmr": 1500}} for p in players],
+            }
+        )
+
+    log.send(joined("t-party", "ann", "ben"))
+    log.send(joined("t-solo", "cat"))
+    team = [{"player_id": f"b{i}", "rating": 1500} for i in range(3)]
+    log.send(
+        m.BackfillRequested.model_validate(
+            {
+                "session_id": "s-1",
+                "queue": "5v5",
+                "region": "eu",
+                "requested_at_ms": T0,
+                "teams": [
+                    {
+                        "name": "red",
+                        "players": [{"player_id": f"r{i}", "rating": 1500} for i in range(5)],
+                        "open_slots": 0,
+                    },
+                    {"name": "blue", "players": team, "open_slots": 2},
+                ],
+            }
+        )
+    )
+    log.send(m.BackfillCancelled(session_id="nope", queue="5v5", region="eu", cancelled_at_ms=T0))
+    tick5 = m.WaveTick(
+        queue="5v5",
+        region="eu",
+        wave_id="w1",
+        sequence=T0 + 10_000,
+        tick_at_ms=T0 + 10_000,
+        config_fingerprint=config.config_fingerprint(),
+        interval_ms=10_000,
+    )
+    log.send(tick5)
+    (result,) = [
+        e for e in log.published("wavematch.matches.v1") if isinstance(e, m.BackfillResult)
+    ]
+    assert result.outcome is m.BackfillOutcome.FILLED
+    assert [(t.name, [s.player_id for s in t.players]) for t in result.teams] == [
+        ("blue", ["ann", "ben"])
+    ]
+    (seated,) = log.published("wavematch.cleanup.v1")
+    assert (seated.ticket_id, seated.reason, seated.match_id) == (
+        "t-party",
+        m.DequeueReason.MATCHED,
+        "s-1",
+    )
+    (letter,) = log.published(DEADLETTER.name)
+    assert letter.error_code == "unknown_session"
+    report_ = replay(config, log.records)
+    assert report_.ok and report_.verdict.identical["wavematch.matches.v1"] == 1
