@@ -36,6 +36,12 @@ wave_interval_ms = 1000
 ready_check_ms = 20000
 placement_timeout_ms = 120000
 placement_requeues = 1
+[[queues]]
+name = "5v5"
+strategy = "rebalance"
+regions = ["eu"]
+team_size = 5
+wave_interval_ms = 1000
 """
 
 
@@ -211,3 +217,66 @@ def test_a_match_life_on_the_broker_replays_identically(broker, worker_factory):
     # 6 claim requests and decisions, 5 releases (erin still searches), all re-derived.
     assert report.verdict.identical["wavematch.queue.v1"] == 17
     assert report.verdict.identical["wavematch.matches.v1"] >= 6
+
+
+@pytest.mark.wavematch_config(CONFIG)
+def test_a_5v5_backfill_takes_a_party_of_two_and_replays_identically(broker, worker_factory):
+    worker = worker_factory.start()
+    boot = broker.bootstrap
+    key = queue_key("5v5", "eu")
+    party = {
+        "type": "TicketJoined",
+        "ticket_id": "t-party",
+        "queue": "5v5",
+        "region": "eu",
+        "joined_at_ms": now_ms(),
+        "players": [{"player_id": p, "ratings": {"mmr": 1500}} for p in ("ann", "ben")],
+    }
+    produce(boot, [(key, json.dumps(party).encode())])
+    wait_until(
+        lambda: any(s.ticket_id == "t-party" for s in events(boot, "wavematch.status.v1")),
+        60,
+        "the party to search",
+    )
+    request = {
+        "type": "BackfillRequested",
+        "session_id": "s-1",
+        "queue": "5v5",
+        "region": "eu",
+        "requested_at_ms": now_ms(),
+        "teams": [
+            {
+                "name": "red",
+                "open_slots": 0,
+                "players": [{"player_id": f"r{i}", "rating": 1500} for i in range(5)],
+            },
+            {
+                "name": "blue",
+                "open_slots": 2,
+                "players": [{"player_id": f"b{i}", "rating": 1500} for i in range(3)],
+            },
+        ],
+    }
+    produce(boot, [(key, json.dumps(request).encode())])
+    result = wait_until(
+        lambda: next(
+            (e for e in events(boot, "wavematch.matches.v1") if isinstance(e, m.BackfillResult)),
+            None,
+        ),
+        60,
+        "the backfill result",
+    )
+    assert result.outcome is m.BackfillOutcome.FILLED
+    assert [(t.name, [s.player_id for s in t.players]) for t in result.teams] == [
+        ("blue", ["ann", "ben"])
+    ]
+    seated = ended(boot, "t-party")
+    assert (seated.reason, seated.match_id) == (m.DequeueReason.MATCHED, "s-1")
+
+    worker.stop()
+    settings = load_settings(worker_factory.config, broker_url=broker.url)
+    records = run(read_topics(boot, (QUEUE.name, *JUDGED)))
+    processed = run(committed_offsets(boot, settings.queue_group, QUEUE.name))
+    report = replay(settings, records, processed=processed)
+    assert report.ok, report.differences[:5]
+    assert report.verdict.identical["wavematch.matches.v1"] == 1
