@@ -104,6 +104,20 @@ class TicketState(StrEnum):
     SEARCHING = "SEARCHING"
 
 
+class TicketStage(StrEnum):
+    SEARCHING = "SEARCHING"
+    REQUIRES_ACCEPTANCE = "REQUIRES_ACCEPTANCE"
+    PLACING = "PLACING"
+    MATCHED = "MATCHED"
+
+
+class DequeueCause(StrEnum):
+    OTHER = "OTHER"
+    DECLINED = "DECLINED"
+    ACCEPTANCE_TIMED_OUT = "ACCEPTANCE_TIMED_OUT"
+    PLACEMENT_FAILED = "PLACEMENT_FAILED"
+
+
 class PlacementOutcome(StrEnum):
     STARTED = "STARTED"
     FAILED = "FAILED"
@@ -338,6 +352,7 @@ class TicketDequeued(Record):
     waves_waited: Count
     detail: Line | None = None
     at_ms: TimestampMs
+    cause: DequeueCause | None = None
 
     @field_validator("match_id")
     @classmethod
@@ -363,6 +378,10 @@ class TicketStatus(Record):
     next_wave_at_ms: TimestampMs | None = None
     wave_id: Id | None = None
     at_ms: TimestampMs
+    stage: TicketStage | None = None
+    match_id: Id | None = None
+    deadline_at_ms: TimestampMs | None = None
+    detail: Line | None = None
 
 
 class WaveClosed(Record):

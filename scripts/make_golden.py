@@ -351,6 +351,48 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "at_ms": T0 + 2,
         },
     ),
+    "TicketStatus/requires-acceptance": (
+        m.TicketStatus,
+        {
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "state": "SEARCHING",
+            "position": 1,
+            "waves_waited": 3,
+            "at_ms": T0 + 5_000,
+            "stage": "REQUIRES_ACCEPTANCE",
+            "match_id": MATCH,
+            "deadline_at_ms": T0 + 15_000,
+        },
+    ),
+    "TicketStatus/returned": (
+        m.TicketStatus,
+        {
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "state": "SEARCHING",
+            "position": 1,
+            "waves_waited": 3,
+            "at_ms": T0 + 8_000,
+            "stage": "SEARCHING",
+            "detail": f"returned to the queue: player p-2 declined match {MATCH}",
+        },
+    ),
+    "TicketDequeued/declined": (
+        m.TicketDequeued,
+        {
+            "ticket_id": "t-2",
+            "queue": "1v1",
+            "region": "eu",
+            "reason": "LEFT",
+            "waves_waited": 3,
+            "detail": f"player p-2 declined match {MATCH}",
+            "at_ms": T0 + 8_000,
+            "cause": "DECLINED",
+        },
+    ),
     "TicketStatus/searching": (
         m.TicketStatus,
         {
@@ -364,6 +406,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "next_wave_at_ms": T0 + 10_000,
             "wave_id": WAVE,
             "at_ms": T0 + 5_000,
+            "stage": "SEARCHING",
         },
     ),
     "TicketStatus/before-first-wave": (
@@ -376,6 +419,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "position": 1,
             "waves_waited": 0,
             "at_ms": T0 + 1_000,
+            "stage": "SEARCHING",
         },
     ),
     "WaveClosed/wave-42": (

@@ -29,7 +29,7 @@ from schemas import models as wire
 from schemas.codec import CURRENT, HEADER_BYTES, encoder_for, max_bytes, within_limit
 from schemas.direct import zigzag_varint
 from schemas.topics import MATCHES, QUEUE, STATUS, claim_key, queue_key
-from streams.worker.records import match_created_writer, ticket_status
+from streams.worker.records import match_created_writer, stage_fields, ticket_status
 
 Record = tuple[str, bytes, bytes]
 LifecycleWire = (
@@ -232,13 +232,14 @@ _WRITERS: dict[tuple[str, str, str, str, str, int], Callable[[Match], bytes]] = 
 
 
 def stage_status(status: StageStatus) -> bytes:
-    """The TicketStatus of a lifecycle stage (docs/adr/0112: ``state`` stays SEARCHING;
-    place 1, no estimate). Until TicketStatus carries ``stage``, ``match_id``,
-    ``deadline_at_ms`` and ``detail``, only its r1 fields are written."""
+    """The TicketStatus of a lifecycle stage (docs/adr/0112: ``state`` stays SEARCHING,
+    at place 1 and without an estimate; ``stage``, ``match_id``, ``deadline_at_ms`` and
+    ``detail`` say where the ticket is)."""
     searching = Searching(
         status.ticket_id, status.queue, status.region, 1, status.waves_waited, status.at_ms
     )
-    return ticket_status(searching)
+    stage = stage_fields(status.stage.name, status.match_id, status.deadline_ms, status.detail)
+    return ticket_status(searching, stage)
 
 
 def split(outputs: tuple[LifecycleOutput, ...]) -> tuple[list[Record], list[Record]]:

@@ -155,7 +155,7 @@ def test_a_match_life_on_the_broker_replays_identically(broker, worker_factory):
     answer(boot, first.match_id, "alice", True)
     answer(boot, first.match_id, "bob", False)
     declined = ended(boot, "t-bob")
-    assert (declined.reason, declined.detail.split(":")[0]) == (m.DequeueReason.LEFT, "DECLINED")
+    assert (declined.reason, declined.cause) == (m.DequeueReason.LEFT, m.DequeueCause.DECLINED)
     time.sleep(2.5)  # a few waves alone: alice's wait grows
     join(boot, "t-dave", "dave", "sc2")
     second = proposal_of(boot, "t-alice", "t-dave")
@@ -194,9 +194,9 @@ def test_a_match_life_on_the_broker_replays_identically(broker, worker_factory):
     fourth = proposal_of(boot, "t-carol", "t-erin")
     answer(boot, fourth.match_id, "erin", True, region="na")
     silent = ended(boot, "t-carol")
-    assert (silent.reason, silent.detail.split(":")[0]) == (
+    assert (silent.reason, silent.cause) == (
         m.DequeueReason.EXPIRED,
-        "ACCEPTANCE_TIMED_OUT",
+        m.DequeueCause.ACCEPTANCE_TIMED_OUT,
     )
     # A late answer is a dead letter, not a decision.
     answer(boot, fourth.match_id, "carol", True, region="na")

@@ -68,9 +68,9 @@ R1_REASON = {
 
 
 def ticket_dequeued(dequeued: Dequeued) -> bytes:
-    reason, detail = dequeued.reason, dequeued.detail
-    if reason in R1_REASON:  # docs/adr/0112: the nearest r1 symbol, the reason in the detail
-        reason, detail = R1_REASON[reason], f"{reason.name}: {detail}" if detail else reason.name
+    reason, cause = dequeued.reason, None
+    if reason in R1_REASON:  # docs/adr/0112: the nearest r1 symbol, the precise one as cause
+        reason, cause = R1_REASON[reason], reason.name
     return _TICKET_DEQUEUED(
         {
             "ticket_id": dequeued.ticket_id,
@@ -80,8 +80,9 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
             "match_id": dequeued.match_id,
             "wave_id": dequeued.wave_id,
             "waves_waited": dequeued.waves_waited,
-            "detail": detail[:1024] if detail else detail,
+            "detail": dequeued.detail,
             "at_ms": dequeued.at_ms,
+            "cause": cause,
         }
     )
 
@@ -99,5 +100,9 @@ def ticket_status(status: Searching) -> bytes:
             "next_wave_at_ms": status.next_wave_at_ms,
             "wave_id": status.wave_id,
             "at_ms": status.at_ms,
+            "stage": "SEARCHING",
+            "match_id": None,
+            "deadline_at_ms": None,
+            "detail": None,
         }
     )

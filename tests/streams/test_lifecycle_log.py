@@ -152,7 +152,8 @@ def test_decline_requeue_failed_placement_and_a_second_queue_replay_identically(
     log.send(answer(first.match_id, "bob", False, 12))
     declined = log.published("wavematch.cleanup.v1")[-1]
     assert (declined.ticket_id, declined.reason) == ("t2", m.DequeueReason.LEFT)
-    assert declined.detail.startswith("DECLINED: player bob declined")
+    assert declined.cause is m.DequeueCause.DECLINED
+    assert declined.detail.startswith("player bob declined")
     log.send(join("t4", "dave", "sc2", at=15))
     log.send(fingerprinted(config, tick(20)))
     second = proposals(log)[-1]
@@ -199,7 +200,7 @@ def test_a_silent_player_times_out_at_the_tick_and_the_other_waits_on():
     log.send(fingerprinted(config, tick(20)))
     timed_out = log.published("wavematch.cleanup.v1")[-1]
     assert (timed_out.ticket_id, timed_out.reason) == ("t2", m.DequeueReason.EXPIRED)
-    assert timed_out.detail.startswith("ACCEPTANCE_TIMED_OUT")
+    assert timed_out.cause is m.DequeueCause.ACCEPTANCE_TIMED_OUT
     assert replay(config, log.records).ok
 
 
