@@ -377,3 +377,31 @@ def test_a_5v5_backfill_of_two_open_slots_takes_a_party_of_two_and_replays():
     assert letter.error_code == "unknown_session"
     report_ = replay(config, log.records)
     assert report_.ok and report_.verdict.identical["wavematch.matches.v1"] == 1
+
+
+def test_explain_ticket_tells_a_return_and_a_timeout():
+    from streams.audit.history import ticket_history
+
+    config = settings(ready_check_ms=5_000)
+    log = Log(config)
+    for event in (join("t1", "alice", "bw"), join("t2", "bob", "sc2")):
+        log.send(event)
+    log.send(fingerprinted(config, tick(10)))
+    (first,) = proposals(log)
+    log.send(answer(first.match_id, "bob", False, 11))
+    log.send(join("t3", "dave", "sc2", at=12))
+    log.send(fingerprinted(config, tick(20)))
+    log.send(fingerprinted(config, tick(30)))  # alice and dave never answer
+    lines = [line.split("] ", 1)[1] for line in ticket_history(log.folder, log.records, "t1")]
+    assert lines[0] == "claim on alice granted"
+    assert lines[1] == "searching at place 1"
+    assert lines[2].startswith(f"REQUIRES_ACCEPTANCE after 1 waves, match {first.match_id}")
+    assert lines[3].startswith("SEARCHING after 1 waves: returned to the queue: player bob")
+    assert lines[-1].startswith("dequeued ACCEPTANCE_TIMED_OUT after 2 waves: no answer to the")
+
+
+def test_explain_wants_a_match_or_a_ticket(capsys):
+    from streams.cli import main
+
+    assert main(["explain"]) == 2
+    assert "give a match id or --ticket" in capsys.readouterr().err
