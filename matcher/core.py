@@ -25,6 +25,8 @@ class Player:
     ``latency_ms`` holds measured ``(region, milliseconds)`` pairs, when known.
     ``can_host`` says the player can accept connections from everyone (open NAT), which
     peer-to-peer games need of their host; only the multifactor ``hosts`` factor reads it.
+    ``attributes`` are free string attributes as sorted ``(name, value)`` pairs (language,
+    platform...), read by a queue's attribute rules (matcher/rules).
     """
 
     player_id: str
@@ -33,6 +35,14 @@ class Player:
     vetoed_maps: tuple[str, ...] = ()
     latency_ms: tuple[tuple[str, int], ...] = ()
     can_host: bool = False
+    attributes: tuple[tuple[str, str], ...] = ()
+
+    def attribute(self, name: str) -> str | None:
+        """Return the player's string attribute ``name``, or None when not given."""
+        for key, value in self.attributes:
+            if key == name:
+                return value
+        return None
 
     def rating(self, role: str) -> int | None:
         """Return the rating for ``role``, or None when the player has none."""
@@ -92,6 +102,8 @@ class QueueProfile:
 
     ``options`` carries strategy-specific knobs; each strategy parses them into its
     own frozen config and rejects unknown or invalid ones with the field's name.
+    ``rules`` are the queue's declarative limits (:mod:`matcher.rules`), the same
+    for every strategy.
     """
 
     queue: str
@@ -104,6 +116,8 @@ class QueueProfile:
     team_size_min: int | None = None
     roles: tuple[str, ...] = ()
     options: Mapping[str, object] = field(default_factory=dict)
+    #: The queue's rules table (matcher/rules): validated at start, parsed per wave.
+    rules: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +145,9 @@ class WaveSnapshot:
     tickets: tuple[WaitingTicket, ...]
     active_population: int = 0
     last_matches: tuple[LastMatch, ...] = ()
+    #: Queued players' recent matches (newest first, ``(at_ms, other player ids)``), for
+    #: a queue with a rematch rule; empty otherwise (matcher/queue/meetings.py).
+    meetings: tuple[tuple[str, tuple[tuple[int, tuple[str, ...]], ...]], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+
+import numpy as np
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.checks import DuelRules, duel_rules
+from matcher.duel.limits import DuelLimits, duel_limits
 from matcher.duel.model import BW, SC2, DuelPlayer
 from matcher.duel.windows import pair_wait
 from matcher.explain import Alternative
+from matcher.rules.check import queue_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -17,6 +22,24 @@ class _Judge:
 
     rules: DuelRules
     maps: tuple[str, ...]
+    #: The queue's rules as ``optimal`` filters pairs (None: no rule limits a pair).
+    limits: DuelLimits | None = None
+    index: Mapping[str, int] | None = None
+
+    def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> float:
+        """The pair's largest diff: its window, or its ``max_distance`` when that replaces it."""
+        if self.limits is not None and self.limits.replaces_window and self.index is not None:
+            i, j = self.index[bw.ticket_id], self.index[sc2.ticket_id]
+            return float(min(self.limits.distance[i], self.limits.distance[j]))
+        return self.rules.limit(bw, sc2)
+
+    def ruled_out(self, bw: DuelPlayer, sc2: DuelPlayer, diff: int) -> bool:
+        """Whether the queue's latency, attribute or rematch rule forbids the pair."""
+        if self.limits is None or self.index is None:
+            return False
+        u = np.array([self.index[bw.ticket_id]])
+        v = np.array([self.index[sc2.ticket_id]])
+        return not bool(self.limits.allowed(u, v, np.array([diff]))[0])
 
     def pairing(self, u: DuelPlayer, v: DuelPlayer) -> tuple[int, int] | None:
         """(cost, diff) of the best legal side assignment of ``u`` and ``v``; None if none."""
@@ -24,7 +47,9 @@ class _Judge:
         for bw, sc2 in _sides(u, v):
             assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
             diff = abs(bw.bw_mmr - sc2.sc2_mmr)
-            if diff > self.rules.limit(bw, sc2) or not self._free_map(bw, sc2):
+            if diff > self.limit(bw, sc2) or not self._free_map(bw, sc2):
+                continue
+            if self.ruled_out(bw, sc2, diff):
                 continue
             bonus = self.rules.config.wait_bonus
             cost = diff * diff - bonus * (bw.wait_cycles + sc2.wait_cycles)
@@ -39,11 +64,16 @@ class _Judge:
         reasons = []
         for bw, sc2 in sides:
             assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
-            diff, limit = abs(bw.bw_mmr - sc2.sc2_mmr), self.rules.limit(bw, sc2)
+            diff, limit = abs(bw.bw_mmr - sc2.sc2_mmr), self.limit(bw, sc2)
+            side = "BW" if self.rules.sides[0] == BW else self.rules.sides[0]
             if diff > limit:
-                reasons.append(f"{bw.player_id} as BW: diff {diff} > window {limit}")
+                named = "max_distance" if self.limits and self.limits.replaces_window else "window"
+                reasons.append(f"{bw.player_id} as {side}: diff {diff} > {named} {limit:g}")
+            elif self.ruled_out(bw, sc2, diff):
+                rule = "the queue's latency, attribute or rematch rule"
+                reasons.append(f"{bw.player_id} as {side}: {rule}")
             else:
-                reasons.append(f"{bw.player_id} as BW: no map that neither vetoed")
+                reasons.append(f"{bw.player_id} as {side}: no map that neither vetoed")
         return "; ".join(reasons)
 
     def _free_map(self, bw: DuelPlayer, sc2: DuelPlayer) -> bool:
@@ -66,9 +96,14 @@ def explain_duel(
 
     Notes: O(n log n) for n players (a sort per player of the match).
     """
-    judge = _Judge(duel_rules(snapshot, profile, profile.strategy), profile.maps)
-    rules = judge.rules
+    rules = duel_rules(snapshot, profile, profile.strategy)
     players = rules.players
+    # What optimal filters by; ladder-v2.1 honours no pair rule (refused at start).
+    limits = None
+    if profile.strategy == "optimal":
+        limits = duel_limits(players, snapshot, queue_rules(profile))
+    index = {p.ticket_id: i for i, p in enumerate(players)}
+    judge = _Judge(rules, profile.maps, limits, index)
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:
@@ -78,13 +113,18 @@ def explain_duel(
     bw, sc2 = by_ticket[bw_ticket], by_ticket[sc2_ticket]
     chosen = judge.pairing(bw, sc2)
     wait = pair_wait(rules.config.window_rule, bw, sc2, rules.lead_side)
+    window = (
+        f"pressure {_stat(result, 'pressure', 0.0):.3f} -> base {rules.window.base} + "
+        f"{rules.window.growth} per wave waited; rule '{rules.config.window_rule}' "
+        f"uses {wait} waves -> max diff {rules.limit(bw, sc2)}"
+    )
+    if limits is not None and limits.replaces_window:
+        window = (
+            f"the queue's max_distance replaces it: {judge.limit(bw, sc2):g} for this pair "
+            "(the limit of its least waited ticket)"
+        )
     facts = (
-        (
-            "window",
-            f"pressure {_stat(result, 'pressure', 0.0):.3f} -> base {rules.window.base} + "
-            f"{rules.window.growth} per wave waited; rule '{rules.config.window_rule}' "
-            f"uses {wait} waves -> max diff {rules.limit(bw, sc2)}",
-        ),
+        ("window", window),
         (
             "pair cost",
             f"diff^2 - {rules.config.wait_bonus} x waits = "

@@ -142,6 +142,7 @@ class Player(Record):
     vetoed_maps: Annotated[tuple[Name, ...], Field(max_length=MAX_VETOED_MAPS)] = ()
     latency_ms: Annotated[dict[KeyPart, Latency], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
     can_host: Annotated[bool, Field(strict=True)] = False
+    attributes: Annotated[dict[Name, Name], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
 
 
 class TicketJoined(Record):

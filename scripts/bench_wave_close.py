@@ -6,13 +6,18 @@ Folds N 1v1 joins into one region, then times the WaveTick: snapshot, strategy,
 checker, state update (the fold), the worker's metrics of the wave, and turning the step
 into encoded output records (`records_of`: MatchCreated, TicketDequeued, TicketStatus,
 WaveClosed). This is the "tick read to last event encoded" part of a wave's latency.
-``--publish`` starts the embedded broker and also sends every record with the worker's
+``--publish`` starts a broker (``--broker tansu``, the embedded one, or ``kafka``, Apache
+Kafka from tests/kafka/install.sh's jars) and also sends every record with the worker's
 Publisher and producer settings, timing until the broker acknowledged the last one (the
 producer's flush: the issue's "tick read to last event published"). The cyclic GC is
 held from the tick's fold to the hand-over to the producer, as the worker holds it for a
 batch (QueueWorker.process); the wave's objects are freed after the hand-over, as the
 worker frees them. ``--joins-after N`` folds N joins after the wave, before the flush,
 as the worker folds the rest of a fetched batch (up to 2,000 records) before it flushes.
+``--rules`` makes the queue a mirror ladder (one ``mmr`` rating per player) with skill,
+latency and rematch rules (RULES below): players join over the two minutes before the
+tick with latencies to the region, and a first wave closes untimed, its players joining
+again, so that the timed wave's players carry real rematch histories.
 The process keeps freed memory as a worker does (ADR 0072) unless ``--glibc-defaults``.
 """
 
@@ -55,6 +60,14 @@ regions = ["eu"]
 wave_interval_ms = 10000
 ready_check_ms = {ready}
 """
+#: ``--rules``: the issue's 1v1 rules, skill, latency and rematch.
+RULES = """
+[queues.rules]
+rating = "mmr"
+max_distance = { base = 100, growth_per_s = 5, cap = 400 }
+max_latency_ms = { base = 80, growth_per_s = 1, cap = 150 }
+rematch = { last = 3, within_s = 900 }
+"""
 
 
 class Send:
@@ -73,11 +86,13 @@ def one_run(
     seed: int,
     send: Send | None = None,
     joins_after: int = 0,
+    rules: bool = False,
     ready_check_ms: int = 0,
 ) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(
         CONFIG.format(strategy=strategy, status=str(status).lower(), ready=ready_check_ms)
+        + (RULES if rules else "")
     )
     folder = Folder.from_settings(load_settings(config, broker_url="kafka://localhost:1"))
     key = queue_key("1v1", "eu")
@@ -87,37 +102,43 @@ def one_run(
     joins = []
     for number, (bw, sc2) in enumerate(worker_mix_ratings(players + joins_after, seed)):
         ratings = {race: mmr for race, mmr in (("bw", bw), ("sc2", sc2)) if mmr is not None}
-        value = json.dumps(
-            {
-                "type": "TicketJoined",
-                "ticket_id": f"t{number}",
-                "queue": "1v1",
-                "region": "eu",
-                "joined_at_ms": start_ms,
-                "players": [{"player_id": f"p{number}", "ratings": ratings}],
-            }
-        ).encode()
-        joins.append(value)
+        player: dict[str, Any] = {"player_id": f"p{number}", "ratings": ratings}
+        joined_at_ms = start_ms
+        if rules:  # one rating, a latency, and joins spread over two minutes
+            player["ratings"] = {"mmr": next(iter(ratings.values()))}
+            player["latency_ms"] = {"eu": 20 + number * 7919 % 120}
+            joined_at_ms = start_ms - number * 104_729 % 120_000
+        joins.append(_join(f"t{number}", joined_at_ms, player))
     for number, value in enumerate(joins[:players]):
         folder.fold(state, key, value, number)
-    tick = encode(
-        WaveTick(
-            queue="1v1",
-            region="eu",
-            wave_id="1",
-            sequence=1,
-            tick_at_ms=start_ms + 10_000,
-            config_fingerprint="f",
-            interval_ms=10_000,
-        )
-    )
+    offset, tick_at_ms, wave = players, start_ms + 10_000, 1
+    if rules:  # a first wave, its players back in the queue with their histories
+        first = folder.fold(state, key, _tick(tick_at_ms, wave), offset)
+        assert first is not None and first.step is not None
+        offset, tick_at_ms, wave = offset + 1, tick_at_ms + 10_000, wave + 1
+        again = [
+            (seat.player_id, seat.rating, number)
+            for number, match in enumerate(first.step.matches)
+            for team in match.teams
+            for seat in team.seats
+        ]
+        del first
+        for player_id, rating, number in again:
+            rejoin = {
+                "player_id": player_id,
+                "ratings": {"mmr": rating},
+                "latency_ms": {"eu": 20 + number * 7919 % 120},
+            }
+            folder.fold(state, key, _join(f"r{player_id}", tick_at_ms - 5_000, rejoin), offset)
+            offset += 1
+    tick = _tick(tick_at_ms, wave)
     metrics = WorkerMetrics(CollectorRegistry())
     BREAKDOWN.clear()
     began, began_cpu = time.perf_counter(), time.process_time()
     # As QueueWorker.process does for a batch: the cyclic collector held while the tick
     # is folded, encoded and handed to the producer; the flush (the broker's acks) after.
     with paused_gc():
-        folded = folder.fold(state, key, tick, players)
+        folded = folder.fold(state, key, tick, offset)
         folded_at = time.perf_counter()
         assert folded is not None and folded.step is not None
         assert folded.step.summary is not None
@@ -128,6 +149,7 @@ def one_run(
         )
         done, done_cpu = time.perf_counter(), time.process_time()
         records, matches = len(outputs), folded.step.summary.matches
+        folded_queued = folded.step.summary.players_in_snapshot
         if send is not None:
             send.hand(outputs)
             # As QueueWorker.process does: the wave's objects are freed once handed over,
@@ -135,8 +157,8 @@ def one_run(
             # only then the producer flushed.
             del folded, outputs
             later: list[tuple[str, bytes, bytes]] = []
-            for offset, value in enumerate(joins[players:], start=players + 1):
-                joined = folder.fold(state, key, value, offset)
+            for later_offset, value in enumerate(joins[players:], start=offset + 1):
+                joined = folder.fold(state, key, value, later_offset)
                 assert joined is not None
                 later += records_of(joined, topic="q", partition=partition, key=key, value=value)
             send.hand(later)
@@ -158,7 +180,34 @@ def one_run(
         **{f"{label}_cpu_ms": value for label, value in BREAKDOWN.items()},
         "records": float(records),
         "matches": float(matches),
+        "players_in_snapshot": float(folded_queued),
     }
+
+
+def _join(ticket_id: str, joined_at_ms: int, player: dict[str, Any]) -> bytes:
+    body = {
+        "type": "TicketJoined",
+        "ticket_id": ticket_id,
+        "queue": "1v1",
+        "region": "eu",
+        "joined_at_ms": joined_at_ms,
+        "players": [player],
+    }
+    return json.dumps(body).encode()
+
+
+def _tick(tick_at_ms: int, wave: int) -> bytes:
+    return encode(
+        WaveTick(
+            queue="1v1",
+            region="eu",
+            wave_id=str(wave),
+            sequence=wave,
+            tick_at_ms=tick_at_ms,
+            config_fingerprint="f",
+            interval_ms=10_000,
+        )
+    )
 
 
 #: What ``--breakdown`` times inside the fold: (module, attribute, label). Times nest:
@@ -169,7 +218,9 @@ TIMED = (
     ("matcher.duel.strategies", "duel_players", "duel_players"),
     ("matcher.duel.strategies", "optimal_pairs", "optimal_pairs"),
     ("matcher.duel.strategies", "build_result", "placement"),
+    ("matcher.duel.strategies", "duel_limits", "rule_limits"),
     ("matcher.queue.fold", "result_problems", "checker"),  # the strategy's checker
+    ("matcher.queue.fold", "wave_rule_problems", "rules_checker"),
     ("matcher.queue.fold", "wave_result_problems", "checker"),  # before issue 24
     ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),
     ("matcher.queue.fold", "summarise", "summary"),
@@ -211,7 +262,8 @@ def main() -> int:
     parser.add_argument("--strategy", default="optimal")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-status", action="store_true")
-    parser.add_argument("--publish", action="store_true", help="send to the embedded broker too")
+    parser.add_argument("--publish", action="store_true", help="send to a broker too")
+    parser.add_argument("--broker", choices=("tansu", "kafka"), default="tansu")
     parser.add_argument(
         "--joins-after",
         type=int,
@@ -220,6 +272,9 @@ def main() -> int:
     )
     parser.add_argument(
         "--breakdown", action="store_true", help="also time the fold's parts (CPU ms)"
+    )
+    parser.add_argument(
+        "--rules", action="store_true", help="a mirror ladder with skill, latency, rematch rules"
     )
     parser.add_argument(
         "--ready-check-ms", type=int, default=0, help="propose the matches (a ready check)"
@@ -237,6 +292,7 @@ def main() -> int:
             args.strategy,
             not args.no_status,
             seed,
+            rules=args.rules,
             ready_check_ms=args.ready_check_ms,
         )
         for seed in range(args.repeat)
@@ -248,6 +304,7 @@ def main() -> int:
                 "players": args.players,
                 "strategy": args.strategy,
                 "status": not args.no_status,
+                "rules": args.rules,
                 "median_of": args.repeat,
                 **summary,
             }
@@ -257,15 +314,18 @@ def main() -> int:
 
 
 def with_broker(args: argparse.Namespace) -> int:
+    import tempfile
+
     from aiokafka import AIOKafkaProducer
 
-    from streams.embedded.broker import EmbeddedBroker
     from streams.topics import ensure_topics
+    from streams.worker.direct import output_producer
     from streams.worker.publisher import Publisher
+    from tests.kafka.broker import running_broker
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    with EmbeddedBroker() as broker:
+    with running_broker(args.broker, Path(tempfile.mkdtemp(prefix="bench-wave-close-"))) as broker:
         config = Path("/tmp/bench-wave-close-topics.toml")
         config.write_text(
             CONFIG.format(strategy=args.strategy, status="true", ready=args.ready_check_ms)
@@ -273,14 +333,9 @@ def with_broker(args: argparse.Namespace) -> int:
         settings = load_settings(config, broker_url=broker.url)
         loop.run_until_complete(ensure_topics(settings))
 
-        # The worker's producer settings (streams/worker/app.py).
+        # The worker's own producer (idempotent on Apache Kafka).
         async def started() -> AIOKafkaProducer:
-            producer = AIOKafkaProducer(
-                bootstrap_servers=broker.bootstrap,
-                acks="all",
-                linger_ms=5,
-                max_batch_size=512 * 1024,
-            )
+            producer = output_producer(settings)
             await producer.start()
             return producer
 
@@ -311,6 +366,7 @@ def with_broker(args: argparse.Namespace) -> int:
                 "players": args.players,
                 "strategy": args.strategy,
                 "publish": True,
+                "broker": args.broker,
                 "median_of": args.repeat,
                 **summary,
             }

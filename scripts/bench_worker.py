@@ -1,9 +1,10 @@
-"""Load, soak and failover benchmark of the streaming worker, on the embedded broker (loopback).
+"""Load, soak, failover and broker-restart benchmark of the worker, on Tansu or Apache Kafka.
 
     .venv/bin/python scripts/bench_worker.py backlog  --events 60000 --workers 1
     .venv/bin/python scripts/bench_worker.py steady   --rate 20000 --seconds 30
     .venv/bin/python scripts/bench_worker.py steady   --rate 2000 --seconds 60 --workers 2
     .venv/bin/python scripts/bench_worker.py failover --rate 500 --seconds 60 --workers 2
+    .venv/bin/python scripts/bench_worker.py restart  --rate 500 --seconds 60 --broker kafka
 
 backlog:  publish N joins first, then start the workers; events/s until all are folded.
 steady:   publish at a fixed rate; records folded per second while publishing (from the
@@ -14,6 +15,13 @@ steady:   publish at a fixed rate; records folded per second while publishing (f
 failover: steady, and SIGKILL one worker a third of the way in: time until the
           survivors own every partition, and the longest gap between two closed waves
           of a region.
+restart:  steady, and SIGKILL the broker a third of the way in, restarted on its data
+          directory after --down-s (Apache Kafka only: the embedded broker is memory-only):
+          broker_start_s (the restart until the broker answers metadata), recovery_s (from
+          then until every region closed a wave again), and the longest gap between two
+          closed waves of a region (the outage included).
+--broker: tansu (the embedded broker, default) or kafka (Apache Kafka from the jars of
+          tests/kafka/install.sh), both on loopback.
 Results print as one JSON object (docs/benchmarks/worker.md records the runs).
 """
 
@@ -43,10 +51,11 @@ from confluent_kafka import Producer  # noqa: E402
 
 from schemas.codec import decode  # noqa: E402
 from schemas.topics import queue_key  # noqa: E402
-from streams.embedded.broker import EmbeddedBroker, free_port  # noqa: E402
+from streams.embedded.broker import free_port  # noqa: E402
 from streams.processes import stop_process  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
 from streams.topics import ensure_topics  # noqa: E402
+from tests.kafka.broker import running_broker  # noqa: E402
 
 REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
 CONFIG = """
@@ -220,7 +229,9 @@ def percentile(values: list[float], q: float) -> float:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("mode", choices=("backlog", "steady", "failover"))
+    parser.add_argument("mode", choices=("backlog", "steady", "failover", "restart"))
+    parser.add_argument("--broker", choices=("tansu", "kafka"), default="tansu")
+    parser.add_argument("--down-s", type=float, default=5.0, help="restart: broker down this long")
     parser.add_argument("--workers", type=int, default=1)
     parser.add_argument("--events", type=int, default=60_000)
     parser.add_argument("--rate", type=float, default=1_000)
@@ -254,6 +265,8 @@ def main() -> int:
         "--one-ticket-per-player", action="store_true", help="joins admitted by claims"
     )
     args = parser.parse_args()
+    if args.mode == "restart" and args.broker != "kafka":
+        parser.error("restart needs --broker kafka: the embedded broker loses every topic")
     # A `timeout` or Ctrl-C must still stop the workers and the broker (finally blocks).
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: sys.exit(130))
@@ -273,6 +286,7 @@ def main() -> int:
     )
     result: dict[str, object] = {
         "mode": args.mode,
+        "broker": args.broker,
         "consumer": args.consumer,
         "workers": args.workers,
         "logs": str(work),
@@ -281,7 +295,7 @@ def main() -> int:
         "ready_check_ms": args.ready_check_ms,
         "one_ticket_per_player": args.one_ticket_per_player,
     }
-    with EmbeddedBroker(log_path=work / "broker.log") as broker:
+    with running_broker(args.broker, work) as broker:
         settings = load_settings(config, broker_url=broker.url)
         asyncio.run(ensure_topics(settings))
         workers: list[Worker] = []
@@ -338,7 +352,7 @@ def main() -> int:
                 started = time.time()
                 cpu_before = sum(w.cpu_s() for w in workers)
                 thread.start()
-                lags, killed_at, takeover = [], None, None
+                lags, killed_at, takeover, restarted_at = [], None, None, None
                 folded: list[tuple[float, int]] = []  # (time, records applied so far)
                 while thread.is_alive():
                     time.sleep(1)
@@ -354,6 +368,17 @@ def main() -> int:
                     ):
                         workers[-1].stop(signal.SIGKILL)
                         killed_at = time.time()
+                    if (
+                        args.mode == "restart"
+                        and restarted_at is None
+                        and time.time() - started > args.seconds / 3
+                    ):
+                        broker.stop(signal.SIGKILL)
+                        time.sleep(args.down_s)
+                        began = time.time()
+                        broker.start()
+                        restarted_at = time.time()
+                        result["broker_start_s"] = round(restarted_at - began, 1)
                     if (
                         killed_at
                         and takeover is None
@@ -407,11 +432,29 @@ def main() -> int:
                 )
                 if args.mode == "failover":
                     result.update(takeover_s=round(takeover, 1) if takeover else None)
+                if restarted_at is not None:
+                    result.update(
+                        down_s=args.down_s,
+                        recovery_s=recovery_s(waves, restarted_at, set(REGIONS)),
+                    )
         finally:
             for worker in workers:
                 worker.stop()
     print(json.dumps(result))
     return 0
+
+
+def recovery_s(
+    waves: list[tuple[str, int, int]], restarted_at: float, regions: set[str]
+) -> float | None:
+    """From the broker's restart until the last region's first wave closed after it."""
+    after: dict[str, int] = {}
+    for region, _, ts in waves:
+        if ts >= restarted_at * 1000 and (region not in after or ts < after[region]):
+            after[region] = ts
+    if set(after) != regions:
+        return None
+    return round(max(after.values()) / 1000 - restarted_at, 1)
 
 
 def applied_by(workers: list[Worker]) -> dict[int, int]:

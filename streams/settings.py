@@ -14,14 +14,22 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    SecretStr,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
 
 from matcher.core import QueueProfile, ServerRoute
 from matcher.queue import QueueRules
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.lifecycle import LifecyclePolicy
-from matcher.strategies import decision_revision, strategy_names
+from matcher.strategies import check_profile, check_rules, decision_revision, strategy_names
 
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
 
@@ -61,6 +69,8 @@ class QueueSettings(_Frozen):
     team_size_min: int | None = Field(default=None, ge=1)
     roles: tuple[str, ...] = ()
     options: dict[str, Any] = Field(default_factory=dict)
+    # Declarative limits every match must respect (docs/rules.md; checked by check_queue).
+    rules: dict[str, Any] = Field(default_factory=dict)
     # "pop": the next wave is due when about pop_target_matches matches' worth of players
     # have arrived (moving average), within [pop_floor_ms, pop_cap_ms] (docs/adr/0050).
     cadence: Literal["fixed", "pop"] = "fixed"
@@ -89,7 +99,49 @@ class QueueSettings(_Frozen):
             )
         if len(set(self.regions)) != len(self.regions):
             raise ValueError("regions must be distinct")
+        check_queue(self)
         return self
+
+
+# --- Queue options and rules, checked at load (issue 26) ------------------------------
+# Kept in one block: a queue whose strategy options are wrong must stop the start with
+# one line, never load and then dead-letter every wave of that queue.
+
+
+def queue_profile(queue: QueueSettings) -> QueueProfile:
+    """The strategy-facing part of ``queue`` alone (no routes): what the checks read."""
+    return QueueProfile(
+        queue=queue.name,
+        strategy=queue.strategy,
+        maps=queue.maps,
+        team_count=queue.team_count,
+        team_size=queue.team_size,
+        team_size_min=queue.team_size_min,
+        roles=queue.roles,
+        options=dict(queue.options),
+        rules=dict(queue.rules),
+    )
+
+
+def check_queue(queue: QueueSettings) -> None:
+    """Raise ValueError ``queue '<name>': <field>: <reason>`` for bad options or rules."""
+    try:
+        check_profile(queue_profile(queue))
+        check_rules(queue_profile(queue))
+    except ValueError as error:
+        raise ValueError(f"queue {queue.name!r}: {error}") from None
+
+
+def decisive_queue(queue: QueueSettings) -> dict[str, Any]:
+    """What of ``queue`` enters the config fingerprint; no rules table leaves the
+    fingerprint of a configuration written before rules existed unchanged."""
+    dumped = queue.model_dump(mode="json")
+    if not dumped["rules"]:
+        del dumped["rules"]
+    # Lifecycle settings count only once set, for the same reason (docs/adr/0111).
+    for name in _UNSET_LIFECYCLE - queue.model_fields_set:
+        del dumped[name]
+    return dumped
 
 
 class RouteSettings(_Frozen):
@@ -146,13 +198,57 @@ class Settings(BaseSettings):
     snapshot_min_events: int = Field(default=5_000, ge=1)
     # How the queue topic is consumed (docs/adr/0061): "direct" is a plain aiokafka
     # consumer in its own group (<app_id>-queue) with snapshots in a topic of their own,
-    # several times Faust's rate (docs/benchmarks/worker.md); "faust" is Faust's agent and
-    # table (ADR 8), the only mode with transactions (processing_guarantee). Faust keeps
-    # the wave timer and the web views either way.
+    # several times Faust's rate (docs/benchmarks/worker.md), with an idempotent producer
+    # on Apache Kafka; "faust" is Faust's agent and table (ADR 8). Faust keeps the wave
+    # timer and the web views either way.
     consumer: Literal["direct", "faust"] = "direct"
-    # Apache Kafka only: "exactly_once" uses transactions; the embedded broker has none.
-    processing_guarantee: Literal["at_least_once", "exactly_once"] = "at_least_once"
+    # At-least-once delivery of exactly-once decisions on every broker (docs/adr/0005);
+    # "exactly_once" was removed (docs/adr/0090). Kept so existing files stay valid.
+    processing_guarantee: Literal["at_least_once"] = "at_least_once"
     log_level: Literal["debug", "info", "warn", "error"] = "info"
+
+    @field_validator("processing_guarantee", mode="before")
+    @classmethod
+    def _no_transactions(cls, value: Any) -> Any:
+        if value == "exactly_once":
+            raise ValueError(
+                '"exactly_once" was removed: outputs are published at least once, '
+                "byte-identical, and consumers de-duplicate by key (docs/adr/0090)"
+            )
+        return value
+
+    # How every Kafka client connects (streams/connection.py, docs/adr/0095). Managed
+    # clusters usually want SASL_SSL with SCRAM or PLAIN; PLAINTEXT suits a local broker only.
+    security_protocol: Literal["PLAINTEXT", "SSL", "SASL_PLAINTEXT", "SASL_SSL"] = "PLAINTEXT"
+    sasl_mechanism: Literal["PLAIN", "SCRAM-SHA-256", "SCRAM-SHA-512"] | None = None
+    sasl_username: str | None = None
+    # Secrets: WAVEMATCH_SASL_PASSWORD, or a file (a mounted Secret) read once at start.
+    # Neither is logged (SecretStr) nor in the config fingerprint (not a decision).
+    sasl_password: SecretStr | None = None
+    sasl_password_file: Path | None = None
+    # TLS: the CA that signed the brokers' certificates (default: the system's CAs), and a
+    # client certificate and key for listeners that ask for one (PEM files).
+    ssl_cafile: Path | None = None
+    ssl_certfile: Path | None = None
+    ssl_keyfile: Path | None = None
+    ssl_key_password: SecretStr | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _password_from_file(cls, data: Any) -> Any:
+        """Read ``sasl_password_file`` into ``sasl_password``: one value from then on."""
+        if not isinstance(data, dict) or not data.get("sasl_password_file"):
+            return data
+        if data.get("sasl_password"):
+            raise ValueError("sasl_password_file: set it or sasl_password, not both")
+        path = Path(data["sasl_password_file"])
+        try:
+            password = path.read_text().rstrip("\r\n")
+        except OSError as error:
+            raise ValueError(f"sasl_password_file: cannot read {path}: {error.strerror}") from None
+        if not password:
+            raise ValueError(f"sasl_password_file: {path} is empty")
+        return {**data, "sasl_password": password}
 
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
@@ -164,11 +260,31 @@ class Settings(BaseSettings):
             and self.finished_retention_ms < self.ticket_ttl_ms
         ):
             raise ValueError("finished_retention_ms must be >= ticket_ttl_ms")
-        if self.consumer == "direct" and self.processing_guarantee == "exactly_once":
-            raise ValueError('processing_guarantee "exactly_once" needs consumer = "faust"')
         if self.heartbeat_interval_ms * 3 > self.session_timeout_ms:
             raise ValueError("heartbeat_interval_ms must be at most a third of session_timeout_ms")
+        self._secured_consistently()
         return self
+
+    def _secured_consistently(self) -> None:
+        protocol = self.security_protocol
+        sasl = protocol.startswith("SASL_")
+        tls = protocol in ("SSL", "SASL_SSL")
+        if protocol != "PLAINTEXT" and self.is_embedded_broker:
+            raise ValueError("security_protocol: the embedded broker (tansu://) is PLAINTEXT only")
+        for name in ("sasl_mechanism", "sasl_username", "sasl_password"):
+            given = getattr(self, name) is not None
+            if sasl and not given:
+                raise ValueError(f"{name}: required with security_protocol {protocol}")
+            if given and not sasl:
+                raise ValueError(f"{name}: set, but security_protocol {protocol} uses no SASL")
+        for name in ("ssl_cafile", "ssl_certfile", "ssl_keyfile", "ssl_key_password"):
+            value = getattr(self, name)
+            if value is not None and not tls:
+                raise ValueError(f"{name}: set, but security_protocol {protocol} uses no TLS")
+            if isinstance(value, Path) and not value.is_file():
+                raise ValueError(f"{name}: {value} not found")
+        if self.ssl_keyfile is not None and self.ssl_certfile is None:
+            raise ValueError("ssl_keyfile: set without ssl_certfile (the client certificate)")
 
     @classmethod
     def settings_customise_sources(
@@ -229,6 +345,7 @@ class Settings(BaseSettings):
                 team_size_min=q.team_size_min,
                 roles=q.roles,
                 options=dict(q.options),
+                rules=dict(q.rules),
             )
             for q in self.queues
         }
@@ -263,12 +380,7 @@ class Settings(BaseSettings):
         mismatch.
         """
         decisive: dict[str, Any] = {
-            # Lifecycle settings count only once set, so configurations without them
-            # keep the fingerprints their logs were recorded under.
-            "queues": [
-                q.model_dump(mode="json", exclude=set(_UNSET_LIFECYCLE - q.model_fields_set))
-                for q in self.queues
-            ],
+            "queues": [decisive_queue(q) for q in self.queues],
             "routes": [r.model_dump(mode="json") for r in self.routes],
             "fallback_servers": list(self.fallback_servers),
             "rules": [self.ticket_ttl_ms, self.finished_retention_ms or self.ticket_ttl_ms],
@@ -297,7 +409,9 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         return Settings(**overrides)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "settings"
-        raise SettingsError(f"{where}: {first['msg']}") from None
+        # Checks across fields (no location) start their message with the field to fix.
+        message = first["msg"].removeprefix("Value error, ")
+        where = ".".join(str(part) for part in first["loc"])
+        raise SettingsError(f"{where}: {message}" if where else message) from None
     finally:
         _config_file.reset(token)

@@ -13,6 +13,7 @@ from aiokafka.admin import AIOKafkaAdminClient, NewTopic
 from aiokafka.errors import TopicAlreadyExistsError
 
 from schemas.topics import TOPICS
+from streams.connection import client_kwargs, connection_of
 from streams.settings import Settings
 from streams.worker.app import state_changelog_topic
 from streams.worker.snapshot_topic import snapshot_topic
@@ -58,7 +59,7 @@ async def ensure_topics(settings: Settings) -> list[str]:
 
     Returns the names of the topics it created.
     """
-    admin = AIOKafkaAdminClient(bootstrap_servers=settings.broker_host_port)
+    admin = AIOKafkaAdminClient(**client_kwargs(connection_of(settings)))
     await admin.start()
     try:
         existing = await _partition_counts(admin)

@@ -53,6 +53,7 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
             vetoed_maps=tuple(p.vetoed_maps),
             latency_ms=tuple(sorted(p.latency_ms.items())),
             can_host=bool(getattr(p, "can_host", False)),
+            attributes=tuple(sorted(p.attributes.items())),
         )
         for p in event.players
     )

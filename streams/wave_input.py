@@ -96,6 +96,14 @@ def _int_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, in
     return tuple(sorted(values.items()))
 
 
+def _str_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, str], ...]:
+    values = _get(obj, path, key, dict, {})
+    for name, value in values.items():
+        if not isinstance(value, str):
+            raise WaveInputError(f"{path}.{key}.{name}: must be a string")
+    return tuple(sorted(values.items()))
+
+
 def _unique(ids: list[str], path: str, key: str) -> None:
     seen: set[str] = set()
     for i, value in enumerate(ids):
@@ -230,6 +238,7 @@ def _player(obj: dict[str, Any], path: str) -> Player:
         _strings(obj, path, "vetoed_maps", ()),
         _int_map(obj, path, "latency_ms"),
         _get(obj, path, "can_host", bool, False),
+        _str_map(obj, path, "attributes"),
     )
 
 

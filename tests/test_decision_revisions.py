@@ -28,9 +28,9 @@ from tests.teams.factories import ticket
 PINNED = {
     "optimal": (11, "676b5e3fe6e2a22c"),
     "ladder-v2.1": (1, "5f6636ac28fac8b5"),
-    "rebalance": (1, "76bd53c5d6b86684"),
-    "game-queue": (1, "76bd53c5d6b86684"),
-    "multifactor": (2, "0fdc05830e89e5c2"),
+    "rebalance": (2, "0dda2574f220241a"),
+    "game-queue": (2, "0dda2574f220241a"),
+    "multifactor": (3, "77e25949725d660f"),
 }
 
 
@@ -68,7 +68,13 @@ def cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
     if name == "ladder-v2.1":
         return [(s, profile_of("ladder-v2.1")) for s, _ in duel_waves((30, 300))]
     if name in ("rebalance", "game-queue"):
-        return [(team_wave(seed, 40), team_profile(name)) for seed in (1, 2)]
+        # The ruled 3v3 exercises the rules and the completion of left-out parties (ADR 0102).
+        ruled = QueueProfile(
+            "q", name, ("m",), team_size=3, rules={"rating": "mmr", "max_spread": 500}
+        )
+        return [(team_wave(seed, 40), team_profile(name)) for seed in (1, 2)] + [
+            (team_wave(seed, 14), ruled) for seed in (3, 4, 5)
+        ]
     profile = multifactor_profile(budget_evaluations=30_000)
     return [(random_wave(seed, players), profile) for seed, players in ((1, 60), (2, 120))]
 

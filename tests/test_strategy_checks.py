@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import dataclasses
 
-import pytest
-
 from matcher.checks import wave_result_problems
 from matcher.core import QueueProfile, Seat, Team, WaveResult, WaveSnapshot
 from matcher.duel.model import DuelPlayer
 from matcher.queue import RegionQueue, TicketJoined, WaveTick
-from matcher.queue.fold import InvalidWaveResult, QueueRules
+from matcher.queue.fold import QueueRules
 from matcher.strategies import (
     _REGISTRY,
     get_checker,
@@ -61,7 +59,7 @@ def _everyone_waits(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
 
 def test_the_fold_refuses_a_result_its_strategy_checker_rejects() -> None:
     """The result passes the common rules; its strategy's checker refuses it, so the wave
-    changes nothing."""
+    fails with that reason and changes nothing."""
     name = "test-strict"
     if name not in _REGISTRY:
         register_strategy(
@@ -73,6 +71,7 @@ def test_the_fold_refuses_a_result_its_strategy_checker_rejects() -> None:
     rules = QueueRules(ticket_ttl_ms=60_000)
     state = RegionQueue("duo", "eu")
     state.apply(TicketJoined(make_ticket("a")), profile, rules)
-    with pytest.raises(InvalidWaveResult, match="nobody may wait"):
-        state.apply(WaveTick("duo", "eu", "w1", 1, 10_000, "cfg", 10_000), profile, rules)
+    step = state.apply(WaveTick("duo", "eu", "w1", 1, 10_000, "cfg", 10_000), profile, rules)
+    assert step.note == "wave_failed" and step.failure is not None
+    assert step.failure.reason == "test-strict: nobody may wait"
     assert list(state.tickets) == ["a"]

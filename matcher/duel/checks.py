@@ -15,6 +15,7 @@ from matcher.duel.ladder import lead_side
 from matcher.duel.model import (
     BW,
     LADDER_DEFAULTS,
+    MIRROR_SIDES,
     OPTIMAL_DEFAULTS,
     SC2,
     DuelConfig,
@@ -22,8 +23,9 @@ from matcher.duel.model import (
     Window,
     parse_config,
 )
-from matcher.duel.result import duel_players
+from matcher.duel.result import duel_players, seat_roles
 from matcher.duel.windows import pair_wait, pressure, tier_window
+from matcher.rules.check import queue_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +36,9 @@ class DuelRules:
     config: DuelConfig
     window: Window
     lead_side: str
+    sides: tuple[str, str] = (BW, SC2)
+    #: The queue's ``max_distance`` replaces the window (the rules check judges it).
+    windowless: bool = False
 
     def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> int:
         """The largest diff allowed for ``bw`` playing BW against ``sc2`` playing SC2."""
@@ -47,10 +52,20 @@ def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> 
     """
     defaults = LADDER_DEFAULTS if strategy == "ladder-v2.1" else OPTIMAL_DEFAULTS
     config = parse_config(profile.options, defaults)
-    players, _ = duel_players(snapshot)
+    rules = queue_rules(profile)
+    rating = rules.rating  # a mirror 1v1: one rating, either side
+    players, _ = duel_players(snapshot, rating)
     window = tier_window(pressure(len(players), snapshot.active_population, config), config)
+    sides = (BW, SC2) if rating is None else MIRROR_SIDES
     # Both strategies: stage 4's lead side (docs/adr/0013).
-    return DuelRules(tuple(players), config, window, lead_side(players, config))
+    return DuelRules(
+        tuple(players),
+        config,
+        window,
+        lead_side(players, config),
+        sides,
+        windowless=rules.max_distance is not None,
+    )
 
 
 def duel_result_problems(
@@ -59,9 +74,10 @@ def duel_result_problems(
     """Return every rule of a duel wave that ``result`` breaks (empty when valid).
 
     Rules: those of :func:`matcher.checks.wave_result_problems`; every match has a
-    ``bw`` and an ``sc2`` team of one seat each, held by two different duel-fit
-    players who offer that race at the seated rating; every diff lies inside the
-    pair's window; tickets unfit for a duel stay unmatched.
+    ``bw`` and an ``sc2`` team of one seat each (a mirror 1v1: ``team1`` and ``team2``),
+    held by two different duel-fit players who offer that race at the seated rating
+    (either side at the queue's rating in a mirror); every diff lies inside the pair's
+    window; tickets unfit for a duel stay unmatched.
 
     >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
     >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
@@ -106,14 +122,17 @@ def _match_problems(
     with the seats' diff as its ``mmr_diff`` quality."""
     label = f"match {match.match_id}"
     teams = match.teams
+    first, second = rules.sides
+    first_role, second_role = seat_roles(rules.sides)
+    shown = ("BW", "SC2") if rules.sides == (BW, SC2) else rules.sides
     if (
         len(teams) != 2
-        or teams[0].name != BW
-        or teams[1].name != SC2
+        or teams[0].name != first
+        or teams[1].name != second
         or (len(teams[0].seats) != 1 or len(teams[1].seats) != 1)
     ):
         shape = [(team.name, len(team.seats)) for team in teams]
-        return [f"{label}: teams must be one bw seat then one sc2 seat, got {shape}"]
+        return [f"{label}: teams must be one {first} seat then one {second} seat, got {shape}"]
     bw_seat, sc2_seat = teams[0].seats[0], teams[1].seats[0]
     bw, sc2 = by_ticket.get(bw_seat.ticket_id), by_ticket.get(sc2_seat.ticket_id)
     if bw is None or sc2 is None:
@@ -121,15 +140,15 @@ def _match_problems(
     problems: list[str] = []
     if bw.ticket_id == sc2.ticket_id:
         problems.append(f"{label}: a player plays against themself")
-    if bw.bw_mmr is None or bw_seat.role != BW or bw_seat.rating != bw.bw_mmr:
-        problems.append(f"{label}: {bw.player_id} does not play BW at {bw_seat.rating}")
-    if sc2.sc2_mmr is None or sc2_seat.role != SC2 or sc2_seat.rating != sc2.sc2_mmr:
-        problems.append(f"{label}: {sc2.player_id} does not play SC2 at {sc2_seat.rating}")
+    if bw.bw_mmr is None or bw_seat.role != first_role or bw_seat.rating != bw.bw_mmr:
+        problems.append(f"{label}: {bw.player_id} does not play {shown[0]} at {bw_seat.rating}")
+    if sc2.sc2_mmr is None or sc2_seat.role != second_role or sc2_seat.rating != sc2.sc2_mmr:
+        problems.append(f"{label}: {sc2.player_id} does not play {shown[1]} at {sc2_seat.rating}")
     if problems:
         return problems
     diff = abs(bw_seat.rating - sc2_seat.rating)
     limit = rules.limit(bw, sc2)
-    if diff > limit:
+    if diff > limit and not rules.windowless:
         problems.append(f"{label}: diff {diff} outside the window {limit}")
     if match.quality_of("mmr_diff") != float(diff):
         problems.append(f"{label}: quality mmr_diff is not the seats' diff {diff}")

@@ -21,6 +21,7 @@ from functools import cached_property
 import numpy as np
 from numpy.typing import NDArray
 
+from matcher.duel.limits import DuelLimits
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
 
 Ints = NDArray[np.int64]
@@ -60,7 +61,8 @@ class DuelArrays:
     """Players as columns. ``bw``/``sc2`` are -1 where the player lacks the race.
 
     ``bw_order``/``sc2_order`` list the players offering each race by rating (ties by
-    wave order); ``bw_sorted``/``sc2_sorted`` are those ratings.
+    wave order); ``bw_sorted``/``sc2_sorted`` are those ratings. ``limits``: the queue's
+    rules as a filter on every pair (None: the queue has no rule limiting a pair).
     """
 
     bw: Ints
@@ -76,6 +78,7 @@ class DuelArrays:
     sc2_order: Ints
     bw_sorted: Ints
     sc2_sorted: Ints
+    limits: DuelLimits | None = None
 
     @property
     def size(self) -> int:
@@ -105,12 +108,14 @@ def duel_arrays(
     window: Window,
     config: DuelConfig,
     lead_is_bw: bool = True,
+    limits: DuelLimits | None = None,
 ) -> DuelArrays:
     """Build the arrays of a wave's players.
 
     ``lead_is_bw`` matters only under the ``lead`` window rule: whether the BW player's
     wait widens a pair's window (the caller passes ``ladder-v2.1``'s lead side, so every
-    ladder pair is legal here, docs/adr/0013).
+    ladder pair is legal here, docs/adr/0013). ``limits``: the queue's rules, whose
+    ``max_distance`` replaces the window (:mod:`matcher.duel.limits`).
 
     Notes: O(n log n + n * maps / 64).
     """
@@ -119,11 +124,14 @@ def duel_arrays(
     wait = np.array([p.wait_cycles for p in players], dtype=np.int64)
     veto, all_maps = _veto_masks(players, maps)
     bw_order, sc2_order = _rating_orders(bw), _rating_orders(sc2)
+    radius = window.base + window.growth * wait
+    if limits is not None and limits.replaces_window:
+        radius = limits.window_radius(np.concatenate([bw, sc2]))
     return DuelArrays(
         bw=bw,
         sc2=sc2,
         wait=wait,
-        radius=window.base + window.growth * wait,
+        radius=radius,
         veto=veto,
         all_maps=all_maps,
         rule=config.window_rule,
@@ -133,6 +141,7 @@ def duel_arrays(
         sc2_order=sc2_order,
         bw_sorted=bw[bw_order],
         sc2_sorted=sc2[sc2_order],
+        limits=limits,
     )
 
 
@@ -181,6 +190,8 @@ def legal(arrays: DuelArrays, u: Ints, v: Ints) -> Bools:
     elif not arrays.lead_is_bw:
         radius = other
     ok &= diff <= radius
+    if arrays.limits is not None:
+        ok &= arrays.limits.allowed(u, v, diff)
     word = arrays.free_word
     if arrays.vetoed and word is not None:
         shared = word[u]
@@ -215,7 +226,10 @@ def legal_table(arrays: DuelArrays, members: Ints) -> Bools:
         radius = np.minimum(ru, rv)
     else:
         radius = ru if arrays.lead_is_bw else rv
-    ok &= np.abs(bw - sc2) <= radius
+    diff = np.abs(bw - sc2)
+    ok &= diff <= radius
+    if arrays.limits is not None:
+        ok &= arrays.limits.allowed_table(members, diff)
     veto = arrays.veto[members]
     if veto.any():
         ok &= _any_free_map(arrays, veto)
@@ -399,6 +413,7 @@ def subset(arrays: DuelArrays, players: Ints) -> DuelArrays:
         sc2_order=sc2_order,
         bw_sorted=bw[bw_order],
         sc2_sorted=sc2[sc2_order],
+        limits=None if arrays.limits is None else arrays.limits.subset(players),
     )
 
 

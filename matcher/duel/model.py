@@ -15,6 +15,9 @@ from typing import Any
 BW = "bw"
 SC2 = "sc2"
 WINDOW_RULES = ("lead", "longer", "shorter")
+#: The teams of a mirror 1v1 (one rating per player, ``rules.rating``): no races, so
+#: named as the team strategies name theirs.
+MIRROR_SIDES = ("team1", "team2")
 
 
 @dataclass(frozen=True, slots=True)

@@ -29,6 +29,7 @@ from matcher.duel.ladder import lead_side
 from matcher.duel.large import relaxed_pairs
 from matcher.duel.large_prepair import equal_rating_pairs
 from matcher.duel.large_rematch import sorted_rematch
+from matcher.duel.limits import DuelLimits
 from matcher.duel.model import BW, DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.small import exact_pairs
 from matcher.duel.windows import pressure, tier_window
@@ -60,8 +61,11 @@ def optimal_pairs(
     active_population: int,
     maps: tuple[str, ...],
     config: DuelConfig,
+    limits: DuelLimits | None = None,
 ) -> OptimalOutcome:
     """Pair the valid players of a wave: most pairs first, then least summed score.
+
+    ``limits``: the queue's rules, a hard filter on which pairs are legal.
 
     >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
     ...            DuelPlayer("c", None, 1390)]
@@ -74,7 +78,7 @@ def optimal_pairs(
     """
     wave_pressure = pressure(len(players), active_population, config)
     window = tier_window(wave_pressure, config)
-    arrays = wave_arrays(players, maps, window, config)
+    arrays = wave_arrays(players, maps, window, config, limits)
     exact = arrays.size <= config.optimal_exact_limit
     pairs, odd = (exact_pairs(arrays), 0) if exact else _large(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
@@ -84,12 +88,16 @@ def optimal_pairs(
 
 
 def wave_arrays(
-    players: Sequence[DuelPlayer], maps: tuple[str, ...], window: Window, config: DuelConfig
+    players: Sequence[DuelPlayer],
+    maps: tuple[str, ...],
+    window: Window,
+    config: DuelConfig,
+    limits: DuelLimits | None = None,
 ) -> DuelArrays:
     """The wave's arrays; under the ``lead`` rule the lead side is ``ladder-v2.1``'s, so
     every pair the ladder may form is legal here (docs/adr/0013)."""
     lead_is_bw = config.window_rule != "lead" or lead_side(players, config) == BW
-    return duel_arrays(players, maps, window, config, lead_is_bw)
+    return duel_arrays(players, maps, window, config, lead_is_bw, limits)
 
 
 def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], int]:

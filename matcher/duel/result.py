@@ -29,11 +29,15 @@ _make_seat = builder(Seat)
 _make_match = builder(Match)
 
 
-def duel_players(snapshot: WaveSnapshot) -> tuple[list[DuelPlayer], list[str]]:
+def duel_players(
+    snapshot: WaveSnapshot, rating: str | None = None
+) -> tuple[list[DuelPlayer], list[str]]:
     """Return the wave's duel players (wave order) and the ids of tickets unfit for a duel.
 
     A ticket is fit when it holds exactly one player who offers BW or SC2 with a
     rating for it; a party, or a player with neither race, stays queued untouched.
+    In a mirror 1v1 (``rating``, the queue's ``rules.rating``) a player is fit with that
+    rating and may take either side at it.
 
     Notes: O(tickets).
     """
@@ -42,7 +46,10 @@ def duel_players(snapshot: WaveSnapshot) -> tuple[list[DuelPlayer], list[str]]:
     default_region = snapshot.region
     for waiting in snapshot.tickets:
         ticket = waiting.ticket
-        player = _duel_player(ticket, waiting.wait_cycles, default_region)
+        if rating is None:
+            player = _duel_player(ticket, waiting.wait_cycles, default_region)
+        else:
+            player = _mirror_player(ticket, waiting.wait_cycles, default_region, rating)
         if player is None:
             unfit.append(ticket.ticket_id)
         else:
@@ -79,17 +86,34 @@ def _duel_player(ticket: Ticket, wait_cycles: int, default_region: str) -> DuelP
     )
 
 
+def _mirror_player(
+    ticket: Ticket, wait_cycles: int, default_region: str, rating: str
+) -> DuelPlayer | None:
+    if len(ticket.players) != 1:
+        return None
+    player = ticket.players[0]
+    value = player.rating(rating)
+    if value is None:
+        return None
+    region = ticket.region or default_region
+    return _make_player(
+        player.player_id, value, value, wait_cycles, region, player.vetoed_maps, ticket.ticket_id
+    )
+
+
 def build_result(
     strategy: str,
     snapshot: WaveSnapshot,
     profile: QueueProfile,
     pairs: Sequence[DuelPair],
     extra_stats: Sequence[tuple[str, float]] = (),
+    sides: tuple[str, str] = (BW, SC2),
 ) -> WaveResult:
     """Stage 7 (map, server, channel) and stage 8 (stats) for pairs in creation order.
 
     The wave RNG draws, match by match, the map then the server
-    (:func:`matcher.placement.place_matches`).
+    (:func:`matcher.placement.place_matches`). ``sides`` name the two teams (and their
+    seats' role): BW and SC2, or a mirror 1v1's :data:`~matcher.duel.model.MIRROR_SIDES`.
 
     Notes: O(pairs + distinct veto sets * maps + tickets).
     """
@@ -103,7 +127,7 @@ def build_result(
         diffs.append(pair.diff)
     spots = place_matches(random.Random(snapshot.seed), profile, vetoes, regions)
     ids = derive_match_ids(snapshot.queue, snapshot.region, snapshot.wave_id, ticket_ids)
-    matches = _matches(pairs, ids, spots, diffs)
+    matches = _matches(pairs, ids, spots, diffs, sides)
     used = {ticket_id for both in ticket_ids for ticket_id in both}
     unmatched = tuple(
         w.ticket.ticket_id for w in snapshot.tickets if w.ticket.ticket_id not in used
@@ -117,9 +141,12 @@ def _matches(
     ids: Sequence[str],
     spots: Sequence[tuple[str, str]],
     diffs: Sequence[int],
+    sides: tuple[str, str],
 ) -> tuple[Match, ...]:
     """The placed matches, the n-th on channel ``channel_name(n)``."""
     make_seat, make_team, make_match = _make_seat, Team, _make_match
+    first, second = sides
+    first_role, second_role = seat_roles(sides)
     channels = [channel_name(number) for number in range(1, CHANNEL_COUNT + 1)]
     # A wave's diffs repeat (a few hundred values for 5,000 matches): one quality each.
     qualities: dict[int, tuple[tuple[str, float], ...]] = {}
@@ -130,8 +157,10 @@ def _matches(
         bw, sc2 = pair.bw, pair.sc2
         bw_mmr, sc2_mmr = bw.bw_mmr, sc2.sc2_mmr
         assert bw_mmr is not None and sc2_mmr is not None
-        bw_team = make_team(BW, (make_seat(bw.ticket_id, bw.player_id, BW, bw_mmr),))
-        sc2_team = make_team(SC2, (make_seat(sc2.ticket_id, sc2.player_id, SC2, sc2_mmr),))
+        bw_team = make_team(first, (make_seat(bw.ticket_id, bw.player_id, first_role, bw_mmr),))
+        sc2_team = make_team(
+            second, (make_seat(sc2.ticket_id, sc2.player_id, second_role, sc2_mmr),)
+        )
         quality = qualities.get(diff)
         if quality is None:
             quality = qualities[diff] = (("mmr_diff", float(diff)),)
@@ -146,6 +175,11 @@ def _matches(
             )
         )
     return tuple(matches)
+
+
+def seat_roles(sides: tuple[str, str]) -> tuple[str, str]:
+    """The seats' roles of a duel's two sides: the race, or none in a mirror 1v1."""
+    return sides if sides == (BW, SC2) else ("", "")
 
 
 def wave_stats(

@@ -9,15 +9,19 @@ from __future__ import annotations
 
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.ladder import ladder_pairs
+from matcher.duel.limits import duel_limits
 from matcher.duel.model import (
     BW,
     LADDER_DEFAULTS,
+    MIRROR_SIDES,
     OPTIMAL_DEFAULTS,
+    SC2,
     DuelConfig,
     parse_config,
 )
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.result import build_result, duel_players
+from matcher.rules.check import queue_rules
 
 LADDER = "ladder-v2.1"
 OPTIMAL = "optimal"
@@ -32,7 +36,8 @@ def ladder_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     Notes: O(n^2 log n) for n players.
     """
     config = _config(profile, LADDER_DEFAULTS)
-    players, unfit = duel_players(snapshot)
+    rating = queue_rules(profile).rating
+    players, unfit = duel_players(snapshot, rating)
     outcome = ladder_pairs(players, snapshot.active_population, profile.maps, config)
     extra = (
         ("refinement_swaps", float(outcome.swaps)),
@@ -42,20 +47,24 @@ def ladder_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
         ("lead_side_is_bw", 1.0 if outcome.lead_side == BW else 0.0),
         ("unfit_tickets", float(len(unfit))),
     )
-    return build_result(LADDER, snapshot, profile, outcome.pairs, extra)
+    return build_result(LADDER, snapshot, profile, outcome.pairs, extra, _sides(rating))
 
 
 def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
     """Close a 1v1 wave with ``optimal``: most matches first, then least squared error.
 
     Options as for :func:`ladder_strategy`; ``window_rule`` defaults to ``longer``.
+    The queue's ``max_distance``, ``max_latency_ms``, ``attributes`` and ``rematch`` rules
+    filter the pair graph: an illegal pair is never considered (:mod:`matcher.duel.limits`).
 
     Notes: the proved optimum for waves of at most ``optimal_exact_limit`` players;
     larger waves one sparse relaxation (docs/optimal.md).
     """
     config = _config(profile, OPTIMAL_DEFAULTS)
-    players, unfit = duel_players(snapshot)
-    outcome = optimal_pairs(players, snapshot.active_population, profile.maps, config)
+    rules = queue_rules(profile)
+    players, unfit = duel_players(snapshot, rules.rating)
+    limits = duel_limits(players, snapshot, rules)
+    outcome = optimal_pairs(players, snapshot.active_population, profile.maps, config, limits)
     extra = (
         ("pressure", outcome.pressure),
         ("window_base", float(outcome.window.base)),
@@ -64,7 +73,11 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         ("odd_cycles", float(outcome.odd_cycles)),
         ("unfit_tickets", float(len(unfit))),
     )
-    return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra)
+    return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra, _sides(rules.rating))
+
+
+def _sides(rating: str | None) -> tuple[str, str]:
+    return (BW, SC2) if rating is None else MIRROR_SIDES
 
 
 def _config(profile: QueueProfile, defaults: DuelConfig) -> DuelConfig:

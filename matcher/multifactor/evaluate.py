@@ -177,8 +177,8 @@ def split_scores(
     np.abs(sides, out=sides)
     total = sides.astype(np.float64)
     total /= n * config.team_skill_scale
-    np.subtract(1.0, total, out=total)
-    np.maximum(total, 0.0, out=total)  # team skill, as team_skill_score
+    total += 1.0
+    np.divide(1.0, total, out=total)  # team skill, as team_skill_score
     weights = structures.weights
     total *= weights[0]
     flat = columns[layout.pair_first]
@@ -192,7 +192,7 @@ def split_scores(
     # to a finite total, which changes no bit, so it is skipped.
     if weights[1]:
         gaps = whole[:, 0].astype(np.float64)
-        total += np.maximum(0.0, 1.0 - gaps / match_pairs / config.player_skill_scale) * weights[1]
+        total += 1.0 / (1.0 + gaps / match_pairs / config.player_skill_scale) * weights[1]
     # Weighted premade factor, -inf where a split breaks a party (stays -inf to the end).
     total += structures.premade_or_veto[:, sids]
     if weights[3]:

@@ -31,32 +31,36 @@ def capped(rating: int, config: MultifactorConfig) -> int:
 def team_skill_score(
     team1: Sequence[int], team2: Sequence[int], config: MultifactorConfig
 ) -> float:
-    """1 - (gap between the teams' mean capped ratings) / team_skill_scale, floored at 0.
+    """1 / (1 + gap between the teams' mean capped ratings / team_skill_scale).
 
-    Teams have the same size, so the gap of means is |sum1 - sum2| / size.
+    Teams have the same size, so the gap of means is |sum1 - sum2| / size. Strictly
+    decreasing in the gap and never 0: a more balanced split always scores higher, however
+    lopsided both are (a floor at 0 made every gap past the scale equally bad).
 
     >>> team_skill_score([1500, 1600], [1550, 1550], MultifactorConfig())
     1.0
-    >>> team_skill_score([1700, 1700], [1600, 1600], MultifactorConfig(team_skill_scale=200))
+    >>> team_skill_score([1700, 1700], [1600, 1600], MultifactorConfig(team_skill_scale=100))
     0.5
 
     Notes: O(players).
     """
     gap = abs(sum(capped(r, config) for r in team1) - sum(capped(r, config) for r in team2))
-    return max(0.0, 1.0 - gap / (len(team1) * config.team_skill_scale))
+    return 1.0 / (1.0 + gap / (len(team1) * config.team_skill_scale))
 
 
 def player_skill_score(ratings: Sequence[int], config: MultifactorConfig) -> float:
-    """1 - (mean |r_i - r_j| over all pairs of players) / player_skill_scale, floored at 0.
+    """1 / (1 + mean |r_i - r_j| over all pairs of players / player_skill_scale).
+
+    Strictly decreasing in the mean gap and never 0, as :func:`team_skill_score`.
 
     >>> player_skill_score([1000, 1100, 1200], MultifactorConfig(player_skill_scale=400))
-    0.666...
+    0.749...
 
     Notes: O(players^2).
     """
     total = sum(abs(a - b) for i, a in enumerate(ratings) for b in ratings[i + 1 :])
     pairs = len(ratings) * (len(ratings) - 1) // 2
-    return max(0.0, 1.0 - total / pairs / config.player_skill_scale) if pairs else 1.0
+    return 1.0 / (1.0 + total / pairs / config.player_skill_scale) if pairs else 1.0
 
 
 def premade_steps(parties1: Sequence[int], parties2: Sequence[int]) -> int:

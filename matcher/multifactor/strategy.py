@@ -8,6 +8,7 @@ restarts under an evaluation budget) -> report (per-factor scores of every match
 from __future__ import annotations
 
 import random
+from collections.abc import Mapping
 
 from matcher.core import (
     Match,
@@ -18,11 +19,15 @@ from matcher.core import (
     WaveSnapshot,
     derive_match_id,
 )
+from matcher.multifactor.complete import Plan, left_out_matches, ticket_index
 from matcher.multifactor.config import MultifactorConfig, OptionError, parse_config
+from matcher.multifactor.factors import wave_score
 from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
+from matcher.rules.check import lineup_problem, met_recently, queue_rules, waited_s
+from matcher.rules.model import QueueRuleSet
 
 NAME = "multifactor"
 
@@ -34,6 +39,30 @@ def search_seed(snapshot: WaveSnapshot) -> int:
     True
     """
     return snapshot.seed ^ 0x6D756C7469666163  # "multifac": keeps the two streams unrelated
+
+
+def multifactor_settings(profile: QueueProfile) -> MultifactorConfig:
+    """The options of a multifactor queue; OptionError (a ValueError) names a bad field.
+
+    >>> multifactor_settings(QueueProfile("q", NAME, ("m",), options={"weight_pings": 1}))
+    Traceback (most recent call last):
+    matcher.multifactor.config.OptionError: options.weight_pings: unknown multifactor option
+    """
+    try:
+        config = parse_config(profile.options)
+    except OptionError as error:
+        raise OptionError(f"options.{error}") from None
+    if profile.team_count != 2:
+        raise OptionError(
+            f"team_count: multifactor plays exactly 2 teams, got {profile.team_count}"
+        )
+    if profile.team_size < 1:
+        raise OptionError(f"team_size: must be >= 1, got {profile.team_size}")
+    if profile.roles:
+        raise OptionError("roles: multifactor does not assign roles; use a queue without roles")
+    if profile.team_size_min is not None and profile.team_size_min != profile.team_size:
+        raise OptionError("team_size_min: multifactor plays full teams only; leave it unset")
+    return config
 
 
 def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
@@ -51,26 +80,25 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
 
     Notes: O(players^2) tables plus the search's budget of evaluations.
     """
-    config = parse_config(profile.options)
-    if profile.team_count != 2:
-        raise OptionError(
-            f"team_count: multifactor plays exactly 2 teams, got {profile.team_count}"
-        )
-    if profile.team_size < 1:
-        raise OptionError(f"team_size: must be >= 1, got {profile.team_size}")
-    if profile.roles:
-        raise OptionError("roles: multifactor does not assign roles; use a queue without roles")
-    if profile.team_size_min is not None and profile.team_size_min != profile.team_size:
-        raise OptionError("team_size_min: multifactor plays full teams only; leave it unset")
+    config = multifactor_settings(profile)
     pool = build_pool(snapshot, profile, config)
     outcome = Search(pool, config, search_seed(snapshot)).run()
-    matches, dropped = _build_matches(snapshot, profile, config, pool, outcome)
+    rules = queue_rules(profile)
+    plans = _in_priority_order(pool, outcome)
+    met = met_recently(snapshot, rules)
+    kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan, met)]
+    missed = left_out_matches(snapshot, profile, config, rules, _ticket_ids(kept))
+    matches, dropped = _build_matches(snapshot, profile, config, [*kept, *missed])
+    dropped += len(plans) - len(kept)
     used = {tid for match in matches for tid in match.ticket_ids()}
     unmatched = tuple(
         w.ticket.ticket_id for w in snapshot.tickets if w.ticket.ticket_id not in used
     )
+    score = outcome.wave_score
+    if missed:  # the published wave's score, as the search's covers only its own matches
+        score = wave_score([m.quality_of("score") or 0.0 for m in matches], config)
     stats = (
-        ("score", outcome.wave_score),
+        ("score", score),
         ("start_score", outcome.start_score),
         ("iterations", float(outcome.iterations)),
         ("restarts", float(outcome.restarts)),
@@ -78,25 +106,38 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
         ("evaluations", float(outcome.evaluations)),
         ("budget_evaluations", float(config.budget_evaluations)),
         ("vetoed_matches", float(dropped)),
+        ("completed_matches", float(len(missed))),
     )
     return WaveResult(NAME, tuple(matches), unmatched, stats)
+
+
+def _in_priority_order(pool: Pool, outcome: SearchOutcome) -> list[Plan]:
+    """The search's matches, most-waiting ticket first."""
+    ticket_of = ticket_index(pool)
+    ordered = sorted(outcome.matches, key=lambda m: min(ticket_of[p] for p in m[0] + m[1]))
+    return [Plan(pool, ticket_of, team1, team2) for team1, team2 in ordered]
+
+
+def _ticket_ids(plans: list[Plan]) -> set[str]:
+    return {
+        plan.pool.tickets[plan.ticket_of[p]].ticket_id
+        for plan in plans
+        for p in plan.team1 + plan.team2
+    }
 
 
 def _build_matches(
     snapshot: WaveSnapshot,
     profile: QueueProfile,
     config: MultifactorConfig,
-    pool: Pool,
-    outcome: SearchOutcome,
+    plans: list[Plan],
 ) -> tuple[list[Match], int]:
-    """Matches in priority order (most-waiting ticket first); drops any with no playable map."""
+    """The planned matches in order; drops any with no playable map."""
     rng = random.Random(snapshot.seed)
     history = {m.player_id: m for m in snapshot.last_matches}
-    ticket_of = {p: t for t, members in enumerate(pool.ticket_players) for p in members}
-    ordered = sorted(outcome.matches, key=lambda m: min(ticket_of[p] for p in m[0] + m[1]))
     matches: list[Match] = []
     dropped = 0
-    for team1, team2 in ordered:
+    for pool, ticket_of, team1, team2 in plans:
         sides = [_parties(pool, ticket_of, seats) for seats in (team1, team2)]
         vetoes = [v for seats in (team1, team2) for p in seats for v in pool.players[p].vetoed_maps]
         try:
@@ -132,6 +173,22 @@ def _build_matches(
             )
         )
     return matches, dropped
+
+
+def _rule_problem(
+    rules: QueueRuleSet, snapshot: WaveSnapshot, plan: Plan, met: Mapping[str, frozenset[str]]
+) -> str | None:
+    """Why a match the search chose breaks the queue's rules (it is then dropped)."""
+    if rules.empty:
+        return None
+    pool, ticket_of, team1, team2 = plan
+    seats = team1 + team2
+    joined = [pool.tickets[ticket_of[p]].joined_at_ms for p in seats]
+    latencies = [pool.players[p].latency_to(snapshot.region) for p in seats]
+    ratings = [[pool.ratings[p] for p in team] for team in (team1, team2)]
+    seated = [pool.players[p] for p in seats]
+    waited = waited_s(snapshot.closed_at_ms, joined)
+    return lineup_problem(rules, ratings, waited, latencies, seated, met)
 
 
 def _parties(pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> list[list[int]]:

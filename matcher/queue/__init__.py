@@ -13,7 +13,7 @@ from matcher.queue.events import (
     WaveTick,
 )
 from matcher.queue.fold import QueueRules, RegionQueue
-from matcher.queue.outcomes import Dequeued, Searching, Step, WaveSummary
+from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure, WaveSummary
 
 __all__ = [
     "DequeueReason",
@@ -26,6 +26,7 @@ __all__ = [
     "Step",
     "TicketJoined",
     "TicketLeft",
+    "WaveFailure",
     "WaveSummary",
     "WaveTick",
 ]

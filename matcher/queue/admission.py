@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from matcher.core import QueueProfile, Ticket
+from matcher.rules.check import ticket_rule_problem
 
 #: Strategies that pair one BW player against one SC2 player.
 DUEL_STRATEGIES = frozenset({"optimal", "ladder-v2.1"})
@@ -17,6 +18,8 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
     >>> admission_problem(Ticket("t", "1v1", "eu", (Player("p", (("bw", 1500),)),), 0), profile)
     >>> admission_problem(Ticket("t", "1v1", "eu", (Player("p", (("zerg", 1),)),), 0), profile)
     'player p has no bw or sc2 rating'
+    >>> mirror = QueueProfile(queue="1v1", strategy="optimal", maps=("m",), rules={"rating": "mmr"})
+    >>> admission_problem(Ticket("t", "1v1", "eu", (Player("p", (("mmr", 1500),)),), 0), mirror)
 
     Notes: O(players x roles).
     """
@@ -26,7 +29,8 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
         return "ticket has no players"
     if ticket.size > profile.team_size:
         return f"party of {ticket.size} does not fit a team of {profile.team_size}"
-    duel = profile.strategy in DUEL_STRATEGIES
+    # A mirror 1v1 (``rules.rating``) reads one rating per player: the rules check it.
+    duel = profile.strategy in DUEL_STRATEGIES and not profile.rules.get("rating")
     for player in ticket.players:
         if duel:
             # Checked for every join: a plain loop, no generator (a tenth of a join's fold).
@@ -39,4 +43,4 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
             return f"player {player.player_id} has no rating"
         elif profile.roles and not set(player.offered_roles()) & set(profile.roles):
             return f"player {player.player_id} offers none of the roles {', '.join(profile.roles)}"
-    return None
+    return ticket_rule_problem(ticket, profile) if profile.rules else None

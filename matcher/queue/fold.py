@@ -30,8 +30,10 @@ from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.finished import FinishedTickets
 from matcher.queue.lifecycle import NO_POLICY, Lifecycle, LifecyclePolicy
-from matcher.queue.outcomes import Dequeued, Searching, Step
+from matcher.queue.meetings import History, prune_meetings, record_meetings
+from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
+from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
 from matcher.strategies import result_problems, run_wave
 
 # Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
@@ -102,6 +104,10 @@ class RegionQueue:
     arrival_rate_per_s: float | None = None
     # Held tickets: proposed matches, placements, joins awaiting claims (lifecycle.py).
     life: Lifecycle = field(default_factory=Lifecycle)
+    # Why the last wave failed (None after a good one): a failure is reported once.
+    failing: str | None = None
+    # Recent matches per player, kept only for a queue with a rematch rule.
+    meetings: dict[str, History] = field(default_factory=dict)
 
     def apply(
         self,
@@ -175,9 +181,9 @@ class RegionQueue:
         for player in players:
             self.player_ticket[player.player_id] = ticket.ticket_id
         if not rules.publish_status:
-            return _make_step("joined", (), (), (), None, None, ())
+            return _make_step("joined", (), (), (), None, None, None, ())
         status = self._searching(ticket, len(tickets), 0, at_ms, None)
-        return _make_step("joined", (), (), (status,), None, None, ())
+        return _make_step("joined", (), (), (status,), None, None, None, ())
 
     def _conflict(self, ticket: Ticket) -> str | None:
         if len(ticket.players) == 1:  # the usual solo join: one lookup
@@ -245,8 +251,9 @@ class RegionQueue:
         cadence: CadencePolicy | None = None,
         policy: LifecyclePolicy = NO_POLICY,
     ) -> Step:
-        """Close a wave. The strategy runs before any change, so a failing one changes nothing
-        (deadlines the tick reached are decided first: they only return tickets to the queue).
+        """Close a wave. The strategy runs before any change; if it fails, only expiry happens
+        (and the deadlines the tick reached, decided first: they only return tickets to the
+        queue or end held ones).
         """
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
@@ -260,11 +267,19 @@ class RegionQueue:
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
         players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
-        result = run_wave(snapshot, profile)
-        if rules.verify_waves:
-            problems = result_problems(snapshot, profile, result)  # the strategy's checker
-            if problems:
-                raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        if profile.rules:  # the checkers judge the seats by the ratings the strategy read
+            snapshot = rated_snapshot(snapshot, queue_rules(profile))
+        try:
+            result = run_wave(snapshot, profile)
+            if rules.verify_waves:
+                # The strategy's own checker (common rules included), then the queue's rules.
+                problems = result_problems(snapshot, profile, result)
+                problems = problems or wave_rule_problems(snapshot, profile, result)
+                if problems:
+                    raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
+        except Exception as error:  # a broken strategy must not stop expiry: tickets age out
+            return self._fail_wave(tick, rules, expiring, error, decided)
+        self.failing = None
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
         created, outputs = result.matches, decided[1]
@@ -275,6 +290,11 @@ class RegionQueue:
             outputs = [*outputs, *diverted]
         else:
             matched = self._remove_matched(result.matches, tick)
+        rematch = queue_rules(profile).rematch if profile.rules else None
+        if rematch is not None:
+            at_ms, within_ms = tick.tick_at_ms, int(rematch.within_s * 1000)
+            self.meetings = prune_meetings(self.meetings, at_ms - within_ms)
+            record_meetings(self.meetings, result.matches, at_ms, rematch.last)
         self.waves_closed += 1
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
@@ -298,6 +318,47 @@ class RegionQueue:
             summary=summary,
             result=result,
             lifecycle=tuple(outputs),
+        )
+
+    def _fail_wave(
+        self,
+        tick: WaveTick,
+        rules: QueueRules,
+        expiring: list[QueuedTicket],
+        error: Exception,
+        decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], []),
+    ) -> Step:
+        """A wave whose strategy failed: no match, but the TTL still expires tickets (and
+        ``decided``, what the tick's deadlines decided before the strategy ran, stands)."""
+        reason = (
+            str(error)
+            if isinstance(error, InvalidWaveResult)
+            else (f"{type(error).__name__}: {error}")
+        )
+        first = reason != self.failing
+        self.failing = reason
+        self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
+        expired = self._expire(expiring, tick)
+        self.last_sequence = tick.sequence
+        self.last_tick_at_ms = tick.tick_at_ms
+        self.last_interval_ms = tick.interval_ms
+        failure = WaveFailure(self.queue, self.region, tick.wave_id, reason, first)
+        return Step(
+            "wave_failed",
+            dequeued=(*decided[0], *expired),
+            failure=failure,
+            lifecycle=tuple(decided[1]),
+        )
+
+    def _queued_meetings(self, queued: list[QueuedTicket]) -> tuple[tuple[str, History], ...]:
+        meetings = self.meetings
+        if not meetings:
+            return ()
+        return tuple(
+            (p.player_id, meetings[p.player_id])
+            for q in queued
+            for p in q.ticket.players
+            if p.player_id in meetings
         )
 
     def wave_snapshot(self, tick: WaveTick, rules: QueueRules) -> WaveSnapshot:
@@ -339,6 +400,7 @@ class RegionQueue:
             tickets=waiting,
             active_population=self.players_queued + sum(self.recent_matched_players),
             last_matches=history,
+            meetings=self._queued_meetings(queued),
         )
 
     def _expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:
@@ -383,12 +445,15 @@ class RegionQueue:
         # (rating band, waves waited) of each; the estimator's histograms do not depend
         # on the order they are given in.
         taken = {t: (rating_band(q.ticket), waited_base - q.joined_wave) for t, q in chosen}
+        joined = {t: q.ticket.joined_at_ms for t, q in chosen}
         self._drop(gone, chosen)
         self.estimator.observe_bands(list(taken.values()))
         at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
         reason = DequeueReason.MATCHED
         out = [
-            _make_dequeued(t, queue, region, reason, taken[t][1], at_ms, match_id, wave_id, None)
+            _make_dequeued(
+                t, queue, region, reason, taken[t][1], at_ms, match_id, wave_id, None, joined[t]
+            )
             for t, match_id in zip(ticket_ids, match_ids, strict=True)
         ]
         self.finished.finish_all(ticket_ids, at_ms)

@@ -22,6 +22,9 @@ class Dequeued:
     match_id: str | None = None
     wave_id: str | None = None
     detail: str | None = None
+    # When a matched ticket joined (its TicketJoined's time): the time-to-match metric's
+    # start. Not part of the published TicketDequeued.
+    joined_at_ms: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +63,21 @@ class WaveSummary:
 
 
 @dataclass(frozen=True, slots=True)
+class WaveFailure:
+    """A wave whose strategy raised or returned a result its checker refused.
+
+    ``first`` is True on the first failing wave of a run with this reason: only that
+    one is dead-lettered, so a broken queue reports once, not once per wave.
+    """
+
+    queue: str
+    region: str
+    wave_id: str
+    reason: str
+    first: bool
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """Everything one event changed that the outside world should hear about.
 
@@ -73,5 +91,6 @@ class Step:
     statuses: tuple[Searching, ...] = ()
     summary: WaveSummary | None = None
     result: WaveResult | None = None
+    failure: WaveFailure | None = None
     #: Ready checks, placements and claims (matcher.queue.lifecycle's outputs), in order.
     lifecycle: tuple[Any, ...] = ()

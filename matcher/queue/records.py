@@ -33,6 +33,7 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
                 list(p.vetoed_maps),
                 [list(lat) for lat in p.latency_ms],
                 p.can_host,
+                *([[list(a) for a in p.attributes]] if p.attributes else []),
             ]
             for p in ticket.players
         ],
@@ -55,8 +56,9 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 vetoed_maps=tuple(vetoes),
                 latency_ms=tuple((g, ms) for g, ms in latency),
                 can_host=can_host,
+                attributes=tuple((k, v) for k, v in (rest[0] if rest else ())),
             )
-            for pid, ratings, roles, vetoes, latency, can_host in players
+            for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),
     )
 
@@ -79,6 +81,11 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
         "last_interval_ms": state.last_interval_ms,
         "arrivals_since_tick": state.arrivals_since_tick,
         "arrival_rate_per_s": state.arrival_rate_per_s,
+        "failing": state.failing,
+        "meetings": [
+            [pid, [[at, list(others)] for at, others in history]]
+            for pid, history in state.meetings.items()
+        ],
         "recent_matched_players": list(state.recent_matched_players),
         "last_matches": [
             [m.player_id, list(m.teammates), list(m.opponents)] for m in state.last_matches.values()
@@ -110,6 +117,11 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
     state.last_interval_ms = record["last_interval_ms"]
     state.arrivals_since_tick = record.get("arrivals_since_tick", 0)
     state.arrival_rate_per_s = record.get("arrival_rate_per_s")
+    state.failing = record.get("failing")
+    state.meetings = {
+        pid: tuple((at, tuple(others)) for at, others in history)
+        for pid, history in record.get("meetings", ())
+    }
     state.recent_matched_players = deque(record["recent_matched_players"])
     state.last_matches = {
         pid: LastMatch(pid, tuple(mates), tuple(foes))

@@ -59,12 +59,13 @@ class Behaviour:
 
 @dataclass(frozen=True, slots=True)
 class Variant:
-    """One way to run the queue: a strategy, its options and a wave cadence."""
+    """One way to run the queue: a strategy, its options, its rules and a wave cadence."""
 
     name: str
     strategy: str
     cadence: CadencePolicy
     options: Mapping[str, object] = field(default_factory=dict)
+    rules: Mapping[str, object] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -225,6 +226,7 @@ def _variant(data: Mapping[str, Any], where: str) -> Variant:
             "cap_ms",
             "smoothing",
             "options",
+            "rules",
         },
     )
     try:
@@ -245,6 +247,7 @@ def _variant(data: Mapping[str, Any], where: str) -> Variant:
         _str(data, "strategy", where, None),
         cadence,
         dict(_table(data, "options", where)),
+        dict(_table(data, "rules", where)),
     )
 
 

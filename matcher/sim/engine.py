@@ -113,6 +113,7 @@ def variant_profile(scenario: Scenario, variant: Variant) -> QueueProfile:
         maps=scenario.maps,
         team_size=scenario.team_size,
         options=dict(variant.options),
+        rules=dict(variant.rules),
     )
 
 
@@ -212,6 +213,8 @@ def _tick(
     wave_id = f"{region}-{number}"
     tick = WaveTick(scenario.queue, region, wave_id, number, at_ms, variant.name, interval)
     step = book.apply(tick)
+    if step.failure is not None:  # the worker would go on; a what-if run must say so
+        raise RuntimeError(f"wave {wave_id} of {variant.name!r} failed: {step.failure.reason}")
     _observe(book, live, step, scenario, seed)
     if step.summary is not None:
         live.run.waves.append(

@@ -20,10 +20,22 @@ from functools import lru_cache
 from matcher.teams.model import Lineup, Party, TeamShape
 
 Splitter = Callable[[Sequence[Party]], Lineup | None]
+#: Whether a party may join a group's members (a queue's rules, matcher/teams/ruled.py).
+Fits = Callable[[Sequence[Party], Party], bool]
+
+#: Parties ``fits`` refuses before a group gives up: bounds the scan for a group that no
+#: party of the rest can complete (the head is then left out), which would otherwise
+#: read the whole wave for every head.
+MAX_REFUSED_PER_MATCH_SEAT = 4
 
 
-def group_parties(parties: Sequence[Party], shape: TeamShape, split: Splitter) -> list[Lineup]:
+def group_parties(
+    parties: Sequence[Party], shape: TeamShape, split: Splitter, fits: Fits | None = None
+) -> list[Lineup]:
     """Cut ``parties`` into lineups (indices into ``parties``) with ``split``.
+
+    ``fits``, when given, keeps a party out of a group it cannot join (the sweep then
+    looks further), so groups are built within the queue's rules rather than refused.
 
     Lineups come in ascending rating order. Every party is in at most one lineup.
 
@@ -37,20 +49,25 @@ def group_parties(parties: Sequence[Party], shape: TeamShape, split: Splitter) -
     taken = [False] * len(parties)
     lineups: list[Lineup] = []
     head = 0
+    # Players not yet taken at or after head (all of them: taken ones are never before it):
+    # kept as a count, so that each failed group costs O(1) here, not a pass over the rest.
+    left = sum(parties[i].size for i in order)
     while True:
         while head < len(order) and taken[order[head]]:
             head += 1
         if head == len(order):
             return lineups
-        group = _fill_group(parties, shape, order, head, taken, split)
+        group = _fill_group(parties, shape, order, head, taken, split, fits)
         if group is None:
-            if sum(parties[i].size for i in order[head:] if not taken[i]) < shape.match_min:
+            if left < shape.match_min:
                 return lineups
             taken[order[head]] = True  # cannot complete a match: left out this wave
+            left -= parties[order[head]].size
             continue
         members, lineup = group
         for index in members:
             taken[index] = True
+            left -= parties[index].size
         lineups.append(
             Lineup(tuple(tuple(members[i] for i in team) for team in lineup.teams), lineup.roles)
         )
@@ -63,11 +80,12 @@ def _fill_group(
     head: int,
     taken: Sequence[bool],
     split: Splitter,
+    fits: Fits | None,
 ) -> tuple[list[int], Lineup] | None:
     """The first group from ``head`` that fills a match and splits; None if none does."""
     excluded: set[int] = set()
     for _ in range(2 * shape.match_max + 1):
-        members = _collect(parties, shape, order, head, taken, excluded)
+        members = _collect(parties, shape, order, head, taken, excluded, fits)
         if members is None:
             return None
         lineup = split([parties[i] for i in members])
@@ -86,10 +104,12 @@ def _collect(
     head: int,
     taken: Sequence[bool],
     excluded: set[int],
+    fits: Fits | None = None,
 ) -> list[int] | None:
     members: list[int] = []
     sizes: list[int] = []
     count = 0
+    refusals = MAX_REFUSED_PER_MATCH_SEAT * shape.match_max
     for position in range(head, len(order)):
         index = order[position]
         if taken[index] or index in excluded:
@@ -100,6 +120,11 @@ def _collect(
         if not packable(
             tuple(sorted((*sizes, size), reverse=True)), shape.team_count, shape.size_max
         ):
+            continue
+        if fits is not None and not fits([parties[i] for i in members], parties[index]):
+            refusals -= 1
+            if refusals < 0 or not members:  # a head no group can take ends its search
+                break
             continue
         members.append(index)
         sizes.append(size)

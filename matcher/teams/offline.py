@@ -9,10 +9,10 @@ filled); the split is exact over every split of the group (:func:`optimal_split`
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from matcher.teams.games import Unit, game_of
-from matcher.teams.grouping import group_parties
+from matcher.teams.grouping import Fits, Splitter, group_parties
 from matcher.teams.imbalance import Imbalance, imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, team_ratings
 from matcher.teams.split import team_splits
@@ -49,10 +49,23 @@ def optimal_split(parties: Sequence[Party], shape: TeamShape, params: Imbalance)
     return None if best is None else best[1]
 
 
-def partition_wave(parties: Sequence[Party], shape: TeamShape, params: Imbalance) -> list[Lineup]:
+def partition_wave(
+    parties: Sequence[Party],
+    shape: TeamShape,
+    params: Imbalance,
+    wrap: Callable[[Splitter], Splitter] | None = None,
+    fits: Fits | None = None,
+) -> list[Lineup]:
     """Games of the wave: consecutive groups of 2k players in rating order, split optimally.
+
+    ``wrap`` may refuse a group's split and ``fits`` a party's place in a group (the
+    queue's rules: matcher/teams/ruled.py).
 
     Notes: O(n log n) for the sort plus O(1) per group for fixed k; this is the paper's
     rho-approximation of the best partition of the whole wave.
     """
-    return group_parties(parties, shape, lambda group: optimal_split(group, shape, params))
+
+    def split(group: Sequence[Party]) -> Lineup | None:
+        return optimal_split(group, shape, params)
+
+    return group_parties(parties, shape, wrap(split) if wrap else split, fits)

@@ -13,13 +13,16 @@ every random choice from ``snapshot.seed``.
 from __future__ import annotations
 
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+from matcher.rules.check import met_recently, queue_rules
+from matcher.rules.model import QueueRuleSet
 from matcher.teams.build import build_match, build_result
+from matcher.teams.complete import Accept, Admit, complete
 from matcher.teams.gamequeue import GameQueue
 from matcher.teams.games import Unit
-from matcher.teams.grouping import group_parties
+from matcher.teams.grouping import Splitter, group_parties
 from matcher.teams.imbalance import Imbalance, imbalance
 from matcher.teams.model import (
     Lineup,
@@ -31,9 +34,36 @@ from matcher.teams.model import (
     team_shape,
 )
 from matcher.teams.offline import partition_wave
-from matcher.teams.options import GameQueueConfig, game_queue_config, rebalance_config
+from matcher.teams.options import (
+    GameQueueConfig,
+    RebalanceConfig,
+    game_queue_config,
+    rebalance_config,
+)
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
+from matcher.teams.ruled import (
+    allowed_lineups,
+    group_rule_problem,
+    grouped_by_class,
+    lineup_rule_problem,
+    playable_now,
+    rule_fits,
+    ruled_splitter,
+)
+
+#: Whom each queued player met too recently to meet again (the rematch rule).
+Met = Mapping[str, frozenset[str]]
+
+
+def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
+    """The team shape and options of a ``rebalance`` queue; ValueError names a bad field."""
+    return team_shape(profile), rebalance_config(profile.options)
+
+
+def game_queue_settings(profile: QueueProfile) -> tuple[TeamShape, GameQueueConfig]:
+    """The team shape and options of a ``game-queue`` queue; ValueError names a bad field."""
+    return _shape_for_game_queue(profile), game_queue_config(profile.options)
 
 
 def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
@@ -42,18 +72,64 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     Notes: greedy waves run in O(n log n); combination and permutation cost a bounded
     search per match (see :mod:`matcher.teams.rebalance`).
     """
-    shape = team_shape(profile)
-    config = rebalance_config(profile.options)
+    shape, config = rebalance_settings(profile)
+    rules = queue_rules(profile)
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
 
     def split(group: Sequence[Party]) -> Lineup | None:
         return rebalance(group, shape, config.method, rng, config.max_sequences)
 
-    lineups = group_parties(parties, shape, split)
+    met = met_recently(snapshot, rules)
+    closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
+    ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met)
+    fits = rule_fits(rules, closed, region, roles=roles, met=met)
+    candidates = playable_now(rules, parties, closed, region)
+    lineups = grouped_by_class(
+        rules, parties, candidates, lambda group: group_parties(group, shape, ruled, fits)
+    )
+    admit = _admitter(snapshot, rules, shape, met)
+    accept = _acceptor(snapshot, rules, met)
+    lineups = complete(parties, lineups, shape, config.imbalance, accept, admit)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
     return build_result("rebalance", snapshot, matches, (("method_" + method, 1.0),))
+
+
+def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape, met: Met) -> Admit:
+    """Whether a group of parties can make a match under the rules, before any split."""
+
+    def admit(group: Sequence[Party]) -> bool:
+        closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.roles
+        problem = group_rule_problem(
+            rules, group, closed, region, split_free_ratings=fixed, met=met
+        )
+        return problem is None
+
+    return admit
+
+
+def _acceptor(
+    snapshot: WaveSnapshot,
+    rules: QueueRuleSet,
+    met: Met,
+    params: Imbalance | None = None,
+    max_imbalance: float | None = None,
+) -> Accept:
+    """Whether a lineup may become a match: the queue's rules, and game-queue's limit on f."""
+
+    def accept(group: Sequence[Party], lineup: Lineup) -> bool:
+        limited = max_imbalance is not None and params is not None
+        if limited and _imbalance_of(group, lineup, params) > (max_imbalance or 0.0) + 1e-9:
+            return False
+        closed, region = snapshot.closed_at_ms, snapshot.region
+        return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
+
+    return accept
+
+
+def _imbalance_of(group: Sequence[Party], lineup: Lineup, params: Imbalance | None) -> float:
+    return imbalance(team_ratings(group, lineup), params or Imbalance())
 
 
 def _matches(
@@ -99,24 +175,35 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     Notes: offline O(n log n); queue O(n W) window searches for W = window(k), each
     O(1) for fixed k but costly (docs/teams.md).
     """
-    shape = _shape_for_game_queue(profile)
-    config = game_queue_config(profile.options)
+    shape, config = game_queue_settings(profile)
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
+    rules = queue_rules(profile)
+    met = met_recently(snapshot, rules)
+    closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
+
+    def wrap(split: Splitter) -> Splitter:
+        return ruled_splitter(split, rules, closed, region, roles=roles, met=met)
+
     if config.mode == "offline":
-        lineups = partition_wave(parties, shape, params)
+        fits = rule_fits(rules, closed, region, roles=roles, met=met)
+        candidates = playable_now(rules, parties, closed, region)
+        lineups = grouped_by_class(
+            rules,
+            parties,
+            candidates,
+            lambda group: partition_wave(group, shape, params, wrap, fits),
+        )
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
     else:
         lineups = _game_queue(snapshot, parties, shape, config, rng.getrandbits(32))
-    if config.max_imbalance is not None:
-        limit = config.max_imbalance
-        lineups = [
-            lineup
-            for lineup in lineups
-            if imbalance(team_ratings(parties, lineup), params) <= limit + 1e-9
-        ]
+    lineups = allowed_lineups(lineups, parties, rules, closed, region, met)
+    accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
+    lineups = [lineup for lineup in lineups if accept(parties, lineup)]
+    admit = _admitter(snapshot, rules, shape, met)
+    lineups = complete(parties, lineups, shape, params, accept, admit)
     matches = _matches(snapshot, profile, parties, lineups, rng, params)
     return build_result("game-queue", snapshot, matches, (("mode_" + config.mode, 1.0),))
 

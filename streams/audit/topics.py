@@ -7,18 +7,19 @@ from collections.abc import Iterable
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from streams.audit.rederive import LogRecord
+from streams.connection import Brokers, client_kwargs
 from streams.worker.catchup import group_less_reader, records_to_highwater
 
 
 async def read_topics(
-    bootstrap: str, topics: Iterable[str], idle_s: float = 2.0
+    brokers: Brokers, topics: Iterable[str], idle_s: float = 2.0
 ) -> list[LogRecord]:
     """Every record of ``topics`` from the beginning to their current end.
 
     Stops at the high-watermark seen in fetch responses (exact on every broker this runs
     on), or after ``idle_s`` without records.
     """
-    consumer = group_less_reader(bootstrap)
+    consumer = group_less_reader(brokers)
     await consumer.start()
     try:
         await consumer._client.force_metadata_update()
@@ -45,16 +46,14 @@ async def read_topics(
         await consumer.stop()
 
 
-async def committed_offsets(bootstrap: str, group: str, topic: str) -> dict[int, int]:
+async def committed_offsets(brokers: Brokers, group: str, topic: str) -> dict[int, int]:
     """The next offset ``group`` will process per partition of ``topic`` (0 if none yet).
 
     Records below it are processed: their outputs must have been published. Records at
     or above it may or may not have been (a worker can die between publishing and
     committing), so a replay expects them only if they were.
     """
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, group_id=group, enable_auto_commit=False
-    )
+    consumer = AIOKafkaConsumer(**client_kwargs(brokers), group_id=group, enable_auto_commit=False)
     await consumer.start()
     try:
         await consumer._client.force_metadata_update()

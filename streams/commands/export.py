@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 from pathlib import Path
 
-from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, settings_from
+from streams.commands.common import add_connection_arguments, on_broker, settings_from
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -25,19 +23,20 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from schemas.topics import CONFIG, QUEUE
     from streams.audit.logfile import write_log
+    from streams.audit.rederive import LogRecord
     from streams.audit.replay import JUDGED
     from streams.audit.topics import committed_offsets, read_topics
     from streams.commands.replay import PROCESSED_KEY
+    from streams.connection import Connection
 
     settings = settings_from(args)
     topics = tuple(args.topic or (QUEUE.name, *JUDGED, CONFIG.name))
-    try:
-        processed = asyncio.run(
-            committed_offsets(settings.broker_host_port, settings.queue_group, QUEUE.name)
-        )
-        records = asyncio.run(read_topics(settings.broker_host_port, topics))
-    except OSError as error:
-        raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
+
+    async def read(connection: Connection) -> tuple[dict[int, int], list[LogRecord]]:
+        processed = await committed_offsets(connection, settings.queue_group, QUEUE.name)
+        return processed, await read_topics(connection, topics)
+
+    processed, records = on_broker(settings, read)
     metadata = {
         "wavematch.config_fingerprint": settings.config_fingerprint(),
         "wavematch.topics": ",".join(topics),

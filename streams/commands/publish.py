@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import time
 import uuid
 
@@ -11,7 +10,8 @@ from pydantic import ValidationError
 
 from schemas.models import Record
 from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, settings_from
+from streams.commands.common import add_connection_arguments, on_broker, settings_from
+from streams.connection import Connection
 
 
 def add_event_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,10 +36,12 @@ def parse_player(text: str) -> dict[str, object]:
     return {"player_id": name, "ratings": ratings}
 
 
-async def send(settings: object, key: bytes, value: bytes) -> None:
+async def send(connection: Connection, key: bytes, value: bytes) -> None:
     from aiokafka import AIOKafkaProducer
 
-    producer = AIOKafkaProducer(bootstrap_servers=settings.broker_host_port)  # type: ignore[attr-defined]
+    from streams.connection import client_kwargs
+
+    producer = AIOKafkaProducer(**client_kwargs(connection))
     await producer.start()
     try:
         await producer.send_and_wait("wavematch.queue.v1", value, key=key)
@@ -52,12 +54,8 @@ def publish(args: argparse.Namespace, model: Record) -> int:
     from schemas.topics import queue_key
 
     settings = settings_from(args)
-    try:
-        asyncio.run(
-            asyncio.wait_for(send(settings, queue_key(args.queue, args.region), encode(model)), 15)
-        )
-    except (TimeoutError, OSError) as error:
-        raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
+    key, value = queue_key(args.queue, args.region), encode(model)
+    on_broker(settings, lambda connection: send(connection, key, value), timeout_s=15)
     return 0
 
 

@@ -16,7 +16,12 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from streams.commands.common import add_connection_arguments, log_records, settings_from
+from streams.commands.common import (
+    add_connection_arguments,
+    log_records,
+    on_broker,
+    settings_from,
+)
 
 if TYPE_CHECKING:
     from streams.audit.rederive import LogRecord
@@ -93,7 +98,6 @@ def configuration_in_log(settings: Settings, records: list[LogRecord]) -> Settin
 
 def processed_offsets(args: argparse.Namespace, settings) -> dict[int, int] | None:  # type: ignore[no-untyped-def]
     """How far the workers got: from the export's metadata, or the group's committed offsets."""
-    import asyncio
     import json
 
     from schemas.topics import QUEUE
@@ -104,7 +108,7 @@ def processed_offsets(args: argparse.Namespace, settings) -> dict[int, int] | No
         recorded = read_metadata(args.log).get(PROCESSED_KEY)
         return {int(p): int(o) for p, o in json.loads(recorded).items()} if recorded else None
     group = settings.queue_group
-    return asyncio.run(committed_offsets(settings.broker_host_port, group, QUEUE.name))
+    return on_broker(settings, lambda connection: committed_offsets(connection, group, QUEUE.name))
 
 
 #: Export metadata: the workers' committed offsets per queue partition at export time.

@@ -74,15 +74,14 @@ def load_config(path: Path):  # type: ignore[no-untyped-def]
 
 def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
     """Every variant's strategy exists and accepts its options, before anything runs."""
-    from matcher.core import WaveSnapshot
     from matcher.sim.engine import variant_profile
-    from matcher.strategies import UnknownStrategy, get_strategy
+    from matcher.strategies import UnknownStrategy, check_profile, check_rules, get_strategy
 
     for i, scenario in enumerate(config.scenarios):
         for j, variant in enumerate(scenario.variants):
             where = f"scenario[{i}].variant[{j}]"
             try:
-                strategy = get_strategy(variant.strategy)
+                get_strategy(variant.strategy)
             except UnknownStrategy as error:
                 raise UsageError(f"{where}.strategy: {error.args[0]}") from None
             except (ImportError, AttributeError) as error:
@@ -90,9 +89,8 @@ def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
                     f"{where}.strategy: {variant.strategy!r} is not available "
                     f"in this build ({error})"
                 ) from None
-            profile = variant_profile(scenario, variant)
-            empty = WaveSnapshot(scenario.queue, "check", "0", 1, 0, 0, ())
             try:
-                strategy(empty, profile)
+                check_profile(variant_profile(scenario, variant))
+                check_rules(variant_profile(scenario, variant))
             except ValueError as error:
-                raise UsageError(f"{where}.options: {error}") from None
+                raise UsageError(f"{where}: {error}") from None

@@ -3,14 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import base64
 import json
 import sys
 from typing import Any
 
-from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, settings_from
+from streams.commands.common import add_connection_arguments, on_broker, settings_from
+from streams.connection import Connection
 
 TOPICS = {
     "matches": "wavematch.matches.v1",
@@ -34,10 +33,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = settings_from(args)
-    try:
-        asyncio.run(_tail(settings.broker_host_port, TOPICS[args.topic], args))
-    except OSError as error:
-        raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
+    on_broker(settings, lambda connection: _tail(connection, TOPICS[args.topic], args))
     return 0
 
 
@@ -58,12 +54,14 @@ def printable(value: bytes | None) -> dict[str, Any]:
     return {"type": type(event).__name__, **body}
 
 
-async def _tail(bootstrap: str, topic: str, args: argparse.Namespace) -> None:
+async def _tail(connection: Connection, topic: str, args: argparse.Namespace) -> None:
     from aiokafka import AIOKafkaConsumer
+
+    from streams.connection import client_kwargs
 
     consumer = AIOKafkaConsumer(
         topic,
-        bootstrap_servers=bootstrap,
+        **client_kwargs(connection),
         group_id=None,
         enable_auto_commit=False,
         auto_offset_reset="earliest" if args.from_beginning else "latest",

@@ -7,7 +7,7 @@ import asyncio
 import logging
 
 from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, settings_from
+from streams.commands.common import add_connection_arguments, on_broker, settings_from
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -56,14 +56,12 @@ def run(args: argparse.Namespace) -> int:
     from streams.topics import TopicMismatch, ensure_topics
     from streams.worker.app import create_app
 
-    loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
     try:
-        loop.run_until_complete(asyncio.wait_for(ensure_topics(settings), 30))
+        on_broker(settings, lambda connection: ensure_topics(settings), timeout_s=30)
     except TopicMismatch as error:
         raise UsageError(str(error)) from None
-    except (TimeoutError, OSError) as error:
-        raise UsageError(f"--broker: cannot reach {settings.broker_url}: {error}") from None
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
     app = create_app(settings)
     logging.getLogger("streams").setLevel(settings.log_level.upper().replace("WARN", "WARNING"))
     worker = Worker(app, loop=loop, loglevel=settings.log_level, quiet=True, redirect_stdouts=False)

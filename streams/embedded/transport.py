@@ -24,6 +24,8 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from faust.transport.drivers import aiokafka as faust_aiokafka
 from faust.types import TP
 
+from streams.connection import client_kwargs
+
 #: Give up on a partition's high-watermark after this long (the broker is local).
 HIGHWATER_TIMEOUT_S = 15.0
 #: The worker consumer's fetch wait on the embedded broker (Faust hard-codes 1,500 ms).
@@ -36,7 +38,7 @@ async def fetch_high_watermarks(bootstrap: str, partitions: Iterable[TP]) -> dic
     if not wanted:
         return {}
     probe = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap,
+        **client_kwargs(bootstrap),  # PLAINTEXT: the embedded broker has no other listener
         enable_auto_commit=False,
         fetch_max_wait_ms=10,
         max_partition_fetch_bytes=1024,

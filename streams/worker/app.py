@@ -20,6 +20,7 @@ from faust.types import TP
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
+from streams.connection import connection_of, faust_credentials
 from streams.settings import Settings
 from streams.worker.catchup import read_range
 from streams.worker.config_record import publish_config
@@ -105,6 +106,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     app = faust.App(
         settings.app_id,
         broker=settings.broker_url,
+        broker_credentials=faust_credentials(connection_of(settings)),
         store="memory://",
         env={},  # Faust would otherwise let BROKER_URL, WEB_PORT... override these arguments
         topic_partitions=settings.partitions,
@@ -293,9 +295,7 @@ def _direct_mode(
     async def consume_queue() -> None:
         # aiokafka clients belong to the running loop: built when the task starts.
         producer = output_producer(settings)
-        table = TopicStateTable(
-            settings.broker_host_port, snapshot_topic(settings.app_id), producer
-        )
+        table = TopicStateTable(connection_of(settings), snapshot_topic(settings.app_id), producer)
         consumer = DirectQueueConsumer(queue_consumer(settings), producer, table, worker)
         # Built now, strategies imported, before the first assignment rather than inside it.
         runtime.worker = _queue_worker(
@@ -325,7 +325,9 @@ def _direct_mode(
 
 
 def _reader(settings: Settings) -> ReadRange:
+    connection = connection_of(settings)
+
     def read(partition: int, start: int, end: int) -> Any:
-        return read_range(settings.broker_host_port, QUEUE.name, partition, start, end)
+        return read_range(connection, QUEUE.name, partition, start, end)
 
     return read

@@ -9,11 +9,13 @@ from collections.abc import AsyncIterator, Iterable
 from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.structs import ConsumerRecord
 
+from streams.connection import Brokers, client_kwargs
+
 #: Give up after this many empty one-second polls inside a range that should exist.
 MAX_IDLE_POLLS = 30
 
 
-def group_less_reader(bootstrap: str) -> AIOKafkaConsumer:
+def group_less_reader(brokers: Brokers) -> AIOKafkaConsumer:
     """A consumer outside every group, for reading ranges of a log (not started).
 
     It never joins a group or commits, so reading disturbs no worker's assignment or
@@ -21,7 +23,7 @@ def group_less_reader(bootstrap: str) -> AIOKafkaConsumer:
     (ADR 4).
     """
     return AIOKafkaConsumer(
-        bootstrap_servers=bootstrap,
+        **client_kwargs(brokers),
         enable_auto_commit=False,
         group_id=None,
         fetch_max_wait_ms=50,
@@ -30,7 +32,7 @@ def group_less_reader(bootstrap: str) -> AIOKafkaConsumer:
 
 
 async def read_range(
-    bootstrap: str, topic: str, partition: int, start: int, end: int
+    brokers: Brokers, topic: str, partition: int, start: int, end: int
 ) -> AsyncIterator[ConsumerRecord[bytes, bytes]]:
     """Yield the records of ``topic``/``partition`` with ``start <= offset < end``, in order.
 
@@ -38,7 +40,7 @@ async def read_range(
     """
     if start >= end:
         return
-    consumer = group_less_reader(bootstrap)
+    consumer = group_less_reader(brokers)
     await consumer.start()
     try:
         tp = TopicPartition(topic, partition)

@@ -18,6 +18,7 @@ from schemas.codec import decode, encode
 from schemas.errors import InvalidEvent
 from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
+from streams.connection import client_kwargs, connection_of
 from streams.settings import Settings
 
 log = logging.getLogger(__name__)
@@ -75,7 +76,7 @@ def configs_in(values: list[bytes | None]) -> dict[str, ConfigPublished]:
 async def publish_config(settings: Settings) -> None:
     """Publish this worker's ConfigPublished (a failure is logged: waves do not need it)."""
     record = config_published(settings, int(time.time() * 1000))
-    producer = AIOKafkaProducer(bootstrap_servers=settings.broker_host_port, acks="all")
+    producer = AIOKafkaProducer(**client_kwargs(connection_of(settings)), acks="all")
     try:
         await producer.start()
         await producer.send_and_wait(

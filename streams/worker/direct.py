@@ -28,6 +28,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError
 
 from schemas.topics import QUEUE
+from streams.connection import client_kwargs, connection_of
 from streams.settings import Settings
 from streams.worker.queue_worker import QueueWorker
 from streams.worker.snapshot_topic import TopicStateTable
@@ -45,7 +46,7 @@ def queue_consumer(settings: Settings) -> AIOKafkaConsumer:
     """The direct consumer (not started): group ``settings.queue_group``, manual commits,
     the settings' session timeout and heartbeat (takeover speed, docs/benchmarks/worker.md)."""
     return AIOKafkaConsumer(
-        bootstrap_servers=settings.broker_host_port,
+        **client_kwargs(connection_of(settings)),
         group_id=settings.queue_group,
         client_id=f"{settings.app_id}-queue",
         enable_auto_commit=False,
@@ -61,9 +62,11 @@ def queue_consumer(settings: Settings) -> AIOKafkaConsumer:
 def output_producer(settings: Settings) -> AIOKafkaProducer:
     """The producer of outputs, ticks and snapshots (not started); Faust's settings."""
     return AIOKafkaProducer(
-        bootstrap_servers=settings.broker_host_port,
+        **client_kwargs(connection_of(settings)),
         client_id=f"{settings.app_id}-outputs",
         acks="all",
+        # A retried batch is not written twice; the embedded broker refuses InitProducerId.
+        enable_idempotence=not settings.is_embedded_broker,
         linger_ms=5,
         max_batch_size=512 * 1024,
         max_request_size=4 * 1024 * 1024,

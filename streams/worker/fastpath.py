@@ -38,10 +38,11 @@ _JOINED_FIELDS = frozenset(("ticket_id", "queue", "region", "party_id", "players
 _JOINED_REQUIRED = frozenset(("ticket_id", "queue", "region", "players", "joined_at_ms"))
 _LEFT_FIELDS = frozenset(("ticket_id", "queue", "region", "reason", "left_at_ms"))
 _PLAYER_FIELDS = frozenset(
-    ("player_id", "ratings", "roles", "vetoed_maps", "latency_ms", "can_host")
+    ("player_id", "ratings", "roles", "vetoed_maps", "latency_ms", "can_host", "attributes")
 )
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 _NO_LATENCY: dict[str, int] = {}
+_NO_ATTRIBUTES: dict[str, str] = {}
 #: ``json.loads`` is this scanner plus whitespace checks around it (json/decoder.py).
 _scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, not typed
 #: Queue, region and latency-group names that passed ``_KEY_PART``: checked once each.
@@ -118,6 +119,7 @@ def _nested_keys(players: list[dict[str, Any]]) -> int:
     keys = 0
     for player in players:
         keys += len(player) + len(player["ratings"]) + len(player.get("latency_ms", ()))
+        keys += len(player.get("attributes", ()))
     return keys
 
 
@@ -192,7 +194,19 @@ def _player(body: Any) -> Player:
         _names(body.get("vetoed_maps", ()), wire.MAX_VETOED_MAPS),
         latency_ms,
         can_host,
+        _attributes(body.get("attributes", _NO_ATTRIBUTES)),
     )
+
+
+def _attributes(attributes: Any) -> tuple[tuple[str, str], ...]:
+    if not attributes and type(attributes) is dict:  # the usual join: none
+        return ()
+    if type(attributes) is not dict or len(attributes) > wire.MAX_NAMES_PER_PLAYER:
+        raise _Unsure  # an explicit null too: the full path's to refuse
+    for name, value in attributes.items():
+        _name(name)
+        _name(value)
+    return tuple(sorted(attributes.items()))
 
 
 def _left(body: dict[str, Any]) -> TicketLeft:

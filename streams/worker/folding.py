@@ -21,7 +21,6 @@ from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import QueueEvent, TicketJoined, WaveTick
-from matcher.queue.fold import InvalidWaveResult
 from matcher.queue.lifecycle import LifecyclePolicy, LifecycleRejected
 from matcher.strategies import get_strategy
 from schemas.codec import decode_queue_event
@@ -264,18 +263,21 @@ class Folder:
             problem = implausible_time(event, timestamp_ms, skew)
             if problem:
                 return Folded(offset, rejection=problem)
-        try:
-            if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
+        if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
+            try:
                 return _make_folded(offset, state.book.apply(event), None, 0.0)
-            started = time.perf_counter()
-            with paused_gc():
-                step = state.book.apply(event)
-            return Folded(offset, step=step, duration_ms=(time.perf_counter() - started) * 1e3)
-        except LifecycleRejected as error:
-            return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
-        except InvalidWaveResult as error:
-            log.error("wave not published: %s", error)
-            return Folded(offset, rejection=Rejection("wave_failed", str(error)))
+            except LifecycleRejected as error:  # an answer, report or backfill it cannot apply
+                return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+        started = time.perf_counter()
+        with paused_gc():
+            step = state.book.apply(event)
+        duration_ms = (time.perf_counter() - started) * 1e3
+        failure = step.failure
+        if failure is None or not failure.first:
+            return Folded(offset, step=step, duration_ms=duration_ms)
+        log.error("wave of %s/%s failed: %s", failure.queue, failure.region, failure.reason)
+        letter = Rejection("wave_failed", failure.reason, "strategy")
+        return Folded(offset, step=step, rejection=letter, duration_ms=duration_ms)
 
     def _routing_problem(
         self, key: bytes | None, queue: str, region: str, partition: int

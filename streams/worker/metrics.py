@@ -48,6 +48,21 @@ class WorkerMetrics:
             buckets=(10, 25, 50, 100, 150, 200, 300, 500, 1000),
             **kwargs,
         )
+        # Both in log time: the ticket's joined time to the instant of the tick that
+        # matched it, so a slow worker or a catch-up does not stretch them.
+        self.time_to_match = Histogram(
+            "wavematch_time_to_match_seconds",
+            "Per matched ticket: from its joined time to the wave tick that matched it",
+            ["queue", "region"],
+            buckets=(1, 2.5, 5, 10, 15, 20, 30, 45, 60, 90, 120, 180, 300, 600),
+            **kwargs,
+        )
+        self.unmatched_after_wave = Gauge(
+            "wavematch_unmatched_after_wave_tickets",
+            "Tickets left queued by the last wave of the queue and region",
+            ["queue", "region"],
+            **kwargs,
+        )
         self.catch_up_events = Counter(
             "wavematch_catch_up_events_total",
             "Events re-folded after a takeover",
@@ -65,6 +80,13 @@ class WorkerMetrics:
             ["partition"],
             **kwargs,
         )
+        self.wave_failures = Counter(
+            "wavematch_wave_failures_total",
+            "Waves whose strategy raised or returned a result its checker refused: no "
+            "match was made, tickets still expired (the first of a run is dead-lettered)",
+            ["queue"],
+            **kwargs,
+        )
         self.commit_failures = Counter(
             "wavematch_commit_failures_total",
             "Offset commits the group refused (a rebalance): their records are re-folded",
@@ -78,10 +100,11 @@ class WorkerMetrics:
     def observe(self, folded: Folded, state: PartitionState) -> None:
         if folded.rejection is not None:
             self.dead_letters.labels(folded.rejection.code).inc()
-            return
         step = folded.step
         if step is None:
             return
+        if step.failure is not None:
+            self.wave_failures.labels(step.failure.queue).inc()
         summary = step.summary
         if summary is None:  # counted here, added to the counter once per batch (flush)
             self._pending[step.note] = self._pending.get(step.note, 0) + 1
@@ -90,6 +113,15 @@ class WorkerMetrics:
         self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
+        where = (summary.queue, summary.region)
+        # Only matched tickets' dequeues carry their joined time (ADR 96).
+        waits = [
+            (gone.at_ms - gone.joined_at_ms) / 1e3
+            for gone in step.dequeued
+            if gone.joined_at_ms is not None
+        ]
+        observe_all(self.time_to_match.labels(*where), waits)
+        self.unmatched_after_wave.labels(*where).set(summary.unmatched)
         region_queue = state.book.regions.get((summary.queue, summary.region))
         if region_queue is not None:
             self.queue_depth.labels(summary.queue, summary.region).set(region_queue.players_queued)

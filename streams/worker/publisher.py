@@ -58,18 +58,28 @@ def records_of(
     output that cannot be encoded turns the record into one DeadLetter (``internal_error``)
     instead of raising, and a DeadLetter is always encodable.
     """
-    if folded.rejection is not None:
-        return [dead_letter_record(folded, topic, partition, key, value)]
     try:
-        return _records_of_step(folded)
+        return _records_of_step(folded, topic, partition, key, value)
     except Exception as error:
         log.exception("outputs of the record at offset %d not encoded", folded.offset)
         failed = Folded(folded.offset, rejection=internal_error(error))
         return [dead_letter_record(failed, topic, partition, key, value)]
 
 
-def _records_of_step(folded: Folded) -> Sequence[Record]:
+def _records_of_step(
+    folded: Folded, topic: str, partition: int, key: bytes | None, value: bytes | None
+) -> Sequence[Record]:
     step = folded.step
+    if folded.rejection is not None:
+        letter = dead_letter_record(folded, topic, partition, key, value)
+        # A failed wave still expires tickets (and decides its deadlines): their records
+        # follow its one letter.
+        if step is None:
+            return [letter]
+        if step.lifecycle:
+            matches, rest = lifecycle_wire.split(step.lifecycle)
+            return [letter, *matches, *step_records(step), *rest]
+        return [letter, *step_records(step)]
     if step is None:
         return []
     summary = step.summary

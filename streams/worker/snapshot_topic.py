@@ -15,6 +15,7 @@ from collections.abc import Iterable
 
 from aiokafka import AIOKafkaProducer, TopicPartition
 
+from streams.connection import Brokers
 from streams.worker.catchup import group_less_reader, records_to_highwater
 
 #: Give up reading a snapshot partition after this long without progress.
@@ -25,14 +26,14 @@ def snapshot_topic(app_id: str) -> str:
     return f"{app_id}-queue-snapshots"
 
 
-async def read_to_end(bootstrap: str, topic: str, partitions: Iterable[int]) -> dict[str, bytes]:
+async def read_to_end(brokers: Brokers, topic: str, partitions: Iterable[int]) -> dict[str, bytes]:
     """Every key of ``topic``'s ``partitions`` with its last value, read up to the
     high-watermark each fetch response reports. Notes: O(records in those partitions)."""
     tps = [TopicPartition(topic, p) for p in sorted(set(partitions))]
     rows: dict[str, bytes] = {}
     if not tps:
         return rows
-    consumer = group_less_reader(bootstrap)
+    consumer = group_less_reader(brokers)
     await consumer.start()
     try:
         consumer.assign(tps)
@@ -57,8 +58,8 @@ class TopicStateTable:
     is lost (:meth:`forget`); writes go to the row cache and to snapshot partition P.
     """
 
-    def __init__(self, bootstrap: str, topic: str, producer: AIOKafkaProducer) -> None:
-        self._bootstrap = bootstrap
+    def __init__(self, brokers: Brokers, topic: str, producer: AIOKafkaProducer) -> None:
+        self._brokers = brokers
         self.topic = topic
         self._producer = producer
         self._rows: dict[str, bytes] = {}
@@ -66,7 +67,7 @@ class TopicStateTable:
     async def load(self, partitions: Iterable[int]) -> None:
         wanted = set(partitions)
         self.forget(wanted)
-        self._rows.update(await read_to_end(self._bootstrap, self.topic, wanted))
+        self._rows.update(await read_to_end(self._brokers, self.topic, wanted))
 
     def forget(self, partitions: Iterable[int]) -> None:
         prefixes = tuple(f"{p}/" for p in partitions)

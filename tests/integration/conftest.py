@@ -1,5 +1,6 @@
-"""Real parts: the embedded broker and real worker processes, started on free ports and
-stopped by PID. Tests drive them only through Kafka, with ordinary clients."""
+"""Real parts: a broker (the embedded one, or Apache Kafka) and real worker processes,
+started on free ports and stopped by PID. Tests drive them only through Kafka, with
+ordinary clients."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ import pytest
 
 from streams.embedded.broker import EmbeddedBroker, free_port
 from streams.processes import stop_process
+from tests.kafka.broker import KafkaBroker, empty_broker
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -26,10 +28,21 @@ ROOT = Path(__file__).resolve().parents[2]
 FAUST_ENV = ("BROKER_URL", "WEB_PORT", "WEB_HOST", "APP_DATADIR", "STORE", "F_DATADIR")
 
 
-@pytest.fixture
-def broker(tmp_path: Path) -> Iterator[EmbeddedBroker]:
-    with EmbeddedBroker(log_path=tmp_path / "broker.log") as running:
-        yield running
+#: A broker as the tests use it: ``bootstrap`` for plain clients, ``url`` for wavematch.
+AnyBroker = EmbeddedBroker | KafkaBroker
+
+
+@pytest.fixture(params=["tansu", "kafka"])
+def broker(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AnyBroker]:
+    """Every integration test runs on the embedded broker (a fresh one per test) and on
+    Apache Kafka (the session's broker, emptied of topics and groups before the test)."""
+    if request.param == "tansu":
+        with EmbeddedBroker(log_path=tmp_path / "broker.log") as running:
+            yield running
+    else:
+        kafka: KafkaBroker = request.getfixturevalue("kafka_broker")
+        empty_broker(kafka.bootstrap)
+        yield kafka
 
 
 @dataclass
@@ -55,7 +68,7 @@ class Worker:
 
 @dataclass
 class WorkerFactory:
-    broker: EmbeddedBroker
+    broker: AnyBroker
     config: Path
     tmp_path: Path
     started: list[Worker] = field(default_factory=list)
@@ -123,7 +136,7 @@ def consumer(request) -> str:
 
 @pytest.fixture
 def worker_factory(
-    broker: EmbeddedBroker, tmp_path: Path, request, consumer: str
+    broker: AnyBroker, tmp_path: Path, request, consumer: str
 ) -> Iterator[WorkerFactory]:
     marker = request.node.get_closest_marker("wavematch_config")
     body = marker.args[0] if marker else DEFAULT_CONFIG

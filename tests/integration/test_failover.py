@@ -8,17 +8,11 @@ import random
 import signal
 import threading
 import time
-from collections import Counter, defaultdict
 
 import pytest
 
-from schemas.codec import decode
-from schemas.topics import QUEUE
-from streams.audit.replay import JUDGED, replay
-from streams.audit.topics import committed_offsets, read_topics
-from streams.settings import load_settings
-from tests.integration.conftest import run, wait_until
-from tests.integration.kafka import read_topic
+from tests.integration.conftest import wait_until
+from tests.integration.outcome import check_outcome
 from tests.integration.traffic import REGIONS, Traffic
 
 pytestmark = pytest.mark.integration
@@ -81,53 +75,4 @@ def test_sigkill_and_restart_lose_nothing_and_match_nobody_twice(broker, worker_
     tickets = traffic.tickets()
     assert len(tickets) > 300
 
-    def ended() -> set[str]:
-        return {
-            decode(r.value).ticket_id
-            for r in read_topic(broker.bootstrap, "wavematch.cleanup.v1", 0.3)
-        }
-
-    wait_until(
-        lambda: ended() >= tickets,
-        120,
-        "every ticket to end",
-        alive=lambda: first.process.poll() is None,
-    )
-
-    cleanup = read_topic(broker.bootstrap, "wavematch.cleanup.v1")
-    endings: dict[str, set[bytes]] = defaultdict(set)
-    for record in cleanup:
-        endings[decode(record.value).ticket_id].add(record.value)
-    twice = {t for t, values in endings.items() if len(values) > 1}
-    assert not twice, f"tickets that ended in two different ways: {sorted(twice)[:5]}"
-
-    matches = read_topic(broker.bootstrap, "wavematch.matches.v1")
-    copies: dict[str, set[bytes]] = defaultdict(set)
-    for record in matches:
-        copies[decode(record.value).match_id].add(record.value)
-    assert all(len(values) == 1 for values in copies.values()), (
-        "a match id re-published differently"
-    )
-    seats = Counter(
-        seat.player_id
-        for values in copies.values()
-        for match in [decode(next(iter(values)))]
-        for team in match.teams
-        for seat in team.players
-    )
-    assert max(seats.values()) == 1, (
-        f"players matched twice: {[p for p, n in seats.items() if n > 1][:5]}"
-    )
-    matched = sum(
-        1 for values in endings.values() if decode(next(iter(values))).reason.value == "MATCHED"
-    )
-    assert matched == sum(seats.values()) and matched > len(tickets) // 2
-
-    for worker in worker_factory.started:
-        worker.stop()  # no more ticks: the log and the outputs are final
-    settings = load_settings(worker_factory.config, broker_url=broker.url)
-    records = run(read_topics(broker.bootstrap, (QUEUE.name, *JUDGED)))
-    processed = run(committed_offsets(broker.bootstrap, settings.queue_group, QUEUE.name))
-    report = replay(settings, records, processed=processed)
-    assert report.ok, report.differences[:5]
-    assert report.verdict.identical["wavematch.matches.v1"] == len(copies)
+    check_outcome(broker, worker_factory, tickets, survivor=first)

@@ -1,6 +1,6 @@
 """Recovery is exact, every time: a SIGKILLed worker's successor rebuilds every queued
-ticket from the snapshot table (recovered from its changelog on the embedded broker,
-whose end-offset answer needs the workaround of ADR 0004) plus the log after it."""
+ticket from the snapshot table (recovered from its changelog; on the embedded broker the
+end-offset answer needs the workaround of ADR 0004) plus the log after it."""
 
 from __future__ import annotations
 

@@ -1,5 +1,6 @@
-"""The worker end to end on the real embedded broker: joins in, waves closed from the log,
-matches and cleanup out, bad input to the dead-letter topic, every output re-derivable."""
+"""The worker end to end on both real brokers (Tansu and Apache Kafka): joins in, waves
+closed from the log, matches and cleanup out, bad input to the dead-letter topic, every
+output re-derivable."""
 
 from __future__ import annotations
 

@@ -27,28 +27,57 @@ from tests.multifactor.conftest import player
 CFG = MultifactorConfig()
 
 
-def test_team_skill_is_one_minus_the_gap_of_means_over_the_scale() -> None:
+def test_team_skill_halves_when_the_gap_of_means_equals_the_scale() -> None:
     assert team_skill_score([1500, 1600], [1550, 1550], CFG) == 1.0
-    assert team_skill_score([1700, 1700], [1600, 1600], CFG) == 0.5  # gap 100 of 200
-    assert team_skill_score([1900, 1900], [1500, 1500], CFG) == 0.0  # floored, not negative
+    assert team_skill_score([1800, 1800], [1600, 1600], CFG) == 0.5  # gap 200 of 200
+    assert team_skill_score([1900, 1900], [1500, 1500], CFG) == 1 / 3  # never 0
 
 
 def test_team_skill_caps_ratings_first() -> None:
     wide = MultifactorConfig(team_skill_scale=2000, rating_ceiling=3000)
     # 9000 counts as 3000: gap of means (3000 + 1500 - 3000) / 2 = 750.
-    assert team_skill_score([9000, 1500], [1500, 1500], wide) == pytest.approx(1 - 750 / 2000)
+    assert team_skill_score([9000, 1500], [1500, 1500], wide) == pytest.approx(1 / (1 + 750 / 2000))
     uncapped = MultifactorConfig(team_skill_scale=2000, rating_ceiling=10_000)
-    assert team_skill_score([9000, 1500], [1500, 1500], uncapped) == 0.0  # gap 3750
+    assert team_skill_score([9000, 1500], [1500, 1500], uncapped) == pytest.approx(
+        1 / (1 + 3750 / 2000)
+    )
     floor = MultifactorConfig(rating_floor=1000, team_skill_scale=1000)
     assert team_skill_score([0, 1000], [1000, 1000], floor) == 1.0
 
 
-def test_player_skill_is_the_mean_pairwise_gap_over_the_scale() -> None:
+def test_player_skill_falls_with_the_mean_pairwise_gap_over_the_scale() -> None:
     cfg = MultifactorConfig(player_skill_scale=400)
-    # pairs: 100, 200, 100 -> mean 133.3 -> 1 - 1/3
-    assert player_skill_score([1000, 1100, 1200], cfg) == pytest.approx(2 / 3)
+    # pairs: 100, 200, 100 -> mean 133.3 -> 1 / (1 + 1/3)
+    assert player_skill_score([1000, 1100, 1200], cfg) == pytest.approx(3 / 4)
     assert player_skill_score([1500] * 6, cfg) == 1.0
-    assert player_skill_score([0, 3000], cfg) == 0.0
+    assert player_skill_score([0, 3000], cfg) == pytest.approx(1 / (1 + 3000 / 400))
+
+
+@given(
+    ratings=st.lists(st.integers(0, 3000), min_size=6, max_size=6),
+    first=st.permutations(range(6)),
+    second=st.permutations(range(6)),
+)
+def test_a_more_balanced_split_never_scores_lower(
+    ratings: list[int], first: list[int], second: list[int]
+) -> None:
+    """Same six solo players, two splits: the one with the smaller team gap scores at least
+    as high on the whole match score (the issue's [100,200,300] v [2700,2800,2900] case)."""
+    splits = [([ratings[i] for i in o[:3]], [ratings[i] for i in o[3:]]) for o in (first, second)]
+    gaps = [abs(sum(a) - sum(b)) for a, b in splits]
+    scores = [
+        score_teams(
+            [[(player(f"p{i}"), r)] for i, r in enumerate(a)],
+            [[(player(f"q{i}"), r)] for i, r in enumerate(b)],
+            {},
+            CFG,
+        ).total
+        for a, b in splits
+    ]
+    if gaps[0] < gaps[1]:
+        assert scores[0] >= scores[1]
+    elif gaps[1] < gaps[0]:
+        assert scores[1] >= scores[0]
 
 
 @pytest.mark.parametrize(

@@ -254,8 +254,9 @@ class _CountingSearch(Search):
 
 def test_fresh_starts_wait_until_the_search_has_run_a_while() -> None:
     """A fresh start costs a whole descent: none before FRESH_AFTER first descents' worth
-    of evaluations, then one every FRESH_EVERY restarts."""
-    wave = random_wave(15, 60)
+    of evaluations, then one every FRESH_EVERY restarts. The wave must let half that budget
+    run at least FRESH_EVERY restarts, or the first check would hold vacuously."""
+    wave = random_wave(15, 62)
     config = MultifactorConfig(max_restarts=0, budget_evaluations=10_000_000)
     first = Search(build_pool(wave, profile(3), config), config, 1).run().evaluations
     for budget, fresh in ((first * FRESH_AFTER // 2, False), (first * FRESH_AFTER * 3, True)):

@@ -1,7 +1,5 @@
 from __future__ import annotations
 
-import pytest
-
 from matcher.core import QueueProfile
 from matcher.queue import (
     DequeueReason,
@@ -13,7 +11,6 @@ from matcher.queue import (
     WaveTick,
 )
 from matcher.queue.book import QueueBook
-from matcher.queue.fold import InvalidWaveResult
 from tests.queue.conftest import make_ticket
 
 RULES = QueueRules(ticket_ttl_ms=60_000, finished_retention_ms=120_000)
@@ -190,9 +187,36 @@ def test_an_invalid_strategy_result_is_refused(profile, monkeypatch):
     state = RegionQueue("duo", "eu")
     join(state, profile, "a")
     monkeypatch.setattr(fold, "run_wave", lambda s, p: WaveResult("bad", (), ()))
-    with pytest.raises(InvalidWaveResult, match="unmatched"):
-        state.apply(tick(1), profile, RULES)
+    step = state.apply(tick(1), profile, RULES)
+    assert step.note == "wave_failed" and step.matches == ()
+    assert step.failure is not None and "unmatched" in step.failure.reason
     assert list(state.tickets) == ["a"]
+
+
+def test_a_failing_strategy_still_expires_and_reports_each_reason_once(profile, monkeypatch):
+    import matcher.queue.fold as fold
+
+    rules = QueueRules(ticket_ttl_ms=20_000, finished_retention_ms=20_000)
+    state = RegionQueue("duo", "eu")
+    join(state, profile, "a", joined_at_ms=0)
+    join(state, profile, "b", joined_at_ms=15_000)
+
+    def broken(snapshot, profile):
+        raise KeyError("weight_pings")
+
+    monkeypatch.setattr(fold, "run_wave", broken)
+    first = state.apply(tick(1, at_ms=10_000), profile, rules)
+    second = state.apply(tick(2, at_ms=25_000), profile, rules)
+    assert [first.failure.first, second.failure.first] == [True, False]
+    assert first.failure.reason == "KeyError: 'weight_pings'"
+    assert [(d.ticket_id, d.reason) for d in second.dequeued] == [("a", DequeueReason.EXPIRED)]
+    assert list(state.tickets) == ["b"] and state.last_sequence == 2
+    monkeypatch.setattr(fold, "run_wave", lambda s, p: 1 / 0)
+    third = state.apply(tick(3, at_ms=30_000), profile, rules)
+    assert third.failure.first and third.failure.reason.startswith("ZeroDivisionError")
+    monkeypatch.undo()
+    assert state.apply(tick(4, at_ms=31_000), profile, rules).failure is None
+    assert state.failing is None
 
 
 def test_the_book_rejects_joins_for_unknown_queues_and_regions(profile):

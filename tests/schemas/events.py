@@ -230,6 +230,7 @@ players = st.builds(
     vetoed_maps=st.lists(names, max_size=4).map(tuple),
     latency_ms=st.dictionaries(key_parts, st.integers(0, m.MAX_LATENCY_MS), max_size=3),
     can_host=st.booleans(),
+    attributes=st.dictionaries(names, names, max_size=3),
 )
 
 

@@ -99,7 +99,13 @@ def test_same_config_same_report(tmp_path: Path) -> None:
             TINY.replace(
                 'strategy = "rebalance"\n[', 'strategy = "rebalance"\noptions = {method = "x"}\n['
             ),
-            "scenario[0].variant[0].options: ",
+            "scenario[0].variant[0]: options.method: ",
+        ),
+        (
+            TINY.replace(
+                'strategy = "rebalance"\n[', 'strategy = "rebalance"\nrules = {max_sprad = 1}\n['
+            ),
+            "scenario[0].variant[0]: rules.max_sprad: unknown rule",
         ),
     ],
 )
@@ -119,3 +125,17 @@ def test_report_path_that_is_a_file(tmp_path: Path, capsys: pytest.CaptureFixtur
     blocker.write_text("")
     assert main(["simulate", "--config", str(write(tmp_path, TINY)), "--report", str(blocker)]) == 2
     assert "--report: " in capsys.readouterr().err
+
+
+def test_a_variant_with_rules_runs_and_makes_only_allowed_matches(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    ruled = TINY.replace(
+        'name = "pop"', 'name = "ruled"\nrules = {rating = "any", max_team_gap = 100}', 1
+    )
+    out = tmp_path / "out"
+    assert main(["simulate", "--config", str(write(tmp_path, ruled)), "--report", str(out)]) == 0
+    capsys.readouterr()
+    (scenario,) = json.loads((out / "figures.json").read_text())["scenarios"]
+    assert [v["variant"] for v in scenario["variants"]] == ["fixed", "ruled"]
+    assert scenario["variants"][1]["overall"]["matches"] > 0

@@ -16,10 +16,11 @@ def test_direct_is_the_default_and_commits_in_a_group_of_its_own() -> None:
     assert load_settings(app_id="mm", consumer="faust").queue_group == "mm"
 
 
-def test_transactions_need_the_faust_consumer() -> None:
-    with pytest.raises(SettingsError, match=r"exactly_once.*faust"):
-        load_settings(processing_guarantee="exactly_once")
-    assert load_settings(processing_guarantee="exactly_once", consumer="faust")
+@pytest.mark.parametrize("consumer", ["direct", "faust"])
+def test_exactly_once_is_refused_in_one_line_naming_the_field_and_the_adr(consumer: str) -> None:
+    with pytest.raises(SettingsError, match=r"^processing_guarantee: .*removed.*adr/0090\)$"):
+        load_settings(processing_guarantee="exactly_once", consumer=consumer)
+    assert load_settings(processing_guarantee="at_least_once", consumer=consumer)
 
 
 def test_an_unknown_mode_is_one_line_naming_the_field() -> None:

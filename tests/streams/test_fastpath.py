@@ -142,6 +142,7 @@ def test_a_repeated_player_key_is_left_to_the_full_path() -> None:
         text.replace('"ratings":{', '"ratings":{"zerg": 1, ', 1),
         text.replace('"player_id"', '"roles": [], "player_id"', 1),
         text.replace('"latency_ms":{', '"latency_ms":{"eu" : 5, ', 1),
+        text.replace('"attributes":{', '"attributes":{"os": "x", "os": "y", ', 1),
     ):
         assert repeated != text
         assert fast_queue_event(repeated.encode()) is None
@@ -161,6 +162,10 @@ def test_values_the_models_refuse_are_left_to_the_full_path() -> None:
         ("ratings", {"zerg": 10_001}),
         ("ratings", {}),
         ("latency_ms", {"e/u": 3}),
+        ("attributes", None),
+        ("attributes", {"os": 3}),
+        ("attributes", {"os": ""}),
+        ("attributes", {f"k{i}": "v" for i in range(17)}),
         ("player_id", "a\x7fb"),
     ):
         changed = {**body, "players": [{**player, field: value}]}

@@ -79,7 +79,7 @@ def test_a_record_in_the_wrong_partition_is_refused_with_the_right_one(folder):
     assert "murmur2_random" in folded.rejection.reason
 
 
-def test_a_failing_strategy_costs_one_dead_letter_and_changes_nothing(folder, monkeypatch):
+def test_a_failing_strategy_is_dead_lettered_once_and_matches_nothing(folder, monkeypatch):
     import matcher.queue.fold as fold
 
     state = folder.new_state(HOME)
@@ -87,8 +87,12 @@ def test_a_failing_strategy_costs_one_dead_letter_and_changes_nothing(folder, mo
     folder.fold(state, KEY, joined("t2", "b"), 1)
     monkeypatch.setattr(fold, "run_wave", lambda s, p: 1 / 0)
     folded = folder.fold(state, KEY, tick(1), 2)
-    assert folded.rejection.code == "internal_error"
+    assert folded.rejection.code == "wave_failed"
     assert "ZeroDivisionError" in folded.rejection.reason
+    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=tick(1))
+    assert [topic for topic, _, _ in records] == ["wavematch.deadletter.v1"]
+    again = folder.fold(state, KEY, tick(2), 3)
+    assert again.rejection is None and again.step.failure.reason == folded.rejection.reason
     (queue,) = state.book.regions.values()
     assert list(queue.tickets) == ["t1", "t2"] and queue.waves_closed == 0
 

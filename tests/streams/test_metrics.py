@@ -63,3 +63,31 @@ def samples(registry: CollectorRegistry) -> list[tuple[str, dict[str, str], floa
         for sample in metric.samples
         if not sample.name.endswith("_created")
     ]
+
+
+def test_time_to_match_runs_from_the_joined_time_to_the_tick_and_unmatched_are_left(
+    folder: Folder,
+) -> None:
+    registry = CollectorRegistry()
+    metrics = WorkerMetrics(registry)
+    state = folder.new_state(HOME)
+    base = 1_767_225_600_000  # tick(1) is at base + 1 s
+    records = [joined("t1", "a", base - 4_000), joined("t2", "b", base), joined("t3", "c", base)]
+    for offset, value in enumerate([*records, tick(1)]):
+        folded = folder.fold(state, KEY, value, offset)
+        assert folded is not None
+        metrics.observe(folded, state)
+
+    def value(name: str) -> float | None:
+        return registry.get_sample_value(name, {"queue": "duo", "region": "eu"})
+
+    # Two of the three are paired: t1 after 5 s of log time, and t2 or t3 after 1 s.
+    assert value("wavematch_time_to_match_seconds_count") == 2
+    assert value("wavematch_time_to_match_seconds_sum") == 6
+    assert (
+        registry.get_sample_value(
+            "wavematch_time_to_match_seconds_bucket", {"queue": "duo", "region": "eu", "le": "2.5"}
+        )
+        == 1
+    )
+    assert value("wavematch_unmatched_after_wave_tickets") == 1

@@ -1,0 +1,212 @@
+"""A 1v1 queue's rules (matcher/rules) as a hard filter on the pair graph of ``optimal``.
+
+A pair is legal only when it respects ``max_distance`` and ``max_latency_ms`` at the
+limit of its least waited ticket (limits only grow with the wait, so that is the lower
+of the two players' limits, docs/adr/0101), the two agree on every attribute rule not
+yet relaxed for it, and they did not meet too recently (``rematch``). The same
+predicate as the live rules check (matcher/rules/check.py), on arrays: one mask per edge
+batch, so a 10,000-player wave pays a few vector operations.
+
+A queue that declares ``max_distance`` states its skill limit in seconds waited, so that
+limit replaces the pressure tiers' per-wave windows (:func:`window_radius`); without it
+the windows apply as they always did.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from numpy.typing import NDArray
+
+from matcher.core import Player, WaveSnapshot
+from matcher.duel.model import DuelPlayer
+from matcher.rules.check import EPSILON, met_recently, waited_s
+from matcher.rules.model import AttributeRule, Expansion, QueueRuleSet
+
+Ints = NDArray[np.int64]
+Floats = NDArray[np.float64]
+Bools = NDArray[np.bool_]
+Words = NDArray[np.uint64]
+
+
+@dataclass(frozen=True)
+class AttributeCodes:
+    """One attribute rule over the wave's players: ``equal`` as a code per player (-1:
+    no value), ``intersect`` as a bit set per player over the wave's distinct elements
+    (all zero: no value); ``relax_after_s`` as the rule's (inf: never relaxed)."""
+
+    codes: Ints | None
+    sets: Words | None
+    relax_after_s: float
+
+    def agree(self, u: Ints, v: Ints) -> Bools:
+        if self.codes is not None:
+            cu, cv = self.codes[u], self.codes[v]
+            equal: Bools = (cu < 0) | (cv < 0) | (cu == cv)
+            return equal
+        assert self.sets is not None
+        su, sv = self.sets[u], self.sets[v]
+        shared = np.logical_or(~su.any(axis=1), ~sv.any(axis=1))
+        shared |= (su & sv).any(axis=1)
+        return np.asarray(shared, dtype=np.bool_)
+
+    def subset(self, players: Ints) -> AttributeCodes:
+        codes = None if self.codes is None else self.codes[players]
+        sets = None if self.sets is None else self.sets[players]
+        return AttributeCodes(codes, sets, self.relax_after_s)
+
+
+@dataclass(frozen=True)
+class DuelLimits:
+    """Per player: the ``max_distance`` and ``max_latency_ms`` reached (inf: no such rule),
+    the latency to the wave's region (0: unknown, not held to the limit), and the wave's
+    recent meetings as sorted ``low * n + high`` keys of player numbers (``number``: each
+    player's number in the whole wave, kept by :meth:`subset`)."""
+
+    distance: Floats
+    latency: Floats
+    latency_limit: Floats
+    number: Ints
+    met: Ints
+    wave_size: int
+    replaces_window: bool = False
+    attributes: tuple[AttributeCodes, ...] = ()
+    waited: Floats | None = None
+
+    def allowed(self, u: Ints, v: Ints, diff: Ints) -> Bools:
+        """Mask of the pairs ``(u[i], v[i])`` at rating distance ``diff[i]`` the rules allow.
+
+        Notes: O(len(u) log meetings).
+        """
+        ok: Bools = diff <= np.minimum(self.distance[u], self.distance[v]) + EPSILON
+        worst = np.maximum(self.latency[u], self.latency[v])
+        ok &= worst <= np.minimum(self.latency_limit[u], self.latency_limit[v]) + EPSILON
+        if len(self.met):
+            a, b = self.number[u], self.number[v]
+            keys = np.minimum(a, b) * self.wave_size + np.maximum(a, b)
+            at = np.clip(np.searchsorted(self.met, keys), 0, len(self.met) - 1)
+            ok &= self.met[at] != keys
+        for rule in self.attributes:
+            agree = rule.agree(u, v)
+            if self.waited is not None and rule.relax_after_s != np.inf:
+                agree |= np.minimum(self.waited[u], self.waited[v]) >= rule.relax_after_s
+            ok &= agree
+        return ok
+
+    def allowed_table(self, members: Ints, diff: Ints) -> Bools:
+        """``[a, b]``: may ``members[a]`` play ``members[b]`` at distance ``diff[a, b]``?"""
+        size = len(members)
+        u = np.repeat(members, size)
+        v = np.tile(members, size)
+        table: Bools = self.allowed(u, v, diff.ravel()).reshape(size, size)
+        return table
+
+    def subset(self, players: Ints) -> DuelLimits:
+        return DuelLimits(
+            self.distance[players],
+            self.latency[players],
+            self.latency_limit[players],
+            self.number[players],
+            self.met,
+            self.wave_size,
+            self.replaces_window,
+            tuple(rule.subset(players) for rule in self.attributes),
+            None if self.waited is None else self.waited[players],
+        )
+
+    def window_radius(self, ratings: Ints) -> Ints:
+        """Each player's ``max_distance`` as the pair window's radius, bounded by the
+        wave's rating span (so the one-more-pair weight of the large tier stays small)."""
+        rated = ratings[ratings >= 0]
+        span = float(rated.max() - rated.min()) if len(rated) else 0.0
+        radius: Ints = np.floor(np.minimum(self.distance, span)).astype(np.int64)
+        return radius
+
+
+def duel_limits(
+    players: Sequence[DuelPlayer], snapshot: WaveSnapshot, rules: QueueRuleSet
+) -> DuelLimits | None:
+    """The limits of a wave's duel players under ``rules``; None when no rule limits a pair.
+
+    >>> from matcher.core import Player, Ticket, WaitingTicket
+    >>> from matcher.rules import parse_rules
+    >>> tickets = tuple(WaitingTicket(Ticket(t, "q", "eu", (Player(t, (("mmr", 1),)),), 0), 0)
+    ...                 for t in ("a", "b"))
+    >>> snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 10_000, tickets)
+    >>> players = [DuelPlayer(t, 1500, 1500, ticket_id=t) for t in ("a", "b")]
+    >>> rules = parse_rules({"max_distance": {"base": 50, "growth_per_s": 10, "cap": 200}})
+    >>> duel_limits(players, snapshot, rules).distance.tolist()
+    [150.0, 150.0]
+
+    Notes: O(n + meetings log meetings).
+    """
+    if (
+        rules.max_distance is None
+        and rules.max_latency_ms is None
+        and rules.rematch is None
+        and not rules.attributes
+    ):
+        return None
+    waiting = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
+    tickets = [waiting[p.ticket_id] for p in players]
+    waited = np.array(
+        [waited_s(snapshot.closed_at_ms, (t.joined_at_ms,)) for t in tickets], dtype=np.float64
+    )
+    firsts = [t.players[0] for t in tickets]
+    latency = np.array([p.latency_to(snapshot.region) or 0 for p in firsts], dtype=np.float64)
+    index = {p.player_id: i for i, p in enumerate(players)}
+    return DuelLimits(
+        distance=_reached(rules.max_distance, waited),
+        latency=latency,
+        latency_limit=_reached(rules.max_latency_ms, waited),
+        number=np.arange(len(players), dtype=np.int64),
+        met=_met_keys(met_recently(snapshot, rules), index),
+        wave_size=max(len(players), 1),
+        replaces_window=rules.max_distance is not None,
+        attributes=tuple(_attribute_codes(rule, firsts) for rule in rules.attributes),
+        waited=waited,
+    )
+
+
+def _attribute_codes(rule: AttributeRule, players: Sequence[Player]) -> AttributeCodes:
+    values = [p.attribute(rule.name) for p in players]
+    relax = np.inf if rule.relax_after_s is None else rule.relax_after_s
+    if rule.match == "equal":
+        index: dict[str, int] = {}
+        codes = [-1 if value is None else index.setdefault(value, len(index)) for value in values]
+        return AttributeCodes(np.array(codes, dtype=np.int64), None, relax)
+    # The same sets as AttributeRule.problem reads: comma-separated, stripped.
+    sets = [() if v is None else tuple({part.strip() for part in v.split(",")}) for v in values]
+    bit: dict[str, int] = {}
+    for elements in sets:
+        for element in elements:
+            bit.setdefault(element, len(bit))
+    words = np.zeros((len(sets), max(1, (len(bit) + 63) // 64)), dtype=np.uint64)
+    for row, elements in enumerate(sets):
+        for element in elements:
+            words[row, bit[element] // 64] |= np.uint64(1 << (bit[element] % 64))
+    return AttributeCodes(None, words, relax)
+
+
+def _reached(limit: Expansion | None, waited: Floats) -> Floats:
+    if limit is None:
+        return np.full(len(waited), np.inf)
+    # A wave's tickets share a few distinct waits (joins cluster between ticks).
+    distinct, where = np.unique(waited, return_inverse=True)
+    values = np.array([limit.at(float(w)) for w in distinct], dtype=np.float64)
+    reached: Floats = values[where]
+    return reached
+
+
+def _met_keys(met: Mapping[str, frozenset[str]], index: Mapping[str, int]) -> Ints:
+    n = max(len(index), 1)
+    keys = {
+        min(a, b) * n + max(a, b)
+        for player_id, others in met.items()
+        if (a := index.get(player_id)) is not None
+        for other in others
+        if (b := index.get(other)) is not None
+    }
+    return np.array(sorted(keys), dtype=np.int64)

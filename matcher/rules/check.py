@@ -1,0 +1,273 @@
+"""Whether matches and tickets respect a queue's rules: the checker and the strategies'
+one predicate (:func:`lineup_problem`), so what a strategy builds and what the worker
+verifies before publishing are judged by the same code."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+
+from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
+from matcher.rules.model import NO_RULES, QueueRuleSet, parse_rules
+
+#: No rematch history: the default of every ``met`` argument.
+NO_MEETINGS: Mapping[str, frozenset[str]] = {}
+
+#: Slack for float comparisons of team means against a limit.
+EPSILON = 1e-9
+
+
+def queue_rules(profile: QueueProfile) -> QueueRuleSet:
+    """The parsed rules of ``profile`` (validated at start).
+
+    Parsed once per profile object: admission reads them on every join.
+    """
+    if not profile.rules:
+        return NO_RULES
+    cached = _PARSED.get(id(profile))
+    if cached is not None and cached[0] is profile:
+        return cached[1]
+    rules = parse_rules(profile.rules)
+    if len(_PARSED) >= _PARSED_MAX:  # profiles built per call (tests, tools) must not pile up
+        _PARSED.clear()
+    _PARSED[id(profile)] = (profile, rules)
+    return rules
+
+
+#: Parsed rules by profile identity; the profile is kept so that its id is not reused.
+_PARSED: dict[int, tuple[QueueProfile, QueueRuleSet]] = {}
+_PARSED_MAX = 256
+
+
+def waited_s(closed_at_ms: int, joined_at_ms: Sequence[int]) -> float:
+    """Seconds the least waited of the tickets has waited at the wave's close."""
+    return max(0.0, (closed_at_ms - max(joined_at_ms)) / 1000.0)
+
+
+def lineup_problem(
+    rules: QueueRuleSet,
+    teams: Sequence[Sequence[int]],
+    waited: float,
+    latencies: Sequence[int | None] = (),
+    players: Sequence[Player] = (),
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> str | None:
+    """Why a match of these teams' seat ratings breaks ``rules`` after ``waited`` s, or None.
+
+    ``latencies`` are the seats' latencies to the match's region (None: unknown),
+    ``players`` the seated players (their attributes), when the rules need them.
+
+    >>> from matcher.rules.model import Expansion
+    >>> rules = QueueRuleSet(max_spread=Expansion(500, growth_per_s=10, cap=1000))
+    >>> lineup_problem(rules, [[100, 200], [700, 650]], 0.0)
+    'rating spread 600 exceeds max_spread 500 after 0 s'
+    >>> lineup_problem(rules, [[100, 200], [700, 650]], 10.0) is None
+    True
+
+    Notes: O(seats).
+    """
+    seats = [rating for team in teams for rating in team]
+    if rules.max_spread is not None and seats:
+        spread, limit = max(seats) - min(seats), rules.max_spread.at(waited)
+        if spread > limit + EPSILON:
+            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {waited:g} s"
+    if rules.max_distance is not None and len(seats) == 2 and len(teams) == 2:
+        distance, limit = abs(seats[0] - seats[1]), rules.max_distance.at(waited)
+        if distance > limit + EPSILON:
+            return f"rating distance {distance:g} exceeds max_distance {limit:g} after {waited:g} s"
+    if rules.max_team_gap is not None and all(teams):
+        means = [sum(team) / len(team) for team in teams]
+        gap, limit = max(means) - min(means), rules.max_team_gap.at(waited)
+        if gap > limit + EPSILON:
+            return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {waited:g} s"
+    return group_problem(rules, waited, latencies, players, (), met)
+
+
+def group_problem(
+    rules: QueueRuleSet,
+    waited: float,
+    latencies: Sequence[int | None],
+    players: Sequence[Player],
+    ratings: Sequence[int] = (),
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> str | None:
+    """The rules a group of players breaks however it is split into teams: latency,
+    attributes, and the spread of ``ratings`` when given (seat ratings that do not depend
+    on the split). Strategies test a group with it before trying its splits.
+
+    Notes: O(players).
+    """
+    if rules.max_spread is not None and ratings:
+        spread, limit = max(ratings) - min(ratings), rules.max_spread.at(waited)
+        if spread > limit + EPSILON:
+            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {waited:g} s"
+    if rules.max_latency_ms is not None:
+        known = [ms for ms in latencies if ms is not None]
+        limit = rules.max_latency_ms.at(waited)
+        if known and max(known) > limit + EPSILON:
+            return f"latency {max(known)} ms exceeds max_latency_ms {limit:g} after {waited:g} s"
+    for rule in rules.attributes:
+        problem = rule.problem([player.attribute(rule.name) for player in players], waited)
+        if problem is not None:
+            return problem
+    if met:
+        ids = {player.player_id for player in players}
+        for player in players:
+            again = met.get(player.player_id, frozenset()) & ids
+            if again:
+                other = min(again)
+                return f"players {player.player_id} and {other} met too recently (rematch)"
+    return None
+
+
+def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, frozenset[str]]:
+    """Whom each queued player met in their last ``rematch.last`` matches within
+    ``rematch.within_s`` of the wave's close (empty without a rematch rule).
+
+    Notes: O(players x last x match size).
+    """
+    rule = rules.rematch
+    if rule is None or not snapshot.meetings:
+        return {}
+    since = snapshot.closed_at_ms - rule.within_s * 1000
+    return {
+        player_id: frozenset(
+            other for at_ms, others in history[: rule.last] if at_ms >= since for other in others
+        )
+        for player_id, history in snapshot.meetings
+    }
+
+
+def match_rule_problems(
+    rules: QueueRuleSet,
+    match: Match,
+    snapshot: WaveSnapshot,
+    tickets: Mapping[str, Ticket],
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> list[str]:
+    """Rule violations of one published match (empty when it respects every rule)."""
+    teams = [[seat.rating for seat in team.seats] for team in match.teams]
+    joined = [tickets[tid].joined_at_ms for tid in match.ticket_ids() if tid in tickets]
+    players = {
+        p.player_id: p for tid in match.ticket_ids() if tid in tickets for p in tickets[tid].players
+    }
+    latencies = [
+        players[seat.player_id].latency_to(snapshot.region)
+        for team in match.teams
+        for seat in team.seats
+        if seat.player_id in players
+    ]
+    waited = waited_s(snapshot.closed_at_ms, joined) if joined else 0.0
+    seated = [
+        players[s.player_id] for team in match.teams for s in team.seats if s.player_id in players
+    ]
+    problem = lineup_problem(rules, teams, waited, latencies, seated, met)
+    return [] if problem is None else [f"match {match.match_id}: {problem}"]
+
+
+def wave_rule_problems(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult
+) -> list[str]:
+    """Every rule violation in ``result`` (the live checker runs it before publishing).
+
+    Notes: O(seats of the result).
+    """
+    rules = queue_rules(profile)
+    if rules.empty:
+        return []
+    tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
+    problems: list[str] = []
+    met = met_recently(snapshot, rules)
+    for match in result.matches:
+        problems += match_rule_problems(rules, match, snapshot, tickets, met)
+        if rules.rating is not None:
+            for team in match.teams:
+                for seat in team.seats:
+                    player = _player(tickets.get(seat.ticket_id), seat.player_id)
+                    if player is not None and player.rating(rules.rating) != seat.rating:
+                        problems.append(
+                            f"match {match.match_id}: seat of {seat.player_id} is rated "
+                            f"{seat.rating}, not the player's {rules.rating!r} rating"
+                        )
+    return problems
+
+
+def _player(ticket: Ticket | None, player_id: str) -> Player | None:
+    if ticket is None:
+        return None
+    return next((p for p in ticket.players if p.player_id == player_id), None)
+
+
+def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
+    """Why ``ticket`` can never satisfy its queue's rules, however long it waits; or None.
+
+    >>> from matcher.core import Player
+    >>> profile = QueueProfile("q", "rebalance", ("m",), team_size=2,
+    ...     rules={"rating": "mmr", "max_latency_ms": {"base": 80, "growth_per_s": 1, "cap": 150}})
+    >>> far = Player("p", (("mmr", 1500),), latency_ms=(("eu", 200),))
+    >>> ticket_rule_problem(Ticket("t", "q", "eu", (far,), 0), profile)
+    "player p: latency 200 ms to 'eu' exceeds max_latency_ms's cap 150"
+    """
+    rules = queue_rules(profile)
+    if rules.empty:
+        return None
+    ratings: list[int] = []
+    for player in ticket.players:
+        if rules.rating is not None:
+            value = player.rating(rules.rating)
+            if value is None:
+                return f"player {player.player_id} has no {rules.rating!r} rating"
+            ratings.append(value)
+        latency = player.latency_to(ticket.region)
+        if rules.max_latency_ms is not None and latency is not None:
+            widest = rules.max_latency_ms.widest
+            if latency > widest:
+                return (
+                    f"player {player.player_id}: latency {latency} ms to {ticket.region!r} "
+                    f"exceeds max_latency_ms's cap {widest:g}"
+                )
+    if rules.max_spread is not None and ratings:
+        spread, widest = max(ratings) - min(ratings), rules.max_spread.widest
+        if spread > widest:
+            return f"party's rating spread {spread} exceeds max_spread's cap {widest:g}"
+    for rule in rules.attributes:
+        if rule.relax_after_s is None:  # a party that disagrees with itself never fits
+            problem = rule.problem([p.attribute(rule.name) for p in ticket.players], 0.0)
+            if problem is not None:
+                return f"party: {problem.removesuffix(' after 0 s')}"
+    return None
+
+
+def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
+    """``snapshot`` with every player rated on ``rules.rating`` alone (unchanged without it).
+
+    A strategy then reads the queue's rating key wherever it reads "the player's rating".
+    Tickets with a player lacking the key (joined before the rule) are left out.
+
+    Notes: O(players).
+    """
+    key = rules.rating
+    if key is None:
+        return snapshot
+    kept = []
+    changed = False
+    for waiting in snapshot.tickets:
+        players = []
+        same = True
+        for player in waiting.ticket.players:
+            value = player.rating(key)
+            if value is None:
+                changed = True
+                break
+            if player.roles or len(player.ratings) != 1:
+                same = False
+                player = replace(player, ratings=((key, value),), roles=())
+            players.append(player)
+        else:
+            # Players who sent only the queue's rating (a mirror ladder's usual join) are
+            # already rated on it: their ticket is kept as it is, no copy.
+            if not same:
+                changed = True
+                waiting = replace(waiting, ticket=replace(waiting.ticket, players=tuple(players)))
+            kept.append(waiting)
+    return replace(snapshot, tickets=tuple(kept)) if changed else snapshot

@@ -1,0 +1,252 @@
+"""The rule model of a queue: frozen values parsed from the queue's ``[queues.rules]``.
+
+Every limit may expand with the seconds a ticket has waited (the tick's time minus its
+join time): either FlexMatch-style steps ``[{after_s, value}]`` or a base plus a growth
+per second, never beyond ``cap``. A match is held to the limit of its *least* waited
+ticket: every ticket in it has accepted that limit by then (docs/adr/0101).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+#: Every rule a queue may declare, with what it limits.
+RULE_NAMES = (
+    "rating",
+    "max_spread",
+    "max_team_gap",
+    "max_distance",
+    "max_latency_ms",
+    "attributes",
+    "rematch",
+)
+_EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
+_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
+#: How the players' values of one attribute must agree.
+ATTRIBUTE_MATCHES = ("equal", "intersect")
+
+
+@dataclass(frozen=True, slots=True)
+class Expansion:
+    """A limit as a function of seconds waited.
+
+    >>> Expansion(100, growth_per_s=10, cap=300).at(5), Expansion(100, 10, cap=300).at(60)
+    (150.0, 300.0)
+    >>> Expansion(50, steps=((10, 100), (30, 200))).at(29.9)
+    100.0
+    """
+
+    base: float
+    growth_per_s: float = 0.0
+    steps: tuple[tuple[float, float], ...] = ()
+    cap: float = math.inf
+
+    def at(self, waited_s: float) -> float:
+        value = self.base + self.growth_per_s * max(0.0, waited_s)
+        for after_s, step_value in self.steps:
+            if waited_s >= after_s:
+                value = max(value, step_value)
+        return float(min(value, self.cap))
+
+    @property
+    def widest(self) -> float:
+        """The limit after an unbounded wait: what a ticket can ever be allowed."""
+        if self.growth_per_s > 0:
+            return self.cap
+        return float(min(max([self.base, *(v for _, v in self.steps)]), self.cap))
+
+
+@dataclass(frozen=True, slots=True)
+class AttributeRule:
+    """Players of a match must agree on string attribute ``name``.
+
+    ``equal``: every player who gives the attribute gives the same value ("de").
+    ``intersect``: each value is a comma-separated set ("pc,xbox" for a player who allows
+    cross-play with Xbox) and the sets of all players who give it share an element.
+    A player without the attribute agrees with anyone. From ``relax_after_s`` seconds of
+    wait on (of the match's least waited ticket) the rule no longer applies.
+
+    >>> AttributeRule("platform", "intersect").problem(["pc,xbox", "xbox", None], 0)
+    >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 10)
+    "players disagree on 'language' (de, fr) after 10 s"
+    >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 30)
+    """
+
+    name: str
+    match: str = "equal"
+    relax_after_s: float | None = None
+
+    def problem(self, values: list[str | None], waited_s: float) -> str | None:
+        if self.relax_after_s is not None and waited_s >= self.relax_after_s:
+            return None
+        given = [value for value in values if value is not None]
+        if self.match == "equal":
+            agree = len(set(given)) <= 1
+        else:
+            sets = [{part.strip() for part in value.split(",")} for value in given]
+            agree = not sets or bool(set.intersection(*sets))
+        if agree:
+            return None
+        shown = ", ".join(sorted(set(given)))
+        return f"players disagree on {self.name!r} ({shown}) after {waited_s:g} s"
+
+
+@dataclass(frozen=True, slots=True)
+class RematchRule:
+    """Players who met in one of their ``last`` matches less than ``within_s`` seconds
+    before the wave's close are not put in one match again."""
+
+    last: int
+    within_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class QueueRuleSet:
+    """The rules of one queue; None means "no such limit".
+
+    ``rating`` names the rating key every player is matched on (``"mmr"``); without it
+    a strategy reads each player's best rating (or the role's rating in a role queue).
+    ``max_spread``: highest minus lowest seat rating in a match. ``max_team_gap``:
+    highest minus lowest team mean rating. ``max_distance``: rating distance between
+    1v1 opponents. ``max_latency_ms``: every player's latency to the wave's region
+    (players who sent no figure for it are not held to it). ``attributes``: string
+    attribute rules (:class:`AttributeRule`). ``rematch``: :class:`RematchRule`.
+    """
+
+    rating: str | None = None
+    max_spread: Expansion | None = None
+    max_team_gap: Expansion | None = None
+    max_distance: Expansion | None = None
+    max_latency_ms: Expansion | None = None
+    attributes: tuple[AttributeRule, ...] = ()
+    rematch: RematchRule | None = None
+
+    @property
+    def empty(self) -> bool:
+        return self == NO_RULES
+
+
+NO_RULES = QueueRuleSet()
+
+
+def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
+    """Build the rule set from a queue's ``rules`` table; ValueError names the bad field.
+
+    >>> parse_rules({"rating": "mmr", "max_spread": {"base": 200, "growth_per_s": 5,
+    ...     "cap": 600}}).max_spread
+    Expansion(base=200.0, growth_per_s=5.0, steps=(), cap=600.0)
+    >>> parse_rules({"max_sprad": 1})
+    Traceback (most recent call last):
+    ValueError: rules.max_sprad: unknown rule (known: ...)
+    """
+    for name in sorted(raw):
+        if name not in RULE_NAMES:
+            known = ", ".join(sorted(RULE_NAMES))
+            raise ValueError(f"rules.{name}: unknown rule (known: {known})")
+    rating = raw.get("rating")
+    if rating is not None and (not isinstance(rating, str) or not rating):
+        raise ValueError(f"rules.rating: must be a rating name such as 'mmr' (got {rating!r})")
+    limits = ("max_spread", "max_team_gap", "max_distance", "max_latency_ms")
+    return QueueRuleSet(
+        rating=rating,
+        attributes=_attribute_rules(raw.get("attributes", ())),
+        rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
+        **{name: _expansion(name, raw[name]) for name in limits if name in raw},
+    )
+
+
+def _rematch(raw: object) -> RematchRule:
+    if not isinstance(raw, Mapping) or set(raw) != {"last", "within_s"}:
+        raise ValueError("rules.rematch: must be a table {last, within_s}")
+    last = raw["last"]
+    if isinstance(last, bool) or not isinstance(last, int) or not 1 <= last <= 100:
+        raise ValueError(f"rules.rematch.last: must be an integer from 1 to 100 (got {last!r})")
+    within = _non_negative("rules.rematch.within_s", raw["within_s"])
+    if within == 0:
+        raise ValueError("rules.rematch.within_s: must be > 0")
+    return RematchRule(last, within)
+
+
+def _attribute_rules(raw: object) -> tuple[AttributeRule, ...]:
+    if not isinstance(raw, list | tuple):
+        raise ValueError("rules.attributes: must be a list of {name, match, relax_after_s} tables")
+    rules: list[AttributeRule] = []
+    for index, entry in enumerate(raw):
+        where = f"rules.attributes[{index}]"
+        if not isinstance(entry, Mapping):
+            raise ValueError(f"{where}: must be a table {{name, match, relax_after_s}}")
+        for key in sorted(entry):
+            if key not in _ATTRIBUTE_KEYS:
+                known = ", ".join(_ATTRIBUTE_KEYS)
+                raise ValueError(f"{where}.{key}: unknown field (known: {known})")
+        name = entry.get("name")
+        if not isinstance(name, str) or not name:
+            raise ValueError(f"{where}.name: must be an attribute name such as 'language'")
+        if name in {rule.name for rule in rules}:
+            raise ValueError(f"{where}.name: {name!r} has a rule already")
+        match = entry.get("match", "equal")
+        if match not in ATTRIBUTE_MATCHES:
+            raise ValueError(f"{where}.match: must be one of {', '.join(ATTRIBUTE_MATCHES)}")
+        relax = entry.get("relax_after_s")
+        after = None if relax is None else _non_negative(f"{where}.relax_after_s", relax)
+        rules.append(AttributeRule(name, str(match), after))
+    return tuple(rules)
+
+
+def _expansion(name: str, raw: object) -> Expansion:
+    where = f"rules.{name}"
+    if _is_number(raw):
+        return Expansion(_non_negative(where, raw))
+    if not isinstance(raw, Mapping):
+        raise ValueError(
+            f"{where}: must be a number or a table with base, growth_per_s, steps, cap"
+        )
+    for key in sorted(raw):
+        if key not in _EXPANSION_KEYS:
+            raise ValueError(f"{where}.{key}: unknown field (known: {', '.join(_EXPANSION_KEYS)})")
+    if "base" not in raw:
+        raise ValueError(f"{where}.base: required (the limit before any wait)")
+    base = _non_negative(f"{where}.base", raw["base"])
+    growth = _non_negative(f"{where}.growth_per_s", raw.get("growth_per_s", 0))
+    steps = _steps(f"{where}.steps", raw.get("steps", ()), base)
+    if "cap" in raw:
+        cap = _non_negative(f"{where}.cap", raw["cap"])
+        if cap < base:
+            raise ValueError(f"{where}.cap: must be >= base ({cap:g} < {base:g})")
+    elif growth > 0:
+        raise ValueError(f"{where}.cap: required with growth_per_s (a limit must stop growing)")
+    else:
+        cap = math.inf
+    return Expansion(base, growth, steps, cap)
+
+
+def _steps(where: str, raw: object, base: float) -> tuple[tuple[float, float], ...]:
+    if not isinstance(raw, list | tuple):
+        raise ValueError(f"{where}: must be a list of {{after_s, value}} tables")
+    steps: list[tuple[float, float]] = []
+    for index, step in enumerate(raw):
+        if not isinstance(step, Mapping) or set(step) != {"after_s", "value"}:
+            raise ValueError(f"{where}[{index}]: must be a table {{after_s, value}}")
+        after = _non_negative(f"{where}[{index}].after_s", step["after_s"])
+        value = _non_negative(f"{where}[{index}].value", step["value"])
+        if value < base:
+            raise ValueError(f"{where}[{index}].value: must be >= base ({value:g} < {base:g})")
+        if steps and (after <= steps[-1][0] or value < steps[-1][1]):
+            raise ValueError(f"{where}[{index}]: after_s must increase and value not decrease")
+        steps.append((after, value))
+    return tuple(steps)
+
+
+def _is_number(value: object) -> bool:
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _non_negative(where: str, value: object) -> float:
+    number = (
+        float(value) if isinstance(value, int | float) and not isinstance(value, bool) else -1.0
+    )
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{where}: must be a finite number >= 0 (got {value!r})")
+    return number

@@ -1,0 +1,173 @@
+"""A team queue's rules applied to lineups: the splitter wrapper and the final filter
+every team strategy uses, so that no lineup breaking a rule becomes a match."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+
+from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
+from matcher.rules.model import QueueRuleSet
+from matcher.teams.grouping import Fits, Splitter
+from matcher.teams.model import Lineup, Party, team_ratings
+
+
+def lineup_rule_problem(
+    rules: QueueRuleSet,
+    parties: Sequence[Party],
+    lineup: Lineup,
+    closed_at_ms: int,
+    region: str,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> str | None:
+    """Why ``lineup`` (indices into ``parties``) breaks ``rules`` at the wave's close.
+
+    Notes: O(seats).
+    """
+    members = [parties[i] for team in lineup.teams for i in team]
+    latencies = [player.latency_to(region) for party in members for player in party.players]
+    waited = waited_s(closed_at_ms, [party.joined_at_ms for party in members])
+    seated = [player for party in members for player in party.players]
+    ratings = team_ratings(parties, lineup)
+    return lineup_problem(rules, ratings, waited, latencies, seated, met)
+
+
+def group_rule_problem(
+    rules: QueueRuleSet,
+    group: Sequence[Party],
+    closed_at_ms: int,
+    region: str,
+    *,
+    split_free_ratings: bool,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> str | None:
+    """What ``group`` breaks whatever its split; ``split_free_ratings``: the parties'
+    ratings are their seat ratings (a queue without roles), so the spread is judged too."""
+    players = [player for party in group for player in party.players]
+    latencies = [player.latency_to(region) for player in players]
+    ratings = [r for party in group for r in party.ratings] if split_free_ratings else []
+    waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
+    return group_problem(rules, waited, latencies, players, ratings, met)
+
+
+def ruled_splitter(
+    split: Splitter,
+    rules: QueueRuleSet,
+    closed_at_ms: int,
+    region: str,
+    *,
+    roles: bool,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> Splitter:
+    """``split`` that answers None (no lineup) for a group whose lineup breaks a rule:
+    the grouping then tries the next parties, as for roles it cannot fill. A group that
+    breaks a rule whatever its split is refused before any split is tried."""
+    if rules.empty:
+        return split
+
+    def ruled(group: Sequence[Party]) -> Lineup | None:
+        fixed = not roles
+        if group_rule_problem(
+            rules, group, closed_at_ms, region, split_free_ratings=fixed, met=met
+        ):
+            return None
+        lineup = split(group)
+        if lineup is None or lineup_rule_problem(rules, group, lineup, closed_at_ms, region, met):
+            return None
+        return lineup
+
+    return ruled
+
+
+def allowed_lineups(
+    lineups: Sequence[Lineup],
+    parties: Sequence[Party],
+    rules: QueueRuleSet,
+    closed_at_ms: int,
+    region: str,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> list[Lineup]:
+    """The lineups that respect ``rules``; the others' tickets stay queued."""
+    if rules.empty:
+        return list(lineups)
+    return [
+        lineup
+        for lineup in lineups
+        if lineup_rule_problem(rules, parties, lineup, closed_at_ms, region, met) is None
+    ]
+
+
+def playable_now(
+    rules: QueueRuleSet, parties: Sequence[Party], closed_at_ms: int, region: str
+) -> list[int]:
+    """Indices of the parties that could be in some match of this wave: a party whose own
+    latency already exceeds the limit at its own wait cannot (a match's limit is at most
+    that), so the grouping does not try it in group after group."""
+    if rules.max_latency_ms is None:
+        return list(range(len(parties)))
+    kept = []
+    for index, party in enumerate(parties):
+        limit = rules.max_latency_ms.at(waited_s(closed_at_ms, [party.joined_at_ms]))
+        known = [ms for p in party.players if (ms := p.latency_to(region)) is not None]
+        if not known or max(known) <= limit:
+            kept.append(index)
+    return kept
+
+
+def grouped_by_class(
+    rules: QueueRuleSet,
+    parties: Sequence[Party],
+    candidates: Sequence[int],
+    group: Callable[[Sequence[Party]], list[Lineup]],
+) -> list[Lineup]:
+    """``group`` run on each class of ``candidates`` agreeing on the queue's ``equal``
+    attribute rules, then once on every candidate still left (parties a relaxed rule lets
+    mix). A sweep in rating order over the whole wave would put players of different
+    values side by side in nearly every group and refuse group after group.
+
+    Lineups hold indices into ``parties``. Notes: O(candidates) plus the grouping's cost.
+    """
+    names = [rule.name for rule in rules.attributes if rule.match == "equal"]
+    classes: dict[tuple[str | None, ...], list[int]] = {}
+    for index in candidates:
+        classes.setdefault(_class_key(parties[index], names), []).append(index)
+    passes = [*classes.values()] if names and len(classes) > 1 else []
+    lineups: list[Lineup] = []
+    taken: set[int] = set()
+    for members in [*passes, list(candidates)]:
+        members = [i for i in members if i not in taken]
+        for lineup in group([parties[i] for i in members]):
+            teams = tuple(tuple(members[i] for i in team) for team in lineup.teams)
+            lineups.append(Lineup(teams, lineup.roles))
+            taken.update(i for team in teams for i in team)
+    return lineups
+
+
+def _class_key(party: Party, names: Sequence[str]) -> tuple[str | None, ...]:
+    key: list[str | None] = []
+    for name in names:
+        values = {player.attribute(name) for player in party.players}
+        key.append(values.pop() if len(values) == 1 else None)
+    return tuple(key)
+
+
+def rule_fits(
+    rules: QueueRuleSet,
+    closed_at_ms: int,
+    region: str,
+    *,
+    roles: bool,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+) -> Fits | None:
+    """The grouping's ``fits`` for ``rules``: a party joins a group when the group with it
+    breaks no rule that no split can mend (None without rules)."""
+    if rules.empty:
+        return None
+
+    def fits(members: Sequence[Party], candidate: Party) -> bool:
+        group = [*members, candidate]
+        problem = group_rule_problem(
+            rules, group, closed_at_ms, region, split_free_ratings=not roles, met=met
+        )
+        return problem is None
+
+    return fits
