@@ -200,7 +200,11 @@ def at_tick(
                 detail="claims not settled",
             )
         )
-    horizon = now - rules.finished_retention_ms
+    # Decided matches are remembered two windows (an answer later than that is told it
+    # names no open match): every proposal of a busy queue would otherwise stay for the
+    # whole retention, in memory and in every snapshot.
+    window = 2 * max(policy.ready_check_ms, policy.placement_timeout_ms)
+    horizon = now - min(rules.finished_retention_ms, window)
     if life.closed and next(iter(life.closed.values())) <= horizon:
         life.closed = {m: at for m, at in life.closed.items() if at > horizon}
     return dequeued, outputs

@@ -141,7 +141,8 @@ class PartitionState:
     finished_log: FinishedLog = field(default_factory=FinishedLog)
 
     def tickets(self) -> int:
-        return sum(len(q.tickets) for q in self.book.regions.values())
+        """Queued tickets and held players (a snapshot grows with both)."""
+        return sum(len(q.tickets) + len(q.life.players) for q in self.book.regions.values())
 
 
 #: One per join or leave: built without the frozen ``__init__`` (matcher/fastbuild.py).
