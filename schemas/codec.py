@@ -188,7 +188,7 @@ def decode_as(data: bytes, model: type[Event]) -> Event:
 
 
 def decode_queue_event(data: bytes) -> QueueEvent:
-    """Return the TicketJoined, TicketLeft or WaveTick in ``data``: Avro or a JSON object.
+    """Return the queue-topic event in ``data`` (a ``QUEUE_EVENTS`` model): Avro or JSON.
 
     >>> event = decode_queue_event(b'{"type": "TicketLeft", "ticket_id": "t-1", "queue": "1v1",'
     ...     b' "region": "eu", "reason": "REQUESTED", "left_at_ms": 1767225630000}')
@@ -207,7 +207,7 @@ def decode_queue_event(data: bytes) -> QueueEvent:
             raise InvalidEvent(
                 "unexpected_event",
                 f"a {known.model.__name__} is not a queue event "
-                "(TicketJoined, TicketLeft or WaveTick)",
+                f"({', '.join(model.__name__ for model in QUEUE_EVENTS)})",
             )
         event: QueueEvent = _read(known, data)  # type: ignore[assignment]
         return event

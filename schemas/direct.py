@@ -31,8 +31,8 @@ double = struct.Struct("<d").pack
 #: (everything that decides the bytes) and nothing else (docs, defaults).
 WRITTEN_FOR: Final = {
     "MatchCreated": "10ac60f1145a4bd1",
-    "TicketDequeued": "eba8a4d37daf9be9",
-    "TicketStatus": "0f4ddeba3d1ac3e6",
+    "TicketDequeued": "13177aff4f3e842c",
+    "TicketStatus": "c1fd194b60aa7bc0",
 }
 
 
@@ -137,6 +137,8 @@ def symbols(name: str, field: str) -> dict[str, bytes]:
     """
     schema = CURRENT[EVENTS[name]].source
     (enum,) = (f["type"] for f in schema["fields"] if f["name"] == field)
+    if isinstance(enum, list):  # a nullable enum: ["null", {...}]
+        (enum,) = (branch for branch in enum if isinstance(branch, dict))
     return {symbol: zigzag_varint(index) for index, symbol in enumerate(enum["symbols"])}
 
 

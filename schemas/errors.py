@@ -72,6 +72,29 @@ ERROR_CODES: Final[dict[str, Code]] = {
         "never",
     ),
     "unhandled": Code("a decoder failed on the value for a reason of its own (a bug)", "never"),
+    # A match's life after the wave (docs/adr/0110-0113): the region's fold decides these.
+    "unknown_queue": Code(
+        "a ready-check answer, placement report or backfill request for a queue or region "
+        "the service does not run",
+        "always",
+    ),
+    "unknown_match": Code(
+        "a ready-check answer or placement report for a match with nothing open to decide",
+        "always",
+    ),
+    "match_closed": Code(
+        "a ready-check answer or placement report for a match already decided", "always"
+    ),
+    "not_in_match": Code("a ready-check answer from a player who is not in the match", "always"),
+    "answer_too_late": Code(
+        "a ready-check answer timed after the proposal's deadline_at_ms", "always"
+    ),
+    "backfill_too_large": Code(
+        "a backfill request with more teams, or more players and open slots in a team, than "
+        "the queue's matches have",
+        "always",
+    ),
+    "unknown_session": Code("a backfill cancel for a session without an active request", "always"),
 }
 #: Code -> meaning, for callers that need only the words.
 CODES: Final[dict[str, str]] = {code: entry.meaning for code, entry in ERROR_CODES.items()}

@@ -104,6 +104,30 @@ class TicketState(StrEnum):
     SEARCHING = "SEARCHING"
 
 
+class TicketStage(StrEnum):
+    SEARCHING = "SEARCHING"
+    REQUIRES_ACCEPTANCE = "REQUIRES_ACCEPTANCE"
+    PLACING = "PLACING"
+    MATCHED = "MATCHED"
+
+
+class DequeueCause(StrEnum):
+    OTHER = "OTHER"
+    DECLINED = "DECLINED"
+    ACCEPTANCE_TIMED_OUT = "ACCEPTANCE_TIMED_OUT"
+    PLACEMENT_FAILED = "PLACEMENT_FAILED"
+
+
+class PlacementOutcome(StrEnum):
+    STARTED = "STARTED"
+    FAILED = "FAILED"
+
+
+class BackfillOutcome(StrEnum):
+    FILLED = "FILLED"
+    EXPIRED = "EXPIRED"
+
+
 def _duplicates(values: list[str]) -> list[str]:
     return sorted(value for value, count in Counter(values).items() if count > 1)
 
@@ -156,6 +180,82 @@ class WaveTick(Record):
     interval_ms: IntervalMs
 
 
+class ReadyCheckAnswered(Record):
+    match_id: Id
+    queue: KeyPart
+    region: KeyPart
+    player_id: Id
+    accepted: Annotated[bool, Field(strict=True)]
+    answered_at_ms: TimestampMs
+
+
+class PlacementReported(Record):
+    match_id: Id
+    queue: KeyPart
+    region: KeyPart
+    outcome: PlacementOutcome
+    detail: Line | None = None
+    reported_at_ms: TimestampMs
+
+
+class BackfillPlayer(Record):
+    player_id: Id
+    rating: Rating
+
+
+class BackfillTeam(Record):
+    name: Name
+    players: Annotated[tuple[BackfillPlayer, ...], Field(max_length=100)]
+    open_slots: Annotated[int, Field(strict=True, ge=0, le=100)]
+
+
+class BackfillRequested(Record):
+    session_id: Id
+    queue: KeyPart
+    region: KeyPart
+    teams: Annotated[tuple[BackfillTeam, ...], Field(min_length=1, max_length=64)]
+    deadline_at_ms: TimestampMs | None = None
+    requested_at_ms: TimestampMs
+
+
+class BackfillCancelled(Record):
+    session_id: Id
+    queue: KeyPart
+    region: KeyPart
+    cancelled_at_ms: TimestampMs
+
+
+# Claims (docs/adr/0110): written by wavematch itself to the queue topic.
+
+
+class ClaimRequested(Record):
+    player_id: Id
+    ticket_id: Id
+    queue: KeyPart
+    region: KeyPart
+    requested_at_ms: TimestampMs
+
+
+class ClaimDecided(Record):
+    player_id: Id
+    ticket_id: Id
+    queue: KeyPart
+    region: KeyPart
+    granted: Annotated[bool, Field(strict=True)]
+    holder_ticket_id: Id | None = None
+    holder_queue: KeyPart | None = None
+    holder_region: KeyPart | None = None
+    decided_at_ms: TimestampMs
+
+
+class ClaimReleased(Record):
+    player_id: Id
+    ticket_id: Id
+    queue: KeyPart
+    region: KeyPart
+    released_at_ms: TimestampMs
+
+
 # --- output ----------------------------------------------------------------------------
 
 
@@ -177,6 +277,16 @@ class Team(Record):
     players: Annotated[tuple[Seat, ...], Field(min_length=1, max_length=100)]
 
 
+def _seated_once(teams: tuple[Team, ...]) -> tuple[Team, ...]:
+    repeated = _duplicates([team.name for team in teams])
+    if repeated:
+        raise ValueError(f"team names must be unique within a match; repeated: {repeated}")
+    repeated = _duplicates([seat.player_id for team in teams for seat in team.players])
+    if repeated:
+        raise ValueError(f"each player takes one seat per match; repeated: {repeated}")
+    return teams
+
+
 class MatchCreated(Record):
     match_id: Id
     queue: KeyPart
@@ -194,13 +304,43 @@ class MatchCreated(Record):
     @field_validator("teams")
     @classmethod
     def _seated_once(cls, teams: tuple[Team, ...]) -> tuple[Team, ...]:
-        repeated = _duplicates([team.name for team in teams])
-        if repeated:
-            raise ValueError(f"team names must be unique within a match; repeated: {repeated}")
-        repeated = _duplicates([seat.player_id for team in teams for seat in team.players])
-        if repeated:
-            raise ValueError(f"each player takes one seat per match; repeated: {repeated}")
-        return teams
+        return _seated_once(teams)
+
+
+class MatchProposed(Record):
+    match_id: Id
+    queue: KeyPart
+    region: KeyPart
+    wave_id: Id
+    teams: Annotated[tuple[Team, ...], Field(min_length=1, max_length=64)]
+    map: Name
+    server: Id
+    channel: Id
+    quality: Annotated[dict[Name, Figure], Field(max_length=64)]
+    strategy: Name
+    config_fingerprint: Id
+    proposed_at_ms: TimestampMs
+    deadline_at_ms: TimestampMs
+
+    @field_validator("teams")
+    @classmethod
+    def _seated_once(cls, teams: tuple[Team, ...]) -> tuple[Team, ...]:
+        return _seated_once(teams)
+
+
+class BackfillResult(Record):
+    session_id: Id
+    queue: KeyPart
+    region: KeyPart
+    wave_id: Id
+    outcome: BackfillOutcome
+    teams: Annotated[tuple[Team, ...], Field(max_length=64)]
+    decided_at_ms: TimestampMs
+
+    @field_validator("teams")
+    @classmethod
+    def _seated_once(cls, teams: tuple[Team, ...]) -> tuple[Team, ...]:
+        return _seated_once(teams)
 
 
 class TicketDequeued(Record):
@@ -213,6 +353,7 @@ class TicketDequeued(Record):
     waves_waited: Count
     detail: Line | None = None
     at_ms: TimestampMs
+    cause: DequeueCause | None = None
 
     @field_validator("match_id")
     @classmethod
@@ -238,6 +379,10 @@ class TicketStatus(Record):
     next_wave_at_ms: TimestampMs | None = None
     wave_id: Id | None = None
     at_ms: TimestampMs
+    stage: TicketStage | None = None
+    match_id: Id | None = None
+    deadline_at_ms: TimestampMs | None = None
+    detail: Line | None = None
 
 
 class WaveClosed(Record):
@@ -329,9 +474,40 @@ EVENTS: Final[dict[str, type[Record]]] = {
         TicketStatus,
         WaveClosed,
         DeadLetter,
+        ReadyCheckAnswered,
+        PlacementReported,
+        ClaimRequested,
+        ClaimDecided,
+        ClaimReleased,
+        MatchProposed,
+        BackfillRequested,
+        BackfillCancelled,
+        BackfillResult,
         ConfigPublished,
     )
 }
-#: The events platforms and the timer publish to wavematch.queue.v1.
-QUEUE_EVENTS: Final = (TicketJoined, TicketLeft, WaveTick)
-QueueEvent = TicketJoined | TicketLeft | WaveTick
+#: The events platforms, the timer and the claims (docs/adr/0110) publish to wavematch.queue.v1.
+QUEUE_EVENTS: Final = (
+    TicketJoined,
+    TicketLeft,
+    WaveTick,
+    ReadyCheckAnswered,
+    PlacementReported,
+    ClaimRequested,
+    ClaimDecided,
+    ClaimReleased,
+    BackfillRequested,
+    BackfillCancelled,
+)
+QueueEvent = (
+    TicketJoined
+    | TicketLeft
+    | WaveTick
+    | ReadyCheckAnswered
+    | PlacementReported
+    | ClaimRequested
+    | ClaimDecided
+    | ClaimReleased
+    | BackfillRequested
+    | BackfillCancelled
+)

@@ -17,16 +17,16 @@ from dataclasses import dataclass
 from typing import Final
 
 from schemas.models import (
+    QUEUE_EVENTS,
+    BackfillResult,
     ConfigPublished,
     DeadLetter,
     MatchCreated,
+    MatchProposed,
     Record,
     TicketDequeued,
-    TicketJoined,
-    TicketLeft,
     TicketStatus,
     WaveClosed,
-    WaveTick,
 )
 
 #: Retention "forever" in Kafka's terms.
@@ -62,8 +62,9 @@ _MURMUR2 = "murmur2 of the key bytes, as the Java client's default partitioner"
 
 QUEUE: Final = Topic(
     name="wavematch.queue.v1",
-    values=(TicketJoined, TicketLeft, WaveTick),
-    key='"<queue>/<region>" in UTF-8, for example "1v1/eu" (see queue_key)',
+    values=QUEUE_EVENTS,
+    key='"<queue>/<region>" in UTF-8, for example "1v1/eu" (see queue_key); ClaimRequested and '
+    'ClaimReleased: "player/<player_id>" (see claim_key)',
     partitioning=f"{_MURMUR2}; one (queue, region) lives wholly in one partition. Never change "
     "the partition count of a live topic: it moves keys to other partitions mid-stream.",
     cleanup_policy="delete",
@@ -76,12 +77,13 @@ QUEUE: Final = Topic(
 )
 MATCHES: Final = Topic(
     name="wavematch.matches.v1",
-    values=(MatchCreated,),
-    key="the match id in UTF-8",
+    values=(MatchCreated, MatchProposed, BackfillResult),
+    key="the match id in UTF-8 (BackfillResult: the session id)",
     partitioning=_MURMUR2,
     cleanup_policy="delete",
     retention_ms=FOREVER,
-    doc="Matches created by waves, for game servers and the platform; kept for audit.",
+    doc="Matches created by waves (and proposed, in queues with a ready check), for game "
+    "servers and the platform; kept for audit.",
 )
 CLEANUP: Final = Topic(
     name="wavematch.cleanup.v1",
@@ -148,6 +150,15 @@ def queue_key(queue: str, region: str) -> bytes:
         if not _KEY_PART.fullmatch(value):
             raise ValueError(f"{what} {value!r} must be 1-64 of A-Z a-z 0-9 _ . - (no '/')")
     return f"{queue}/{region}".encode()
+
+
+def claim_key(player_id: str) -> bytes:
+    """Return the key of a player's ClaimRequested and ClaimReleased (docs/adr/0110).
+
+    >>> claim_key("p-4411")
+    b'player/p-4411'
+    """
+    return b"player/" + player_id.encode("utf-8")
 
 
 def murmur2(key: bytes) -> int:

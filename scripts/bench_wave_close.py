@@ -58,6 +58,7 @@ name = "1v1"
 strategy = "{strategy}"
 regions = ["eu"]
 wave_interval_ms = 10000
+ready_check_ms = {ready}
 """
 #: ``--rules``: the issue's 1v1 rules, skill, latency and rematch.
 RULES = """
@@ -86,10 +87,12 @@ def one_run(
     send: Send | None = None,
     joins_after: int = 0,
     rules: bool = False,
+    ready_check_ms: int = 0,
 ) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(
-        CONFIG.format(strategy=strategy, status=str(status).lower()) + (RULES if rules else "")
+        CONFIG.format(strategy=strategy, status=str(status).lower(), ready=ready_check_ms)
+        + (RULES if rules else "")
     )
     folder = Folder.from_settings(load_settings(config, broker_url="kafka://localhost:1"))
     key = queue_key("1v1", "eu")
@@ -273,6 +276,9 @@ def main() -> int:
     parser.add_argument(
         "--rules", action="store_true", help="a mirror ladder with skill, latency, rematch rules"
     )
+    parser.add_argument(
+        "--ready-check-ms", type=int, default=0, help="propose the matches (a ready check)"
+    )
     add_allocator_argument(parser)
     args = parser.parse_args()
     print(apply_allocator(args), machine_line(), sep="\n", file=sys.stderr)
@@ -281,7 +287,14 @@ def main() -> int:
     if args.publish:
         return with_broker(args)
     runs = [
-        one_run(args.players, args.strategy, not args.no_status, seed, rules=args.rules)
+        one_run(
+            args.players,
+            args.strategy,
+            not args.no_status,
+            seed,
+            rules=args.rules,
+            ready_check_ms=args.ready_check_ms,
+        )
         for seed in range(args.repeat)
     ]
     summary = {name: round(statistics.median(r[name] for r in runs), 1) for name in runs[0]}
@@ -314,7 +327,9 @@ def with_broker(args: argparse.Namespace) -> int:
     asyncio.set_event_loop(loop)
     with running_broker(args.broker, Path(tempfile.mkdtemp(prefix="bench-wave-close-"))) as broker:
         config = Path("/tmp/bench-wave-close-topics.toml")
-        config.write_text(CONFIG.format(strategy=args.strategy, status="true"))
+        config.write_text(
+            CONFIG.format(strategy=args.strategy, status="true", ready=args.ready_check_ms)
+        )
         settings = load_settings(config, broker_url=broker.url)
         loop.run_until_complete(ensure_topics(settings))
 

@@ -65,11 +65,13 @@ ticket_ttl_ms = 60000
 publish_status = {status}
 session_timeout_ms = {session}
 heartbeat_interval_ms = {heartbeat}
+one_ticket_per_player = {claims}
 [[queues]]
 name = "1v1"
 strategy = "optimal"
 regions = {regions}
 wave_interval_ms = {interval}
+ready_check_ms = {ready}
 """
 
 
@@ -253,6 +255,15 @@ def main() -> int:
         default=6_000,
         help="consumer session timeout (heartbeat: a tenth of it)",
     )
+    parser.add_argument(
+        "--ready-check-ms",
+        type=int,
+        default=0,
+        help="a ready check on the queue (nobody answers: every proposal times out)",
+    )
+    parser.add_argument(
+        "--one-ticket-per-player", action="store_true", help="joins admitted by claims"
+    )
     args = parser.parse_args()
     if args.mode == "restart" and args.broker != "kafka":
         parser.error("restart needs --broker kafka: the embedded broker loses every topic")
@@ -269,6 +280,8 @@ def main() -> int:
             heartbeat=args.session_timeout_ms // 10,
             interval=args.wave_interval_ms,
             consumer=args.consumer,
+            ready=args.ready_check_ms,
+            claims=str(args.one_ticket_per_player).lower(),
         )
     )
     result: dict[str, object] = {
@@ -279,6 +292,8 @@ def main() -> int:
         "logs": str(work),
         "wave_interval_ms": args.wave_interval_ms,
         "session_timeout_ms": args.session_timeout_ms,
+        "ready_check_ms": args.ready_check_ms,
+        "one_ticket_per_player": args.one_ticket_per_player,
     }
     with running_broker(args.broker, work) as broker:
         settings = load_settings(config, broker_url=broker.url)

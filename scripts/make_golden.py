@@ -95,6 +95,178 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "interval_ms": 5_000,
         },
     ),
+    "ReadyCheckAnswered/accepted": (
+        m.ReadyCheckAnswered,
+        {
+            "match_id": MATCH,
+            "queue": "1v1",
+            "region": "eu",
+            "player_id": "p-1",
+            "accepted": True,
+            "answered_at_ms": T0 + 7_000,
+        },
+    ),
+    "ReadyCheckAnswered/declined": (
+        m.ReadyCheckAnswered,
+        {
+            "match_id": MATCH,
+            "queue": "1v1",
+            "region": "eu",
+            "player_id": "p-2",
+            "accepted": False,
+            "answered_at_ms": T0 + 8_000,
+        },
+    ),
+    "PlacementReported/failed": (
+        m.PlacementReported,
+        {
+            "match_id": MATCH,
+            "queue": "1v1",
+            "region": "eu",
+            "outcome": "FAILED",
+            "detail": "no capacity in eu-west-1",
+            "reported_at_ms": T0 + 12_000,
+        },
+    ),
+    "PlacementReported/started": (
+        m.PlacementReported,
+        {
+            "match_id": MATCH,
+            "queue": "1v1",
+            "region": "eu",
+            "outcome": "STARTED",
+            "reported_at_ms": T0 + 12_000,
+        },
+    ),
+    "ClaimRequested/join": (
+        m.ClaimRequested,
+        {
+            "player_id": "p-4411",
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "requested_at_ms": T0,
+        },
+    ),
+    "ClaimDecided/granted": (
+        m.ClaimDecided,
+        {
+            "player_id": "p-4411",
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "granted": True,
+            "decided_at_ms": T0,
+        },
+    ),
+    "ClaimDecided/refused": (
+        m.ClaimDecided,
+        {
+            "player_id": "p-4411",
+            "ticket_id": "t-77c0",
+            "queue": "1v1",
+            "region": "na",
+            "granted": False,
+            "holder_ticket_id": "t-2f9c1b7e",
+            "holder_queue": "1v1",
+            "holder_region": "eu",
+            "decided_at_ms": T0 + 2_000,
+        },
+    ),
+    "ClaimReleased/matched": (
+        m.ClaimReleased,
+        {
+            "player_id": "p-4411",
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "released_at_ms": T0 + 5_000,
+        },
+    ),
+    "MatchProposed/duel": (
+        m.MatchProposed,
+        {
+            "match_id": MATCH,
+            "queue": "1v1",
+            "region": "eu",
+            "wave_id": WAVE,
+            "teams": [
+                {"name": "red", "players": [_seat("t-1", "p-1", "zerg", 1850)]},
+                {"name": "blue", "players": [_seat("t-2", "p-2", "terran", 1815)]},
+            ],
+            "map": "Frost",
+            "server": "fra-1",
+            "channel": "match-0f8e7a52",
+            "quality": {"rating_diff": 35.0},
+            "strategy": "optimal",
+            "config_fingerprint": "cfg-9a1f03c2",
+            "proposed_at_ms": T0 + 5_000,
+            "deadline_at_ms": T0 + 15_000,
+        },
+    ),
+    "BackfillRequested/two-open-slots": (
+        m.BackfillRequested,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "teams": [
+                {
+                    "name": "red",
+                    "players": [{"player_id": f"p-r{i}", "rating": 1500 + i} for i in range(5)],
+                    "open_slots": 0,
+                },
+                {
+                    "name": "blue",
+                    "players": [{"player_id": f"p-b{i}", "rating": 1490 + i} for i in range(3)],
+                    "open_slots": 2,
+                },
+            ],
+            "deadline_at_ms": T0 + 60_000,
+            "requested_at_ms": T0,
+        },
+    ),
+    "BackfillCancelled/cancelled": (
+        m.BackfillCancelled,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "cancelled_at_ms": T0 + 30_000,
+        },
+    ),
+    "BackfillResult/filled": (
+        m.BackfillResult,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "wave_id": "1767225610000",
+            "outcome": "FILLED",
+            "teams": [
+                {
+                    "name": "blue",
+                    "players": [
+                        _seat("t-party-81", "p-ann", "", 1520),
+                        _seat("t-party-81", "p-ben", "", 1480),
+                    ],
+                }
+            ],
+            "decided_at_ms": T0 + 10_000,
+        },
+    ),
+    "BackfillResult/expired": (
+        m.BackfillResult,
+        {
+            "session_id": "session-7f2c",
+            "queue": "5v5",
+            "region": "eu",
+            "wave_id": "1767225660000",
+            "outcome": "EXPIRED",
+            "teams": [],
+            "decided_at_ms": T0 + 60_000,
+        },
+    ),
     "MatchCreated/duel": (
         m.MatchCreated,
         {
@@ -179,6 +351,48 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "at_ms": T0 + 2,
         },
     ),
+    "TicketStatus/requires-acceptance": (
+        m.TicketStatus,
+        {
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "state": "SEARCHING",
+            "position": 1,
+            "waves_waited": 3,
+            "at_ms": T0 + 5_000,
+            "stage": "REQUIRES_ACCEPTANCE",
+            "match_id": MATCH,
+            "deadline_at_ms": T0 + 15_000,
+        },
+    ),
+    "TicketStatus/returned": (
+        m.TicketStatus,
+        {
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "state": "SEARCHING",
+            "position": 1,
+            "waves_waited": 3,
+            "at_ms": T0 + 8_000,
+            "stage": "SEARCHING",
+            "detail": f"returned to the queue: player p-2 declined match {MATCH}",
+        },
+    ),
+    "TicketDequeued/declined": (
+        m.TicketDequeued,
+        {
+            "ticket_id": "t-2",
+            "queue": "1v1",
+            "region": "eu",
+            "reason": "LEFT",
+            "waves_waited": 3,
+            "detail": f"player p-2 declined match {MATCH}",
+            "at_ms": T0 + 8_000,
+            "cause": "DECLINED",
+        },
+    ),
     "TicketStatus/searching": (
         m.TicketStatus,
         {
@@ -192,6 +406,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "next_wave_at_ms": T0 + 10_000,
             "wave_id": WAVE,
             "at_ms": T0 + 5_000,
+            "stage": "SEARCHING",
         },
     ),
     "TicketStatus/before-first-wave": (
@@ -204,6 +419,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "position": 1,
             "waves_waited": 0,
             "at_ms": T0 + 1_000,
+            "stage": "SEARCHING",
         },
     ),
     "WaveClosed/wave-42": (

@@ -28,6 +28,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 from matcher.core import QueueProfile, ServerRoute
 from matcher.queue import QueueRules
 from matcher.queue.cadence import CadencePolicy
+from matcher.queue.lifecycle import LifecyclePolicy
 from matcher.strategies import check_profile, check_rules, decision_revision, strategy_names
 
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
@@ -77,6 +78,16 @@ class QueueSettings(_Frozen):
     pop_floor_ms: int = Field(default=5_000, ge=100)
     pop_cap_ms: int = Field(default=90_000, ge=100, le=3_600_000)
     pop_smoothing: float = Field(default=0.3, gt=0, le=1)
+    # A match's life after the wave (docs/adr/0111). 0: a wave creates its matches at
+    # once; else it proposes them and every player must accept within this long (a
+    # ready check costs its players this much more waiting when one declines).
+    ready_check_ms: int = Field(default=0, ge=0, le=600_000)
+    # 0: a created match is final; else its tickets wait (PLACING) this long for the
+    # platform's PlacementReported, silence counting as started.
+    placement_timeout_ms: int = Field(default=0, ge=0, le=3_600_000)
+    # After a FAILED placement a ticket is requeued with its wait at most this often,
+    # then dequeued (PLACEMENT_FAILED): more retries, fewer players lost to bad servers.
+    placement_requeues: int = Field(default=2, ge=0, le=100)
 
     @model_validator(mode="after")
     def _known_strategy(self) -> QueueSettings:
@@ -127,6 +138,9 @@ def decisive_queue(queue: QueueSettings) -> dict[str, Any]:
     dumped = queue.model_dump(mode="json")
     if not dumped["rules"]:
         del dumped["rules"]
+    # Lifecycle settings count only once set, for the same reason (docs/adr/0111).
+    for name in _UNSET_LIFECYCLE - queue.model_fields_set:
+        del dumped[name]
     return dumped
 
 
@@ -155,6 +169,10 @@ class Settings(BaseSettings):
     # Dequeued ticket ids are remembered this long so retried joins stay no-ops (>= TTL).
     finished_retention_ms: int | None = None
     publish_status: bool = True
+    # One active ticket per player across queues and regions (docs/adr/0110): a join
+    # waits for its players' claims (about three more queue records per ticket and one
+    # round trip before SEARCHING); a second ticket of a held player is rejected.
+    one_ticket_per_player: bool = False
     # How far a WaveTick's instant (either way), or a TicketJoined's joined_at_ms (ahead),
     # may be from its record's broker timestamp before it is dead-lettered as
     # implausible_time (docs/adr/0074). Larger forgives slower clocks and late ticks; a
@@ -302,7 +320,16 @@ class Settings(BaseSettings):
             finished_retention_ms=self.finished_retention_ms or self.ticket_ttl_ms,
             verify_waves=self.verify_waves,
             publish_status=self.publish_status,
+            claims=self.one_ticket_per_player,
         )
+
+    def lifecycles(self) -> dict[str, LifecyclePolicy]:
+        """The policies of the queues with a ready check or placement reports."""
+        return {
+            q.name: LifecyclePolicy(q.ready_check_ms, q.placement_timeout_ms, q.placement_requeues)
+            for q in self.queues
+            if q.ready_check_ms or q.placement_timeout_ms
+        }
 
     def profiles(self) -> dict[str, QueueProfile]:
         routes = tuple(ServerRoute(r.region_a, r.region_b, r.servers) for r in self.routes)
@@ -352,7 +379,7 @@ class Settings(BaseSettings):
         decision revision, ``matcher.strategies``), reports that instead of a false
         mismatch.
         """
-        decisive = {
+        decisive: dict[str, Any] = {
             "queues": [decisive_queue(q) for q in self.queues],
             "routes": [r.model_dump(mode="json") for r in self.routes],
             "fallback_servers": list(self.fallback_servers),
@@ -360,11 +387,17 @@ class Settings(BaseSettings):
             # The code's decisions too: another release may pair the same queue differently.
             "revisions": {q.strategy: decision_revision(q.strategy) for q in self.queues},
         }
+        if self.one_ticket_per_player:
+            decisive["one_ticket_per_player"] = True
         if self.max_clock_skew_ms != DEFAULT_MAX_CLOCK_SKEW_MS:
             # Only when changed: configurations fingerprinted before it existed keep theirs.
             decisive["max_clock_skew_ms"] = self.max_clock_skew_ms
         canonical = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
+
+
+#: QueueSettings fields left out of the fingerprint while not set (see config_fingerprint).
+_UNSET_LIFECYCLE = frozenset({"ready_check_ms", "placement_timeout_ms", "placement_requeues"})
 
 
 def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:

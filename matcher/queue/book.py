@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from matcher.core import QueueProfile
+from matcher.queue import claim_admission, lifecycle
 from matcher.queue.cadence import CadencePolicy
+from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined
 from matcher.queue.fold import QueueRules, RegionQueue
+from matcher.queue.lifecycle import NO_POLICY, LifecycleEvent, LifecyclePolicy, LifecycleRejected
 from matcher.queue.outcomes import Dequeued, Step
 
 
@@ -26,6 +29,10 @@ class QueueBook:
     #: Queues on an adaptive wave interval (the others need no arrival rate).
     cadences: Mapping[str, CadencePolicy] = field(default_factory=dict)
     regions: dict[tuple[str, str], RegionQueue] = field(default_factory=dict)
+    #: Queues with a ready check or placement reports (matcher/queue/lifecycle.py).
+    policies: Mapping[str, LifecyclePolicy] = field(default_factory=dict)
+    #: The claims of the players whose key lands in this book's partition (ADR 0110).
+    claims: ClaimBook = field(default_factory=ClaimBook)
 
     def region_queue(self, queue: str, region: str) -> RegionQueue:
         key = (queue, region)
@@ -34,7 +41,10 @@ class QueueBook:
             state = self.regions[key] = RegionQueue(queue, region)
         return state
 
-    def apply(self, event: QueueEvent) -> Step:
+    def apply(self, event: QueueEvent | LifecycleEvent | ClaimRequested | ClaimReleased) -> Step:
+        if isinstance(event, (ClaimRequested, ClaimReleased)):
+            decided = self.claims.apply(event, self.rules.finished_retention_ms)
+            return Step("claim", lifecycle=() if decided is None else (decided,))
         queue, region = event.queue, event.region  # a join's are properties: read once
         profile = self.profiles.get(queue)
         problem = None
@@ -46,7 +56,25 @@ class QueueBook:
             state = self.regions.get((queue, region))  # region_queue, without the call
             if state is None:
                 state = self.regions[queue, region] = RegionQueue(queue, region)
-            return state.apply(event, profile, self.rules, self.cadences.get(queue))
+            policy = self.policies.get(queue, NO_POLICY) if self.policies else NO_POLICY
+            step = state.apply(event, profile, self.rules, self.cadences.get(queue), policy)
+            if step.dequeued and state.life.claimed:
+                released = claim_admission.releases(state, step.dequeued)
+                if released:
+                    step = replace(step, lifecycle=(*step.lifecycle, *released))
+            return step
+        if isinstance(
+            event,
+            (
+                lifecycle.ReadyCheckAnswered,
+                lifecycle.PlacementReported,
+                lifecycle.BackfillRequested,
+                lifecycle.BackfillCancelled,
+            ),
+        ):
+            raise LifecycleRejected("unknown_queue", problem or "unknown queue", "queue")
+        if isinstance(event, ClaimDecided):
+            return Step("unknown_queue")
         if isinstance(event, TicketJoined):
             ticket = event.ticket
             refused = Dequeued(

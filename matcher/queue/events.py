@@ -18,6 +18,10 @@ class DequeueReason(enum.Enum):
     LEFT = "left"
     EXPIRED = "expired"
     REJECTED = "rejected"
+    # After a wave (matcher/queue/lifecycle.py, docs/adr/0111).
+    DECLINED = "declined"
+    ACCEPTANCE_TIMED_OUT = "acceptance_timed_out"
+    PLACEMENT_FAILED = "placement_failed"
 
 
 @dataclass(frozen=True, slots=True)

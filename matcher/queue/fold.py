@@ -23,11 +23,13 @@ from matcher.core import (
     derive_seed,
 )
 from matcher.fastbuild import builder
+from matcher.queue import answers, backfill, claim_admission, held, lifecycle
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.finished import FinishedTickets
+from matcher.queue.lifecycle import NO_POLICY, Lifecycle, LifecyclePolicy
 from matcher.queue.meetings import History, prune_meetings, record_meetings
 from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
 from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
@@ -61,6 +63,8 @@ class QueueRules:
     population_window_waves: int = 10
     verify_waves: bool = True
     publish_status: bool = True
+    #: One active ticket per player across regions: joins wait for claims (docs/adr/0110).
+    claims: bool = False
 
     def __post_init__(self) -> None:
         if self.ticket_ttl_ms <= 0:
@@ -98,6 +102,8 @@ class RegionQueue:
     # Players who joined since the last wave and their moving rate: the pop timer's input.
     arrivals_since_tick: int = 0
     arrival_rate_per_s: float | None = None
+    # Held tickets: proposed matches, placements, joins awaiting claims (lifecycle.py).
+    life: Lifecycle = field(default_factory=Lifecycle)
     # Why the last wave failed (None after a good one): a failure is reported once.
     failing: str | None = None
     # Recent matches per player, kept only for a queue with a rematch rule.
@@ -105,10 +111,11 @@ class RegionQueue:
 
     def apply(
         self,
-        event: QueueEvent,
+        event: QueueEvent | lifecycle.LifecycleEvent,
         profile: QueueProfile,
         rules: QueueRules,
         cadence: CadencePolicy | None = None,
+        policy: LifecyclePolicy = NO_POLICY,
     ) -> Step:
         """Apply one event of this region's log and return what it decided.
 
@@ -118,7 +125,17 @@ class RegionQueue:
             return self._join(event.ticket, profile, rules)
         if isinstance(event, TicketLeft):
             return self._leave(event)
-        return self._close_wave(event, profile, rules, cadence)
+        if isinstance(event, WaveTick):
+            return self._close_wave(event, profile, rules, cadence, policy)
+        if isinstance(event, lifecycle.ReadyCheckAnswered):
+            return answers.answer(self, event, policy)
+        if isinstance(event, lifecycle.PlacementReported):
+            return answers.placement(self, event, policy)
+        if isinstance(event, lifecycle.BackfillRequested):
+            return backfill.request(self, event, profile)
+        if isinstance(event, lifecycle.BackfillCancelled):
+            return backfill.cancel(self, event)
+        return claim_admission.claim_decided(self, event, rules)
 
     def next_tick_at_ms(self, cadence: CadencePolicy, players_per_match: int) -> int | None:
         """When the next wave is due under ``cadence``; None before the first wave.
@@ -151,20 +168,29 @@ class RegionQueue:
         problem = self._conflict(ticket) or admission_problem(ticket, profile)
         if problem:
             return self._refuse(ticket, DequeueReason.REJECTED, problem)
-        tickets[ticket_id] = QueuedTicket(ticket, self.waves_closed)
+        if rules.claims:
+            return claim_admission.hold_for_claims(self, ticket)
+        return self._admit(ticket, rules, ticket.joined_at_ms)
+
+    def _admit(self, ticket: Ticket, rules: QueueRules, at_ms: int) -> Step:
+        """Queue a join that passed every check; its status is SEARCHING from ``at_ms``."""
+        tickets = self.tickets
+        tickets[ticket.ticket_id] = QueuedTicket(ticket, self.waves_closed)
         players = ticket.players
         self.arrivals_since_tick += len(players)
         for player in players:
-            self.player_ticket[player.player_id] = ticket_id
+            self.player_ticket[player.player_id] = ticket.ticket_id
         if not rules.publish_status:
-            return _make_step("joined", (), (), (), None, None, None)
-        status = self._searching(ticket, len(tickets), 0, ticket.joined_at_ms, None)
-        return _make_step("joined", (), (), (status,), None, None, None)
+            return _make_step("joined", (), (), (), None, None, None, ())
+        status = self._searching(ticket, len(tickets), 0, at_ms, None)
+        return _make_step("joined", (), (), (status,), None, None, None, ())
 
     def _conflict(self, ticket: Ticket) -> str | None:
         if len(ticket.players) == 1:  # the usual solo join: one lookup
             player_id = ticket.players[0].player_id
             other = self.player_ticket.get(player_id)
+            if other is None and self.life.players:
+                other = self.life.players.get(player_id)
             if other is None:
                 return None
             return f"player {player_id} is already queued in ticket {other}"
@@ -173,7 +199,9 @@ class RegionQueue:
             if player.player_id in seen:
                 return f"player {player.player_id} appears twice in the ticket"
             seen.add(player.player_id)
-            other = self.player_ticket.get(player.player_id)
+            other = self.player_ticket.get(player.player_id) or self.life.players.get(
+                player.player_id
+            )
             if other is not None:
                 return f"player {player.player_id} is already queued in ticket {other}"
         return None
@@ -194,7 +222,8 @@ class RegionQueue:
     def _leave(self, event: TicketLeft) -> Step:
         queued = self.tickets.pop(event.ticket_id, None)
         if queued is None:
-            return Step("unknown_ticket")
+            held = answers.leave(self, event) if self.life.holds() else None
+            return held or Step("unknown_ticket")
         self._forget(queued.ticket, event.left_at_ms)
         dequeued = Dequeued(
             event.ticket_id,
@@ -220,10 +249,20 @@ class RegionQueue:
         profile: QueueProfile,
         rules: QueueRules,
         cadence: CadencePolicy | None = None,
+        policy: LifecyclePolicy = NO_POLICY,
     ) -> Step:
-        """Close a wave. The strategy runs before any change; if it fails, only expiry happens."""
+        """Close a wave. The strategy runs before any change; if it fails, only expiry happens
+        (and the deadlines the tick reached, decided first: they only return tickets to the
+        queue or end held ones).
+        """
         if tick.sequence <= self.last_sequence:
             return Step("stale_tick")
+        decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], [])
+        if self.life.holds():
+            decided = answers.at_tick(self, tick, rules, policy)
+        if self.life.backfills:  # after the ready checks: returned tickets may fill them
+            filled = backfill.at_tick(self, tick, rules)
+            decided = (decided[0] + filled[0], decided[1] + filled[1])
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
@@ -239,11 +278,18 @@ class RegionQueue:
                 if problems:
                     raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         except Exception as error:  # a broken strategy must not stop expiry: tickets age out
-            return self._fail_wave(tick, rules, expiring, error)
+            return self._fail_wave(tick, rules, expiring, error, decided)
         self.failing = None
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
-        matched = self._remove_matched(result.matches, tick)
+        created, outputs = result.matches, decided[1]
+        if policy.ready_check_ms or policy.placement_timeout_ms:
+            created, matched, diverted = held.divert(
+                self, result.matches, tick, result.strategy, policy
+            )
+            outputs = [*outputs, *diverted]
+        else:
+            matched = self._remove_matched(result.matches, tick)
         rematch = queue_rules(profile).rematch if profile.rules else None
         if rematch is not None:
             at_ms, within_ms = tick.tick_at_ms, int(rematch.within_s * 1000)
@@ -266,17 +312,24 @@ class RegionQueue:
         statuses = self._statuses(tick) if rules.publish_status else ()
         return Step(
             "wave_closed",
-            matches=result.matches,
-            dequeued=(*expired, *matched),
+            matches=created,
+            dequeued=(*decided[0], *expired, *matched),
             statuses=statuses,
             summary=summary,
             result=result,
+            lifecycle=tuple(outputs),
         )
 
     def _fail_wave(
-        self, tick: WaveTick, rules: QueueRules, expiring: list[QueuedTicket], error: Exception
+        self,
+        tick: WaveTick,
+        rules: QueueRules,
+        expiring: list[QueuedTicket],
+        error: Exception,
+        decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], []),
     ) -> Step:
-        """A wave whose strategy failed: no match, but the TTL still expires tickets."""
+        """A wave whose strategy failed: no match, but the TTL still expires tickets (and
+        ``decided``, what the tick's deadlines decided before the strategy ran, stands)."""
         reason = (
             str(error)
             if isinstance(error, InvalidWaveResult)
@@ -290,7 +343,12 @@ class RegionQueue:
         self.last_tick_at_ms = tick.tick_at_ms
         self.last_interval_ms = tick.interval_ms
         failure = WaveFailure(self.queue, self.region, tick.wave_id, reason, first)
-        return Step("wave_failed", dequeued=tuple(expired), failure=failure)
+        return Step(
+            "wave_failed",
+            dequeued=(*decided[0], *expired),
+            failure=failure,
+            lifecycle=tuple(decided[1]),
+        )
 
     def _queued_meetings(self, queued: list[QueuedTicket]) -> tuple[tuple[str, History], ...]:
         meetings = self.meetings

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from matcher.core import Match, WaveResult
 from matcher.queue.events import DequeueReason
@@ -91,3 +92,5 @@ class Step:
     summary: WaveSummary | None = None
     result: WaveResult | None = None
     failure: WaveFailure | None = None
+    #: Ready checks, placements and claims (matcher.queue.lifecycle's outputs), in order.
+    lifecycle: tuple[Any, ...] = ()

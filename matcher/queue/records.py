@@ -13,6 +13,7 @@ from matcher.core import LastMatch, Player, Ticket
 from matcher.queue.estimate import WaitEstimator
 from matcher.queue.finished import FinishedTickets
 from matcher.queue.fold import QueuedTicket, RegionQueue
+from matcher.queue.life_records import life_from_record, life_to_record
 
 RECORD_VERSION = 1
 
@@ -91,6 +92,9 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
         ],
         "estimator": state.estimator.to_record(),
     }
+    life = state.life
+    if life.holds() or life.claimed or life.closed or life.backfills:
+        record["life"] = life_to_record(state.life, ticket_to_record)
     if with_finished:
         record["finished"] = [[tid, at] for tid, at in state.finished.items()]
     return record
@@ -124,4 +128,6 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
         for pid, mates, foes in record["last_matches"]
     }
     state.estimator = WaitEstimator.from_record(record["estimator"])
+    if "life" in record:
+        state.life = life_from_record(record["life"], ticket_from_record)
     return state

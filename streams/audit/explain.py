@@ -5,8 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+from matcher.queue import Step
 from matcher.queue.events import WaveTick
+from matcher.queue.lifecycle import MatchProposal
+from schemas import models as wire
 from schemas.codec import decode_queue_event
 from schemas.topics import QUEUE
 from streams.audit.rederive import LogRecord, rederive
@@ -35,7 +38,7 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
         if (
             step is not None
             and step.result is not None
-            and any(m.match_id == match_id for m in step.matches)
+            and any(m.match_id == match_id for m in _wave_matches(step))
         ):
             found = (derived.source, step.result)
             break
@@ -46,8 +49,16 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
     for record in log:
         if record.partition == tick_record.partition and record.offset < tick_record.offset:
             folder.fold(state, record.key, record.value, record.offset, record.timestamp)
-    tick = to_domain(decode_queue_event(tick_record.value or b""))
+    decoded = decode_queue_event(tick_record.value or b"")
+    assert isinstance(decoded, wire.WaveTick)
+    tick = to_domain(decoded)
     assert isinstance(tick, WaveTick)
     region_queue = state.book.regions[(tick.queue, tick.region)]
     snapshot = region_queue.wave_snapshot(tick, folder.rules)
     return WaveOfMatch(snapshot, folder.profiles[tick.queue], result, tick_record)
+
+
+def _wave_matches(step: Step) -> list[Match]:
+    """The matches a wave made: created, or proposed under a ready check."""
+    proposed = [o.match for o in step.lifecycle if isinstance(o, MatchProposal)]
+    return [*step.matches, *proposed]

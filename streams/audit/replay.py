@@ -18,6 +18,8 @@ from streams.worker.publisher import Record
 
 #: What a replay judges: the decisions. Status and dead letters are not decisions.
 JUDGED = (MATCHES.name, CLEANUP.name, WAVES.name)
+#: The service's own records on the queue topic, judged like outputs (docs/adr/0110).
+CLAIM_EVENTS = frozenset({"ClaimRequested", "ClaimDecided", "ClaimReleased"})
 
 
 @dataclass(frozen=True)
@@ -97,19 +99,36 @@ def replay(
                 report.waves_checked += 1
         source = item.source
         done = processed is None or source.offset < processed.get(source.partition, 0)
-        (derived if done else pending).extend(out for out in item.outputs if out[0] in JUDGED)
+        (derived if done else pending).extend(
+            out for out in item.outputs if out[0] in JUDGED or out[0] == QUEUE.name
+        )
     skipped_regions = {(queue, region) for _, queue, region, _ in other_waves}
     for fingerprint, *_ in other_waves:
         report.other_config[fingerprint] = report.other_config.get(fingerprint, 0) + 1
     judged = _in_scope(derived, scope, skipped_regions)
     published = _in_scope(
-        [(r.topic, r.key or b"", r.value or b"") for r in records if r.topic in JUDGED],
+        [
+            (r.topic, r.key or b"", r.value or b"")
+            for r in records
+            if r.topic in JUDGED or (r.topic == QUEUE.name and _is_claim(r.value))
+        ],
         scope,
         skipped_regions,
     )
     report.verdict = compare(judged, published, _in_scope(pending, scope, skipped_regions))
     report.differences = first_differences(judged, published, report.verdict)
     return report
+
+
+def _is_claim(value: bytes | None) -> bool:
+    """Whether a queue-topic value is one of the service's claim events (Avro: its header
+    names the schema; JSON is never written by the service)."""
+    if not value or value[:2] != b"\xc3\x01":
+        return False
+    try:
+        return type(decode(value)).__name__ in CLAIM_EVENTS
+    except InvalidEvent:
+        return False
 
 
 def _published_under_other_config(

@@ -11,7 +11,12 @@ from streams.commands.common import add_connection_arguments, log_records, setti
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("match_id", help="the match id, as published in MatchCreated")
+    parser.add_argument(
+        "match_id", nargs="?", help="the match id, as published in MatchCreated or MatchProposed"
+    )
+    parser.add_argument(
+        "--ticket", help="instead: a ticket's life (proposals, returns, timeouts, dequeue)"
+    )
     add_connection_arguments(parser)
     parser.add_argument("--log", type=Path, help="read an exported file instead of the broker")
     parser.add_argument(
@@ -28,9 +33,13 @@ def run(args: argparse.Namespace) -> int:
 
     if args.nearest < 0:
         raise UsageError("--nearest: must be >= 0")
+    if (args.match_id is None) == (args.ticket is None):
+        raise UsageError("match_id: give a match id or --ticket, not both")
     settings = settings_from(args)
     records = log_records(args, settings, (QUEUE.name,))
     folder = Folder.from_settings(settings)
+    if args.ticket is not None:
+        return _ticket(folder, records, args.ticket)
     wave = find_wave(folder, records, args.match_id)
     if wave is None:
         raise UsageError(
@@ -74,4 +83,16 @@ def run(args: argparse.Namespace) -> int:
     for alternative in explanation.alternatives:
         diff = "" if alternative.diff is None else f" (diff {alternative.diff})"
         print(f"  {alternative.player} with {alternative.candidate}{diff}: {alternative.verdict}")
+    return 0
+
+
+def _ticket(folder, records, ticket_id: str) -> int:  # type: ignore[no-untyped-def]
+    from streams.audit.history import ticket_history
+
+    lines = ticket_history(folder, records, ticket_id)
+    if not lines:
+        raise UsageError(f"--ticket: {ticket_id} is not in this log under this configuration")
+    print(f"ticket {ticket_id}")
+    for line in lines:
+        print(f"  {line}")
     return 0

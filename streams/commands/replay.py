@@ -127,6 +127,11 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
         f"wave summaries       {verdict.identical['wavematch.waves.v1']} of "
         f"{verdict.checked['wavematch.waves.v1']}",
     ]
+    if verdict.checked["wavematch.queue.v1"]:
+        lines.append(
+            f"claim records        {verdict.identical['wavematch.queue.v1']} of "
+            f"{verdict.checked['wavematch.queue.v1']}"
+        )
     duplicates = sum(verdict.duplicates.values())
     if duplicates:
         lines.append(

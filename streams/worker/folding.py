@@ -13,6 +13,7 @@ import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from matcher.core import QueueProfile
 from matcher.fastbuild import builder
@@ -20,10 +21,12 @@ from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import QueueEvent, TicketJoined, WaveTick
+from matcher.queue.lifecycle import LifecyclePolicy, LifecycleRejected
 from matcher.strategies import get_strategy
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
+from streams import lifecycle_wire
 from streams.settings import Settings
 from streams.translate import to_domain
 from streams.worker.fastpath import fast_queue_event
@@ -138,7 +141,8 @@ class PartitionState:
     finished_log: FinishedLog = field(default_factory=FinishedLog)
 
     def tickets(self) -> int:
-        return sum(len(q.tickets) for q in self.book.regions.values())
+        """Queued tickets and held players (a snapshot grows with both)."""
+        return sum(len(q.tickets) + len(q.life.players) for q in self.book.regions.values())
 
 
 #: One per join or leave: built without the frozen ``__init__`` (matcher/fastbuild.py).
@@ -159,6 +163,7 @@ class Folder:
     partitions: int
     check_routing: bool = True
     cadences: Mapping[str, CadencePolicy] = field(default_factory=dict)
+    policies: Mapping[str, LifecyclePolicy] = field(default_factory=dict)
     #: How far a tick's instant, or a join's time into the future, may be from its record's
     #: broker timestamp (docs/adr/0074); None: not checked.
     max_clock_skew_ms: int | None = None
@@ -178,12 +183,20 @@ class Folder:
             settings.rules(),
             settings.partitions,
             cadences=settings.cadences(),
+            policies=settings.lifecycles(),
             max_clock_skew_ms=settings.max_clock_skew_ms,
         )
 
     def new_state(self, partition: int) -> PartitionState:
         return PartitionState(
-            partition, QueueBook(self.profiles, self.regions_by_queue, self.rules, self.cadences)
+            partition,
+            QueueBook(
+                self.profiles,
+                self.regions_by_queue,
+                self.rules,
+                self.cadences,
+                policies=self.policies,
+            ),
         )
 
     def fold(
@@ -227,12 +240,22 @@ class Folder:
     ) -> Folded:
         # Most records are plainly valid joins and leaves: decoded without pydantic. Every
         # other record, and every rejection's wording, comes from the validating decoder.
-        event = fast_queue_event(value)
+        event: Any = fast_queue_event(value)
         if event is None:
             try:
-                event = to_domain(decode_queue_event(value or b""))
+                decoded = decode_queue_event(value or b"")
             except InvalidEvent as error:
                 return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+            if isinstance(decoded, lifecycle_wire.LIFECYCLE_WIRE):
+                event = lifecycle_wire.to_domain(decoded)
+            else:
+                event = to_domain(decoded)
+            own_key = lifecycle_wire.routing_key(event)
+            if own_key is not None:  # a claim's key is its player's (docs/adr/0110)
+                problem = self._key_problem(key, own_key, state.partition)
+                if problem:
+                    return Folded(offset, rejection=problem)
+                return Folded(offset, step=state.book.apply(event))
         problem = self._routing_problem(key, event.queue, event.region, state.partition)
         if problem:
             return Folded(offset, rejection=problem)
@@ -242,7 +265,10 @@ class Folder:
             if problem:
                 return Folded(offset, rejection=problem)
         if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
-            return _make_folded(offset, state.book.apply(event), None, 0.0)
+            try:
+                return _make_folded(offset, state.book.apply(event), None, 0.0)
+            except LifecycleRejected as error:  # an answer, report or backfill it cannot apply
+                return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
         started = time.perf_counter()
         with paused_gc():
             step = state.book.apply(event)
@@ -273,7 +299,11 @@ class Folder:
     def _route_problem(
         self, key: bytes | None, queue: str, region: str, partition: int
     ) -> Rejection | None:
-        expected_key = queue_key(queue, region)
+        return self._key_problem(key, queue_key(queue, region), partition)
+
+    def _key_problem(
+        self, key: bytes | None, expected_key: bytes, partition: int
+    ) -> Rejection | None:
         if key != expected_key:
             shown = key.decode("utf-8", "replace") if key is not None else "none"
             return Rejection(

@@ -27,7 +27,7 @@ from schemas.topics import (
     murmur2_partitions,
     queue_key,
 )
-from streams import translate
+from streams import lifecycle_wire, translate
 from streams.worker.folding import Folded, internal_error, paused_gc
 from streams.worker.records import (
     match_created_writer,
@@ -72,12 +72,21 @@ def _records_of_step(
     step = folded.step
     if folded.rejection is not None:
         letter = dead_letter_record(folded, topic, partition, key, value)
-        # A failed wave still expires tickets: their dequeues follow its one letter.
-        return [letter, *step_records(step)] if step is not None else [letter]
+        # A failed wave still expires tickets (and decides its deadlines): their records
+        # follow its one letter.
+        if step is None:
+            return [letter]
+        if step.lifecycle:
+            matches, rest = lifecycle_wire.split(step.lifecycle)
+            return [letter, *matches, *step_records(step), *rest]
+        return [letter, *step_records(step)]
     if step is None:
         return []
     summary = step.summary
     if summary is None:  # a join's or a leave's few records: nothing to hold the GC for
+        if step.lifecycle:  # a match's life: its match first, then what names it
+            matches, rest = lifecycle_wire.split(step.lifecycle)
+            return [*matches, *step_records(step), *rest]
         return step_records(step)
     with paused_gc():
         return _records_of_wave(folded, step, summary)
@@ -96,8 +105,11 @@ def _records_of_wave(folded: Folded, step: Step, summary: WaveSummary) -> list[R
     out: list[Record] = [
         (MATCHES.name, match.match_id.encode(), match_created(match)) for match in step.matches
     ]
+    proposed, lifecycle = lifecycle_wire.split(step.lifecycle) if step.lifecycle else ([], [])
+    out += proposed
     for dequeued in step.dequeued:
         out.append((CLEANUP.name, dequeued.ticket_id.encode(), ticket_dequeued(dequeued)))
+    out += lifecycle
     for status in step.statuses:
         out.append((STATUS.name, status.ticket_id.encode(), ticket_status(status)))
     wave = _encode_wave(translate.wave_closed(summary, folded.duration_ms))

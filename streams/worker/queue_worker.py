@@ -212,6 +212,8 @@ class QueueWorker:
             state.applied_offset = snapshot.offset
             state.snapshot_slot = slot
             state.finished_log = snapshot.finished or finished_log.FinishedLog()
+            if snapshot.claims is not None:
+                state.book.claims = snapshot.claims
         log.info("partition %d: state from snapshot at %d", partition, state.applied_offset)
         return state
 
@@ -224,7 +226,9 @@ class QueueWorker:
         try:
             # The journals are taken now: if writing fails, the next snapshot starts a base.
             written = finished_log.write_segment(partition, state.finished_log, regions)
-            snapshot = snapshots.Snapshot(state.applied_offset, dict(regions), written.log)
+            snapshot = snapshots.Snapshot(
+                state.applied_offset, dict(regions), written.log, state.book.claims
+            )
             records = snapshots.encode_snapshot(partition, snapshot, state.snapshot_slot)
             for key, value in written.records + records:
                 await self.table.write(partition, key, value)

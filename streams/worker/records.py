@@ -199,6 +199,11 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
         )
         return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
     reason, wave_id = dequeued.reason, dequeued.wave_id
+    cause = NULL
+    nearest = R1_REASON.get(reason)
+    if nearest is not None:
+        cause = SOME + _CAUSES[reason.name]
+        reason = nearest
     data = b"".join(
         (
             _DEQUEUED_HEADER,
@@ -211,9 +216,20 @@ def ticket_dequeued(dequeued: Dequeued) -> bytes:
             zigzag_varint(dequeued.waves_waited),
             NULL if detail is None else SOME + string(detail),
             zigzag_varint(dequeued.at_ms),
+            cause,
         )
     )
     return data if len(data) <= _DEQUEUED_LIMIT else within_limit(TicketDequeued, data)
+
+
+#: Dequeue reasons without an r1 ``reason`` symbol: written as the nearest symbol, for
+#: readers of the first revision, with the precise one in ``cause`` (docs/adr/0112).
+R1_REASON = {
+    DequeueReason.DECLINED: DequeueReason.LEFT,
+    DequeueReason.ACCEPTANCE_TIMED_OUT: DequeueReason.EXPIRED,
+    DequeueReason.PLACEMENT_FAILED: DequeueReason.REJECTED,
+}
+_CAUSES = symbols("TicketDequeued", "cause")
 
 
 def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes, bytes]:
@@ -223,7 +239,7 @@ def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes,
     parts = (
         string(queue) + string(region) + _MATCHED + SOME,
         NULL if wave_id is None else SOME + string(wave_id),
-        NULL + zigzag_varint(at_ms),
+        NULL + zigzag_varint(at_ms) + NULL,  # no detail; the time; no cause
     )
     if len(_MATCHED_PARTS) >= 64:
         _MATCHED_PARTS.clear()
@@ -249,8 +265,9 @@ def step_records(step: Step) -> list[tuple[str, bytes, bytes]]:
     return out
 
 
-def ticket_status(status: Searching) -> bytes:
-    """The TicketStatus record (state SEARCHING) of ``status``.
+def ticket_status(status: Searching, stage: bytes | None = None) -> bytes:
+    """The TicketStatus record (state SEARCHING) of ``status``; ``stage`` is the bytes of
+    its last four fields (:func:`stage_fields`), stage SEARCHING and nothing else if None.
 
     >>> from schemas.codec import decode
     >>> decode(ticket_status(Searching("t-1", "1v1", "eu", 3, 0, 1767225600000))).position
@@ -272,9 +289,32 @@ def ticket_status(status: Searching) -> bytes:
             zigzag_varint(status.position),
             figures,
             zigzag_varint(status.at_ms),
+            _SEARCHING_STAGE if stage is None else stage,
         )
     )
     return data if len(data) <= _STATUS_LIMIT else within_limit(TicketStatus, data)
+
+
+def stage_fields(
+    stage: str, match_id: str | None, deadline_at_ms: int | None, detail: str | None
+) -> bytes:
+    """The bytes of a status's ``stage``, ``match_id``, ``deadline_at_ms`` and ``detail``.
+
+    >>> stage_fields("SEARCHING", None, None, None).hex()
+    '0200000000'
+    """
+    return b"".join(
+        (
+            SOME + _STAGES[stage],
+            optional_string(match_id),
+            optional_long(deadline_at_ms),
+            optional_string(detail),
+        )
+    )
+
+
+_STAGES = symbols("TicketStatus", "stage")
+_SEARCHING_STAGE = stage_fields("SEARCHING", None, None, None)
 
 
 def _place(queue: str, region: str) -> bytes:

@@ -23,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from matcher.queue.claims import ClaimBook
 from matcher.queue.fold import RegionQueue
 from matcher.queue.records import queue_from_record, queue_to_record
 from streams.worker.finished_log import FinishedLog, read_segments
@@ -43,6 +44,8 @@ class Snapshot:
     offset: int
     regions: Mapping[tuple[str, str], RegionQueue]
     finished: FinishedLog | None = None
+    #: The partition's claim book (docs/adr/0110); None when it holds nothing.
+    claims: ClaimBook | None = None
 
 
 def manifest_key(partition: int) -> str:
@@ -60,7 +63,11 @@ def encode_snapshot(
     written before it: :func:`streams.worker.finished_log.write_segment`)."""
     inline = snapshot.finished is None
     regions = [queue_to_record(q, with_finished=inline) for q in snapshot.regions.values()]
-    chunks, sha256 = pack({"offset": snapshot.offset, "regions": regions})
+    body: dict[str, Any] = {"offset": snapshot.offset, "regions": regions}
+    claims = snapshot.claims
+    if claims is not None and (claims.holders or claims.released):
+        body["claims"] = claims.to_record()
+    chunks, sha256 = pack(body)
     slot = SLOTS[1] if previous_slot == SLOTS[0] else SLOTS[0]
     records = [(chunk_key(partition, slot, i), chunk) for i, chunk in enumerate(chunks)]
     manifest: dict[str, Any] = {
@@ -93,4 +100,5 @@ def decode_snapshot(
     if "finished" in manifest:
         finished = FinishedLog.from_manifest(manifest["finished"])
         read_segments(partition, finished, regions, read)
-    return Snapshot(body["offset"], regions, finished), manifest["slot"]
+    claims = ClaimBook.from_record(body["claims"]) if "claims" in body else None
+    return Snapshot(body["offset"], regions, finished, claims), manifest["slot"]

@@ -31,6 +31,67 @@ def ticket_joined(**changes: Any) -> m.TicketJoined:
     return m.TicketJoined.model_validate({**body, **changes})
 
 
+_CLAIM = {"player_id": "p-4411", "ticket_id": "t-2f9c1b7e", "queue": "1v1", "region": "eu"}
+_LIFECYCLE_SAMPLES: dict[type[m.Record], dict[str, Any]] = {
+    m.ReadyCheckAnswered: {
+        "match_id": "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37",
+        "queue": "1v1",
+        "region": "eu",
+        "player_id": "p-4411",
+        "accepted": False,
+        "answered_at_ms": T0 + 7_000,
+    },
+    m.PlacementReported: {
+        "match_id": "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37",
+        "queue": "1v1",
+        "region": "eu",
+        "outcome": "FAILED",
+        "detail": "no capacity",
+        "reported_at_ms": T0 + 12_000,
+    },
+    m.ClaimRequested: _CLAIM | {"requested_at_ms": T0},
+    m.ClaimDecided: _CLAIM
+    | {
+        "granted": False,
+        "holder_ticket_id": "t-1",
+        "holder_queue": "3v3",
+        "holder_region": "na",
+        "decided_at_ms": T0,
+    },
+    m.ClaimReleased: _CLAIM | {"released_at_ms": T0 + 5_000},
+    m.BackfillRequested: {
+        "session_id": "session-7f2c",
+        "queue": "5v5",
+        "region": "eu",
+        "teams": [
+            {"name": "blue", "players": [{"player_id": "p-b1", "rating": 1490}], "open_slots": 2}
+        ],
+        "deadline_at_ms": T0 + 60_000,
+        "requested_at_ms": T0,
+    },
+    m.BackfillCancelled: {
+        "session_id": "session-7f2c",
+        "queue": "5v5",
+        "region": "eu",
+        "cancelled_at_ms": T0,
+    },
+    m.BackfillResult: {
+        "session_id": "session-7f2c",
+        "queue": "5v5",
+        "region": "eu",
+        "wave_id": "1767225610000",
+        "outcome": "FILLED",
+        "teams": [
+            {
+                "name": "blue",
+                "players": [{"ticket_id": "t-1", "player_id": "p-1", "role": "", "rating": 1500}],
+            }
+        ],
+        "decided_at_ms": T0 + 10_000,
+    },
+}
+
+
 def sample(model: type[m.Record]) -> m.Record:
     """Return one typical valid event of ``model``."""
     bodies: dict[type[m.Record], dict[str, Any]] = {
@@ -137,6 +198,13 @@ def sample(model: type[m.Record]) -> m.Record:
             "failed_at_ms": T0 + 5_123,
         },
     }
+    bodies |= _LIFECYCLE_SAMPLES
+    if model is m.MatchProposed:
+        created = bodies[m.MatchCreated]
+        body = {k: v for k, v in created.items() if k != "created_at_ms"}
+        return m.MatchProposed.model_validate(
+            body | {"proposed_at_ms": T0 + 5_000, "deadline_at_ms": T0 + 15_000}
+        )
     if model is m.TicketJoined:
         return ticket_joined()
     return model.model_validate(bodies[model])
@@ -270,7 +338,89 @@ def _dead_letter(draw: st.DrawFn) -> m.DeadLetter:
     )
 
 
+@st.composite
+def _match_proposed(draw: st.DrawFn) -> m.MatchProposed:
+    created = draw(_match_created())
+    body = created.model_dump()
+    body["proposed_at_ms"] = body.pop("created_at_ms")
+    return m.MatchProposed.model_validate(body | {"deadline_at_ms": draw(timestamps)})
+
+
+_claim = {"player_id": ids, "ticket_id": ids, "queue": key_parts, "region": key_parts}
+
+_backfill_team = st.builds(
+    m.BackfillTeam,
+    name=names,
+    players=st.lists(st.builds(m.BackfillPlayer, player_id=ids, rating=ratings), max_size=5).map(
+        tuple
+    ),
+    open_slots=st.integers(0, 100),
+)
+
+
+@st.composite
+def _backfill_result(draw: st.DrawFn) -> m.BackfillResult:
+    created = draw(_match_created())
+    outcome = draw(st.sampled_from(m.BackfillOutcome))
+    return m.BackfillResult(
+        session_id=draw(ids),
+        queue=draw(key_parts),
+        region=draw(key_parts),
+        wave_id=draw(ids),
+        outcome=outcome,
+        teams=created.teams if outcome is m.BackfillOutcome.FILLED else (),
+        decided_at_ms=draw(timestamps),
+    )
+
+
 STRATEGIES: dict[type[m.Record], st.SearchStrategy[Any]] = {
+    m.BackfillRequested: st.builds(
+        m.BackfillRequested,
+        session_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        teams=st.lists(_backfill_team, min_size=1, max_size=3).map(tuple),
+        deadline_at_ms=st.none() | timestamps,
+        requested_at_ms=timestamps,
+    ),
+    m.BackfillCancelled: st.builds(
+        m.BackfillCancelled,
+        session_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        cancelled_at_ms=timestamps,
+    ),
+    m.BackfillResult: _backfill_result(),
+    m.ReadyCheckAnswered: st.builds(
+        m.ReadyCheckAnswered,
+        match_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        player_id=ids,
+        accepted=st.booleans(),
+        answered_at_ms=timestamps,
+    ),
+    m.PlacementReported: st.builds(
+        m.PlacementReported,
+        match_id=ids,
+        queue=key_parts,
+        region=key_parts,
+        outcome=st.sampled_from(m.PlacementOutcome),
+        detail=st.none() | st.text(_printable, min_size=1, max_size=200),
+        reported_at_ms=timestamps,
+    ),
+    m.ClaimRequested: st.builds(m.ClaimRequested, **_claim, requested_at_ms=timestamps),
+    m.ClaimReleased: st.builds(m.ClaimReleased, **_claim, released_at_ms=timestamps),
+    m.ClaimDecided: st.builds(
+        m.ClaimDecided,
+        **_claim,
+        granted=st.booleans(),
+        holder_ticket_id=st.none() | ids,
+        holder_queue=st.none() | key_parts,
+        holder_region=st.none() | key_parts,
+        decided_at_ms=timestamps,
+    ),
+    m.MatchProposed: _match_proposed(),
     m.TicketJoined: _ticket_joined(),
     m.TicketLeft: st.builds(
         m.TicketLeft,

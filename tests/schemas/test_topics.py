@@ -126,7 +126,18 @@ def test_topic_map_names_every_event_once() -> None:
     ]
     carried = [model.__name__ for topic in TOPICS for model in topic.values]
     assert sorted(carried) == sorted(EVENTS)
-    assert [m.__name__ for m in QUEUE.values] == ["TicketJoined", "TicketLeft", "WaveTick"]
+    assert [m.__name__ for m in QUEUE.values] == [
+        "TicketJoined",
+        "TicketLeft",
+        "WaveTick",
+        "ReadyCheckAnswered",
+        "PlacementReported",
+        "ClaimRequested",
+        "ClaimDecided",
+        "ClaimReleased",
+        "BackfillRequested",
+        "BackfillCancelled",
+    ]
     assert BY_NAME["wavematch.status.v1"].config() == {
         "cleanup.policy": "compact,delete",
         "retention.ms": "86400000",

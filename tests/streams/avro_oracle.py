@@ -9,7 +9,7 @@ the schema or from the objects' meaning gives other bytes.
 from __future__ import annotations
 
 from matcher.core import Match
-from matcher.queue import Dequeued, Searching
+from matcher.queue import Dequeued, DequeueReason, Searching
 from schemas.codec import encoder_for
 
 _MATCH_CREATED = encoder_for("MatchCreated")
@@ -59,18 +59,30 @@ def match_created(
     )
 
 
+#: The r1 symbol of each reason TicketDequeued r1 lacks (docs/adr/0112), spelled out here.
+R1_REASON = {
+    DequeueReason.DECLINED: DequeueReason.LEFT,
+    DequeueReason.ACCEPTANCE_TIMED_OUT: DequeueReason.EXPIRED,
+    DequeueReason.PLACEMENT_FAILED: DequeueReason.REJECTED,
+}
+
+
 def ticket_dequeued(dequeued: Dequeued) -> bytes:
+    reason, cause = dequeued.reason, None
+    if reason in R1_REASON:  # docs/adr/0112: the nearest r1 symbol, the precise one as cause
+        reason, cause = R1_REASON[reason], reason.name
     return _TICKET_DEQUEUED(
         {
             "ticket_id": dequeued.ticket_id,
             "queue": dequeued.queue,
             "region": dequeued.region,
-            "reason": dequeued.reason.name,
+            "reason": reason.name,
             "match_id": dequeued.match_id,
             "wave_id": dequeued.wave_id,
             "waves_waited": dequeued.waves_waited,
             "detail": dequeued.detail,
             "at_ms": dequeued.at_ms,
+            "cause": cause,
         }
     )
 
@@ -88,5 +100,9 @@ def ticket_status(status: Searching) -> bytes:
             "next_wave_at_ms": status.next_wave_at_ms,
             "wave_id": status.wave_id,
             "at_ms": status.at_ms,
+            "stage": "SEARCHING",
+            "match_id": None,
+            "deadline_at_ms": None,
+            "detail": None,
         }
     )

@@ -1,0 +1,123 @@
+"""One active ticket per player: the claim events and the per-partition claim book.
+
+A region admits a join only once every player of it holds a claim; the claims of one
+player are all folded by the partition its key ``player/<player_id>`` lands in, so two
+regions on two workers can never both admit the same player (docs/adr/0110).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimRequested:
+    """A region asks for ``player_id`` on behalf of ``ticket_id`` (written by the fold)."""
+
+    player_id: str
+    ticket_id: str
+    queue: str
+    region: str
+    at_ms: int
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimDecided:
+    """The claim partition's answer, sent to the requesting ticket's region.
+
+    Refused: ``holder`` is ``(ticket_id, queue, region)`` of the ticket holding the player.
+    """
+
+    player_id: str
+    ticket_id: str
+    queue: str
+    region: str
+    granted: bool
+    at_ms: int
+    holder: tuple[str, str, str] | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimReleased:
+    """``ticket_id`` left its region's state: its claim on ``player_id`` ends."""
+
+    player_id: str
+    ticket_id: str
+    queue: str
+    region: str
+    at_ms: int
+
+
+ClaimEvent = ClaimRequested | ClaimReleased
+
+
+@dataclass(slots=True)
+class ClaimBook:
+    """Who holds each player, for the players whose key lands in one partition.
+
+    ``released`` remembers the tickets whose claims ended (by release time), so that a
+    request written again by a worker that failed over after the release grants nothing.
+    """
+
+    holders: dict[str, tuple[str, str, str]] = field(default_factory=dict)
+    released: dict[str, int] = field(default_factory=dict)
+    last_at_ms: int = 0
+    _prune_at: int = 1024
+
+    def apply(self, event: ClaimEvent, retention_ms: int) -> ClaimDecided | None:
+        """Fold one claim event; return the decision to publish, or None.
+
+        >>> book = ClaimBook()
+        >>> book.apply(ClaimRequested("p", "t1", "1v1", "eu", 5), 1000).granted
+        True
+        >>> book.apply(ClaimRequested("p", "t2", "1v1", "na", 6), 1000).holder
+        ('t1', '1v1', 'eu')
+        >>> book.apply(ClaimReleased("p", "t1", "1v1", "eu", 7), 1000)
+        >>> book.apply(ClaimRequested("p", "t1", "1v1", "eu", 5), 1000) is None  # stale copy
+        True
+
+        Notes: O(1) amortised (released ids are pruned in bulk).
+        """
+        self.last_at_ms = max(self.last_at_ms, event.at_ms)
+        if isinstance(event, ClaimReleased):
+            self._release(event, retention_ms)
+            return None
+        if event.ticket_id in self.released:
+            return None
+        mine = (event.ticket_id, event.queue, event.region)
+        holder = self.holders.get(event.player_id)
+        if holder is None or holder == mine:
+            self.holders[event.player_id] = mine
+            return ClaimDecided(
+                event.player_id, event.ticket_id, event.queue, event.region, True, event.at_ms
+            )
+        return ClaimDecided(
+            event.player_id, event.ticket_id, event.queue, event.region, False, event.at_ms, holder
+        )
+
+    def _release(self, event: ClaimReleased, retention_ms: int) -> None:
+        holder = self.holders.get(event.player_id)
+        if holder is not None and holder[0] == event.ticket_id:
+            del self.holders[event.player_id]
+        self.released[event.ticket_id] = event.at_ms
+        if len(self.released) >= self._prune_at:
+            horizon = self.last_at_ms - retention_ms
+            self.released = {t: at for t, at in self.released.items() if at > horizon}
+            self._prune_at = max(1024, 2 * len(self.released))
+
+    def to_record(self) -> dict[str, Any]:
+        return {
+            "holders": [[p, *h] for p, h in self.holders.items()],
+            "released": [[t, at] for t, at in self.released.items()],
+            "last_at_ms": self.last_at_ms,
+        }
+
+    @classmethod
+    def from_record(cls, record: dict[str, Any]) -> ClaimBook:
+        book = cls()
+        book.holders = {p: (t, q, r) for p, t, q, r in record["holders"]}
+        book.released = {t: at for t, at in record["released"]}
+        book.last_at_ms = record["last_at_ms"]
+        book._prune_at = max(1024, 2 * len(book.released))
+        return book

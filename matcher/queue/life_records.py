@@ -1,0 +1,123 @@
+"""The held tickets of a region (matcher.queue.lifecycle) as JSON-able snapshot values."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from matcher.core import Match, Seat, Team
+from matcher.queue.fold import QueuedTicket
+from matcher.queue.lifecycle import (
+    BackfillRequested,
+    BackfillTeam,
+    Held,
+    Lifecycle,
+    MatchProposal,
+)
+
+
+def match_to_record(match: Match) -> list[Any]:
+    teams = [
+        [t.name, [[s.ticket_id, s.player_id, s.role, s.rating] for s in t.seats]]
+        for t in match.teams
+    ]
+    return [
+        match.match_id,
+        teams,
+        match.map_name,
+        match.server,
+        match.channel,
+        [list(q) for q in match.quality],
+    ]
+
+
+def match_from_record(record: list[Any]) -> Match:
+    match_id, teams, map_name, server, channel, quality = record
+    return Match(
+        match_id,
+        tuple(Team(name, tuple(Seat(*seat) for seat in seats)) for name, seats in teams),
+        map_name,
+        server,
+        channel,
+        tuple((name, value) for name, value in quality),
+    )
+
+
+def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
+    def held(h: Held) -> list[Any]:
+        p = h.proposal
+        proposal = (
+            None
+            if p is None
+            else [
+                match_to_record(p.match),
+                p.queue,
+                p.region,
+                p.wave_id,
+                p.strategy,
+                p.config_fingerprint,
+                p.at_ms,
+                p.deadline_at_ms,
+            ]
+        )
+        tickets = [[ticket_to_record(q.ticket), q.joined_wave] for q in h.tickets.values()]
+        return [tickets, h.deadline_ms, proposal, sorted(h.accepted)]
+
+    return {
+        "proposals": [[m, held(h)] for m, h in life.proposals.items()],
+        "placing": [[m, held(h)] for m, h in life.placing.items()],
+        "pending": [[ticket_to_record(t), sorted(g)] for t, g in life.pending.values()],
+        "claimed": [[t, list(p)] for t, p in life.claimed.items()],
+        "placement_failures": [[t, n] for t, n in life.placement_failures.items()],
+        "closed": [[m, at] for m, at in life.closed.items()],
+        "backfills": [_backfill_record(b) for b in life.backfills.values()],
+    }
+
+
+def _backfill_record(event: BackfillRequested) -> list[Any]:
+    teams = [[t.name, [list(p) for p in t.players], t.open_slots] for t in event.teams]
+    return [event.session_id, event.queue, event.region, teams, event.at_ms, event.deadline_at_ms]
+
+
+def _backfill_from_record(record: list[Any]) -> BackfillRequested:
+    session_id, queue, region, teams, at_ms, deadline = record
+    return BackfillRequested(
+        session_id,
+        queue,
+        region,
+        tuple(BackfillTeam(n, tuple((p, r) for p, r in players), o) for n, players, o in teams),
+        at_ms,
+        deadline,
+    )
+
+
+def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecycle:
+    life = Lifecycle()
+
+    def held(item: list[Any]) -> Held:
+        tickets, deadline, proposal, accepted = item
+        queued = {}
+        for ticket_record, joined_wave in tickets:
+            ticket = ticket_from_record(ticket_record)
+            queued[ticket.ticket_id] = QueuedTicket(ticket, joined_wave)
+            for player in ticket.players:
+                life.players[player.player_id] = ticket.ticket_id
+        made = None
+        if proposal is not None:
+            match, *rest = proposal
+            made = MatchProposal(match_from_record(match), *rest)
+        return Held(queued, deadline, made, set(accepted))
+
+    life.proposals = {m: held(h) for m, h in record["proposals"]}
+    life.placing = {m: held(h) for m, h in record["placing"]}
+    for ticket_record, granted in record["pending"]:
+        ticket = ticket_from_record(ticket_record)
+        life.pending[ticket.ticket_id] = (ticket, set(granted))
+        for player in ticket.players:
+            life.players[player.player_id] = ticket.ticket_id
+    life.claimed = {t: tuple(p) for t, p in record["claimed"]}
+    life.placement_failures = {t: n for t, n in record["placement_failures"]}
+    life.closed = {m: at for m, at in record["closed"]}
+    for item in record.get("backfills", ()):
+        event = _backfill_from_record(item)
+        life.backfills[event.session_id] = event
+    return life

@@ -1,0 +1,62 @@
+"""`wavematch explain --ticket`: a ticket's life re-derived from the log, one line a step
+(joined, proposed, returned to the queue and why, timed out, placed, dequeued)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matcher.queue.claims import ClaimDecided
+from matcher.queue.lifecycle import BackfillResult, StageStatus
+from schemas.topics import QUEUE
+from streams.audit.rederive import LogRecord, rederive
+from streams.worker.folding import Folder
+
+
+def ticket_history(folder: Folder, records: Sequence[LogRecord], ticket_id: str) -> list[str]:
+    """What the fold decided about ``ticket_id``, in log order; empty if nothing.
+
+    Notes: folds the whole queue log once (every partition: claims live elsewhere).
+    """
+    queue_log = [r for r in records if r.topic == QUEUE.name]
+    lines = []
+    for item in rederive(folder, queue_log):
+        step = item.folded.step
+        if step is None:
+            continue
+        where = f"[partition {item.source.partition} offset {item.source.offset}]"
+        lines += [f"{where} {text}" for text in _about(step, ticket_id)]
+    return lines
+
+
+def _about(step, ticket_id: str) -> list[str]:  # type: ignore[no-untyped-def]
+    out = []
+    for status in step.statuses:
+        if status.ticket_id == ticket_id and step.note == "joined":
+            out.append(f"searching at place {status.position}")
+    for output in step.lifecycle:
+        if isinstance(output, StageStatus) and output.ticket_id == ticket_id:
+            text = f"{output.stage.name} after {output.waves_waited} waves"
+            if output.match_id:
+                text += f", match {output.match_id}"
+            if output.deadline_ms is not None:
+                text += f", deadline {output.deadline_ms}"
+            if output.detail:
+                text += f": {output.detail}"
+            out.append(text)
+        elif isinstance(output, ClaimDecided) and output.ticket_id == ticket_id:
+            verdict = "granted" if output.granted else f"refused (held by {output.holder})"
+            out.append(f"claim on {output.player_id} {verdict}")
+        elif isinstance(output, BackfillResult):
+            seats = [s for team in output.teams for s in team.seats if s.ticket_id == ticket_id]
+            if seats:
+                team = next(t.name for t in output.teams if seats[0] in t.seats)
+                out.append(f"chosen for session {output.session_id}, team {team}")
+    for gone in step.dequeued:
+        if gone.ticket_id == ticket_id:
+            text = f"dequeued {gone.reason.name} after {gone.waves_waited} waves"
+            if gone.match_id:
+                text += f", match {gone.match_id}"
+            if gone.detail:
+                text += f": {gone.detail}"
+            out.append(text)
+    return out

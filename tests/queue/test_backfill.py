@@ -1,0 +1,117 @@
+"""Backfill in the region's fold (docs/adr/0113): open slots of running sessions filled
+at a tick from the oldest queued parties, whole, before the wave's own matches."""
+
+from __future__ import annotations
+
+import pytest
+
+from matcher.core import QueueProfile
+from matcher.queue import DequeueReason, QueueRules, TicketJoined, WaveTick
+from matcher.queue.book import QueueBook
+from matcher.queue.lifecycle import (
+    BackfillCancelled,
+    BackfillRequested,
+    BackfillResult,
+    BackfillTeam,
+    LifecycleRejected,
+)
+from matcher.queue.records import queue_from_record, queue_to_record
+from tests.queue.conftest import PAIRS, make_ticket
+
+RULES = QueueRules(ticket_ttl_ms=600_000, finished_retention_ms=600_000)
+RED = BackfillTeam("red", tuple((f"r{i}", 1500) for i in range(5)), 0)
+BLUE = BackfillTeam("blue", (("b1", 1490), ("b2", 1510), ("b3", 1500)), 2)
+
+
+def book() -> QueueBook:
+    profile = QueueProfile(queue="5v5", strategy=PAIRS, maps=("alpha",), team_size=5)
+    return QueueBook({"5v5": profile}, {"5v5": ("eu",)}, RULES)
+
+
+def join(b: QueueBook, ticket_id: str, *players: str, at_ms: int = 1_000) -> None:
+    b.apply(TicketJoined(make_ticket(ticket_id, *players, queue="5v5", joined_at_ms=at_ms)))
+
+
+def tick(n: int) -> WaveTick:
+    return WaveTick("5v5", "eu", f"w{n}", n, 10_000 * n, "cfg", 10_000)
+
+
+def requested(*teams: BackfillTeam, deadline: int | None = None) -> BackfillRequested:
+    return BackfillRequested("s-1", "5v5", "eu", teams or (RED, BLUE), 2_000, deadline)
+
+
+def results(step) -> list[BackfillResult]:
+    return [o for o in step.lifecycle if isinstance(o, BackfillResult)]
+
+
+def test_two_open_slots_take_a_party_of_two_whole():
+    b = book()
+    join(b, "t-party", "ann", "ben")
+    join(b, "t-solo", "cat")
+    assert b.apply(requested()).note == "backfill_requested"
+    step = b.apply(tick(1))
+    (result,) = results(step)
+    assert result.outcome == "FILLED"
+    assert [(t.name, [s.player_id for s in t.seats]) for t in result.teams] == [
+        ("blue", ["ann", "ben"])
+    ]
+    filled = [d for d in step.dequeued if d.match_id == "s-1"]
+    assert [(d.ticket_id, d.reason) for d in filled] == [("t-party", DequeueReason.MATCHED)]
+    assert "t-solo" in b.regions["5v5", "eu"].tickets  # the wave had nobody to pair it with
+    assert not b.regions["5v5", "eu"].life.backfills  # one fill ends the request
+
+
+def test_a_party_is_never_split_and_the_request_waits():
+    b = book()
+    join(b, "t-three", "ann", "ben", "cat")
+    b.apply(requested())
+    assert results(b.apply(tick(1))) == []
+    assert "t-three" in b.regions["5v5", "eu"].tickets
+    join(b, "t-duo", "dan", "eve", at_ms=15_000)
+    (result,) = results(b.apply(tick(2)))
+    assert [s.ticket_id for t in result.teams for s in t.seats] == ["t-duo", "t-duo"]
+
+
+def test_a_request_expires_at_the_first_tick_after_its_deadline():
+    b = book()
+    b.apply(requested(deadline=15_000))
+    assert results(b.apply(tick(1))) == []
+    (expired,) = results(b.apply(tick(2)))
+    assert (expired.outcome, expired.teams) == ("EXPIRED", ())
+
+
+def test_an_update_replaces_the_request_and_a_cancel_ends_it():
+    b = book()
+    b.apply(requested())
+    b.apply(requested(RED, BackfillTeam("blue", BLUE.players[:2], 3)))
+    (active,) = b.regions["5v5", "eu"].life.backfills.values()
+    assert active.teams[1].open_slots == 3
+    assert b.apply(BackfillCancelled("s-1", "5v5", "eu", 3_000)).note == "backfill_cancelled"
+    with pytest.raises(LifecycleRejected) as error:
+        b.apply(BackfillCancelled("s-1", "5v5", "eu", 3_000))
+    assert error.value.code == "unknown_session"
+
+
+@pytest.mark.parametrize(
+    ("event", "code"),
+    [
+        (requested(RED, BackfillTeam("blue", BLUE.players, 3)), "backfill_too_large"),
+        (requested(RED, BLUE, BLUE), "backfill_too_large"),
+        (requested(RED), "invalid_field"),
+        (BackfillRequested("s", "9v9", "eu", (BLUE,), 1_000), "unknown_queue"),
+    ],
+)
+def test_requests_the_queue_can_never_fill_are_rejected(event, code):
+    with pytest.raises(LifecycleRejected) as error:
+        book().apply(event)
+    assert error.value.code == code
+
+
+def test_an_active_request_survives_a_snapshot():
+    b = book()
+    b.apply(requested())
+    restored = book()
+    restored.regions["5v5", "eu"] = queue_from_record(queue_to_record(b.regions["5v5", "eu"]))
+    for each in (b, restored):
+        join(each, "t-party", "ann", "ben")
+    assert b.apply(tick(1)) == restored.apply(tick(1))

@@ -1,0 +1,44 @@
+"""`wavematch accept|decline|placed` publish the platform's lifecycle events."""
+
+from __future__ import annotations
+
+import pytest
+
+from schemas import models as m
+from streams.cli import main
+
+WHERE = ["--queue", "1v1", "--region", "eu", "--match", "m-1"]
+
+
+@pytest.fixture
+def sent(monkeypatch: pytest.MonkeyPatch) -> list[m.Record]:
+    events: list[m.Record] = []
+
+    def fake(args, event):  # type: ignore[no-untyped-def]
+        events.append(event)
+        return 0
+
+    for module in ("streams.commands.answer", "streams.commands.placed"):
+        monkeypatch.setattr(f"{module}.publish", fake)
+    return events
+
+
+@pytest.mark.parametrize(("command", "accepted"), [("accept", True), ("decline", False)])
+def test_an_answer_is_a_ready_check_answered(sent, command, accepted):
+    assert main([command, *WHERE, "--player", "alice"]) == 0
+    (event,) = sent
+    assert isinstance(event, m.ReadyCheckAnswered)
+    assert (event.match_id, event.player_id, event.accepted) == ("m-1", "alice", accepted)
+
+
+def test_a_placement_report(sent):
+    assert main(["placed", *WHERE, "FAILED", "--detail", "no capacity"]) == 0
+    (event,) = sent
+    assert (event.outcome, event.detail) == (m.PlacementOutcome.FAILED, "no capacity")
+
+
+def test_a_bad_player_id_is_one_line_naming_the_field(sent, capsys):
+    assert main(["accept", *WHERE, "--player", "bad\x01id"]) == 2
+    error = capsys.readouterr().err
+    assert error.startswith("wavematch accept: error: player_id:") and error.count("\n") == 1
+    assert sent == []
