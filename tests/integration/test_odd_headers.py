@@ -40,7 +40,7 @@ def join(ticket: str) -> bytes:
 @pytest.mark.parametrize("consumer", ["direct"], indirect=False)
 def test_odd_headers_do_not_stop_the_worker(broker, worker_factory, headers) -> None:
     worker = worker_factory.start()
-    bootstrap = broker.url.removeprefix("tansu://")
+    bootstrap = broker.bootstrap
     producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random"})
     key = queue_key("1v1", "eu")
     producer.produce(QUEUE.name, value=join("before"), key=key)
