@@ -60,7 +60,6 @@ from tests.kafka.broker import running_broker  # noqa: E402
 REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
 CONFIG = """
 partitions = 8
-consumer = "{consumer}"
 ticket_ttl_ms = 60000
 publish_status = {status}
 session_timeout_ms = {session}
@@ -238,12 +237,6 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
     parser.add_argument(
-        "--consumer",
-        choices=("direct", "faust"),
-        default="direct",
-        help="how the worker consumes the queue topic (ADR 61; faust: ADR 8)",
-    )
-    parser.add_argument(
         "--wave-interval-ms",
         type=int,
         default=1000,
@@ -279,7 +272,6 @@ def main() -> int:
             session=args.session_timeout_ms,
             heartbeat=args.session_timeout_ms // 10,
             interval=args.wave_interval_ms,
-            consumer=args.consumer,
             ready=args.ready_check_ms,
             claims=str(args.one_ticket_per_player).lower(),
         )
@@ -287,7 +279,6 @@ def main() -> int:
     result: dict[str, object] = {
         "mode": args.mode,
         "broker": args.broker,
-        "consumer": args.consumer,
         "workers": args.workers,
         "logs": str(work),
         "wave_interval_ms": args.wave_interval_ms,

@@ -5,7 +5,7 @@ Topology (see docs/architecture.md)::
     platforms ──TicketJoined/TicketLeft──▶ wavematch.queue.v1 ◀──WaveTick── timer
                                                │   (key = "queue/region", murmur2)
                                                ▼
-                              queue agent: decode → fold (matcher.queue) ──▶ queue table
+                           queue consumer: decode → fold (matcher.queue) ──▶ snapshot topic
                                                │   on WaveTick: run_wave(snapshot)
                        ┌───────────────┬───────┴──────────┬──────────────────┐
                        ▼               ▼                  ▼                  ▼

@@ -196,16 +196,24 @@ class Settings(BaseSettings):
     # A partition's state is snapshotted after this many events (or its ticket count, if
     # larger), bounding how much of the log a takeover re-reads.
     snapshot_min_events: int = Field(default=5_000, ge=1)
-    # How the queue topic is consumed (docs/adr/0061): "direct" is a plain aiokafka
-    # consumer in its own group (<app_id>-queue) with snapshots in a topic of their own,
-    # several times Faust's rate (docs/benchmarks/worker.md), with an idempotent producer
-    # on Apache Kafka; "faust" is Faust's agent and table (ADR 8). Faust keeps the wave
-    # timer and the web views either way.
-    consumer: Literal["direct", "faust"] = "direct"
+    # The queue topic is consumed by a plain aiokafka consumer in the group <app_id>-queue
+    # (docs/adr/0061); Faust's agent was the earlier way and went (docs/adr/0120). Kept so
+    # existing files stay valid.
+    consumer: Literal["direct"] = "direct"
     # At-least-once delivery of exactly-once decisions on every broker (docs/adr/0005);
     # "exactly_once" was removed (docs/adr/0090). Kept so existing files stay valid.
     processing_guarantee: Literal["at_least_once"] = "at_least_once"
     log_level: Literal["debug", "info", "warn", "error"] = "info"
+
+    @field_validator("consumer", mode="before")
+    @classmethod
+    def _one_consumer(cls, value: Any) -> Any:
+        if value == "faust":
+            raise ValueError(
+                '"faust" was removed: the queue topic has one consumer, "direct" '
+                "(docs/adr/0120); remove the setting"
+            )
+        return value
 
     @field_validator("processing_guarantee", mode="before")
     @classmethod
@@ -308,7 +316,7 @@ class Settings(BaseSettings):
     @property
     def queue_group(self) -> str:
         """The consumer group whose committed offsets say how far the queue topic is done."""
-        return f"{self.app_id}-queue" if self.consumer == "direct" else self.app_id
+        return f"{self.app_id}-queue"
 
     @property
     def is_embedded_broker(self) -> bool:

@@ -1,8 +1,8 @@
 """Create every topic explicitly, with its partition count, before any worker starts.
 
-The embedded broker auto-creates an undeclared topic with 4 partitions, which then
-crashes Faust with a partition mismatch against its changelog; Apache Kafka clusters
-often forbid auto-creation. So wavematch never relies on it.
+The embedded broker auto-creates an undeclared topic with 4 partitions, a count nobody
+chose, and Apache Kafka clusters often forbid auto-creation. So wavematch never relies on
+it.
 """
 
 from __future__ import annotations
@@ -15,7 +15,6 @@ from aiokafka.errors import TopicAlreadyExistsError
 from schemas.topics import TOPICS
 from streams.connection import client_kwargs, connection_of
 from streams.settings import Settings
-from streams.worker.app import state_changelog_topic
 from streams.worker.snapshot_topic import snapshot_topic
 
 
@@ -36,14 +35,9 @@ def topic_plan(settings: Settings) -> tuple[TopicPlan, ...]:
     real_kafka = not settings.is_embedded_broker
     return (
         *(TopicPlan(t.name, partitions, t.config() if real_kafka else {}) for t in TOPICS),
-        # Snapshot keys are overwritten, so compaction keeps the changelog at one snapshot
-        # per partition; the embedded broker cannot compact (ADR 0005).
-        TopicPlan(
-            state_changelog_topic(settings),
-            partitions,
-            {"cleanup.policy": "compact"} if real_kafka else {},
-        ),
-        # The direct consumer's snapshots (ADR 0061): partition P holds input partition P's.
+        # Snapshots (ADR 0061): partition P holds input partition P's. Their keys are
+        # overwritten, so compaction keeps one snapshot per partition; the embedded broker
+        # cannot compact (ADR 0005).
         TopicPlan(
             snapshot_topic(settings.app_id),
             partitions,

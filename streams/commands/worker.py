@@ -15,11 +15,6 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--web-port", type=int, help="HTTP port for /metrics, /queues, /health")
     parser.add_argument("--without-web", action="store_true", help="no HTTP endpoints")
     parser.add_argument("--loglevel", choices=("debug", "info", "warn", "error"))
-    parser.add_argument(
-        "--consumer",
-        choices=("direct", "faust"),
-        help="how the queue topic is consumed ($WAVEMATCH_CONSUMER; default direct, ADR 0061)",
-    )
 
 
 def check_strategies(settings: object) -> None:
@@ -46,8 +41,6 @@ def run(args: argparse.Namespace) -> int:
         overrides["web_enabled"] = False
     if args.loglevel:
         overrides["log_level"] = args.loglevel
-    if args.consumer:
-        overrides["consumer"] = args.consumer
     settings = settings_from(args, **overrides)
     check_strategies(settings)
 

@@ -1,1 +1,1 @@
-"""The Faust worker: agent, timer, state snapshots and catch-up (see streams/__init__.py)."""
+"""The worker: queue consumer, fold, publisher, timer, snapshots, catch-up (streams/__init__.py)."""

@@ -10,7 +10,7 @@ one whenever the segments since the base hold more than twice the ids still reme
 journals in order rebuilds each map exactly, entries and order. Per id remembered that
 is O(1) written per snapshot, amortised, instead of O(all remembered ids).
 
-Records, beside the snapshot's own (streams/worker/snapshots.py), in the same changelog
+Records, beside the snapshot's own (streams/worker/snapshots.py), in the same snapshot
 partition P: ``P/finished/<seq>/<i>`` -> chunk i of segment seq (zlib'd JSON
 ``{"regions": [[queue, region, reset, journal], ...]}``). The manifest lists the live
 segments, base first; segments replaced by a newer base are deleted (tombstones, which

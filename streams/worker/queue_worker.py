@@ -1,8 +1,8 @@
 """Per-partition state of a worker: load on first use, fold, publish, snapshot.
 
 Exactly-once effects without transactions (docs/adr/0005):
-1. Outputs of an event are in the producer before the event is acked; Faust flushes the
-   producer before it commits offsets. So everything below the committed offset C has
+1. Outputs of an event are in the producer before the event is acked; the consumer
+   flushes the producer before it commits offsets. So everything below the committed offset C has
    been published.
 2. A snapshot after offset S is written only after a producer flush, so everything up
    to S has been published too.
@@ -33,7 +33,7 @@ log = logging.getLogger(__name__)
 
 
 class StateTable(Protocol):
-    """Where snapshots live: a Faust table (faust mode) or the snapshot topic (direct mode).
+    """Where snapshots live: the snapshot topic (:mod:`streams.worker.snapshot_topic`).
 
     ``write`` hands the record to the producer; the snapshot is complete once flushed.
     """

@@ -1,11 +1,11 @@
-"""Snapshot records in a topic of their own, read back directly: the direct consumer's table.
+"""Snapshot records in a topic of their own, read back directly: the queue consumer's table.
 
-The direct consumer (docs/adr/0061) is not in Faust's group, so Faust's table partitions
-would not follow its assignment. Instead the snapshot records of ADR 5 (same keys, same
-layout) go to ``<app_id>-queue-snapshots``, a topic with the queue topic's partition count:
-input partition P's snapshot lives in snapshot partition P. On assignment the worker reads
-P from the beginning to its end, the last value of each key winning (what compaction
-keeps on Apache Kafka). The end is the high-watermark of the fetch responses, not
+The queue consumer (docs/adr/0061) is not in Faust's group, so a Faust table's partitions
+would not follow its assignment. Instead the snapshot records of ADR 5 go to
+``<app_id>-queue-snapshots``, a topic with the queue topic's partition count: input
+partition P's snapshot lives in snapshot partition P. On assignment the worker reads P
+from the beginning to its end, the last value of each key winning (what compaction keeps
+on Apache Kafka). The end is the high-watermark of the fetch responses, not
 ListOffsets(LATEST), which the embedded broker answers wrongly (ADR 4).
 """
 

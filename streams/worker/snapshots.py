@@ -1,16 +1,16 @@
-"""A partition's queue state saved into the Faust state table, and read back.
+"""A partition's queue state saved into the snapshot topic, and read back.
 
-Why snapshots and not a table row per ticket: every changelog record costs Faust
-about 150 us, so a row per join and one per matched ticket would cap a worker near
-3,000 events/s and make a 10,000-player wave take seconds to close. Instead the table
-holds, per input partition, one snapshot of every region queue in it, written every
-``snapshot_min_events`` events as a few large records; a takeover loads the snapshot and
-re-folds the input log after it (docs/adr/0005-state-snapshots-and-log-catch-up.md).
+Why snapshots and not a row per ticket: a row per join and one per matched ticket would
+cost a record for every event and make a 10,000-player wave write tens of thousands of
+records to close. Instead the snapshot topic holds, per input partition, one snapshot of
+every region queue in it, written every ``snapshot_min_events`` events as a few large
+records; a takeover loads the snapshot and re-folds the input log after it
+(docs/adr/0005-state-snapshots-and-log-catch-up.md).
 
-Layout, all in changelog partition P (the input partition's number):
+Layout, all in snapshot partition P (the input partition's number):
 ``P/manifest`` -> JSON {offset, slot, chunks, sha256, finished}; ``P/<slot>/<i>`` -> chunk
 bytes. Two slots alternate so a half-written snapshot never replaces the last complete
-one: the manifest is written after its chunks, and a partition's changelog is ordered.
+one: the manifest is written after its chunks, and a partition is ordered.
 The regions' finished ticket ids live in segments of their own, listed by the manifest's
 ``finished`` (streams/worker/finished_log.py, docs/adr/0062); a manifest without it (an
 older snapshot) has them inside the regions.

@@ -128,21 +128,11 @@ def write_config(path: Path, body: str) -> Path:
     return path
 
 
-@pytest.fixture(params=["direct", "faust"])
-def consumer(request) -> str:
-    """Every integration test runs against both ways of consuming the queue topic (ADR 61)."""
-    return str(request.param)
-
-
 @pytest.fixture
-def worker_factory(
-    broker: AnyBroker, tmp_path: Path, request, consumer: str
-) -> Iterator[WorkerFactory]:
+def worker_factory(broker: AnyBroker, tmp_path: Path, request) -> Iterator[WorkerFactory]:
     marker = request.node.get_closest_marker("wavematch_config")
     body = marker.args[0] if marker else DEFAULT_CONFIG
-    # A top-level key, so before the first [[queues]] table; the tests' own settings
-    # (load_settings of this file) then see the same mode as the workers.
-    config = write_config(tmp_path / "wavematch.toml", f'consumer = "{consumer}"\n{body}')
+    config = write_config(tmp_path / "wavematch.toml", body)
     factory = WorkerFactory(broker, config, tmp_path)
     yield factory
     factory.stop_all()

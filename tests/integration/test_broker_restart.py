@@ -33,8 +33,8 @@ def own_kafka(kafka_broker_factory: KafkaBrokerFactory) -> KafkaBroker:
 
 
 @pytest.fixture
-def workers(own_kafka: KafkaBroker, tmp_path: Path, consumer: str) -> Iterator[WorkerFactory]:
-    config = write_config(tmp_path / "wavematch.toml", f'consumer = "{consumer}"\n{CONFIG}')
+def workers(own_kafka: KafkaBroker, tmp_path: Path) -> Iterator[WorkerFactory]:
+    config = write_config(tmp_path / "wavematch.toml", CONFIG)
     factory = WorkerFactory(own_kafka, config, tmp_path)
     yield factory
     factory.stop_all()

@@ -106,9 +106,6 @@ def overlapping_claims(records) -> list[str]:
 
 
 @pytest.mark.wavematch_config(CONFIG)
-# The default consumer only: the Faust-mode variant passes alone but failed once inside the
-# full serial suite, cause not yet found (issue 27 keeps it open).
-@pytest.mark.parametrize("consumer", ["direct"])
 def test_claims_hold_through_a_sigkill_and_replay_identically(broker, worker_factory):
     first, second = worker_factory.start(), worker_factory.start()
     wait_until(

@@ -1,8 +1,7 @@
-"""Compaction on Apache Kafka: the state topic (the direct consumer's snapshot topic, or
-Faust's table changelog) and the status topic are compacted while a worker runs - small
-segments and a low dirty ratio make the cleaner run within the test - and a worker taking
-over after that restores the exact state: every ticket ends once, nobody is matched twice,
-and the log replays IDENTICAL."""
+"""Compaction on Apache Kafka: the snapshot topic and the status topic are compacted while
+a worker runs - small segments and a low dirty ratio make the cleaner run within the test -
+and a worker taking over after that restores the exact state: every ticket ends once,
+nobody is matched twice, and the log replays IDENTICAL."""
 
 from __future__ import annotations
 
@@ -17,9 +16,8 @@ from confluent_kafka.admin import AdminClient, AlterConfigOpType, ConfigEntry, C
 
 from schemas.topics import STATUS
 from streams.audit.topics import read_topics
-from streams.settings import Settings, load_settings
+from streams.settings import load_settings
 from streams.topics import ensure_topics
-from streams.worker.app import state_changelog_topic
 from streams.worker.snapshot_topic import snapshot_topic
 from tests.integration.conftest import run, wait_until
 from tests.integration.outcome import check_outcome
@@ -42,12 +40,6 @@ wave_interval_ms = 1000
 
 #: Roll a segment every second and clean any partition with 1 % of its log dirty.
 CLEAN_SOON = {"segment.ms": "1000", "min.cleanable.dirty.ratio": "0.01"}
-
-
-def state_topic(settings: Settings) -> str:
-    if settings.consumer == "direct":
-        return snapshot_topic(settings.app_id)
-    return state_changelog_topic(settings)
 
 
 def make_compaction_eager(bootstrap: str, topics: list[str]) -> None:
@@ -82,7 +74,7 @@ def compacted(bootstrap: str, topic: str) -> bool:
 def test_a_takeover_after_compaction_restores_the_exact_state(broker, worker_factory):
     settings = load_settings(worker_factory.config, broker_url=broker.url)
     run(ensure_topics(settings))
-    watched = [state_topic(settings), STATUS.name]
+    watched = [snapshot_topic(settings.app_id), STATUS.name]
     make_compaction_eager(broker.bootstrap, watched)
 
     first = worker_factory.start()

@@ -37,7 +37,6 @@ def join(ticket: str) -> bytes:
     ],
     ids=["huge", "not-utf8-key"],
 )
-@pytest.mark.parametrize("consumer", ["direct"], indirect=False)
 def test_odd_headers_do_not_stop_the_worker(broker, worker_factory, headers) -> None:
     worker = worker_factory.start()
     bootstrap = broker.bootstrap

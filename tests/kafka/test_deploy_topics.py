@@ -19,7 +19,6 @@ from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
 
 from schemas.topics import TOPICS
 from streams.settings import Settings
-from streams.worker.app import state_changelog_topic
 from streams.worker.snapshot_topic import snapshot_topic
 from tests.deploy import checks
 from tests.integration.conftest import wait_until
@@ -54,7 +53,6 @@ def expected_topics(settings: Settings) -> dict[str, tuple[int, dict[str, str]]]
     compacted = {"cleanup.policy": "compact"}
     return {
         **{t.name: (partitions, t.config()) for t in TOPICS},
-        state_changelog_topic(settings): (partitions, compacted),
         snapshot_topic(settings.app_id): (partitions, compacted),
         f"{settings.app_id}-__assignor-__leader": (1, {}),
     }

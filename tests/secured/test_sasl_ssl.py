@@ -146,11 +146,10 @@ def wavematch(
     )
 
 
-def start_worker(config: Path, log: Path, consumer: str) -> Worker:
+def start_worker(config: Path, log: Path) -> Worker:
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in FAUST_ENV}
     env["WAVEMATCH_CONFIG_FILE"] = str(config)
-    env["WAVEMATCH_CONSUMER"] = consumer
     process = subprocess.Popen(
         [sys.executable, "-m", "streams.cli", "worker", "--web-port", str(port)],
         stdout=log.open("ab"),
@@ -170,15 +169,14 @@ def start_worker(config: Path, log: Path, consumer: str) -> Worker:
     return worker
 
 
-@pytest.mark.parametrize("consumer", ["direct", "faust"])
 def test_a_worker_join_and_tail_make_a_match_over_sasl_ssl(
-    secured: Secured, tmp_path: Path, consumer: str
+    secured: Secured, tmp_path: Path
 ) -> None:
-    config = secured.config(f"good-{consumer}", app_id=f"secured-{consumer}")
-    worker = start_worker(config, tmp_path / "worker.log", consumer)
+    config = secured.config("good", app_id="secured")
+    worker = start_worker(config, tmp_path / "worker.log")
     try:
         tickets = []
-        for player in (f"alice-{consumer}:bw=1500", f"bob-{consumer}:sc2=1510"):
+        for player in ("alice:bw=1500", "bob:sc2=1510"):
             joined = wavematch(
                 config, "join", "--queue", "1v1", "--region", "eu", "--player", player
             )

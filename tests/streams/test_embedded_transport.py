@@ -1,5 +1,5 @@
-"""The embedded broker's transport shortens the worker consumer's fetch wait (Tansu answers
-late when little data waits); an Apache Kafka URL keeps Faust's own consumer."""
+"""The ``tansu://`` scheme resolves to Faust's aiokafka transport, marked as the embedded
+broker's; an Apache Kafka URL keeps Faust's own."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ from pathlib import Path
 import pytest
 from prometheus_client import CollectorRegistry
 
-from streams.embedded.transport import FETCH_MAX_WAIT_MS
 from streams.settings import load_settings
 from streams.worker.app import create_app
 
@@ -24,18 +23,11 @@ wave_interval_ms = 1000
 
 
 @pytest.mark.parametrize(
-    ("broker_url", "fetch_wait_ms"),
-    [("tansu://127.0.0.1:1", FETCH_MAX_WAIT_MS), ("kafka://127.0.0.1:1", 1500)],
+    ("broker_url", "driver"),
+    [("tansu://127.0.0.1:1", "tansu+aiokafka"), ("kafka://127.0.0.1:1", "aiokafka")],
 )
-async def test_worker_consumer_fetch_wait(
-    tmp_path: Path, broker_url: str, fetch_wait_ms: int
-) -> None:
+def test_the_scheme_picks_the_transport(tmp_path: Path, broker_url: str, driver: str) -> None:
     config = tmp_path / "wavematch.toml"
     config.write_text(CONFIG)
     app = create_app(load_settings(config, broker_url=broker_url), CollectorRegistry())
-    thread = app.consumer._thread
-    consumer = thread._create_worker_consumer(app.transport)
-    try:
-        assert consumer._fetch_max_wait_ms == fetch_wait_ms
-    finally:
-        await consumer.stop()  # never started: releases its client
+    assert app.transport.driver_version.startswith(f"{driver}=")
