@@ -10,7 +10,14 @@ from __future__ import annotations
 from collections import Counter
 
 from matcher.core import Match, Player, QueueProfile, WaveResult, WaveSnapshot
-from matcher.placement import derive_match_ids
+from matcher.placement import (
+    channel_name,
+    derive_match_ids,
+    has_home_servers,
+    latency_region,
+    queue_servers,
+    region_servers,
+)
 
 
 def wave_result_problems(
@@ -21,7 +28,10 @@ def wave_result_problems(
     Rules: each ticket of the snapshot is used at most once; every seat's ticket and
     player belong to the snapshot; a party's players all sit on one team, each once;
     unmatched is exactly the snapshot's other tickets; no match is played on a map one
-    of its players vetoed or outside the queue's maps; match ids are the derived ones.
+    of its players vetoed or outside the queue's maps; match ids are the derived ones;
+    the n-th match is on channel ``channel_name(snapshot.matches_placed + n)``, on a
+    server of the queue, one of the latency-best region's when every player measured a
+    region hosting servers (:mod:`matcher.placement`).
 
     >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
     >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
@@ -29,7 +39,7 @@ def wave_result_problems(
     ...                      WaveResult("optimal", (), ("t-9",)))
     ["unmatched is not exactly the snapshot's tickets left out of every match"]
 
-    Notes: O(players) time.
+    Notes: O(players) time, O(players * regions hosting servers) with latencies.
     """
     parties = {waiting.ticket.ticket_id: waiting.ticket.players for waiting in snapshot.tickets}
     maps = frozenset(profile.maps)
@@ -50,6 +60,7 @@ def wave_result_problems(
         if match.match_id != expected_id
     )
     problems.extend(f"ticket {tid} is in {n} matches" for tid, n in used.items() if n > 1)
+    problems.extend(_placement_problems(snapshot, profile, result.matches, parties))
     unmatched = result.unmatched
     expected_unmatched = parties.keys() - used.keys()
     if len(unmatched) != len(expected_unmatched) or set(unmatched) != expected_unmatched:
@@ -91,6 +102,45 @@ def _seat_problems(
         if not {player.player_id for player in parties[ticket_id]} <= set(seated):
             problems.append(f"match {match.match_id}: party {ticket_id} incomplete")
     return team_of
+
+
+def _placement_problems(
+    snapshot: WaveSnapshot,
+    profile: QueueProfile,
+    matches: tuple[Match, ...],
+    parties: dict[str, tuple[Player, ...]],
+) -> list[str]:
+    """The channel and server problems of the wave's matches (stage 7)."""
+    problems: list[str] = []
+    servers = queue_servers(profile)
+    by_latency = has_home_servers(profile)
+    placed = snapshot.matches_placed
+    for number, match in enumerate(matches, start=1):
+        expected = channel_name(placed + number)
+        if match.channel != expected:
+            problems.append(f"match {match.match_id}: channel {match.channel!r}, not {expected!r}")
+        region = _latency_region(profile, match, parties) if by_latency else None
+        if region is not None and match.server not in region_servers(profile, region):
+            problems.append(
+                f"match {match.match_id}: server {match.server!r} is not one of region "
+                f"{region!r}, the one minimising the worst player's latency"
+            )
+        elif match.server not in servers:
+            problems.append(f"match {match.match_id}: server {match.server!r} not in the queue")
+    return problems
+
+
+def _latency_region(
+    profile: QueueProfile, match: Match, parties: dict[str, tuple[Player, ...]]
+) -> str | None:
+    latencies = []
+    for team in match.teams:
+        for seat in team.seats:
+            player = _member(parties.get(seat.ticket_id, ()), seat.player_id)
+            if player is None or not player.latency_ms:
+                return None  # a seat problem already, or a player who measured nothing
+            latencies.append(player.latency_ms)
+    return latency_region(profile.routes, latencies)
 
 
 def _member(party: tuple[Player, ...], player_id: str) -> Player | None:

@@ -148,6 +148,9 @@ class WaveSnapshot:
     #: Queued players' recent matches (newest first, ``(at_ms, other player ids)``), for
     #: a queue with a rematch rule; empty otherwise (matcher/queue/meetings.py).
     meetings: tuple[tuple[str, tuple[tuple[int, tuple[str, ...]], ...]], ...] = ()
+    #: Matches the region placed before this wave (the fold's count): the wave's n-th
+    #: match goes on channel ``channel_name(matches_placed + n)`` (matcher/placement.py).
+    matches_placed: int = 0
 
 
 @dataclass(frozen=True, slots=True)

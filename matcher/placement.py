@@ -1,7 +1,9 @@
 """Stage 7 of every strategy: map, server and channel of a match, from a seeded RNG.
 
 Shared by all strategies so that the same wave seed gives the same placements no
-matter which strategy paired the players.
+matter which strategy paired the players. The server is the latency-best region's when
+every player measured one that hosts servers, else the route table's for the regions
+(docs/adr/0105); the channel rotates over the region's matches across waves.
 """
 
 from __future__ import annotations
@@ -50,18 +52,118 @@ def playable_maps(maps: tuple[str, ...], vetoes: Iterable[str]) -> tuple[str, ..
     return tuple(name for name in maps if name not in vetoed)
 
 
-def choose_server(rng: random.Random, profile: QueueProfile, region_a: str, region_b: str) -> str:
-    """Pick the server for a pair of regions from the profile's route table.
+#: One player's measured ``(region, milliseconds)`` pairs (:attr:`matcher.core.Player.latency_ms`).
+Latencies = tuple[tuple[str, int], ...]
 
-    The table is symmetric; with several servers for a pair, or an unknown pair
-    (falling back to ``profile.fallback_servers``), the seeded RNG picks one.
+
+def choose_server(
+    rng: random.Random,
+    profile: QueueProfile,
+    region_a: str,
+    region_b: str,
+    latencies: Sequence[Latencies] = (),
+) -> str:
+    """Pick the server of a match from :func:`match_servers`.
+
+    With several servers the seeded RNG picks one; with one, it is not drawn from.
+
+    >>> profile = QueueProfile("q", "optimal", ("m",), routes=(
+    ...     ServerRoute("eu", "eu", ("fra",)), ServerRoute("na", "na", ("nyc",)),
+    ...     ServerRoute("eu", "na", ("lon",))))
+    >>> choose_server(random.Random(1), profile, "eu", "na")
+    'lon'
+    >>> choose_server(random.Random(1), profile, "eu", "na", [(("eu", 90), ("na", 20)),
+    ...                                                      (("eu", 40), ("na", 60))])
+    'nyc'
     """
-    servers = _route_table(profile.routes).get(
-        frozenset((region_a, region_b)), profile.fallback_servers
-    )
+    servers = match_servers(profile, region_a, region_b, latencies)
     if len(servers) == 1:
         return servers[0]
     return servers[rng.randrange(len(servers))]
+
+
+def match_servers(
+    profile: QueueProfile, region_a: str, region_b: str, latencies: Sequence[Latencies] = ()
+) -> tuple[str, ...]:
+    """The servers a match may be placed on.
+
+    When every player measured (``latencies``, one entry per player) a region that hosts
+    servers (a route from the region to itself), those of :func:`latency_region`;
+    otherwise the route table's for the pair of regions, symmetric, falling back to
+    ``profile.fallback_servers`` for an unknown pair.
+
+    Notes: O(players * regions hosting servers).
+    """
+    region = latency_region(profile.routes, latencies) if latencies else None
+    if region is not None:
+        return _home_servers(profile.routes)[region]
+    return _route_table(profile.routes).get(
+        frozenset((region_a, region_b)), profile.fallback_servers
+    )
+
+
+def latency_region(routes: tuple[ServerRoute, ...], latencies: Sequence[Latencies]) -> str | None:
+    """The region hosting servers that minimises the worst player's latency, or None.
+
+    Only regions every player measured count (a player without a figure could be
+    anywhere); ties go to the region whose servers are configured first.
+
+    >>> routes = (ServerRoute("eu", "eu", ("fra",)), ServerRoute("na", "na", ("nyc",)),
+    ...           ServerRoute("asia", "asia", ("tok",)))
+    >>> latency_region(routes, [(("eu", 30), ("na", 80)), (("na", 40), ("eu", 70))])
+    'eu'
+    >>> latency_region(routes, [(("eu", 50), ("na", 50)), (("na", 50), ("eu", 50))])
+    'eu'
+    >>> latency_region(routes, [(("eu", 30),), ()]) is None
+    True
+
+    Notes: O(players * regions hosting servers).
+    """
+    best: str | None = None
+    best_worst = 0
+    for region in _home_servers(routes):
+        worst = 0
+        for measured in latencies:
+            for name, ms in measured:
+                if name == region:
+                    worst = ms if ms > worst else worst
+                    break
+            else:  # this player did not measure the region
+                break
+        else:
+            if best is None or worst < best_worst:
+                best, best_worst = region, worst
+    return best
+
+
+def queue_servers(profile: QueueProfile) -> frozenset[str]:
+    """Every server a match of the queue may be placed on: its routes' and fallback's."""
+    return _queue_servers(profile.routes, profile.fallback_servers)
+
+
+@functools.lru_cache(maxsize=64)
+def _queue_servers(routes: tuple[ServerRoute, ...], fallback: tuple[str, ...]) -> frozenset[str]:
+    return frozenset(fallback).union(*(route.servers for route in routes))
+
+
+def region_servers(profile: QueueProfile, region: str) -> tuple[str, ...]:
+    """The servers ``region`` hosts (its first route to itself); empty when none."""
+    return _home_servers(profile.routes).get(region, ())
+
+
+def has_home_servers(profile: QueueProfile) -> bool:
+    """Whether some region of the queue hosts servers, so that latencies can choose one."""
+    return bool(_home_servers(profile.routes))
+
+
+@functools.lru_cache(maxsize=64)
+def _home_servers(routes: tuple[ServerRoute, ...]) -> Mapping[str, tuple[str, ...]]:
+    """The servers of each region hosting some (its first route to itself), in route order."""
+    table: dict[str, tuple[str, ...]] = {}
+    for route in routes:
+        if route.servers and route.region_a == route.region_b:
+            table.setdefault(route.region_a, route.servers)
+    return MappingProxyType(table)
 
 
 @functools.lru_cache(maxsize=64)
@@ -79,14 +181,16 @@ def place_matches(
     profile: QueueProfile,
     vetoes: Sequence[tuple[str, ...]],
     regions: Sequence[tuple[str, str]],
+    latencies: Sequence[Sequence[Latencies]] | None = None,
 ) -> list[tuple[str, str]]:
     """Map and server of each match, drawn exactly as :func:`choose_map` then
     :func:`choose_server` would draw them, match after match (same RNG draws, same order).
 
     ``vetoes[i]`` are the maps vetoed by the players of match ``i``; ``regions[i]`` the
-    region pair it is served for. A wave places thousands of matches with a handful of
-    distinct veto sets and region pairs: each is resolved once, and a draw is
-    ``randrange``'s own rejection sampling on ``getrandbits`` without its call layers.
+    region pair it is served for; ``latencies[i]``, when given, its players' latencies. A
+    wave places thousands of matches with a handful of distinct veto sets and region
+    pairs: each is resolved once, and a draw is ``randrange``'s own rejection sampling on
+    ``getrandbits`` without its call layers.
 
     >>> profile = QueueProfile("1v1", "optimal", ("a", "b", "c"))
     >>> place_matches(random.Random(7), profile, [(), ("a", "b")], [("eu", "eu")] * 2)
@@ -96,28 +200,29 @@ def place_matches(
     ...  for v in [(), ("a", "b")]]
     [('b', 'default'), ('c', 'default')]
 
-    Notes: O(matches + distinct veto sets * maps + distinct region pairs).
+    Notes: O(matches + distinct veto sets * maps + distinct region pairs), plus
+    O(players * regions hosting servers) per match with latencies.
     """
+    if latencies is None or not has_home_servers(profile):
+        latencies = [()] * len(vetoes)  # no latency can choose: the route table does
     if type(rng) is not random.Random:  # a subclass may draw differently: ask it
         return [
-            (choose_map(rng, profile.maps, banned), choose_server(rng, profile, *pair))
-            for banned, pair in zip(vetoes, regions, strict=True)
+            (choose_map(rng, profile.maps, banned), choose_server(rng, profile, *pair, measured))
+            for banned, pair, measured in zip(vetoes, regions, latencies, strict=True)
         ]
     getrandbits = rng.getrandbits
     allowed_for: dict[tuple[str, ...], tuple[str, ...]] = {}
     servers_for: dict[tuple[str, str], tuple[str, ...]] = {}
     placed: list[tuple[str, str]] = []
-    for banned, pair in zip(vetoes, regions, strict=True):
+    for banned, pair, measured in zip(vetoes, regions, latencies, strict=True):
         allowed = allowed_for.get(banned)
         if allowed is None:
             allowed = allowed_for[banned] = playable_maps(profile.maps, banned)
             if not allowed:
                 raise NoPlayableMap("every map is vetoed by a player of the match")
-        servers = servers_for.get(pair)
+        servers = match_servers(profile, *pair, measured) if measured else servers_for.get(pair)
         if servers is None:
-            servers = servers_for[pair] = _route_table(profile.routes).get(
-                frozenset(pair), profile.fallback_servers
-            )
+            servers = servers_for[pair] = match_servers(profile, *pair)
         # choose_map draws even from a single map; choose_server does not.
         map_name = _draw(getrandbits, allowed)
         placed.append((map_name, servers[0] if len(servers) == 1 else _draw(getrandbits, servers)))
@@ -245,7 +350,10 @@ _IDS: dict[tuple[str, str], str] = {}
 
 
 def channel_name(match_number: int) -> str:
-    """Channel of the ``match_number``-th match of a wave (1-based): scevo01..scevo10.
+    """Channel of a region's ``match_number``-th match (1-based): scevo01..scevo10.
+
+    The count runs across waves (:attr:`matcher.core.WaveSnapshot.matches_placed`), so
+    a wave's first match goes on the channel after the previous wave's last one.
 
     >>> [channel_name(n) for n in (1, 9, 10, 11, 20)]
     ['scevo01', 'scevo09', 'scevo10', 'scevo01', 'scevo10']

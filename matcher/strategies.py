@@ -55,18 +55,20 @@ _CHECKERS: dict[str, str | Checker] = {
 #: decisions made by different code. tests/test_decision_revisions.py fails when a
 #: strategy's decisions change and its revision did not.
 _REVISIONS: dict[str, int] = {
+    # Every strategy's last raise: stage 7 places a match on the latency-best region's
+    # servers and channels rotate over the region's matches across waves (ADR 0105).
     # optimal 11: the tier table of docs/optimal.md (ADR 0080): rustworkx's blossom up to
     # 400 players, one relaxation above, pre-pass above 1,000 (earlier revisions: ADR index)
-    "optimal": 11,
-    "ladder-v2.1": 1,
+    "optimal": 12,
+    "ladder-v2.1": 2,
     # rebalance, game-queue 2: the queue's rules, and a strict wave's left-out parties
     # completed when the sweep missed a match (ADR 0101, 0102)
-    "rebalance": 2,
-    "game-queue": 2,
+    "rebalance": 3,
+    "game-queue": 3,
     # multifactor 2: packing fallback and aimed restarts (ADR 0053); 3: skill factors fall
     # as 1 / (1 + gap / scale) instead of flooring at 0, and matches breaking the queue's
     # rules are dropped (ADR 0101)
-    "multifactor": 3,
+    "multifactor": 4,
 }
 #: Plug-ins registered without a revision.
 DEFAULT_REVISION: Final = 1

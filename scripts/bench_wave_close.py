@@ -17,7 +17,9 @@ as the worker folds the rest of a fetched batch (up to 2,000 records) before it 
 ``--rules`` makes the queue a mirror ladder (one ``mmr`` rating per player) with skill,
 latency and rematch rules (RULES below): players join over the two minutes before the
 tick with latencies to the region, and a first wave closes untimed, its players joining
-again, so that the timed wave's players carry real rematch histories.
+again, so that the timed wave's players carry real rematch histories. ``--hosted`` (with
+``--rules``) routes three regions to themselves and has every player measure all three,
+so that the latencies choose every match's server (docs/adr/0105).
 The process keeps freed memory as a worker does (ADR 0072) unless ``--glibc-defaults``.
 """
 
@@ -68,6 +70,31 @@ max_distance = { base = 100, growth_per_s = 5, cap = 400 }
 max_latency_ms = { base = 80, growth_per_s = 1, cap = 150 }
 rematch = { last = 3, within_s = 900 }
 """
+#: ``--hosted``: regions hosting servers, so that the players' latencies place matches.
+HOSTED = """
+[[routes]]
+region_a = "eu"
+region_b = "eu"
+servers = ["eu-1", "eu-2"]
+[[routes]]
+region_a = "na"
+region_b = "na"
+servers = ["na-1"]
+[[routes]]
+region_a = "asia"
+region_b = "asia"
+servers = ["asia-1"]
+"""
+
+
+def latencies(number: int, hosted: bool) -> dict[str, int]:
+    """Player ``number``'s latencies: to eu, and with ``hosted`` to na and asia too."""
+    eu = {"eu": 20 + number * 7919 % 120}
+    return (
+        eu | {"na": 15 + number * 104_729 % 140, "asia": 30 + number * 1_299_709 % 200}
+        if hosted
+        else eu
+    )
 
 
 class Send:
@@ -88,11 +115,13 @@ def one_run(
     joins_after: int = 0,
     rules: bool = False,
     ready_check_ms: int = 0,
+    hosted: bool = False,
 ) -> dict[str, float]:
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(
         CONFIG.format(strategy=strategy, status=str(status).lower(), ready=ready_check_ms)
         + (RULES if rules else "")
+        + (HOSTED if hosted else "")
     )
     folder = Folder.from_settings(load_settings(config, broker_url="kafka://localhost:1"))
     key = queue_key("1v1", "eu")
@@ -106,7 +135,7 @@ def one_run(
         joined_at_ms = start_ms
         if rules:  # one rating, a latency, and joins spread over two minutes
             player["ratings"] = {"mmr": next(iter(ratings.values()))}
-            player["latency_ms"] = {"eu": 20 + number * 7919 % 120}
+            player["latency_ms"] = latencies(number, hosted)
             joined_at_ms = start_ms - number * 104_729 % 120_000
         joins.append(_join(f"t{number}", joined_at_ms, player))
     for number, value in enumerate(joins[:players]):
@@ -127,7 +156,7 @@ def one_run(
             rejoin = {
                 "player_id": player_id,
                 "ratings": {"mmr": rating},
-                "latency_ms": {"eu": 20 + number * 7919 % 120},
+                "latency_ms": latencies(number, hosted),
             }
             folder.fold(state, key, _join(f"r{player_id}", tick_at_ms - 5_000, rejoin), offset)
             offset += 1
@@ -277,6 +306,9 @@ def main() -> int:
         "--rules", action="store_true", help="a mirror ladder with skill, latency, rematch rules"
     )
     parser.add_argument(
+        "--hosted", action="store_true", help="with --rules: latencies choose every server"
+    )
+    parser.add_argument(
         "--ready-check-ms", type=int, default=0, help="propose the matches (a ready check)"
     )
     add_allocator_argument(parser)
@@ -294,6 +326,7 @@ def main() -> int:
             seed,
             rules=args.rules,
             ready_check_ms=args.ready_check_ms,
+            hosted=args.hosted,
         )
         for seed in range(args.repeat)
     ]
@@ -305,6 +338,7 @@ def main() -> int:
                 "strategy": args.strategy,
                 "status": not args.no_status,
                 "rules": args.rules,
+                "hosted": args.hosted,
                 "median_of": args.repeat,
                 **summary,
             }

@@ -139,9 +139,14 @@ def decisive_queue(queue: QueueSettings) -> dict[str, Any]:
     if not dumped["rules"]:
         del dumped["rules"]
     # Lifecycle settings count only once set, for the same reason (docs/adr/0111).
-    for name in _UNSET_LIFECYCLE - queue.model_fields_set:
+    for name in unset_lifecycle(queue):
         del dumped[name]
     return dumped
+
+
+def unset_lifecycle(queue: QueueSettings) -> frozenset[str]:
+    """The lifecycle settings ``queue`` leaves unset: out of its fingerprint and its record."""
+    return _UNSET_LIFECYCLE - queue.model_fields_set
 
 
 class RouteSettings(_Frozen):

@@ -12,6 +12,7 @@ from matcher.core import (
     Player,
     QueueProfile,
     Seat,
+    ServerRoute,
     Team,
     Ticket,
     WaitingTicket,
@@ -62,8 +63,8 @@ def match(*teams: tuple[Seat, ...], map_name: str = "alpha", match_id: str | Non
         match_id or derive_match_id("q", "eu", "7", tickets),
         tuple(Team(str(n), team) for n, team in enumerate(teams)),
         map_name,
-        "server",
-        "channel",
+        "default",  # the fallback server of a queue without routes
+        "scevo01",
     )
 
 
@@ -110,8 +111,46 @@ def test_a_valid_result_has_no_problem() -> None:
             result(GOOD, match((seat("c1", "c"),), (seat("e1", "e"),)), unmatched=()),
             "ticket c1 is in 2 matches",
         ),
+        (result(replace(GOOD, channel="scevo02")), "channel 'scevo02', not 'scevo01'"),
+        (result(replace(GOOD, server="elsewhere")), "server 'elsewhere' not in the queue"),
     ],
 )
 def test_each_broken_rule_is_named(broken: WaveResult, problem: str) -> None:
     problems = wave_result_problems(SNAPSHOT, PROFILE, broken)
     assert any(problem in p for p in problems), problems
+
+
+def test_channels_continue_the_regions_count_of_matches() -> None:
+    later = replace(SNAPSHOT, matches_placed=9)
+    assert wave_result_problems(later, PROFILE, result(replace(GOOD, channel="scevo10"))) == []
+    problems = wave_result_problems(later, PROFILE, result(GOOD))
+    assert problems == [f"match {GOOD.match_id}: channel 'scevo01', not 'scevo10'"]
+
+
+def test_the_server_must_be_the_latency_best_regions_when_every_player_measured_it() -> None:
+    routes = (
+        ServerRoute("eu", "eu", ("fra",)),
+        ServerRoute("na", "na", ("nyc",)),
+        ServerRoute("eu", "na", ("lon",)),
+    )
+    profile = replace(PROFILE, routes=routes)
+    near_na = (("eu", 90), ("na", 20))
+    tickets = tuple(
+        WaitingTicket(
+            replace(
+                w.ticket, players=tuple(replace(p, latency_ms=near_na) for p in w.ticket.players)
+            ),
+            0,
+        )
+        for w in SNAPSHOT.tickets
+    )
+    measured = replace(SNAPSHOT, tickets=tickets)
+    on_nyc = result(replace(GOOD, server="nyc"))
+    assert wave_result_problems(measured, profile, on_nyc) == []
+    problems = wave_result_problems(measured, profile, result(replace(GOOD, server="fra")))
+    assert problems == [
+        f"match {GOOD.match_id}: server 'fra' is not one of region 'na', the one minimising "
+        "the worst player's latency"
+    ]
+    # Without latencies any server of the queue passes: the route table chose it.
+    assert wave_result_problems(SNAPSHOT, profile, result(replace(GOOD, server="fra"))) == []

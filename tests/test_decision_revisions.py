@@ -12,10 +12,11 @@ from __future__ import annotations
 
 import hashlib
 import random
+from dataclasses import replace
 
 import pytest
 
-from matcher.core import Player, QueueProfile, Team, WaveResult, WaveSnapshot
+from matcher.core import Player, QueueProfile, ServerRoute, Team, WaveResult, WaveSnapshot
 from matcher.strategies import decision_revision, get_strategy
 from tests.duel.waves import profile_of, snapshot_of, synthetic_players
 from tests.multifactor.conftest import profile as multifactor_profile
@@ -26,11 +27,11 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (11, "676b5e3fe6e2a22c"),
-    "ladder-v2.1": (1, "5f6636ac28fac8b5"),
-    "rebalance": (2, "0dda2574f220241a"),
-    "game-queue": (2, "0dda2574f220241a"),
-    "multifactor": (3, "77e25949725d660f"),
+    "optimal": (12, "ba25c0c2b290dc66"),
+    "ladder-v2.1": (2, "7acfbdbcffc7affd"),
+    "rebalance": (3, "78b312f67fc204c4"),
+    "game-queue": (3, "78b312f67fc204c4"),
+    "multifactor": (4, "cd09bfbd91d9b73f"),
 }
 
 
@@ -51,7 +52,41 @@ def team_wave(seed: int, tickets: int) -> WaveSnapshot:
     return team_snapshot(made, seed=seed)
 
 
+#: Regions hosting servers, so that players' latencies choose the server (ADR 0105).
+HOSTED = (
+    ServerRoute("eu", "eu", ("fra-1", "fra-2")),
+    ServerRoute("na", "na", ("nyc",)),
+    ServerRoute("eu", "na", ("lon",)),
+)
+
+
+def placed_later(
+    snapshot: WaveSnapshot, profile: QueueProfile
+) -> tuple[WaveSnapshot, QueueProfile]:
+    """The wave as a region's later one (7 matches placed before) whose players measured
+    their latency to eu and na (some not at all): stage 7 chooses servers and channels."""
+    rng = random.Random(snapshot.seed)
+
+    def measured(player: Player) -> Player:
+        if rng.random() < 0.03:
+            return player
+        return replace(
+            player, latency_ms=(("eu", rng.randint(5, 150)), ("na", rng.randint(5, 150)))
+        )
+
+    tickets = tuple(
+        replace(w, ticket=replace(w.ticket, players=tuple(map(measured, w.ticket.players))))
+        for w in snapshot.tickets
+    )
+    return replace(snapshot, tickets=tickets, matches_placed=7), replace(profile, routes=HOSTED)
+
+
 def cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
+    found = base_cases(name)
+    return [*found, placed_later(*found[0])]
+
+
+def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
     if name == "optimal":
         # 30, 120 and 250: the small tier (the proved optimum); 450, 700: one relaxation;
         # 1,200, 1,700, 3,000 and 6,000: the pre-pass, then the relaxation (1,700: the

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from matcher.core import QueueProfile, ServerRoute, derive_match_id
 from matcher.placement import (
+    Latencies,
     NoPlayableMap,
     choose_map,
     choose_server,
@@ -44,38 +45,52 @@ vetoes = st.lists(st.sampled_from((*MAPS, "zz")), max_size=6).map(tuple)
 region_pairs = st.tuples(st.sampled_from(REGIONS), st.sampled_from(REGIONS))
 
 
+# A player's latencies to some of the regions (none: unmeasured).
+player_latencies = st.lists(
+    st.tuples(st.sampled_from(REGIONS), st.integers(0, 200)), max_size=3, unique_by=lambda x: x[0]
+).map(tuple)
+match_latencies = st.lists(player_latencies, min_size=2, max_size=4).map(tuple)
+
+
 def one_by_one(
     rng: random.Random,
     profile: QueueProfile,
     banned: list[tuple[str, ...]],
     pairs: list[tuple[str, str]],
+    measured: list[tuple[Latencies, ...]] | None = None,
 ) -> list[tuple[str, str]]:
     """The placement loop of every strategy before the bulk function."""
+    measured = measured or [()] * len(banned)
     return [
-        (choose_map(rng, profile.maps, veto), choose_server(rng, profile, *pair))
-        for veto, pair in zip(banned, pairs, strict=True)
+        (choose_map(rng, profile.maps, veto), choose_server(rng, profile, *pair, latencies))
+        for veto, pair, latencies in zip(banned, pairs, measured, strict=True)
     ]
 
 
 @settings(max_examples=300, deadline=None)
 @given(
     profile=profiles,
-    matches=st.lists(st.tuples(vetoes, region_pairs), max_size=40),
+    matches=st.lists(st.tuples(vetoes, region_pairs, match_latencies), max_size=40),
     seed=st.integers(0, 2**64 - 1),
+    with_latencies=st.booleans(),
 )
 def test_bulk_placement_draws_exactly_as_the_match_by_match_functions(
-    profile: QueueProfile, matches: list[tuple[tuple[str, ...], tuple[str, str]]], seed: int
+    profile: QueueProfile,
+    matches: list[tuple[tuple[str, ...], tuple[str, str], tuple[Latencies, ...]]],
+    seed: int,
+    with_latencies: bool,
 ) -> None:
-    banned = [veto for veto, _ in matches]
-    pairs = [pair for _, pair in matches]
+    banned = [veto for veto, _, _ in matches]
+    pairs = [pair for _, pair, _ in matches]
+    measured = [latencies for _, _, latencies in matches] if with_latencies else None
     old_rng, new_rng = random.Random(seed), random.Random(seed)
     try:
-        expected = one_by_one(old_rng, profile, banned, pairs)
+        expected = one_by_one(old_rng, profile, banned, pairs, measured)
     except NoPlayableMap:
         with pytest.raises(NoPlayableMap):
-            place_matches(new_rng, profile, banned, pairs)
+            place_matches(new_rng, profile, banned, pairs, measured)
         return
-    assert place_matches(new_rng, profile, banned, pairs) == expected
+    assert place_matches(new_rng, profile, banned, pairs, measured) == expected
     assert new_rng.getstate() == old_rng.getstate()
 
 

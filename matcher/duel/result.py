@@ -2,7 +2,8 @@
 
 The wave RNG is ``random.Random(snapshot.seed)``; it draws, match by match in
 creation order, the map then the server. The same pairs in the same order thus get
-the same placements whichever strategy found them.
+the same placements whichever strategy found them. Channels continue the region's
+count of matches (``snapshot.matches_placed``).
 """
 
 from __future__ import annotations
@@ -21,7 +22,14 @@ from matcher.core import (
 )
 from matcher.duel.model import BW, SC2, DuelPair, DuelPlayer
 from matcher.fastbuild import builder
-from matcher.placement import CHANNEL_COUNT, channel_name, derive_match_ids, place_matches
+from matcher.placement import (
+    CHANNEL_COUNT,
+    Latencies,
+    channel_name,
+    derive_match_ids,
+    has_home_servers,
+    place_matches,
+)
 
 # Built 10,000 or 5,000 times a 10,000-player wave: fastbuild matters (docs/benchmarks/duel.md).
 _make_player = builder(DuelPlayer)
@@ -112,8 +120,9 @@ def build_result(
     """Stage 7 (map, server, channel) and stage 8 (stats) for pairs in creation order.
 
     The wave RNG draws, match by match, the map then the server
-    (:func:`matcher.placement.place_matches`). ``sides`` name the two teams (and their
-    seats' role): BW and SC2, or a mirror 1v1's :data:`~matcher.duel.model.MIRROR_SIDES`.
+    (:func:`matcher.placement.place_matches`, from both players' latencies when they
+    measured a region hosting servers). ``sides`` name the two teams (and their seats'
+    role): BW and SC2, or a mirror 1v1's :data:`~matcher.duel.model.MIRROR_SIDES`.
 
     Notes: O(pairs + distinct veto sets * maps + tickets).
     """
@@ -125,9 +134,10 @@ def build_result(
         regions.append((bw.region, sc2.region))
         ticket_ids.append((bw.ticket_id, sc2.ticket_id))
         diffs.append(pair.diff)
-    spots = place_matches(random.Random(snapshot.seed), profile, vetoes, regions)
+    measured = _pair_latencies(snapshot, profile, ticket_ids)
+    spots = place_matches(random.Random(snapshot.seed), profile, vetoes, regions, measured)
     ids = derive_match_ids(snapshot.queue, snapshot.region, snapshot.wave_id, ticket_ids)
-    matches = _matches(pairs, ids, spots, diffs, sides)
+    matches = _matches(pairs, ids, spots, diffs, sides, snapshot.matches_placed)
     used = {ticket_id for both in ticket_ids for ticket_id in both}
     unmatched = tuple(
         w.ticket.ticket_id for w in snapshot.tickets if w.ticket.ticket_id not in used
@@ -136,18 +146,35 @@ def build_result(
     return WaveResult(strategy, matches, unmatched, stats)
 
 
+def _pair_latencies(
+    snapshot: WaveSnapshot, profile: QueueProfile, ticket_ids: Sequence[tuple[str, str]]
+) -> list[tuple[Latencies, Latencies]] | None:
+    """Both players' latencies of each pair; None when no latency can choose a server."""
+    if not has_home_servers(profile):
+        return None
+    latency_of = {
+        w.ticket.ticket_id: w.ticket.players[0].latency_ms
+        for w in snapshot.tickets
+        if w.ticket.players and w.ticket.players[0].latency_ms
+    }
+    if not latency_of:
+        return None
+    return [(latency_of.get(a, ()), latency_of.get(b, ())) for a, b in ticket_ids]
+
+
 def _matches(
     pairs: Sequence[DuelPair],
     ids: Sequence[str],
     spots: Sequence[tuple[str, str]],
     diffs: Sequence[int],
     sides: tuple[str, str],
+    placed_before: int,
 ) -> tuple[Match, ...]:
-    """The placed matches, the n-th on channel ``channel_name(n)``."""
+    """The placed matches, the n-th on channel ``channel_name(placed_before + n)``."""
     make_seat, make_team, make_match = _make_seat, Team, _make_match
     first, second = sides
     first_role, second_role = seat_roles(sides)
-    channels = [channel_name(number) for number in range(1, CHANNEL_COUNT + 1)]
+    channels = [channel_name(placed_before + n) for n in range(1, CHANNEL_COUNT + 1)]
     # A wave's diffs repeat (a few hundred values for 5,000 matches): one quality each.
     qualities: dict[int, tuple[tuple[str, float], ...]] = {}
     matches = []

@@ -146,7 +146,8 @@ def _build_matches(
             dropped += 1
             continue
         first = [pool.tickets[ticket_of[seats[0]]] for seats in (team1, team2)]
-        server = choose_server(rng, profile, first[0].region, first[1].region)
+        latencies = [pool.players[p].latency_ms for seats in (team1, team2) for p in seats]
+        server = choose_server(rng, profile, first[0].region, first[1].region, latencies)
         teams = tuple(
             _team(f"team{i}", pool, ticket_of, seats)
             for i, seats in enumerate((team1, team2), start=1)
@@ -165,7 +166,7 @@ def _build_matches(
                 teams=teams,
                 map_name=map_name,
                 server=server,
-                channel=channel_name(len(matches) + 1),
+                channel=channel_name(snapshot.matches_placed + len(matches) + 1),
                 quality=report.quality()
                 + rating_figures(
                     [pool.ratings[p] for p in team1], [pool.ratings[p] for p in team2]

@@ -108,6 +108,8 @@ class RegionQueue:
     failing: str | None = None
     # Recent matches per player, kept only for a queue with a rematch rule.
     meetings: dict[str, History] = field(default_factory=dict)
+    # Matches placed so far: channels rotate over the region's matches across waves.
+    matches_placed: int = 0
 
     def apply(
         self,
@@ -296,6 +298,7 @@ class RegionQueue:
             self.meetings = prune_meetings(self.meetings, at_ms - within_ms)
             record_meetings(self.meetings, result.matches, at_ms, rematch.last)
         self.waves_closed += 1
+        self.matches_placed += len(result.matches)
         if cadence is not None and self.last_tick_at_ms:
             self.arrival_rate_per_s = update_arrival_rate(
                 cadence,
@@ -401,6 +404,7 @@ class RegionQueue:
             active_population=self.players_queued + sum(self.recent_matched_players),
             last_matches=history,
             meetings=self._queued_meetings(queued),
+            matches_placed=self.matches_placed,
         )
 
     def _expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:

@@ -91,6 +91,7 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
             [m.player_id, list(m.teammates), list(m.opponents)] for m in state.last_matches.values()
         ],
         "estimator": state.estimator.to_record(),
+        "matches_placed": state.matches_placed,
     }
     life = state.life
     if life.holds() or life.claimed or life.closed or life.backfills:
@@ -128,6 +129,7 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
         for pid, mates, foes in record["last_matches"]
     }
     state.estimator = WaitEstimator.from_record(record["estimator"])
+    state.matches_placed = record.get("matches_placed", 0)  # absent before channels rotated
     if "life" in record:
         state.life = life_from_record(record["life"], ticket_from_record)
     return state

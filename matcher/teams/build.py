@@ -18,7 +18,13 @@ from matcher.core import (
     WaveSnapshot,
     derive_match_id,
 )
-from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
+from matcher.placement import (
+    Latencies,
+    NoPlayableMap,
+    channel_name,
+    choose_map,
+    choose_server,
+)
 from matcher.teams.imbalance import Imbalance, quality_of
 from matcher.teams.model import Lineup, Party, seat_rating
 
@@ -35,13 +41,18 @@ def build_match(
 ) -> Match | None:
     """The match of ``lineup``, or None when its players veto every map of the queue.
 
-    Teams are named team1, team2, ...; seats follow the lineup's order. Both ends of
-    the server route are the wave's region: a team wave is one region's queue.
+    Teams are named team1, team2, ...; seats follow the lineup's order. The server is
+    the latency-best region's when every player measured one hosting servers; otherwise
+    both ends of the route are the wave's region (a team wave is one region's queue).
+    ``match_number`` counts the wave's matches from 1; the channel continues the region's
+    count (``snapshot.matches_placed``).
 
-    Notes: O(players) plus one RNG draw for the map and at most one for the server.
+    Notes: O(players * regions hosting servers) plus one RNG draw for the map and at
+    most one for the server.
     """
     teams: list[Team] = []
     vetoes: set[str] = set()
+    latencies: list[Latencies] = []
     for number, (members, roles) in enumerate(zip(lineup.teams, lineup.roles, strict=True), 1):
         players = [(parties[i].ticket_id, player) for i in members for player in parties[i].players]
         seats = tuple(
@@ -49,12 +60,13 @@ def build_match(
             for (ticket_id, player), role in zip(players, roles, strict=True)
         )
         vetoes.update(vetoed for _, player in players for vetoed in player.vetoed_maps)
+        latencies.extend(player.latency_ms for _, player in players)
         teams.append(Team(f"team{number}", seats))
     try:
         map_name = choose_map(rng, profile.maps, vetoes)
     except NoPlayableMap:
         return None
-    server = choose_server(rng, profile, snapshot.region, snapshot.region)
+    server = choose_server(rng, profile, snapshot.region, snapshot.region, latencies)
     ticket_ids = tuple(parties[i].ticket_id for team in lineup.teams for i in team)
     ratings = [[seat.rating for seat in team.seats] for team in teams]
     return Match(
@@ -62,7 +74,7 @@ def build_match(
         teams=tuple(teams),
         map_name=map_name,
         server=server,
-        channel=channel_name(match_number),
+        channel=channel_name(snapshot.matches_placed + match_number),
         quality=quality_of(ratings, params, extra_quality),
     )
 

@@ -19,7 +19,7 @@ from schemas.errors import InvalidEvent
 from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
 from streams.connection import client_kwargs, connection_of
-from streams.settings import Settings
+from streams.settings import Settings, unset_lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,11 @@ DECISIVE_FIELDS = (
 def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
     """The record of ``settings``' fingerprint."""
     decisive = settings.model_dump(mode="json", include=set(DECISIVE_FIELDS))
+    # Unset lifecycle settings stay unset when a replay rebuilds the settings from the
+    # record, or they would enter its fingerprint (streams.settings.decisive_queue).
+    for dumped, queue in zip(decisive["queues"], settings.queues, strict=True):
+        for name in unset_lifecycle(queue):
+            del dumped[name]
     return ConfigPublished(
         config_fingerprint=settings.config_fingerprint(),
         settings_json=json.dumps(decisive, sort_keys=True, separators=(",", ":")),

@@ -17,7 +17,7 @@ from matcher.core import (
     WaveSnapshot,
     derive_match_id,
 )
-from matcher.placement import channel_name, choose_map, playable_maps
+from matcher.placement import channel_name, choose_map, choose_server, playable_maps
 from matcher.strategies import _REGISTRY, register_strategy
 
 PAIRS = "test-pairs-in-order"
@@ -50,8 +50,8 @@ def pair_in_order(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
                 ),
                 teams,
                 choose_map(rng, profile.maps, vetoes),
-                "srv",
-                channel_name(len(matches) + 1),
+                choose_server(rng, profile, snapshot.region, snapshot.region),
+                channel_name(snapshot.matches_placed + len(matches) + 1),
             )
         )
     unmatched.extend(t.ticket_id for t in waiting)

@@ -1,0 +1,25 @@
+"""A ConfigPublished record rebuilds settings with the very fingerprint it was published
+under (docs/adr/0075), whether or not the queues set their lifecycle settings."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from streams.settings import load_settings
+from streams.worker.config_record import config_published, settings_of
+
+CONFIG = Path(__file__).resolve().parents[1] / "data" / "recorded-session.toml"
+
+
+@pytest.mark.parametrize("lifecycle", ["", "ready_check_ms = 0\n", "placement_timeout_ms = 5000\n"])
+def test_the_record_rebuilds_the_fingerprint_it_names(tmp_path: Path, lifecycle: str) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text(CONFIG.read_text() + lifecycle)
+    settings = load_settings(config)
+    record = config_published(settings, 1_767_225_600_000)
+    assert record.config_fingerprint == settings.config_fingerprint()
+    rebuilt = settings_of(record, load_settings())
+    assert rebuilt is not None
+    assert rebuilt.config_fingerprint() == settings.config_fingerprint()
