@@ -36,7 +36,12 @@ def run_log(args: argparse.Namespace) -> int:
 
     if args.report.exists() and not args.report.is_dir():
         raise UsageError(f"--report: {args.report} exists and is not a directory")
-    settings = settings_from(args)
+    try:
+        settings = settings_from(args)
+    except UsageError as error:  # the baseline file's field, named with the argument
+        if args.config is None or str(error).startswith("--"):
+            raise
+        raise UsageError(f"--config {args.config}: {error}") from None
     candidates = [(name, load_candidate(path)) for name, path in candidate_names(args.candidate)]
     records = log_records(args, settings, (QUEUE.name, CONFIG.name))
     arrivals = arrivals_of([r for r in records if r.topic == QUEUE.name])
