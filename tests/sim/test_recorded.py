@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 from typing import Any
 
+import fastavro
 import pytest
 
 from matcher.core import Player, QueueProfile, Ticket
@@ -160,6 +161,15 @@ def test_a_baseline_from_config_and_a_candidate_without_the_queue(tmp_path: Path
             ["--log", str(DATA / "recorded-session.toml"), "--candidate", "{tight}"],
             "is not an exported log",
         ),
+        (
+            ["--log", str(DATA / "TicketJoined-r1-solo.avro"), "--candidate", "{tight}"],
+            "is not an exported log: no 'avro.schema' in its header",
+        ),
+        (
+            ["--log", "{other}", "--candidate", "{tight}"],
+            "other.avro is not an exported log: its records are 'Other', not "
+            "'io.wavematch.export.v1.TopicRecord'",
+        ),
         (["--log", str(LOG)], "--candidate: at least one worker-settings TOML is required"),
         (["--log", str(LOG), "--candidate", "/nope.toml"], "--candidate /nope.toml: not found"),
         (
@@ -196,6 +206,10 @@ def test_bad_input_is_one_line(
         "broken": tmp_path / "broken.toml",
     }
     paths["broken"].write_text("x = [")
+    paths["other"] = tmp_path / "other.avro"
+    with paths["other"].open("wb") as out:
+        schema = {"type": "record", "name": "Other", "fields": [{"name": "x", "type": "int"}]}
+        fastavro.writer(out, schema, [{"x": 1}])
     filled = [arg.format(**{k: str(v) for k, v in paths.items()}) for arg in args]
     code = main(["simulate", *filled, "--report", str(tmp_path / "out")])
     err = capsys.readouterr().err
