@@ -74,6 +74,9 @@ class Candidate:
 @dataclass(slots=True)
 class _Live:
     run: VariantRun
+    #: The recording's first instant: wave records are in time since it, as the seeded
+    #: simulator's are in time since its start.
+    start_ms: int = 0
     tickets: dict[str, Ticket] = field(default_factory=dict)
     pending_estimates: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
 
@@ -112,7 +115,7 @@ def run_candidate(
         replace(candidate.rules, verify_waves=False, claims=False, publish_status=True),
     )
     strategy = "-" if candidate.profile is None else candidate.profile.strategy
-    live = _Live(VariantRun(candidate.name, strategy))
+    live = _Live(VariantRun(candidate.name, strategy), start_ms)
     for region in sorted(set(arrivals) | set(candidate.timers)):
         _run_region(candidate, book, live, region, arrivals.get(region, ()), start_ms, end_ms)
     _finish(book, live, end_ms)
@@ -187,7 +190,7 @@ def _tick(candidate: Candidate, book: QueueBook, live: _Live, tick: WaveTick) ->
         live.run.waves.append(
             WaveRecord(
                 tick.region,
-                tick.tick_at_ms,
+                tick.tick_at_ms - live.start_ms,
                 step.summary.players_in_snapshot,
                 step.summary.matches,
                 tick.interval_ms,
