@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 from typing import Any
@@ -9,18 +10,20 @@ from typing import Any
 import fastavro
 import pytest
 
-from matcher.core import Player, QueueProfile, Ticket
+from matcher.core import Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import TicketJoined as DomainJoined
 from matcher.queue.events import WaveTick
 from matcher.queue.fold import QueueRules
 from matcher.sim.recorded import Arrival, Candidate, Timer, run_candidate, wave_problems
+from matcher.strategies import _REGISTRY, register_strategy
 from schemas.codec import decode
 from schemas.models import MatchCreated, TicketJoined, TicketLeft
 from schemas.topics import MATCHES, QUEUE
 from streams.audit.logfile import read_log
 from streams.cli import main
+from tests.queue.conftest import pair_in_order
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 STANDARD = str(Path(__file__).resolve().parents[2] / "docs" / "sim" / "standard.toml")
@@ -257,3 +260,27 @@ def test_joins_a_candidate_cannot_take_are_rejected_not_lost() -> None:
     assert [w.at_ms for w in run.waves] == [500, 1000, 1500, 2000]
     closed = run_candidate(Candidate("none", "1v1", None, {}), traffic, 0, 2_000)
     assert {t.outcome for t in closed.tickets} == {"rejected"} and closed.waves == []
+
+
+OFF_MAP = "test-pairs-off-the-map-list"
+
+
+def _pairs_off_the_map_list(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    """The in-order pairing, every match then moved to a map the queue does not have."""
+    result = pair_in_order(snapshot, profile)
+    moved = tuple(dataclasses.replace(m, map_name="nowhere") for m in result.matches)
+    return dataclasses.replace(result, matches=moved)
+
+
+if OFF_MAP not in _REGISTRY:
+    register_strategy(OFF_MAP, _pairs_off_the_map_list)
+
+
+def test_a_strategy_breaking_the_common_rules_is_counted_match_by_match() -> None:
+    traffic = {"eu": [_join(t, 1500, 10 * i) for i, t in enumerate("abcde")]}
+    profile = QueueProfile("1v1", OFF_MAP, ("m",))
+    timers = {"eu": Timer(cadence=CadencePolicy(interval_ms=1_000))}
+    run = run_candidate(Candidate("broken", "1v1", profile, timers), traffic, 0, 1_000)
+    assert len(run.matches) == 2  # counted, not refused: the what-if shows the damage
+    assert len(run.violations) == 2 and run.failed_waves == 0
+    assert all(v.endswith("map 'nowhere' not in the queue") for v in run.violations)
