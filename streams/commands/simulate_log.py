@@ -30,44 +30,63 @@ BASELINE = "recorded"
 
 
 def run_log(args: argparse.Namespace) -> int:
-    from matcher.sim.recorded import queue_counts, run_candidate, scenario_of, what_if_figures
+    from matcher.sim.recorded import what_if_figures
     from schemas.topics import CONFIG, QUEUE
     from streams.report import write_report
 
     if args.report.exists() and not args.report.is_dir():
         raise UsageError(f"--report: {args.report} exists and is not a directory")
-    try:
-        settings = settings_from(args)
-    except UsageError as error:  # the baseline file's field, named with the argument
-        if args.config is None or str(error).startswith("--"):
-            raise
-        raise UsageError(f"--config {args.config}: {error}") from None
+    settings = base_settings(args)
     candidates = [(name, load_candidate(path)) for name, path in candidate_names(args.candidate)]
     records = log_records(args, settings, (QUEUE.name, CONFIG.name))
     arrivals = arrivals_of([r for r in records if r.topic == QUEUE.name])
     if not arrivals:
-        source = args.log or "the broker's queue topic"
-        raise UsageError(f"--log: {source} holds no queue events to replay")
+        where = f"--log: {args.log}" if args.log else f"broker_url: {settings.broker_url}"
+        raise UsageError(f"{where}: no queue events to replay")
     if args.config is not None:
         baseline: Settings | None = settings
     else:
         baseline = recorded_settings(records, arrivals, settings)
-    columns = ([(BASELINE, baseline)] if baseline is not None else []) + candidates
     print(f"baseline: {baseline_line(args, baseline)}")
-    instants = [a.at_ms for by_region in arrivals.values() for r in by_region.values() for a in r]
-    start_ms, end_ms = min(instants), max(instants)
-    scenarios = []
-    for queue, by_region in sorted(arrivals.items()):
-        built = [column(name, s, queue, recorded=name == BASELINE) for name, s in columns]
-        runs = [run_candidate(c, by_region, start_ms, end_ms) for c in built]
-        duration_s = -(-(end_ms - start_ms) // 1000)
-        scenario = scenario_of(queue, built, sorted(by_region), duration_s)
-        scenarios.append((scenario, queue_counts(by_region), runs))
+    columns = ([(BASELINE, baseline)] if baseline is not None else []) + candidates
+    scenarios = what_if(columns, arrivals)
     data = what_if_figures(args.log.name if args.log else "broker", scenarios)
     written = write_report(_results(scenarios), data, args.report)
     print(summary(data))
     print(f"wrote {written[0]} ({len(written)} files)")
     return 0
+
+
+def base_settings(args: argparse.Namespace) -> Settings:
+    """The broker's settings, and with ``--config`` the baseline's (named if invalid)."""
+    try:
+        return settings_from(args)
+    except UsageError as error:
+        if args.config is None or str(error).startswith("--"):
+            raise
+        raise UsageError(f"--config {args.config}: {error}") from None
+
+
+Scenarios = list[tuple["Scenario", dict[str, int], list["VariantRun"]]]
+
+
+def what_if(
+    columns: Sequence[tuple[str, Settings]], arrivals: dict[str, dict[str, list[Arrival]]]
+) -> Scenarios:
+    """Every recorded queue through every column, from the first recorded instant to the
+    last (one clock for all queues)."""
+    from matcher.sim.recorded import queue_counts, run_candidate, scenario_of
+
+    instants = [a.at_ms for by_region in arrivals.values() for r in by_region.values() for a in r]
+    start_ms, end_ms = min(instants), max(instants)
+    duration_s = -(-(end_ms - start_ms) // 1000)
+    scenarios: Scenarios = []
+    for queue, by_region in sorted(arrivals.items()):
+        built = [column(name, s, queue, recorded=name == BASELINE) for name, s in columns]
+        runs = [run_candidate(c, by_region, start_ms, end_ms) for c in built]
+        scenario = scenario_of(queue, built, sorted(by_region), duration_s)
+        scenarios.append((scenario, queue_counts(by_region), runs))
+    return scenarios
 
 
 def check_combination(args: argparse.Namespace) -> None:
@@ -240,9 +259,7 @@ def _s(value: object) -> str:
     return "-" if value is None else f"{value:.1f}"
 
 
-def _results(
-    scenarios: Sequence[tuple[Scenario, dict[str, int], Sequence[VariantRun]]],
-) -> tuple[ScenarioRun, ...]:
+def _results(scenarios: Scenarios) -> tuple[ScenarioRun, ...]:
     from matcher.sim import ScenarioRun
 
     return tuple(
