@@ -30,7 +30,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
     ),
     "export": ("streams.commands.export", "write the topics to an Avro container file"),
     "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
-    "simulate": ("streams.commands.simulate", "simulate on seeded arrivals, write a report"),
+    "simulate": (
+        "streams.commands.simulate",
+        "simulate on seeded or recorded arrivals, write a report",
+    ),
 }
 
 

@@ -27,7 +27,10 @@ _JOIN, _TICK = 0, 1  # at equal times joins go first, so a ticket joining at a t
 
 @dataclass(frozen=True, slots=True)
 class TicketOutcome:
-    """How one ticket ended: ``matched``, ``left``, ``expired``, ``rejected`` or ``queued``."""
+    """How one ticket ended: ``matched``, ``left``, ``expired``, ``rejected`` or ``queued``.
+
+    ``session`` groups the tickets of one party over its games (never-matched players).
+    """
 
     ticket_id: str
     region: str
@@ -36,6 +39,7 @@ class TicketOutcome:
     outcome: str
     waves: int
     wait_ms: int
+    session: str
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,6 +81,10 @@ class VariantRun:
     estimates: list[EstimateRecord] = field(default_factory=list)
     sessions_matched: int = 0
     sessions: int = 0
+    #: What the live checker found in the wave results (a what-if counts, never raises).
+    violations: list[str] = field(default_factory=list)
+    #: Waves whose strategy raised (the worker would dead-letter them and go on).
+    failed_waves: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +252,7 @@ def _observe(
                 gone.reason.value,
                 gone.waves_waited,
                 gone.at_ms - joined,
+                session_id,
             )
         )
         if gone.reason is not DequeueReason.MATCHED:
@@ -261,10 +270,11 @@ def _observe(
                 (status.at_ms, status.estimated_wait_ms)
             )
     for match in step.matches:
-        live.run.matches.append(_match_record(step, match, waits))
+        live.run.matches.append(match_record(step, match, waits))
 
 
-def _match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord:
+def match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord:
+    """The figures of ``match``, created by the wave of ``step``; ``waits`` by ticket id."""
     assert step.summary is not None
     team_totals = [sum(seat.rating for seat in team.seats) for team in match.teams]
     seats = [seat.rating for team in match.teams for seat in team.seats]
@@ -293,6 +303,7 @@ def _finish(book: QueueBook, live: _Live, end_ms: int) -> None:
                     "queued",
                     _waited(state, queued.joined_wave),
                     end_ms - ticket.joined_at_ms,
+                    ticket.ticket_id.rpartition(".g")[0],
                 )
             )
 

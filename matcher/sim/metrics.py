@@ -31,18 +31,21 @@ def percentile(values: Sequence[float], share: float) -> float | None:
 
 
 def spread(values: Sequence[float]) -> dict[str, float | None]:
-    """Mean, p50, p95 and max of ``values`` (all None when empty).
+    """Mean, p50, p90, p95, p99 and max of ``values`` (all None when empty).
 
     >>> spread([1.0, 2.0, 3.0, 10.0])
-    {'count': 4, 'mean': 4.0, 'p50': 2.0, 'p95': 10.0, 'max': 10.0}
+    {'count': 4, 'mean': 4.0, 'p50': 2.0, 'p90': 10.0, 'p95': 10.0, 'p99': 10.0, 'max': 10.0}
     """
     if not values:
-        return {"count": 0, "mean": None, "p50": None, "p95": None, "max": None}
+        empty: dict[str, float | None] = {"count": 0, "mean": None}
+        return empty | dict.fromkeys(("p50", "p90", "p95", "p99", "max"))
     return {
         "count": len(values),
         "mean": sum(values) / len(values),
         "p50": percentile(values, 0.5),
+        "p90": percentile(values, 0.9),
         "p95": percentile(values, 0.95),
+        "p99": percentile(values, 0.99),
         "max": max(values),
     }
 
@@ -73,6 +76,10 @@ def run_figures(run: VariantRun) -> dict[str, Any]:
         "variant": run.variant,
         "strategy": run.strategy,
         "overall": _figures(run.tickets, run.matches, run.waves, run.estimates),
+        # The live checker's findings over every wave result (docs/adr/0104).
+        "rule_violations": len(run.violations),
+        "first_violations": run.violations[:3],
+        "failed_waves": run.failed_waves,
     }
     figures["regions"] = {
         region: _figures(
@@ -114,14 +121,14 @@ def players_never_matched(tickets: Sequence[TicketOutcome]) -> int:
     """Players of sessions none of whose tickets was matched.
 
     >>> from matcher.sim.engine import TicketOutcome as T
-    >>> players_never_matched([T("eu-1.g0", "eu", 2, 0, "left", 3, 30_000),
-    ...                        T("eu-2.g0", "eu", 1, 0, "matched", 1, 9_000)])
+    >>> players_never_matched([T("eu-1.g0", "eu", 2, 0, "left", 3, 30_000, "eu-1"),
+    ...                        T("eu-2.g0", "eu", 1, 0, "matched", 1, 9_000, "eu-2")])
     2
     """
     size: dict[str, int] = {}
     matched: set[str] = set()
     for ticket in tickets:
-        session = ticket.ticket_id.rpartition(".g")[0]
+        session = ticket.session
         size[session] = ticket.players
         if ticket.outcome == "matched":
             matched.add(session)

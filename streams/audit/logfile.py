@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from fastavro import parse_schema, reader, writer
 
@@ -60,8 +60,10 @@ def write_log(path: Path, records: Iterable[LogRecord], metadata: dict[str, str]
 
 
 def read_log(path: Path) -> Iterator[LogRecord]:
+    """The records of an export; ValueError if ``path`` is another Avro file (or none)."""
     with path.open("rb") as source:
-        for row in reader(source):
+        rows = _export_reader(source)
+        for row in rows:
             assert isinstance(row, dict)  # our own schema's records: always maps
             yield LogRecord(
                 row["topic"],
@@ -71,6 +73,22 @@ def read_log(path: Path) -> Iterator[LogRecord]:
                 row["value"],
                 row.get("timestamp"),
             )
+
+
+#: The export's record name: another Avro container file is not an export.
+EXPORT_NAME = f"{EXPORT_SCHEMA['namespace']}.{EXPORT_SCHEMA['name']}"
+
+
+def _export_reader(source: BinaryIO) -> Iterable[Any]:
+    try:
+        rows = reader(source)
+    except KeyError as missing:  # a container file without a schema: a single datum
+        raise ValueError(f"no {missing} in its header") from None
+    schema = rows.writer_schema
+    name = schema.get("name") if isinstance(schema, dict) else None
+    if name != EXPORT_NAME:
+        raise ValueError(f"its records are {name or schema!r}, not {EXPORT_NAME!r}")
+    return rows
 
 
 def read_metadata(path: Path) -> dict[str, str]:

@@ -9,21 +9,55 @@ from pathlib import Path
 from streams.cli import UsageError
 
 NAME = "simulate"
-HELP = "simulate strategies on a seeded arrival stream and write a report"
+HELP = "simulate strategies on seeded or recorded arrivals and write a report"
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--config",
         type=Path,
-        required=True,
-        help="simulation TOML file (see docs/sim/standard.toml)",
+        help="seeded mode: the simulation TOML (see docs/sim/standard.toml); with --log or "
+        "--candidate: the worker settings the traffic was recorded under (the baseline "
+        "column; default: the log's ConfigPublished record)",
     )
     parser.add_argument("--report", type=Path, required=True, help="directory for the report")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    parser.add_argument(
+        "--log",
+        type=Path,
+        help="what-if on recorded traffic: an exported log (`wavematch export`); without "
+        "it, --candidate reads the broker's topics",
+    )
+    parser.add_argument(
+        "--candidate",
+        type=Path,
+        action="append",
+        default=[],
+        help="worker-settings TOML to run the recorded joins and leaves through "
+        "(repeatable: one report column each; docs/rules.md)",
+    )
+    parser.add_argument(
+        "--broker", help="with --candidate and no --log: the broker to read the topics from"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.log is not None or args.candidate:
+        from streams.commands.simulate_log import check_combination, run_log
+
+        check_combination(args)
+        return run_log(args)
+    if args.broker is not None:
+        raise UsageError("--broker: only with --candidate (recorded traffic from the broker)")
+    if args.config is None:
+        raise UsageError(
+            "--config: a simulation TOML is required (or --log/--candidate for a what-if "
+            "on recorded traffic)"
+        )
+    return run_seeded(args)
+
+
+def run_seeded(args: argparse.Namespace) -> int:
     from matcher.sim import figures, simulate, total_ms
     from streams.audit.progress import Progress
     from streams.report import write_report

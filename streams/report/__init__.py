@@ -64,7 +64,9 @@ COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
     ("players never matched", lambda f: f["players_never_matched"]),
     ("wait mean s", lambda f: f["wait_s"]["mean"]),
     ("wait p50 s", lambda f: f["wait_s"]["p50"]),
+    ("wait p90 s", lambda f: f["wait_s"]["p90"]),
     ("wait p95 s", lambda f: f["wait_s"]["p95"]),
+    ("wait p99 s", lambda f: f["wait_s"]["p99"]),
     ("wait max s", lambda f: f["wait_s"]["max"]),
     ("wait mean waves", lambda f: f["wait_waves"]["mean"]),
     ("wait p95 waves", lambda f: f["wait_waves"]["p95"]),
@@ -84,13 +86,25 @@ COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
 )
 
 
-def _table(rows: list[tuple[str, dict[str, Any]]]) -> str:
+#: Rows read from a variant's own block (all regions together), under the overall table.
+CHECKS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
+    ("rule violations (live checker)", lambda v: v["rule_violations"]),
+    ("failed waves", lambda v: v["failed_waves"]),
+)
+
+
+def _table(
+    rows: list[tuple[str, dict[str, Any]]], checks: list[dict[str, Any]] | None = None
+) -> str:
     head = "".join(f"<th>{html.escape(name)}</th>" for name, _ in rows)
+    lines = [(label, [read(block) for _, block in rows]) for label, read in COLUMNS]
+    if checks is not None:
+        lines += [(label, [read(variant) for variant in checks]) for label, read in CHECKS]
     body = "".join(
         f"<tr><th>{html.escape(label)}</th>"
-        + "".join(f"<td>{_fmt(read(block))}</td>" for _, block in rows)
+        + "".join(f"<td>{_fmt(value)}</td>" for value in values)
         + "</tr>"
-        for label, read in COLUMNS
+        for label, values in lines
     )
     return f"<table><thead><tr><th></th>{head}</tr></thead><tbody>{body}</tbody></table>"
 
@@ -98,7 +112,9 @@ def _table(rows: list[tuple[str, dict[str, Any]]]) -> str:
 def _section(figures: dict[str, Any], images: list[tuple[str, str, bytes]]) -> str:
     name = html.escape(figures["name"])
     variants = figures["variants"]
-    overall = _table([(f"{v['variant']} ({v['strategy']})", v["overall"]) for v in variants])
+    overall = _table(
+        [(f"{v['variant']} ({v['strategy']})", v["overall"]) for v in variants], variants
+    )
     regions = "".join(
         f"<h3>Region {html.escape(region)}</h3>"
         + _table([(v["variant"], v["regions"][region]) for v in variants if region in v["regions"]])
@@ -110,10 +126,16 @@ def _section(figures: dict[str, Any], images: list[tuple[str, str, bytes]]) -> s
         f"<figcaption>{html.escape(title)}</figcaption></figure>"
         for key, title, png in images
     )
+    recorded = figures.get("recorded")
+    traffic = (
+        f"{recorded['joins']} recorded joins, {recorded['leaves']} leaves"
+        if recorded is not None
+        else f"{figures['sessions']} sessions"
+    )
     return (
         f"<section><h2>Scenario {name}: queue {html.escape(figures['queue'])} "
         f"({figures['kind']}, teams of {figures['team_size']}), {figures['duration_s']} s, "
-        f"{figures['sessions']} sessions</h2>"
+        f"{traffic}</h2>"
         f"<h3>All regions</h3>{overall}<div class=plots>{plots}</div>{regions}</section>"
     )
 
@@ -128,11 +150,18 @@ _STYLE = (
 
 
 def _page(figures: dict[str, Any], sections: list[str]) -> str:
+    source = (
+        f"Recorded traffic of {html.escape(figures['log'])}: its joins and leaves at their "
+        "recorded instants, each column's waves on its own timer (the recorded ticks for "
+        "the 'recorded' column)."
+        if "log" in figures
+        else f"Seed {figures['seed']}."
+    )
     return (
         "<!DOCTYPE html><html lang=en><head><meta charset=utf-8>"
         "<title>wavematch simulation report</title>"
         f"<style>{_STYLE}</style></head><body><h1>wavematch simulation report</h1>"
-        f"<p>Seed {figures['seed']}. Waits are from a ticket's join to its match; a wait "
+        f"<p>{source} Waits are from a ticket's join to its match; a wait "
         "estimate's error is the estimate given to a searching ticket minus the wait that "
         "followed it (matched tickets only). Figures are in figures.json.</p>"
         + "".join(sections)

@@ -56,13 +56,21 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
 def settings_of(record: ConfigPublished, base: Settings) -> Settings | None:
     """``base`` with ``record``'s decisive settings, if this release reproduces its
     fingerprint (same settings, same decision revisions); else None."""
+    rebuilt = settings_in(record, base)
+    if rebuilt is None:
+        return None
+    return rebuilt if rebuilt.config_fingerprint() == record.config_fingerprint else None
+
+
+def settings_in(record: ConfigPublished, base: Settings) -> Settings | None:
+    """``base`` with ``record``'s decisive settings, whichever release published them
+    (a what-if runs them under this one); None if they are not valid settings here."""
     try:
         decisive: dict[str, Any] = json.loads(record.settings_json)
-        rebuilt = Settings(**base.model_dump(exclude=set(decisive)), **decisive)
+        return Settings(**base.model_dump(exclude=set(decisive)), **decisive)
     except (ValueError, TypeError) as error:
         log.warning("config record %s unreadable: %s", record.config_fingerprint, error)
         return None
-    return rebuilt if rebuilt.config_fingerprint() == record.config_fingerprint else None
 
 
 def configs_in(values: list[bytes | None]) -> dict[str, ConfigPublished]:
