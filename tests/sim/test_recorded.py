@@ -19,8 +19,8 @@ from matcher.queue.fold import QueueRules
 from matcher.sim.recorded import Arrival, Candidate, Timer, run_candidate, wave_problems
 from matcher.strategies import _REGISTRY, register_strategy
 from schemas.codec import decode
-from schemas.models import MatchCreated, TicketJoined, TicketLeft
-from schemas.topics import MATCHES, QUEUE
+from schemas.models import ConfigPublished, MatchCreated, TicketJoined, TicketLeft
+from schemas.topics import CONFIG, MATCHES, QUEUE
 from streams.audit.logfile import read_log
 from streams.cli import main
 from tests.queue.conftest import pair_in_order
@@ -80,7 +80,8 @@ def test_two_candidates_against_the_recorded_configuration(
     slow = candidate(tmp_path, "slow", interval=3000)
     figures = what_if(tmp_path, tight, slow)
     out = capsys.readouterr().out
-    assert "baseline: the recorded configuration 24c4e327daccfc38 from the log" in out
+    (config,) = recorded(CONFIG.name, ConfigPublished)
+    assert f"baseline: the recorded configuration {config.config_fingerprint} from the log" in out
 
     (scenario,) = figures["scenarios"]
     joins = recorded(QUEUE.name, TicketJoined)
