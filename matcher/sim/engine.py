@@ -17,7 +17,7 @@ from matcher.core import Match, QueueProfile, Ticket
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import next_interval_ms, update_arrival_rate
 from matcher.queue.events import DequeueReason, LeaveReason, TicketJoined, TicketLeft, WaveTick
-from matcher.queue.fold import QueueRules, RegionQueue, rating_diff
+from matcher.queue.fold import QueueRules, rating_diff
 from matcher.queue.outcomes import Step
 from matcher.sim.config import Scenario, Variant
 from matcher.sim.population import Session, break_ms, patience_waves
@@ -290,23 +290,26 @@ def match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord
 
 
 def _finish(book: QueueBook, live: _Live, end_ms: int) -> None:
+    live.run.tickets.extend(
+        still_queued(book, end_ms, lambda ticket: ticket.ticket_id.rpartition(".g")[0])
+    )
+
+
+def still_queued(
+    book: QueueBook, end_ms: int, session_of: Callable[[Ticket], str]
+) -> list[TicketOutcome]:
     """Tickets still searching at the end: counted as ``queued`` with their wait so far."""
-    for state in book.regions.values():
-        for queued in state.tickets.values():
-            ticket = queued.ticket
-            live.run.tickets.append(
-                TicketOutcome(
-                    ticket.ticket_id,
-                    ticket.region,
-                    ticket.size,
-                    ticket.joined_at_ms,
-                    "queued",
-                    _waited(state, queued.joined_wave),
-                    end_ms - ticket.joined_at_ms,
-                    ticket.ticket_id.rpartition(".g")[0],
-                )
-            )
-
-
-def _waited(state: RegionQueue, joined_wave: int) -> int:
-    return state.waves_closed - joined_wave
+    return [
+        TicketOutcome(
+            queued.ticket.ticket_id,
+            queued.ticket.region,
+            queued.ticket.size,
+            queued.ticket.joined_at_ms,
+            "queued",
+            state.waves_waited(queued),
+            end_ms - queued.ticket.joined_at_ms,
+            session_of(queued.ticket),
+        )
+        for state in book.regions.values()
+        for queued in state.tickets.values()
+    ]

@@ -32,6 +32,7 @@ from matcher.sim.engine import (
     VariantRun,
     WaveRecord,
     match_record,
+    still_queued,
 )
 from matcher.sim.metrics import run_figures
 from matcher.strategies import result_problems
@@ -246,22 +247,7 @@ def _observe(live: _Live, step: Step) -> None:
 
 
 def _finish(book: QueueBook, live: _Live, end_ms: int) -> None:
-    for key in sorted(book.regions):
-        state = book.regions[key]
-        for queued in state.tickets.values():
-            ticket = queued.ticket
-            live.run.tickets.append(
-                TicketOutcome(
-                    ticket.ticket_id,
-                    ticket.region,
-                    ticket.size,
-                    ticket.joined_at_ms,
-                    "queued",
-                    state.waves_waited(queued),
-                    end_ms - ticket.joined_at_ms,
-                    _session(ticket),
-                )
-            )
+    live.run.tickets.extend(still_queued(book, end_ms, _session))
 
 
 def _session(ticket: Ticket) -> str:
