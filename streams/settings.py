@@ -20,6 +20,7 @@ from pydantic import (
     Field,
     SecretStr,
     ValidationError,
+    ValidationInfo,
     field_validator,
     model_validator,
 )
@@ -155,6 +156,15 @@ class RouteSettings(_Frozen):
     servers: tuple[str, ...] = Field(min_length=1)
 
 
+#: Values a setting no longer takes, and why: the setting stays so that existing files load.
+REMOVED_VALUES: dict[tuple[str, object], str] = {
+    ("consumer", "faust"): 'the queue topic has one consumer, "direct" (docs/adr/0120); '
+    "remove the setting",
+    ("processing_guarantee", "exactly_once"): "outputs are published at least once, "
+    "byte-identical, and consumers de-duplicate by key (docs/adr/0090)",
+}
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WAVEMATCH_", frozen=True, extra="forbid")
 
@@ -210,24 +220,12 @@ class Settings(BaseSettings):
     processing_guarantee: Literal["at_least_once"] = "at_least_once"
     log_level: Literal["debug", "info", "warn", "error"] = "info"
 
-    @field_validator("consumer", mode="before")
+    @field_validator("consumer", "processing_guarantee", mode="before")
     @classmethod
-    def _one_consumer(cls, value: Any) -> Any:
-        if value == "faust":
-            raise ValueError(
-                '"faust" was removed: the queue topic has one consumer, "direct" '
-                "(docs/adr/0120); remove the setting"
-            )
-        return value
-
-    @field_validator("processing_guarantee", mode="before")
-    @classmethod
-    def _no_transactions(cls, value: Any) -> Any:
-        if value == "exactly_once":
-            raise ValueError(
-                '"exactly_once" was removed: outputs are published at least once, '
-                "byte-identical, and consumers de-duplicate by key (docs/adr/0090)"
-            )
+    def _not_removed(cls, value: Any, info: ValidationInfo) -> Any:
+        why = REMOVED_VALUES.get((info.field_name or "", value))
+        if why is not None:
+            raise ValueError(f'"{value}" was removed: {why}')
         return value
 
     # How every Kafka client connects (streams/connection.py, docs/adr/0095). Managed

@@ -264,13 +264,24 @@ def _observe(
         if scenario is not None and played < session.games:
             back_ms = gone.at_ms + break_ms(seed, gone.ticket_id, scenario.behaviour.game_length_s)
             live.push(back_ms, _JOIN, _ticket(scenario, session, int(game) + 1, back_ms))
+    record_estimates_and_matches(live.run, live.pending_estimates, step, waits)
+
+
+def record_estimates_and_matches(
+    run: VariantRun,
+    pending_estimates: dict[str, list[tuple[int, int]]],
+    step: Step,
+    waits: dict[str, int],
+) -> None:
+    """Keep each status's wait estimate until its ticket ends (it is scored then, if the
+    ticket is matched), and record the wave's matches; ``waits`` by ticket id."""
     for status in step.statuses:
         if status.estimated_wait_ms is not None:
-            live.pending_estimates.setdefault(status.ticket_id, []).append(
+            pending_estimates.setdefault(status.ticket_id, []).append(
                 (status.at_ms, status.estimated_wait_ms)
             )
     for match in step.matches:
-        live.run.matches.append(match_record(step, match, waits))
+        run.matches.append(match_record(step, match, waits))
 
 
 def match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord:

@@ -31,7 +31,7 @@ from matcher.sim.engine import (
     TicketOutcome,
     VariantRun,
     WaveRecord,
-    match_record,
+    record_estimates_and_matches,
     still_queued,
 )
 from matcher.sim.metrics import run_figures
@@ -237,13 +237,7 @@ def _observe(live: _Live, step: Step) -> None:
                 EstimateRecord(gone.region, at, estimate, gone.at_ms - at)
                 for at, estimate in estimates
             )
-    for status in step.statuses:
-        if status.estimated_wait_ms is not None:
-            live.pending_estimates.setdefault(status.ticket_id, []).append(
-                (status.at_ms, status.estimated_wait_ms)
-            )
-    for match in step.matches:
-        live.run.matches.append(match_record(step, match, waits))
+    record_estimates_and_matches(live.run, live.pending_estimates, step, waits)
 
 
 def _finish(book: QueueBook, live: _Live, end_ms: int) -> None:

@@ -28,6 +28,25 @@ ROOT = Path(__file__).resolve().parents[2]
 FAUST_ENV = ("BROKER_URL", "WEB_PORT", "WEB_HOST", "APP_DATADIR", "STORE", "F_DATADIR")
 
 
+def wavematch_process(
+    args: list[str], log: Path, cwd: Path = ROOT, **env: str
+) -> subprocess.Popen[bytes]:
+    """`wavematch <args>` in a session of its own (stopped by PID), its output appended to
+    ``log``; the environment has ``env`` but none of Faust's overriding variables and no
+    broker URL (the test's settings say where the broker is)."""
+    clean = {
+        k: v for k, v in os.environ.items() if k not in FAUST_ENV and k != "WAVEMATCH_BROKER_URL"
+    }
+    return subprocess.Popen(
+        [sys.executable, "-m", "streams.cli", *args],
+        stdout=log.open("ab"),
+        stderr=subprocess.STDOUT,
+        cwd=cwd,
+        env=clean | env,
+        start_new_session=True,
+    )
+
+
 #: A broker as the tests use it: ``bootstrap`` for plain clients, ``url`` for wavematch.
 AnyBroker = EmbeddedBroker | KafkaBroker
 
@@ -76,24 +95,10 @@ class WorkerFactory:
     def start(self, wait_ready: bool = True, timeout_s: float = 90.0) -> Worker:
         port = free_port()
         log = self.tmp_path / f"worker-{len(self.started)}.log"
-        env = {k: v for k, v in os.environ.items() if k not in FAUST_ENV}
-        env["WAVEMATCH_CONFIG_FILE"] = str(self.config)
-        process = subprocess.Popen(
-            [
-                sys.executable,
-                "-m",
-                "streams.cli",
-                "worker",
-                "--broker",
-                self.broker.url,
-                "--web-port",
-                str(port),
-            ],
-            stdout=log.open("ab"),
-            stderr=subprocess.STDOUT,
-            cwd=ROOT,
-            env=env,
-            start_new_session=True,
+        process = wavematch_process(
+            ["worker", "--broker", self.broker.url, "--web-port", str(port)],
+            log,
+            WAVEMATCH_CONFIG_FILE=str(self.config),
         )
         worker = Worker(process, f"http://127.0.0.1:{port}", log)
         self.started.append(worker)

@@ -9,10 +9,8 @@ Each example runs as written except its wave interval, shortened to one second."
 from __future__ import annotations
 
 import json
-import os
 import re
 import subprocess
-import sys
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -25,7 +23,7 @@ from schemas.codec import decode
 from schemas.models import MatchCreated
 from schemas.topics import MATCHES, queue_key
 from streams.processes import stop_process
-from tests.integration.conftest import FAUST_ENV, ROOT, wait_until
+from tests.integration.conftest import ROOT, wait_until, wavematch_process
 from tests.integration.kafka import produce, read_topic
 
 pytestmark = pytest.mark.integration
@@ -45,18 +43,9 @@ def up(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Up]:
     example = (EXAMPLES / f"{request.param}.toml").read_text()
     config = tmp_path / "config.toml"
     config.write_text(re.sub(r"(?m)^wave_interval_ms = \d+$", "wave_interval_ms = 1000", example))
-    env = {
-        k: v for k, v in os.environ.items() if k not in FAUST_ENV and k != "WAVEMATCH_BROKER_URL"
-    }
-    env["WAVEMATCH_STATE_DIR"] = str(tmp_path / "state")
     log = tmp_path / "up.log"
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streams.cli", "up", "--config", str(config)],
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        cwd=tmp_path,
-        env=env,
-        start_new_session=True,
+    process = wavematch_process(
+        ["up", "--config", str(config)], log, tmp_path, WAVEMATCH_STATE_DIR=str(tmp_path / "state")
     )
     state_file = tmp_path / "state" / "up.json"
     try:

@@ -22,7 +22,7 @@ from streams.embedded.broker import free_port
 from streams.processes import stop_process
 from streams.settings import load_settings
 from streams.topics import ensure_topics
-from tests.integration.conftest import FAUST_ENV, ROOT, Worker, wait_until
+from tests.integration.conftest import FAUST_ENV, ROOT, Worker, wait_until, wavematch_process
 from tests.kafka.broker import KafkaBroker
 from tests.kafka.fixtures import require_kafka
 from tests.secured.certificates import Authority, make_authority
@@ -148,15 +148,8 @@ def wavematch(
 
 def start_worker(config: Path, log: Path) -> Worker:
     port = free_port()
-    env = {k: v for k, v in os.environ.items() if k not in FAUST_ENV}
-    env["WAVEMATCH_CONFIG_FILE"] = str(config)
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streams.cli", "worker", "--web-port", str(port)],
-        stdout=log.open("ab"),
-        stderr=subprocess.STDOUT,
-        cwd=ROOT,
-        env=env,
-        start_new_session=True,
+    process = wavematch_process(
+        ["worker", "--web-port", str(port)], log, WAVEMATCH_CONFIG_FILE=str(config)
     )
     worker = Worker(process, f"http://127.0.0.1:{port}", log)
     try:
