@@ -39,7 +39,7 @@ def backfill_problems(
     >>> duo = Ticket("t", "q", "eu", (Player("a", (("mmr", 1),)), Player("b", (("mmr", 2),))), 5)
     >>> backfill_problems(request, (Team("red", (Seat("t", "a", "", 1),)),), {"t": duo}, 9, 0,
     ...     NO_RULES)
-    ['team red: 1 new seats for 1 open slots, 2 players (party t is split)']
+    ['party t is not whole on team red: 1 of its 2 players']
 
     Notes: O(seats + players of the chosen tickets).
     """
@@ -50,12 +50,10 @@ def backfill_problems(
         if team.name not in teams:
             return [f"team {team.name} is not a team of session {request.session_id}"]
         tickets = sorted({seat.ticket_id for seat in team.seats})
-        players = sum(len(queued[t].players) for t in tickets if t in queued)
-        if len(team.seats) != teams[team.name].open_slots or players != len(team.seats):
+        if len(team.seats) != teams[team.name].open_slots:
             problems.append(
                 f"team {team.name}: {len(team.seats)} new seats for "
-                f"{teams[team.name].open_slots} open slots, {players} players"
-                + (f" (party {tickets[0]} is split)" if players != len(team.seats) else "")
+                f"{teams[team.name].open_slots} open slots"
             )
         for ticket_id in tickets:
             if team_of.setdefault(ticket_id, team.name) != team.name:
@@ -84,8 +82,13 @@ def _ticket_problems(
         return [f"ticket {ticket_id} expires at this tick"]
     seats = {s.player_id: s.rating for s in team.seats if s.ticket_id == ticket_id}
     wanted = {p.player_id: seat_rating(p, rules.rating) for p in ticket.players}
+    if seats.keys() != wanted.keys():
+        return [
+            f"party {ticket_id} is not whole on team {team.name}: "
+            f"{len(seats)} of its {len(wanted)} players"
+        ]
     if seats != wanted:
-        return [f"ticket {ticket_id}: seats {seats} are not its players {wanted}"]
+        return [f"ticket {ticket_id}: seat ratings {seats} are not its players' {wanted}"]
     return []
 
 
