@@ -115,9 +115,10 @@ def choose_fill(
     session = _Session(request.region, caps, existing, members, closed_at_ms, rules, met)
     judged = [_Judged() for _ in pool]
     best: tuple[Key, tuple[tuple[int, ...], ...]] | None = None
-    tried = 0
+    tried, exhausted = 0, True
     for fill in _exact_fills([p.size for p in pool], sum(t.open_slots for t in request.teams)):
         if tried == MAX_FILLS:
+            exhausted = False
             break
         tried += 1
         key, teams, problem = session.seat([pool[i] for i in fill])
@@ -126,7 +127,7 @@ def choose_fill(
             best = (key, tuple(tuple(sorted(fill[i] for i in team)) for team in teams))
     if best is None:
         return None
-    return _choice(request, pool, passed, judged, best, existing, tried, wave_id)
+    return _choice(request, pool, passed, judged, best, existing, (tried, exhausted), wave_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -273,7 +274,7 @@ def _choice(
     judged: Sequence[_Judged],
     best: tuple[Key, tuple[tuple[int, ...], ...]],
     existing: tuple[tuple[int, ...], ...],
-    tried: int,
+    search: tuple[int, bool],
     wave_id: str,
 ) -> BackfillChoice:
     key, teams = best
@@ -282,7 +283,7 @@ def _choice(
     older = [(order, p) for order, p in passed if order < youngest]
     for i, party in enumerate(pool):
         if i not in chosen and party.order < youngest:
-            why = _why(judged[i], key)
+            why = _why(judged[i], key, search[1])
             older.append((party.order, PassedOver(party.ticket_id, party.joined_at_ms, why)))
     older.sort(key=lambda item: item[0])
     return BackfillChoice(
@@ -299,15 +300,17 @@ def _choice(
         key[1],
         tuple(p for _, p in older),
         len(pool),
-        tried,
+        search[0],
     )
 
 
-def _why(judged: _Judged, chosen: Key) -> str:
+def _why(judged: _Judged, chosen: Key, exhausted: bool) -> str:
     if judged.best is not None:
         if judged.best[1] > chosen[1]:
             return f"its best fill leaves a team gap of {judged.best[1]:g}, not {chosen[1]:g}"
         return "an equally balanced fill of older parties came first"
     if judged.problem is not None:
         return f"every fill with it breaks a rule: {judged.problem}"
+    if exhausted:
+        return "no set of parties with it fills the open slots exactly (parties stay whole)"
     return f"not tried: the search stops after {MAX_FILLS} fills"
