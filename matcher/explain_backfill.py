@@ -15,13 +15,14 @@ def backfill_facts(choice: BackfillChoice) -> tuple[tuple[str, str], ...]:
     >>> from matcher.queue.backfill_choice import PassedOver
     >>> choice = BackfillChoice("s-1", "5v5", "eu", 2_000, "w1",
     ...     (("red", ()), ("blue", ("t-a", "t-b"))), 100.0, 20.0,
-    ...     (PassedOver("t-old", 1_000, "party of 3, more than any team's open slots (2)"),), 3, 2)
+    ...     (PassedOver("t-old", 1_000, "party of 3, more than any team's open slots (2)"),), 3, 2,
+    ...     True)
     >>> for name, text in backfill_facts(choice): print(f"{name}: {text}")
     request: session s-1 in 5v5/eu, requested at 2000 ms, filled by wave w1
     team red: no new player
     team blue: t-a, t-b
     team gap: 100 before, 20 after (largest gap between team mean ratings)
-    search: 3 parties in the pool, 2 fills tried (permutation method beside the session)
+    search: 3 parties in the pool, 2 fills tried, every one and every deal (permutation method)
     passed over t-old: joined at 1000 ms, party of 3, more than any team's open slots (2)
     """
     facts = [
@@ -45,8 +46,9 @@ def backfill_facts(choice: BackfillChoice) -> tuple[tuple[str, str], ...]:
     facts.append(
         (
             "search",
-            f"{choice.pool} parties in the pool, {choice.fills_tried} fills tried "
-            "(permutation method beside the session)",
+            f"{choice.pool} parties in the pool, {choice.fills_tried} fills tried, "
+            + ("every one and every deal" if choice.exhaustive else "stopped at the search caps")
+            + " (permutation method)",
         )
     )
     facts += [
@@ -61,7 +63,8 @@ def backfill_ticket_line(choice: BackfillChoice, ticket_id: str) -> str | None:
 
     >>> from matcher.queue.backfill_choice import PassedOver
     >>> choice = BackfillChoice("s-1", "5v5", "eu", 2_000, "w1",
-    ...     (("blue", ("t-a",)),), 100.0, 20.0, (PassedOver("t-old", 1_000, "rule: X"),), 2, 2)
+    ...     (("blue", ("t-a",)),), 100.0, 20.0, (PassedOver("t-old", 1_000, "rule: X"),), 2, 2,
+    ...     True)
     >>> backfill_ticket_line(choice, "t-a")
     'chosen for session s-1, team blue: team gap 100 before, 20 after; 1 older passed over'
     >>> backfill_ticket_line(choice, "t-old")

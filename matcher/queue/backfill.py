@@ -99,7 +99,8 @@ def at_tick(
             continue
         teams = _teams(queue, choice, ruleset.rating)
         if rules.verify_waves:
-            queued = {ticket.ticket_id: ticket for ticket in free}
+            seated = {seat.ticket_id for team in teams for seat in team.seats}
+            queued = {t: queue.tickets[t].ticket for t in seated if t in queue.tickets}
             problems = backfill_problems(
                 event, teams, queued, now, expired_before, ruleset, met, taken
             )
@@ -135,7 +136,10 @@ def _apply(
 def _teams(queue: RegionQueue, choice: BackfillChoice, key: str | None) -> tuple[Team, ...]:
     """The new seats per team that received players (request order)."""
     return tuple(
-        Team(name, tuple(_seats([queue.tickets[t].ticket for t in ticket_ids], key)))
+        Team(
+            name,
+            tuple(_seats([queue.tickets[t].ticket for t in ticket_ids if t in queue.tickets], key)),
+        )
         for name, ticket_ids in choice.teams
         if ticket_ids
     )

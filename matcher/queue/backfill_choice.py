@@ -10,6 +10,7 @@ candidate older than the youngest chosen party gets the reason it was passed ove
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -26,6 +27,9 @@ POOL_MAX_PARTIES = 8
 MAX_FILLS = 32
 #: Party sequences the permutation method tries per fill (6! : every deal of 6 parties).
 MAX_SEQUENCES = 720
+#: Party sequences dealt per request at most, all fills together: the permutation
+#: method's own default cap, so a choice costs about one default permutation call.
+MAX_DEALS = 5040
 
 
 @dataclass(frozen=True, slots=True)
@@ -54,6 +58,8 @@ class BackfillChoice:
     passed_over: tuple[PassedOver, ...]
     pool: int
     fills_tried: int
+    #: Every exact fill of the pool was tried, each with every deal of its parties.
+    exhaustive: bool
 
 
 def seat_rating(player: Player, key: str | None) -> int | None:
@@ -104,9 +110,10 @@ def choose_fill(
     >>> [(p.ticket_id, p.reason) for p in choice.passed_over]
     [('old', 'its best fill leaves a team gap of 100, not 5')]
 
-    Notes: O(n) to build the pool from n queued tickets, then at most ``MAX_FILLS``
-    fills of at most ``POOL_MAX_PARTIES`` parties, each O(min(k!, MAX_SEQUENCES) *
-    (k + t)) for k parties and t teams (permutation method) plus O(seats) for the rules.
+    Notes: O(n) to build the pool from n queued tickets (at most ``POOL_MAX_PARTIES``
+    plus the open slots' worth of parties per size), then at most ``MAX_FILLS`` fills
+    and ``MAX_DEALS + MAX_SEQUENCES`` deals in all, each O(k + t) for k parties and t
+    teams (permutation method), plus O(seats) per fill for the rules.
     """
     caps = tuple(len(team.players) + team.open_slots for team in request.teams)
     existing = tuple(tuple(r for _, r in team.players) for team in request.teams)
@@ -115,19 +122,22 @@ def choose_fill(
     session = _Session(request.region, caps, existing, members, closed_at_ms, rules, met)
     judged = [_Judged() for _ in pool]
     best: tuple[Key, tuple[tuple[int, ...], ...]] | None = None
-    tried, exhausted = 0, True
+    tried, deals, cut, sampled = 0, 0, False, False
     for fill in _exact_fills([p.size for p in pool], sum(t.open_slots for t in request.teams)):
-        if tried == MAX_FILLS:
-            exhausted = False
+        if tried == MAX_FILLS or deals >= MAX_DEALS:
+            cut = True
             break
         tried += 1
+        orders = math.factorial(len(fill))
+        deals += min(orders, MAX_SEQUENCES)
+        sampled = sampled or orders > MAX_SEQUENCES
         key, teams, problem = session.seat([pool[i] for i in fill])
         _note(judged, fill, key, problem)
         if key is not None and (best is None or key < best[0]):
             best = (key, tuple(tuple(sorted(fill[i] for i in team)) for team in teams))
     if best is None:
         return None
-    return _choice(request, pool, passed, judged, best, existing, (tried, exhausted), wave_id)
+    return _choice(request, pool, passed, judged, best, existing, (tried, cut, sampled), wave_id)
 
 
 @dataclass(frozen=True, slots=True)
@@ -178,7 +188,7 @@ def _pool(
     rules: QueueRuleSet,
     met: Mapping[str, frozenset[str]],
     members: tuple[Player, ...],
-) -> tuple[list[Party], list[tuple[int, PassedOver]]]:
+) -> tuple[list[Party], list[tuple[int, Ticket, str]]]:
     """The oldest eligible parties, and each older ineligible one with its reason.
 
     The pool takes the ``POOL_MAX_PARTIES`` oldest eligible parties, and beyond them, per
@@ -191,19 +201,21 @@ def _pool(
     wanted = sum(seatable)  # reserved places still open, all sizes together
     ratings = [r for team in request.teams for _, r in team.players]
     pool: list[Party] = []
-    passed: list[tuple[int, PassedOver]] = []
+    passed: list[tuple[int, Ticket, str]] = []
     for order, ticket in enumerate(tickets):
         full = len(pool) >= POOL_MAX_PARTIES
         if full and wanted == 0:
             break
-        reason = _ineligible(ticket, closed_at_ms, expired_before, rules, met, members, ratings)
+        # The cheap reasons first: past a full pool most tickets stop here.
         size = len(ticket.players)
-        if reason is None and size > widest:
-            reason = f"party of {size}, more than any team's open slots ({widest})"
-        if reason is None and full and seatable[size] == 0:
-            reason = f"the pool already holds the {len(pool)} oldest eligible parties"
+        if size > widest:
+            reason: str | None = f"party of {size}, more than any team's open slots ({widest})"
+        elif full and seatable[size] == 0:
+            reason = "the pool already holds the oldest eligible parties"
+        else:
+            reason = _ineligible(ticket, closed_at_ms, expired_before, rules, met, members, ratings)
         if reason is not None:
-            passed.append((order, PassedOver(ticket.ticket_id, ticket.joined_at_ms, reason)))
+            passed.append((order, ticket, reason))
             continue
         if seatable[size]:
             seatable[size] -= 1
@@ -270,20 +282,24 @@ def _note(judged: list[_Judged], fill: Sequence[int], key: Key | None, problem: 
 def _choice(
     request: BackfillRequested,
     pool: Sequence[Party],
-    passed: list[tuple[int, PassedOver]],
+    passed: list[tuple[int, Ticket, str]],
     judged: Sequence[_Judged],
     best: tuple[Key, tuple[tuple[int, ...], ...]],
     existing: tuple[tuple[int, ...], ...],
-    search: tuple[int, bool],
+    search: tuple[int, bool, bool],
     wave_id: str,
 ) -> BackfillChoice:
     key, teams = best
     chosen = {i for team in teams for i in team}
     youngest = max(pool[i].order for i in chosen)
-    older = [(order, p) for order, p in passed if order < youngest]
+    older = [
+        (order, PassedOver(ticket.ticket_id, ticket.joined_at_ms, reason))
+        for order, ticket, reason in passed
+        if order < youngest
+    ]
     for i, party in enumerate(pool):
         if i not in chosen and party.order < youngest:
-            why = _why(judged[i], key, search[1])
+            why = _why(judged[i], key, search)
             older.append((party.order, PassedOver(party.ticket_id, party.joined_at_ms, why)))
     older.sort(key=lambda item: item[0])
     return BackfillChoice(
@@ -301,16 +317,17 @@ def _choice(
         tuple(p for _, p in older),
         len(pool),
         search[0],
+        not (search[1] or search[2]),
     )
 
 
-def _why(judged: _Judged, chosen: Key, exhausted: bool) -> str:
+def _why(judged: _Judged, chosen: Key, search: tuple[int, bool, bool]) -> str:
     if judged.best is not None:
         if judged.best[1] > chosen[1]:
             return f"its best fill leaves a team gap of {judged.best[1]:g}, not {chosen[1]:g}"
         return "an equally balanced fill of older parties came first"
     if judged.problem is not None:
         return f"every fill with it breaks a rule: {judged.problem}"
-    if exhausted:
-        return "no set of parties with it fills the open slots exactly (parties stay whole)"
-    return f"not tried: the search stops after {MAX_FILLS} fills"
+    if search[1]:
+        return f"not tried: the search stopped after {search[0]} fills (MAX_FILLS, MAX_DEALS)"
+    return "no set of parties with it fills the open slots exactly (parties stay whole)"
