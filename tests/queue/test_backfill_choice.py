@@ -207,6 +207,11 @@ def test_every_fill_is_legal_and_deterministic(seed: int, rules: QueueRuleSet):
     by_id = {t.ticket_id: t for t in queued}
     # Parties whole, each team exactly its open slots, the rules: the checker's verdict.
     assert backfill_problems(request, teams, by_id, NOW, 0, rules) == []
+    ids = [t for _, team_ids in choice.teams for t in team_ids]
+    assert len(ids) == len(set(ids))  # a ticket (a whole party) sits on one team only
+    for team, (name, team_ids) in zip(request.teams, choice.teams, strict=True):
+        assert name == team.name
+        assert sum(len(by_id[t].players) for t in team_ids) == team.open_slots
     chosen = {t for _, ids in choice.teams for t in ids}
     youngest = max(by_id[t].joined_at_ms for t in chosen)
     older = {t.ticket_id for t in queued if t.joined_at_ms < youngest} - chosen
