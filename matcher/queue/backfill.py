@@ -1,9 +1,10 @@
 """Backfill: fill the open slots of running sessions from the queue, at a wave's tick,
-before the wave's own matches (docs/adr/0113).
+before the wave's own matches (docs/adr/0113, 0114).
 
-Parties stay whole; each team's open slots are filled exactly, oldest queued tickets
-first (join order), or the request waits for a later wave. Requests expire at the
-first tick at or after their deadline.
+Which parties fill which team is :func:`matcher.queue.backfill_choice.choose_fill`'s
+choice (S2's permutation method beside the session's players, under the queue's rules);
+:func:`matcher.queue.backfill_checks.backfill_problems` checks it before anything is
+taken. Requests expire at the first tick at or after their deadline.
 """
 
 from __future__ import annotations
@@ -11,6 +12,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from matcher.core import QueueProfile, Seat, Team, Ticket
+from matcher.queue.backfill_checks import backfill_problems
+from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seat_rating
 from matcher.queue.events import DequeueReason, WaveTick
 from matcher.queue.lifecycle import (
     BackfillCancelled,
@@ -20,6 +23,7 @@ from matcher.queue.lifecycle import (
     LifecycleRejected,
 )
 from matcher.queue.outcomes import Dequeued, Step
+from matcher.rules.check import NO_MEETINGS, met_recently, queue_rules
 
 if TYPE_CHECKING:
     from matcher.queue.fold import QueuedTicket, QueueRules, RegionQueue
@@ -66,69 +70,87 @@ def cancel(queue: RegionQueue, event: BackfillCancelled) -> Step:
     return Step("backfill_cancelled")
 
 
+class InvalidBackfill(RuntimeError):
+    """A fill its checker rejects: a bug, never published (the wave fails instead)."""
+
+
 def at_tick(
-    queue: RegionQueue, tick: WaveTick, rules: QueueRules
-) -> tuple[list[Dequeued], list[LifecycleOutput]]:
+    queue: RegionQueue, tick: WaveTick, rules: QueueRules, profile: QueueProfile
+) -> tuple[list[Dequeued], list[LifecycleOutput], list[BackfillChoice]]:
     """Expire the requests past their deadline, then fill the others in request order.
 
-    Notes: O(requests x queued tickets) at worst; a request stops scanning once full.
+    Every fill is checked before any ticket is taken: on a bad one nothing changes and
+    :class:`InvalidBackfill` is raised.
+
+    Notes: O(requests x (n + the choice's bounded search)) for n queued tickets.
     """
+    now, ruleset = tick.tick_at_ms, queue_rules(profile)
+    expired_before = now - rules.ticket_ttl_ms
+    met = met_recently(queue.snapshot(tick), ruleset) if ruleset.rematch else NO_MEETINGS
+    taken: set[str] = set()
+    plans: list[tuple[BackfillRequested, BackfillChoice | None, tuple[Team, ...]]] = []
+    for event in queue.life.backfills.values():
+        if event.deadline_at_ms is not None and event.deadline_at_ms <= now:
+            plans.append((event, None, ()))
+            continue
+        free = [q.ticket for ticket_id, q in queue.tickets.items() if ticket_id not in taken]
+        choice = choose_fill(event, free, now, expired_before, ruleset, met, tick.wave_id)
+        if choice is None:
+            continue
+        teams = _teams(queue, choice, ruleset.rating)
+        if rules.verify_waves:
+            seated = {seat.ticket_id for team in teams for seat in team.seats}
+            queued = {t: queue.tickets[t].ticket for t in seated if t in queue.tickets}
+            problems = backfill_problems(
+                event, teams, queued, now, expired_before, ruleset, met, taken
+            )
+            if problems:
+                raise InvalidBackfill(f"backfill of session {event.session_id}: {problems[0]}")
+        taken.update(seat.ticket_id for team in teams for seat in team.seats)
+        plans.append((event, choice, teams))
+    return _apply(queue, plans, tick)
+
+
+def _apply(
+    queue: RegionQueue,
+    plans: list[tuple[BackfillRequested, BackfillChoice | None, tuple[Team, ...]]],
+    tick: WaveTick,
+) -> tuple[list[Dequeued], list[LifecycleOutput], list[BackfillChoice]]:
     dequeued: list[Dequeued] = []
     outputs: list[LifecycleOutput] = []
-    now, backfills = tick.tick_at_ms, queue.life.backfills
-    for session_id, event in list(backfills.items()):
-        if event.deadline_at_ms is not None and event.deadline_at_ms <= now:
-            del backfills[session_id]
+    choices: list[BackfillChoice] = []
+    for event, choice, teams in plans:
+        del queue.life.backfills[event.session_id]
+        if choice is None:
             outputs.append(_result(queue, event, "EXPIRED", (), tick))
             continue
-        chosen = _fill(queue, event, now - rules.ticket_ttl_ms)
-        if chosen is None:
-            continue
-        del backfills[session_id]
-        teams = tuple(
-            Team(team.name, tuple(_seats(tickets)))
-            for team, tickets in zip(event.teams, chosen, strict=True)
-            if tickets
-        )
         outputs.append(_result(queue, event, "FILLED", teams, tick))
-        dequeued += _take(queue, [q for tickets in chosen for q in tickets], session_id, tick)
-    return dequeued, outputs
+        chosen = [queue.tickets[seat.ticket_id] for team in teams for seat in team.seats]
+        dequeued += _take(
+            queue, list({q.ticket.ticket_id: q for q in chosen}.values()), event.session_id, tick
+        )
+        choices.append(choice)
+    return dequeued, outputs, choices
 
 
-def _fill(
-    queue: RegionQueue, event: BackfillRequested, expired_before: int
-) -> list[list[QueuedTicket]] | None:
-    """Per team, the oldest parties that fill its open slots exactly; None if any cannot."""
-    taken: set[str] = set()
-    chosen: list[list[QueuedTicket]] = []
-    for team in event.teams:
-        room, picked = team.open_slots, []
-        for ticket_id, queued in queue.tickets.items():
-            if room == 0:
-                break
-            size = len(queued.ticket.players)
-            if ticket_id in taken or size > room or queued.ticket.joined_at_ms <= expired_before:
-                continue
-            picked.append(queued)
-            taken.add(ticket_id)
-            room -= size
-        if room:
-            return None
-        chosen.append(picked)
-    return chosen
+def _teams(queue: RegionQueue, choice: BackfillChoice, key: str | None) -> tuple[Team, ...]:
+    """The new seats per team that received players (request order)."""
+    return tuple(
+        Team(
+            name,
+            tuple(_seats([queue.tickets[t].ticket for t in ticket_ids if t in queue.tickets], key)),
+        )
+        for name, ticket_ids in choice.teams
+        if ticket_ids
+    )
 
 
-def _seats(tickets: list[QueuedTicket]) -> list[Seat]:
+def _seats(tickets: list[Ticket], key: str | None) -> list[Seat]:
     return [
-        Seat(q.ticket.ticket_id, p.player_id, "", _rating(q.ticket, p.player_id))
-        for q in tickets
-        for p in q.ticket.players
+        Seat(ticket.ticket_id, player.player_id, "", seat_rating(player, key) or 0)
+        for ticket in tickets
+        for player in ticket.players
     ]
-
-
-def _rating(ticket: Ticket, player_id: str) -> int:
-    player = next(p for p in ticket.players if p.player_id == player_id)
-    return max((value for _, value in player.ratings), default=0)
 
 
 def _take(

@@ -183,9 +183,9 @@ class RegionQueue:
         for player in players:
             self.player_ticket[player.player_id] = ticket.ticket_id
         if not rules.publish_status:
-            return _make_step("joined", (), (), (), None, None, None, ())
+            return _make_step("joined", (), (), (), None, None, None, (), ())
         status = self._searching(ticket, len(tickets), 0, at_ms, None)
-        return _make_step("joined", (), (), (status,), None, None, None, ())
+        return _make_step("joined", (), (), (status,), None, None, None, (), ())
 
     def _conflict(self, ticket: Ticket) -> str | None:
         if len(ticket.players) == 1:  # the usual solo join: one lookup
@@ -262,9 +262,14 @@ class RegionQueue:
         decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], [])
         if self.life.holds():
             decided = answers.at_tick(self, tick, rules, policy)
+        choices: tuple[object, ...] = ()
         if self.life.backfills:  # after the ready checks: returned tickets may fill them
-            filled = backfill.at_tick(self, tick, rules)
+            try:
+                filled = backfill.at_tick(self, tick, rules, profile)
+            except backfill.InvalidBackfill as error:  # nothing taken: the requests wait
+                return self._fail_wave(tick, rules, self._expiring(tick, rules), error, decided)
             decided = (decided[0] + filled[0], decided[1] + filled[1])
+            choices = tuple(filled[2])
         expiring = self._expiring(tick, rules)
         snapshot = self.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
@@ -280,7 +285,7 @@ class RegionQueue:
                 if problems:
                     raise InvalidWaveResult(f"{profile.strategy}: {problems[0]}")
         except Exception as error:  # a broken strategy must not stop expiry: tickets age out
-            return self._fail_wave(tick, rules, expiring, error, decided)
+            return self._fail_wave(tick, rules, expiring, error, decided, choices)
         self.failing = None
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
         expired = self._expire(expiring, tick)
@@ -321,6 +326,7 @@ class RegionQueue:
             summary=summary,
             result=result,
             lifecycle=tuple(outputs),
+            backfills=choices,
         )
 
     def _fail_wave(
@@ -330,12 +336,14 @@ class RegionQueue:
         expiring: list[QueuedTicket],
         error: Exception,
         decided: tuple[list[Dequeued], list[lifecycle.LifecycleOutput]] = ([], []),
+        choices: tuple[object, ...] = (),
     ) -> Step:
         """A wave whose strategy failed: no match, but the TTL still expires tickets (and
-        ``decided``, what the tick's deadlines decided before the strategy ran, stands)."""
+        ``decided``, what the tick's deadlines and backfills decided before the strategy
+        ran, stands)."""
         reason = (
             str(error)
-            if isinstance(error, InvalidWaveResult)
+            if isinstance(error, (InvalidWaveResult, backfill.InvalidBackfill))
             else (f"{type(error).__name__}: {error}")
         )
         first = reason != self.failing
@@ -351,6 +359,7 @@ class RegionQueue:
             dequeued=(*decided[0], *expired),
             failure=failure,
             lifecycle=tuple(decided[1]),
+            backfills=choices,
         )
 
     def _queued_meetings(self, queued: list[QueuedTicket]) -> tuple[tuple[str, History], ...]:

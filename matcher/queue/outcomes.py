@@ -94,3 +94,6 @@ class Step:
     failure: WaveFailure | None = None
     #: Ready checks, placements and claims (matcher.queue.lifecycle's outputs), in order.
     lifecycle: tuple[Any, ...] = ()
+    #: How each backfill request of the tick was filled, and why (BackfillChoice): read by
+    #: ``explain``, never published.
+    backfills: tuple[Any, ...] = ()

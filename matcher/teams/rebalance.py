@@ -200,21 +200,28 @@ def permutation(
     existing: Sequence[Sequence[int]] = (),
     rng: random.Random | None = None,
     max_sequences: int = DEFAULT_MAX_SEQUENCES,
+    capacities: Sequence[int] = (),
 ) -> Lineup | None:
     """The best composition over party sequences dealt to the teams in turn.
 
-        ``existing[t]`` are ratings of members already in team ``t`` (backfill of a running
-        match). Each sequence deals parties round-robin from the emptiest team (team 1 when
-    all are empty), a party skipping teams without
-        room for it; a sequence that cannot seat a party, or leaves a team below its
-        minimum, yields nothing. All n! sequences are tried when n! <= ``max_sequences``;
-        otherwise the descending-total order, the log order and seeded shuffles, up to
-        ``max_sequences`` in all.
+    ``existing[t]`` are ratings of members already in team ``t`` (backfill of a running
+    match); ``capacities[t]``, when given, is team ``t``'s own size limit (a running
+    session's team may be smaller than the shape's), else ``shape.size_max``. Each
+    sequence deals parties round-robin from the emptiest team (team 1 when all are
+    empty), a party skipping teams without room for it; a sequence that cannot seat a
+    party, or leaves a team below its minimum, yields nothing. All n! sequences are tried
+    when n! <= ``max_sequences``; otherwise the descending-total order, the log order and
+    seeded shuffles, up to ``max_sequences`` in all. When the parties fill the teams
+    exactly, every exact fill is some sequence's deal (at each turn deal a party meant
+    for the first team not yet full), so trying all n! finds the best exact fill.
 
-        Notes: O(min(n!, max_sequences) * (n + t)) for n parties and t teams.
+    Notes: O(min(n!, max_sequences) * (n + t)) for n parties and t teams.
     """
     base = _existing(existing, shape.team_count)
-    splits = (_deal(parties, seq, shape, base) for seq in _sequences(parties, rng, max_sequences))
+    limits = tuple(capacities) or (shape.size_max,) * shape.team_count
+    splits = (
+        _deal(parties, seq, shape, base, limits) for seq in _sequences(parties, rng, max_sequences)
+    )
     return _best_lineup(parties, shape, base, splits)
 
 
@@ -223,6 +230,7 @@ def _deal(
     sequence: Sequence[int],
     shape: TeamShape,
     base: Sequence[tuple[int, ...]],
+    limits: Sequence[int],
 ) -> Split | None:
     teams: list[list[int]] = [[] for _ in range(shape.team_count)]
     fill = [len(members) for members in base]
@@ -232,7 +240,7 @@ def _deal(
         size = parties[index].size
         for offset in range(shape.team_count):
             t = (turn + offset) % shape.team_count
-            if fill[t] + size <= shape.size_max:
+            if fill[t] + size <= limits[t]:
                 teams[t].append(index)
                 fill[t] += size
                 turn = t + 1

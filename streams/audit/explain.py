@@ -1,4 +1,5 @@
-"""Find the wave a match came from in the queue log, and rebuild that wave's snapshot."""
+"""Find the wave a match came from in the queue log, and rebuild that wave's snapshot;
+or the tick that filled a backfill request, with the fold's choice."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from dataclasses import dataclass
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.queue import Step
+from matcher.queue.backfill_choice import BackfillChoice
 from matcher.queue.events import WaveTick
 from matcher.queue.lifecycle import MatchProposal
 from schemas import models as wire
@@ -62,3 +64,19 @@ def _wave_matches(step: Step) -> list[Match]:
     """The matches a wave made: created, or proposed under a ready check."""
     proposed = [o.match for o in step.lifecycle if isinstance(o, MatchProposal)]
     return [*step.matches, *proposed]
+
+
+def find_backfill(
+    folder: Folder, records: Sequence[LogRecord], session_id: str
+) -> tuple[BackfillChoice, LogRecord] | None:
+    """The fold's choice for the last fill of ``session_id``, and its tick; None if absent.
+
+    Notes: one pass over the queue log.
+    """
+    found = None
+    for derived in rederive(folder, [r for r in records if r.topic == QUEUE.name]):
+        step = derived.folded.step
+        for choice in step.backfills if step is not None else ():
+            if choice.session_id == session_id:
+                found = (choice, derived.source)
+    return found

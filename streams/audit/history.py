@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from matcher.explain_backfill import backfill_ticket_line
 from matcher.queue.claims import ClaimDecided
 from matcher.queue.lifecycle import BackfillResult, StageStatus
 from schemas.topics import QUEUE
@@ -47,10 +48,13 @@ def _about(step, ticket_id: str) -> list[str]:  # type: ignore[no-untyped-def]
             verdict = "granted" if output.granted else f"refused (held by {output.holder})"
             out.append(f"claim on {output.player_id} {verdict}")
         elif isinstance(output, BackfillResult):
-            seats = [s for team in output.teams for s in team.seats if s.ticket_id == ticket_id]
-            if seats:
-                team = next(t.name for t in output.teams if seats[0] in t.seats)
-                out.append(f"chosen for session {output.session_id}, team {team}")
+            # Chosen (with the team gap) or passed over: the fold's choice says why.
+            for choice in step.backfills:
+                line = choice.session_id == output.session_id and backfill_ticket_line(
+                    choice, ticket_id
+                )
+                if line:
+                    out.append(line)
     for gone in step.dequeued:
         if gone.ticket_id == ticket_id:
             text = f"dequeued {gone.reason.name} after {gone.waves_waited} waves"

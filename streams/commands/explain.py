@@ -12,7 +12,10 @@ from streams.commands.common import add_connection_arguments, log_records, setti
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
-        "match_id", nargs="?", help="the match id, as published in MatchCreated or MatchProposed"
+        "match_id",
+        nargs="?",
+        help="the match id, as published in MatchCreated or MatchProposed, or the session id "
+        "of a filled backfill request",
     )
     parser.add_argument(
         "--ticket", help="instead: a ticket's life (proposals, returns, timeouts, dequeue)"
@@ -41,9 +44,11 @@ def run(args: argparse.Namespace) -> int:
     if args.ticket is not None:
         return _ticket(folder, records, args.ticket)
     wave = find_wave(folder, records, args.match_id)
+    if wave is None and _backfill(folder, records, args.match_id, args.json):
+        return 0
     if wave is None:
         raise UsageError(
-            f"match_id: {args.match_id} was not produced by any wave of this log "
+            f"match_id: {args.match_id} was not produced (or backfilled) by any wave of this log "
             "under this configuration"
         )
     explanation = explain_match(
@@ -96,3 +101,27 @@ def _ticket(folder, records, ticket_id: str) -> int:  # type: ignore[no-untyped-
     for line in lines:
         print(f"  {line}")
     return 0
+
+
+def _backfill(folder, records, session_id: str, as_json: bool) -> bool:  # type: ignore[no-untyped-def]
+    """Print why the backfill of ``session_id`` was filled as it was; False if never filled."""
+    from matcher.explain_backfill import backfill_facts
+    from streams.audit.explain import find_backfill
+
+    found = find_backfill(folder, records, session_id)
+    if found is None:
+        return False
+    choice, tick = found
+    facts = backfill_facts(choice)
+    if as_json:
+        where = {"partition": tick.partition, "offset": tick.offset}
+        print(json.dumps({"session_id": session_id, "tick": where, "facts": dict(facts)}, indent=2))
+        return True
+    width = max(len(name) for name, _ in facts)
+    print(
+        f"backfill of session {session_id}, filled by the WaveTick at partition "
+        f"{tick.partition} offset {tick.offset}"
+    )
+    for name, value in facts:
+        print(f"  {name:<{width}}  {value}")
+    return True

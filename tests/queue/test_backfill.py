@@ -3,10 +3,12 @@ at a tick from the oldest queued parties, whole, before the wave's own matches."
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from matcher.core import QueueProfile
-from matcher.queue import DequeueReason, QueueRules, TicketJoined, WaveTick
+from matcher.queue import DequeueReason, QueueRules, TicketJoined, WaveTick, backfill
 from matcher.queue.book import QueueBook
 from matcher.queue.lifecycle import (
     BackfillCancelled,
@@ -115,3 +117,36 @@ def test_an_active_request_survives_a_snapshot():
     for each in (b, restored):
         join(each, "t-party", "ann", "ben")
     assert b.apply(tick(1)) == restored.apply(tick(1))
+
+
+def test_the_fill_balances_the_session_and_says_why():
+    b = book()
+    join(b, "t-low", "lou", at_ms=1_000)  # oldest, but every fill with it leaves a gap >= 18
+    b.apply(TicketJoined(make_ticket("t-a", "ann", queue="5v5", joined_at_ms=2_000, rating=1600)))
+    b.apply(TicketJoined(make_ticket("t-b", "bob", queue="5v5", joined_at_ms=3_000, rating=1410)))
+    b.apply(requested())
+    step = b.apply(tick(1))
+    (result,) = results(step)
+    assert [s.ticket_id for t in result.teams for s in t.seats] == ["t-a", "t-b"]
+    (choice,) = step.backfills
+    assert (choice.session_id, choice.gap_before, choice.gap_after) == ("s-1", 0.0, 2.0)
+    assert [p.ticket_id for p in choice.passed_over] == ["t-low"]
+    assert "t-low" in b.regions["5v5", "eu"].tickets
+
+
+def test_a_fill_its_checker_rejects_fails_the_wave_and_takes_nothing(monkeypatch):
+    b = book()
+    join(b, "t-party", "ann", "ben")
+    b.apply(requested())
+    real = backfill.choose_fill
+
+    def split_the_party(*args, **kwargs):
+        choice = real(*args, **kwargs)
+        return replace(choice, teams=(("red", ()), ("blue", ("t-party", "t-party"))))
+
+    monkeypatch.setattr(backfill, "choose_fill", split_the_party)
+    step = b.apply(tick(1))
+    assert step.note == "wave_failed"
+    assert step.failure.reason.startswith("backfill of session s-1: team blue: 4 new seats")
+    assert "t-party" in b.regions["5v5", "eu"].tickets
+    assert "s-1" in b.regions["5v5", "eu"].life.backfills

@@ -205,3 +205,46 @@ def test_rebalance_auto_picks_the_documented_method() -> None:
     solos = [party(f"s{i}", [10 * i], i) for i in range(6)]
     assert rebalance(solos, TeamShape(2, 3, 3)) == combination(solos, TeamShape(2, 3, 3))
     assert rebalance(solos, TeamShape(2, 2, 4)) == permutation(solos, TeamShape(2, 2, 4))
+
+
+@settings(max_examples=80, deadline=None)
+@given(
+    st.lists(st.integers(1, 3), min_size=1, max_size=5),
+    st.integers(0, 2**32),
+    st.lists(st.integers(0, 3), min_size=2, max_size=3),
+)
+def test_permutation_with_capacities_finds_the_best_exact_backfill(
+    sizes: list[int], seed: int, members: list[int]
+) -> None:
+    # A running session: members already seated per team, and open slots that the
+    # parties exactly fill, dealt at random over the teams (each team its own size).
+    rng = random.Random(seed)
+    parties = [
+        party(f"t{i}", [rng.randint(0, 50) for _ in range(n)], i) for i, n in enumerate(sizes)
+    ]
+    existing = [[rng.randint(0, 50) for _ in range(m)] for m in members]
+    slots = [rng.randrange(len(members)) for _ in range(sum(sizes))]
+    caps = [m + slots.count(k) for k, m in enumerate(members)]
+    shape = TeamShape(len(members), min(caps), max(caps))
+    exact = [
+        split
+        for assign in itertools.product(range(len(members)), repeat=len(parties))
+        for split in [
+            tuple(tuple(i for i, t in enumerate(assign) if t == k) for k in range(len(members)))
+        ]
+        if all(
+            len(existing[k]) + sum(parties[i].size for i in split[k]) == caps[k]
+            for k in range(len(members))
+        )
+    ]
+
+    def seated(split: tuple[tuple[int, ...], ...]) -> list[list[int]]:
+        return [existing[k] + _ratings(parties, split)[k] for k in range(len(members))]
+
+    lineup = permutation(parties, shape, existing, max_sequences=720, capacities=caps)
+    if not exact:
+        assert lineup is None
+        return
+    assert lineup is not None
+    assert lineup.teams in exact  # capacities hold: every team filled to its own size
+    assert composition_key(seated(lineup.teams)) == min(composition_key(seated(s)) for s in exact)
