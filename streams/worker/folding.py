@@ -121,11 +121,15 @@ def implausible_time(
         for name, instant in (("tick_at_ms", event.tick_at_ms), ("sequence", event.sequence)):
             if abs(instant - timestamp_ms) > skew_ms:
                 return _too_far(name, instant, timestamp_ms, skew_ms)
-    elif type(event) is ReadyCheckAnswered or type(event) is PlacementReported:
-        if abs(event.at_ms - timestamp_ms) > skew_ms:
-            name = "answered_at_ms" if type(event) is ReadyCheckAnswered else "reported_at_ms"
-            return _too_far(name, event.at_ms, timestamp_ms, skew_ms)
+    elif isinstance(event, ReadyCheckAnswered | PlacementReported) and (
+        abs(event.at_ms - timestamp_ms) > skew_ms
+    ):
+        return _too_far(_ANSWERS[type(event)], event.at_ms, timestamp_ms, skew_ms)
     return None
+
+
+#: The platform's answers whose own time is checked both ways, and its field's name.
+_ANSWERS = {ReadyCheckAnswered: "answered_at_ms", PlacementReported: "reported_at_ms"}
 
 
 def _too_far(name: str, instant: int, timestamp_ms: int, skew_ms: int) -> Rejection:
