@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from typing import Any
 
 from matcher.explain_life import LifeStory
@@ -35,7 +36,7 @@ def ticket_history(folder: Folder, records: Sequence[LogRecord], ticket_id: str)
         if story is None and about:  # the ticket's queue is known from its first step
             story = _story(folder, item.source, ticket_id)
         if story is not None:  # why it went back or was dequeued (matcher/explain_life.py)
-            about += story.follow(lambda record=item.source: _event(record), step)
+            about += story.follow(partial(_event, item.source), step)
         lines += [f"{where} {text}" for text in about]
     return lines
 
