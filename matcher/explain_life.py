@@ -22,7 +22,7 @@ from matcher.queue.lifecycle import (
     StageStatus,
     TicketStage,
 )
-from matcher.queue.outcomes import Step
+from matcher.queue.outcomes import Dequeued, Step
 
 #: The notes of a step that applied a ready-check answer.
 _ANSWERED = ("accepted", "match_confirmed", "match_cancelled")
@@ -59,44 +59,51 @@ class LifeStory:
     no answer from ann (ticket t1), bo (ticket t2)
     accepted by nobody
 
+    A ticket is held by at most one proposal or placement at a time: whatever held it
+    ends in the step that puts it back in the queue or dequeues it.
+
     Notes: O(outputs of the step) per record.
     """
 
     ticket_id: str
     placement_requeues: int
-    proposals: dict[str, _Proposal] = field(default_factory=dict)
-    #: Match id -> the deadline of its placement report.
-    placing: dict[str, int] = field(default_factory=dict)
+    #: The ready check the ticket is in: (match id, its deadline, players and answers).
+    proposal: tuple[str, _Proposal] | None = None
+    #: The placement the ticket waits for: (match id, the deadline of its report).
+    placing: tuple[str, int] | None = None
     placement_failures: int = 0
 
     def follow(self, event_of: Callable[[], Any], step: Step) -> list[str]:
         """The lines a record adds to the ticket's story: ``step`` is what the fold decided,
         ``event_of()`` the record's domain event (asked only when needed: decoding costs)."""
-        self._learn(step)
         mine = self._touched(step)
-        if step.note in _ANSWERED and self.proposals:
-            event = event_of()
-            if isinstance(event, ReadyCheckAnswered):
-                return self._answered(event, step)
-        if mine is None:
-            return []
-        event = event_of()
-        if isinstance(event, PlacementReported):
+        lines: list[str] = []
+        if mine is not None or (step.note in _ANSWERED and self.proposal is not None):
+            lines = self._explain(event_of(), step, mine)
+        if mine is not None:  # back in the queue or gone: what held it has ended
+            self.proposal = self.placing = None
+        self._learn(step)
+        return lines
+
+    def _explain(self, event: Any, step: Step, mine: StageStatus | Dequeued | None) -> list[str]:
+        if isinstance(event, ReadyCheckAnswered):
+            return self._answered(event, step)
+        if isinstance(event, PlacementReported) and mine is not None:
             return self._reported(event, mine)
-        if isinstance(event, WaveTick):
+        if isinstance(event, WaveTick) and mine is not None:
             return self._decided_at(event, mine)
         return []
 
     def _learn(self, step: Step) -> None:
+        """A proposal or a placement that holds the ticket from this step on."""
         for output in step.lifecycle:
             if isinstance(output, MatchProposal) and output.deadline_at_ms is not None:
                 players = {
                     s.player_id: s.ticket_id for team in output.match.teams for s in team.seats
                 }
                 if self.ticket_id in players.values():
-                    self.proposals[output.match.match_id] = _Proposal(
-                        output.deadline_at_ms, players
-                    )
+                    match_id = output.match.match_id
+                    self.proposal = (match_id, _Proposal(output.deadline_at_ms, players))
             elif (
                 isinstance(output, StageStatus)
                 and output.ticket_id == self.ticket_id
@@ -104,9 +111,9 @@ class LifeStory:
                 and output.match_id is not None
                 and output.deadline_ms is not None
             ):
-                self.placing[output.match_id] = output.deadline_ms
+                self.placing = (output.match_id, output.deadline_ms)
 
-    def _touched(self, step: Step) -> StageStatus | Any | None:
+    def _touched(self, step: Step) -> StageStatus | Dequeued | None:
         """The ticket's return to the queue (a SEARCHING stage) or its dequeue in ``step``."""
         for output in step.lifecycle:
             if (
@@ -118,15 +125,15 @@ class LifeStory:
         return next((d for d in step.dequeued if d.ticket_id == self.ticket_id), None)
 
     def _answered(self, event: ReadyCheckAnswered, step: Step) -> list[str]:
-        proposal = self.proposals.get(event.match_id)
-        if proposal is None:
+        if self.proposal is None or self.proposal[0] != event.match_id:
             return []
+        proposal = self.proposal[1]
         if event.accepted:
             proposal.accepted.append(event.player_id)
             if step.note == "match_confirmed":
-                del self.proposals[event.match_id]
+                self.proposal = None
             return []
-        del self.proposals[event.match_id]
+        self.proposal = None
         decliner = proposal.players.get(event.player_id, "?")
         if decliner == self.ticket_id:
             return [f"declined: {event.player_id} declined match {event.match_id} at {event.at_ms}"]
@@ -139,8 +146,7 @@ class LifeStory:
             f"{_names(silent, proposal.players)}"
         ]
 
-    def _reported(self, event: PlacementReported, mine: Any) -> list[str]:
-        self.placing.pop(event.match_id, None)
+    def _reported(self, event: PlacementReported, mine: StageStatus | Dequeued) -> list[str]:
         if event.outcome is not PlacementOutcome.FAILED:
             return []
         self.placement_failures += 1
@@ -156,28 +162,23 @@ class LifeStory:
             return [f"not requeued: {why}; all {allowed} placement requeues were used"]
         return []
 
-    def _decided_at(self, tick: WaveTick, mine: Any) -> list[str]:
+    def _decided_at(self, tick: WaveTick, mine: StageStatus | Dequeued) -> list[str]:
         at = f"decided by the WaveTick of wave {tick.wave_id} at {tick.tick_at_ms}"
-        lines = []
-        for match_id, proposal in list(self.proposals.items()):
-            if proposal.deadline_ms > tick.tick_at_ms:
-                continue
-            del self.proposals[match_id]
+        if self.proposal is not None and self.proposal[1].deadline_ms <= tick.tick_at_ms:
+            match_id, proposal = self.proposal
             silent = [p for p in proposal.players if p not in proposal.accepted]
-            lines.append(
+            return [
                 f"timed out: ready check of match {match_id}, deadline {proposal.deadline_ms}, "
                 f"{at}; no answer from {_names(silent, proposal.players)}; accepted by "
                 f"{_names(proposal.accepted)}"
-            )
-        for match_id, deadline in list(self.placing.items()):
-            if deadline > tick.tick_at_ms or getattr(mine, "match_id", None) != match_id:
-                continue
-            del self.placing[match_id]
-            lines.append(
+            ]
+        if self.placing is not None and self.placing[0] == mine.match_id:
+            match_id, deadline = self.placing
+            return [
                 f"placement of match {match_id} not reported by its deadline {deadline}: {at} "
                 "counted it started"
-            )
-        return lines
+            ]
+        return []
 
 
 def _names(players: list[str], tickets: dict[str, str] | None = None) -> str:

@@ -130,3 +130,22 @@ def test_the_command_shows_the_lines_from_an_exported_log(
     assert shown[0] == "ticket t3"
     assert shown[-1].endswith("no answer from dave (ticket t3); accepted by alice")
     assert f"timed out: ready check of match {second}" in shown[-1]
+
+
+def test_a_proposal_ended_by_a_leave_is_not_told_as_a_later_timeout():
+    from schemas import models as m
+
+    config = settings(ready_check_ms=5_000)
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(fingerprinted(config, tick(10)))
+    left = {"ticket_id": "t2", "queue": "1v1", "region": "eu", "reason": "REQUESTED"}
+    log.send(m.TicketLeft.model_validate(left | {"left_at_ms": T0 + 11_000}))
+    log.send(join("t3", "dave", "sc2", at=12))
+    log.send(fingerprinted(config, tick(20)))
+    second = proposals(log)[-1].match_id
+    log.send(fingerprinted(config, tick(30)))
+    timeouts = [line for line in story(log, "t1") if line.startswith("timed out")]
+    assert len(timeouts) == 1 and f"match {second}," in timeouts[0]
+    assert "no answer from alice (ticket t1), dave (ticket t3)" in timeouts[0]
