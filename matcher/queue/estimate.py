@@ -130,11 +130,15 @@ class WaitEstimator:
         """
         if not self.waves:
             self.waves.append({})
-        latest = self.waves[-1]
+        latest, merged = self.waves[-1], self._merged
         for band, waited in matched:
             histogram = latest.setdefault(band, {})
             histogram[waited] = histogram.get(waited, 0) + 1
-        self._merged, self._answers = None, {}
+            if merged is not None:  # kept up to date: confirmations come one match at a time
+                for key in (band, _ALL):
+                    target = merged.setdefault(key, {})
+                    target[waited] = target.get(waited, 0) + 1
+        self._answers = {}
 
     def remaining_waves(self, ticket: Ticket, waited: int) -> int | None:
         """Waves still to wait (at least 1), or None before any ticket has been matched.

@@ -100,3 +100,17 @@ def test_a_snapshot_keeps_what_held_matches_taught_the_estimator():
     answer(b, match_id, "p-b", True, 11_000)
     restored = queue_from_record(queue_to_record(b.regions["1v1", "eu"]))
     assert list(restored.estimator.waves) == histograms(b) == [{BAND: {1: 2}}]
+
+
+def test_late_observations_keep_the_merged_histograms_equal_to_a_fresh_merge():
+    from matcher.queue.estimate import WaitEstimator
+
+    kept = WaitEstimator()
+    kept.observe_bands([(7, 1), (8, 3)])
+    assert kept.remaining_waves(make_ticket("x", rating=1500), 0) is not None  # merged now
+    kept.observe_late([(7, 2), (9, 4)])
+    fresh = WaitEstimator.from_record(kept.to_record())
+    for rating in (1400, 1600, 1800, 5000):
+        for waited in range(5):
+            ticket = make_ticket("x", rating=rating)
+            assert kept.remaining_waves(ticket, waited) == fresh.remaining_waves(ticket, waited)
