@@ -188,10 +188,11 @@ class Settings(BaseSettings):
     # waits for its players' claims (about three more queue records per ticket and one
     # round trip before SEARCHING); a second ticket of a held player is rejected.
     one_ticket_per_player: bool = False
-    # How far a WaveTick's instant (either way), or a TicketJoined's joined_at_ms (ahead),
-    # may be from its record's broker timestamp before it is dead-lettered as
-    # implausible_time (docs/adr/0074). Larger forgives slower clocks and late ticks; a
-    # forged tick can then stall its region for up to this long. None: not checked.
+    # How far a WaveTick's instant, a ReadyCheckAnswered's or PlacementReported's time
+    # (either way), or a TicketJoined's joined_at_ms (ahead), may be from its record's
+    # broker timestamp before it is dead-lettered as implausible_time (docs/adr/0074,
+    # 0115). Larger forgives slower clocks and late ticks; a forged tick can then stall its
+    # region, and a forged answer beat its deadline, by up to this long. None: not checked.
     max_clock_skew_ms: int | None = Field(default=DEFAULT_MAX_CLOCK_SKEW_MS, ge=1_000)
     # Check every wave result with its strategy's checker before publishing (~O(players)).
     verify_waves: bool = True

@@ -37,6 +37,13 @@ def answer(queue: RegionQueue, event: ReadyCheckAnswered, policy: LifecyclePolic
             f"player {event.player_id} is not in match {event.match_id}",
             "player_id",
         )
+    if event.at_ms < held.proposal.at_ms:  # would date the match before its proposal
+        raise LifecycleRejected(
+            "implausible_time",
+            f"answered at {event.at_ms}, before match {event.match_id} was proposed at "
+            f"{held.proposal.at_ms}",
+            "answered_at_ms",
+        )
     if event.at_ms > held.deadline_ms:
         raise LifecycleRejected(
             "answer_too_late",

@@ -6,6 +6,13 @@ wait* of recently matched tickets of its rating band that waited longer than ``w
 tickets that have outlasted the typical wait (the mean-minus-waited rule told them
 "one more wave" forever); the median minimises the mean absolute error. The simulator
 measured the change on docs/sim/standard.toml (docs/adr/0051-median-residual-wait-estimate.md).
+
+A ticket's realised wait is the waves it waited until it was dequeued MATCHED. In a queue
+with a ready check or placement reports (docs/adr/0111) that is not the wave that proposed
+its match: a declined proposal or a failed placement sends it back to wait on. Such a
+ticket is counted when its match is confirmed or started (:meth:`WaitEstimator.observe_late`,
+in the latest wave's histograms), with the waits its TicketDequeued MATCHED carries; a
+proposal that falls through counts nothing (docs/adr/0115).
 """
 
 from __future__ import annotations
@@ -108,6 +115,30 @@ class WaitEstimator:
             histogram[waited] = histogram.get(waited, 0) + 1
         self.waves.append(per_band)
         self._merged, self._answers = None, {}
+
+    def observe_late(self, matched: list[tuple[int, int]]) -> None:
+        """Count tickets matched between waves (a held match confirmed, or its placement
+        started) in the latest wave's histograms, as ``(rating band, waves waited)``.
+
+        >>> estimator = WaitEstimator()
+        >>> estimator.observe_bands([])
+        >>> estimator.observe_late([(7, 2)])
+        >>> estimator.waves[-1], estimator.remaining_waves(Ticket("t", "q", "eu", (), 0), 0)
+        ({7: {2: 1}}, 2)
+
+        Notes: O(matched tickets).
+        """
+        if not self.waves:
+            self.waves.append({})
+        latest, merged = self.waves[-1], self._merged
+        for band, waited in matched:
+            histogram = latest.setdefault(band, {})
+            histogram[waited] = histogram.get(waited, 0) + 1
+            if merged is not None:  # kept up to date: confirmations come one match at a time
+                for key in (band, _ALL):
+                    target = merged.setdefault(key, {})
+                    target[waited] = target.get(waited, 0) + 1
+        self._answers = {}
 
     def remaining_waves(self, ticket: Ticket, waited: int) -> int | None:
         """Waves still to wait (at least 1), or None before any ticket has been matched.

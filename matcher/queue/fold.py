@@ -295,6 +295,9 @@ class RegionQueue:
                 self, result.matches, tick, result.strategy, policy
             )
             outputs = [*outputs, *diverted]
+            # The wave still opens the estimator's next window: its held tickets count
+            # when they are matched for good (held.matched, docs/adr/0115).
+            self.estimator.observe_bands([])
         else:
             matched = self._remove_matched(result.matches, tick)
         rematch = queue_rules(profile).rematch if profile.rules else None

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from matcher.core import Match
 from matcher.fastbuild import builder
+from matcher.queue.estimate import rating_band
 from matcher.queue.events import DequeueReason, WaveTick
 from matcher.queue.lifecycle import (
     Held,
@@ -152,6 +153,10 @@ def matched(
     detail: str | None,
 ) -> tuple[tuple[Dequeued, ...], list[LifecycleOutput]]:
     statuses = stages(queue, held.tickets, TicketStage.MATCHED, at_ms, match_id, None)
+    # The wait estimator learns a held ticket's wait now, when it is matched for good.
+    queue.estimator.observe_late(
+        [(rating_band(q.ticket), waited(queue, q)) for q in held.tickets.values()]
+    )
     dequeued = finish(queue, held.tickets, DequeueReason.MATCHED, at_ms, match_id, wave_id, detail)
     return dequeued, statuses
 

@@ -4,12 +4,19 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
+from typing import Any
 
 from matcher.explain_backfill import backfill_ticket_line
+from matcher.explain_life import LifeStory
 from matcher.queue.claims import ClaimDecided
-from matcher.queue.lifecycle import BackfillResult, StageStatus
+from matcher.queue.lifecycle import NO_POLICY, BackfillResult, StageStatus
+from schemas.codec import decode_queue_event
+from schemas.errors import InvalidEvent
 from schemas.topics import QUEUE
+from streams import lifecycle_wire
 from streams.audit.rederive import LogRecord, rederive
+from streams.translate import to_domain
 from streams.worker.folding import Folder
 
 
@@ -20,13 +27,37 @@ def ticket_history(folder: Folder, records: Sequence[LogRecord], ticket_id: str)
     """
     queue_log = [r for r in records if r.topic == QUEUE.name]
     lines = []
+    story: LifeStory | None = None
     for item in rederive(folder, queue_log):
         step = item.folded.step
         if step is None:
             continue
         where = f"[partition {item.source.partition} offset {item.source.offset}]"
-        lines += [f"{where} {text}" for text in _about(step, ticket_id)]
+        about = _about(step, ticket_id)
+        if story is None and about:  # the ticket's queue is known from its first step
+            story = _story(folder, item.source, ticket_id)
+        if story is not None:  # why it went back or was dequeued (matcher/explain_life.py)
+            about += story.follow(partial(_event, item.source), step)
+        lines += [f"{where} {text}" for text in about]
     return lines
+
+
+def _story(folder: Folder, first: LogRecord, ticket_id: str) -> LifeStory:
+    """The story of ``ticket_id``, whose first step was decided on ``first``."""
+    queue = getattr(_event(first), "queue", None)
+    policy = folder.policies.get(queue or "", NO_POLICY)
+    return LifeStory(ticket_id, policy.placement_requeues)
+
+
+def _event(record: LogRecord) -> Any:
+    """The record's domain event; None when it does not decode."""
+    try:
+        decoded = decode_queue_event(record.value or b"")
+    except InvalidEvent:
+        return None
+    if isinstance(decoded, lifecycle_wire.LIFECYCLE_WIRE):
+        return lifecycle_wire.to_domain(decoded)
+    return to_domain(decoded)
 
 
 def _about(step, ticket_id: str) -> list[str]:  # type: ignore[no-untyped-def]

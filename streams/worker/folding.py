@@ -21,7 +21,13 @@ from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import QueueEvent, TicketJoined, WaveTick
-from matcher.queue.lifecycle import LifecyclePolicy, LifecycleRejected
+from matcher.queue.lifecycle import (
+    LifecycleEvent,
+    LifecyclePolicy,
+    LifecycleRejected,
+    PlacementReported,
+    ReadyCheckAnswered,
+)
 from matcher.strategies import get_strategy
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
@@ -87,13 +93,19 @@ def internal_error(error: BaseException) -> Rejection:
     return Rejection("internal_error", f"{type(error).__name__}: {error}")
 
 
-def implausible_time(event: QueueEvent, timestamp_ms: int, skew_ms: int) -> Rejection | None:
+def implausible_time(
+    event: QueueEvent | LifecycleEvent, timestamp_ms: int, skew_ms: int
+) -> Rejection | None:
     """Why ``event``'s own times cannot be believed of a record stamped ``timestamp_ms``.
 
     A tick's instant and sequence (equal since ADR 0007) must lie within ``skew_ms`` of
     the stamp either way: a forged far-future tick would otherwise expire every ticket
     and make every real tick stale. A join may be older than its stamp (it expires by
-    its TTL) but not newer by more than ``skew_ms``, or it would never expire.
+    its TTL) but not newer by more than ``skew_ms``, or it would never expire. A ready-check
+    answer's and a placement report's time must lie within ``skew_ms`` of the stamp either
+    way: the deadline is judged on the answer's own time (a late answer dated early would
+    slip in), and either time becomes a dequeue's time and how long the ticket's id is
+    remembered (docs/adr/0115). Backfill and claim times are not checked (ADR 0115 says why).
 
     >>> tick = WaveTick("1v1", "eu", "9", 9_000, 9_000, "cfg", 1_000)
     >>> implausible_time(tick, 5_000, 1_000).field
@@ -109,7 +121,15 @@ def implausible_time(event: QueueEvent, timestamp_ms: int, skew_ms: int) -> Reje
         for name, instant in (("tick_at_ms", event.tick_at_ms), ("sequence", event.sequence)):
             if abs(instant - timestamp_ms) > skew_ms:
                 return _too_far(name, instant, timestamp_ms, skew_ms)
+    elif isinstance(event, ReadyCheckAnswered | PlacementReported) and (
+        abs(event.at_ms - timestamp_ms) > skew_ms
+    ):
+        return _too_far(_ANSWERS[type(event)], event.at_ms, timestamp_ms, skew_ms)
     return None
+
+
+#: The platform's answers whose own time is checked both ways, and its field's name.
+_ANSWERS = {ReadyCheckAnswered: "answered_at_ms", PlacementReported: "reported_at_ms"}
 
 
 def _too_far(name: str, instant: int, timestamp_ms: int, skew_ms: int) -> Rejection:
@@ -164,8 +184,9 @@ class Folder:
     check_routing: bool = True
     cadences: Mapping[str, CadencePolicy] = field(default_factory=dict)
     policies: Mapping[str, LifecyclePolicy] = field(default_factory=dict)
-    #: How far a tick's instant, or a join's time into the future, may be from its record's
-    #: broker timestamp (docs/adr/0074); None: not checked.
+    #: How far a tick's instant, an answer's or report's time, or a join's time into the
+    #: future, may be from its record's broker timestamp (docs/adr/0074, 0115); None: not
+    #: checked.
     max_clock_skew_ms: int | None = None
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
@@ -210,8 +231,9 @@ class Folder:
         """Apply the record at ``offset``; None when the state already holds it.
 
         ``timestamp_ms`` is the record's Kafka timestamp (None or negative: unknown, as in
-        logs exported before it was kept): a WaveTick or TicketJoined whose own times are
-        implausibly far from it is rejected (``implausible_time``, docs/adr/0074).
+        logs exported before it was kept): a WaveTick, TicketJoined, ReadyCheckAnswered or
+        PlacementReported whose own times are implausibly far from it is rejected
+        (``implausible_time``, docs/adr/0074, docs/adr/0115).
 
         Whatever ``key`` and ``value`` hold, this returns: no input raises out of decoding,
         routing or applying (a deeply nested JSON's RecursionError, a strategy's bug...).

@@ -397,7 +397,10 @@ def test_explain_ticket_tells_a_return_and_a_timeout():
     assert lines[1] == "searching at place 1"
     assert lines[2].startswith(f"REQUIRES_ACCEPTANCE after 1 waves, match {first.match_id}")
     assert lines[3].startswith("SEARCHING after 1 waves: returned to the queue: player bob")
-    assert lines[-1].startswith("dequeued ACCEPTANCE_TIMED_OUT after 2 waves: no answer to the")
+    assert lines[-2].startswith("dequeued ACCEPTANCE_TIMED_OUT after 2 waves: no answer to the")
+    assert lines[-1].endswith(
+        "no answer from alice (ticket t1), dave (ticket t3); accepted by nobody"
+    )
 
 
 def test_explain_wants_a_match_or_a_ticket(capsys):
