@@ -79,7 +79,7 @@ def read_log(path: Path) -> Iterator[LogRecord]:
 EXPORT_NAME = f"{EXPORT_SCHEMA['namespace']}.{EXPORT_SCHEMA['name']}"
 
 
-def _export_reader(source: BinaryIO) -> Iterable[Any]:
+def _export_reader(source: BinaryIO) -> Any:
     try:
         rows = reader(source)
     except KeyError as missing:  # a container file without a schema: a single datum
@@ -92,7 +92,7 @@ def _export_reader(source: BinaryIO) -> Iterable[Any]:
 
 
 def read_metadata(path: Path) -> dict[str, str]:
+    """The export's metadata; ValueError if ``path`` is another Avro file (or none)."""
     with path.open("rb") as source:
-        return {
-            k: v.decode() if isinstance(v, bytes) else v for k, v in reader(source).metadata.items()
-        }
+        rows = _export_reader(source)
+        return {k: v.decode() if isinstance(v, bytes) else v for k, v in rows.metadata.items()}

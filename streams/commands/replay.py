@@ -43,11 +43,17 @@ def run(args: argparse.Namespace) -> int:
     from streams.audit.replay import JUDGED, Scope, replay
 
     settings = settings_from(args)
-    # The committed offsets first, as `export` does: every output of a record below them
-    # was flushed before the commit, so the topics read afterwards hold it. Read the other
-    # way round, a wave committed between the two reads would count as unpublished.
-    processed = processed_offsets(args, settings)
-    records = log_records(args, settings, (QUEUE.name, *JUDGED, CONFIG.name))
+    topics = (QUEUE.name, *JUDGED, CONFIG.name)
+    if args.log:  # the file proved an export (or refused in one line) before its metadata
+        records = log_records(args, settings, topics)
+        processed = processed_offsets(args, settings)
+    else:
+        # The committed offsets first, as `export` does: every output of a record below
+        # them was flushed before the commit, so the topics read afterwards hold it. Read
+        # the other way round, a wave committed between the two reads would count as
+        # unpublished.
+        processed = processed_offsets(args, settings)
+        records = log_records(args, settings, topics)
     if args.config is None:
         settings = configuration_in_log(settings, records)
     queue_total = sum(1 for r in records if r.topic == QUEUE.name)

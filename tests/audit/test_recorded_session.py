@@ -174,3 +174,20 @@ def test_the_export_keeps_record_timestamps_the_fold_checks() -> None:
     """ADR 0074: replay compares event times with the same timestamps the worker saw."""
     queue = [r for r in read_log(LOG) if r.topic == QUEUE.name]
     assert queue and all(r.timestamp is not None and r.timestamp > 0 for r in queue)
+
+
+@pytest.mark.parametrize(
+    ("name", "reason"),
+    [
+        ("TicketJoined-r1-solo.avro", "no 'avro.schema' in its header"),
+        ("recorded-session.toml", "is not an exported log"),
+        ("missing.avro", "not found"),
+    ],
+)
+def test_a_file_that_is_not_an_export_is_one_line(
+    capsys: pytest.CaptureFixture[str], name: str, reason: str
+) -> None:
+    code = main(["replay", "--log", str(DATA / name), "--config", str(CONFIG), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err.startswith("wavematch replay: error: --log: ") and reason in err
+    assert len(err.splitlines()) == 1 and "Traceback" not in err
