@@ -20,7 +20,7 @@ from matcher.fastbuild import builder
 from matcher.queue import QueueRules, Step
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
-from matcher.queue.events import QueueEvent, TicketJoined, WaveTick
+from matcher.queue.events import QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import (
     LifecycleEvent,
     LifecyclePolicy,
@@ -101,7 +101,9 @@ def implausible_time(
     A tick's instant and sequence (equal since ADR 0007) must lie within ``skew_ms`` of
     the stamp either way: a forged far-future tick would otherwise expire every ticket
     and make every real tick stale. A join may be older than its stamp (it expires by
-    its TTL) but not newer by more than ``skew_ms``, or it would never expire. A ready-check
+    its TTL) but not newer by more than ``skew_ms``, or it would never expire; a leave
+    likewise, or its ticket id would be remembered as ended far longer (docs/adr/0116).
+    A ready-check
     answer's and a placement report's time must lie within ``skew_ms`` of the stamp either
     way: the deadline is judged on the answer's own time (a late answer dated early would
     slip in), and either time becomes a dequeue's time and how long the ticket's id is
@@ -117,6 +119,9 @@ def implausible_time(
         joined = event.ticket.joined_at_ms
         if joined - timestamp_ms > skew_ms:
             return _too_far("joined_at_ms", joined, timestamp_ms, skew_ms)
+    elif type(event) is TicketLeft:
+        if event.left_at_ms - timestamp_ms > skew_ms:
+            return _too_far("left_at_ms", event.left_at_ms, timestamp_ms, skew_ms)
     elif type(event) is WaveTick:
         for name, instant in (("tick_at_ms", event.tick_at_ms), ("sequence", event.sequence)):
             if abs(instant - timestamp_ms) > skew_ms:

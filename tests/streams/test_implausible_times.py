@@ -8,7 +8,7 @@ from dataclasses import replace
 import pytest
 
 from schemas.codec import decode, encode
-from schemas.models import TicketJoined, WaveTick
+from schemas.models import TicketJoined, TicketLeft, WaveTick
 from schemas.topics import QUEUE
 from streams.settings import Settings
 from streams.worker.folding import Folder
@@ -102,6 +102,25 @@ def test_a_join_dated_ahead_of_its_record_never_becomes_an_immortal_ticket(check
     assert log.fold(join("skewed", NOW + SKEW), NOW).rejection is None
     assert log.fold(join("old", NOW - DAY), NOW).rejection is None  # expires by its TTL
     assert log.queued() == ["skewed", "old"]
+
+
+def leave(ticket_id: str, at_ms: int) -> bytes:
+    return encode(
+        TicketLeft(
+            ticket_id=ticket_id, queue="duo", region="eu", reason="REQUESTED", left_at_ms=at_ms
+        )
+    )
+
+
+def test_a_leave_dated_ahead_of_its_record_is_refused_and_the_ticket_stays(checked):
+    log = Log(checked)
+    for ticket in ("ahead", "skewed", "old"):
+        log.fold(join(ticket, NOW), NOW)
+    folded = log.fold(leave("ahead", NOW + DAY), NOW)
+    assert (folded.rejection.code, folded.rejection.field) == ("implausible_time", "left_at_ms")
+    assert log.fold(leave("skewed", NOW + SKEW), NOW).rejection is None
+    assert log.fold(leave("old", NOW - DAY), NOW).rejection is None  # a late leave is fine
+    assert log.queued() == ["ahead"]
 
 
 @pytest.mark.parametrize("stamp", [None, -1])
