@@ -251,12 +251,14 @@ TIMED = (
     ("matcher.queue.fold", "result_problems", "checker"),  # the strategy's checker
     ("matcher.queue.fold", "wave_rule_problems", "rules_checker"),
     ("matcher.queue.fold", "wave_result_problems", "checker"),  # before issue 24
-    ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),
+    ("matcher.queue.departures", "remove_matched", "removal"),
+    ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),  # older trees' name
     ("matcher.queue.fold", "summarise", "summary"),
     ("matcher.queue.fold", "_summarise", "summary"),  # older trees' name: any tree is timed
     ("matcher.queue.fold", "WaitEstimator.observe_wave", "estimator"),  # older trees' name
     ("matcher.queue.fold", "WaitEstimator.observe_bands", "estimator"),
-    ("matcher.queue.fold", "RegionQueue._statuses", "statuses"),
+    ("matcher.queue.statuses", "wave_statuses", "statuses"),
+    ("matcher.queue.fold", "RegionQueue._statuses", "statuses"),  # older trees' name
 )
 BREAKDOWN: dict[str, float] = {}
 

@@ -15,7 +15,6 @@ from dataclasses import dataclass, field
 
 from matcher.core import (
     LastMatch,
-    Match,
     QueueProfile,
     Ticket,
     WaitingTicket,
@@ -23,24 +22,18 @@ from matcher.core import (
     derive_seed,
 )
 from matcher.fastbuild import builder
-from matcher.queue import answers, backfill, claim_admission, held, lifecycle
+from matcher.queue import answers, backfill, claim_admission, departures, held, lifecycle, statuses
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arrival_rate
-from matcher.queue.estimate import WaitEstimator, rating_band
+from matcher.queue.estimate import WaitEstimator
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.finished import FinishedTickets
 from matcher.queue.lifecycle import NO_POLICY, Lifecycle, LifecyclePolicy
 from matcher.queue.meetings import History, prune_meetings, record_meetings
-from matcher.queue.outcomes import Dequeued, Searching, Step, WaveFailure
-from matcher.queue.wave_close import matched_ticket_ids, rating_diff, summarise
+from matcher.queue.outcomes import Dequeued, Step, WaveFailure
+from matcher.queue.wave_close import rating_diff, summarise
 from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
 from matcher.strategies import result_problems, run_wave
-
-# Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
-_make_dequeued = builder(Dequeued)
-_make_last_match = builder(LastMatch)
-_make_searching = builder(Searching)
-
 
 __all__ = ["InvalidWaveResult", "QueueRules", "QueuedTicket", "RegionQueue", "rating_diff"]
 
@@ -184,7 +177,7 @@ class RegionQueue:
             self.player_ticket[player.player_id] = ticket.ticket_id
         if not rules.publish_status:
             return _make_step("joined", (), (), (), None, None, None, (), ())
-        status = self._searching(ticket, len(tickets), 0, at_ms, None)
+        status = statuses.searching(self, ticket, len(tickets), 0, at_ms, None)
         return _make_step("joined", (), (), (status,), None, None, None, (), ())
 
     def _conflict(self, ticket: Ticket) -> str | None:
@@ -288,7 +281,7 @@ class RegionQueue:
             return self._fail_wave(tick, rules, expiring, error, decided, choices)
         self.failing = None
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
-        expired = self._expire(expiring, tick)
+        expired = departures.expire(self, expiring, tick)
         created, outputs = result.matches, decided[1]
         if policy.ready_check_ms or policy.placement_timeout_ms:
             created, matched, diverted = held.divert(
@@ -299,7 +292,7 @@ class RegionQueue:
             # when they are matched for good (held.matched, docs/adr/0115).
             self.estimator.observe_bands([])
         else:
-            matched = self._remove_matched(result.matches, tick)
+            matched = departures.remove_matched(self, result.matches, tick)
         rematch = queue_rules(profile).rematch if profile.rules else None
         if rematch is not None:
             at_ms, within_ms = tick.tick_at_ms, int(rematch.within_s * 1000)
@@ -320,12 +313,12 @@ class RegionQueue:
         self.last_interval_ms = tick.interval_ms
         summary = summarise(tick, snapshot, players, result, len(expired), self.waves_closed)
         self._remember_population(summary.matched_players, rules.population_window_waves)
-        statuses = self._statuses(tick) if rules.publish_status else ()
+        waiting = statuses.wave_statuses(self, tick) if rules.publish_status else ()
         return Step(
             "wave_closed",
             matches=created,
             dequeued=(*decided[0], *expired, *matched),
-            statuses=statuses,
+            statuses=waiting,
             summary=summary,
             result=result,
             lifecycle=tuple(outputs),
@@ -352,7 +345,7 @@ class RegionQueue:
         first = reason != self.failing
         self.failing = reason
         self._prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
-        expired = self._expire(expiring, tick)
+        expired = departures.expire(self, expiring, tick)
         self.last_sequence = tick.sequence
         self.last_tick_at_ms = tick.tick_at_ms
         self.last_interval_ms = tick.interval_ms
@@ -419,97 +412,6 @@ class RegionQueue:
             matches_placed=self.matches_placed,
         )
 
-    def _expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:
-        out = []
-        for queued in expiring:
-            del self.tickets[queued.ticket.ticket_id]
-            self._forget(queued.ticket, tick.tick_at_ms)
-            out.append(
-                Dequeued(
-                    queued.ticket.ticket_id,
-                    self.queue,
-                    self.region,
-                    DequeueReason.EXPIRED,
-                    self.waves_waited(queued),
-                    tick.tick_at_ms,
-                    wave_id=tick.wave_id,
-                )
-            )
-        return out
-
-    def _remove_matched(self, matches: tuple[Match, ...], tick: WaveTick) -> list[Dequeued]:
-        """Take the matched tickets out of the state, in match order then ticket id order.
-
-        Returns their dequeues, and tells the estimator each one's rating band and wait.
-        A big wave matches most of the queue (10,000 tickets) in an order unrelated to
-        the order they joined in, which is about the order they lie in memory: the
-        tickets are read in join order (in match order, each read missed the cache:
-        ~40 % slower), once.
-        """
-        ticket_ids, match_ids = matched_ticket_ids(matches)
-        gone = set(ticket_ids)
-        if len(gone) != len(ticket_ids):  # as deleting a ticket twice would
-            raise KeyError(next(t for t in ticket_ids if ticket_ids.count(t) > 1))
-        tickets = self.tickets
-        if not tickets.keys() >= gone:
-            raise KeyError(next(t for t in ticket_ids if t not in tickets))
-        waited_base = self.waves_closed + 1  # this wave counts as waited
-        if 2 * len(gone) < len(tickets):  # a few: looked up
-            chosen = [(t, tickets[t]) for t in ticket_ids]
-        else:
-            chosen = [(t, q) for t, q in tickets.items() if t in gone]
-        # (rating band, waves waited) of each; the estimator's histograms do not depend
-        # on the order they are given in.
-        taken = {t: (rating_band(q.ticket), waited_base - q.joined_wave) for t, q in chosen}
-        joined = {t: q.ticket.joined_at_ms for t, q in chosen}
-        self._drop(gone, chosen)
-        self.estimator.observe_bands(list(taken.values()))
-        at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
-        reason = DequeueReason.MATCHED
-        out = [
-            _make_dequeued(
-                t, queue, region, reason, taken[t][1], at_ms, match_id, wave_id, None, joined[t]
-            )
-            for t, match_id in zip(ticket_ids, match_ids, strict=True)
-        ]
-        self.finished.finish_all(ticket_ids, at_ms)
-        self._record_encounters(matches)
-        return out
-
-    def _drop(self, ticket_ids: set[str], entries: list[tuple[str, QueuedTicket]]) -> None:
-        """Forget queued tickets (``entries``: those of ``ticket_ids``) and their players.
-
-        Both maps keep their order. When most of the queue goes, both are rebuilt from
-        what stays rather than deleted from entry by entry; a player maps to its ticket,
-        so the players to forget are those of a ticket that goes.
-        """
-        if 2 * len(ticket_ids) < len(self.tickets):
-            for ticket_id, entry in entries:
-                del self.tickets[ticket_id]
-                for player in entry.ticket.players:
-                    self.player_ticket.pop(player.player_id, None)
-            return
-        self.tickets = {t: q for t, q in self.tickets.items() if t not in ticket_ids}
-        self.player_ticket = {p: t for p, t in self.player_ticket.items() if t not in ticket_ids}
-
-    def _record_encounters(self, matches: tuple[Match, ...]) -> None:
-        last_matches = self.last_matches
-        for match in matches:
-            teams = match.teams
-            if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
-                first, second = teams[0].seats[0].player_id, teams[1].seats[0].player_id
-                last_matches[first] = _make_last_match(first, (), (second,))
-                last_matches[second] = _make_last_match(second, (), (first,))
-                continue
-            players = [tuple(seat.player_id for seat in team.seats) for team in teams]
-            for index, mates in enumerate(players):
-                foes = tuple(
-                    pid for other, team in enumerate(players) if other != index for pid in team
-                )
-                for player_id in mates:
-                    others = tuple(pid for pid in mates if pid != player_id)
-                    last_matches[player_id] = LastMatch(player_id, others, foes)
-
     def _remember_population(self, matched_players: int, window: int) -> None:
         self.recent_matched_players.append(matched_players)
         while len(self.recent_matched_players) > window:
@@ -520,59 +422,3 @@ class RegionQueue:
         if len(self.last_matches) > 4 * (len(self.player_ticket) + 1000):
             queued = self.player_ticket
             self.last_matches = {k: v for k, v in self.last_matches.items() if k in queued}
-
-    def _statuses(self, tick: WaveTick) -> tuple[Searching, ...]:
-        """Each queued ticket's status, in queue order, as :meth:`_searching` makes it.
-
-        One pass with the wave's figures worked out once: a wave can leave thousands.
-        """
-        interval = self.last_interval_ms
-        next_wave = self.last_tick_at_ms + interval if interval else None
-        at_ms, wave_id, queue, region = tick.tick_at_ms, tick.wave_id, self.queue, self.region
-        soonest = None if next_wave is None else max(0, next_wave - at_ms)
-        closed, remaining_waves = self.waves_closed, self.estimator.remaining_waves
-        out = []
-        for position, queued in enumerate(self.tickets.values(), start=1):
-            ticket, waited = queued.ticket, closed - queued.joined_wave
-            remaining = remaining_waves(ticket, waited)
-            estimate = None
-            if remaining is not None and soonest is not None:
-                estimate = soonest + (remaining - 1) * interval
-            out.append(
-                _make_searching(
-                    ticket.ticket_id,
-                    queue,
-                    region,
-                    position,
-                    waited,
-                    at_ms,
-                    estimate,
-                    next_wave,
-                    wave_id,
-                )
-            )
-        return tuple(out)
-
-    def _searching(
-        self, ticket: Ticket, position: int, waited: int, at_ms: int, tick: WaveTick | None
-    ) -> Searching:
-        interval = self.last_interval_ms
-        next_wave: int | None = None
-        estimate: int | None = None
-        if interval:  # no estimate without a next wave: the estimator is not asked
-            next_wave = self.last_tick_at_ms + interval
-            remaining = self.estimator.remaining_waves(ticket, waited)
-            if remaining is not None:
-                estimate = max(0, next_wave - at_ms) + (remaining - 1) * interval
-        # Once per join: built without the frozen __init__ (as the wave's statuses are).
-        return _make_searching(
-            ticket.ticket_id,
-            self.queue,
-            self.region,
-            position,
-            waited,
-            at_ms,
-            estimate,
-            next_wave,
-            tick.wave_id if tick else None,
-        )

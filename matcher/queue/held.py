@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING
 
 from matcher.core import Match
 from matcher.fastbuild import builder
+from matcher.queue import departures
 from matcher.queue.estimate import rating_band
 from matcher.queue.events import DequeueReason, WaveTick
 from matcher.queue.lifecycle import (
@@ -85,11 +86,11 @@ _make_stage = builder(StageStatus)
 
 def _take(queue: RegionQueue, matches: tuple[Match, ...]) -> list[dict[str, QueuedTicket]]:
     """Move each match's tickets from the queue to the held players, in bulk (as a wave
-    removes its matched tickets: queue._drop); each match's tickets in ticket id order."""
+    removes its matched tickets: departures.drop); each match's tickets in ticket id order."""
     ticket_ids, match_ids = matched_ticket_ids(matches)
     tickets = queue.tickets
     chosen = [(t, tickets[t]) for t in ticket_ids]
-    queue._drop(set(ticket_ids), chosen)
+    departures.drop(queue, set(ticket_ids), chosen)
     players = queue.life.players
     out: list[dict[str, QueuedTicket]] = []
     last = None

@@ -1,4 +1,4 @@
-"""A wave's statuses, built in one pass, are those :meth:`RegionQueue._searching` makes."""
+"""A wave's statuses, built in one pass, are those :func:`statuses.searching` makes."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import random
 from matcher.core import Player, QueueProfile, Ticket
 from matcher.queue.events import TicketJoined, WaveTick
 from matcher.queue.fold import QueueRules, RegionQueue
+from matcher.queue.statuses import searching
 
 PROFILE = QueueProfile("1v1", "optimal", ("a", "b", "c"))
 RULES = QueueRules(ticket_ttl_ms=10_000_000, finished_retention_ms=10_000_000)
@@ -26,7 +27,7 @@ def test_each_status_of_a_wave_is_the_one_searching_makes() -> None:
         tick = WaveTick("1v1", "eu", f"w{wave}", wave, T0 + 1000 * wave, "f", 1000 + wave)
         step = queue.apply(tick, PROFILE, RULES)
         expected = tuple(
-            queue._searching(q.ticket, position, queue.waves_waited(q), tick.tick_at_ms, tick)
+            searching(queue, q.ticket, position, queue.waves_waited(q), tick.tick_at_ms, tick)
             for position, q in enumerate(queue.tickets.values(), start=1)
         )
         assert step.statuses == expected
