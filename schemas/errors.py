@@ -57,10 +57,11 @@ ERROR_CODES: Final[dict[str, Code]] = {
         "the record is in another partition than murmur2 of its key chooses", "always"
     ),
     "implausible_time": Code(
-        "a WaveTick's instant, a TicketJoined's joined_at_ms or a TicketLeft's left_at_ms "
-        "ahead of it, or a ReadyCheckAnswered's or PlacementReported's time is further from "
-        "the record's broker timestamp than the queue's tolerance (docs/adr/0074, 0115, "
-        "0116), or an answer is dated before its proposal",
+        "a WaveTick's instant, a TicketJoined's joined_at_ms, a TicketLeft's left_at_ms or a "
+        "BackfillRequested's requested_at_ms ahead of it, or a ReadyCheckAnswered's or "
+        "PlacementReported's time is further from the record's broker timestamp than the "
+        "queue's tolerance (docs/adr/0074, 0115-0117), or an answer is dated before its "
+        "proposal",
         "always",
     ),
     "wave_failed": Code(

@@ -4,7 +4,9 @@ before the wave's own matches (docs/adr/0113, 0114).
 Which parties fill which team is :func:`matcher.queue.backfill_choice.choose_fill`'s
 choice (S2's permutation method beside the session's players, under the queue's rules);
 :func:`matcher.queue.backfill_checks.backfill_problems` checks it before anything is
-taken. Requests expire at the first tick at or after their deadline.
+taken. Requests expire at the first tick at or after their deadline, and at the latest
+``ticket_ttl_ms`` after their ``requested_at_ms``, as a ticket does after it joined: a
+session that ended without cancelling its request leaves nothing behind (docs/adr/0117).
 """
 
 from __future__ import annotations
@@ -70,6 +72,21 @@ def cancel(queue: RegionQueue, event: BackfillCancelled) -> Step:
     return Step("backfill_cancelled")
 
 
+def expires_at(event: BackfillRequested, ticket_ttl_ms: int) -> int:
+    """When ``event`` expires: its deadline, but no later than a ticket would.
+
+    >>> from matcher.queue.lifecycle import BackfillTeam
+    >>> team = BackfillTeam("red", (), 1)
+    >>> expires_at(BackfillRequested("s", "q", "eu", (team,), 1_000), 60_000)
+    61000
+    >>> expires_at(BackfillRequested("s", "q", "eu", (team,), 1_000, 5_000), 60_000)
+    5000
+    """
+    lifetime = event.at_ms + ticket_ttl_ms
+    deadline = event.deadline_at_ms
+    return lifetime if deadline is None else min(deadline, lifetime)
+
+
 class InvalidBackfill(RuntimeError):
     """A fill its checker rejects: a bug, never published (the wave fails instead)."""
 
@@ -77,7 +94,8 @@ class InvalidBackfill(RuntimeError):
 def at_tick(
     queue: RegionQueue, tick: WaveTick, rules: QueueRules, profile: QueueProfile
 ) -> tuple[list[Dequeued], list[LifecycleOutput], list[BackfillChoice]]:
-    """Expire the requests past their deadline, then fill the others in request order.
+    """Expire the requests past their deadline or lifetime, then fill the others in
+    request order.
 
     Every fill is checked before any ticket is taken: on a bad one nothing changes and
     :class:`InvalidBackfill` is raised.
@@ -90,7 +108,7 @@ def at_tick(
     taken: set[str] = set()
     plans: list[tuple[BackfillRequested, BackfillChoice | None, tuple[Team, ...]]] = []
     for event in queue.life.backfills.values():
-        if event.deadline_at_ms is not None and event.deadline_at_ms <= now:
+        if expires_at(event, rules.ticket_ttl_ms) <= now:
             plans.append((event, None, ()))
             continue
         free = [q.ticket for ticket_id, q in queue.tickets.items() if ticket_id not in taken]

@@ -22,6 +22,7 @@ from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import (
+    BackfillRequested,
     LifecycleEvent,
     LifecyclePolicy,
     LifecycleRejected,
@@ -102,12 +103,14 @@ def implausible_time(
     the stamp either way: a forged far-future tick would otherwise expire every ticket
     and make every real tick stale. A join may be older than its stamp (it expires by
     its TTL) but not newer by more than ``skew_ms``, or it would never expire; a leave
-    likewise, or its ticket id would be remembered as ended far longer (docs/adr/0116).
+    likewise, or its ticket id would be remembered as ended far longer (docs/adr/0116); a
+    backfill request likewise, or it would outlive its lifetime (docs/adr/0117).
     A ready-check
     answer's and a placement report's time must lie within ``skew_ms`` of the stamp either
     way: the deadline is judged on the answer's own time (a late answer dated early would
     slip in), and either time becomes a dequeue's time and how long the ticket's id is
-    remembered (docs/adr/0115). Backfill and claim times are not checked (ADR 0115 says why).
+    remembered (docs/adr/0115). A backfill request's deadline and cancel time and claim
+    times are not checked (ADR 0115).
 
     >>> tick = WaveTick("1v1", "eu", "9", 9_000, 9_000, "cfg", 1_000)
     >>> implausible_time(tick, 5_000, 1_000).field
@@ -122,6 +125,9 @@ def implausible_time(
     elif type(event) is TicketLeft:
         if event.left_at_ms - timestamp_ms > skew_ms:
             return _too_far("left_at_ms", event.left_at_ms, timestamp_ms, skew_ms)
+    elif type(event) is BackfillRequested:
+        if event.at_ms - timestamp_ms > skew_ms:
+            return _too_far("requested_at_ms", event.at_ms, timestamp_ms, skew_ms)
     elif type(event) is WaveTick:
         for name, instant in (("tick_at_ms", event.tick_at_ms), ("sequence", event.sequence)):
             if abs(instant - timestamp_ms) > skew_ms:

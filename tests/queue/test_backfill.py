@@ -82,6 +82,19 @@ def test_a_request_expires_at_the_first_tick_after_its_deadline():
     assert (expired.outcome, expired.teams) == ("EXPIRED", ())
 
 
+def test_a_request_without_a_deadline_expires_a_ticket_ttl_after_it_was_made():
+    b = book()
+    b.apply(requested())  # requested at 2,000; the TTL is 600,000
+    assert b.regions["5v5", "eu"].life.backfills
+    assert results(b.apply(tick(60))) == []  # 600,000: not yet
+    (expired,) = results(b.apply(tick(61)))
+    assert expired.outcome == "EXPIRED"
+    assert not b.regions["5v5", "eu"].life.backfills
+    b.apply(requested(deadline=10_000_000))  # a later deadline does not lengthen it
+    (expired,) = results(b.apply(tick(62)))
+    assert expired.outcome == "EXPIRED"
+
+
 def test_an_update_replaces_the_request_and_a_cancel_ends_it():
     b = book()
     b.apply(requested())

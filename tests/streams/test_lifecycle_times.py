@@ -152,3 +152,24 @@ def test_the_dead_letter_names_the_field_on_the_wire():
     )
     dead = decode(letter)
     assert (dead.error_code, dead.field) == ("implausible_time", "answered_at_ms")
+
+
+def test_a_backfill_request_dated_ahead_is_refused_so_it_cannot_outlive_its_lifetime():
+    region = Region()
+    team = {"name": "red", "players": [], "open_slots": 1}  # a 1v1 seat left open
+
+    def request(session: str, at_ms: int) -> m.BackfillRequested:
+        return m.BackfillRequested.model_validate(
+            {
+                "session_id": session,
+                "queue": "1v1",
+                "region": "eu",
+                "teams": [team],
+                "requested_at_ms": at_ms,
+            }
+        )
+
+    ahead = region.fold(request("s-ahead", NOW + DAY), NOW).rejection
+    assert ahead is not None
+    assert (ahead.code, ahead.field) == ("implausible_time", "requested_at_ms")
+    assert region.fold(request("s-now", NOW + SKEW), NOW).rejection is None
