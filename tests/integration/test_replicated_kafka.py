@@ -6,6 +6,7 @@ region keeps closing waves. (Apache Kafka only: the embedded broker is a single 
 
 from __future__ import annotations
 
+import asyncio
 import random
 import signal
 import threading
@@ -19,6 +20,7 @@ import pytest
 
 from schemas.codec import decode
 from schemas.topics import QUEUE
+from streams.connection import check_connection
 from tests.integration.conftest import WorkerFactory, wait_until, write_config
 from tests.integration.outcome import check_outcome
 from tests.integration.test_failover import CONFIG, owners
@@ -129,7 +131,9 @@ def test_one_node_of_a_replicated_cluster_dies_under_load(kafka_cluster, workers
             f"the queue partitions node {leader} led to get new leaders",
             alive=alive,
         )
-        time.sleep(20)
+        # A command or worker starting now, its URL naming the dead node first, gets in.
+        asyncio.run(check_connection(f"{victim.bootstrap},{survivors}", timeout_s=5))
+        time.sleep(12)
         assert alive(), "a worker exited while a node was down"
         victim.start()
         time.sleep(8)
