@@ -17,6 +17,7 @@ from itertools import pairwise
 from pathlib import Path
 
 import pytest
+from confluent_kafka.admin import AdminClient, PartitionMetadata
 
 from schemas.codec import decode
 from schemas.topics import QUEUE
@@ -34,7 +35,7 @@ WAVES = "wavematch.waves.v1"
 #: The longest a region may go without a wave reaching a consumer. Kafka fences a dead
 #: node after ``broker.session.timeout.ms`` (9 s) and only then elects new leaders; the
 #: clients then refresh their metadata and retry. Generous: the machine is shared.
-MAX_WAVE_GAP_S = 30.0
+MAX_WAVE_GAP_S = 25.0
 
 
 @pytest.fixture
@@ -46,12 +47,13 @@ def workers(kafka_cluster: KafkaCluster, tmp_path: Path) -> Iterator[WorkerFacto
     factory.stop_all()
 
 
-def queue_leaders(bootstrap: str) -> Counter[int]:
-    """How many queue-topic partitions each node leads."""
-    from confluent_kafka.admin import AdminClient
+def queue_partitions(admin: AdminClient) -> list[PartitionMetadata]:
+    return list(admin.list_topics(QUEUE.name, timeout=10).topics[QUEUE.name].partitions.values())
 
-    topic = AdminClient({"bootstrap.servers": bootstrap}).list_topics(QUEUE.name, timeout=10)
-    return Counter(p.leader for p in topic.topics[QUEUE.name].partitions.values())
+
+def queue_leaders(admin: AdminClient) -> Counter[int]:
+    """How many queue-topic partitions each node leads."""
+    return Counter(p.leader for p in queue_partitions(admin))
 
 
 class WaveWatch:
@@ -120,13 +122,14 @@ def test_one_node_of_a_replicated_cluster_dies_under_load(kafka_cluster, workers
     try:
         wait_until(lambda: all(watch.arrivals[r] for r in REGIONS), 60, "waves in every region")
         time.sleep(5)
-        leader, led = queue_leaders(kafka_cluster.bootstrap).most_common(1)[0]
+        admin = AdminClient({"bootstrap.servers": kafka_cluster.bootstrap})
+        leader, led = queue_leaders(admin).most_common(1)[0]
         victim = kafka_cluster.node(leader)
         victim.stop(signal.SIGKILL)
         killed_at = time.monotonic()
         survivors = ",".join(n.bootstrap for n in kafka_cluster.nodes if n is not victim)
         wait_until(
-            lambda: leader not in queue_leaders(survivors),
+            lambda: leader not in queue_leaders(admin),
             60,
             f"the queue partitions node {leader} led to get new leaders",
             alive=alive,
@@ -136,7 +139,13 @@ def test_one_node_of_a_replicated_cluster_dies_under_load(kafka_cluster, workers
         time.sleep(12)
         assert alive(), "a worker exited while a node was down"
         victim.start()
-        time.sleep(8)
+        wait_until(
+            lambda: all(leader in p.isrs for p in queue_partitions(admin)),
+            60,
+            f"node {leader} to be back in sync on every queue partition",
+            alive=alive,
+        )
+        time.sleep(4)
         until = time.monotonic()
     finally:
         stop.set()
