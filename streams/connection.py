@@ -132,24 +132,31 @@ class BrokerRefused(ConnectionError):
 
 
 async def check_connection(brokers: Brokers, timeout_s: float = CONNECT_TIMEOUT_S) -> None:
-    """Open one connection to the first bootstrap server, with TLS and SASL as configured.
+    """Open one connection to a bootstrap server, with TLS and SASL as configured.
 
     aiokafka logs why a bootstrap failed and raises only "Unable to bootstrap", and may
-    retry for long; this probe gets the reason, within ``timeout_s``, and raises
-    :class:`BrokerRefused` with it.
+    retry for long; this probe gets the reason, within ``timeout_s`` per server, and raises
+    :class:`BrokerRefused` with the first server's. The servers are tried in order until
+    one accepts: a cluster is up while any of the brokers the URL lists is.
     """
     from aiokafka.conn import create_conn
 
     kwargs = client_kwargs(brokers)
-    host, _, port = kwargs.pop("bootstrap_servers").split(",")[0].strip().rpartition(":")
-    try:
-        conn = await asyncio.wait_for(
-            create_conn(host, int(port), request_timeout_ms=int(timeout_s * 1000), **kwargs),
-            timeout_s,
-        )
-    except Exception as error:  # every failure becomes the one line, with its cause
-        raise BrokerRefused(explain(as_connection(brokers), error)) from None
-    conn.close()
+    servers = [s.strip() for s in kwargs.pop("bootstrap_servers").split(",") if s.strip()]
+    first: Exception | None = None
+    for server in servers:
+        host, _, port = server.rpartition(":")
+        try:
+            conn = await asyncio.wait_for(
+                create_conn(host, int(port), request_timeout_ms=int(timeout_s * 1000), **kwargs),
+                timeout_s,
+            )
+        except Exception as error:  # every failure becomes the one line, with its cause
+            first = first or error
+            continue
+        conn.close()
+        return
+    raise BrokerRefused(explain(as_connection(brokers), first or ValueError("no server"))) from None
 
 
 def explain(connection: Connection, error: BaseException) -> str:

@@ -12,5 +12,5 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("explore", max_examples=500, print_blob=True)
 settings.load_profile("ci")
 
-# The Apache Kafka tier's fixtures (a session broker, and a factory for a test's own).
-from tests.kafka.fixtures import kafka_broker, kafka_broker_factory  # noqa: E402, F401
+# The Apache Kafka tier's fixtures (a session broker, a factory for a test's own, a cluster).
+from tests.kafka.fixtures import kafka_broker, kafka_broker_factory, kafka_cluster  # noqa: E402, F401

@@ -1,9 +1,11 @@
-"""Start and stop a single-node Apache Kafka broker (KRaft) from the jars tests/kafka/install.sh
-resolves: on free loopback ports, its data and log in a directory the caller keeps.
+"""Start and stop Apache Kafka (KRaft) from the jars tests/kafka/install.sh resolves: a
+single node, or a replicated cluster of nodes, on free loopback ports, data and logs in a
+directory the caller keeps.
 
 ``KafkaBroker(data_dir).start()`` formats the directory once (``kafka.tools.StorageTool
 format --standalone``) and runs ``kafka.Kafka``; ``stop(signal.SIGKILL)`` then ``start()``
-restarts it on the same directory and the same ports. Stopped by its PID, never by name.
+restarts it on the same directory and the same ports. ``KafkaCluster`` runs three such
+nodes, each broker and controller, over a static quorum. Stopped by PID, never by name.
 """
 
 from __future__ import annotations
@@ -61,7 +63,7 @@ def java_and_jars() -> tuple[str, Path]:
     return java, jars
 
 
-def cluster_id() -> str:
+def new_cluster_id() -> str:
     """A KRaft cluster id: 16 random bytes in URL-safe base64, as ``kafka-storage random-uuid``."""
     return base64.urlsafe_b64encode(uuid.uuid4().bytes).rstrip(b"=").decode()
 
@@ -70,7 +72,6 @@ def cluster_id() -> str:
 #: cleaner that looks for dirty logs every second so compaction tests need not wait 15 s.
 BASE_PROPERTIES: Mapping[str, str] = {
     "process.roles": "broker,controller",
-    "node.id": "1",
     "controller.listener.names": "CONTROLLER",
     "offsets.topic.replication.factor": "1",
     "offsets.topic.num.partitions": "4",
@@ -96,6 +97,8 @@ class KafkaBroker:
     across restarts (``ports[name]``). ``extra_properties`` are written last, so they
     override the defaults (e.g. SSL keystores or ``listener.name.x.sasl.enabled.mechanisms``).
     ``scram_users`` are ``(mechanism, name, password)`` added when the directory is formatted.
+    A node of a cluster has its ``node_id``, the cluster's ``cluster_id`` and the static
+    ``quorum_voters`` (``id@host:port,...``); a lone node is its own quorum (``--standalone``).
     """
 
     data_dir: Path
@@ -104,6 +107,9 @@ class KafkaBroker:
     scram_users: Sequence[tuple[str, str, str]] = ()
     host: str = "127.0.0.1"
     heap: str = "512m"
+    node_id: int = 1
+    cluster_id: str = field(default_factory=new_cluster_id)
+    quorum_voters: str | None = None
     ports: dict[str, int] = field(default_factory=dict)
     process: subprocess.Popen[bytes] | None = field(default=None, repr=False)
 
@@ -139,10 +145,20 @@ class KafkaBroker:
     def alive(self) -> bool:
         return self.process is not None and self.process.poll() is None
 
-    def properties(self) -> dict[str, str]:
+    def reserve_ports(self) -> dict[str, int]:
+        """The listeners' ports, picked once (a cluster needs its quorum's before it starts)."""
         if not self.ports:
             for name in (*self.listeners, "CONTROLLER"):
                 self.ports[name] = free_port(self.host)
+        return self.ports
+
+    def properties(self) -> dict[str, str]:
+        self.reserve_ports()
+        quorum = (
+            {"controller.quorum.voters": self.quorum_voters}
+            if self.quorum_voters
+            else {"controller.quorum.bootstrap.servers": f"{self.host}:{self.ports['CONTROLLER']}"}
+        )
         names = (*self.listeners, "CONTROLLER")
         protocols = {**self.listeners, "CONTROLLER": "PLAINTEXT"}
         return {
@@ -153,12 +169,15 @@ class KafkaBroker:
             ),
             "listener.security.protocol.map": ",".join(f"{n}:{p}" for n, p in protocols.items()),
             "inter.broker.listener.name": self.listener,
-            "controller.quorum.bootstrap.servers": f"{self.host}:{self.ports['CONTROLLER']}",
+            **quorum,
+            "node.id": str(self.node_id),
             "log.dirs": str(self.data_dir / "kraft"),
             **self.extra_properties,
         }
 
-    def start(self, timeout_s: float = 60.0) -> KafkaBroker:
+    def start(self, timeout_s: float = 60.0, wait: bool = True) -> KafkaBroker:
+        """Format (once) and launch; unless ``wait`` is false (a cluster node, whose quorum
+        needs the others), wait until it serves metadata."""
         java, jars = java_and_jars()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(exist_ok=True)
@@ -177,9 +196,14 @@ class KafkaBroker:
             )
         finally:
             out.close()
+        return self.wait_ready(timeout_s) if wait else self
+
+    def wait_ready(self, timeout_s: float = 60.0, brokers: int = 1) -> KafkaBroker:
+        """Until it answers metadata listing ``brokers`` live brokers; SIGKILLed if not."""
+        assert self.process is not None
         try:
             wait_for_port(self.host, self.port, timeout_s, self.process)
-            self._wait_ready(timeout_s)
+            self._wait_ready(timeout_s, brokers)
         except KafkaBrokerError:
             self.stop(signal.SIGKILL)
             raise
@@ -218,10 +242,10 @@ class KafkaBroker:
             "kafka.tools.StorageTool",
             "format",
             # One argument: an id may start with "-", which argparse would take for an option.
-            f"--cluster-id={cluster_id()}",
+            f"--cluster-id={self.cluster_id}",
             "--config",
             str(config),
-            "--standalone",
+            *(() if self.quorum_voters else ("--standalone",)),
             *scram,
         ]
         done = subprocess.run(command, capture_output=True, text=True, timeout=120)
@@ -230,8 +254,7 @@ class KafkaBroker:
             last = (done.stderr or done.stdout).strip().splitlines()[-1:] or ["no output"]
             raise KafkaBrokerError(f"kafka-storage format failed: {last[0]}")
 
-    def _wait_ready(self, timeout_s: float) -> None:
-        """Until the broker answers metadata with itself as a live broker."""
+    def _wait_ready(self, timeout_s: float, brokers: int) -> None:
         from confluent_kafka.admin import AdminClient
 
         assert self.process is not None
@@ -244,14 +267,101 @@ class KafkaBroker:
                     f"(log: {self.log_path})"
                 )
             try:
-                if admin.list_topics(timeout=2).brokers:
+                if len(admin.list_topics(timeout=2).brokers) >= brokers:
                     return
+                time.sleep(0.2)
             except Exception:  # not up yet: retried until the deadline
                 time.sleep(0.2)
         raise KafkaBrokerError(f"broker not ready within {timeout_s:.0f} s (log: {self.log_path})")
 
     def __enter__(self) -> KafkaBroker:
         return self.start() if self.process is None else self
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()
+
+
+#: A replicated cluster as production runs one: every topic (Kafka's own and wavematch's)
+#: on three replicas, and a write acknowledged once two of them have it, so one node can
+#: die without losing an acknowledged record or refusing writes.
+REPLICATED_PROPERTIES: Mapping[str, str] = {
+    "default.replication.factor": "3",
+    "min.insync.replicas": "2",
+    "offsets.topic.replication.factor": "3",
+    "transaction.state.log.replication.factor": "3",
+    "transaction.state.log.min.isr": "2",
+    "share.coordinator.state.topic.replication.factor": "3",
+    "share.coordinator.state.topic.min.isr": "2",
+}
+
+
+@dataclass
+class KafkaCluster:
+    """Three KafkaBroker nodes (``node-1``... under ``data_dir``), each broker and controller,
+    with ids 1-3, one cluster id and a static quorum of the three controllers.
+
+    ``bootstrap`` lists every node, so clients find the cluster while any node is alive;
+    ``nodes[i].stop(signal.SIGKILL)`` then ``nodes[i].start()`` kills and restarts one node.
+    """
+
+    data_dir: Path
+    heap: str = "384m"
+    nodes: list[KafkaBroker] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        cluster_id = new_cluster_id()
+        self.nodes = [
+            KafkaBroker(
+                self.data_dir / f"node-{node_id}",
+                REPLICATED_PROPERTIES,
+                heap=self.heap,
+                node_id=node_id,
+                cluster_id=cluster_id,
+            )
+            for node_id in (1, 2, 3)
+        ]
+        voters = ",".join(
+            f"{node.node_id}@{node.host}:{node.reserve_ports()['CONTROLLER']}"
+            for node in self.nodes
+        )
+        for node in self.nodes:
+            node.quorum_voters = voters
+
+    @property
+    def bootstrap(self) -> str:
+        return ",".join(node.bootstrap for node in self.nodes)
+
+    @property
+    def url(self) -> str:
+        return f"kafka://{self.bootstrap}"
+
+    def node(self, node_id: int) -> KafkaBroker:
+        return next(node for node in self.nodes if node.node_id == node_id)
+
+    def start(self, timeout_s: float = 90.0) -> KafkaCluster:
+        """Launch all three, then wait until each sees the three brokers."""
+        try:
+            for node in self.nodes:
+                node.start(timeout_s, wait=False)
+            for node in self.nodes:
+                node.wait_ready(timeout_s, brokers=len(self.nodes))
+        except BaseException:
+            self.stop(signal.SIGKILL)
+            raise
+        return self
+
+    def stop(self, sig: int = signal.SIGTERM, timeout_s: float = 15.0) -> None:
+        """The last node cannot shut down cleanly without a quorum: killed after ``timeout_s``."""
+        for node in self.nodes:
+            node.stop(sig, timeout_s)
+
+    def __enter__(self) -> KafkaCluster:
+        return self.start() if all(node.process is None for node in self.nodes) else self
 
     def __exit__(
         self,

@@ -2,8 +2,9 @@
 
 ``kafka_broker`` is one broker for the whole session; ``kafka_broker_factory`` starts
 brokers of a test's own (other listeners, SASL users, a broker to SIGKILL), stopped after
-the test. Without Java or the jars they skip, saying why in one line; with ``CI=true`` they
-fail instead, because CI must never pass with the Kafka tier silently skipped.
+the test; ``kafka_cluster`` is a test's own three-node replicated cluster. Without Java
+or the jars they skip, saying why in one line; with ``CI=true`` they fail instead, because
+CI must never pass with the Kafka tier silently skipped.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.kafka.broker import KafkaBroker, KafkaUnavailable, java_and_jars
+from tests.kafka.broker import KafkaBroker, KafkaCluster, KafkaUnavailable, java_and_jars
 
 
 def require_kafka() -> None:
@@ -71,3 +72,11 @@ def kafka_broker_factory(tmp_path: Path) -> Iterator[KafkaBrokerFactory]:
     factory = KafkaBrokerFactory(tmp_path)
     yield factory
     factory.stop_all()
+
+
+@pytest.fixture
+def kafka_cluster(tmp_path: Path) -> Iterator[KafkaCluster]:
+    """Three replicated nodes (tests/kafka/broker.py ``KafkaCluster``), logs in tmp_path."""
+    require_kafka()
+    with KafkaCluster(tmp_path / "kafka-cluster").start() as cluster:
+        yield cluster

@@ -168,3 +168,16 @@ def test_a_broker_that_never_answers_is_one_line_within_the_timeout() -> None:
     assert time.monotonic() - started < 5
     assert message.startswith("broker_url: no answer from 127.0.0.1:"), message
     assert PASSWORD not in message
+
+
+def test_a_cluster_url_none_of_whose_servers_accepts_is_one_line() -> None:
+    """Every server of a several-broker URL is tried (one that accepts is enough:
+    tests/integration/test_replicated_kafka.py); none accepting is refused naming broker_url."""
+    import asyncio
+
+    from streams.connection import BrokerRefused, check_connection
+    from streams.embedded.broker import free_port
+
+    servers = f"127.0.0.1:{free_port()},127.0.0.1:{free_port()}"
+    with pytest.raises(BrokerRefused, match=f"^broker_url: cannot reach {servers} "):
+        asyncio.run(check_connection(servers, timeout_s=1.0))
