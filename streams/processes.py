@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 import subprocess
+from types import TracebackType
 
 
 def stop_process(
@@ -21,3 +22,18 @@ def stop_process(
     except subprocess.TimeoutExpired:
         process.kill()
         process.wait(timeout_s)
+
+
+class StopsOnExit:
+    """``with started_thing:`` ends by calling its ``stop()``, whatever happened inside."""
+
+    def stop(self) -> None:
+        raise NotImplementedError
+
+    def __exit__(
+        self,
+        kind: type[BaseException] | None,
+        error: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.stop()

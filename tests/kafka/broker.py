@@ -21,10 +21,9 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from types import TracebackType
 
 from streams.embedded.broker import EmbeddedBroker, free_port, wait_for_port
-from streams.processes import stop_process
+from streams.processes import StopsOnExit, stop_process
 
 HERE = Path(__file__).resolve().parent
 
@@ -89,7 +88,7 @@ BASE_PROPERTIES: Mapping[str, str] = {
 
 
 @dataclass
-class KafkaBroker:
+class KafkaBroker(StopsOnExit):
     """One KRaft broker+controller process.
 
     ``listeners`` maps a listener name to its security protocol; the first one is the
@@ -277,14 +276,6 @@ class KafkaBroker:
     def __enter__(self) -> KafkaBroker:
         return self.start() if self.process is None else self
 
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
-
 
 #: A replicated cluster as production runs one: every topic (Kafka's own and wavematch's)
 #: on three replicas, and a write acknowledged once two of them have it, so one node can
@@ -301,7 +292,7 @@ REPLICATED_PROPERTIES: Mapping[str, str] = {
 
 
 @dataclass
-class KafkaCluster:
+class KafkaCluster(StopsOnExit):
     """Three KafkaBroker nodes (``node-1``... under ``data_dir``), each broker and controller,
     with ids 1-3, one cluster id and a static quorum of the three controllers.
 
@@ -362,14 +353,6 @@ class KafkaCluster:
 
     def __enter__(self) -> KafkaCluster:
         return self.start() if all(node.process is None for node in self.nodes) else self
-
-    def __exit__(
-        self,
-        kind: type[BaseException] | None,
-        error: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        self.stop()
 
 
 def empty_broker(bootstrap: str, timeout_s: float = 30.0) -> None:
