@@ -48,11 +48,11 @@ class LifeStory:
     >>> match = Match("m", teams, "x", "s", "c", ())
     >>> proposed = MatchProposal(match, "q", "eu", "w1", "optimal", "cfg", 10, 15)
     >>> story = LifeStory("t1", placement_requeues=2)
-    >>> story.follow(lambda: None, Step("wave_closed", lifecycle=(proposed,)))
+    >>> story.follow(lambda: None, Step("wave_closed", (proposed,)))
     []
     >>> tick = WaveTick("q", "eu", "w2", 20, 20, "cfg", 10)
     >>> back = StageStatus("t1", "q", "eu", TicketStage.SEARCHING, 1, 20)
-    >>> (line,) = story.follow(lambda: tick, Step("wave_closed", lifecycle=(back,)))
+    >>> (line,) = story.follow(lambda: tick, Step("wave_closed", (back,)))
     >>> for part in line.split("; "):
     ...     print(part)
     timed out: ready check of match m, deadline 15, decided by the WaveTick of wave w2 at 20
@@ -96,7 +96,7 @@ class LifeStory:
 
     def _learn(self, step: Step) -> None:
         """A proposal or a placement that holds the ticket from this step on."""
-        for output in step.lifecycle:
+        for output in step.outputs:
             if isinstance(output, MatchProposal) and output.deadline_at_ms is not None:
                 players = {
                     s.player_id: s.ticket_id for team in output.match.teams for s in team.seats
@@ -115,7 +115,7 @@ class LifeStory:
 
     def _touched(self, step: Step) -> StageStatus | Dequeued | None:
         """The ticket's return to the queue (a SEARCHING stage) or its dequeue in ``step``."""
-        for output in step.lifecycle:
+        for output in step.outputs:
             if (
                 isinstance(output, StageStatus)
                 and output.ticket_id == self.ticket_id

@@ -242,21 +242,28 @@ def _tick(tick_at_ms: int, wave: int) -> bytes:
 #: What ``--breakdown`` times inside the fold: (module, attribute, label). Times nest:
 #: ``strategy`` includes ``duel_players``, ``optimal_pairs`` and ``placement``.
 TIMED = (
-    ("matcher.queue.fold", "RegionQueue.snapshot", "snapshot"),
-    ("matcher.queue.fold", "run_wave", "strategy"),
+    ("matcher.queue.state", "RegionState.snapshot", "snapshot"),
+    ("matcher.queue.fold", "RegionQueue.snapshot", "snapshot"),  # older trees' name
+    ("matcher.queue.wave", "run_strategy", "strategy"),
+    ("matcher.queue.fold", "run_wave", "strategy"),  # older trees' name
     ("matcher.duel.strategies", "duel_players", "duel_players"),
     ("matcher.duel.strategies", "optimal_pairs", "optimal_pairs"),
     ("matcher.duel.strategies", "build_result", "placement"),
     ("matcher.duel.strategies", "duel_limits", "rule_limits"),
-    ("matcher.queue.fold", "result_problems", "checker"),  # the strategy's checker
+    ("matcher.queue.wave", "result_problems", "checker"),  # the strategy's checker
+    ("matcher.queue.wave", "wave_rule_problems", "rules_checker"),
+    ("matcher.queue.fold", "result_problems", "checker"),  # older trees' names
     ("matcher.queue.fold", "wave_rule_problems", "rules_checker"),
     ("matcher.queue.fold", "wave_result_problems", "checker"),  # before issue 24
-    ("matcher.queue.departures", "remove_matched", "removal"),
+    ("matcher.queue.state", "RegionState.remove_matched", "removal"),
+    ("matcher.queue.departures", "remove_matched", "removal"),  # older trees' name
     ("matcher.queue.fold", "RegionQueue._remove_matched", "removal"),  # older trees' name
+    ("matcher.queue.wave", "summarise", "summary"),
     ("matcher.queue.fold", "summarise", "summary"),
     ("matcher.queue.fold", "_summarise", "summary"),  # older trees' name: any tree is timed
     ("matcher.queue.fold", "WaitEstimator.observe_wave", "estimator"),  # older trees' name
     ("matcher.queue.fold", "WaitEstimator.observe_bands", "estimator"),
+    ("matcher.queue.state", "WaitEstimator.observe_bands", "estimator"),
     ("matcher.queue.statuses", "wave_statuses", "statuses"),
     ("matcher.queue.fold", "RegionQueue._statuses", "statuses"),  # older trees' name
 )

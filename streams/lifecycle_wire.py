@@ -132,7 +132,7 @@ def routing_key(event: Any) -> bytes | None:
     return None
 
 
-def _record(output: LifecycleOutput) -> Record:
+def record(output: LifecycleOutput) -> Record:
     if isinstance(output, MatchProposal):
         return _match_record(output)
     if isinstance(output, StageStatus):
@@ -240,11 +240,3 @@ def stage_status(status: StageStatus) -> bytes:
     )
     stage = stage_fields(status.stage.name, status.match_id, status.deadline_ms, status.detail)
     return ticket_status(searching, stage)
-
-
-def split(outputs: tuple[LifecycleOutput, ...]) -> tuple[list[Record], list[Record]]:
-    """The records of lifecycle outputs: matches (published before the dequeues that
-    name them) and the rest."""
-    matches = [_record(o) for o in outputs if isinstance(o, MatchProposal)]
-    rest = [_record(o) for o in outputs if not isinstance(o, MatchProposal)]
-    return matches, rest

@@ -11,8 +11,6 @@ session that ended without cancelling its request leaves nothing behind (docs/ad
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from matcher.core import QueueProfile, Seat, Team, Ticket
 from matcher.queue.backfill_checks import backfill_problems
 from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seat_rating
@@ -21,23 +19,20 @@ from matcher.queue.lifecycle import (
     BackfillCancelled,
     BackfillRequested,
     BackfillResult,
-    LifecycleOutput,
     LifecycleRejected,
 )
-from matcher.queue.outcomes import Dequeued, Step
+from matcher.queue.outcomes import Draft
+from matcher.queue.state import QueueRules, RegionState
 from matcher.rules.check import NO_MEETINGS, met_recently, queue_rules
 
-if TYPE_CHECKING:
-    from matcher.queue.fold import QueuedTicket, QueueRules, RegionQueue
 
-
-def request(queue: RegionQueue, event: BackfillRequested, profile: QueueProfile) -> Step:
+def request(queue: RegionState, event: BackfillRequested, profile: QueueProfile) -> Draft:
     """Record (or replace) a session's request; refuse one the queue can never fill."""
     problem = _problem(event, profile)
     if problem is not None:
         raise LifecycleRejected(*problem)
-    queue.life.backfills[event.session_id] = event
-    return Step("backfill_requested")
+    queue.life.request_backfill(event)
+    return Draft("backfill_requested")
 
 
 def _problem(event: BackfillRequested, profile: QueueProfile) -> tuple[str, str, str] | None:
@@ -61,15 +56,15 @@ def _problem(event: BackfillRequested, profile: QueueProfile) -> tuple[str, str,
     return None
 
 
-def cancel(queue: RegionQueue, event: BackfillCancelled) -> Step:
-    if queue.life.backfills.pop(event.session_id, None) is None:
+def cancel(queue: RegionState, event: BackfillCancelled) -> Draft:
+    if not queue.life.cancel_backfill(event.session_id):
         raise LifecycleRejected(
             "unknown_session",
             f"no active backfill request for session {event.session_id} in "
             f"{queue.queue}/{queue.region}",
             "session_id",
         )
-    return Step("backfill_cancelled")
+    return Draft("backfill_cancelled")
 
 
 def expires_at(event: BackfillRequested, ticket_ttl_ms: int) -> int:
@@ -92,13 +87,13 @@ class InvalidBackfill(RuntimeError):
 
 
 def at_tick(
-    queue: RegionQueue, tick: WaveTick, rules: QueueRules, profile: QueueProfile
-) -> tuple[list[Dequeued], list[LifecycleOutput], list[BackfillChoice]]:
+    queue: RegionState, tick: WaveTick, rules: QueueRules, profile: QueueProfile, draft: Draft
+) -> tuple[BackfillChoice, ...]:
     """Expire the requests past their deadline or lifetime, then fill the others in
-    request order.
+    request order; return how each was filled.
 
     Every fill is checked before any ticket is taken: on a bad one nothing changes and
-    :class:`InvalidBackfill` is raised.
+    :class:`InvalidBackfill` is raised. The dequeues and results go to ``draft``.
 
     Notes: O(requests x (n + the choice's bounded search)) for n queued tickets.
     """
@@ -126,32 +121,43 @@ def at_tick(
                 raise InvalidBackfill(f"backfill of session {event.session_id}: {problems[0]}")
         taken.update(seat.ticket_id for team in teams for seat in team.seats)
         plans.append((event, choice, teams))
-    return _apply(queue, plans, tick)
+    return _apply(queue, plans, tick, draft)
 
 
 def _apply(
-    queue: RegionQueue,
+    queue: RegionState,
     plans: list[tuple[BackfillRequested, BackfillChoice | None, tuple[Team, ...]]],
     tick: WaveTick,
-) -> tuple[list[Dequeued], list[LifecycleOutput], list[BackfillChoice]]:
-    dequeued: list[Dequeued] = []
-    outputs: list[LifecycleOutput] = []
+    draft: Draft,
+) -> tuple[BackfillChoice, ...]:
     choices: list[BackfillChoice] = []
     for event, choice, teams in plans:
-        del queue.life.backfills[event.session_id]
+        queue.life.cancel_backfill(event.session_id)
         if choice is None:
-            outputs.append(_result(queue, event, "EXPIRED", (), tick))
+            draft.life.append(_result(queue, event, "EXPIRED", (), tick))
             continue
-        outputs.append(_result(queue, event, "FILLED", teams, tick))
+        draft.life.append(_result(queue, event, "FILLED", teams, tick))
         chosen = [queue.tickets[seat.ticket_id] for team in teams for seat in team.seats]
-        dequeued += _take(
-            queue, list({q.ticket.ticket_id: q for q in chosen}.values()), event.session_id, tick
-        )
+        unique = {q.ticket.ticket_id: q for q in chosen}.values()
+        session_id, at_ms, wave_id = event.session_id, tick.tick_at_ms, tick.wave_id
+        detail = f"backfill of session {session_id}"
+        draft.dequeued += [
+            queue.finish(
+                queued,
+                DequeueReason.MATCHED,
+                at_ms,
+                closing=1,
+                match_id=session_id,
+                wave_id=wave_id,
+                detail=detail,
+            )
+            for queued in sorted(unique, key=lambda q: q.ticket.ticket_id)
+        ]
         choices.append(choice)
-    return dequeued, outputs, choices
+    return tuple(choices)
 
 
-def _teams(queue: RegionQueue, choice: BackfillChoice, key: str | None) -> tuple[Team, ...]:
+def _teams(queue: RegionState, choice: BackfillChoice, key: str | None) -> tuple[Team, ...]:
     """The new seats per team that received players (request order)."""
     return tuple(
         Team(
@@ -171,32 +177,8 @@ def _seats(tickets: list[Ticket], key: str | None) -> list[Seat]:
     ]
 
 
-def _take(
-    queue: RegionQueue, tickets: list[QueuedTicket], session_id: str, tick: WaveTick
-) -> list[Dequeued]:
-    out = []
-    for queued in sorted(tickets, key=lambda q: q.ticket.ticket_id):
-        ticket = queued.ticket
-        del queue.tickets[ticket.ticket_id]
-        queue._forget(ticket, tick.tick_at_ms)
-        out.append(
-            Dequeued(
-                ticket.ticket_id,
-                queue.queue,
-                queue.region,
-                DequeueReason.MATCHED,
-                queue.waves_closed + 1 - queued.joined_wave,
-                tick.tick_at_ms,
-                session_id,
-                tick.wave_id,
-                f"backfill of session {session_id}",
-            )
-        )
-    return out
-
-
 def _result(
-    queue: RegionQueue,
+    queue: RegionState,
     event: BackfillRequested,
     outcome: str,
     teams: tuple[Team, ...],

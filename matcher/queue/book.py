@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from matcher.core import QueueProfile
-from matcher.queue import claim_admission, lifecycle
+from matcher.queue import lifecycle
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined
@@ -44,7 +44,7 @@ class QueueBook:
     def apply(self, event: QueueEvent | LifecycleEvent | ClaimRequested | ClaimReleased) -> Step:
         if isinstance(event, (ClaimRequested, ClaimReleased)):
             decided = self.claims.apply(event, self.rules.finished_retention_ms)
-            return Step("claim", lifecycle=() if decided is None else (decided,))
+            return Step("claim", () if decided is None else (decided,))
         queue, region = event.queue, event.region  # a join's are properties: read once
         profile = self.profiles.get(queue)
         problem = None
@@ -57,12 +57,7 @@ class QueueBook:
             if state is None:
                 state = self.regions[queue, region] = RegionQueue(queue, region)
             policy = self.policies.get(queue, NO_POLICY) if self.policies else NO_POLICY
-            step = state.apply(event, profile, self.rules, self.cadences.get(queue), policy)
-            if step.dequeued and state.life.claimed:
-                released = claim_admission.releases(state, step.dequeued)
-                if released:
-                    step = replace(step, lifecycle=(*step.lifecycle, *released))
-            return step
+            return state.apply(event, profile, self.rules, self.cadences.get(queue), policy)
         if isinstance(
             event,
             (
@@ -76,6 +71,7 @@ class QueueBook:
         if isinstance(event, ClaimDecided):
             return Step("unknown_queue")
         if isinstance(event, TicketJoined):
+            # No region's state to refuse it: a queue or region the configuration lacks.
             ticket = event.ticket
             refused = Dequeued(
                 ticket.ticket_id,
@@ -86,7 +82,7 @@ class QueueBook:
                 ticket.joined_at_ms,
                 detail=problem,
             )
-            return Step("rejected", dequeued=(refused,))
+            return Step("rejected", (refused,))
         return Step("unknown_queue")
 
     def apply_all(self, events: Iterable[QueueEvent]) -> Iterator[Step]:

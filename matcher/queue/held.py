@@ -1,69 +1,78 @@
-"""Tickets held after the wave: proposed (a ready check) or placing, and their return
-to the queue with the wave they joined in (docs/adr/0111)."""
+"""Held matches: a wave's matches held for a ready check or a placement report, the
+platform's answers and reports, leaves of held tickets, joins held for their claims,
+and the deadlines a tick decides (docs/adr/0110, 0111, 0115).
+
+A step above :class:`~matcher.queue.state.RegionState`: it decides, the state's methods
+(and its :class:`~matcher.queue.tickets.Lifecycle`'s) change what is held.
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-from matcher.core import Match
+from matcher.core import Match, Ticket
 from matcher.fastbuild import builder
-from matcher.queue import departures
-from matcher.queue.estimate import rating_band
-from matcher.queue.events import DequeueReason, WaveTick
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.events import DequeueReason, TicketLeft, WaveTick
 from matcher.queue.lifecycle import (
-    Held,
-    LifecycleOutput,
     LifecyclePolicy,
+    LifecycleRejected,
     MatchProposal,
+    PlacementOutcome,
+    PlacementReported,
+    ReadyCheckAnswered,
     StageStatus,
     TicketStage,
-    unhold,
-    waited,
 )
-from matcher.queue.outcomes import Dequeued, Step
-from matcher.queue.wave_close import matched_ticket_ids
+from matcher.queue.outcomes import Dequeued, Draft
+from matcher.queue.state import QueuedTicket, QueueRules, RegionState
+from matcher.queue.tickets import Held
 
-if TYPE_CHECKING:
-    from matcher.queue.fold import QueuedTicket, RegionQueue
+# Built by the thousand when a big wave proposes its matches (matcher/fastbuild.py).
+_make_proposal = builder(MatchProposal)
+_make_stage = builder(StageStatus)
+
+
+# -- a wave's matches ---------------------------------------------------------------------
 
 
 def divert(
-    queue: RegionQueue,
+    queue: RegionState,
     matches: tuple[Match, ...],
     tick: WaveTick,
     strategy: str,
     policy: LifecyclePolicy,
-) -> tuple[tuple[Match, ...], list[Dequeued], list[LifecycleOutput]]:
+    draft: Draft,
+) -> tuple[Match, ...]:
     """Take a wave's matches out of the queue into a ready check or a placement.
 
-    Returns the matches to publish as created (none under a ready check), the dequeues
-    that remain to publish (none: the tickets are held) and the lifecycle outputs.
-    Notes: O(queue) for a big wave, like a wave's removal of its matched tickets.
+    Returns the matches to publish as created (none under a ready check); their
+    proposals and stage statuses go to ``draft``. Notes: O(queue) for a big wave, like
+    a wave's removal of its matched tickets.
     """
-    outputs: list[LifecycleOutput] = []
-    at_ms, closed = tick.tick_at_ms, queue.waves_closed + 1  # this wave counts as waited
-    held_by_match = _take(queue, matches)
+    at_ms = tick.tick_at_ms
+    held_by_match = queue.take_matched(matches)
     if not policy.ready_check_ms:
         for match, held in zip(matches, held_by_match, strict=True):
-            outputs += start_placing(queue, match.match_id, held, at_ms, policy, 1)
-        return matches, [], outputs
+            draft.life += start_placing(queue, match.match_id, held, at_ms, policy, 1)
+        return matches
     deadline = at_ms + policy.ready_check_ms
     name, region, wave_id, fingerprint = (
         queue.queue,
         queue.region,
         tick.wave_id,
-        (tick.config_fingerprint),
+        tick.config_fingerprint,
     )
-    stage, proposals = TicketStage.REQUIRES_ACCEPTANCE, queue.life.proposals
+    closed = queue.waves_closed + 1  # waves_waited(q, closing=1), inlined: a big wave
+    stage = TicketStage.REQUIRES_ACCEPTANCE
+    proposals, life = draft.proposals, draft.life
     for match, held in zip(matches, held_by_match, strict=True):
         match_id = match.match_id
         proposal = _make_proposal(
             match, name, region, wave_id, strategy, fingerprint, at_ms, deadline
         )
-        proposals[match_id] = Held(held, deadline, proposal)
-        outputs.append(proposal)
+        queue.life.propose(match_id, Held(held, deadline, proposal))
+        proposals.append(proposal)
         for ticket_id, queued in held.items():  # in ticket id order
-            outputs.append(
+            life.append(
                 _make_stage(
                     ticket_id,
                     name,
@@ -76,36 +85,11 @@ def divert(
                     None,
                 )
             )
-    return (), [], outputs
-
-
-# Built by the thousand when a big wave proposes its matches (matcher/fastbuild.py).
-_make_proposal = builder(MatchProposal)
-_make_stage = builder(StageStatus)
-
-
-def _take(queue: RegionQueue, matches: tuple[Match, ...]) -> list[dict[str, QueuedTicket]]:
-    """Move each match's tickets from the queue to the held players, in bulk (as a wave
-    removes its matched tickets: departures.drop); each match's tickets in ticket id order."""
-    ticket_ids, match_ids = matched_ticket_ids(matches)
-    tickets = queue.tickets
-    chosen = [(t, tickets[t]) for t in ticket_ids]
-    departures.drop(queue, set(ticket_ids), chosen)
-    players = queue.life.players
-    out: list[dict[str, QueuedTicket]] = []
-    last = None
-    for (ticket_id, queued), match_id in zip(chosen, match_ids, strict=True):
-        if match_id != last:
-            out.append({})
-            last = match_id
-        out[-1][ticket_id] = queued
-        for player in queued.ticket.players:
-            players[player.player_id] = ticket_id
-    return out
+    return ()
 
 
 def stages(
-    queue: RegionQueue,
+    queue: RegionState,
     held: dict[str, QueuedTicket],
     stage: TicketStage,
     at_ms: int,
@@ -113,7 +97,7 @@ def stages(
     deadline: int | None,
     detail: str | None = None,
     closing: int = 0,
-) -> list[LifecycleOutput]:
+) -> list[StageStatus]:
     """``closing`` is 1 inside a wave close: the closing wave counts as waited (as for
     a matched ticket's dequeue)."""
     return [
@@ -122,7 +106,7 @@ def stages(
             queue.queue,
             queue.region,
             stage,
-            waited(queue, q) + closing,
+            queue.waves_waited(q, closing),
             at_ms,
             match_id,
             deadline,
@@ -133,104 +117,253 @@ def stages(
 
 
 def start_placing(
-    queue: RegionQueue,
+    queue: RegionState,
     match_id: str,
     held: dict[str, QueuedTicket],
     at_ms: int,
     policy: LifecyclePolicy,
     closing: int = 0,
-) -> list[LifecycleOutput]:
+) -> list[StageStatus]:
     deadline = at_ms + policy.placement_timeout_ms
-    queue.life.placing[match_id] = Held(held, deadline)
+    queue.life.start_placing(match_id, Held(held, deadline))
     return stages(queue, held, TicketStage.PLACING, at_ms, match_id, deadline, None, closing)
 
 
-def matched(
-    queue: RegionQueue,
+def _matched(
+    queue: RegionState,
     match_id: str,
     held: Held,
     at_ms: int,
     wave_id: str | None,
     detail: str | None,
-) -> tuple[tuple[Dequeued, ...], list[LifecycleOutput]]:
+    draft: Draft,
+) -> None:
     statuses = stages(queue, held.tickets, TicketStage.MATCHED, at_ms, match_id, None)
-    # The wait estimator learns a held ticket's wait now, when it is matched for good.
-    queue.estimator.observe_late(
-        [(rating_band(q.ticket), waited(queue, q)) for q in held.tickets.values()]
+    queue.matched_late(held)
+    draft.dequeued += queue.finish_held(
+        held.tickets, DequeueReason.MATCHED, at_ms, match_id, wave_id, detail
     )
-    dequeued = finish(queue, held.tickets, DequeueReason.MATCHED, at_ms, match_id, wave_id, detail)
-    return dequeued, statuses
+    draft.life += statuses
 
 
-def finish(
-    queue: RegionQueue,
-    tickets: dict[str, QueuedTicket],
-    reason: DequeueReason,
-    at_ms: int,
-    match_id: str | None,
-    wave_id: str | None,
-    detail: str | None,
-) -> tuple[Dequeued, ...]:
-    out = []
-    for ticket_id, queued in sorted(tickets.items()):
-        unhold(queue.life, queued.ticket)
-        queue.finished[ticket_id] = at_ms
-        queue.life.placement_failures.pop(ticket_id, None)
-        out.append(
-            Dequeued(
-                ticket_id,
-                queue.queue,
-                queue.region,
-                reason,
-                waited(queue, queued),
-                at_ms,
-                match_id,
-                wave_id,
-                detail,
-            )
-        )
-    return tuple(out)
-
-
-def cancel(
-    queue: RegionQueue,
+def _cancel(
+    queue: RegionState,
     match_id: str,
     leaving: set[str],
     reason: DequeueReason,
     at_ms: int,
     detail: str,
-) -> Step:
+    draft: Draft,
+) -> Draft:
     """End a proposal: ``leaving`` tickets are dequeued, the others go back to the queue."""
-    held = queue.life.proposals.pop(match_id)
-    queue.life.closed[match_id] = at_ms
+    held = queue.life.end_proposal(match_id, at_ms)
     gone = {t: q for t, q in held.tickets.items() if t in leaving}
     back = {t: q for t, q in held.tickets.items() if t not in leaving}
-    dequeued = finish(queue, gone, reason, at_ms, None, None, detail)
-    stages = requeue(queue, back, at_ms, f"returned to the queue: {detail}")
-    return Step("match_cancelled", dequeued=dequeued, lifecycle=tuple(stages))
+    draft.dequeued += queue.finish_held(gone, reason, at_ms, None, None, detail)
+    draft.life += _requeue(queue, back, at_ms, f"returned to the queue: {detail}")
+    return draft
 
 
-def requeue(
-    queue: RegionQueue, back: dict[str, QueuedTicket], at_ms: int, detail: str
-) -> list[LifecycleOutput]:
-    """Put held tickets back in the queue with the wave they joined in (their waiting
-    time), behind every ticket that joined in the same wave or earlier."""
+def _requeue(
+    queue: RegionState, back: dict[str, QueuedTicket], at_ms: int, detail: str
+) -> list[StageStatus]:
     if not back:
         return []
-    for queued in back.values():
-        unhold(queue.life, queued.ticket)
-    merged: dict[str, QueuedTicket] = {}
-    returning = sorted(back.items(), key=lambda item: (item[1].joined_wave, item[0]))
-    index = 0
-    for ticket_id, queued in queue.tickets.items():
-        while index < len(returning) and returning[index][1].joined_wave < queued.joined_wave:
-            merged[returning[index][0]] = returning[index][1]
-            index += 1
-        merged[ticket_id] = queued
-    for ticket_id, queued in returning[index:]:
-        merged[ticket_id] = queued
-    queue.tickets = merged
-    for ticket_id, queued in back.items():
-        for player in queued.ticket.players:
-            queue.player_ticket[player.player_id] = ticket_id
+    queue.requeue(back)
     return stages(queue, back, TicketStage.SEARCHING, at_ms, None, None, detail)
+
+
+# -- the platform's answers ------------------------------------------------------------------
+
+
+def answer(queue: RegionState, event: ReadyCheckAnswered, policy: LifecyclePolicy) -> Draft:
+    """Apply a player's answer; a decline or the last acceptance resolves the proposal."""
+    held = queue.life.proposals.get(event.match_id)
+    if held is None:
+        raise _unknown_match(queue, event.match_id, "ready check")
+    assert held.proposal is not None
+    ticket_of = {p.player_id: t for t, q in held.tickets.items() for p in q.ticket.players}
+    if event.player_id not in ticket_of:
+        raise LifecycleRejected(
+            "not_in_match",
+            f"player {event.player_id} is not in match {event.match_id}",
+            "player_id",
+        )
+    if event.at_ms < held.proposal.at_ms:  # would date the match before its proposal
+        raise LifecycleRejected(
+            "implausible_time",
+            f"answered at {event.at_ms}, before match {event.match_id} was proposed at "
+            f"{held.proposal.at_ms}",
+            "answered_at_ms",
+        )
+    if event.at_ms > held.deadline_ms:
+        raise LifecycleRejected(
+            "answer_too_late",
+            f"answered at {event.at_ms}, after the deadline {held.deadline_ms} of match "
+            f"{event.match_id}",
+            "answered_at_ms",
+        )
+    if not event.accepted:
+        decliners = {ticket_of[event.player_id]}
+        detail = f"player {event.player_id} declined match {event.match_id}"
+        reason = DequeueReason.DECLINED
+        draft = Draft("match_cancelled")
+        return _cancel(queue, event.match_id, decliners, reason, event.at_ms, detail, draft)
+    if queue.life.accept(held, event.player_id) < len(ticket_of):
+        return Draft("accepted")
+    return _confirm(queue, event.match_id, event.at_ms, policy)
+
+
+def _unknown_match(queue: RegionState, match_id: str, what: str) -> LifecycleRejected:
+    if match_id in queue.life.closed:
+        return LifecycleRejected(
+            "match_closed", f"the {what} of match {match_id} is already over", "match_id"
+        )
+    return LifecycleRejected(
+        "unknown_match",
+        f"no open {what} for match {match_id} in {queue.queue}/{queue.region}",
+        "match_id",
+    )
+
+
+def _confirm(queue: RegionState, match_id: str, at_ms: int, policy: LifecyclePolicy) -> Draft:
+    held = queue.life.end_proposal(match_id, at_ms)
+    proposal = held.proposal
+    assert proposal is not None
+    created = MatchProposal(
+        proposal.match,
+        proposal.queue,
+        proposal.region,
+        proposal.wave_id,
+        proposal.strategy,
+        proposal.config_fingerprint,
+        at_ms,
+    )
+    draft = Draft("match_confirmed", proposals=[created])
+    if policy.placement_timeout_ms:
+        draft.life += start_placing(queue, match_id, held.tickets, at_ms, policy)
+        return draft
+    _matched(queue, match_id, held, at_ms, proposal.wave_id, None, draft)
+    return draft
+
+
+def placement(queue: RegionState, event: PlacementReported, policy: LifecyclePolicy) -> Draft:
+    if event.match_id not in queue.life.placing:
+        raise _unknown_match(queue, event.match_id, "placement")
+    held = queue.life.end_placing(event.match_id, event.at_ms)
+    if event.outcome is PlacementOutcome.STARTED:
+        draft = Draft("placement_started")
+        _matched(queue, event.match_id, held, event.at_ms, None, None, draft)
+        return draft
+    why = f"placement of match {event.match_id} failed" + (
+        f": {event.detail}" if event.detail else ""
+    )
+    back: dict[str, QueuedTicket] = {}
+    gone: dict[str, QueuedTicket] = {}
+    for ticket_id, queued in held.tickets.items():
+        failures = queue.life.failed_placement(ticket_id)
+        (back if failures <= policy.placement_requeues else gone)[ticket_id] = queued
+    reason = DequeueReason.PLACEMENT_FAILED
+    draft = Draft("placement_failed")
+    draft.dequeued += queue.finish_held(gone, reason, event.at_ms, None, None, why)
+    draft.life += _requeue(queue, back, event.at_ms, f"returned to the queue: {why}")
+    return draft
+
+
+def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
+    """A leave of a held ticket; None when the region does not hold it either."""
+    reason, at_ms = DequeueReason.LEFT, event.left_at_ms
+    gone = queue.finish_pending(event.ticket_id, reason, at_ms, None, event.reason.value)
+    if gone is not None:
+        return Draft("left", dequeued=[gone])
+    for match_id, held in queue.life.proposals.items():
+        if event.ticket_id in held.tickets:
+            detail = f"ticket {event.ticket_id} left during the ready check of match {match_id}"
+            draft = Draft("match_cancelled")
+            return _cancel(queue, match_id, {event.ticket_id}, reason, at_ms, detail, draft)
+    queued = queue.life.leave_placing(event.ticket_id)
+    if queued is not None:
+        dequeued = queue.finish_held(
+            {event.ticket_id: queued}, reason, at_ms, None, None, event.reason.value
+        )
+        return Draft("left", dequeued=list(dequeued))
+    return None
+
+
+# -- claims ---------------------------------------------------------------------------------
+
+
+def hold_for_claims(queue: RegionState, ticket: Ticket) -> Draft:
+    """Keep a valid join pending and ask for its players' claims (docs/adr/0110)."""
+    players = queue.life.hold_pending(ticket)
+    requests = [
+        ClaimRequested(p, ticket.ticket_id, queue.queue, queue.region, ticket.joined_at_ms)
+        for p in players
+    ]
+    return Draft("pending", life=list(requests))
+
+
+def claim_decided(queue: RegionState, event: ClaimDecided, rules: QueueRules) -> Draft:
+    if event.ticket_id not in queue.life.pending:
+        return Draft("claim_stale")
+    if not event.granted:
+        ticket = queue.life.end_pending(event.ticket_id)
+        assert ticket is not None
+        holder = event.holder or ("?", "?", "?")
+        detail = (
+            f"player {event.player_id} already holds ticket {holder[0]} in {holder[1]}/{holder[2]}"
+        )
+        refused = queue.refuse(ticket, DequeueReason.REJECTED, detail)
+        return Draft(DequeueReason.REJECTED.value, dequeued=[refused])
+    if not queue.life.grant(event.ticket_id, event.player_id):
+        return Draft("claim_granted")
+    ticket = queue.life.end_pending(event.ticket_id)
+    assert ticket is not None
+    position = queue.admit(ticket)
+    if not rules.publish_status:
+        return Draft("joined")
+    return Draft("joined", statuses=(queue.searching(ticket, position, event.at_ms),))
+
+
+def releases(queue: RegionState, dequeued: list[Dequeued]) -> list[ClaimReleased]:
+    """The claim releases of tickets that left the region's state for good."""
+    out = []
+    for gone in dequeued:
+        for player_id in queue.life.release_claims(gone.ticket_id):
+            out.append(
+                ClaimReleased(player_id, gone.ticket_id, queue.queue, queue.region, gone.at_ms)
+            )
+    return out
+
+
+# -- deadlines --------------------------------------------------------------------------
+
+
+def at_tick(
+    queue: RegionState, tick: WaveTick, rules: QueueRules, policy: LifecyclePolicy, draft: Draft
+) -> None:
+    """Decide every deadline the tick has reached, before the wave runs (so tickets put
+    back can be matched by this very wave): ready checks time out, unreported
+    placements count as started, pending joins past the TTL expire."""
+    life, now = queue.life, tick.tick_at_ms
+    for match_id in [m for m, h in life.proposals.items() if h.deadline_ms <= now]:
+        held = life.proposals[match_id]
+        ticket_of = {p.player_id: t for t, q in held.tickets.items() for p in q.ticket.players}
+        silent = {t for p, t in ticket_of.items() if p not in held.accepted}
+        detail = f"no answer to the ready check of match {match_id} by {held.deadline_ms}"
+        reason = DequeueReason.ACCEPTANCE_TIMED_OUT
+        _cancel(queue, match_id, silent, reason, now, detail, draft)
+    for match_id in [m for m, h in life.placing.items() if h.deadline_ms <= now]:
+        held = life.end_placing(match_id, now)
+        _matched(queue, match_id, held, now, None, "placement not reported", draft)
+    expired_before = now - rules.ticket_ttl_ms
+    for ticket_id in [t for t, (k, _) in life.pending.items() if k.joined_at_ms <= expired_before]:
+        gone = queue.finish_pending(
+            ticket_id, DequeueReason.EXPIRED, now, tick.wave_id, "claims not settled"
+        )
+        assert gone is not None
+        draft.dequeued.append(gone)
+    # Decided matches are remembered two windows (an answer later than that is told it
+    # names no open match).
+    window = 2 * max(policy.ready_check_ms, policy.placement_timeout_ms)
+    life.prune_closed(now - min(rules.finished_retention_ms, window))

@@ -1,18 +1,12 @@
-"""The held tickets of a region (matcher.queue.lifecycle) as JSON-able snapshot values."""
+"""The held tickets of a region (matcher.queue.tickets) as JSON-able snapshot values."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from matcher.core import Match, Seat, Team
-from matcher.queue.fold import QueuedTicket
-from matcher.queue.lifecycle import (
-    BackfillRequested,
-    BackfillTeam,
-    Held,
-    Lifecycle,
-    MatchProposal,
-)
+from matcher.queue.lifecycle import BackfillRequested, BackfillTeam, MatchProposal
+from matcher.queue.tickets import Held, Lifecycle, QueuedTicket
 
 
 def match_to_record(match: Match) -> list[Any]:
@@ -91,7 +85,7 @@ def _backfill_from_record(record: list[Any]) -> BackfillRequested:
 
 
 def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecycle:
-    life = Lifecycle()
+    players: dict[str, str] = {}
 
     def held(item: list[Any]) -> Held:
         tickets, deadline, proposal, accepted = item
@@ -100,24 +94,32 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
             ticket = ticket_from_record(ticket_record)
             queued[ticket.ticket_id] = QueuedTicket(ticket, joined_wave)
             for player in ticket.players:
-                life.players[player.player_id] = ticket.ticket_id
+                players[player.player_id] = ticket.ticket_id
         made = None
         if proposal is not None:
             match, *rest = proposal
             made = MatchProposal(match_from_record(match), *rest)
         return Held(queued, deadline, made, set(accepted))
 
-    life.proposals = {m: held(h) for m, h in record["proposals"]}
-    life.placing = {m: held(h) for m, h in record["placing"]}
+    proposals = {m: held(h) for m, h in record["proposals"]}
+    placing = {m: held(h) for m, h in record["placing"]}
+    pending = {}
     for ticket_record, granted in record["pending"]:
         ticket = ticket_from_record(ticket_record)
-        life.pending[ticket.ticket_id] = (ticket, set(granted))
+        pending[ticket.ticket_id] = (ticket, set(granted))
         for player in ticket.players:
-            life.players[player.player_id] = ticket.ticket_id
-    life.claimed = {t: tuple(p) for t, p in record["claimed"]}
-    life.placement_failures = {t: n for t, n in record["placement_failures"]}
-    life.closed = {m: at for m, at in record["closed"]}
+            players[player.player_id] = ticket.ticket_id
+    backfills = {}
     for item in record.get("backfills", ()):
         event = _backfill_from_record(item)
-        life.backfills[event.session_id] = event
-    return life
+        backfills[event.session_id] = event
+    return Lifecycle(
+        proposals=proposals,
+        placing=placing,
+        pending=pending,
+        players=players,
+        claimed={t: tuple(p) for t, p in record["claimed"]},
+        placement_failures={t: n for t, n in record["placement_failures"]},
+        closed={m: at for m, at in record["closed"]},
+        backfills=backfills,
+    )

@@ -1,25 +1,20 @@
-"""A match's life after the wave: its events, outputs and held state (the types).
+"""A match's life after the wave: its policy, events and outputs (the types).
 
 Tickets of a proposed match wait (seats reserved) until every player accepts, tickets
 of a created match wait until the platform reports its placement, and, with claims on,
-a join waits until every player's claim is granted. The steps live beside this module:
-:mod:`~matcher.queue.held` (taking a wave's matches, returning tickets to the queue),
-:mod:`~matcher.queue.answers` (answers, reports, leaves, the deadlines a tick decides)
-and :mod:`~matcher.queue.claim_admission`. Every deadline is decided by a wave tick,
-never by a clock (docs/adr/0111).
+a join waits until every player's claim is granted. The held state is
+:class:`matcher.queue.tickets.Lifecycle`; the step that changes it is
+:mod:`matcher.queue.held`. Every deadline is decided by a wave tick, never by a clock
+(docs/adr/0111).
 """
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
-from matcher.core import Match, Team, Ticket
+from matcher.core import Match, Team
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
-
-if TYPE_CHECKING:
-    from matcher.queue.fold import QueuedTicket, RegionQueue
 
 
 class TicketStage(enum.Enum):
@@ -175,48 +170,3 @@ class BackfillResult:
 LifecycleOutput = (
     MatchProposal | StageStatus | ClaimRequested | ClaimDecided | ClaimReleased | BackfillResult
 )
-
-
-# -- state ------------------------------------------------------------------------------
-
-
-@dataclass(slots=True)
-class Held:
-    """Tickets of one match (proposed or placing), or one pending join, out of the queue."""
-
-    tickets: dict[str, QueuedTicket]
-    deadline_ms: int
-    proposal: MatchProposal | None = None
-    accepted: set[str] = field(default_factory=set)
-
-
-@dataclass(slots=True)
-class Lifecycle:
-    """The region's held tickets; every player of them is in ``players`` (seat reserved)."""
-
-    proposals: dict[str, Held] = field(default_factory=dict)
-    placing: dict[str, Held] = field(default_factory=dict)
-    #: Joins waiting for their claims: ticket id -> (ticket, players granted so far).
-    pending: dict[str, tuple[Ticket, set[str]]] = field(default_factory=dict)
-    players: dict[str, str] = field(default_factory=dict)
-    #: Tickets that asked for claims and still hold them: released when they leave.
-    claimed: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    placement_failures: dict[str, int] = field(default_factory=dict)
-    #: Matches resolved lately (match id -> log time), so a late answer is told apart
-    #: from an answer for a match that never was.
-    closed: dict[str, int] = field(default_factory=dict)
-    #: Active backfill requests by session, in request order (matcher/queue/backfill.py).
-    backfills: dict[str, BackfillRequested] = field(default_factory=dict)
-
-    def holds(self) -> bool:
-        return bool(self.players)
-
-
-def waited(queue: RegionQueue, queued: QueuedTicket) -> int:
-    return queue.waves_closed - queued.joined_wave
-
-
-def unhold(life: Lifecycle, ticket: Ticket) -> None:
-    for player in ticket.players:
-        if life.players.get(player.player_id) == ticket.ticket_id:
-            del life.players[player.player_id]

@@ -1,12 +1,14 @@
-"""What applying one event decided: the outputs the edge publishes, as plain values."""
+"""What applying one event decided: the outputs the edge publishes, in publication order."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, field
 
 from matcher.core import Match, WaveResult
+from matcher.queue.backfill_choice import BackfillChoice
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason
+from matcher.queue.lifecycle import BackfillResult, MatchProposal, StageStatus
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,23 +79,97 @@ class WaveFailure:
     first: bool
 
 
+#: Everything the core publishes. A wave's :class:`~matcher.core.Match` is published as
+#: MatchCreated with its wave's provenance (the step's :class:`WaveSummary`); every other
+#: output carries what its record needs, its key included.
+Output = (
+    Match
+    | MatchProposal
+    | Dequeued
+    | Searching
+    | StageStatus
+    | ClaimRequested
+    | ClaimDecided
+    | ClaimReleased
+    | BackfillResult
+    | WaveSummary
+)
+
+
 @dataclass(frozen=True, slots=True)
 class Step:
     """Everything one event changed that the outside world should hear about.
 
     ``note`` names what happened (``joined``, ``duplicate``, ``rejected``, ``left``,
     ``unknown_ticket``, ``wave_closed``, ``stale_tick`` ...) for metrics and audit.
+    ``outputs`` are in publication order, decided here (:meth:`Draft.step`): a match
+    before the dequeues that name it, a wave's :class:`WaveSummary` last, so a consumer
+    that sees WaveClosed has been sent everything of the wave. The edge writes them in
+    this order and never re-sorts them.
     """
 
     note: str
+    outputs: tuple[Output, ...] = ()
+    result: WaveResult | None = None
+    failure: WaveFailure | None = None
+    #: How each backfill request of the tick was filled, and why: read by ``explain``,
+    #: never published.
+    backfills: tuple[BackfillChoice, ...] = ()
+
+    @property
+    def summary(self) -> WaveSummary | None:
+        outputs = self.outputs
+        last = outputs[-1] if outputs else None
+        return last if type(last) is WaveSummary else None
+
+    # Views of one kind of output, for readers (explain, the simulator, metrics, tests).
+    @property
+    def matches(self) -> tuple[Match, ...]:
+        """The wave's matches published as created (none outside a wave close)."""
+        return tuple(o for o in self.outputs if type(o) is Match)
+
+    @property
+    def dequeued(self) -> tuple[Dequeued, ...]:
+        return tuple(o for o in self.outputs if type(o) is Dequeued)
+
+    @property
+    def statuses(self) -> tuple[Searching, ...]:
+        return tuple(o for o in self.outputs if type(o) is Searching)
+
+
+@dataclass(slots=True)
+class Draft:
+    """The outputs of one event as a step decides them, by kind; :meth:`step` puts them
+    in publication order."""
+
+    note: str
     matches: tuple[Match, ...] = ()
-    dequeued: tuple[Dequeued, ...] = ()
+    #: Proposals and matches created after their ready check: published before dequeues.
+    proposals: list[MatchProposal] = field(default_factory=list)
+    dequeued: list[Dequeued] = field(default_factory=list)
     statuses: tuple[Searching, ...] = ()
+    #: Stage statuses, claims and backfill results, in the order they were decided.
+    life: list[StageStatus | ClaimRequested | ClaimDecided | ClaimReleased | BackfillResult] = (
+        field(default_factory=list)
+    )
     summary: WaveSummary | None = None
     result: WaveResult | None = None
     failure: WaveFailure | None = None
-    #: Ready checks, placements and claims (matcher.queue.lifecycle's outputs), in order.
-    lifecycle: tuple[Any, ...] = ()
-    #: How each backfill request of the tick was filled, and why (BackfillChoice): read by
-    #: ``explain``, never published.
-    backfills: tuple[Any, ...] = ()
+    backfills: tuple[BackfillChoice, ...] = ()
+
+    def step(self) -> Step:
+        """The step, its outputs in publication order: a wave's created matches, the
+        proposals, the dequeues, then for a wave the other lifecycle outputs before the
+        statuses and the summary last; for any other event the statuses before them."""
+        if self.summary is not None:
+            outputs: tuple[Output, ...] = (
+                *self.matches,
+                *self.proposals,
+                *self.dequeued,
+                *self.life,
+                *self.statuses,
+                self.summary,
+            )
+        else:
+            outputs = (*self.proposals, *self.dequeued, *self.statuses, *self.life)
+        return Step(self.note, outputs, self.result, self.failure, self.backfills)

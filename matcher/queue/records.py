@@ -12,8 +12,9 @@ from typing import Any
 from matcher.core import LastMatch, Player, Ticket
 from matcher.queue.estimate import WaitEstimator
 from matcher.queue.finished import FinishedTickets
-from matcher.queue.fold import QueuedTicket, RegionQueue
+from matcher.queue.fold import RegionQueue
 from matcher.queue.life_records import life_from_record, life_to_record
+from matcher.queue.tickets import Lifecycle, QueuedTicket
 
 RECORD_VERSION = 1
 
@@ -105,31 +106,42 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
     """Rebuild the queue :func:`queue_to_record` saved; reject a record of another version."""
     if record.get("version") != RECORD_VERSION:
         raise ValueError(f"version: snapshot version {record.get('version')!r} is not supported")
-    state = RegionQueue(record["queue"], record["region"])
+    tickets: dict[str, QueuedTicket] = {}
+    player_ticket: dict[str, str] = {}
     for ticket_record, joined_wave in record["tickets"]:
         ticket = ticket_from_record(ticket_record)
-        state.tickets[ticket.ticket_id] = QueuedTicket(ticket, joined_wave)
+        tickets[ticket.ticket_id] = QueuedTicket(ticket, joined_wave)
         for player in ticket.players:
-            state.player_ticket[player.player_id] = ticket.ticket_id
-    state.finished = FinishedTickets((tid, at) for tid, at in record.get("finished", ()))
-    state.waves_closed = record["waves_closed"]
-    state.last_sequence = record["last_sequence"]
-    state.last_tick_at_ms = record["last_tick_at_ms"]
-    state.last_interval_ms = record["last_interval_ms"]
-    state.arrivals_since_tick = record.get("arrivals_since_tick", 0)
-    state.arrival_rate_per_s = record.get("arrival_rate_per_s")
-    state.failing = record.get("failing")
-    state.meetings = {
+            player_ticket[player.player_id] = ticket.ticket_id
+    meetings = {
         pid: tuple((at, tuple(others)) for at, others in history)
         for pid, history in record.get("meetings", ())
     }
-    state.recent_matched_players = deque(record["recent_matched_players"])
-    state.last_matches = {
+    last_matches = {
         pid: LastMatch(pid, tuple(mates), tuple(foes))
         for pid, mates, foes in record["last_matches"]
     }
-    state.estimator = WaitEstimator.from_record(record["estimator"])
-    state.matches_placed = record.get("matches_placed", 0)  # absent before channels rotated
-    if "life" in record:
-        state.life = life_from_record(record["life"], ticket_from_record)
-    return state
+    return RegionQueue(
+        record["queue"],
+        record["region"],
+        tickets=tickets,
+        player_ticket=player_ticket,
+        finished=FinishedTickets((tid, at) for tid, at in record.get("finished", ())),
+        waves_closed=record["waves_closed"],
+        last_sequence=record["last_sequence"],
+        last_tick_at_ms=record["last_tick_at_ms"],
+        last_interval_ms=record["last_interval_ms"],
+        recent_matched_players=deque(record["recent_matched_players"]),
+        last_matches=last_matches,
+        estimator=WaitEstimator.from_record(record["estimator"]),
+        arrivals_since_tick=record.get("arrivals_since_tick", 0),
+        arrival_rate_per_s=record.get("arrival_rate_per_s"),
+        life=(
+            life_from_record(record["life"], ticket_from_record)
+            if "life" in record
+            else Lifecycle()
+        ),
+        failing=record.get("failing"),
+        meetings=meetings,
+        matches_placed=record.get("matches_placed", 0),  # absent before channels rotated
+    )

@@ -11,6 +11,7 @@ from matcher.queue import Step
 from matcher.queue.backfill_choice import BackfillChoice
 from matcher.queue.events import WaveTick
 from matcher.queue.lifecycle import MatchProposal
+from matcher.queue.wave import wave_snapshot
 from schemas import models as wire
 from schemas.codec import decode_queue_event
 from schemas.topics import QUEUE
@@ -56,13 +57,13 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
     tick = to_domain(decoded)
     assert isinstance(tick, WaveTick)
     region_queue = state.book.regions[(tick.queue, tick.region)]
-    snapshot = region_queue.wave_snapshot(tick, folder.rules)
+    snapshot = wave_snapshot(region_queue, tick, folder.rules)
     return WaveOfMatch(snapshot, folder.profiles[tick.queue], result, tick_record)
 
 
 def _wave_matches(step: Step) -> list[Match]:
     """The matches a wave made: created, or proposed under a ready check."""
-    proposed = [o.match for o in step.lifecycle if isinstance(o, MatchProposal)]
+    proposed = [o.match for o in step.outputs if isinstance(o, MatchProposal)]
     return [*step.matches, *proposed]
 
 

@@ -65,7 +65,7 @@ def _about(step, ticket_id: str) -> list[str]:  # type: ignore[no-untyped-def]
     for status in step.statuses:
         if status.ticket_id == ticket_id and step.note == "joined":
             out.append(f"searching at place {status.position}")
-    for output in step.lifecycle:
+    for output in step.outputs:
         if isinstance(output, StageStatus) and output.ticket_id == ticket_id:
             text = f"{output.stage.name} after {output.waves_waited} waves"
             if output.match_id:

@@ -23,7 +23,6 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from matcher.queue.finished import FinishedTickets
 from matcher.queue.fold import RegionQueue
 from streams.worker.packed import CorruptSnapshot, pack, unpack
 
@@ -121,8 +120,6 @@ def read_segments(
             state = regions.get((queue, region))
             if state is None:
                 raise CorruptSnapshot(f"partition {partition}: no region {queue}/{region}")
-            if whole:
-                state.finished = FinishedTickets()
-            state.finished.replay(journal)
+            state.replay_finished(journal, from_scratch=bool(whole))
     for state in regions.values():
         state.finished.take_journal()  # what follows goes into the next segment

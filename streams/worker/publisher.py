@@ -15,7 +15,8 @@ from collections.abc import Callable, Iterable, Sequence
 
 from aiokafka import AIOKafkaProducer
 
-from matcher.queue import Step, WaveSummary
+from matcher.core import Match
+from matcher.queue import Dequeued, Searching, Step, WaveSummary
 from schemas.codec import dead_letter_for, encode, encoder_for
 from schemas.errors import InvalidEvent
 from schemas.topics import (
@@ -29,12 +30,7 @@ from schemas.topics import (
 )
 from streams import lifecycle_wire, translate
 from streams.worker.folding import Folded, internal_error, paused_gc
-from streams.worker.records import (
-    match_created_writer,
-    step_records,
-    ticket_dequeued,
-    ticket_status,
-)
+from streams.worker.records import match_created_writer, ticket_dequeued, ticket_status
 
 #: (topic, key, value). The key is None only on a dead letter of an input without a key.
 Record = tuple[str, bytes | None, bytes]
@@ -76,45 +72,55 @@ def _records_of_step(
         # follow its one letter.
         if step is None:
             return [letter]
-        if step.lifecycle:
-            matches, rest = lifecycle_wire.split(step.lifecycle)
-            return [letter, *matches, *step_records(step), *rest]
-        return [letter, *step_records(step)]
+        return [letter, *step_records(step, folded.duration_ms)]
     if step is None:
         return []
-    summary = step.summary
-    if summary is None:  # a join's or a leave's few records: nothing to hold the GC for
-        if step.lifecycle:  # a match's life: its match first, then what names it
-            matches, rest = lifecycle_wire.split(step.lifecycle)
-            return [*matches, *step_records(step), *rest]
-        return step_records(step)
+    if step.summary is None:  # a join's or a leave's few records: nothing to hold the GC for
+        return step_records(step, folded.duration_ms)
     with paused_gc():
-        return _records_of_wave(folded, step, summary)
+        return step_records(step, folded.duration_ms)
 
 
-def _records_of_wave(folded: Folded, step: Step, summary: WaveSummary) -> list[Record]:
-    """A wave's records: its matches, its dequeues, its statuses, then its summary."""
-    match_created = match_created_writer(
-        summary.queue,
-        summary.region,
-        summary.wave_id,
-        summary.strategy,
-        summary.config_fingerprint,
-        summary.closed_at_ms,
-    )
-    out: list[Record] = [
-        (MATCHES.name, match.match_id.encode(), match_created(match)) for match in step.matches
-    ]
-    proposed, lifecycle = lifecycle_wire.split(step.lifecycle) if step.lifecycle else ([], [])
-    out += proposed
-    for dequeued in step.dequeued:
-        out.append((CLEANUP.name, dequeued.ticket_id.encode(), ticket_dequeued(dequeued)))
-    out += lifecycle
-    for status in step.statuses:
-        out.append((STATUS.name, status.ticket_id.encode(), ticket_status(status)))
-    wave = _encode_wave(translate.wave_closed(summary, folded.duration_ms))
-    out.append((WAVES.name, queue_key(summary.queue, summary.region), wave))
+def step_records(step: Step, duration_ms: float = 0.0) -> list[Record]:
+    """The records of ``step``'s outputs, in their order (the core's publication order)."""
+    outputs = step.outputs
+    if len(outputs) == 1 and type(outputs[0]) is Searching:  # a join
+        status = outputs[0]
+        return [(_STATUS_TOPIC, status.ticket_id.encode(), ticket_status(status))]
+    summary = step.summary
+    created: Callable[[Match], bytes] = _no_wave
+    if summary is not None:
+        created = match_created_writer(
+            summary.queue,
+            summary.region,
+            summary.wave_id,
+            summary.strategy,
+            summary.config_fingerprint,
+            summary.closed_at_ms,
+        )
+    out: list[Record] = []
+    append = out.append
+    for output in outputs:
+        kind = type(output)
+        if kind is Match:
+            append((MATCHES.name, output.match_id.encode(), created(output)))  # type: ignore[union-attr,arg-type]
+        elif kind is Dequeued:
+            append((CLEANUP.name, output.ticket_id.encode(), ticket_dequeued(output)))  # type: ignore[union-attr,arg-type]
+        elif kind is Searching:
+            append((STATUS.name, output.ticket_id.encode(), ticket_status(output)))  # type: ignore[union-attr,arg-type]
+        elif kind is WaveSummary:
+            wave = _encode_wave(translate.wave_closed(output, duration_ms))  # type: ignore[arg-type]
+            append((WAVES.name, queue_key(output.queue, output.region), wave))  # type: ignore[union-attr]
+        else:
+            append(lifecycle_wire.record(output))  # type: ignore[arg-type]
     return out
+
+
+def _no_wave(match: Match) -> bytes:
+    raise AssertionError("a Match output outside a wave close")
+
+
+_STATUS_TOPIC = STATUS.name
 
 
 def dead_letter_record(

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from matcher.core import Match
-from matcher.queue import Dequeued, DequeueReason, Searching, Step
+from matcher.queue import Dequeued, DequeueReason, Searching
 from schemas.codec import max_bytes, within_limit
 from schemas.direct import (
     END,
@@ -34,7 +34,6 @@ from schemas.direct import (
     zigzag_varint,
 )
 from schemas.models import MatchCreated, TicketDequeued, TicketStatus
-from schemas.topics import CLEANUP, STATUS
 
 _MATCH_HEADER = header("MatchCreated")
 _DEQUEUED_HEADER = header("TicketDequeued")
@@ -47,7 +46,6 @@ _DEQUEUED_LIMIT = max_bytes(TicketDequeued)
 _STATUS_HEADER = header("TicketStatus")
 _SEARCHING = symbols("TicketStatus", "state")["SEARCHING"]
 _STATUS_LIMIT = max_bytes(TicketStatus)
-_STATUS_TOPIC, _CLEANUP_TOPIC = STATUS.name, CLEANUP.name
 #: Remembered bytes per key, emptied when full (a worker sees few keys at a time).
 _MEMO_LIMIT = 4_096
 
@@ -248,21 +246,6 @@ def _matched_parts(key: tuple[str, str, str | None, int]) -> tuple[bytes, bytes,
 
 
 _MATCHED_PARTS: dict[tuple[str, str, str | None, int], tuple[bytes, bytes, bytes]] = {}
-
-
-def step_records(step: Step) -> list[tuple[str, bytes, bytes]]:
-    """Every output record of a step without a wave (a join, a leave, a refusal), in
-    publication order: its dequeues, then its statuses.
-
-    Notes: O(records).
-    """
-    statuses = step.statuses
-    if not step.dequeued and len(statuses) == 1:  # a join
-        status = statuses[0]
-        return [(_STATUS_TOPIC, status.ticket_id.encode(), ticket_status(status))]
-    out = [(_CLEANUP_TOPIC, d.ticket_id.encode(), ticket_dequeued(d)) for d in step.dequeued]
-    out += [(_STATUS_TOPIC, s.ticket_id.encode(), ticket_status(s)) for s in statuses]
-    return out
 
 
 def ticket_status(status: Searching, stage: bytes | None = None) -> bytes:

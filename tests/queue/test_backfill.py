@@ -43,7 +43,7 @@ def requested(*teams: BackfillTeam, deadline: int | None = None) -> BackfillRequ
 
 
 def results(step) -> list[BackfillResult]:
-    return [o for o in step.lifecycle if isinstance(o, BackfillResult)]
+    return [o for o in step.outputs if isinstance(o, BackfillResult)]
 
 
 def test_two_open_slots_take_a_party_of_two_whole():

@@ -29,9 +29,7 @@ def run(b: QueueBook, *events) -> list[Step]:
         step = b.apply(todo.popleft())
         steps.append(step)
         todo.extend(
-            o
-            for o in step.lifecycle
-            if isinstance(o, (ClaimRequested, ClaimDecided, ClaimReleased))
+            o for o in step.outputs if isinstance(o, (ClaimRequested, ClaimDecided, ClaimReleased))
         )
     return steps
 
@@ -46,7 +44,7 @@ def test_a_join_waits_for_its_claim_then_searches():
     b = book()
     first = b.apply(joined("t1", "alice", "eu"))
     assert first.note == "pending" and first.statuses == ()
-    (request,) = first.lifecycle
+    (request,) = first.outputs
     assert request == ClaimRequested("alice", "t1", "1v1", "eu", 1_000)
     steps = run(b, request)
     assert [s.note for s in steps] == ["claim", "joined"]
@@ -84,10 +82,10 @@ def test_matched_at_most_once_and_free_again_after_the_match():
 
 def test_a_leave_before_the_decision_releases_and_a_stale_request_grants_nothing():
     b = book()
-    (request,) = b.apply(joined("t1", "alice", "eu")).lifecycle
+    (request,) = b.apply(joined("t1", "alice", "eu")).outputs
     left = run(b, TicketLeft("t1", "1v1", "eu", LeaveReason.REQUESTED, 1_500))
     assert left[0].dequeued[0].reason is DequeueReason.LEFT
-    assert run(b, request)[0].lifecycle == ()  # released first: the request is a stale copy
+    assert run(b, request)[0].outputs == ()  # released first: the request is a stale copy
     assert "alice" not in b.claims.holders
     assert run(b, joined("t2", "alice", "na", at_ms=2_000))[-1].note == "joined"
 
@@ -114,7 +112,7 @@ def test_a_redelivered_request_is_granted_again_and_the_book_snapshots():
 
 def test_a_pending_join_survives_a_snapshot():
     b = book()
-    (request,) = b.apply(joined("t1", "alice", "eu")).lifecycle
+    (request,) = b.apply(joined("t1", "alice", "eu")).outputs
     restored = book()
     restored.regions["1v1", "eu"] = queue_from_record(queue_to_record(b.regions["1v1", "eu"]))
     restored.claims = ClaimBook.from_record(b.claims.to_record())

@@ -181,12 +181,12 @@ def test_waits_are_estimated_from_recent_waves(profile):
 
 
 def test_an_invalid_strategy_result_is_refused(profile, monkeypatch):
-    import matcher.queue.fold as fold
+    import matcher.queue.wave as wave
     from matcher.core import WaveResult
 
     state = RegionQueue("duo", "eu")
     join(state, profile, "a")
-    monkeypatch.setattr(fold, "run_wave", lambda s, p: WaveResult("bad", (), ()))
+    monkeypatch.setattr(wave, "run_strategy", lambda s, p: WaveResult("bad", (), ()))
     step = state.apply(tick(1), profile, RULES)
     assert step.note == "wave_failed" and step.matches == ()
     assert step.failure is not None and "unmatched" in step.failure.reason
@@ -194,7 +194,7 @@ def test_an_invalid_strategy_result_is_refused(profile, monkeypatch):
 
 
 def test_a_failing_strategy_still_expires_and_reports_each_reason_once(profile, monkeypatch):
-    import matcher.queue.fold as fold
+    import matcher.queue.wave as wave
 
     rules = QueueRules(ticket_ttl_ms=20_000, finished_retention_ms=20_000)
     state = RegionQueue("duo", "eu")
@@ -204,14 +204,14 @@ def test_a_failing_strategy_still_expires_and_reports_each_reason_once(profile, 
     def broken(snapshot, profile):
         raise KeyError("weight_pings")
 
-    monkeypatch.setattr(fold, "run_wave", broken)
+    monkeypatch.setattr(wave, "run_strategy", broken)
     first = state.apply(tick(1, at_ms=10_000), profile, rules)
     second = state.apply(tick(2, at_ms=25_000), profile, rules)
     assert [first.failure.first, second.failure.first] == [True, False]
     assert first.failure.reason == "KeyError: 'weight_pings'"
     assert [(d.ticket_id, d.reason) for d in second.dequeued] == [("a", DequeueReason.EXPIRED)]
     assert list(state.tickets) == ["b"] and state.last_sequence == 2
-    monkeypatch.setattr(fold, "run_wave", lambda s, p: 1 / 0)
+    monkeypatch.setattr(wave, "run_strategy", lambda s, p: 1 / 0)
     third = state.apply(tick(3, at_ms=30_000), profile, rules)
     assert third.failure.first and third.failure.reason.startswith("ZeroDivisionError")
     monkeypatch.undo()

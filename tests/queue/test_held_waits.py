@@ -43,7 +43,7 @@ def answer(b: QueueBook, match_id: str, player: str, accepted: bool, at_ms: int)
 
 
 def proposed(step) -> str:
-    (found,) = [o for o in step.lifecycle if isinstance(o, MatchProposal)]
+    (found,) = [o for o in step.outputs if isinstance(o, MatchProposal)]
     return found.match.match_id
 
 

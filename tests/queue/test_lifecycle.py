@@ -45,12 +45,12 @@ def answer(b: QueueBook, match_id: str, player: str, accepted: bool, at_ms: int)
 
 
 def proposal(step) -> MatchProposal:
-    (found,) = [o for o in step.lifecycle if isinstance(o, MatchProposal)]
+    (found,) = [o for o in step.outputs if isinstance(o, MatchProposal)]
     return found
 
 
 def stages(step) -> dict[str, StageStatus]:
-    return {o.ticket_id: o for o in step.lifecycle if isinstance(o, StageStatus)}
+    return {o.ticket_id: o for o in step.outputs if isinstance(o, StageStatus)}
 
 
 def test_a_ready_check_proposes_and_reserves_the_seats():
@@ -83,7 +83,7 @@ def test_all_accept_creates_the_match_and_dequeues_matched():
     made = proposal(b.apply(tick(1)))
     assert answer(b, made.match.match_id, "p-a", True, 11_000).note == "accepted"
     step = answer(b, made.match.match_id, "p-b", True, 12_000)
-    created = [o for o in step.lifecycle if isinstance(o, MatchProposal)]
+    created = [o for o in step.outputs if isinstance(o, MatchProposal)]
     assert created[0].deadline_at_ms is None and created[0].at_ms == 12_000
     assert created[0].match == made.match
     assert [(d.ticket_id, d.reason, d.match_id) for d in step.dequeued] == [

@@ -27,7 +27,18 @@ def test_each_status_of_a_wave_is_the_one_searching_makes() -> None:
         tick = WaveTick("1v1", "eu", f"w{wave}", wave, T0 + 1000 * wave, "f", 1000 + wave)
         step = queue.apply(tick, PROFILE, RULES)
         expected = tuple(
-            searching(queue, q.ticket, position, queue.waves_waited(q), tick.tick_at_ms, tick)
+            searching(
+                q.ticket,
+                "1v1",
+                "eu",
+                position,
+                queue.waves_waited(q),
+                tick.tick_at_ms,
+                queue.last_tick_at_ms,
+                queue.last_interval_ms,
+                queue.estimator,
+                tick.wave_id,
+            )
             for position, q in enumerate(queue.tickets.values(), start=1)
         )
         assert step.statuses == expected

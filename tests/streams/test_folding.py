@@ -80,12 +80,12 @@ def test_a_record_in_the_wrong_partition_is_refused_with_the_right_one(folder):
 
 
 def test_a_failing_strategy_is_dead_lettered_once_and_matches_nothing(folder, monkeypatch):
-    import matcher.queue.fold as fold
+    import matcher.queue.wave as wave
 
     state = folder.new_state(HOME)
     folder.fold(state, KEY, joined("t1", "a"), 0)
     folder.fold(state, KEY, joined("t2", "b"), 1)
-    monkeypatch.setattr(fold, "run_wave", lambda s, p: 1 / 0)
+    monkeypatch.setattr(wave, "run_strategy", lambda s, p: 1 / 0)
     folded = folder.fold(state, KEY, tick(1), 2)
     assert folded.rejection.code == "wave_failed"
     assert "ZeroDivisionError" in folded.rejection.reason

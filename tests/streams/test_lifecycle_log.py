@@ -259,7 +259,7 @@ def test_match_proposed_bytes_are_fastavros():
     from matcher.core import Match, Seat, Team
     from matcher.queue.lifecycle import MatchProposal
     from schemas.codec import encoder_for
-    from streams.lifecycle_wire import split
+    from streams.lifecycle_wire import record
 
     teams = (
         Team("red", (Seat("t1", "p1", "bw", 1500), Seat("t2", "p2", "bw", 1450))),
@@ -267,7 +267,7 @@ def test_match_proposed_bytes_are_fastavros():
     )
     match = Match("m-1", teams, "Polypoid", "srv", "ch", (("rating_diff", 12.5),))
     proposal = MatchProposal(match, "1v1", "eu", "w9", "optimal", "cfg", T0, T0 + 5_000)
-    ((topic, key, value),), _ = split((proposal,))
+    topic, key, value = record(proposal)
     expected = encoder_for("MatchProposed", validate=True)(
         {
             "match_id": "m-1",

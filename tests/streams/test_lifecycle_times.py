@@ -71,7 +71,7 @@ class Region:
         assert folded.step is not None
         if folded.step.matches:
             return folded.step.matches[0].match_id
-        (proposal,) = folded.step.lifecycle[:1]
+        (proposal,) = folded.step.outputs[:1]
         return proposal.match.match_id  # type: ignore[union-attr]
 
 

@@ -97,7 +97,7 @@ def test_a_bug_anywhere_in_the_fold_costs_one_dead_letter(folder, monkeypatch):
 def test_an_output_that_cannot_be_encoded_costs_one_dead_letter(folder, monkeypatch):
     from streams.worker import publisher
 
-    def broken(step):
+    def broken(step, duration_ms=0.0):
         raise ValueError("cannot encode")
 
     monkeypatch.setattr(publisher, "step_records", broken)

@@ -7,9 +7,9 @@ from hypothesis import strategies as st
 
 from matcher.core import Match, Seat, Team
 from matcher.queue import Dequeued, DequeueReason, Searching, Step
+from streams.worker.publisher import step_records
 from streams.worker.records import (
     match_created_writer,
-    step_records,
     ticket_dequeued,
     ticket_status,
 )
@@ -174,7 +174,7 @@ def test_statuses_sharing_their_figures_equal_the_dict_path(statuses: list[Searc
 def test_a_steps_records_are_its_dequeues_then_its_statuses(
     dequeued: list[Dequeued], searching: list[Searching]
 ) -> None:
-    step = Step("joined", dequeued=tuple(dequeued), statuses=tuple(searching))
+    step = Step("joined", (*dequeued, *searching))
     expected = [
         ("wavematch.cleanup.v1", d.ticket_id.encode(), oracle.ticket_dequeued(d)) for d in dequeued
     ] + [("wavematch.status.v1", s.ticket_id.encode(), oracle.ticket_status(s)) for s in searching]

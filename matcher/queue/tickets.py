@@ -1,0 +1,150 @@
+"""What a region's state is made of: its queued tickets and its held ones, with the
+held state's own mutators.
+
+:class:`~matcher.queue.state.RegionState` owns a :class:`Lifecycle`; the step that
+decides what to hold or release (:mod:`matcher.queue.held`) calls these methods and
+never writes their fields (docs/adr/0125).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from matcher.core import Ticket
+from matcher.queue.lifecycle import BackfillRequested, MatchProposal
+
+
+@dataclass(frozen=True, slots=True)
+class QueuedTicket:
+    ticket: Ticket
+    joined_wave: int
+
+
+@dataclass(slots=True)
+class Held:
+    """Tickets of one match (proposed or placing) out of the queue."""
+
+    tickets: dict[str, QueuedTicket]
+    deadline_ms: int
+    proposal: MatchProposal | None = None
+    accepted: set[str] = field(default_factory=set)
+
+
+@dataclass(slots=True)
+class Lifecycle:
+    """The region's held tickets; every player of them is in ``players`` (seat reserved)."""
+
+    proposals: dict[str, Held] = field(default_factory=dict)
+    placing: dict[str, Held] = field(default_factory=dict)
+    #: Joins waiting for their claims: ticket id -> (ticket, players granted so far).
+    pending: dict[str, tuple[Ticket, set[str]]] = field(default_factory=dict)
+    players: dict[str, str] = field(default_factory=dict)
+    #: Tickets that asked for claims and still hold them: released when they leave.
+    claimed: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    placement_failures: dict[str, int] = field(default_factory=dict)
+    #: Matches resolved lately (match id -> log time), so a late answer is told apart
+    #: from an answer for a match that never was.
+    closed: dict[str, int] = field(default_factory=dict)
+    #: Active backfill requests by session, in request order (matcher/queue/backfill.py).
+    backfills: dict[str, BackfillRequested] = field(default_factory=dict)
+
+    def holds(self) -> bool:
+        return bool(self.players)
+
+    # -- seats ------------------------------------------------------------------------
+
+    def hold(self, ticket_id: str, ticket: Ticket) -> None:
+        for player in ticket.players:
+            self.players[player.player_id] = ticket_id
+
+    def unhold(self, ticket: Ticket) -> None:
+        players = self.players
+        for player in ticket.players:
+            if players.get(player.player_id) == ticket.ticket_id:
+                del players[player.player_id]
+
+    # -- joins waiting for claims (docs/adr/0110) ------------------------------------
+
+    def hold_pending(self, ticket: Ticket) -> tuple[str, ...]:
+        """Keep ``ticket`` pending; return the players whose claims it asks for."""
+        players = tuple(p.player_id for p in ticket.players)
+        self.pending[ticket.ticket_id] = (ticket, set())
+        self.claimed[ticket.ticket_id] = players
+        for player_id in players:
+            self.players[player_id] = ticket.ticket_id
+        return players
+
+    def grant(self, ticket_id: str, player_id: str) -> bool:
+        """Record ``player_id``'s claim for a pending ticket; True once all are granted."""
+        ticket, granted = self.pending[ticket_id]
+        granted.add(player_id)
+        return len(granted) >= len(ticket.players)
+
+    def end_pending(self, ticket_id: str) -> Ticket | None:
+        """Stop holding a pending join (its seats freed); None if it is not pending."""
+        entry = self.pending.pop(ticket_id, None)
+        if entry is None:
+            return None
+        self.unhold(entry[0])
+        return entry[0]
+
+    def release_claims(self, ticket_id: str) -> tuple[str, ...]:
+        """The players whose claims ``ticket_id`` held (none if it asked for none)."""
+        return self.claimed.pop(ticket_id, None) or ()
+
+    # -- proposals and placements ----------------------------------------------------
+
+    def hold_match(self, ticket_id: str, queued: QueuedTicket) -> None:
+        self.hold(ticket_id, queued.ticket)
+
+    def propose(self, match_id: str, held: Held) -> None:
+        self.proposals[match_id] = held
+
+    def start_placing(self, match_id: str, held: Held) -> None:
+        self.placing[match_id] = held
+
+    def accept(self, held: Held, player_id: str) -> int:
+        """Record an acceptance; return how many players of the match accepted."""
+        held.accepted.add(player_id)
+        return len(held.accepted)
+
+    def end_proposal(self, match_id: str, at_ms: int) -> Held:
+        self.closed[match_id] = at_ms
+        return self.proposals.pop(match_id)
+
+    def end_placing(self, match_id: str, at_ms: int) -> Held:
+        self.closed[match_id] = at_ms
+        return self.placing.pop(match_id)
+
+    def leave_placing(self, ticket_id: str) -> QueuedTicket | None:
+        """Take a leaving ticket out of its placing match (the others still place)."""
+        for held in self.placing.values():
+            queued = held.tickets.pop(ticket_id, None)
+            if queued is not None:
+                return queued
+        return None
+
+    def failed_placement(self, ticket_id: str) -> int:
+        """Count a failed placement of ``ticket_id``; return its failures so far."""
+        failures = self.placement_failures
+        failures[ticket_id] = failures.get(ticket_id, 0) + 1
+        return failures[ticket_id]
+
+    def forget_failures(self, ticket_id: str) -> None:
+        self.placement_failures.pop(ticket_id, None)
+
+    def prune_closed(self, horizon: int) -> None:
+        """Forget matches decided at or before ``horizon`` (a late answer then names no
+        open match): every proposal of a busy queue would otherwise stay for the whole
+        retention, in memory and in every snapshot."""
+        closed = self.closed
+        if closed and next(iter(closed.values())) <= horizon:
+            self.closed = {m: at for m, at in closed.items() if at > horizon}
+
+    # -- backfill requests (docs/adr/0113) ------------------------------------------
+
+    def request_backfill(self, event: BackfillRequested) -> None:
+        self.backfills[event.session_id] = event
+
+    def cancel_backfill(self, session_id: str) -> bool:
+        return self.backfills.pop(session_id, None) is not None
