@@ -11,20 +11,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from matcher.alternatives import Alternative
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+
+__all__ = ["Alternative", "Explanation", "MatchNotInWave", "explain_match"]
 
 #: Strategies whose pairs follow the duel rules (sides, pressure window, maps).
 DUEL_STRATEGIES = ("optimal", "ladder-v2.1")
-
-
-@dataclass(frozen=True, slots=True)
-class Alternative:
-    """A partner ``candidate`` that ``player`` could have had, and why it was not chosen."""
-
-    player: str
-    candidate: str
-    diff: int | None
-    verdict: str
 
 
 @dataclass(frozen=True, slots=True)

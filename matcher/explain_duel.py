@@ -7,12 +7,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matcher.alternatives import Alternative
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.checks import DuelRules, duel_rules
 from matcher.duel.limits import DuelLimits, duel_limits
 from matcher.duel.model import BW, SC2, DuelPlayer
 from matcher.duel.windows import pair_wait
-from matcher.explain import Alternative
 from matcher.rules.check import queue_rules
 
 

@@ -38,6 +38,7 @@ from prometheus_client import CollectorRegistry  # noqa: E402
 from streams.embedded.broker import EmbeddedBroker  # noqa: E402
 from streams.settings import Settings, load_settings  # noqa: E402
 from streams.topics import ensure_topics  # noqa: E402
+from streams.wire.outbound import Record, Writer  # noqa: E402
 from streams.worker.catchup import read_range  # noqa: E402
 from streams.worker.direct import (  # noqa: E402
     DirectQueueConsumer,
@@ -46,7 +47,8 @@ from streams.worker.direct import (  # noqa: E402
 )
 from streams.worker.folding import Folder, PartitionState  # noqa: E402
 from streams.worker.metrics import WorkerMetrics  # noqa: E402
-from streams.worker.publisher import Publisher, Record, records_of  # noqa: E402
+from streams.worker.outputs import records_of  # noqa: E402
+from streams.worker.publisher import Publisher  # noqa: E402
 from streams.worker.queue_worker import QueueWorker  # noqa: E402
 from streams.worker.snapshot_topic import TopicStateTable, snapshot_topic  # noqa: E402
 
@@ -93,6 +95,10 @@ async def read_all(bootstrap: str, partitions: int, total: int) -> tuple[list, f
         await consumer.stop()
 
 
+#: The script's writer of output records (a worker has one).
+WRITER = Writer()
+
+
 def fold_records(folder: Folder, states: dict[int, PartitionState], records: list) -> list[Record]:  # type: ignore[type-arg]
     """Fold consumer records with the worker's code; their encoded outputs, in order."""
     outputs: list[Record] = []
@@ -101,6 +107,7 @@ def fold_records(folder: Folder, states: dict[int, PartitionState], records: lis
         if folded is not None:
             outputs.extend(
                 records_of(
+                    WRITER,
                     folded,
                     topic=QUEUE_TOPIC,
                     partition=record.partition,

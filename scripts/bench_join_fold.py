@@ -46,8 +46,12 @@ wave_interval_ms = 3600000
 
 
 class InputRecord(NamedTuple):
+    """What ``QueueWorker.process`` reads of a consumer's record (its InputRecord)."""
+
     partition: int
     offset: int
+    #: The broker's timestamp: the join's own time, as a producer without clock skew sets it.
+    timestamp: int
     key: bytes
     value: bytes
 
@@ -77,7 +81,9 @@ def joins(events: int, queue_key: Any, murmur2_partition: Any) -> list[InputReco
         key = queue_key("1v1", region)
         partition = murmur2_partition(key, 8)
         items = by_partition.setdefault(partition, [])
-        items.append(InputRecord(partition, len(items), key, json.dumps(body).encode()))
+        items.append(
+            InputRecord(partition, len(items), START_MS + number, key, json.dumps(body).encode())
+        )
     records = []
     for start in range(0, events, BATCH // 8):  # fetches interleave the partitions
         for partition in sorted(by_partition):
@@ -123,7 +129,8 @@ def main() -> int:
 
 def fold_loop(folder: Any, records: list[InputRecord]) -> tuple[float, str]:
     from streams.worker.folding import paused_gc
-    from streams.worker.publisher import records_of
+
+    records_of = encoder()
 
     states = {p: folder.new_state(p) for p in {r.partition for r in records}}
     outputs: list[tuple[str, bytes, bytes]] = []
@@ -149,6 +156,20 @@ def fold_loop(folder: Any, records: list[InputRecord]) -> tuple[float, str]:
             b"%d:%s%d:%s%d:%s" % (len(topic), topic.encode(), len(key), key, len(value), value)
         )
     return seconds, digest.hexdigest()[:16]
+
+
+def encoder() -> Any:
+    """The tree's ``records_of(folded, *, topic, partition, key, value)``: with a writer
+    of its own where the tree has one (streams/wire/), the module function before."""
+    try:
+        from streams.wire.outbound import Writer
+        from streams.worker.outputs import records_of
+    except ImportError:  # a tree before streams/wire/
+        from streams.worker.publisher import records_of as before
+
+        return before
+    writer = Writer()
+    return lambda folded, **where: records_of(writer, folded, **where)
 
 
 class _Producer:

@@ -46,9 +46,10 @@ from schemas.codec import encode  # noqa: E402
 from schemas.models import WaveTick  # noqa: E402
 from schemas.topics import murmur2_partition, queue_key  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
+from streams.wire.outbound import Writer  # noqa: E402
 from streams.worker.folding import Folder, paused_gc  # noqa: E402
 from streams.worker.metrics import WorkerMetrics  # noqa: E402
-from streams.worker.publisher import records_of  # noqa: E402
+from streams.worker.outputs import records_of  # noqa: E402
 from tests.duel.waves import worker_mix_ratings  # noqa: E402
 
 CONFIG = """
@@ -117,6 +118,7 @@ def one_run(
     ready_check_ms: int = 0,
     hosted: bool = False,
 ) -> dict[str, float]:
+    writer = Writer()  # one per run, as a worker has one
     config = Path("/tmp/bench-wave-close.toml")
     config.write_text(
         CONFIG.format(strategy=strategy, status=str(status).lower(), ready=ready_check_ms)
@@ -174,7 +176,7 @@ def one_run(
         metrics.observe(folded, state)  # as QueueWorker.process does, before the encoding
         observed_at = time.perf_counter()
         outputs = records_of(
-            folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick
+            writer, folded, topic="wavematch.queue.v1", partition=partition, key=key, value=tick
         )
         done, done_cpu = time.perf_counter(), time.process_time()
         records, matches = len(outputs), folded.step.summary.matches
@@ -189,7 +191,9 @@ def one_run(
             for later_offset, value in enumerate(joins[players:], start=offset + 1):
                 joined = folder.fold(state, key, value, later_offset)
                 assert joined is not None
-                later += records_of(joined, topic="q", partition=partition, key=key, value=value)
+                later += records_of(
+                    writer, joined, topic="q", partition=partition, key=key, value=value
+                )
             send.hand(later)
     published, published_cpu = done, done_cpu
     if send is not None:

@@ -28,8 +28,9 @@ from schemas.codec import encode  # noqa: E402
 from schemas.models import WaveTick  # noqa: E402
 from schemas.topics import murmur2_partition, queue_key  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
+from streams.wire.outbound import Writer  # noqa: E402
 from streams.worker.folding import Folder  # noqa: E402
-from streams.worker.publisher import records_of  # noqa: E402
+from streams.worker.outputs import records_of  # noqa: E402
 
 MAPS = ["Fighting Spirit", "Polypoid", "Eclipse", "Vermeer", "Circuit Breaker"]
 
@@ -147,6 +148,7 @@ def events(spec: dict, seed: int):
 
 def run(name: str, spec: dict) -> str:
     folder = Folder.from_settings(load_settings(config(name, spec), broker_url="kafka://x:1"))
+    writer = Writer()  # one per run, as a worker has one
     states = {}
     digest = hashlib.sha256()
     for offset, (key, event) in enumerate(events(spec, 7)):
@@ -155,7 +157,9 @@ def run(name: str, spec: dict) -> str:
         value = encode(event) if isinstance(event, WaveTick) else json.dumps(event).encode()
         folded = folder.fold(state, key, value, offset)
         assert folded is not None
-        for topic, k, v in records_of(folded, topic="q", partition=partition, key=key, value=value):
+        for topic, k, v in records_of(
+            writer, folded, topic="q", partition=partition, key=key, value=value
+        ):
             if topic == "wavematch.waves.v1":
                 v = v[:-8]  # duration_ms is wall time
             digest.update(topic.encode() + b"|" + k + b"|" + v + b"\n")

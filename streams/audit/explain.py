@@ -16,7 +16,7 @@ from schemas import models as wire
 from schemas.codec import decode_queue_event
 from schemas.topics import QUEUE
 from streams.audit.rederive import LogRecord, rederive
-from streams.translate import to_domain
+from streams.wire.inbound import to_domain
 from streams.worker.folding import Folder
 
 

@@ -14,9 +14,8 @@ from matcher.queue.lifecycle import NO_POLICY, BackfillResult, StageStatus
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import QUEUE
-from streams import lifecycle_wire
 from streams.audit.rederive import LogRecord, rederive
-from streams.translate import to_domain
+from streams.wire.inbound import to_domain
 from streams.worker.folding import Folder
 
 
@@ -55,8 +54,6 @@ def _event(record: LogRecord) -> Any:
         decoded = decode_queue_event(record.value or b"")
     except InvalidEvent:
         return None
-    if isinstance(decoded, lifecycle_wire.LIFECYCLE_WIRE):
-        return lifecycle_wire.to_domain(decoded)
     return to_domain(decoded)
 
 

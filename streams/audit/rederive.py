@@ -6,8 +6,9 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
 from schemas.topics import QUEUE
+from streams.wire.outbound import Record, Writer
 from streams.worker.folding import Folded, Folder, PartitionState
-from streams.worker.publisher import Record, records_of
+from streams.worker.outputs import records_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +41,7 @@ def rederive(
     Notes: O(records) plus each wave's strategy cost; one state per partition in memory.
     """
     states: dict[int, PartitionState] = {}
+    writer = Writer()
     for record in queue_log:
         state = states.get(record.partition)
         if state is None:
@@ -50,6 +52,11 @@ def rederive(
         if folded is None:
             continue
         outputs = records_of(
-            folded, topic=QUEUE.name, partition=record.partition, key=record.key, value=record.value
+            writer,
+            folded,
+            topic=QUEUE.name,
+            partition=record.partition,
+            key=record.key,
+            value=record.value,
         )
         yield Derived(record, folded, tuple(outputs))

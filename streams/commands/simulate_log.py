@@ -135,16 +135,13 @@ def arrivals_of(records: Sequence[LogRecord]) -> dict[str, dict[str, list[Arriva
     from matcher.sim.recorded import Arrival
     from schemas.codec import decode_queue_event
     from schemas.errors import InvalidEvent
-    from streams import lifecycle_wire
-    from streams.translate import to_domain
+    from streams.wire.inbound import to_domain
 
     out: dict[str, dict[str, list[Arrival]]] = {}
     for record in sorted(records, key=lambda r: (r.partition, r.offset)):
         try:
             decoded = decode_queue_event(record.value or b"")
         except InvalidEvent:
-            continue
-        if isinstance(decoded, lifecycle_wire.LIFECYCLE_WIRE):
             continue
         event = to_domain(decoded)
         if not isinstance(event, (TicketJoined, TicketLeft, WaveTick)):

@@ -30,13 +30,10 @@ from matcher.queue.lifecycle import (
     ReadyCheckAnswered,
 )
 from matcher.strategies import get_strategy
-from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
-from streams import lifecycle_wire
 from streams.settings import Settings
-from streams.translate import to_domain
-from streams.worker.fastpath import fast_queue_event
+from streams.wire import inbound
 from streams.worker.finished_log import FinishedLog
 
 log = logging.getLogger(__name__)
@@ -250,7 +247,7 @@ class Folder:
         routing or applying (a deeply nested JSON's RecursionError, a strategy's bug...).
         An unforeseen failure is the record's rejection (``internal_error``): it costs one
         DeadLetter, never the worker, and every process folding the log (live, catch-up,
-        replay) decides the same. Its encoding half is :func:`publisher.records_of`'s.
+        replay) decides the same. Its encoding half is :func:`outputs.records_of`'s.
         """
         if offset <= state.applied_offset:
             return None
@@ -271,24 +268,16 @@ class Folder:
         offset: int,
         timestamp_ms: int | None,
     ) -> Folded:
-        # Most records are plainly valid joins and leaves: decoded without pydantic. Every
-        # other record, and every rejection's wording, comes from the validating decoder.
-        event: Any = fast_queue_event(value)
-        if event is None:
-            try:
-                decoded = decode_queue_event(value or b"")
-            except InvalidEvent as error:
-                return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
-            if isinstance(decoded, lifecycle_wire.LIFECYCLE_WIRE):
-                event = lifecycle_wire.to_domain(decoded)
-            else:
-                event = to_domain(decoded)
-            own_key = lifecycle_wire.routing_key(event)
-            if own_key is not None:  # a claim's key is its player's (docs/adr/0110)
-                problem = self._key_problem(key, own_key, state.partition)
-                if problem:
-                    return Folded(offset, rejection=problem)
-                return Folded(offset, step=state.book.apply(event))
+        try:
+            event: Any = inbound.read(value)
+        except InvalidEvent as error:
+            return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+        own_key = inbound.routing_key(event)
+        if own_key is not None:  # a claim's key is its player's (docs/adr/0110)
+            problem = self._key_problem(key, own_key, state.partition)
+            if problem:
+                return Folded(offset, rejection=problem)
+            return Folded(offset, step=state.book.apply(event))
         problem = self._routing_problem(key, event.queue, event.region, state.partition)
         if problem:
             return Folded(offset, rejection=problem)

@@ -24,10 +24,12 @@ from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Protocol
 
 from schemas.topics import QUEUE
+from streams.wire.outbound import Record, Writer
 from streams.worker import finished_log, snapshots
 from streams.worker.folding import Folded, Folder, PartitionState, paused_gc
 from streams.worker.metrics import WorkerMetrics
-from streams.worker.publisher import Publisher, Record, records_of
+from streams.worker.outputs import records_of
+from streams.worker.publisher import Publisher
 
 log = logging.getLogger(__name__)
 
@@ -75,6 +77,8 @@ class QueueWorker:
         self.folder = folder
         self.table = table
         self.publisher = publisher
+        #: This worker's writer of output records (the bytes it remembers are its own).
+        self.writer = Writer()
         self._flush = flush
         self._read = read
         self._committed = committed
@@ -102,6 +106,7 @@ class QueueWorker:
         outputs: list[Record] = []
         # Bound once: this loop runs for every record (20,000 a second is the target).
         state_of, fold, observe = self.states.get, self.folder.fold, self.metrics.observe
+        writer = self.writer
         topic = QUEUE.name
         for record in records:
             partition, offset = record.partition, record.offset
@@ -114,7 +119,9 @@ class QueueWorker:
                 continue
             touched.add(partition)
             observe(folded, state)
-            outputs += records_of(folded, topic=topic, partition=partition, key=key, value=value)
+            outputs += records_of(
+                writer, folded, topic=topic, partition=partition, key=key, value=value
+            )
             step = folded.step
             if step is not None and step.summary is not None:
                 await self.publisher.publish(outputs)
@@ -165,7 +172,7 @@ class QueueWorker:
             if folded is None:
                 continue
             if outputs is not None and record.offset >= publish_from:
-                outputs.extend(_outputs_of(folded, record))
+                outputs.extend(_outputs_of(self.writer, folded, record))
                 published += 1
             else:
                 refolded += 1
@@ -243,7 +250,12 @@ class QueueWorker:
         self.metrics.snapshot(state.partition)
 
 
-def _outputs_of(folded: Folded, record: InputRecord) -> Sequence[Record]:
+def _outputs_of(writer: Writer, folded: Folded, record: InputRecord) -> Sequence[Record]:
     return records_of(
-        folded, topic=QUEUE.name, partition=record.partition, key=record.key, value=record.value
+        writer,
+        folded,
+        topic=QUEUE.name,
+        partition=record.partition,
+        key=record.key,
+        value=record.value,
     )

@@ -17,8 +17,9 @@ from schemas.errors import ERROR_CODES
 from schemas.models import DeadLetter
 from schemas.topics import DEADLETTER, QUEUE, queue_key
 from streams.settings import QueueSettings, Settings
+from streams.wire.outbound import Writer
 from streams.worker.folding import Folder, PartitionState
-from streams.worker.publisher import records_of
+from streams.worker.outputs import records_of
 
 GOLDEN = Path(__file__).resolve().parents[2] / "schemas" / "golden"
 #: The golden inputs' queues, configured as they say (one partition: every key is home).
@@ -74,7 +75,7 @@ def run_case(data: bytes) -> None:
 def check(state: PartitionState, key: bytes | None, value: bytes, offset: int) -> None:
     folded = folder().fold(state, key, value, offset)
     assert folded is not None and state.applied_offset == offset
-    outputs = records_of(folded, topic=QUEUE.name, partition=0, key=key, value=value)
+    outputs = records_of(Writer(), folded, topic=QUEUE.name, partition=0, key=key, value=value)
     letters = [decode(v) for topic, _, v in outputs if topic == DEADLETTER.name]
     for _, _, encoded in outputs:
         decode(encoded)  # every output is valid on the wire

@@ -15,7 +15,8 @@ from matcher.strategies import get_strategy
 from matcher.teams.checks import team_result_problems
 from schemas import codec
 from schemas import models as wire
-from streams.worker.records import match_created_writer
+from streams.wire.avro import Binary
+from streams.wire.matches import MatchWriter
 from tests.multifactor.conftest import player, profile, random_wave, snapshot, solo, ticket
 
 SMALL = {"budget_evaluations": 4_000}
@@ -71,7 +72,8 @@ def test_every_match_created_carries_the_factor_scores() -> None:
     wave = random_wave(11, 36)
     result = multifactor_strategy(wave, profile(**SMALL))
     assert result.matches
-    write = match_created_writer("q3", "eu", "w1", "multifactor", "fp", 1_700_000_000_000)
+    key = ("q3", "eu", "w1", "multifactor", "fp", 1_700_000_000_000, None)
+    write = MatchWriter(Binary()).for_wave(key)
     for match in result.matches:
         event = codec.decode(write(match))  # the worker's bytes, read by the validating codec
         assert isinstance(event, wire.MatchCreated)

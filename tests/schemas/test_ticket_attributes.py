@@ -6,8 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from schemas.codec import decode, decode_json, encode
-from streams.translate import ticket_from_wire
-from streams.worker.fastpath import fast_queue_event
+from streams.wire.inbound import fast_queue_event, ticket_from_wire
 
 DATA = Path(__file__).resolve().parents[1] / "data"
 GOLDEN = Path(__file__).resolve().parents[2] / "schemas" / "golden" / "TicketJoined"

@@ -1,6 +1,6 @@
 """The test oracle of the worker's record writers: each record as a plain dict, encoded by fastavro.
 
-streams/worker/records.py writes MatchCreated, TicketDequeued and TicketStatus bytes
+streams/wire/ writes MatchCreated, TicketDequeued and TicketStatus bytes
 straight from the fold's objects; these dicts follow the schemas field by field and
 :func:`schemas.codec.encoder_for` walks them with fastavro, so a writer that drifts from
 the schema or from the objects' meaning gives other bytes.

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from schemas import models as m
 from schemas.codec import decode_queue_event, encode, encode_json
 from schemas.errors import InvalidEvent
-from streams.translate import to_domain
-from streams.worker.fastpath import fast_queue_event
+from streams.wire.inbound import fast_queue_event, to_domain
 from tests.schemas.events import STRATEGIES, sample
 
 QUICK = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -8,8 +8,9 @@ import pytest
 
 from schemas.codec import decode
 from schemas.topics import QUEUE
+from streams.wire.outbound import Writer
 from streams.worker import snapshots
-from streams.worker.publisher import records_of
+from streams.worker.outputs import records_of
 from tests.streams.conftest import HOME, KEY, PARTITIONS, joined, tick
 
 
@@ -18,7 +19,7 @@ def test_a_wave_publishes_matches_cleanup_status_and_summary(folder):
     for offset, (tid, player) in enumerate([("t1", "a"), ("t2", "b"), ("t3", "c")]):
         folder.fold(state, KEY, joined(tid, player), offset)
     folded = folder.fold(state, KEY, tick(1), 3)
-    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=tick(1))
+    records = records_of(Writer(), folded, topic=QUEUE.name, partition=HOME, key=KEY, value=tick(1))
     topics = [topic for topic, _, _ in records]
     assert topics == [
         "wavematch.matches.v1",
@@ -59,7 +60,7 @@ def test_bad_records_become_exactly_one_dead_letter(folder, key, value, code, fi
     state = folder.new_state(HOME)
     value = value if value is not None else joined("t1", "a")
     folded = folder.fold(state, key, value, 0)
-    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=key, value=value)
+    records = records_of(Writer(), folded, topic=QUEUE.name, partition=HOME, key=key, value=value)
     assert [topic for topic, _, _ in records] == ["wavematch.deadletter.v1"]
     letter = decode(records[0][2])
     assert (letter.error_code, letter.field, letter.offset, letter.original) == (
@@ -89,7 +90,7 @@ def test_a_failing_strategy_is_dead_lettered_once_and_matches_nothing(folder, mo
     folded = folder.fold(state, KEY, tick(1), 2)
     assert folded.rejection.code == "wave_failed"
     assert "ZeroDivisionError" in folded.rejection.reason
-    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=tick(1))
+    records = records_of(Writer(), folded, topic=QUEUE.name, partition=HOME, key=KEY, value=tick(1))
     assert [topic for topic, _, _ in records] == ["wavematch.deadletter.v1"]
     again = folder.fold(state, KEY, tick(2), 3)
     assert again.rejection is None and again.step.failure.reason == folded.rejection.reason

@@ -9,8 +9,9 @@ from schemas.codec import decode, encode
 from schemas.models import TicketJoined, WaveTick
 from schemas.topics import CLEANUP, MATCHES, QUEUE, queue_key
 from streams.settings import QueueSettings, Settings
+from streams.wire.outbound import Writer
 from streams.worker.folding import Folder
-from streams.worker.publisher import records_of
+from streams.worker.outputs import records_of
 
 GOLDEN = Path(__file__).resolve().parents[2] / "schemas" / "golden"
 T0 = 1_767_225_600_000
@@ -33,7 +34,7 @@ def wave_outputs(
         interval_ms=5_000,
     )
     folded = folder.fold(state, key, encode(tick), len(joins))
-    return records_of(folded, topic=QUEUE.name, partition=0, key=key, value=b"")
+    return records_of(Writer(), folded, topic=QUEUE.name, partition=0, key=key, value=b"")
 
 
 def test_the_duel_examples_are_what_a_1v1_queue_publishes() -> None:

@@ -11,8 +11,9 @@ from schemas.codec import decode, encode
 from schemas.models import TicketJoined, TicketLeft, WaveTick
 from schemas.topics import QUEUE
 from streams.settings import Settings
+from streams.wire.outbound import Writer
 from streams.worker.folding import Folder
-from streams.worker.publisher import records_of
+from streams.worker.outputs import records_of
 from tests.streams.conftest import HOME, KEY
 
 SKEW = 60_000
@@ -80,7 +81,9 @@ def test_a_forged_tick_is_dead_lettered_and_the_region_goes_on(checked, forged, 
         log.fold(join(f"t{index}", NOW), NOW)
     folded = log.fold(forged, NOW)
     assert (folded.rejection.code, folded.rejection.field) == ("implausible_time", field)
-    (letter,) = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=forged)
+    (letter,) = records_of(
+        Writer(), folded, topic=QUEUE.name, partition=HOME, key=KEY, value=forged
+    )
     assert decode(letter[2]).error_code == "implausible_time"
     assert log.queued() == ["t0", "t1", "t2"]  # nothing expired, nothing closed
     real = log.fold(tick(NOW + 1_000), NOW + 1_000)

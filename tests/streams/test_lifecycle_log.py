@@ -14,9 +14,10 @@ from schemas.topics import DEADLETTER, QUEUE, murmur2_partition, queue_key
 from streams.audit.rederive import LogRecord
 from streams.audit.replay import replay
 from streams.settings import QueueSettings, Settings
+from streams.wire.outbound import Writer
 from streams.worker import snapshots
 from streams.worker.folding import Folder
-from streams.worker.publisher import records_of
+from streams.worker.outputs import records_of
 
 T0 = 1_767_225_600_000
 PARTITIONS = 4
@@ -55,6 +56,7 @@ class Log:
             if folded is None:
                 continue
             outputs = records_of(
+                Writer(),
                 folded,
                 topic=QUEUE.name,
                 partition=record.partition,
@@ -259,7 +261,7 @@ def test_match_proposed_bytes_are_fastavros():
     from matcher.core import Match, Seat, Team
     from matcher.queue.lifecycle import MatchProposal
     from schemas.codec import encoder_for
-    from streams.lifecycle_wire import record
+    from streams.wire.outbound import Writer
 
     teams = (
         Team("red", (Seat("t1", "p1", "bw", 1500), Seat("t2", "p2", "bw", 1450))),
@@ -267,7 +269,7 @@ def test_match_proposed_bytes_are_fastavros():
     )
     match = Match("m-1", teams, "Polypoid", "srv", "ch", (("rating_diff", 12.5),))
     proposal = MatchProposal(match, "1v1", "eu", "w9", "optimal", "cfg", T0, T0 + 5_000)
-    topic, key, value = record(proposal)
+    topic, key, value = Writer().record(proposal)
     expected = encoder_for("MatchProposed", validate=True)(
         {
             "match_id": "m-1",

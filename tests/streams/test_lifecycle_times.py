@@ -141,14 +141,15 @@ def test_a_placement_report_dated_a_day_off_is_refused_and_one_without_a_stamp_i
 
 
 def test_the_dead_letter_names_the_field_on_the_wire():
-    from streams.worker.publisher import records_of
+    from streams.wire.outbound import Writer
+    from streams.worker.outputs import records_of
 
     region = Region(ready_check_ms=5_000)
     match_id = region.propose()
     value = encode(answer(match_id, "bob", NOW + DAY))
     folded = region.folder.fold(region.state, KEY, value, region.offset, NOW + 11_000)
     ((_, _, letter),) = records_of(
-        folded, topic="wavematch.queue.v1", partition=0, key=KEY, value=value
+        Writer(), folded, topic="wavematch.queue.v1", partition=0, key=KEY, value=value
     )
     dead = decode(letter)
     assert (dead.error_code, dead.field) == ("implausible_time", "answered_at_ms")

@@ -11,17 +11,18 @@ from schemas.codec import decode, decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.models import MAX_DEAD_LETTER_KEY_BYTES, DeadLetter
 from schemas.topics import QUEUE
+from streams.wire.inbound import fast_queue_event
+from streams.wire.outbound import Writer
 from streams.worker import folding
-from streams.worker.fastpath import fast_queue_event
 from streams.worker.folding import Folded, Rejection
-from streams.worker.publisher import dead_letter_record, records_of
+from streams.worker.outputs import dead_letter_record, records_of
 from tests.streams.conftest import HOME, KEY, joined
 
 
 def letters(folder, state, key, value, offset=0):
     folded = folder.fold(state, key, value, offset)
     assert folded is not None and state.applied_offset == offset
-    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=key, value=value)
+    records = records_of(Writer(), folded, topic=QUEUE.name, partition=HOME, key=key, value=value)
     assert [topic for topic, _, _ in records] == ["wavematch.deadletter.v1"]
     letter = decode(records[0][2])
     assert isinstance(letter, DeadLetter) and letter.offset == offset
@@ -85,7 +86,7 @@ def test_a_bug_anywhere_in_the_fold_costs_one_dead_letter(folder, monkeypatch):
     def broken(value):
         raise MemoryError("the decoder blew up")
 
-    monkeypatch.setattr(folding, "fast_queue_event", broken)
+    monkeypatch.setattr(folding.inbound, "read", broken)
     state = folder.new_state(HOME)
     _, letter = letters(folder, state, KEY, joined("t1", "a"), offset=4)
     assert (letter.error_code, letter.reason) == (
@@ -95,15 +96,15 @@ def test_a_bug_anywhere_in_the_fold_costs_one_dead_letter(folder, monkeypatch):
 
 
 def test_an_output_that_cannot_be_encoded_costs_one_dead_letter(folder, monkeypatch):
-    from streams.worker import publisher
+    writer = Writer()
 
     def broken(step, duration_ms=0.0):
         raise ValueError("cannot encode")
 
-    monkeypatch.setattr(publisher, "step_records", broken)
+    monkeypatch.setattr(writer, "records", broken)
     state = folder.new_state(HOME)
     folded = folder.fold(state, KEY, joined("t1", "a"), 0)
-    records = records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=b"v")
+    records = records_of(writer, folded, topic=QUEUE.name, partition=HOME, key=KEY, value=b"v")
     assert len(records) == 1 and decode(records[0][2]).error_code == "internal_error"
 
 

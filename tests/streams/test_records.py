@@ -7,14 +7,32 @@ from hypothesis import strategies as st
 
 from matcher.core import Match, Seat, Team
 from matcher.queue import Dequeued, DequeueReason, Searching, Step
-from streams.worker.publisher import step_records
-from streams.worker.records import (
-    match_created_writer,
-    ticket_dequeued,
-    ticket_status,
-)
+from matcher.queue.lifecycle import StageStatus, TicketStage
+from schemas.codec import encoder_for
+from streams.wire.avro import Binary
+from streams.wire.matches import MatchWriter, Write
+from streams.wire.outbound import Record, Writer
+from streams.wire.tickets import TicketWriter
 from tests.streams import avro_oracle as oracle
 from tests.streams.field_values import counts, maybe, texts, timestamps
+
+# One writer for the module, as a worker has one: its memos see every example.
+_TICKETS = TicketWriter(Binary())
+ticket_dequeued = _TICKETS.dequeued
+ticket_status = _TICKETS.searching
+
+
+def match_created_writer(
+    queue: str, region: str, wave_id: str, strategy: str, fingerprint: str, at_ms: int
+) -> Write:
+    return MatchWriter(Binary()).for_wave(
+        (queue, region, wave_id, strategy, fingerprint, at_ms, None)
+    )
+
+
+def step_records(step: Step) -> list[Record]:
+    return Writer().records(step)
+
 
 # Beyond the models' bounds too (negative and 64-bit numbers): the writers must agree
 # with fastavro on every value the schema can carry.
@@ -179,3 +197,41 @@ def test_a_steps_records_are_its_dequeues_then_its_statuses(
         ("wavematch.cleanup.v1", d.ticket_id.encode(), oracle.ticket_dequeued(d)) for d in dequeued
     ] + [("wavematch.status.v1", s.ticket_id.encode(), oracle.ticket_status(s)) for s in searching]
     assert step_records(step) == expected
+
+
+@settings(max_examples=100, deadline=None)
+@given(
+    status=st.builds(
+        StageStatus,
+        texts,
+        texts,
+        texts,
+        st.sampled_from(TicketStage),
+        counts,
+        timestamps,
+        maybe,
+        st.none() | timestamps,
+        maybe,
+    )
+)
+def test_a_stage_status_is_fastavros_ticket_status(status: StageStatus) -> None:
+    """Written from the StageStatus itself: place 1, no estimate, its stage fields."""
+    expected = encoder_for("TicketStatus")(
+        {
+            "ticket_id": status.ticket_id,
+            "queue": status.queue,
+            "region": status.region,
+            "state": "SEARCHING",
+            "position": 1,
+            "waves_waited": status.waves_waited,
+            "estimated_wait_ms": None,
+            "next_wave_at_ms": None,
+            "wave_id": None,
+            "at_ms": status.at_ms,
+            "stage": status.stage.name,
+            "match_id": status.match_id,
+            "deadline_at_ms": status.deadline_ms,
+            "detail": status.detail,
+        }
+    )
+    assert _TICKETS.stage(status) == expected

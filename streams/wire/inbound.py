@@ -1,13 +1,15 @@
-"""Queue-topic bytes straight to the matcher's events, for the common well-formed record.
+"""Queue-topic records to the matcher's events: the inbound direction of the edge.
 
-The full path (``schemas.codec.decode_queue_event`` -> pydantic -> ``translate.to_domain``)
-cost about half of a join's fold (docs/adr/0061). This one checks the same rules by hand
-and builds the matcher's dataclasses directly, but only for records it can judge with
-certainty: a JSON or Avro TicketJoined or TicketLeft of the usual shape. For anything
-else (a WaveTick, an escape sequence in JSON, an unknown field, any value out of bounds,
-any doubt) it returns None and the caller takes the full path, so every rejection, its
-code, field and reason, still comes from the one validating decoder.
+:func:`read` is the one entry: the fast decoder (:func:`fast_queue_event`) for the common
+well-formed record, else the validating decoder (``schemas.codec.decode_queue_event``,
+pydantic) and :func:`to_domain`, one table keyed by wire type. Every rejection, its
+code, field and reason, comes from the validating decoder.
 
+The fast decoder checks the same rules by hand and builds the matcher's dataclasses
+directly (the full path costs about as much again as a join's fold, docs/adr/0061), but
+only for records it can judge with certainty: a JSON or Avro TicketJoined or TicketLeft
+of the usual shape. For anything else (a WaveTick, an escape sequence in JSON, an unknown
+field, any value out of bounds, any doubt) it returns None and the full path decides.
 tests/streams/test_fastpath.py proves, on generated events, that a record this path
 accepts is decoded exactly as the full path decodes it, and that it accepts nothing the
 full path rejects.
@@ -18,15 +20,26 @@ from __future__ import annotations
 import io
 import json
 import re
+from collections.abc import Callable
 from typing import Any
 
 from fastavro import schemaless_reader
 
 from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
-from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft
+from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.lifecycle import (
+    BackfillCancelled,
+    BackfillRequested,
+    BackfillTeam,
+    PlacementOutcome,
+    PlacementReported,
+    ReadyCheckAnswered,
+)
 from schemas import models as wire
-from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES
+from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES, decode_queue_event
+from schemas.topics import claim_key
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -265,3 +278,160 @@ def _timestamp(value: Any) -> int:
     if type(value) is not int or not wire.MIN_TIMESTAMP_MS <= value < wire.MAX_TIMESTAMP_MS:
         raise _Unsure
     return value
+
+
+# -- the validating path: wire models to the matcher's events -----------------------------
+
+#: Every event of the queue topic, as the matcher folds it.
+Inbound = (
+    QueueEvent
+    | ReadyCheckAnswered
+    | PlacementReported
+    | ClaimRequested
+    | ClaimDecided
+    | ClaimReleased
+    | BackfillRequested
+    | BackfillCancelled
+)
+
+
+def read(data: bytes | None) -> Inbound:
+    """The matcher event in a queue-topic record's value.
+
+    Raises :class:`schemas.errors.InvalidEvent` (code, field, reason) for a value the
+    contract refuses.
+    """
+    event = fast_queue_event(data)
+    if event is not None:
+        return event
+    return to_domain(decode_queue_event(data or b""))
+
+
+def to_domain(event: wire.QueueEvent) -> Inbound:
+    """The matcher's event for a validated wire event of the queue topic."""
+    return _TO_DOMAIN[type(event)](event)
+
+
+def routing_key(event: Inbound) -> bytes | None:
+    """The key an event must carry when it is not ``"<queue>/<region>"``: a claim's is
+    its player's (docs/adr/0110)."""
+    if isinstance(event, (ClaimRequested, ClaimReleased)):
+        return claim_key(event.player_id)
+    return None
+
+
+def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
+    players = tuple(
+        Player(
+            player_id=p.player_id,
+            ratings=tuple(sorted(p.ratings.items())),
+            roles=tuple(p.roles),
+            vetoed_maps=tuple(p.vetoed_maps),
+            latency_ms=tuple(sorted(p.latency_ms.items())),
+            can_host=bool(getattr(p, "can_host", False)),
+            attributes=tuple(sorted(p.attributes.items())),
+        )
+        for p in event.players
+    )
+    return Ticket(
+        event.ticket_id, event.queue, event.region, players, event.joined_at_ms, event.party_id
+    )
+
+
+def _left_event(event: wire.TicketLeft) -> TicketLeft:
+    reason = LeaveReason[event.reason.name]
+    return TicketLeft(event.ticket_id, event.queue, event.region, reason, event.left_at_ms)
+
+
+def _tick(event: wire.WaveTick) -> WaveTick:
+    return WaveTick(
+        event.queue,
+        event.region,
+        event.wave_id,
+        event.sequence,
+        event.tick_at_ms,
+        event.config_fingerprint,
+        event.interval_ms,
+    )
+
+
+def _backfill_requested(event: wire.BackfillRequested) -> BackfillRequested:
+    teams = tuple(
+        BackfillTeam(t.name, tuple((p.player_id, p.rating) for p in t.players), t.open_slots)
+        for t in event.teams
+    )
+    return BackfillRequested(
+        event.session_id,
+        event.queue,
+        event.region,
+        teams,
+        event.requested_at_ms,
+        event.deadline_at_ms,
+    )
+
+
+def _backfill_cancelled(event: wire.BackfillCancelled) -> BackfillCancelled:
+    return BackfillCancelled(event.session_id, event.queue, event.region, event.cancelled_at_ms)
+
+
+def _answered(event: wire.ReadyCheckAnswered) -> ReadyCheckAnswered:
+    return ReadyCheckAnswered(
+        event.match_id,
+        event.queue,
+        event.region,
+        event.player_id,
+        event.accepted,
+        event.answered_at_ms,
+    )
+
+
+def _reported(event: wire.PlacementReported) -> PlacementReported:
+    return PlacementReported(
+        event.match_id,
+        event.queue,
+        event.region,
+        PlacementOutcome[event.outcome.name],
+        event.reported_at_ms,
+        event.detail,
+    )
+
+
+def _claim_requested(event: wire.ClaimRequested) -> ClaimRequested:
+    return ClaimRequested(
+        event.player_id, event.ticket_id, event.queue, event.region, event.requested_at_ms
+    )
+
+
+def _claim_released(event: wire.ClaimReleased) -> ClaimReleased:
+    return ClaimReleased(
+        event.player_id, event.ticket_id, event.queue, event.region, event.released_at_ms
+    )
+
+
+def _claim_decided(event: wire.ClaimDecided) -> ClaimDecided:
+    holder = None
+    if event.holder_ticket_id is not None:
+        holder = (event.holder_ticket_id, event.holder_queue or "", event.holder_region or "")
+    return ClaimDecided(
+        event.player_id,
+        event.ticket_id,
+        event.queue,
+        event.region,
+        event.granted,
+        event.decided_at_ms,
+        holder,
+    )
+
+
+_TO_DOMAIN: dict[type, Callable[[Any], Inbound]] = {
+    wire.TicketJoined: lambda event: TicketJoined(ticket_from_wire(event)),
+    wire.TicketLeft: _left_event,
+    wire.WaveTick: _tick,
+    wire.BackfillRequested: _backfill_requested,
+    wire.BackfillCancelled: _backfill_cancelled,
+    wire.ReadyCheckAnswered: _answered,
+    wire.PlacementReported: _reported,
+    wire.ClaimRequested: _claim_requested,
+    wire.ClaimDecided: _claim_decided,
+    wire.ClaimReleased: _claim_released,
+}

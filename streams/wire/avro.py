@@ -1,11 +1,12 @@
-"""Avro binary primitives for the worker's hand-written record writers (streams/worker/records.py).
+"""Avro binary primitives for the outbound writers of the bulk records (streams/wire/).
 
 A wave publishes thousands of MatchCreated, TicketDequeued and TicketStatus records
 and nearly every join publishes one TicketStatus; fastavro's ``schemaless_writer``
-walks the schema for each record, so those three are written from these pieces
-instead. :func:`header` refuses a schema other than the one each writer was written
-for, so an edited ``.avsc`` cannot drift silently; tests/schemas/test_direct.py
-compares the pieces with fastavro and tests/streams/test_records.py the records.
+walks the schema for each record, so those are written from these pieces instead.
+:func:`header` refuses a schema other than the one each writer was written for, so an
+edited ``.avsc`` cannot drift silently; tests/streams/test_wire_avro.py compares the
+pieces with fastavro and tests/streams/test_records.py the records. The remembered
+bytes live in a :class:`Binary`, one per writer (a worker's), never in the module.
 
 Avro binary, as used here (specification, "Binary encoding"): int and long are zig-zag
 varints; a string is its UTF-8 length as a long, then the bytes; a double is 8 bytes
@@ -33,6 +34,7 @@ WRITTEN_FOR: Final = {
     "MatchCreated": "10ac60f1145a4bd1",
     "TicketDequeued": "13177aff4f3e842c",
     "TicketStatus": "c1fd194b60aa7bc0",
+    "MatchProposed": "7edb783e69f9ffa5",
 }
 
 
@@ -40,8 +42,8 @@ def zigzag_varint(value: int) -> bytes:
     """An Avro int or long: zig-zag, then 7 bits a byte, least significant first.
 
     Values below 2**13 (counts, ratings, positions) come from a table; for larger ones
-    below 2**62 the low two 7-bit groups come from a table and the rest (a timestamp's
-    changes every ~8 seconds) is remembered.
+    below 2**62 the low two 7-bit groups come from a table (:meth:`Binary.long` also
+    remembers the rest).
 
     >>> [zigzag_varint(v).hex() for v in (0, -1, 1, 63, 64, -65, 8192, 1767225600000)]
     ['00', '01', '02', '7e', '8001', '8101', '808001', '80a0d5edee66']
@@ -53,13 +55,7 @@ def zigzag_varint(value: int) -> bytes:
     if value < 0 or value >= _LARGEST:
         return _unsigned_varint((value << 1) ^ (value >> 63))
     encoded = value << 1
-    high = encoded >> 14
-    rest = _HIGH.get(high)
-    if rest is None:
-        if len(_HIGH) >= _HIGH_LIMIT:
-            _HIGH.clear()
-        rest = _HIGH[high] = _unsigned_varint(high)
-    return _LOW[encoded & 0x3FFF] + rest
+    return _LOW[encoded & 0x3FFF] + _unsigned_varint(encoded >> 14)
 
 
 def _unsigned_varint(value: int) -> bytes:
@@ -76,10 +72,10 @@ _SMALL_LIMIT: Final = 1 << 13
 _SMALL: Final = tuple(_unsigned_varint(value << 1) for value in range(_SMALL_LIMIT))
 #: Two 7-bit groups, each marked "more follows" (the value is at least 2**14 zig-zagged).
 _LOW: Final = tuple(bytes(((low & 0x7F) | 0x80, (low >> 7) | 0x80)) for low in range(1 << 14))
-_HIGH: Final[dict[int, bytes]] = {}
-_HIGH_LIMIT: Final = 4_096
 #: From here on, zig-zag needs the sign fold of 64-bit longs (and negative values too).
 _LARGEST: Final = 1 << 62
+#: The length prefix of a string of 0 to 63 bytes: one byte, zig-zag ``2 * size``.
+_SHORT: Final = tuple(bytes((2 * size,)) for size in range(64))
 
 
 def fresh_string(text: str) -> bytes:
@@ -96,37 +92,66 @@ def fresh_string(text: str) -> bytes:
     return (_SHORT[size] if size < 64 else zigzag_varint(size)) + data
 
 
-def string(text: str) -> bytes:
-    """:func:`fresh_string`, remembered: a wave writes the same queue, region and wave id
-    thousands of times, and each ticket id twice (its match and its dequeue).
+class Binary:
+    """Longs and strings as Avro bytes, remembering those a writer repeats.
 
-    Notes: O(1) for a remembered string, else O(length).
+    A wave writes the same queue, region and wave id thousands of times and each ticket
+    id twice (its match and its dequeue); a timestamp's high bytes change every ~8
+    seconds. The memos are bounded (emptied when full) and can only return what the
+    computation would: output never depends on them.
+
+    >>> binary = Binary()
+    >>> binary.string("eu") == binary.string("eu") == fresh_string("eu")
+    True
     """
-    known = _STRINGS.get(text)
-    if known is not None:
-        return known
-    if len(_STRINGS) >= _MEMO_LIMIT:
-        _STRINGS.clear()
-    encoded = _STRINGS[text] = fresh_string(text)
-    return encoded
+
+    __slots__ = ("_high", "strings")
+
+    def __init__(self) -> None:
+        #: The remembered strings; ``strings.get(text) or string(text)`` skips a call.
+        self.strings: dict[str, bytes] = {}
+        self._high: dict[int, bytes] = {}
+
+    def long(self, value: int) -> bytes:
+        """:func:`zigzag_varint`, the high groups of a large value remembered.
+
+        Notes: O(1).
+        """
+        if 0 <= value < _SMALL_LIMIT:
+            return _SMALL[value]
+        if value < 0 or value >= _LARGEST:
+            return _unsigned_varint((value << 1) ^ (value >> 63))
+        encoded = value << 1
+        high = encoded >> 14
+        rest = self._high.get(high)
+        if rest is None:
+            if len(self._high) >= _HIGH_LIMIT:
+                self._high.clear()
+            rest = self._high[high] = _unsigned_varint(high)
+        return _LOW[encoded & 0x3FFF] + rest
+
+    def string(self, text: str) -> bytes:
+        """:func:`fresh_string`, remembered.
+
+        Notes: O(1) for a remembered string, else O(length).
+        """
+        known = self.strings.get(text)
+        if known is not None:
+            return known
+        if len(self.strings) >= _MEMO_LIMIT:
+            self.strings.clear()
+        encoded = self.strings[text] = fresh_string(text)
+        return encoded
+
+    def optional_string(self, text: str | None) -> bytes:
+        return NULL if text is None else SOME + self.string(text)
+
+    def optional_long(self, value: int | None) -> bytes:
+        return NULL if value is None else SOME + self.long(value)
 
 
-# The memo is bounded (emptied when full), and can only return what the computation
-# would: output never depends on it.
+_HIGH_LIMIT: Final = 4_096
 _MEMO_LIMIT: Final = 1 << 16
-#: The length prefix of a string of 0 to 63 bytes: one byte, zig-zag ``2 * size``.
-_SHORT: Final = tuple(bytes((2 * size,)) for size in range(64))
-_STRINGS: Final[dict[str, bytes]] = {}
-#: The remembered strings; ``KNOWN_STRINGS.get(text) or string(text)`` skips a call.
-KNOWN_STRINGS: Final = _STRINGS
-
-
-def optional_string(text: str | None) -> bytes:
-    return NULL if text is None else SOME + string(text)
-
-
-def optional_long(value: int | None) -> bytes:
-    return NULL if value is None else SOME + zigzag_varint(value)
 
 
 def symbols(name: str, field: str) -> dict[str, bytes]:
@@ -151,7 +176,7 @@ def header(name: str) -> bytes:
     if fingerprint.hex() != WRITTEN_FOR[name]:
         raise RuntimeError(
             f"{name}: the .avsc changed (fingerprint {fingerprint.hex()}, the writer in "
-            f"streams/worker/records.py was written for {WRITTEN_FOR[name]}); update it "
+            f"streams/wire/ was written for {WRITTEN_FOR[name]}); update it "
             "and its test"
         )
     return CURRENT[EVENTS[name]].header
