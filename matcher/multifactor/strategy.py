@@ -26,7 +26,7 @@ from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
-from matcher.rules.check import lineup_problem, met_recently, queue_rules, waited_s
+from matcher.rules.check import lineup_problem, met_recently, waited_s
 from matcher.rules.model import QueueRuleSet
 
 NAME = "multifactor"
@@ -83,7 +83,7 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
     config = multifactor_settings(profile)
     pool = build_pool(snapshot, profile, config)
     outcome = Search(pool, config, search_seed(snapshot)).run()
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     plans = _in_priority_order(pool, outcome)
     met = met_recently(snapshot, rules)
     kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan, met)]

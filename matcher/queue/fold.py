@@ -32,7 +32,7 @@ from matcher.queue.lifecycle import NO_POLICY, Lifecycle, LifecyclePolicy
 from matcher.queue.meetings import History, prune_meetings, record_meetings
 from matcher.queue.outcomes import Dequeued, Step, WaveFailure
 from matcher.queue.wave_close import rating_diff, summarise
-from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import result_problems, run_wave
 
 __all__ = ["InvalidWaveResult", "QueueRules", "QueuedTicket", "RegionQueue", "rating_diff"]
@@ -268,7 +268,7 @@ class RegionQueue:
         # Each queued player maps to its ticket: no pass over the snapshot's tickets.
         players = self.players_queued - sum(len(q.ticket.players) for q in expiring)
         if profile.rules:  # the checkers judge the seats by the ratings the strategy read
-            snapshot = rated_snapshot(snapshot, queue_rules(profile))
+            snapshot = rated_snapshot(snapshot, profile.ruleset)
         try:
             result = run_wave(snapshot, profile)
             if rules.verify_waves:
@@ -293,7 +293,7 @@ class RegionQueue:
             self.estimator.observe_bands([])
         else:
             matched = departures.remove_matched(self, result.matches, tick)
-        rematch = queue_rules(profile).rematch if profile.rules else None
+        rematch = profile.ruleset.rematch if profile.rules else None
         if rematch is not None:
             at_ms, within_ms = tick.tick_at_ms, int(rematch.within_s * 1000)
             self.meetings = prune_meetings(self.meetings, at_ms - within_ms)

@@ -1,19 +1,9 @@
-"""Queue rules: declarative limits every match of a queue must respect (docs/rules.md)."""
+"""Queue rules: declarative limits every match of a queue must respect (docs/rules.md).
 
-from matcher.rules.check import (
-    match_rule_problems,
-    rated_snapshot,
-    ticket_rule_problem,
-    wave_rule_problems,
-)
+The package exports the rule model only: :mod:`matcher.core` builds a profile's rule set
+with it, and the checks (:mod:`matcher.rules.check`) import :mod:`matcher.core`.
+"""
+
 from matcher.rules.model import Expansion, QueueRuleSet, parse_rules
 
-__all__ = [
-    "Expansion",
-    "QueueRuleSet",
-    "match_rule_problems",
-    "parse_rules",
-    "rated_snapshot",
-    "ticket_rule_problem",
-    "wave_rule_problems",
-]
+__all__ = ["Expansion", "QueueRuleSet", "parse_rules"]

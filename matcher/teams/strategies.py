@@ -16,7 +16,7 @@ import random
 from collections.abc import Mapping, Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
-from matcher.rules.check import met_recently, queue_rules
+from matcher.rules.check import met_recently
 from matcher.rules.model import QueueRuleSet
 from matcher.teams.build import build_match, build_result
 from matcher.teams.complete import Accept, Admit, complete
@@ -73,7 +73,7 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     search per match (see :mod:`matcher.teams.rebalance`).
     """
     shape, config = rebalance_settings(profile)
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
 
@@ -179,7 +179,7 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
 

@@ -29,7 +29,7 @@ from matcher.queue.lifecycle import (
     PlacementReported,
     ReadyCheckAnswered,
 )
-from matcher.strategies import get_strategy
+from matcher.strategies import load_strategies
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
@@ -205,12 +205,12 @@ class Folder:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Folder:
-        for profile in settings.profiles().values():
-            # Import each strategy now (scipy for `optimal`: about a second), not
-            # inside the first wave's latency.
-            get_strategy(profile.strategy)
+        profiles = settings.profiles()
+        # Import each strategy now (SciPy for `optimal`), not inside the first wave's
+        # latency; a no-op when the entry point loaded them already.
+        load_strategies([profile.strategy for profile in profiles.values()])
         return cls(
-            settings.profiles(),
+            profiles,
             settings.regions_by_queue(),
             settings.rules(),
             settings.partitions,
