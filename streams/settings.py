@@ -226,7 +226,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WAVEMATCH_", frozen=True, extra="forbid")
 
     # kafka://host:port for Apache Kafka; tansu://host:port for the embedded broker
-    # (same protocol, plus the workaround for its end-offset answer; docs/adr/0004).
+    # (same protocol; its clients use a shorter fetch wait and no idempotence, docs/adr/0004).
     broker_url: str = "kafka://localhost:9092"
     app_id: str = "wavematch"
     # One input partition holds whole (queue, region) queues; more partitions than

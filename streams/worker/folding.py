@@ -46,21 +46,22 @@ log = logging.getLogger(__name__)
 def paused_gc(age_after: int | None = None) -> Iterator[None]:
     """Hold the cyclic garbage collector for one fold or one encoding; age a big one's objects.
 
-    A big wave allocates ~100,000 acyclic objects (matches, seats, dequeues, records)
-    while the state holds 10,000+ tickets: the collector would walk that whole heap
-    several times inside the wave (~40 % of placement's time at 10,000 players).
-    Re-enabled, its first young collection would still walk every object of the wave,
-    alive until published (~18 ms). So after a fold that left more than
-    :data:`AGE_AFTER` new objects, ``freeze`` then ``unfreeze`` moves every tracked
-    object to the oldest generation in O(1): nothing escapes collection (the next full
-    collection examines them, as it would have), the wave's objects never cost a young
-    collection, and the counters restart as after a collection. Smaller folds (every
-    join) leave the collector exactly as it was.
+    A big wave allocates ~100,000 acyclic objects (matches, seats, dequeues, records) while
+    the state holds 10,000+ tickets: the collector would walk that whole heap several times
+    inside the wave, a large part of placement's time at 10,000 players. Re-enabled, its
+    first young collection would still walk every object of the wave, alive until published
+    (figures: docs/benchmarks/code-figures.md). So after a fold that left more than
+    :data:`AGE_AFTER` new objects, ``freeze`` then ``unfreeze`` moves every tracked object
+    to the oldest generation in O(1): nothing escapes collection (the next full collection
+    examines them, as it would have), the wave's objects never cost a young collection, and
+    the counters restart as after a collection. Smaller folds (every join) leave the
+    collector exactly as it was.
 
     ``age_after=0`` ages whatever was allocated: for a batch of joins, whose survivors
     are the queue's new tickets. Promoted the usual way (young, then middle generation)
     they would count towards the next *full* collection, which walks every queued ticket:
-    with 600,000 queued, those full collections were ~10 % of the worker's samples.
+    with hundreds of thousands queued, those full collections showed in the worker's
+    profile.
     """
     if not gc.isenabled():
         yield
@@ -319,7 +320,7 @@ class Folder:
         """A region's events must all land in one partition, or leaves could miss joins.
 
         The answer depends on the four values only and a worker sees few combinations:
-        remembered (murmur2 of the same key on every record was ~5 % of a join's fold).
+        remembered (murmur2 of the same key on every record showed in a join's profile).
         """
         route = (key, queue, region, partition)
         known = self._routes.get(route, _UNKNOWN)

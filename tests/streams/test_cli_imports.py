@@ -63,7 +63,7 @@ def test_a_configured_duel_queue_is_validated_without_its_solver(tmp_path: Path)
     config = tmp_path / "duel.toml"
     config.write_text(
         '[[queues]]\nname = "1v1"\nstrategy = "optimal"\nregions = ["eu"]\n'
-        'rules = {max_distance = {base = 200}}\n\n'
+        "rules = {max_distance = {base = 200}}\n\n"
         '[[queues]]\nname = "ladder"\nstrategy = "ladder-v2.1"\nregions = ["eu"]\n'
     )
     argv = ["join", *COMMANDS["join"]]
