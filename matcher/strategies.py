@@ -40,7 +40,9 @@ class StrategyEntry:
     decisions change and its revision did not). ``check`` parses a profile's options once
     at start, so a typo stops the start instead of every wave; None accepts any options.
     ``checker`` judges every result before it is published. A rule outside
-    ``rules_honoured`` is refused at start rather than ignored.
+    ``rules_honoured`` is refused at start rather than ignored. ``duel``: the strategy
+    plays the 1v1 model of :mod:`matcher.duel` (BW against SC2, or a mirror ladder on
+    the rules' rating key), which admission and explain read differently.
     """
 
     name: str
@@ -49,6 +51,7 @@ class StrategyEntry:
     check: str | ProfileCheck | None = None
     revision: int = DEFAULT_REVISION
     rules_honoured: frozenset[str] = frozenset()
+    duel: bool = False
 
     def strategy(self) -> Strategy:
         return _loaded(self.function)
@@ -71,6 +74,7 @@ _BUILT_IN = (
     StrategyEntry(
         "optimal",
         "matcher.duel.strategies:optimal_strategy",
+        duel=True,
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_optimal",
         revision=12,
@@ -80,6 +84,7 @@ _BUILT_IN = (
     StrategyEntry(
         "ladder-v2.1",
         "matcher.duel.strategies:ladder_strategy",
+        duel=True,
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_ladder",
         revision=2,
@@ -153,6 +158,12 @@ def strategy_entry(name: str) -> StrategyEntry:
     except KeyError:
         known = ", ".join(strategy_names())
         raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+
+
+def is_duel(name: str) -> bool:
+    """Whether ``name`` plays the 1v1 model of :mod:`matcher.duel` (False if unknown)."""
+    entry = _ENTRIES.get(name)
+    return entry is not None and entry.duel
 
 
 def strategy_names() -> tuple[str, ...]:

@@ -75,3 +75,10 @@ def test_the_fold_refuses_a_result_its_strategy_checker_rejects() -> None:
     assert step.note == "wave_failed" and step.failure is not None
     assert step.failure.reason == "test-strict: nobody may wait"
     assert list(state.tickets) == ["a"]
+
+
+def test_the_duel_strategies_are_marked_in_their_entries() -> None:
+    from matcher.strategies import is_duel
+
+    assert [name for name in BUILT_IN if is_duel(name)] == ["optimal", "ladder-v2.1"]
+    assert not is_duel("no-such-strategy")
