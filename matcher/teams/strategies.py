@@ -31,14 +31,12 @@ from matcher.teams.model import (
     parties_of,
     seat_rating,
     team_ratings,
-    team_shape,
 )
 from matcher.teams.offline import partition_wave
 from matcher.teams.options import (
     GameQueueConfig,
-    RebalanceConfig,
-    game_queue_config,
-    rebalance_config,
+    game_queue_settings,
+    rebalance_settings,
 )
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
@@ -54,16 +52,6 @@ from matcher.teams.ruled import (
 
 #: Whom each queued player met too recently to meet again (the rematch rule).
 Met = Mapping[str, frozenset[str]]
-
-
-def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
-    """The team shape and options of a ``rebalance`` queue; ValueError names a bad field."""
-    return team_shape(profile), rebalance_config(profile.options)
-
-
-def game_queue_settings(profile: QueueProfile) -> tuple[TeamShape, GameQueueConfig]:
-    """The team shape and options of a ``game-queue`` queue; ValueError names a bad field."""
-    return _shape_for_game_queue(profile), game_queue_config(profile.options)
 
 
 def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
@@ -150,15 +138,6 @@ def _matches(
         if match is not None:
             matches.append(match)
     return matches
-
-
-def _shape_for_game_queue(profile: QueueProfile) -> TeamShape:
-    shape = team_shape(profile)
-    if shape.team_count != 2:
-        raise ValueError(f"team_count: the game queue plays two teams (got {shape.team_count})")
-    if not shape.strict:
-        raise ValueError("team_size_min: the game queue needs strict team sizes (k vs k)")
-    return shape
 
 
 def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:

@@ -68,3 +68,15 @@ def test_a_configured_duel_queue_is_validated_without_its_solver(tmp_path: Path)
     )
     argv = ["join", *COMMANDS["join"]]
     assert run_command(argv, config) == {"code": 0, "heavy": []}
+
+
+def test_configured_team_queues_are_validated_without_their_solvers(tmp_path: Path) -> None:
+    config = tmp_path / "teams.toml"
+    config.write_text(
+        '[[queues]]\nname = "5v5"\nstrategy = "rebalance"\nteam_size = 5\n'
+        'options = {method = "greedy"}\nrules = {max_spread = {base = 300}}\n\n'
+        '[[queues]]\nname = "3v3"\nstrategy = "game-queue"\nteam_size = 3\n\n'
+        '[[queues]]\nname = "4v4"\nstrategy = "multifactor"\nteam_size = 4\n'
+    )
+    argv = ["join", "--queue", "5v5", *COMMANDS["join"][2:]]
+    assert run_command(argv, config) == {"code": 0, "heavy": []}
