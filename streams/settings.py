@@ -143,16 +143,22 @@ def _checked_profile(
 # --- The config fingerprint (docs/adr/0141) ----------------------------------------
 #: Decisive settings added after the first fingerprint, and the version that added each:
 #: one enters the fingerprint only while it differs from what every configuration before
-#: it implicitly had ("unset" for a queue's lifecycle settings, which count once written
-#: in the file even at their default), so a log written before it keeps its fingerprint
-#: and still replays as "this configuration".
+#: it implicitly had (WHILE_UNSET for a queue's lifecycle settings, which count once
+#: written in the file even at their default), so a log written before it keeps its
+#: fingerprint and still replays as "this configuration".
+WHILE_UNSET = "unset"
 FINGERPRINT_ADDITIONS: dict[str, tuple[int, object]] = {
     "queues.rules": (2, {}),
-    "queues.ready_check_ms": (3, "unset"),
-    "queues.placement_timeout_ms": (3, "unset"),
-    "queues.placement_requeues": (3, "unset"),
+    "queues.ready_check_ms": (3, WHILE_UNSET),
+    "queues.placement_timeout_ms": (3, WHILE_UNSET),
+    "queues.placement_requeues": (3, WHILE_UNSET),
     "one_ticket_per_player": (4, False),
     "max_clock_skew_ms": (5, DEFAULT_MAX_CLOCK_SKEW_MS),
+}
+_QUEUE_ADDITIONS = {
+    name.removeprefix("queues."): added
+    for name, added in FINGERPRINT_ADDITIONS.items()
+    if name.startswith("queues.")
 }
 #: The newest version of the fingerprint's document; version 1 held these settings.
 FINGERPRINT_VERSION = max(version for version, _ in FINGERPRINT_ADDITIONS.values())
@@ -188,23 +194,16 @@ def unset_lifecycle(queue: QueueSettings) -> frozenset[str]:
     return frozenset(
         name
         for name, (_, before) in _QUEUE_ADDITIONS.items()
-        if before == "unset" and name not in queue.model_fields_set
+        if before == WHILE_UNSET and name not in queue.model_fields_set
     )
 
 
 def _left_out(queue: QueueSettings) -> list[str]:
     left_out = list(unset_lifecycle(queue))
     for name, (_, before) in _QUEUE_ADDITIONS.items():
-        if before != "unset" and getattr(queue, name) == before:
+        if before != WHILE_UNSET and getattr(queue, name) == before:
             left_out.append(name)
     return left_out
-
-
-_QUEUE_ADDITIONS = {
-    name.removeprefix("queues."): added
-    for name, added in FINGERPRINT_ADDITIONS.items()
-    if name.startswith("queues.")
-}
 
 
 class RouteSettings(_Frozen):
