@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from matcher.rules.model import NO_RULES, QueueRuleSet, parse_rules
+from matcher.ruleset import NO_RULES, QueueRuleSet, parse_rules
 
 #: Namespace of every derived match id (uuid5). Changing it changes every match id ever issued.
 MATCH_ID_NAMESPACE = uuid.UUID("6f1c1f2e-5b8e-4d0c-9a57-77a0a7d3c0de")

@@ -27,7 +27,7 @@ from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
 from matcher.rules.check import lineup_problem, met_recently, waited_s
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 
 NAME = "multifactor"
 

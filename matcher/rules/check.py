@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 
 #: No rematch history: the default of every ``met`` argument.
 NO_MEETINGS: Mapping[str, frozenset[str]] = {}
@@ -35,7 +35,7 @@ def lineup_problem(
     ``latencies`` are the seats' latencies to the match's region (None: unknown),
     ``players`` the seated players (their attributes), when the rules need them.
 
-    >>> from matcher.rules.model import Expansion
+    >>> from matcher.ruleset import Expansion
     >>> rules = QueueRuleSet(max_spread=Expansion(500, growth_per_s=10, cap=1000))
     >>> lineup_problem(rules, [[100, 200], [700, 650]], 0.0)
     'rating spread 600 exceeds max_spread 500 after 0 s'

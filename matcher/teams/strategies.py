@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.rules.check import met_recently
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 from matcher.teams.build import build_match, build_result
 from matcher.teams.complete import Accept, Admit, complete
 from matcher.teams.gamequeue import GameQueue

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
 from matcher.rules.check import lineup_problem, rated_snapshot, waited_s
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 from matcher.strategies import run_wave
 
 CLOSED_AT_MS = 600_000

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from matcher.core import Player, QueueProfile, Ticket
 from matcher.rules import Expansion, parse_rules
 from matcher.rules.check import lineup_problem, ticket_rule_problem
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 from streams.settings import SettingsError, load_settings
 
 
