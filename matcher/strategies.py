@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
+from matcher.ruleset import RULE_NAMES
 
 #: A strategy's start-up check: parses the profile's options (and team shape) into the
 #: strategy's typed config, raising ValueError("<field>: <reason>") on a bad one.
@@ -60,15 +61,10 @@ class StrategyEntry:
         return _loaded(self.checker)
 
 
-_ALL_RULES = frozenset(
-    {"rating", "max_spread", "max_team_gap", "max_distance", "max_latency_ms", "attributes"}
-    | {"rematch"}
-)
+_ALL_RULES = frozenset(RULE_NAMES)
 
+# What each revision changed: the CHANGELOG's "results differ" lines and ADR 0141.
 _BUILT_IN = (
-    # Every strategy's last raise: stage 7 places a match on the latency-best region's
-    # servers and channels rotate over the region's matches across waves (ADR 0105).
-    # optimal 11: the tier table of docs/optimal.md (ADR 0080); earlier ones: ADR index.
     # Its rules are a hard pair filter; a 1v1 has no spread or team gap beyond the pair's
     # distance (ADR 0103).
     StrategyEntry(
@@ -90,8 +86,6 @@ _BUILT_IN = (
         revision=2,
         rules_honoured=frozenset({"rating"}),
     ),
-    # rebalance, game-queue 2: the queue's rules, and a strict wave's left-out parties
-    # completed when the sweep missed a match (ADR 0101, 0102).
     StrategyEntry(
         "rebalance",
         "matcher.teams.strategies:rebalance_strategy",
@@ -108,9 +102,6 @@ _BUILT_IN = (
         revision=3,
         rules_honoured=_ALL_RULES,
     ),
-    # multifactor 2: packing fallback and aimed restarts (ADR 0053); 3: skill factors fall
-    # as 1 / (1 + gap / scale) instead of flooring at 0, and matches breaking the queue's
-    # rules are dropped (ADR 0101).
     StrategyEntry(
         "multifactor",
         "matcher.multifactor.strategy:multifactor_strategy",
