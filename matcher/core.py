@@ -12,6 +12,8 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from matcher.ruleset import NO_RULES, QueueRuleSet, parse_rules
+
 #: Namespace of every derived match id (uuid5). Changing it changes every match id ever issued.
 MATCH_ID_NAMESPACE = uuid.UUID("6f1c1f2e-5b8e-4d0c-9a57-77a0a7d3c0de")
 
@@ -103,7 +105,8 @@ class QueueProfile:
     ``options`` carries strategy-specific knobs; each strategy parses them into its
     own frozen config and rejects unknown or invalid ones with the field's name.
     ``rules`` are the queue's declarative limits (:mod:`matcher.rules`), the same
-    for every strategy.
+    for every strategy; ``ruleset`` is that table parsed when the profile is built (a
+    bad table raises ValueError naming the rule), so no wave parses it again.
     """
 
     queue: str
@@ -116,8 +119,12 @@ class QueueProfile:
     team_size_min: int | None = None
     roles: tuple[str, ...] = ()
     options: Mapping[str, object] = field(default_factory=dict)
-    #: The queue's rules table (matcher/rules): validated at start, parsed per wave.
+    #: The queue's rules table (matcher/rules), as configured: what the settings echo.
     rules: Mapping[str, object] = field(default_factory=dict)
+    ruleset: QueueRuleSet = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "ruleset", parse_rules(self.rules) if self.rules else NO_RULES)
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +245,8 @@ _NAMESPACED_SHA1 = hashlib.sha1(MATCH_ID_NAMESPACE.bytes, usedforsecurity=False)
 def uuid5_text(name: str) -> str:
     """``str(uuid.uuid5(MATCH_ID_NAMESPACE, name))``, without building UUID objects.
 
-    A 10,000-player wave derives (and its checker re-derives) 5,000 ids: ~4x faster.
+    A large wave derives (and its checker re-derives) one id per match, so the UUID objects
+    it skips add up (figures: docs/benchmarks/code-figures.md).
 
     >>> uuid5_text("x") == str(uuid.uuid5(MATCH_ID_NAMESPACE, "x"))
     True

@@ -13,11 +13,9 @@ from dataclasses import dataclass
 
 from matcher.alternatives import Alternative
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+from matcher.strategies import is_duel
 
 __all__ = ["Alternative", "Explanation", "MatchNotInWave", "explain_match"]
-
-#: Strategies whose pairs follow the duel rules (sides, pressure window, maps).
-DUEL_STRATEGIES = ("optimal", "ladder-v2.1")
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,7 +67,7 @@ def explain_match(
         )
         facts.append((f"team {team.name}", seats))
     facts.extend((f"quality {name}", f"{value:g}") for name, value in match.quality)
-    if profile.strategy in DUEL_STRATEGIES and profile.team_size == 1:
+    if is_duel(profile.strategy) and profile.team_size == 1:
         from matcher.explain_duel import explain_duel
 
         more, alternatives = explain_duel(snapshot, profile, result, match, nearest)

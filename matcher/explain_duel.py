@@ -13,7 +13,6 @@ from matcher.duel.checks import DuelRules, duel_rules
 from matcher.duel.limits import DuelLimits, duel_limits
 from matcher.duel.model import BW, SC2, DuelPlayer
 from matcher.duel.windows import pair_wait
-from matcher.rules.check import queue_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +100,7 @@ def explain_duel(
     # What optimal filters by; ladder-v2.1 honours no pair rule (refused at start).
     limits = None
     if profile.strategy == "optimal":
-        limits = duel_limits(players, snapshot, queue_rules(profile))
+        limits = duel_limits(players, snapshot, profile.ruleset)
     index = {p.ticket_id: i for i, p in enumerate(players)}
     judge = _Judge(rules, profile.maps, limits, index)
     by_ticket = {p.ticket_id: p for p in players}

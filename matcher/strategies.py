@@ -1,17 +1,20 @@
 """Strategies by name: the one place a queue's ``strategy`` setting is resolved.
 
-Entries are imported lazily so that running one strategy never pays for the
-import of another (numpy for ``optimal``, say).
+Each strategy is one :class:`StrategyEntry` (function, checker, start-up check, decision
+revision, the rules it honours). Functions and checkers are named ``"module:attribute"``
+and imported on first use, so that validating a strategy's name or options never pays
+for the import of its solver (numpy and SciPy for ``optimal``, say).
 """
 
 from __future__ import annotations
 
 import importlib
 from collections.abc import Callable
-from typing import Final
+from dataclasses import dataclass
+from typing import Final, TypeVar
 
-from matcher.checks import wave_result_problems
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
+from matcher.ruleset import RULE_NAMES
 
 #: A strategy's start-up check: parses the profile's options (and team shape) into the
 #: strategy's typed config, raising ValueError("<field>: <reason>") on a bad one.
@@ -19,59 +22,99 @@ ProfileCheck = Callable[[QueueProfile], object]
 #: A checker: every rule a wave result breaks (empty when valid), common rules included.
 Checker = Callable[[WaveSnapshot, QueueProfile, WaveResult], list[str]]
 
-_REGISTRY: dict[str, str | Strategy] = {
-    "optimal": "matcher.duel.strategies:optimal_strategy",
-    "ladder-v2.1": "matcher.duel.strategies:ladder_strategy",
-    "rebalance": "matcher.teams.strategies:rebalance_strategy",
-    "game-queue": "matcher.teams.strategies:game_queue_strategy",
-    "multifactor": "matcher.multifactor.strategy:multifactor_strategy",
-}
-
-#: Each strategy's profile check: the same parsing its first lines do on every wave, run
-#: once when settings load so a typo stops the start instead of every wave.
-_CHECKS: dict[str, str | ProfileCheck] = {
-    "optimal": "matcher.strategies:_check_optimal",
-    "ladder-v2.1": "matcher.strategies:_check_ladder",
-    "rebalance": "matcher.teams.strategies:rebalance_settings",
-    "game-queue": "matcher.teams.strategies:game_queue_settings",
-    "multifactor": "matcher.multifactor.strategy:multifactor_settings",
-}
-
-
-#: The checker beside each strategy (common rules plus the strategy's own: sides,
-#: windows, roles); a plug-in registered without one is held to the common rules.
-_CHECKERS: dict[str, str | Checker] = {
-    "optimal": "matcher.duel.checks:duel_result_problems",
-    "ladder-v2.1": "matcher.duel.checks:duel_result_problems",
-    "rebalance": "matcher.teams.checks:team_result_problems",
-    "game-queue": "matcher.teams.checks:team_result_problems",
-    "multifactor": "matcher.multifactor.checks:multifactor_result_problems",
-}
-
-
-#: A strategy's decision revision: raised whenever its matches for the same input change
-#: (the CHANGELOG then says "results differ"). The config fingerprint includes it, so a
-#: replay under another release reports "another configuration" instead of comparing
-#: decisions made by different code. tests/test_decision_revisions.py fails when a
-#: strategy's decisions change and its revision did not.
-_REVISIONS: dict[str, int] = {
-    # Every strategy's last raise: stage 7 places a match on the latency-best region's
-    # servers and channels rotate over the region's matches across waves (ADR 0105).
-    # optimal 11: the tier table of docs/optimal.md (ADR 0080): rustworkx's blossom up to
-    # 400 players, one relaxation above, pre-pass above 1,000 (earlier revisions: ADR index)
-    "optimal": 12,
-    "ladder-v2.1": 2,
-    # rebalance, game-queue 2: the queue's rules, and a strict wave's left-out parties
-    # completed when the sweep missed a match (ADR 0101, 0102)
-    "rebalance": 3,
-    "game-queue": 3,
-    # multifactor 2: packing fallback and aimed restarts (ADR 0053); 3: skill factors fall
-    # as 1 / (1 + gap / scale) instead of flooring at 0, and matches breaking the queue's
-    # rules are dropped (ADR 0101)
-    "multifactor": 4,
-}
 #: Plug-ins registered without a revision.
 DEFAULT_REVISION: Final = 1
+#: The common rules every result is held to (a plug-in registered without a checker).
+COMMON_CHECKER: Final = "matcher.checks:wave_result_problems"
+
+_T = TypeVar("_T")
+
+
+@dataclass(frozen=True, slots=True)
+class StrategyEntry:
+    """Everything the service knows about one strategy, in one place.
+
+    ``revision`` is raised whenever the strategy's matches for the same input change (the
+    CHANGELOG then says "results differ"); the config fingerprint includes it, so a replay
+    under another release reports "another configuration" instead of comparing decisions
+    made by different code (tests/test_decision_revisions.py fails when a strategy's
+    decisions change and its revision did not). ``check`` parses a profile's options once
+    at start, so a typo stops the start instead of every wave; None accepts any options.
+    ``checker`` judges every result before it is published. A rule outside
+    ``rules_honoured`` is refused at start rather than ignored. ``duel``: the strategy
+    plays the 1v1 model of :mod:`matcher.duel` (BW against SC2, or a mirror ladder on
+    the rules' rating key), which admission and explain read differently.
+    """
+
+    name: str
+    function: str | Strategy
+    checker: str | Checker = COMMON_CHECKER
+    check: str | ProfileCheck | None = None
+    revision: int = DEFAULT_REVISION
+    rules_honoured: frozenset[str] = frozenset()
+    duel: bool = False
+
+    def strategy(self) -> Strategy:
+        return _loaded(self.function)
+
+    def result_checker(self) -> Checker:
+        return _loaded(self.checker)
+
+
+_ALL_RULES = frozenset(RULE_NAMES)
+
+# What each revision changed: the CHANGELOG's "results differ" lines and ADR 0141.
+_BUILT_IN = (
+    # Its rules are a hard pair filter; a 1v1 has no spread or team gap beyond the pair's
+    # distance (ADR 0103).
+    StrategyEntry(
+        "optimal",
+        "matcher.duel.strategies:optimal_strategy",
+        duel=True,
+        checker="matcher.duel.checks:duel_result_problems",
+        check="matcher.strategies:_check_optimal",
+        revision=12,
+        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap"},
+    ),
+    # The reference pipeline as designed (its pressure windows): the rating key alone.
+    StrategyEntry(
+        "ladder-v2.1",
+        "matcher.duel.strategies:ladder_strategy",
+        duel=True,
+        checker="matcher.duel.checks:duel_result_problems",
+        check="matcher.strategies:_check_ladder",
+        revision=2,
+        rules_honoured=frozenset({"rating"}),
+    ),
+    StrategyEntry(
+        "rebalance",
+        "matcher.teams.strategies:rebalance_strategy",
+        checker="matcher.teams.checks:team_result_problems",
+        check="matcher.teams.options:rebalance_settings",
+        revision=3,
+        rules_honoured=_ALL_RULES,
+    ),
+    StrategyEntry(
+        "game-queue",
+        "matcher.teams.strategies:game_queue_strategy",
+        checker="matcher.teams.checks:team_result_problems",
+        check="matcher.teams.options:game_queue_settings",
+        revision=3,
+        rules_honoured=_ALL_RULES,
+    ),
+    StrategyEntry(
+        "multifactor",
+        "matcher.multifactor.strategy:multifactor_strategy",
+        checker="matcher.multifactor.checks:multifactor_result_problems",
+        check="matcher.multifactor.config:multifactor_settings",
+        revision=4,
+        rules_honoured=_ALL_RULES,
+    ),
+)
+
+_ENTRIES: dict[str, StrategyEntry] = {entry.name: entry for entry in _BUILT_IN}
+#: "module:attribute" -> the object, so that each is imported and looked up once.
+_RESOLVED: dict[str, object] = {}
 
 
 class UnknownStrategy(KeyError):
@@ -83,21 +126,62 @@ def register_strategy(
     strategy: Strategy,
     revision: int = DEFAULT_REVISION,
     check: ProfileCheck | None = None,
-    checker: Checker = wave_result_problems,
+    checker: Checker | str = COMMON_CHECKER,
 ) -> None:
     """Register ``strategy`` under ``name`` (plug-ins and tests); names are never replaced.
 
-    Raise ``revision`` whenever the strategy's decisions change (see ``_REVISIONS``).
-    ``check`` validates a profile's options at start (see :func:`check_profile`);
-    ``checker`` judges its results (see ``_CHECKERS``).
+    See :class:`StrategyEntry` for ``revision``, ``check`` and ``checker``. A plug-in
+    honours no rules.
     """
-    if name in _REGISTRY:
+    if name in _ENTRIES:
         raise ValueError(f"strategy {name!r} is already registered")
-    _REGISTRY[name] = strategy
-    _REVISIONS[name] = revision
-    _CHECKERS[name] = checker
-    if check is not None:
-        _CHECKS[name] = check
+    _ENTRIES[name] = StrategyEntry(name, strategy, checker, check, revision)
+
+
+def is_registered(name: str) -> bool:
+    return name in _ENTRIES
+
+
+def strategy_entry(name: str) -> StrategyEntry:
+    """The entry registered as ``name``; raise UnknownStrategy otherwise (no import)."""
+    try:
+        return _ENTRIES[name]
+    except KeyError:
+        known = ", ".join(strategy_names())
+        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+
+
+def is_duel(name: str) -> bool:
+    """Whether ``name`` plays the 1v1 model of :mod:`matcher.duel` (False if unknown)."""
+    entry = _ENTRIES.get(name)
+    return entry is not None and entry.duel
+
+
+def strategy_names() -> tuple[str, ...]:
+    return tuple(sorted(_ENTRIES))
+
+
+def get_strategy(name: str) -> Strategy:
+    """Return the strategy registered as ``name`` (imported once); UnknownStrategy otherwise."""
+    return strategy_entry(name).strategy()
+
+
+def get_checker(name: str) -> Checker:
+    """The checker of the strategy registered as ``name``; raise UnknownStrategy otherwise."""
+    return strategy_entry(name).result_checker()
+
+
+def decision_revision(name: str) -> int:
+    """The decision revision of the strategy registered as ``name`` (no import)."""
+    return strategy_entry(name).revision
+
+
+def load_strategies(names: tuple[str, ...] | list[str]) -> None:
+    """Import every named strategy and its checker now, at start: a broken one fails the
+    start, and the first wave does not pay for the import."""
+    for name in names:
+        strategy_entry(name).strategy()
+        strategy_entry(name).result_checker()
 
 
 def check_profile(profile: QueueProfile) -> object:
@@ -110,51 +194,30 @@ def check_profile(profile: QueueProfile) -> object:
     Traceback (most recent call last):
     ValueError: options.methd: unknown option (known: alpha, max_sequences, method, p, q)
     """
-    get_strategy(profile.strategy)
-    target = _CHECKS.get(profile.strategy)
-    if target is None:
+    entry = strategy_entry(profile.strategy)
+    if entry.check is None:
         return None
-    if isinstance(target, str):
-        module_name, _, attribute = target.partition(":")
-        target = getattr(importlib.import_module(module_name), attribute)
-    assert callable(target)
-    return target(profile)
+    check: ProfileCheck = _loaded(entry.check)
+    return check(profile)
 
 
-def decision_revision(name: str) -> int:
-    """The decision revision of the strategy registered as ``name`` (see ``_REVISIONS``)."""
-    if name not in _REGISTRY:
-        raise _unknown(name)
-    return _REVISIONS.get(name, DEFAULT_REVISION)
+def check_rules(profile: QueueProfile) -> object:
+    """Validate ``profile.rules`` for its strategy; ValueError names the bad field.
 
-
-def strategy_names() -> tuple[str, ...]:
-    return tuple(sorted(_REGISTRY))
-
-
-def get_strategy(name: str) -> Strategy:
-    """Return the strategy registered as ``name``; raise UnknownStrategy otherwise."""
-    try:
-        target = _REGISTRY[name]
-    except KeyError:
-        raise _unknown(name) from None
-    if not isinstance(target, str):
-        return target
-    module_name, _, attribute = target.partition(":")
-    strategy: Strategy = getattr(importlib.import_module(module_name), attribute)
-    return strategy
-
-
-def get_checker(name: str) -> Checker:
-    """The checker of the strategy registered as ``name``; raise UnknownStrategy otherwise."""
-    if name not in _REGISTRY:
-        raise _unknown(name)
-    target = _CHECKERS.get(name, wave_result_problems)
-    if not isinstance(target, str):
-        return target
-    module_name, _, attribute = target.partition(":")
-    checker: Checker = getattr(importlib.import_module(module_name), attribute)
-    return checker
+    >>> check_rules(QueueProfile("q", "optimal", ("m",), rules={"max_spread": 100}))
+    Traceback (most recent call last):
+    ValueError: rules.max_spread: not honoured by strategy 'optimal' (it honours: ...)
+    """
+    honoured = strategy_entry(profile.strategy).rules_honoured
+    for name in sorted(profile.rules):
+        if name not in honoured:
+            known = ", ".join(sorted(honoured)) or "none"
+            raise ValueError(
+                f"rules.{name}: not honoured by strategy {profile.strategy!r} (it honours: {known})"
+            )
+    if profile.ruleset.rating is not None and profile.roles:
+        raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
+    return profile.ruleset
 
 
 def result_problems(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> list[str]:
@@ -170,59 +233,23 @@ def result_problems(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveR
     return get_checker(profile.strategy)(snapshot, profile, result)
 
 
-def _unknown(name: str) -> UnknownStrategy:
-    known = ", ".join(strategy_names())
-    return UnknownStrategy(f"unknown strategy {name!r} (known: {known})")
-
-
-#: The rules (matcher/rules) each strategy honours; a rule its strategy does not honour
-#: is refused at start rather than ignored. A 1v1 has no spread or team gap beyond the
-#: pair's distance (``max_distance``), and ``ladder-v2.1`` is the reference pipeline as
-#: designed (its pressure windows), so it reads the rating key alone. Plug-ins honour none.
-_ALL_RULES = frozenset(
-    {"rating", "max_spread", "max_team_gap", "max_distance", "max_latency_ms", "attributes"}
-    | {"rematch"}
-)
-RULES_HONOURED_BY: dict[str, frozenset[str]] = {
-    "rebalance": _ALL_RULES,
-    "game-queue": _ALL_RULES,
-    "multifactor": _ALL_RULES,
-    "optimal": frozenset({"rating", "max_distance", "max_latency_ms", "attributes", "rematch"}),
-    "ladder-v2.1": frozenset({"rating"}),
-}
-
-
-def check_rules(profile: QueueProfile) -> object:
-    """Validate ``profile.rules`` for its strategy; ValueError names the bad field.
-
-    >>> check_rules(QueueProfile("q", "optimal", ("m",), rules={"max_spread": 100}))
-    Traceback (most recent call last):
-    ValueError: rules.max_spread: not honoured by strategy 'optimal' (it honours: ...)
-    """
-    from matcher.rules import parse_rules
-
-    rules = parse_rules(profile.rules)
-    if not profile.rules:
-        return rules
-    honoured = RULES_HONOURED_BY.get(profile.strategy, frozenset())
-    for name in sorted(profile.rules):
-        if name not in honoured:
-            known = ", ".join(sorted(honoured)) or "none"
-            raise ValueError(
-                f"rules.{name}: not honoured by strategy {profile.strategy!r} (it honours: {known})"
-            )
-    if rules.rating is not None and profile.roles:
-        raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
-    return rules
-
-
 def run_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
     """Close one wave with the queue's strategy, players rated on the queue's rating key."""
     if profile.rules:
-        from matcher.rules.check import queue_rules, rated_snapshot
+        from matcher.rules.check import rated_snapshot
 
-        snapshot = rated_snapshot(snapshot, queue_rules(profile))
+        snapshot = rated_snapshot(snapshot, profile.ruleset)
     return get_strategy(profile.strategy)(snapshot, profile)
+
+
+def _loaded(target: str | _T) -> _T:
+    if not isinstance(target, str):
+        return target
+    found = _RESOLVED.get(target)
+    if found is None:
+        module_name, _, attribute = target.partition(":")
+        found = _RESOLVED[target] = getattr(importlib.import_module(module_name), attribute)
+    return found  # type: ignore[return-value]
 
 
 def _check_optimal(profile: QueueProfile) -> object:

@@ -84,7 +84,13 @@ class Record(BaseModel):
     """Base of every model: immutable, and an unknown field is an error, not a shrug."""
 
     model_config = ConfigDict(
-        frozen=True, extra="forbid", ser_json_bytes="base64", val_json_bytes="base64"
+        frozen=True,
+        extra="forbid",
+        ser_json_bytes="base64",
+        val_json_bytes="base64",
+        # Each model builds its validator when first used: a command that publishes one
+        # event type does not pay for all of them.
+        defer_build=True,
     )
 
 

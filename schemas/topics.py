@@ -203,7 +203,7 @@ def murmur2_partition(key: bytes, partitions: int) -> int:
 
 def murmur2_partitions(keys: Sequence[bytes], partitions: int) -> list[int]:
     """``[murmur2_partition(key, partitions) for key in keys]``, vectorised over keys of
-    equal length (a 10,000-player wave publishes 15,000 records: ~5x faster).
+    equal length: a 10,000-player wave publishes 15,000 records (docs/benchmarks/code-figures.md).
 
     >>> murmur2_partitions([b"1v1/eu", b"21"], 3) == [murmur2_partition(b"1v1/eu", 3),
     ...                                              murmur2_partition(b"21", 3)]

@@ -25,7 +25,7 @@ from machine import machine_line  # noqa: E402
 from matcher.core import Player, Ticket  # noqa: E402
 from matcher.queue.backfill_choice import choose_fill  # noqa: E402
 from matcher.queue.lifecycle import BackfillRequested, BackfillTeam  # noqa: E402
-from matcher.rules.model import parse_rules  # noqa: E402
+from matcher.ruleset import parse_rules  # noqa: E402
 
 CASES = {
     "two open slots in one team": ((5, 0), (3, 2)),

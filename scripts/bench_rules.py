@@ -19,8 +19,7 @@ import time
 
 from matcher.checks import wave_result_problems
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
-from matcher.rules import rated_snapshot, wave_rule_problems
-from matcher.rules.check import queue_rules
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import run_wave
 from scripts.machine import machine_line
 
@@ -59,7 +58,7 @@ def main(players: int) -> None:
             started = time.perf_counter()
             result = run_wave(snapshot, profile)
             strategy_ms = (time.perf_counter() - started) * 1e3
-            rated = rated_snapshot(snapshot, queue_rules(profile))
+            rated = rated_snapshot(snapshot, profile.ruleset)
             started = time.perf_counter()
             problems = wave_rule_problems(rated, profile, result)
             rules_ms = (time.perf_counter() - started) * 1e3

@@ -4,8 +4,9 @@ glibc's malloc gives the top of its heap back to the kernel whenever more than 1
 of it is free (``M_TRIM_THRESHOLD``), and serves blocks above a dynamic threshold by
 ``mmap`` of their own. A wave's matching makes many NumPy temporaries of about that size
 (16,000 int64 values are 125 KiB) and frees them at once, so the heap shrinks and grows
-again all the time, and every regrowth faults fresh zeroed pages in: 7-12 % of a
-10,000-player ``optimal`` wave (docs/adr/0072). Raising both thresholds keeps up to
+again all the time, and every regrowth faults fresh zeroed pages in, a measurable share
+of a 10,000-player ``optimal`` wave (docs/benchmarks/code-figures.md; docs/adr/0085).
+Raising both thresholds keeps up to
 ``trim`` bytes of freed memory for reuse, at most that much more resident memory.
 
 ``wavematch worker`` calls :func:`keep_freed_memory` at start (docs/adr/0085): the
@@ -35,7 +36,7 @@ def keep_freed_memory(trim: int = TRIM_THRESHOLD, mmap: int = MMAP_THRESHOLD) ->
     False, and nothing changed, where there is no ``mallopt`` (macOS, Windows) or it
     refuses (musl's is a stub): the matcher then runs as fast as that allocator lets it.
 
-    The trim threshold is the one that counts (measured in docs/adr/0072). Setting it
+    The trim threshold is the one that counts (measured in docs/adr/history/0072). Setting it
     stops glibc adjusting the mmap threshold by itself, so that one is set to the
     ceiling the adjustment would reach.
     """

@@ -12,12 +12,13 @@ import json
 import os
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    PrivateAttr,
     SecretStr,
     ValidationError,
     ValidationInfo,
@@ -27,10 +28,14 @@ from pydantic import (
 from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
 
 from matcher.core import QueueProfile, ServerRoute
-from matcher.queue import QueueRules
-from matcher.queue.cadence import CadencePolicy
-from matcher.queue.lifecycle import LifecyclePolicy
 from matcher.strategies import check_profile, check_rules, decision_revision, strategy_names
+
+if TYPE_CHECKING:
+    # Imported where used: the queue fold would import numpy into every command that only
+    # reads the settings (join, leave, tail...).
+    from matcher.queue import QueueRules
+    from matcher.queue.cadence import CadencePolicy
+    from matcher.queue.lifecycle import LifecyclePolicy
 
 _config_file: ContextVar[Path | None] = ContextVar("wavematch_config_file", default=None)
 
@@ -70,7 +75,8 @@ class QueueSettings(_Frozen):
     team_size_min: int | None = Field(default=None, ge=1)
     roles: tuple[str, ...] = ()
     options: dict[str, Any] = Field(default_factory=dict)
-    # Declarative limits every match must respect (docs/rules.md; checked by check_queue).
+    # Declarative limits every match must respect (docs/rules.md); parsed and checked
+    # once, when the settings load.
     rules: dict[str, Any] = Field(default_factory=dict)
     # "pop": the next wave is due when about pop_target_matches matches' worth of players
     # have arrived (moving average), within [pop_floor_ms, pop_cap_ms] (docs/adr/0050).
@@ -100,7 +106,6 @@ class QueueSettings(_Frozen):
             )
         if len(set(self.regions)) != len(self.regions):
             raise ValueError("regions must be distinct")
-        check_queue(self)
         return self
 
 
@@ -109,45 +114,96 @@ class QueueSettings(_Frozen):
 # one line, never load and then dead-letter every wave of that queue.
 
 
-def queue_profile(queue: QueueSettings) -> QueueProfile:
-    """The strategy-facing part of ``queue`` alone (no routes): what the checks read."""
-    return QueueProfile(
-        queue=queue.name,
-        strategy=queue.strategy,
-        maps=queue.maps,
-        team_count=queue.team_count,
-        team_size=queue.team_size,
-        team_size_min=queue.team_size_min,
-        roles=queue.roles,
-        options=dict(queue.options),
-        rules=dict(queue.rules),
-    )
-
-
-def check_queue(queue: QueueSettings) -> None:
-    """Raise ValueError ``queue '<name>': <field>: <reason>`` for bad options or rules."""
+def _checked_profile(
+    index: int, queue: QueueSettings, routes: tuple[ServerRoute, ...], fallback: tuple[str, ...]
+) -> QueueProfile:
+    """``queue``'s profile, its rules parsed and its options checked; ValueError
+    ``queues.<index>: queue '<name>': <field>: <reason>``."""
     try:
-        check_profile(queue_profile(queue))
-        check_rules(queue_profile(queue))
+        profile = QueueProfile(
+            queue=queue.name,
+            strategy=queue.strategy,
+            maps=queue.maps,
+            routes=routes,
+            fallback_servers=fallback,
+            team_count=queue.team_count,
+            team_size=queue.team_size,
+            team_size_min=queue.team_size_min,
+            roles=queue.roles,
+            options=dict(queue.options),
+            rules=dict(queue.rules),
+        )
+        check_profile(profile)
+        check_rules(profile)
     except ValueError as error:
-        raise ValueError(f"queue {queue.name!r}: {error}") from None
+        raise ValueError(f"queues.{index}: queue {queue.name!r}: {error}") from None
+    return profile
+
+
+# --- The config fingerprint (docs/adr/0141) ----------------------------------------
+#: Decisive settings added after the first fingerprint, and the version that added each:
+#: one enters the fingerprint only while it differs from what every configuration before
+#: it implicitly had (WHILE_UNSET for a queue's lifecycle settings, which count once
+#: written in the file even at their default), so a log written before it keeps its
+#: fingerprint and still replays as "this configuration".
+WHILE_UNSET = "unset"
+FINGERPRINT_ADDITIONS: dict[str, tuple[int, object]] = {
+    "queues.rules": (2, {}),
+    "queues.ready_check_ms": (3, WHILE_UNSET),
+    "queues.placement_timeout_ms": (3, WHILE_UNSET),
+    "queues.placement_requeues": (3, WHILE_UNSET),
+    "one_ticket_per_player": (4, False),
+    "max_clock_skew_ms": (5, DEFAULT_MAX_CLOCK_SKEW_MS),
+}
+_QUEUE_ADDITIONS = {
+    name.removeprefix("queues."): added
+    for name, added in FINGERPRINT_ADDITIONS.items()
+    if name.startswith("queues.")
+}
+#: The newest version of the fingerprint's document; version 1 held these settings.
+FINGERPRINT_VERSION = max(version for version, _ in FINGERPRINT_ADDITIONS.values())
+FINGERPRINT_BASE = (
+    "queues",
+    "routes",
+    "fallback_servers",
+    "ticket_ttl_ms",
+    "finished_retention_ms",
+)
+#: Settings that never enter the fingerprint: how to connect, observe and pace, not what
+#: is decided (the ticks' instants are in the log; a replay reads them).
+NOT_FINGERPRINTED = frozenset(
+    {"broker_url", "app_id", "partitions", "replication_factor", "publish_status"}
+    | {"verify_waves", "web_host", "web_port", "web_enabled", "session_timeout_ms"}
+    | {"heartbeat_interval_ms", "stagger_ticks", "snapshot_min_events", "consumer"}
+    | {"processing_guarantee", "log_level", "security_protocol", "sasl_mechanism"}
+    | {"sasl_username", "sasl_password", "sasl_password_file", "ssl_cafile", "ssl_certfile"}
+    | {"ssl_keyfile", "ssl_key_password"}
+)
 
 
 def decisive_queue(queue: QueueSettings) -> dict[str, Any]:
-    """What of ``queue`` enters the config fingerprint; no rules table leaves the
-    fingerprint of a configuration written before rules existed unchanged."""
+    """What of ``queue`` enters the config fingerprint (see FINGERPRINT_ADDITIONS)."""
     dumped = queue.model_dump(mode="json")
-    if not dumped["rules"]:
-        del dumped["rules"]
-    # Lifecycle settings count only once set, for the same reason (docs/adr/0111).
-    for name in unset_lifecycle(queue):
+    for name in _left_out(queue):
         del dumped[name]
     return dumped
 
 
 def unset_lifecycle(queue: QueueSettings) -> frozenset[str]:
     """The lifecycle settings ``queue`` leaves unset: out of its fingerprint and its record."""
-    return _UNSET_LIFECYCLE - queue.model_fields_set
+    return frozenset(
+        name
+        for name, (_, before) in _QUEUE_ADDITIONS.items()
+        if before == WHILE_UNSET and name not in queue.model_fields_set
+    )
+
+
+def _left_out(queue: QueueSettings) -> list[str]:
+    left_out = list(unset_lifecycle(queue))
+    for name, (_, before) in _QUEUE_ADDITIONS.items():
+        if before != WHILE_UNSET and getattr(queue, name) == before:
+            left_out.append(name)
+    return left_out
 
 
 class RouteSettings(_Frozen):
@@ -169,7 +225,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WAVEMATCH_", frozen=True, extra="forbid")
 
     # kafka://host:port for Apache Kafka; tansu://host:port for the embedded broker
-    # (same protocol, plus the workaround for its end-offset answer; docs/adr/0004).
+    # (same protocol; its clients use a shorter fetch wait and no idempotence, docs/adr/0004).
     broker_url: str = "kafka://localhost:9092"
     app_id: str = "wavematch"
     # One input partition holds whole (queue, region) queues; more partitions than
@@ -262,8 +318,16 @@ class Settings(BaseSettings):
             raise ValueError(f"sasl_password_file: {path} is empty")
         return {**data, "sasl_password": password}
 
+    #: Each queue's profile, built once when the settings load (see profiles()).
+    _profiles: dict[str, QueueProfile] = PrivateAttr(default_factory=dict)
+
     @model_validator(mode="after")
     def _consistent(self) -> Settings:
+        routes = tuple(ServerRoute(r.region_a, r.region_b, r.servers) for r in self.routes)
+        self._profiles = {
+            q.name: _checked_profile(index, q, routes, self.fallback_servers)
+            for index, q in enumerate(self.queues)
+        }
         names = [queue.name for queue in self.queues]
         if len(set(names)) != len(names):
             raise ValueError("queue names must be distinct")
@@ -327,6 +391,8 @@ class Settings(BaseSettings):
         return self.broker_url.startswith("tansu://")
 
     def rules(self) -> QueueRules:
+        from matcher.queue import QueueRules
+
         return QueueRules(
             ticket_ttl_ms=self.ticket_ttl_ms,
             finished_retention_ms=self.finished_retention_ms or self.ticket_ttl_ms,
@@ -337,6 +403,8 @@ class Settings(BaseSettings):
 
     def lifecycles(self) -> dict[str, LifecyclePolicy]:
         """The policies of the queues with a ready check or placement reports."""
+        from matcher.queue.lifecycle import LifecyclePolicy
+
         return {
             q.name: LifecyclePolicy(q.ready_check_ms, q.placement_timeout_ms, q.placement_requeues)
             for q in self.queues
@@ -344,26 +412,13 @@ class Settings(BaseSettings):
         }
 
     def profiles(self) -> dict[str, QueueProfile]:
-        routes = tuple(ServerRoute(r.region_a, r.region_b, r.servers) for r in self.routes)
-        return {
-            q.name: QueueProfile(
-                queue=q.name,
-                strategy=q.strategy,
-                maps=q.maps,
-                routes=routes,
-                fallback_servers=self.fallback_servers,
-                team_count=q.team_count,
-                team_size=q.team_size,
-                team_size_min=q.team_size_min,
-                roles=q.roles,
-                options=dict(q.options),
-                rules=dict(q.rules),
-            )
-            for q in self.queues
-        }
+        """Each queue's profile (the same objects on every call: built at load)."""
+        return dict(self._profiles)
 
     def cadences(self) -> dict[str, CadencePolicy]:
         """The pop-timer policies of the queues that use one."""
+        from matcher.queue.cadence import CadencePolicy
+
         return {
             q.name: CadencePolicy(
                 mode="pop",
@@ -399,17 +454,11 @@ class Settings(BaseSettings):
             # The code's decisions too: another release may pair the same queue differently.
             "revisions": {q.strategy: decision_revision(q.strategy) for q in self.queues},
         }
-        if self.one_ticket_per_player:
-            decisive["one_ticket_per_player"] = True
-        if self.max_clock_skew_ms != DEFAULT_MAX_CLOCK_SKEW_MS:
-            # Only when changed: configurations fingerprinted before it existed keep theirs.
-            decisive["max_clock_skew_ms"] = self.max_clock_skew_ms
+        for name, (_, before) in FINGERPRINT_ADDITIONS.items():
+            if not name.startswith("queues.") and getattr(self, name) != before:
+                decisive[name] = getattr(self, name)
         canonical = json.dumps(decisive, sort_keys=True, separators=(",", ":"))
         return hashlib.sha256(canonical.encode()).hexdigest()[:16]
-
-
-#: QueueSettings fields left out of the fingerprint while not set (see config_fingerprint).
-_UNSET_LIFECYCLE = frozenset({"ready_check_ms", "placement_timeout_ms", "placement_requeues"})
 
 
 def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:

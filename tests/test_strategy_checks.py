@@ -10,9 +10,9 @@ from matcher.duel.model import DuelPlayer
 from matcher.queue import RegionQueue, TicketJoined, WaveTick
 from matcher.queue.fold import QueueRules
 from matcher.strategies import (
-    _REGISTRY,
     get_checker,
     get_strategy,
+    is_registered,
     register_strategy,
     result_problems,
 )
@@ -48,7 +48,7 @@ def test_every_built_in_strategy_has_its_own_checker() -> None:
 
 def test_a_plug_in_without_a_checker_is_held_to_the_common_rules() -> None:
     name = "test-plug-in-common-rules"
-    if name not in _REGISTRY:
+    if not is_registered(name):
         register_strategy(name, lambda s, p: WaveResult(name, (), ()))
     assert get_checker(name) is wave_result_problems
 
@@ -61,7 +61,7 @@ def test_the_fold_refuses_a_result_its_strategy_checker_rejects() -> None:
     """The result passes the common rules; its strategy's checker refuses it, so the wave
     fails with that reason and changes nothing."""
     name = "test-strict"
-    if name not in _REGISTRY:
+    if not is_registered(name):
         register_strategy(
             name,
             _everyone_waits,
@@ -75,3 +75,10 @@ def test_the_fold_refuses_a_result_its_strategy_checker_rejects() -> None:
     assert step.note == "wave_failed" and step.failure is not None
     assert step.failure.reason == "test-strict: nobody may wait"
     assert list(state.tickets) == ["a"]
+
+
+def test_the_duel_strategies_are_marked_in_their_entries() -> None:
+    from matcher.strategies import is_duel
+
+    assert [name for name in BUILT_IN if is_duel(name)] == ["optimal", "ladder-v2.1"]
+    assert not is_duel("no-such-strategy")

@@ -25,7 +25,6 @@ from matcher.duel.model import (
 )
 from matcher.duel.result import duel_players, seat_roles
 from matcher.duel.windows import pair_wait, pressure, tier_window
-from matcher.rules.check import queue_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,7 +51,7 @@ def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> 
     """
     defaults = LADDER_DEFAULTS if strategy == "ladder-v2.1" else OPTIMAL_DEFAULTS
     config = parse_config(profile.options, defaults)
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     rating = rules.rating  # a mirror 1v1: one rating, either side
     players, _ = duel_players(snapshot, rating)
     window = tier_window(pressure(len(players), snapshot.active_population, config), config)

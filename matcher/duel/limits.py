@@ -23,7 +23,7 @@ from numpy.typing import NDArray
 from matcher.core import Player, WaveSnapshot
 from matcher.duel.model import DuelPlayer
 from matcher.rules.check import EPSILON, met_recently, waited_s
-from matcher.rules.model import AttributeRule, Expansion, QueueRuleSet
+from matcher.ruleset import AttributeRule, Expansion, QueueRuleSet
 
 Ints = NDArray[np.int64]
 Floats = NDArray[np.float64]

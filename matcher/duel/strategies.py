@@ -21,7 +21,6 @@ from matcher.duel.model import (
 )
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.result import build_result, duel_players
-from matcher.rules.check import queue_rules
 
 LADDER = "ladder-v2.1"
 OPTIMAL = "optimal"
@@ -36,7 +35,7 @@ def ladder_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     Notes: O(n^2 log n) for n players.
     """
     config = _config(profile, LADDER_DEFAULTS)
-    rating = queue_rules(profile).rating
+    rating = profile.ruleset.rating
     players, unfit = duel_players(snapshot, rating)
     outcome = ladder_pairs(players, snapshot.active_population, profile.maps, config)
     extra = (
@@ -61,7 +60,7 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     larger waves one sparse relaxation (docs/optimal.md).
     """
     config = _config(profile, OPTIMAL_DEFAULTS)
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     players, unfit = duel_players(snapshot, rules.rating)
     limits = duel_limits(players, snapshot, rules)
     outcome = optimal_pairs(players, snapshot.active_population, profile.maps, config, limits)

@@ -14,7 +14,7 @@ from matcher.core import QueueProfile, WaveSnapshot
 from matcher.multifactor.config import MultifactorConfig
 from matcher.multifactor.pool import Pool, build_pool
 from matcher.rules.check import met_recently
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 from matcher.teams.complete import complete
 from matcher.teams.imbalance import Imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, parties_of

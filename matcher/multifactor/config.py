@@ -12,6 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from itertools import pairwise
 
+from matcher.core import QueueProfile
+
 #: Fixed-point unit of pair scores and penalties. Sums of integers held in float64 are
 #: exact in any order, so BLAS or SIMD reductions cannot change a search decision on
 #: another machine (audit replay); 1e-6 is far below any weight anyone would tune.
@@ -175,3 +177,31 @@ def _parse_curve(raw: object) -> tuple[tuple[int, float], ...]:
 
 def _strip(value: object) -> object:
     return value.strip() if isinstance(value, str) else value
+
+
+# The start-up check of the strategy (matcher.strategies): here, beside the options, so
+# that checking a queue's settings does not import the search.
+
+
+def multifactor_settings(profile: QueueProfile) -> MultifactorConfig:
+    """The options of a multifactor queue; OptionError (a ValueError) names a bad field.
+
+    >>> multifactor_settings(QueueProfile("q", "multifactor", ("m",), options={"weight_pings": 1}))
+    Traceback (most recent call last):
+    matcher.multifactor.config.OptionError: options.weight_pings: unknown multifactor option
+    """
+    try:
+        config = parse_config(profile.options)
+    except OptionError as error:
+        raise OptionError(f"options.{error}") from None
+    if profile.team_count != 2:
+        raise OptionError(
+            f"team_count: multifactor plays exactly 2 teams, got {profile.team_count}"
+        )
+    if profile.team_size < 1:
+        raise OptionError(f"team_size: must be >= 1, got {profile.team_size}")
+    if profile.roles:
+        raise OptionError("roles: multifactor does not assign roles; use a queue without roles")
+    if profile.team_size_min is not None and profile.team_size_min != profile.team_size:
+        raise OptionError("team_size_min: multifactor plays full teams only; leave it unset")
+    return config

@@ -20,14 +20,14 @@ from matcher.core import (
     derive_match_id,
 )
 from matcher.multifactor.complete import Plan, left_out_matches, ticket_index
-from matcher.multifactor.config import MultifactorConfig, OptionError, parse_config
+from matcher.multifactor.config import MultifactorConfig, multifactor_settings
 from matcher.multifactor.factors import wave_score
 from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
-from matcher.rules.check import lineup_problem, met_recently, queue_rules, waited_s
-from matcher.rules.model import QueueRuleSet
+from matcher.rules.check import lineup_problem, met_recently, waited_s
+from matcher.ruleset import QueueRuleSet
 
 NAME = "multifactor"
 
@@ -39,30 +39,6 @@ def search_seed(snapshot: WaveSnapshot) -> int:
     True
     """
     return snapshot.seed ^ 0x6D756C7469666163  # "multifac": keeps the two streams unrelated
-
-
-def multifactor_settings(profile: QueueProfile) -> MultifactorConfig:
-    """The options of a multifactor queue; OptionError (a ValueError) names a bad field.
-
-    >>> multifactor_settings(QueueProfile("q", NAME, ("m",), options={"weight_pings": 1}))
-    Traceback (most recent call last):
-    matcher.multifactor.config.OptionError: options.weight_pings: unknown multifactor option
-    """
-    try:
-        config = parse_config(profile.options)
-    except OptionError as error:
-        raise OptionError(f"options.{error}") from None
-    if profile.team_count != 2:
-        raise OptionError(
-            f"team_count: multifactor plays exactly 2 teams, got {profile.team_count}"
-        )
-    if profile.team_size < 1:
-        raise OptionError(f"team_size: must be >= 1, got {profile.team_size}")
-    if profile.roles:
-        raise OptionError("roles: multifactor does not assign roles; use a queue without roles")
-    if profile.team_size_min is not None and profile.team_size_min != profile.team_size:
-        raise OptionError("team_size_min: multifactor plays full teams only; leave it unset")
-    return config
 
 
 def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
@@ -83,7 +59,7 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
     config = multifactor_settings(profile)
     pool = build_pool(snapshot, profile, config)
     outcome = Search(pool, config, search_seed(snapshot)).run()
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     plans = _in_priority_order(pool, outcome)
     met = met_recently(snapshot, rules)
     kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan, met)]

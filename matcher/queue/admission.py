@@ -4,9 +4,8 @@ from __future__ import annotations
 
 from matcher.core import QueueProfile, Ticket
 from matcher.rules.check import ticket_rule_problem
+from matcher.strategies import is_duel
 
-#: Strategies that pair one BW player against one SC2 player.
-DUEL_STRATEGIES = frozenset({"optimal", "ladder-v2.1"})
 DUEL_RACES = ("bw", "sc2")
 
 
@@ -30,7 +29,7 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
     if ticket.size > profile.team_size:
         return f"party of {ticket.size} does not fit a team of {profile.team_size}"
     # A mirror 1v1 (``rules.rating``) reads one rating per player: the rules check it.
-    duel = profile.strategy in DUEL_STRATEGIES and not profile.rules.get("rating")
+    duel = is_duel(profile.strategy) and not profile.rules.get("rating")
     for player in ticket.players:
         if duel:
             # Checked for every join: a plain loop, no generator (a tenth of a join's fold).

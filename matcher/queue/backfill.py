@@ -23,7 +23,7 @@ from matcher.queue.lifecycle import (
 )
 from matcher.queue.outcomes import Draft
 from matcher.queue.state import QueueRules, RegionState
-from matcher.rules.check import NO_MEETINGS, met_recently, queue_rules
+from matcher.rules.check import NO_MEETINGS, met_recently
 
 
 def request(queue: RegionState, event: BackfillRequested, profile: QueueProfile) -> Draft:
@@ -97,7 +97,7 @@ def at_tick(
 
     Notes: O(requests x (n + the choice's bounded search)) for n queued tickets.
     """
-    now, ruleset = tick.tick_at_ms, queue_rules(profile)
+    now, ruleset = tick.tick_at_ms, profile.ruleset
     expired_before = now - rules.ticket_ttl_ms
     met = met_recently(queue.snapshot(tick), ruleset) if ruleset.rematch else NO_MEETINGS
     taken: set[str] = set()

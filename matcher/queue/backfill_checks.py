@@ -14,7 +14,7 @@ from matcher.core import Player, Team, Ticket
 from matcher.queue.backfill_choice import seat_rating
 from matcher.queue.lifecycle import BackfillRequested
 from matcher.rules.check import NO_MEETINGS, lineup_problem, waited_s
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 
 
 def backfill_problems(
@@ -34,7 +34,7 @@ def backfill_problems(
 
     >>> from matcher.core import Seat
     >>> from matcher.queue.lifecycle import BackfillTeam
-    >>> from matcher.rules.model import NO_RULES
+    >>> from matcher.ruleset import NO_RULES
     >>> request = BackfillRequested("s", "q", "eu", (BackfillTeam("red", (("r", 1500),), 1),), 0)
     >>> duo = Ticket("t", "q", "eu", (Player("a", (("mmr", 1),)), Player("b", (("mmr", 2),))), 5)
     >>> backfill_problems(request, (Team("red", (Seat("t", "a", "", 1),)),), {"t": duo}, 9, 0,

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from matcher.core import Player, Ticket
 from matcher.queue.lifecycle import BackfillRequested
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 from matcher.teams.model import Party, TeamShape
 from matcher.teams.rebalance import Key, composition_key, permutation
 
@@ -98,7 +98,7 @@ def choose_fill(
     candidate. ``met`` is whom each queued player met recently (the rematch rule).
 
     >>> from matcher.queue.lifecycle import BackfillTeam
-    >>> from matcher.rules.model import NO_RULES
+    >>> from matcher.ruleset import NO_RULES
     >>> solo = lambda t, r, at: Ticket(t, "3v3", "eu", (Player("p" + t, (("mmr", r),)),), at)
     >>> request = BackfillRequested("s", "3v3", "eu", (
     ...     BackfillTeam("red", (("r1", 1500), ("r2", 1500)), 0),

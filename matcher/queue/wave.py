@@ -17,7 +17,7 @@ from matcher.queue.lifecycle import LifecyclePolicy
 from matcher.queue.outcomes import Draft, WaveFailure
 from matcher.queue.state import QueuedTicket, QueueRules, RegionState
 from matcher.queue.wave_close import summarise
-from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import get_strategy, result_problems
 
 
@@ -84,7 +84,7 @@ def _snapshot(
     """What the strategy is offered; rated once on the queue's rating key, so the
     checkers judge the seats by the ratings the strategy read."""
     snapshot = queue.snapshot(tick, leaving={q.ticket.ticket_id for q in expiring})
-    return rated_snapshot(snapshot, queue_rules(profile)) if profile.rules else snapshot
+    return rated_snapshot(snapshot, profile.ruleset) if profile.rules else snapshot
 
 
 def run_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
@@ -121,7 +121,7 @@ def _remember(
     cadence: CadencePolicy | None,
 ) -> None:
     """Who met whom (for a rematch rule), then the wave counted closed."""
-    rematch = queue_rules(profile).rematch if profile.rules else None
+    rematch = profile.ruleset.rematch if profile.rules else None
     if rematch is not None:
         within_ms = int(rematch.within_s * 1000)
         queue.remember_meetings(result.matches, tick.tick_at_ms, within_ms, rematch.last)

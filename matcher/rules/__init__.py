@@ -1,19 +1,10 @@
-"""Queue rules: declarative limits every match of a queue must respect (docs/rules.md)."""
+"""Queue rules: declarative limits every match of a queue must respect (docs/rules.md).
 
-from matcher.rules.check import (
-    match_rule_problems,
-    rated_snapshot,
-    ticket_rule_problem,
-    wave_rule_problems,
-)
-from matcher.rules.model import Expansion, QueueRuleSet, parse_rules
+The rule model is :mod:`matcher.ruleset` (a sibling of :mod:`matcher.core`, which parses a
+profile's rules with it); the checks are :mod:`matcher.rules.check`, which reads
+:mod:`matcher.core`. Kept apart so that neither package imports the other in a circle.
+"""
 
-__all__ = [
-    "Expansion",
-    "QueueRuleSet",
-    "match_rule_problems",
-    "parse_rules",
-    "rated_snapshot",
-    "ticket_rule_problem",
-    "wave_rule_problems",
-]
+from matcher.ruleset import Expansion, QueueRuleSet, parse_rules
+
+__all__ = ["Expansion", "QueueRuleSet", "parse_rules"]

@@ -8,35 +8,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import replace
 
 from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
-from matcher.rules.model import NO_RULES, QueueRuleSet, parse_rules
+from matcher.ruleset import QueueRuleSet
 
 #: No rematch history: the default of every ``met`` argument.
 NO_MEETINGS: Mapping[str, frozenset[str]] = {}
 
 #: Slack for float comparisons of team means against a limit.
 EPSILON = 1e-9
-
-
-def queue_rules(profile: QueueProfile) -> QueueRuleSet:
-    """The parsed rules of ``profile`` (validated at start).
-
-    Parsed once per profile object: admission reads them on every join.
-    """
-    if not profile.rules:
-        return NO_RULES
-    cached = _PARSED.get(id(profile))
-    if cached is not None and cached[0] is profile:
-        return cached[1]
-    rules = parse_rules(profile.rules)
-    if len(_PARSED) >= _PARSED_MAX:  # profiles built per call (tests, tools) must not pile up
-        _PARSED.clear()
-    _PARSED[id(profile)] = (profile, rules)
-    return rules
-
-
-#: Parsed rules by profile identity; the profile is kept so that its id is not reused.
-_PARSED: dict[int, tuple[QueueProfile, QueueRuleSet]] = {}
-_PARSED_MAX = 256
 
 
 def waited_s(closed_at_ms: int, joined_at_ms: Sequence[int]) -> float:
@@ -57,7 +35,7 @@ def lineup_problem(
     ``latencies`` are the seats' latencies to the match's region (None: unknown),
     ``players`` the seated players (their attributes), when the rules need them.
 
-    >>> from matcher.rules.model import Expansion
+    >>> from matcher.ruleset import Expansion
     >>> rules = QueueRuleSet(max_spread=Expansion(500, growth_per_s=10, cap=1000))
     >>> lineup_problem(rules, [[100, 200], [700, 650]], 0.0)
     'rating spread 600 exceeds max_spread 500 after 0 s'
@@ -172,7 +150,7 @@ def wave_rule_problems(
 
     Notes: O(seats of the result).
     """
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     if rules.empty:
         return []
     tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
@@ -208,7 +186,7 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
     >>> ticket_rule_problem(Ticket("t", "q", "eu", (far,), 0), profile)
     "player p: latency 200 ms to 'eu' exceeds max_latency_ms's cap 150"
     """
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     if rules.empty:
         return None
     ratings: list[int] = []

@@ -24,7 +24,7 @@ from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import DequeueReason, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.fold import QueueRules
 from matcher.queue.outcomes import Step
-from matcher.rules.check import queue_rules, rated_snapshot, wave_rule_problems
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.sim.config import Behaviour, RegionSpec, Scenario, Variant
 from matcher.sim.engine import (
     EstimateRecord,
@@ -207,7 +207,7 @@ def wave_problems(before: WaveSnapshot, step: Step, profile: QueueProfile) -> li
     kept = tuple(w for w in before.tickets if w.ticket.ticket_id not in expired)
     snapshot = replace(before, tickets=kept)
     if profile.rules:  # judged on the ratings the strategy read, as in the fold
-        snapshot = rated_snapshot(snapshot, queue_rules(profile))
+        snapshot = rated_snapshot(snapshot, profile.ruleset)
     return [
         *result_problems(snapshot, profile, step.result),
         *wave_rule_problems(snapshot, profile, step.result),

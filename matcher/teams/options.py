@@ -10,7 +10,9 @@ import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from matcher.core import QueueProfile
 from matcher.teams.imbalance import Imbalance
+from matcher.teams.model import TeamShape, team_shape
 from matcher.teams.rebalance import DEFAULT_MAX_SEQUENCES, METHODS
 from matcher.teams.window import DEFAULT_MAX_NODES
 
@@ -117,3 +119,26 @@ def _integer(options: Mapping[str, object], name: str, default: int, minimum: in
     if isinstance(value, bool) or not isinstance(value, int) or value < minimum:
         raise ValueError(f"options.{name}: must be an integer >= {minimum} (got {value!r})")
     return value
+
+
+# The start-up checks of the team strategies (matcher.strategies): here, beside the
+# options, so that checking a queue's settings does not import the solvers.
+
+
+def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
+    """The team shape and options of a ``rebalance`` queue; ValueError names a bad field."""
+    return team_shape(profile), rebalance_config(profile.options)
+
+
+def game_queue_settings(profile: QueueProfile) -> tuple[TeamShape, GameQueueConfig]:
+    """The team shape and options of a ``game-queue`` queue; ValueError names a bad field."""
+    return _shape_for_game_queue(profile), game_queue_config(profile.options)
+
+
+def _shape_for_game_queue(profile: QueueProfile) -> TeamShape:
+    shape = team_shape(profile)
+    if shape.team_count != 2:
+        raise ValueError(f"team_count: the game queue plays two teams (got {shape.team_count})")
+    if not shape.strict:
+        raise ValueError("team_size_min: the game queue needs strict team sizes (k vs k)")
+    return shape

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
-from matcher.rules.model import QueueRuleSet
+from matcher.ruleset import QueueRuleSet
 from matcher.teams.grouping import Fits, Splitter
 from matcher.teams.model import Lineup, Party, team_ratings
 

@@ -16,8 +16,8 @@ import random
 from collections.abc import Mapping, Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
-from matcher.rules.check import met_recently, queue_rules
-from matcher.rules.model import QueueRuleSet
+from matcher.rules.check import met_recently
+from matcher.ruleset import QueueRuleSet
 from matcher.teams.build import build_match, build_result
 from matcher.teams.complete import Accept, Admit, complete
 from matcher.teams.gamequeue import GameQueue
@@ -31,14 +31,12 @@ from matcher.teams.model import (
     parties_of,
     seat_rating,
     team_ratings,
-    team_shape,
 )
 from matcher.teams.offline import partition_wave
 from matcher.teams.options import (
     GameQueueConfig,
-    RebalanceConfig,
-    game_queue_config,
-    rebalance_config,
+    game_queue_settings,
+    rebalance_settings,
 )
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
@@ -56,16 +54,6 @@ from matcher.teams.ruled import (
 Met = Mapping[str, frozenset[str]]
 
 
-def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
-    """The team shape and options of a ``rebalance`` queue; ValueError names a bad field."""
-    return team_shape(profile), rebalance_config(profile.options)
-
-
-def game_queue_settings(profile: QueueProfile) -> tuple[TeamShape, GameQueueConfig]:
-    """The team shape and options of a ``game-queue`` queue; ValueError names a bad field."""
-    return _shape_for_game_queue(profile), game_queue_config(profile.options)
-
-
 def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
     """Close a team wave with the rebalance methods.
 
@@ -73,7 +61,7 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     search per match (see :mod:`matcher.teams.rebalance`).
     """
     shape, config = rebalance_settings(profile)
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
 
@@ -152,15 +140,6 @@ def _matches(
     return matches
 
 
-def _shape_for_game_queue(profile: QueueProfile) -> TeamShape:
-    shape = team_shape(profile)
-    if shape.team_count != 2:
-        raise ValueError(f"team_count: the game queue plays two teams (got {shape.team_count})")
-    if not shape.strict:
-        raise ValueError("team_size_min: the game queue needs strict team sizes (k vs k)")
-    return shape
-
-
 def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
     """Close a team wave with Alman & McKay's imbalance-minimising game queue (k vs k).
 
@@ -179,7 +158,7 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
-    rules = queue_rules(profile)
+    rules = profile.ruleset
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
 

@@ -124,7 +124,8 @@ def check_strategies(config) -> None:  # type: ignore[no-untyped-def]
                     f"in this build ({error})"
                 ) from None
             try:
-                check_profile(variant_profile(scenario, variant))
-                check_rules(variant_profile(scenario, variant))
+                profile = variant_profile(scenario, variant)
+                check_profile(profile)
+                check_rules(profile)
             except ValueError as error:
                 raise UsageError(f"{where}: {error}") from None

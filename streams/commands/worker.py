@@ -19,11 +19,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def check_strategies(settings: object) -> None:
     """Load every configured strategy now: a broken one fails the start, not a wave."""
-    from matcher.strategies import get_strategy
+    from matcher.strategies import load_strategies
 
     for index, queue in enumerate(settings.queues):  # type: ignore[attr-defined]
         try:
-            get_strategy(queue.strategy)
+            load_strategies([queue.strategy])
         except Exception as error:
             raise UsageError(
                 f"queues.{index}.strategy: cannot load {queue.strategy!r}: {error}"

@@ -1,7 +1,7 @@
 """The queue topic consumed outside Faust: a plain aiokafka consumer in a group of its own.
 
-Faust's per-message path caps an agent at about 8,700 records/s even with an empty body
-(docs/adr/0008); this loop takes whole fetches instead (docs/adr/0061):
+Faust's per-message path caps an agent well below the 20,000 events/s floor even with an
+empty body (docs/adr/history/0008); this loop takes whole fetches instead (docs/adr/0061):
 
     getmany -> QueueWorker.process(records) -> producer.flush() -> commit(next offsets)
 
@@ -36,7 +36,8 @@ from streams.worker.snapshot_topic import TopicStateTable
 log = logging.getLogger(__name__)
 
 #: Records per fetch: large enough to amortise the flush and commit that follow every
-#: batch, small enough that a tick waits at most ~0.1 s behind joins (2,000 x ~40 us).
+#: batch, small enough that a tick waits behind one batch of joins only briefly (a batch
+#: times the CPU of one join: docs/benchmarks/code-figures.md).
 BATCH_RECORDS = 2_000
 #: The embedded broker answers fetches late under a long wait (ADR 4's amendment).
 EMBEDDED_FETCH_WAIT_MS = 100

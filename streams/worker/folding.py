@@ -29,7 +29,7 @@ from matcher.queue.lifecycle import (
     PlacementReported,
     ReadyCheckAnswered,
 )
-from matcher.strategies import get_strategy
+from matcher.strategies import load_strategies
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
 from streams.settings import Settings
@@ -43,21 +43,22 @@ log = logging.getLogger(__name__)
 def paused_gc(age_after: int | None = None) -> Iterator[None]:
     """Hold the cyclic garbage collector for one fold or one encoding; age a big one's objects.
 
-    A big wave allocates ~100,000 acyclic objects (matches, seats, dequeues, records)
-    while the state holds 10,000+ tickets: the collector would walk that whole heap
-    several times inside the wave (~40 % of placement's time at 10,000 players).
-    Re-enabled, its first young collection would still walk every object of the wave,
-    alive until published (~18 ms). So after a fold that left more than
-    :data:`AGE_AFTER` new objects, ``freeze`` then ``unfreeze`` moves every tracked
-    object to the oldest generation in O(1): nothing escapes collection (the next full
-    collection examines them, as it would have), the wave's objects never cost a young
-    collection, and the counters restart as after a collection. Smaller folds (every
-    join) leave the collector exactly as it was.
+    A big wave allocates ~100,000 acyclic objects (matches, seats, dequeues, records) while
+    the state holds 10,000+ tickets: the collector would walk that whole heap several times
+    inside the wave, a large part of placement's time at 10,000 players. Re-enabled, its
+    first young collection would still walk every object of the wave, alive until published
+    (figures: docs/benchmarks/code-figures.md). So after a fold that left more than
+    :data:`AGE_AFTER` new objects, ``freeze`` then ``unfreeze`` moves every tracked object
+    to the oldest generation in O(1): nothing escapes collection (the next full collection
+    examines them, as it would have), the wave's objects never cost a young collection, and
+    the counters restart as after a collection. Smaller folds (every join) leave the
+    collector exactly as it was.
 
     ``age_after=0`` ages whatever was allocated: for a batch of joins, whose survivors
     are the queue's new tickets. Promoted the usual way (young, then middle generation)
     they would count towards the next *full* collection, which walks every queued ticket:
-    with 600,000 queued, those full collections were ~10 % of the worker's samples.
+    with hundreds of thousands queued, those full collections showed in the worker's
+    profile.
     """
     if not gc.isenabled():
         yield
@@ -202,12 +203,12 @@ class Folder:
 
     @classmethod
     def from_settings(cls, settings: Settings) -> Folder:
-        for profile in settings.profiles().values():
-            # Import each strategy now (scipy for `optimal`: about a second), not
-            # inside the first wave's latency.
-            get_strategy(profile.strategy)
+        profiles = settings.profiles()
+        # Import each strategy now (SciPy for `optimal`), not inside the first wave's
+        # latency; a no-op when the entry point loaded them already.
+        load_strategies([profile.strategy for profile in profiles.values()])
         return cls(
-            settings.profiles(),
+            profiles,
             settings.regions_by_queue(),
             settings.rules(),
             settings.partitions,
@@ -308,7 +309,7 @@ class Folder:
         """A region's events must all land in one partition, or leaves could miss joins.
 
         The answer depends on the four values only and a worker sees few combinations:
-        remembered (murmur2 of the same key on every record was ~5 % of a join's fold).
+        remembered (murmur2 of the same key on every record showed in a join's profile).
         """
         route = (key, queue, region, partition)
         known = self._routes.get(route, _UNKNOWN)

@@ -1,4 +1,8 @@
-"""The worker's own Prometheus metrics (Faust's sensor adds its stream/table metrics)."""
+"""The worker's own Prometheus metrics: the queue consumer's folds, waves and outputs.
+
+Faust's sensor, on the same /metrics, sees only Faust's own app (its timer task and web
+views): the queue topic is not a Faust stream and there are no tables (docs/adr/0140).
+"""
 
 from __future__ import annotations
 
@@ -93,8 +97,8 @@ class WorkerMetrics:
             **kwargs,
         )
         self._event_counters: dict[str, Any] = {}
-        #: Events per note not yet added to the counter (a lock per increment was ~3 %
-        #: of a join in the direct consumer's profile).
+        #: Events per note not yet added to the counter: a lock per increment showed in
+        #: the direct consumer's profile of a join (docs/benchmarks/code-figures.md).
         self._pending: dict[str, int] = {}
 
     def observe(self, folded: Folded, state: PartitionState) -> None:
@@ -151,12 +155,13 @@ class WorkerMetrics:
 def observe_all(histogram: Histogram, amounts: Sequence[float]) -> None:
     """``histogram.observe(amount)`` for each amount, with one update per bucket.
 
-    A 10,000-player wave observes 5,000 rating differences: one ``observe`` each (a lock
-    and a walk of the bounds) was ~5.5 ms of the wave's latency in the worker, before its
-    records were handed over. This uses prometheus_client's Histogram internals
-    (``_upper_bounds``, ``_buckets``, ``_sum``; 0.26): tests/streams/test_metrics.py holds
-    the samples to those of ``observe``. The sum is added at once (equal for integral
-    amounts, as rating differences of duels are; else up to float rounding).
+    A 10,000-player wave observes 5,000 rating differences: one ``observe`` each (a lock and
+    a walk of the bounds) added to the wave's latency in the worker, before its records were
+    handed over (docs/benchmarks/code-figures.md). This uses prometheus_client's Histogram
+    internals (``_upper_bounds``, ``_buckets``, ``_sum``; 0.26):
+    tests/streams/test_metrics.py holds the samples to those of ``observe``. The sum is
+    added at once (equal for integral amounts, as rating differences of duels are; else up
+    to float rounding).
     """
     bounds = histogram._upper_bounds  # of a labelled child (a parent has none)
     counts = [0] * len(bounds)

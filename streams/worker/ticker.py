@@ -1,5 +1,6 @@
-"""The wave timer. It decides nothing: it only writes a WaveTick into each owned region's
-partition, and the agent closes the wave when it reads the tick (the log is the truth).
+"""The wave timer, a Faust task. It decides nothing: it only writes a WaveTick into each
+owned region's partition, and the queue consumer closes the wave when it reads the tick
+(the log is the truth; docs/adr/0140).
 
 A tick's sequence is its scheduled time in epoch milliseconds, and every worker computes
 the same schedule: fixed queues tick on multiples of the interval, each (queue, region)
@@ -112,7 +113,7 @@ class Ticker:
             await self._until_folded(queue, region, due)
 
     async def _until_folded(self, queue: QueueSettings, region: str, due: int) -> None:
-        """Wait for the agent to read the tick (or give up after a few seconds)."""
+        """Wait for the queue consumer to fold the tick (or give up after a few seconds)."""
         for _ in range(int(5 / POLL_S)):
             state = self._region_state(queue.name, region)
             if state is not None and state.last_sequence >= due:

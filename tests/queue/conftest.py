@@ -18,7 +18,7 @@ from matcher.core import (
     derive_match_id,
 )
 from matcher.placement import channel_name, choose_map, choose_server, playable_maps
-from matcher.strategies import _REGISTRY, register_strategy
+from matcher.strategies import is_registered, register_strategy
 
 PAIRS = "test-pairs-in-order"
 
@@ -58,7 +58,7 @@ def pair_in_order(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
     return WaveResult(PAIRS, tuple(matches), tuple(unmatched))
 
 
-if PAIRS not in _REGISTRY:
+if not is_registered(PAIRS):
     register_strategy(PAIRS, pair_in_order)
 
 

@@ -13,7 +13,7 @@ from matcher.core import Player, Seat, Team, Ticket
 from matcher.queue.backfill_checks import backfill_problems
 from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seat_rating
 from matcher.queue.lifecycle import BackfillRequested, BackfillTeam
-from matcher.rules.model import NO_RULES, QueueRuleSet, parse_rules
+from matcher.ruleset import NO_RULES, QueueRuleSet, parse_rules
 from matcher.teams.rebalance import composition_key
 
 NOW = 100_000

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
-from matcher.rules.check import lineup_problem, queue_rules, rated_snapshot, waited_s
-from matcher.rules.model import QueueRuleSet
+from matcher.rules.check import lineup_problem, rated_snapshot, waited_s
+from matcher.ruleset import QueueRuleSet
 from matcher.strategies import run_wave
 
 CLOSED_AT_MS = 600_000
@@ -78,6 +78,6 @@ def test_a_wave_makes_a_match_whenever_one_is_possible(
 ) -> None:
     strategy, options = variant
     profile = QueueProfile("q", strategy, ("m",), team_size=TEAM, options=options, rules=rules)
-    rated = rated_snapshot(wave, queue_rules(profile))
-    if possible(rated, queue_rules(profile)):
+    rated = rated_snapshot(wave, profile.ruleset)
+    if possible(rated, profile.ruleset):
         assert run_wave(wave, profile).matches, strategy

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
 from matcher.explain import explain_match
 from matcher.queue.admission import admission_problem
-from matcher.rules import rated_snapshot, wave_rule_problems
-from matcher.rules.check import queue_rules
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import check_rules, result_problems, run_wave
 
 CLOSED_AT_MS = 600_000
@@ -36,7 +35,7 @@ def wave(players: list[tuple[Player, int]], meetings: tuple = ()) -> WaveSnapsho
 
 def close(snapshot: WaveSnapshot, queue: QueueProfile) -> list[tuple[str, str]]:
     """The pairs of the wave, after both checkers the worker runs found nothing."""
-    rated = rated_snapshot(snapshot, queue_rules(queue))
+    rated = rated_snapshot(snapshot, queue.ruleset)
     result = run_wave(rated, queue)
     assert result_problems(rated, queue, result) == []
     assert wave_rule_problems(rated, queue, result) == []
@@ -59,7 +58,7 @@ def test_a_mirror_ladder_admits_and_matches_one_rating_per_player() -> None:
             Ticket("c", "1v1", "eu", (Player("c", (("bw", 1),)),), 0), queue
         )
         assert refused == "player c has no 'mmr' rating"
-        result = run_wave(rated_snapshot(wave([(a, 5), (b, 5)]), queue_rules(queue)), queue)
+        result = run_wave(rated_snapshot(wave([(a, 5), (b, 5)]), queue.ruleset), queue)
         (match,) = result.matches
         assert [team.name for team in match.teams] == ["team1", "team2"]
         assert {team.seats[0].role for team in match.teams} == {""}
@@ -207,7 +206,7 @@ def test_explain_judges_a_ruled_1v1_pair_by_the_rules() -> None:
         (mmr("d", 1300, 40), 5),
     ]
     snapshot = wave(players)
-    result = run_wave(rated_snapshot(snapshot, queue_rules(queue)), queue)
+    result = run_wave(rated_snapshot(snapshot, queue.ruleset), queue)
     (match,) = result.matches
     explained = explain_match(snapshot, queue, result, match.match_id)
     facts = dict(explained.facts)

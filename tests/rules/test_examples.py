@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from matcher.core import Player, Ticket, WaitingTicket, WaveSnapshot
-from matcher.rules import rated_snapshot, wave_rule_problems
-from matcher.rules.check import queue_rules
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import result_problems, run_wave
 from streams.settings import load_settings
 
@@ -48,7 +47,7 @@ def test_an_example_config_matches_within_its_rules(name: str, queue: str, roles
     wave = WaveSnapshot(queue, "eu", "w", 1, 5, closed, tuple(tickets))
     result = run_wave(wave, profile)
     assert result.matches, name
-    assert wave_rule_problems(rated_snapshot(wave, queue_rules(profile)), profile, result) == []
+    assert wave_rule_problems(rated_snapshot(wave, profile.ruleset), profile, result) == []
 
 
 @pytest.mark.parametrize(
@@ -72,7 +71,7 @@ def test_a_1v1_example_matches_within_its_rules(
         )
         tickets.append(WaitingTicket(ticket, rng.randint(0, 12)))
     rated = rated_snapshot(
-        WaveSnapshot(queue, "eu", "w", 1, 5, closed, tuple(tickets)), queue_rules(profile)
+        WaveSnapshot(queue, "eu", "w", 1, 5, closed, tuple(tickets)), profile.ruleset
     )
     result = run_wave(rated, profile)
     assert result.matches, name

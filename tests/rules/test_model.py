@@ -11,9 +11,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from matcher.core import Player, QueueProfile, Ticket
-from matcher.rules import Expansion, parse_rules, ticket_rule_problem
-from matcher.rules.check import lineup_problem
-from matcher.rules.model import QueueRuleSet
+from matcher.rules import Expansion, parse_rules
+from matcher.rules.check import lineup_problem, ticket_rule_problem
+from matcher.ruleset import QueueRuleSet
 from streams.settings import SettingsError, load_settings
 
 
@@ -171,3 +171,10 @@ def test_attribute_rules_agree_relax_and_reject_a_party_at_odds_with_itself() ->
     assert ticket_rule_problem(Ticket("t", "q", "eu", odd, 0), profile) == (
         "party: players disagree on 'platform' (pc, xbox)"
     )
+
+
+def test_a_profile_parses_its_rules_when_built() -> None:
+    assert QueueProfile("q", "optimal", ("m",), rules={"rating": "mmr"}).ruleset.rating == "mmr"
+    assert QueueProfile("q", "optimal", ("m",)).ruleset.empty
+    with pytest.raises(ValueError, match=r"rules.max_sprad: unknown rule"):
+        QueueProfile("q", "optimal", ("m",), rules={"max_sprad": 1})

@@ -8,8 +8,7 @@ from hypothesis import strategies as st
 
 from matcher.checks import wave_result_problems
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
-from matcher.rules import rated_snapshot, wave_rule_problems
-from matcher.rules.check import queue_rules
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import run_wave
 
 CLOSED_AT_MS = 600_000
@@ -116,7 +115,7 @@ def test_no_team_strategy_publishes_a_match_that_breaks_the_rules(
 ) -> None:
     strategy, options = variant
     profile = QueueProfile("q", strategy, ("m",), team_size=size, options=options, rules=rules)
-    rated = rated_snapshot(wave, queue_rules(profile))
+    rated = rated_snapshot(wave, profile.ruleset)
     result = run_wave(wave, profile)
     assert wave_rule_problems(rated, profile, result) == []
     assert wave_result_problems(rated, profile, result) == []

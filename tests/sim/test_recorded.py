@@ -17,7 +17,7 @@ from matcher.queue.events import TicketJoined as DomainJoined
 from matcher.queue.events import WaveTick
 from matcher.queue.fold import QueueRules
 from matcher.sim.recorded import Arrival, Candidate, Timer, run_candidate, wave_problems
-from matcher.strategies import _REGISTRY, register_strategy
+from matcher.strategies import is_registered, register_strategy
 from schemas.codec import decode
 from schemas.models import ConfigPublished, MatchCreated, TicketJoined, TicketLeft
 from schemas.topics import CONFIG, MATCHES, QUEUE
@@ -273,7 +273,7 @@ def _pairs_off_the_map_list(snapshot: WaveSnapshot, profile: QueueProfile) -> Wa
     return dataclasses.replace(result, matches=moved)
 
 
-if OFF_MAP not in _REGISTRY:
+if not is_registered(OFF_MAP):
     register_strategy(OFF_MAP, _pairs_off_the_map_list)
 
 

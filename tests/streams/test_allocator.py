@@ -1,4 +1,4 @@
-"""The worker process's allocator setting (docs/adr/0072, docs/adr/0085)."""
+"""The worker process's allocator setting (docs/adr/history/0072, docs/adr/0085)."""
 
 from __future__ import annotations
 

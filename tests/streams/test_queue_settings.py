@@ -70,3 +70,15 @@ def test_worker_and_up_refuse_to_start_with_one_line(
     assert code == 2
     assert "queues.0: queue 'q1': options.weight_pings: unknown multifactor option" in err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_each_queue_profile_is_built_once_with_its_rules_parsed(tmp_path: Path) -> None:
+    path = tmp_path / "rules.toml"
+    path.write_text(
+        '[[queues]]\nname = "q1"\nstrategy = "rebalance"\nteam_size = 3\n'
+        "rules = {max_spread = {base = 300}}\n"
+    )
+    settings = load_settings(path)
+    assert settings.profiles()["q1"] is settings.profiles()["q1"]
+    spread = settings.profiles()["q1"].ruleset.max_spread
+    assert spread is not None and spread.at(0) == 300
