@@ -8,6 +8,7 @@ import json
 import sys
 from typing import Any
 
+from streams.cli import UsageError
 from streams.commands.common import add_connection_arguments, on_broker, settings_from
 from streams.connection import Connection
 
@@ -24,16 +25,38 @@ TOPICS = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topic", choices=sorted(TOPICS))
     add_connection_arguments(parser)
-    parser.add_argument("--from-beginning", action="store_true", help="not only new events")
-    parser.add_argument("--limit", type=int, help="stop after this many events")
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument("--from-beginning", action="store_true", help="every event kept")
+    start.add_argument(
+        "--last",
+        type=int,
+        default=10,
+        help="start with the last N events of each partition (default 10; 0: only new ones)",
+    )
+    parser.add_argument(
+        "--count", "--limit", dest="count", type=int, help="stop after this many events"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="stop after this many seconds (exit 1 if --count events were not printed)",
+    )
     parser.add_argument(
         "--idle-timeout", type=float, help="stop when no event arrived for this many seconds"
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.last < 0:
+        raise UsageError(f"--last: {args.last} is negative")
     settings = settings_from(args)
-    on_broker(settings, lambda connection: _tail(connection, TOPICS[args.topic], args))
+    seen = on_broker(settings, lambda connection: _tail(connection, TOPICS[args.topic], args))
+    if args.timeout is not None and args.count is not None and seen < args.count:
+        print(
+            f"wavematch tail: {seen} of {args.count} events within {args.timeout:g} s",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -54,30 +77,55 @@ def printable(value: bytes | None) -> dict[str, Any]:
     return {"type": type(event).__name__, **body}
 
 
-async def _tail(connection: Connection, topic: str, args: argparse.Namespace) -> None:
-    from aiokafka import AIOKafkaConsumer
+async def _tail(connection: Connection, topic: str, args: argparse.Namespace) -> int:
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, TopicPartition
 
     from streams.connection import client_kwargs
 
     consumer = AIOKafkaConsumer(
-        topic,
-        **client_kwargs(connection),
-        group_id=None,
-        enable_auto_commit=False,
-        auto_offset_reset="earliest" if args.from_beginning else "latest",
+        **client_kwargs(connection), group_id=None, enable_auto_commit=False
     )
     await consumer.start()
     seen = 0
     try:
-        while args.limit is None or seen < args.limit:
-            batch = await consumer.getmany(timeout_ms=int((args.idle_timeout or 3600) * 1000))
-            if not batch:
-                return
+        partitions = [TopicPartition(topic, p) for p in await _partitions(consumer, topic)]
+        consumer.assign(partitions)
+        starts = await consumer.beginning_offsets(partitions)
+        if not args.from_beginning:
+            ends = await consumer.end_offsets(partitions)
+            starts = {tp: max(starts[tp], ends[tp] - args.last) for tp in partitions}
+        for tp, offset in starts.items():
+            consumer.seek(tp, offset)
+        loop = asyncio.get_running_loop()
+        deadline = None if args.timeout is None else loop.time() + args.timeout
+        idle_s = args.idle_timeout or 3600.0
+        while args.count is None or seen < args.count:
+            wait_s = idle_s if deadline is None else min(idle_s, deadline - loop.time())
+            if wait_s <= 0:
+                return seen
+            batch = await consumer.getmany(timeout_ms=int(wait_s * 1000))
+            if not batch and (deadline is None or loop.time() < deadline):
+                return seen
             for records in batch.values():
                 for record in records:
+                    if args.count is not None and seen >= args.count:
+                        return seen
                     print(json.dumps(printable(record.value)), flush=True)
                     seen += 1
+        return seen
     except BrokenPipeError:
         sys.stderr.close()
+        return seen
     finally:
         await consumer.stop()
+
+
+async def _partitions(consumer: Any, topic: str) -> list[int]:
+    """The topic's partitions (``topics()`` refreshes the consumer's metadata)."""
+    if topic in await consumer.topics():
+        found = consumer.partitions_for_topic(topic)
+        if found:
+            return sorted(found)
+    raise UsageError(f"topic {topic}: not on the broker (run `wavematch topics --create`)")

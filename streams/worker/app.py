@@ -62,6 +62,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         broker=settings.broker_url,
         broker_credentials=faust_credentials(connection_of(settings)),
         store="memory://",
+        datadir=str(settings.faust_data_dir),
         env={},  # Faust would otherwise let BROKER_URL, WEB_PORT... override these arguments
         topic_partitions=settings.partitions,
         topic_replication_factor=settings.replication_factor,
