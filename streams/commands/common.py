@@ -87,7 +87,7 @@ def running_up(name: str | None = None) -> dict[str, Any] | None:
     return next(iter(ups.values()), None)
 
 
-def settings_from(args: argparse.Namespace, find_up: bool = True, **overrides: Any) -> Settings:
+def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides: Any) -> Settings:
     """The settings of ``--config`` and the environment; the broker of ``--broker``, else
     of $WAVEMATCH_BROKER_URL, else (``find_up``) of the running `wavematch up`."""
     broker = getattr(args, "broker", None)

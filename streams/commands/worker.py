@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import logging
 from pathlib import Path
+from typing import Any
 
 from streams.cli import UsageError
 from streams.commands.common import (
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     from streams.allocator import keep_freed_memory
 
     keep_freed_memory()  # before any wave: a process setting (docs/adr/0085)
-    overrides: dict[str, object] = {}
+    overrides: dict[str, Any] = {}
     if args.web_port is not None:
         overrides["web_port"] = args.web_port
     if args.without_web:
