@@ -44,11 +44,24 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--idle-timeout", type=float, help="stop when no event arrived for this many seconds"
     )
+    parser.add_argument(
+        "--field", help="print only this field of each event (e.g. match_id), for scripts"
+    )
+    parser.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="only events whose FIELD is VALUE, e.g. type=MatchProposed (repeatable)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
     if args.last < 0:
         raise UsageError(f"--last: {args.last} is negative")
+    for condition in args.where:
+        if "=" not in condition:
+            raise UsageError(f"--where: {condition!r} is not like FIELD=VALUE")
     settings = settings_from(args)
     seen = on_broker(settings, lambda connection: _tail(connection, TOPICS[args.topic], args))
     if args.timeout is not None and args.count is not None and seen < args.count:
@@ -112,7 +125,10 @@ async def _tail(connection: Connection, topic: str, args: argparse.Namespace) ->
                 for record in records:
                     if args.count is not None and seen >= args.count:
                         return seen
-                    print(json.dumps(printable(record.value)), flush=True)
+                    event = printable(record.value)
+                    if not _matches(event, args.where):
+                        continue
+                    print(_shown(event, args.field), flush=True)
                     seen += 1
         return seen
     except BrokenPipeError:
@@ -120,6 +136,22 @@ async def _tail(connection: Connection, topic: str, args: argparse.Namespace) ->
         return seen
     finally:
         await consumer.stop()
+
+
+def _matches(event: dict[str, Any], where: list[str]) -> bool:
+    for condition in where:
+        field, _, value = condition.partition("=")
+        have = event.get(field)
+        if (have if isinstance(have, str) else json.dumps(have)) != value:
+            return False
+    return True
+
+
+def _shown(event: dict[str, Any], field: str | None) -> str:
+    if field is None:
+        return json.dumps(event)
+    value = event.get(field)
+    return value if isinstance(value, str) else json.dumps(value)
 
 
 async def _partitions(consumer: Any, topic: str) -> list[int]:
