@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import sys
 from typing import Any
 
@@ -93,18 +94,17 @@ def printable(value: bytes | None) -> dict[str, Any]:
 async def _tail(connection: Connection, topic: str, args: argparse.Namespace) -> int:
     import asyncio
 
-    from aiokafka import AIOKafkaConsumer, TopicPartition
+    from aiokafka import AIOKafkaConsumer
 
     from streams.connection import client_kwargs
 
     consumer = AIOKafkaConsumer(
-        **client_kwargs(connection), group_id=None, enable_auto_commit=False
+        topic, **client_kwargs(connection), group_id=None, enable_auto_commit=False
     )
     await consumer.start()
     seen = 0
     try:
-        partitions = [TopicPartition(topic, p) for p in await _partitions(consumer, topic)]
-        consumer.assign(partitions)
+        partitions = await _assigned(consumer, topic)
         starts = await consumer.beginning_offsets(partitions)
         if not args.from_beginning:
             ends = await consumer.end_offsets(partitions)
@@ -113,14 +113,15 @@ async def _tail(connection: Connection, topic: str, args: argparse.Namespace) ->
             consumer.seek(tp, offset)
         loop = asyncio.get_running_loop()
         deadline = None if args.timeout is None else loop.time() + args.timeout
-        idle_s = args.idle_timeout or 3600.0
+        heard = loop.time()
         while args.count is None or seen < args.count:
-            wait_s = idle_s if deadline is None else min(idle_s, deadline - loop.time())
+            ends = [deadline or math.inf, heard + (args.idle_timeout or math.inf)]
+            wait_s = min(ends) - loop.time()
             if wait_s <= 0:
                 return seen
-            batch = await consumer.getmany(timeout_ms=int(wait_s * 1000))
-            if not batch and (deadline is None or loop.time() < deadline):
-                return seen
+            batch = await consumer.getmany(timeout_ms=int(min(wait_s, 1.0) * 1000))
+            if batch:
+                heard = loop.time()
             for records in batch.values():
                 for record in records:
                     if args.count is not None and seen >= args.count:
@@ -154,10 +155,13 @@ def _shown(event: dict[str, Any], field: str | None) -> str:
     return value if isinstance(value, str) else json.dumps(value)
 
 
-async def _partitions(consumer: Any, topic: str) -> list[int]:
-    """The topic's partitions (``topics()`` refreshes the consumer's metadata)."""
-    if topic in await consumer.topics():
-        found = consumer.partitions_for_topic(topic)
-        if found:
-            return sorted(found)
-    raise UsageError(f"topic {topic}: not on the broker (run `wavematch topics --create`)")
+async def _assigned(consumer: Any, topic: str) -> list[Any]:
+    """Every partition of ``topic``, once the consumer (no group: all of them) has them."""
+    import asyncio
+
+    for _ in range(100):
+        assigned = sorted(consumer.assignment(), key=lambda tp: tp.partition)
+        if assigned:
+            return assigned
+        await asyncio.sleep(0.1)
+    raise UsageError(f"topic {topic}: not on the broker (run `wavematch topics create`)")
