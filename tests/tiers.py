@@ -52,13 +52,14 @@ def chromium_path(which: Callable[[str], str | None] = shutil.which) -> Path | N
 def tiers_needed(paths: Iterable[str]) -> set[str]:
     """The tiers the test files under ``paths`` (pytest's arguments) use."""
     needed: set[str] = set()
+    # Only the suite's own files (never a virtualenv's under a directory given as "."),
+    # whichever directory or file the arguments name.
+    ours = sorted((ROOT / "tests").rglob("test_*.py"))
     for arg in paths or ["tests"]:
         path = Path(arg.split("::", 1)[0]).resolve()
-        files = sorted(path.rglob("test_*.py")) if path.is_dir() else [path]
+        files = [f for f in ours if f == path or (path.is_dir() and f.is_relative_to(path))]
         for file in files:
-            if not file.is_file() or file.suffix != ".py":
-                continue
-            relative = file.relative_to(ROOT).as_posix() if file.is_relative_to(ROOT) else ""
+            relative = file.relative_to(ROOT).as_posix()
             text = file.read_text(errors="replace")
             if relative.startswith(KAFKA_DIRS) or KAFKA_USE.search(text):
                 needed.add("kafka")
