@@ -28,6 +28,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "streams.commands.explain",
         "why a match was made: its wave, window and alternatives",
     ),
+    "topics": (
+        "streams.commands.topics",
+        "create, check or describe the topics against the settings",
+    ),
     "export": ("streams.commands.export", "write the topics to an Avro container file"),
     "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
     "simulate": (

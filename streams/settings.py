@@ -7,9 +7,11 @@ the name. The matcher never sees this model, only the :class:`QueueProfile` buil
 
 from __future__ import annotations
 
+import difflib
 import hashlib
 import json
 import os
+import tomllib
 from contextvars import ContextVar
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
@@ -26,6 +28,7 @@ from pydantic import (
     model_validator,
 )
 from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettingsSource
+from pydantic_settings import SettingsError as SourceError
 
 from matcher.core import QueueProfile, ServerRoute
 from matcher.strategies import check_profile, check_rules, decision_revision, strategy_names
@@ -177,7 +180,7 @@ NOT_FINGERPRINTED = frozenset(
     | {"heartbeat_interval_ms", "stagger_ticks", "snapshot_min_events", "consumer"}
     | {"processing_guarantee", "log_level", "security_protocol", "sasl_mechanism"}
     | {"sasl_username", "sasl_password", "sasl_password_file", "ssl_cafile", "ssl_certfile"}
-    | {"ssl_keyfile", "ssl_key_password"}
+    | {"ssl_keyfile", "ssl_key_password", "data_dir"}
 )
 
 
@@ -276,6 +279,10 @@ class Settings(BaseSettings):
     # "exactly_once" was removed (docs/adr/0090). Kept so existing files stay valid.
     processing_guarantee: Literal["at_least_once"] = "at_least_once"
     log_level: Literal["debug", "info", "warn", "error"] = "info"
+    # Where the worker keeps Faust's local data (``<data_dir>/<app_id>-data``). Never the
+    # directory it happens to start in: a shared or read-only cwd must not matter.
+    # Default ~/.wavematch; the state lives in Kafka, so losing this directory costs nothing.
+    data_dir: Path | None = None
 
     @field_validator("consumer", "processing_guarantee", mode="before")
     @classmethod
@@ -378,6 +385,11 @@ class Settings(BaseSettings):
         return tuple(sources)
 
     @property
+    def faust_data_dir(self) -> Path:
+        """The directory Faust writes: ``<data_dir>/<app_id>-data``."""
+        return (self.data_dir or Path.home() / ".wavematch") / f"{self.app_id}-data"
+
+    @property
     def broker_host_port(self) -> str:
         return self.broker_url.split("://", 1)[-1]
 
@@ -467,6 +479,7 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     try:
         if config_file and not Path(config_file).is_file():
             raise SettingsError(f"config file {config_file}: not found")
+        _check_variable_names(os.environ)
         return Settings(**overrides)
     except ValidationError as error:
         first = error.errors()[0]
@@ -474,5 +487,48 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         message = first["msg"].removeprefix("Value error, ")
         where = ".".join(str(part) for part in first["loc"])
         raise SettingsError(f"{where}: {message}" if where else message) from None
+    except tomllib.TOMLDecodeError as error:
+        path = config_file or os.environ.get("WAVEMATCH_CONFIG_FILE")
+        raise SettingsError(f"config file {path}: not valid TOML: {error}") from None
+    except SourceError as error:
+        raise SettingsError(_source_error_line(error)) from None
     finally:
         _config_file.reset(token)
+
+
+#: ``WAVEMATCH_*`` variables read outside this model: the settings file, where ``up``
+#: keeps its state, the test tiers' jars and opt-outs (tests/tiers.py).
+OTHER_VARIABLES = frozenset(
+    {
+        "WAVEMATCH_CONFIG_FILE",
+        "WAVEMATCH_STATE_DIR",
+        "WAVEMATCH_KAFKA_JARS",
+        "WAVEMATCH_SKIP_TIERS",
+    }
+)
+
+
+def known_variables() -> frozenset[str]:
+    """Every ``WAVEMATCH_*`` variable wavematch reads."""
+    return OTHER_VARIABLES | {f"WAVEMATCH_{name.upper()}" for name in Settings.model_fields}
+
+
+def _check_variable_names(environ: Any) -> None:
+    """A misspelt variable would be ignored silently: refuse it, naming the closest."""
+    known = known_variables()
+    for name in sorted(environ):
+        upper = name.upper()
+        if not upper.startswith("WAVEMATCH_") or upper in known:
+            continue
+        close = difflib.get_close_matches(upper, sorted(known), n=1, cutoff=0.6)
+        hint = f" (did you mean {close[0]}?)" if close else ""
+        raise SettingsError(f"{name}: not a wavematch setting{hint}")
+
+
+def _source_error_line(error: SourceError) -> str:
+    """pydantic-settings' 'error parsing value for field "queues" from source ...' as one
+    line naming the variable and what the JSON parser said."""
+    text = str(error)
+    field = text.split('field "', 1)[-1].split('"', 1)[0] if 'field "' in text else ""
+    cause = f": {error.__cause__}" if error.__cause__ else ""
+    return f"WAVEMATCH_{field.upper()}: not valid JSON{cause}" if field else f"{text}{cause}"

@@ -1,4 +1,5 @@
-"""Create every topic explicitly, with its partition count, before any worker starts.
+"""Create every topic explicitly, with its partition count, before any worker starts;
+describe them and say how they drift from the settings (`wavematch topics`).
 
 The embedded broker auto-creates an undeclared topic with 4 partitions, a count nobody
 chose, and Apache Kafka clusters often forbid auto-creation. So wavematch never relies on
@@ -10,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from aiokafka.admin import AIOKafkaAdminClient, NewTopic
+from aiokafka.admin.config_resource import ConfigResource, ConfigResourceType
 from aiokafka.errors import TopicAlreadyExistsError
 
 from schemas.topics import TOPICS
@@ -94,3 +96,75 @@ async def _partition_counts(admin: AIOKafkaAdminClient) -> dict[str, int]:
         for topic in described
         if not topic.get("error_code")
     }
+
+
+@dataclass(frozen=True, slots=True)
+class TopicState:
+    """A topic as the broker describes it: partitions, replicas, the configs we plan."""
+
+    name: str
+    partitions: int
+    replication: int
+    config: dict[str, str]
+
+
+async def describe_topics(settings: Settings) -> dict[str, TopicState]:
+    """The planned topics that exist, as the broker has them (configs: the planned keys)."""
+    admin = AIOKafkaAdminClient(**client_kwargs(connection_of(settings)))
+    await admin.start()
+    try:
+        plans = {plan.name: plan for plan in topic_plan(settings)}
+        names = [name for name in await admin.list_topics() if name in plans]
+        described = await admin.describe_topics(names) if names else []
+        states = {}
+        for topic in described:
+            if topic.get("error_code"):
+                continue
+            partitions = topic["partitions"]
+            name = topic["topic"]
+            states[name] = TopicState(
+                name,
+                len(partitions),
+                max((len(p["replicas"]) for p in partitions), default=0),
+                await _configs(admin, name, set(plans[name].config)),
+            )
+        return states
+    finally:
+        await admin.close()
+
+
+async def _configs(admin: AIOKafkaAdminClient, name: str, keys: set[str]) -> dict[str, str]:
+    if not keys:  # the embedded broker: no configs planned, none asked
+        return {}
+    resource = ConfigResource(ConfigResourceType.TOPIC, name)
+    found: dict[str, str] = {}
+    for response in await admin.describe_configs([resource]):
+        for _code, _message, _type, _name, entries in response.resources:
+            found.update({entry[0]: entry[1] for entry in entries if entry[0] in keys})
+    return found
+
+
+def topic_drift(settings: Settings, states: dict[str, TopicState]) -> list[str]:
+    """One line per way the broker's topics differ from the settings; empty if none."""
+    drift = []
+    for plan in topic_plan(settings):
+        state = states.get(plan.name)
+        if state is None:
+            drift.append(f"{plan.name}: missing")
+            continue
+        if state.partitions != plan.partitions:
+            drift.append(
+                f"{plan.name}: {state.partitions} partitions, the settings say {plan.partitions}"
+            )
+        # Snapshot and leader topics of the embedded broker aside, every topic is replicated
+        # as the settings say; fewer replicas than asked loses data a broker holds alone.
+        if state.replication != settings.replication_factor and not settings.is_embedded_broker:
+            drift.append(
+                f"{plan.name}: replication {state.replication}, "
+                f"the settings say {settings.replication_factor}"
+            )
+        for key, value in sorted(plan.config.items()):
+            have = state.config.get(key)
+            if have != value:
+                drift.append(f"{plan.name}: {key}={have}, the settings say {value}")
+    return drift

@@ -146,8 +146,9 @@ def _duel_ticket(obj: dict[str, Any], path: str) -> WaitingTicket:
     player_id = _get(obj, path, "id", str)
     if not player_id:
         raise WaveInputError(f"{path}.id: must not be empty")
-    bw = _int(obj, path, "bw_mmr", nullable=True)
-    sc2 = _int(obj, path, "sc2_mmr", nullable=True)
+    # A race the player does not play: null, or left out.
+    bw = _int(obj, path, "bw_mmr", nullable=True, default=None)
+    sc2 = _int(obj, path, "sc2_mmr", nullable=True, default=None)
     if bw is None and sc2 is None:
         raise WaveInputError(f"{path}: needs bw_mmr or sc2_mmr (a player with neither race)")
     ratings = tuple((race, mmr) for race, mmr in (("bw", bw), ("sc2", sc2)) if mmr is not None)

@@ -6,7 +6,11 @@ CI is always reproducible; "explore" draws fresh ones and more of them, to hunt 
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import settings
+
+from tests.kafka.broker import jars_ready
+from tests.tiers import prepare
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.register_profile("explore", max_examples=500, print_blob=True)
@@ -14,3 +18,15 @@ settings.load_profile("ci")
 
 # The Apache Kafka tier's fixtures (a session broker, a factory for a test's own, a cluster).
 from tests.kafka.fixtures import kafka_broker, kafka_broker_factory, kafka_cluster  # noqa: E402, F401
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """Install the outside tiers the selected tests need, or stop with one line (tests/tiers.py).
+
+    Once, in the process that collects or controls the run (not in each xdist worker).
+    """
+    if hasattr(session.config, "workerinput"):
+        return
+    problem = prepare(session.config.args, jars_ready)
+    if problem:
+        pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)

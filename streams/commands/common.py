@@ -15,41 +15,96 @@ from streams.settings import Settings, SettingsError, load_settings
 
 T = TypeVar("T")
 
-#: Written by `wavematch up` so other terminals' commands find its broker and web port.
-UP_STATE_FILE = Path(os.environ.get("WAVEMATCH_STATE_DIR", Path.home() / ".wavematch")) / "up.json"
+#: The name of a `wavematch up` started without --name.
+DEFAULT_INSTANCE = "default"
 
 
-def add_connection_arguments(parser: argparse.ArgumentParser) -> None:
+def state_dir() -> Path:
+    """Where `wavematch up` writes one state file per running instance."""
+    return Path(os.environ.get("WAVEMATCH_STATE_DIR") or Path.home() / ".wavematch")
+
+
+def up_state_file(name: str = DEFAULT_INSTANCE) -> Path:
+    """The file an instance writes so other terminals' commands find its broker and ports."""
+    return state_dir() / ("up.json" if name == DEFAULT_INSTANCE else f"up-{name}.json")
+
+
+def add_connection_arguments(parser: argparse.ArgumentParser, instance: bool = True) -> None:
     parser.add_argument(
         "--broker",
         help="broker URL: kafka://host:port or tansu://host:port "
         "(default: $WAVEMATCH_BROKER_URL, else the running `wavematch up`)",
     )
     parser.add_argument("--config", type=Path, help="TOML settings file ($WAVEMATCH_CONFIG_FILE)")
+    if instance:
+        add_instance_argument(parser)
 
 
-def running_up() -> dict[str, Any] | None:
-    """What `wavematch up` wrote, if that process is still alive."""
+def add_instance_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--instance",
+        help="which running `wavematch up` to talk to, by its --name "
+        "(needed only when several are running)",
+    )
+
+
+def _state_of(path: Path) -> dict[str, Any] | None:
     try:
-        state: dict[str, Any] = json.loads(UP_STATE_FILE.read_text())
+        state: dict[str, Any] = json.loads(path.read_text())
         os.kill(int(state["pid"]), 0)
     except (OSError, ValueError, KeyError):
         return None
     return state
 
 
-def settings_from(args: argparse.Namespace, **overrides: Any) -> Settings:
+def running_ups() -> dict[str, dict[str, Any]]:
+    """The live `wavematch up` instances by name (stale files of dead ones are ignored)."""
+    found = {}
+    for path in sorted(state_dir().glob("up*.json")):
+        state = _state_of(path)
+        if state is not None:
+            found[str(state.get("name", DEFAULT_INSTANCE))] = state
+    return found
+
+
+def running_up(name: str | None = None) -> dict[str, Any] | None:
+    """What the `wavematch up` named ``name`` wrote, or the only one running, or None.
+
+    Several running and no name is a UsageError listing them: a command must never go
+    to another instance's broker by chance.
+    """
+    if name is not None:
+        state = _state_of(up_state_file(name))
+        if state is None:
+            raise UsageError(f"--instance: no `wavematch up --name {name}` is running")
+        return state
+    ups = running_ups()
+    if len(ups) > 1:
+        raise UsageError(
+            f"--instance: {len(ups)} `wavematch up` are running ({', '.join(sorted(ups))}); "
+            "choose one with --instance NAME"
+        )
+    return next(iter(ups.values()), None)
+
+
+def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides: Any) -> Settings:
+    """The settings of ``--config`` and the environment; the broker of ``--broker``, else
+    of $WAVEMATCH_BROKER_URL, else (``find_up``) of the running `wavematch up`."""
     broker = getattr(args, "broker", None)
-    if broker is None and "WAVEMATCH_BROKER_URL" not in os.environ:
-        up = running_up()
+    config = getattr(args, "config", None)
+    if broker is None and find_up and "WAVEMATCH_BROKER_URL" not in os.environ:
+        up = running_up(getattr(args, "instance", None))
         if up is not None:
             broker = up["broker_url"]
+            # Its queues too, so a join is checked against what its workers run.
+            if config is None and up.get("config") and "WAVEMATCH_CONFIG_FILE" not in os.environ:
+                config = Path(up["config"])
     if broker is not None:
         if "://" not in broker:
             raise UsageError(f"--broker: {broker!r} is not a URL like kafka://host:port")
         overrides["broker_url"] = broker
     try:
-        return load_settings(getattr(args, "config", None), **overrides)
+        return load_settings(config, **overrides)
     except SettingsError as error:
         raise UsageError(str(error)) from None
 
@@ -123,3 +178,16 @@ class _LastWarning(logging.Handler):
     @property
     def message(self) -> str | None:
         return self._said.get(True) or self._said.get(False)
+
+
+def check_port_free(host: str, port: int, field: str) -> None:
+    """Refuse a busy HTTP port before anything starts, not in a traceback after the banner."""
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        # As the web server binds: a port in TIME_WAIT is free, a listening one is not.
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            raise UsageError(f"{field}: {host}:{port} is not free: {error.strerror}") from None

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import argparse
+from typing import Any
 
+from streams.cli import UsageError
+from streams.commands.common import on_broker, settings_from
 from streams.commands.publish import (
     add_event_arguments,
     new_ticket_id,
@@ -12,6 +15,8 @@ from streams.commands.publish import (
     publish,
     validated,
 )
+from streams.connection import Connection
+from streams.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -24,6 +29,15 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--party", help="party id")
     parser.add_argument("--veto", action="append", default=[], help="a map to avoid (repeatable)")
+    parser.add_argument(
+        "--wait",
+        type=float,
+        nargs="?",
+        const=30.0,
+        metavar="SECONDS",
+        help="wait (default 30 s) for the worker's verdict: SEARCHING, or REJECTED and why "
+        "(exit 1 unless SEARCHING)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -40,6 +54,98 @@ def run(args: argparse.Namespace) -> int:
         players=players,
         joined_at_ms=now_ms(),
     )
-    publish(args, event)
-    print(ticket_id)
-    return 0
+    settings = settings_from(args)
+    check_admission(event, settings)
+    if args.wait is None:
+        publish(args, event, settings)
+        print(ticket_id)
+        return 0
+    verdict = _publish_and_wait(args, event, settings)
+    print(f"{ticket_id} {verdict}")
+    return 0 if verdict.startswith("SEARCHING") else 1
+
+
+def check_admission(event: Any, settings: Settings) -> None:
+    """Refuse, before publishing, what the worker would reject at once: an unknown queue
+    or region, a player without the queue's rating (the worker's own check)."""
+    from matcher.queue.admission import admission_problem
+    from streams.wire.inbound import ticket_from_wire
+
+    regions = settings.regions_by_queue()
+    if event.queue not in regions:
+        raise UsageError(
+            f"--queue: unknown queue {event.queue!r} (the settings have: {', '.join(regions)})"
+        )
+    if event.region not in regions[event.queue]:
+        raise UsageError(
+            f"--region: queue {event.queue!r} is not open in region {event.region!r} "
+            f"(its regions: {', '.join(regions[event.queue])})"
+        )
+    problem = admission_problem(ticket_from_wire(event), settings.profiles()[event.queue])
+    if problem:
+        raise UsageError(f"--player: {problem}")
+
+
+def _publish_and_wait(args: argparse.Namespace, event: Any, settings: Settings) -> str:
+    from schemas.codec import encode
+    from schemas.topics import queue_key
+
+    key, value = queue_key(args.queue, args.region), encode(event)
+    waited = on_broker(
+        settings,
+        lambda connection: _verdict(connection, key, value, event.ticket_id, settings, args.wait),
+        timeout_s=args.wait + 15,
+    )
+    return waited or f"NO VERDICT within {args.wait:g} s (is a worker running?)"
+
+
+async def _verdict(
+    connection: Connection,
+    key: bytes,
+    value: bytes,
+    ticket_id: str,
+    settings: Settings,
+    wait_s: float,
+) -> str | None:
+    """Publish, then read the ticket's partitions of the status and cleanup topics from
+    where they ended before the join, until the first record about this ticket."""
+    import asyncio
+
+    from aiokafka import AIOKafkaConsumer, TopicPartition
+
+    from schemas.codec import decode
+    from schemas.topics import murmur2_partition
+    from streams.commands.publish import send
+    from streams.connection import client_kwargs
+
+    partition = murmur2_partition(ticket_id.encode(), settings.partitions)
+    wanted = [TopicPartition(t, partition) for t in ("wavematch.status.v1", "wavematch.cleanup.v1")]
+    consumer = AIOKafkaConsumer(**client_kwargs(connection), group_id=None)
+    await consumer.start()
+    try:
+        consumer.assign(wanted)
+        for tp, end in (await consumer.end_offsets(wanted)).items():
+            consumer.seek(tp, end)
+        await send(connection, key, value)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + wait_s
+        while (left := deadline - loop.time()) > 0:
+            batch = await consumer.getmany(timeout_ms=int(min(left, 1.0) * 1000))
+            for records in batch.values():
+                for record in records:
+                    verdict = _said(decode(record.value or b""), ticket_id)
+                    if verdict:
+                        return verdict
+        return None
+    finally:
+        await consumer.stop()
+
+
+def _said(event: Any, ticket_id: str) -> str | None:
+    if getattr(event, "ticket_id", None) != ticket_id:
+        return None
+    if type(event).__name__ == "TicketStatus":
+        where = f"{event.queue}/{event.region}"
+        return f"{event.stage or event.state} (place {event.position} in {where})"
+    detail = f": {event.detail}" if event.detail else ""
+    return f"{event.reason}{detail}"

@@ -12,6 +12,7 @@ from schemas.models import Record
 from streams.cli import UsageError
 from streams.commands.common import add_connection_arguments, on_broker, settings_from
 from streams.connection import Connection
+from streams.settings import Settings
 
 
 def add_event_arguments(parser: argparse.ArgumentParser) -> None:
@@ -49,11 +50,11 @@ async def send(connection: Connection, key: bytes, value: bytes) -> None:
         await producer.stop()
 
 
-def publish(args: argparse.Namespace, model: Record) -> int:
+def publish(args: argparse.Namespace, model: Record, settings: Settings | None = None) -> int:
     from schemas.codec import encode
     from schemas.topics import queue_key
 
-    settings = settings_from(args)
+    settings = settings or settings_from(args)
     key, value = queue_key(args.queue, args.region), encode(model)
     on_broker(settings, lambda connection: send(connection, key, value), timeout_s=15)
     return 0

@@ -7,7 +7,7 @@ import json
 import urllib.request
 
 from streams.cli import UsageError
-from streams.commands.common import running_up
+from streams.commands.common import add_instance_argument, running_up
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -18,10 +18,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "default: the workers of the running `wavematch up`)",
     )
     parser.add_argument("--json", action="store_true", help="print JSON")
+    add_instance_argument(parser)
 
 
 def run(args: argparse.Namespace) -> int:
-    urls = args.web or (running_up() or {}).get("web")
+    urls = args.web or (running_up(args.instance) or {}).get("web")
     if not urls:
         raise UsageError("--web: no worker URL given and no `wavematch up` is running")
     rows = []

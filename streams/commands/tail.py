@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import base64
 import json
+import math
 import sys
 from typing import Any
 
+from streams.cli import UsageError
 from streams.commands.common import add_connection_arguments, on_broker, settings_from
 from streams.connection import Connection
 
@@ -24,16 +26,51 @@ TOPICS = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topic", choices=sorted(TOPICS))
     add_connection_arguments(parser)
-    parser.add_argument("--from-beginning", action="store_true", help="not only new events")
-    parser.add_argument("--limit", type=int, help="stop after this many events")
+    start = parser.add_mutually_exclusive_group()
+    start.add_argument("--from-beginning", action="store_true", help="every event kept")
+    start.add_argument(
+        "--last",
+        type=int,
+        default=10,
+        help="start with the last N events of each partition (default 10; 0: only new ones)",
+    )
+    parser.add_argument(
+        "--count", "--limit", dest="count", type=int, help="stop after this many events"
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        help="stop after this many seconds (exit 1 if --count events were not printed)",
+    )
     parser.add_argument(
         "--idle-timeout", type=float, help="stop when no event arrived for this many seconds"
+    )
+    parser.add_argument(
+        "--field", help="print only this field of each event (e.g. match_id), for scripts"
+    )
+    parser.add_argument(
+        "--where",
+        action="append",
+        default=[],
+        metavar="FIELD=VALUE",
+        help="only events whose FIELD is VALUE, e.g. type=MatchProposed (repeatable)",
     )
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.last < 0:
+        raise UsageError(f"--last: {args.last} is negative")
+    for condition in args.where:
+        if "=" not in condition:
+            raise UsageError(f"--where: {condition!r} is not like FIELD=VALUE")
     settings = settings_from(args)
-    on_broker(settings, lambda connection: _tail(connection, TOPICS[args.topic], args))
+    seen = on_broker(settings, lambda connection: _tail(connection, TOPICS[args.topic], args))
+    if args.timeout is not None and args.count is not None and seen < args.count:
+        print(
+            f"wavematch tail: {seen} of {args.count} events within {args.timeout:g} s",
+            file=sys.stderr,
+        )
+        return 1
     return 0
 
 
@@ -54,30 +91,77 @@ def printable(value: bytes | None) -> dict[str, Any]:
     return {"type": type(event).__name__, **body}
 
 
-async def _tail(connection: Connection, topic: str, args: argparse.Namespace) -> None:
+async def _tail(connection: Connection, topic: str, args: argparse.Namespace) -> int:
+    import asyncio
+
     from aiokafka import AIOKafkaConsumer
 
     from streams.connection import client_kwargs
 
     consumer = AIOKafkaConsumer(
-        topic,
-        **client_kwargs(connection),
-        group_id=None,
-        enable_auto_commit=False,
-        auto_offset_reset="earliest" if args.from_beginning else "latest",
+        topic, **client_kwargs(connection), group_id=None, enable_auto_commit=False
     )
     await consumer.start()
     seen = 0
     try:
-        while args.limit is None or seen < args.limit:
-            batch = await consumer.getmany(timeout_ms=int((args.idle_timeout or 3600) * 1000))
-            if not batch:
-                return
+        partitions = await _assigned(consumer, topic)
+        starts = await consumer.beginning_offsets(partitions)
+        if not args.from_beginning:
+            ends = await consumer.end_offsets(partitions)
+            starts = {tp: max(starts[tp], ends[tp] - args.last) for tp in partitions}
+        for tp, offset in starts.items():
+            consumer.seek(tp, offset)
+        loop = asyncio.get_running_loop()
+        deadline = None if args.timeout is None else loop.time() + args.timeout
+        heard = loop.time()
+        while args.count is None or seen < args.count:
+            ends = [deadline or math.inf, heard + (args.idle_timeout or math.inf)]
+            wait_s = min(ends) - loop.time()
+            if wait_s <= 0:
+                return seen
+            batch = await consumer.getmany(timeout_ms=int(min(wait_s, 1.0) * 1000))
+            if batch:
+                heard = loop.time()
             for records in batch.values():
                 for record in records:
-                    print(json.dumps(printable(record.value)), flush=True)
+                    if args.count is not None and seen >= args.count:
+                        return seen
+                    event = printable(record.value)
+                    if not _matches(event, args.where):
+                        continue
+                    print(_shown(event, args.field), flush=True)
                     seen += 1
+        return seen
     except BrokenPipeError:
         sys.stderr.close()
+        return seen
     finally:
         await consumer.stop()
+
+
+def _matches(event: dict[str, Any], where: list[str]) -> bool:
+    for condition in where:
+        field, _, value = condition.partition("=")
+        have = event.get(field)
+        if (have if isinstance(have, str) else json.dumps(have)) != value:
+            return False
+    return True
+
+
+def _shown(event: dict[str, Any], field: str | None) -> str:
+    if field is None:
+        return json.dumps(event)
+    value = event.get(field)
+    return value if isinstance(value, str) else json.dumps(value)
+
+
+async def _assigned(consumer: Any, topic: str) -> list[Any]:
+    """Every partition of ``topic``, once the consumer (no group: all of them) has them."""
+    import asyncio
+
+    for _ in range(100):
+        assigned = sorted(consumer.assignment(), key=lambda tp: tp.partition)
+        if assigned:
+            return assigned
+        await asyncio.sleep(0.1)
+    raise UsageError(f"topic {topic}: not on the broker (run `wavematch topics create`)")

@@ -16,16 +16,32 @@ import sys
 import time
 from pathlib import Path
 
-from streams.commands.common import UP_STATE_FILE, add_connection_arguments, settings_from
+from streams.cli import UsageError
+from streams.commands.common import (
+    DEFAULT_INSTANCE,
+    add_connection_arguments,
+    check_port_free,
+    running_ups,
+    settings_from,
+    state_dir,
+    up_state_file,
+)
 from streams.embedded.broker import EmbeddedBroker, free_port
 from streams.processes import stop_process
+from streams.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_connection_arguments(parser)
+    add_connection_arguments(parser, instance=False)
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--web-port", type=int, help="first worker's HTTP port (default: free)")
     parser.add_argument("--log-dir", type=Path, help="write broker and worker logs here")
+    parser.add_argument(
+        "--name",
+        default=DEFAULT_INSTANCE,
+        help="this instance's name, for running several on one machine; other commands "
+        f"choose one with --instance NAME (default {DEFAULT_INSTANCE!r})",
+    )
 
 
 def _interrupt(signum: int, frame: object) -> None:
@@ -37,7 +53,10 @@ def run(args: argparse.Namespace) -> int:
     # jobs with SIGINT ignored, hence setting it explicitly).
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
-    settings = settings_from(args)
+    settings = settings_from(args, find_up=False)
+    _refuse_taken_name(args.name)
+    if args.web_port:
+        check_port_free(settings.web_host, args.web_port, "--web-port")
     log_dir = args.log_dir
     if log_dir:
         log_dir.mkdir(parents=True, exist_ok=True)
@@ -49,11 +68,13 @@ def run(args: argparse.Namespace) -> int:
         settings = settings.model_copy(update={"broker_url": broker.url})
         asyncio.run(ensure_topics(settings))
         ports = [args.web_port or free_port()] + [free_port() for _ in range(args.workers - 1)]
+        data_dir = state_dir() / f"up-{args.name}"
         workers = [
-            _start_worker(broker.url, port, args.config, log_dir, i) for i, port in enumerate(ports)
+            _start_worker(broker.url, port, args.config, log_dir, i, data_dir)
+            for i, port in enumerate(ports)
         ]
-        _write_state(broker, ports)
-        _print_banner(broker, ports)
+        _write_state(args.name, broker, ports, args.config)
+        _print_banner(args.name, settings, broker, ports)
         return _supervise(broker, workers)
     except KeyboardInterrupt:
         print("\nstopping ...", file=sys.stderr)
@@ -62,11 +83,11 @@ def run(args: argparse.Namespace) -> int:
         for worker in workers:
             stop_process(worker, 15.0)
         broker.stop()
-        UP_STATE_FILE.unlink(missing_ok=True)
+        _remove_state(args.name)
 
 
 def _start_worker(
-    broker_url: str, port: int, config: Path | None, log_dir: Path | None, index: int
+    broker_url: str, port: int, config: Path | None, log_dir: Path | None, index: int, data: Path
 ) -> subprocess.Popen[bytes]:
     command = [
         sys.executable,
@@ -77,6 +98,8 @@ def _start_worker(
         broker_url,
         "--web-port",
         str(port),
+        "--data-dir",
+        str(data),
     ]
     if config:
         command += ["--config", str(config)]
@@ -106,29 +129,75 @@ def _supervise(broker: EmbeddedBroker, workers: list[subprocess.Popen[bytes]]) -
                 return worker.returncode or 1
 
 
-def _write_state(broker: EmbeddedBroker, ports: list[int]) -> None:
-    UP_STATE_FILE.parent.mkdir(parents=True, exist_ok=True)
-    UP_STATE_FILE.write_text(
+def _refuse_taken_name(name: str) -> None:
+    if not name.replace("-", "").replace("_", "").isalnum():
+        raise UsageError(f"--name: {name!r} is not letters, digits, - and _")
+    other = running_ups().get(name)
+    if other is not None:
+        raise UsageError(
+            f"--name: a `wavematch up` named {name!r} is already running (pid {other['pid']}, "
+            f"{other['broker_url']}); start this one with another --name"
+        )
+
+
+def _write_state(name: str, broker: EmbeddedBroker, ports: list[int], config: Path | None) -> None:
+    path = up_state_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(
         json.dumps(
             {
+                "name": name,
                 "pid": os.getpid(),
                 "broker_url": broker.url,
                 "broker_pid": broker.pid,
                 "web": [f"http://127.0.0.1:{port}" for port in ports],
+                "config": str(config.resolve()) if config else None,
             }
         )
     )
 
 
-def _print_banner(broker: EmbeddedBroker, ports: list[int]) -> None:
+def _remove_state(name: str) -> None:
+    """Remove this instance's file only: another process may have taken the name since."""
+    path = up_state_file(name)
+    try:
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError):
+        pass
+
+
+def try_commands(settings: Settings, name: str) -> list[str]:
+    """Two joins that match in the first configured queue, for the banner and the docs."""
+    queue = settings.queues[0]
+    instance = "" if name == DEFAULT_INSTANCE else f" --instance {name}"
+    head = f"wavematch join{instance} --queue {queue.name} --region {queue.regions[0]}"
+    rating = queue.rules.get("rating")
+    if queue.strategy in ("optimal", "ladder-v2.1") and not rating:
+        # The default duel pairs a BW player against an SC2 player, never two of a kind.
+        ratings = ("bw=1500", "sc2=1520")
+    elif queue.roles:
+        ratings = (f"{queue.roles[0]}=1500",) * 2
+    else:
+        ratings = (f"{rating or 'mmr'}=1500", f"{rating or 'mmr'}=1520")
+    return [f"{head} --player alice:{ratings[0]}", f"{head} --player bob:{ratings[1]}"]
+
+
+def _print_banner(name: str, settings: Settings, broker: EmbeddedBroker, ports: list[int]) -> None:
+    instance = "" if name == DEFAULT_INSTANCE else f" --instance {name}"
+    queues = ", ".join(f"{q.name} ({q.strategy}; {', '.join(q.regions)})" for q in settings.queues)
+    first, second = try_commands(settings, name)
+    duel = settings.queues[0].strategy in ("optimal", "ladder-v2.1")
+    note = "  (a 1v1 duel pairs a bw player against an sc2 player)" if duel else ""
     print(
-        f"""wavematch is up.
+        f"""wavematch is up ({name}).
   broker     {broker.url}  (Kafka protocol on {broker.bootstrap}, memory-only, pid {broker.pid})
   workers    {", ".join(f"http://127.0.0.1:{p}/queues" for p in ports)}  (/metrics, /health)
+  queues     {queues}
   send       topic wavematch.queue.v1, key "<queue>/<region>", Avro or JSON values
-  try        wavematch join --queue 1v1 --region eu --player alice:bw=1500
-             wavematch join --queue 1v1 --region eu --player bob:sc2=1520
-             wavematch tail matches
+  try        {first}
+             {second}{note}
+             wavematch tail{instance} matches --from-beginning --count 1 --timeout 60
 Ctrl-C stops the workers and the broker.""",
         flush=True,
     )

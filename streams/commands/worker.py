@@ -5,9 +5,16 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+from pathlib import Path
+from typing import Any
 
 from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, on_broker, settings_from
+from streams.commands.common import (
+    add_connection_arguments,
+    check_port_free,
+    on_broker,
+    settings_from,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -15,6 +22,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--web-port", type=int, help="HTTP port for /metrics, /queues, /health")
     parser.add_argument("--without-web", action="store_true", help="no HTTP endpoints")
     parser.add_argument("--loglevel", choices=("debug", "info", "warn", "error"))
+    parser.add_argument(
+        "--data-dir", type=Path, help="Faust's local data goes here ($WAVEMATCH_DATA_DIR)"
+    )
 
 
 def check_strategies(settings: object) -> None:
@@ -34,15 +44,20 @@ def run(args: argparse.Namespace) -> int:
     from streams.allocator import keep_freed_memory
 
     keep_freed_memory()  # before any wave: a process setting (docs/adr/0085)
-    overrides: dict[str, object] = {}
+    overrides: dict[str, Any] = {}
     if args.web_port is not None:
         overrides["web_port"] = args.web_port
     if args.without_web:
         overrides["web_enabled"] = False
     if args.loglevel:
         overrides["log_level"] = args.loglevel
+    if args.data_dir is not None:
+        overrides["data_dir"] = args.data_dir
     settings = settings_from(args, **overrides)
     check_strategies(settings)
+    if settings.web_enabled and settings.web_port:
+        field = "--web-port" if args.web_port is not None else "web_port"
+        check_port_free(settings.web_host, settings.web_port, field)
 
     from faust import Worker
 
@@ -53,6 +68,12 @@ def run(args: argparse.Namespace) -> int:
         on_broker(settings, lambda connection: ensure_topics(settings), timeout_s=30)
     except TopicMismatch as error:
         raise UsageError(str(error)) from None
+    try:
+        settings.faust_data_dir.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(
+            f"data_dir: cannot create {settings.faust_data_dir.parent}: {error.strerror}"
+        ) from None
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     app = create_app(settings)

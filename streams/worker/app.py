@@ -25,6 +25,7 @@ from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
+from streams.worker.outage import BrokerWatch, hold_back_client_noise, watch_broker
 from streams.worker.publisher import Publisher
 from streams.worker.queue_worker import QueueWorker, ReadRange
 from streams.worker.snapshot_topic import TopicStateTable, snapshot_topic
@@ -62,6 +63,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         broker=settings.broker_url,
         broker_credentials=faust_credentials(connection_of(settings)),
         store="memory://",
+        datadir=str(settings.faust_data_dir),
         env={},  # Faust would otherwise let BROKER_URL, WEB_PORT... override these arguments
         topic_partitions=settings.partitions,
         topic_replication_factor=settings.replication_factor,
@@ -76,6 +78,13 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     )
     metrics = WorkerMetrics(registry)
     runtime = Runtime()
+    watch = BrokerWatch(connection_of(settings).bootstrap, registry)
+
+    @app.task
+    async def broker_watch() -> None:
+        # Faust has set up the worker's log handlers by now: filter what they write.
+        hold_back_client_noise(watch)
+        await watch_broker(watch, connection_of(settings).bootstrap)
 
     @app.task
     async def consume_queue() -> None:

@@ -112,9 +112,9 @@ def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
         (
             "topics.entrypoint",
             ["python", "-c", "from streams.topics import create_topics"],
-            "has no",
+            "expected",
         ),
-        ("topics.entrypoint", ["python", "-c", "import os; print(os)"], "ensure_topics"),
+        ("topics.entrypoint", ["wavematch", "topics", "check"], "expected"),
         ("topics.entrypoint", ["wavematch", "topics"], "expected"),
     ],
 )

@@ -68,7 +68,11 @@ def test_entrypoint_with_compose_environment_is_healthy_and_stops_cleanly(tmp_pa
         )
         topics = checks.compose()["services"]["topics"]["entrypoint"]
         subprocess.run(
-            [sys.executable, *topics[1:]], env=env, check=True, timeout=120, capture_output=True
+            [str(Path(sys.executable).parent / topics[0]), *topics[1:]],
+            env=env,
+            check=True,
+            timeout=120,
+            capture_output=True,
         )
         log = tmp_path / "worker.log"
         process = subprocess.Popen(

@@ -184,3 +184,17 @@ def test_generic_bad_input_names_the_field(
     data = json.loads(EXAMPLE_3V3.read_text())
     assert _run(tmp_path, data, "optimal")[0] == 2
     assert "profile: duel strategies need team_count 2 and team_size 1" in capsys.readouterr().err
+
+
+def test_an_omitted_rating_is_a_null_one(tmp_path: Path) -> None:
+    """docs/wave-format.md: a race the player does not play is null or left out."""
+    data = json.loads(EXAMPLE_1V1.read_text())
+    with_null = copy.deepcopy(data)
+    without = copy.deepcopy(data)
+    for nulled, omitted in zip(with_null["players"], without["players"], strict=True):
+        if nulled.get("sc2_mmr") is None:
+            nulled["sc2_mmr"] = None
+            omitted.pop("sc2_mmr", None)
+    assert any("sc2_mmr" not in player for player in without["players"])
+    assert _run(tmp_path, without) == _run(tmp_path, with_null)
+    assert _run(tmp_path, without)[0] == 0

@@ -49,6 +49,11 @@ def jars_dir() -> Path:
     return cache / "wavematch" / f"kafka-{kafka_version()}" / "jars"
 
 
+def jars_ready() -> bool:
+    """Whether install.sh completed its cache of the jars."""
+    return (jars_dir() / ".complete").is_file()
+
+
 def java_and_jars() -> tuple[str, Path]:
     """The java binary and the jars directory, or KafkaUnavailable saying what is missing."""
     java = shutil.which("java")

@@ -70,7 +70,7 @@ def test_deployed_topics_have_the_promised_partitions_cleanup_and_retention(
 ) -> None:
     command = compose_topic_command if deployment == "compose" else k8s_topic_command
     argv, env, config = command(tmp_path)
-    argv = [sys.executable if arg == "python" else arg for arg in argv]
+    argv = [str(Path(sys.executable).parent / argv[0]), *argv[1:]]
     empty_broker(kafka_broker.bootstrap)
     environ = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_")}
     environ.update(env, WAVEMATCH_BROKER_URL=kafka_broker.url, WAVEMATCH_CONFIG_FILE=str(config))
@@ -82,7 +82,7 @@ def test_deployed_topics_have_the_promised_partitions_cleanup_and_retention(
     settings = checks.settings_under(env, config)
     expected = expected_topics(settings)
     admin = AdminClient({"bootstrap.servers": kafka_broker.bootstrap})
-    assert done.stdout.startswith("created:"), done.stdout
+    assert {line.split()[0] for line in done.stdout.splitlines()} == {"created"}, done.stdout
     # Creation returns once the controller has it; the broker's metadata follows shortly.
     metadata = wait_until(
         lambda: listing_of(admin, set(expected)),
@@ -97,3 +97,33 @@ def test_deployed_topics_have_the_promised_partitions_cleanup_and_retention(
             entry = described[key]
             assert (name, key, entry.value) == (name, key, value)
             assert entry.source == ConfigSource.DYNAMIC_TOPIC_CONFIG.value, (name, key)
+
+
+def test_topics_check_names_a_changed_retention(kafka_broker: KafkaBroker, tmp_path: Path) -> None:
+    """`wavematch topics check` exits 1 naming a config an operator changed by hand."""
+    _, env, config = compose_topic_command(tmp_path)
+    script = str(Path(sys.executable).parent / "wavematch")
+    empty_broker(kafka_broker.bootstrap)
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_")}
+    environ.update(env, WAVEMATCH_BROKER_URL=kafka_broker.url, WAVEMATCH_CONFIG_FILE=str(config))
+
+    def topics(action: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [script, "topics", action], env=environ, capture_output=True, text=True, timeout=120
+        )
+
+    assert topics("create").returncode == 0
+    assert topics("check").returncode == 0
+    admin = AdminClient({"bootstrap.servers": kafka_broker.bootstrap})
+    changed = ConfigResource("TOPIC", "wavematch.matches.v1", set_config={"retention.ms": "1234"})
+    admin.alter_configs([changed])[changed].result(30)
+    planned = next(t for t in TOPICS if t.name == "wavematch.matches.v1").config()["retention.ms"]
+    drifted = wait_until(
+        lambda: (done := topics("check")).returncode == 1 and done,
+        30,
+        "topics check to see the changed retention",
+    )
+    assert (
+        f"drift: wavematch.matches.v1: retention.ms=1234, the settings say {planned}"
+        in drifted.stderr
+    )

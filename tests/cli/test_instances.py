@@ -1,0 +1,112 @@
+"""Several `wavematch up` on one machine: one state file each, commands choose by name or
+say which to choose; the banner and the data directory follow the settings (issue 33)."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from streams.cli import UsageError, main
+from streams.commands.common import running_up, running_ups, settings_from, up_state_file
+from streams.commands.up import try_commands
+from streams.settings import load_settings
+
+
+@pytest.fixture(autouse=True)
+def state_dir(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Path:
+    for name in list(os.environ):
+        if name.upper().startswith("WAVEMATCH_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("WAVEMATCH_STATE_DIR", str(tmp_path / "state"))
+    return tmp_path / "state"
+
+
+def pretend_up(name: str, port: int, pid: int = os.getpid(), config: str | None = None) -> None:
+    path = up_state_file(name)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    state = {"name": name, "pid": pid, "broker_url": f"tansu://127.0.0.1:{port}", "web": []}
+    path.write_text(json.dumps(state | {"config": config}))
+
+
+def test_two_instances_have_two_files_and_a_command_must_choose() -> None:
+    pretend_up("default", 1001)
+    pretend_up("blue", 1002)
+    assert sorted(running_ups()) == ["blue", "default"]
+    assert running_up("blue")["broker_url"] == "tansu://127.0.0.1:1002"  # type: ignore[index]
+    with pytest.raises(UsageError, match=r"2 `wavematch up` are running \(blue, default\)"):
+        running_up()
+
+
+def test_a_dead_instance_is_ignored_and_its_name_is_free() -> None:
+    dead = 2**22 + 12345  # above Linux's default pid_max: no such process
+    pretend_up("default", 1001, pid=dead)
+    pretend_up("blue", 1002)
+    assert running_up()["name"] == "blue"  # type: ignore[index]
+    with pytest.raises(UsageError, match="no `wavematch up --name default` is running"):
+        running_up("default")
+
+
+def test_commands_use_the_instance_they_name(capsys: pytest.CaptureFixture[str]) -> None:
+    pretend_up("default", 1001)
+    pretend_up("blue", 1002)
+    argv = ["join", "--queue", "1v1", "--region", "eu", "--player", "a:bw=1"]
+    assert main(argv) == 2
+    assert "choose one with --instance NAME" in capsys.readouterr().err
+    assert main(["status"]) == 2
+    assert "choose one with --instance NAME" in capsys.readouterr().err
+
+
+def test_a_command_reads_the_settings_file_of_its_instance(tmp_path: Path) -> None:
+    config = tmp_path / "ladder.toml"
+    config.write_text('[[queues]]\nname = "ladder"\nregions = ["eu"]\nrules = {rating = "mmr"}\n')
+    pretend_up("blue", 1002, config=str(config))
+
+    class Args:
+        broker = None
+        config = None
+        instance = "blue"
+
+    settings = settings_from(Args())  # type: ignore[arg-type]
+    assert settings.broker_url == "tansu://127.0.0.1:1002"
+    assert [q.name for q in settings.queues] == ["ladder"]
+
+
+def test_up_refuses_a_name_already_running(capsys: pytest.CaptureFixture[str]) -> None:
+    pretend_up("default", 1001)
+    assert main(["up"]) == 2
+    err = capsys.readouterr().err
+    assert "--name: a `wavematch up` named 'default' is already running" in err
+    assert len(err.strip().splitlines()) == 1
+
+
+def test_the_banner_joins_the_configured_queue(tmp_path: Path) -> None:
+    config = tmp_path / "ladder.toml"
+    config.write_text('[[queues]]\nname = "ladder"\nregions = ["na"]\nrules = {rating = "mmr"}\n')
+    first, second = try_commands(load_settings(config), "blue")
+    assert (
+        first == "wavematch join --instance blue --queue ladder --region na --player alice:mmr=1500"
+    )
+    assert second.endswith("--player bob:mmr=1520")
+
+
+def test_the_default_banner_pairs_bw_against_sc2() -> None:
+    first, second = try_commands(load_settings(), "default")
+    assert first.endswith("--queue 1v1 --region eu --player alice:bw=1500")
+    assert second.endswith("--player bob:sc2=1520")
+
+
+def test_faust_data_goes_to_the_data_dir_not_the_cwd(tmp_path: Path) -> None:
+    from prometheus_client import CollectorRegistry
+
+    from streams.worker.app import create_app
+
+    default = load_settings()
+    assert default.faust_data_dir == Path.home() / ".wavematch" / "wavematch-data"
+    assert not default.faust_data_dir.is_relative_to(Path.cwd())
+    chosen = load_settings(data_dir=tmp_path / "data", app_id="blue")
+    assert chosen.faust_data_dir == tmp_path / "data" / "blue-data"
+    app = create_app(chosen, CollectorRegistry())
+    assert Path(app.conf.datadir) == tmp_path / "data" / "blue-data"

@@ -1,0 +1,107 @@
+"""`join --wait` prints the worker's verdict; `tail --count --timeout` ends (issue 33).
+
+Against a live `wavematch up` on the embedded broker, with one ticket per player: a
+second ticket of a queued player passes every check the CLI can make and only the
+worker, which holds the claims, can refuse it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from streams.processes import stop_process
+from tests.integration.conftest import wait_until, wavematch_process
+
+pytestmark = pytest.mark.integration
+
+CONFIG = """
+one_ticket_per_player = true
+[[queues]]
+name = "1v1"
+regions = ["eu", "na"]
+wave_interval_ms = 60000
+"""
+
+
+@pytest.fixture
+def state(tmp_path: Path) -> Iterator[Path]:
+    state, log = tmp_path / "state", tmp_path / "up.log"
+    (tmp_path / "up.toml").write_text(CONFIG)
+    process = wavematch_process(
+        ["up", "--name", "wait", "--config", str(tmp_path / "up.toml")],
+        log,
+        tmp_path,
+        WAVEMATCH_STATE_DIR=str(state),
+    )
+    alive = lambda: process.poll() is None  # noqa: E731
+    try:
+        wait_until((state / "up-wait.json").exists, 60, f"up ({log})", alive)
+        web = json.loads((state / "up-wait.json").read_text())["web"][0]
+
+        def ready() -> bool:
+            try:
+                with urllib.request.urlopen(f"{web}/health", timeout=2) as response:
+                    return bool(json.load(response)["partitions"])
+            except OSError:
+                return False
+
+        wait_until(ready, 90, f"worker ready ({log})", alive)
+        yield state
+    finally:
+        stop_process(process, 30)
+
+
+def wavematch(state: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_")}
+    return subprocess.run(
+        [sys.executable, "-m", "streams.cli", *args],
+        env=env | {"WAVEMATCH_STATE_DIR": str(state)},
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+
+
+def test_join_wait_prints_searching_then_rejected_with_the_reason(state: Path) -> None:
+    first = wavematch(
+        state, "join", "--queue", "1v1", "--region", "eu", "--player", "alice:bw=1500", "--wait"
+    )
+    assert first.returncode == 0, first.stderr
+    ticket, verdict = first.stdout.strip().split(" ", 1)
+    assert verdict == "SEARCHING (place 1 in 1v1/eu)"
+    second = wavematch(
+        state, "join", "--queue", "1v1", "--region", "na", "--player", "alice:bw=1500", "--wait"
+    )
+    assert second.returncode == 1, second.stdout + second.stderr
+    assert second.stdout.split(" ", 1)[1].startswith("REJECTED: "), second.stdout
+    assert "alice" in second.stdout
+    # The instance was found by its name alone (the only one running).
+    tail = wavematch(
+        state,
+        "tail",
+        "status",
+        "--where",
+        f"ticket_id={ticket}",
+        "--count",
+        "1",
+        "--timeout",
+        "20",
+        "--field",
+        "state",
+    )
+    assert (tail.returncode, tail.stdout) == (0, "SEARCHING\n"), tail.stderr
+
+
+def test_tail_stops_at_its_timeout_and_says_so(state: Path) -> None:
+    done = wavematch(state, "tail", "matches", "--count", "1", "--timeout", "2")
+    assert done.returncode == 1
+    assert done.stderr.strip() == "wavematch tail: 0 of 1 events within 2 s"

@@ -1,0 +1,131 @@
+"""Every mistake a newcomer makes at the terminal is one line naming the file, variable or
+flag, with a non-zero exit: no traceback, nothing published (issue 33)."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from streams.cli import main
+
+#: Nothing listens here: a command that got past its checks would fail on the broker.
+NO_BROKER = "kafka://127.0.0.1:9"
+
+
+@pytest.fixture(autouse=True)
+def clean_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    for name in list(os.environ):
+        if name.upper().startswith("WAVEMATCH_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("WAVEMATCH_STATE_DIR", str(tmp_path / "state"))
+
+
+def one_line_error(capsys: pytest.CaptureFixture[str], argv: list[str]) -> str:
+    code = main(argv)
+    captured = capsys.readouterr()
+    assert code != 0, captured
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1, captured.err
+    assert "Traceback" not in captured.err
+    return lines[0]
+
+
+JOIN = ["join", "--broker", NO_BROKER, "--queue", "1v1", "--region", "eu"]
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["join", "--player", "a:bw=1", "--queue", "1v1", "--region", "eu"],
+        ["worker"],
+        ["up"],
+        ["tail", "matches"],
+    ],
+)
+def test_a_toml_syntax_error_names_the_file(
+    command: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("partitions = \n")
+    line = one_line_error(capsys, [*command, "--broker", NO_BROKER, "--config", str(config)])
+    assert f"config file {config}: not valid TOML" in line
+
+
+def test_a_toml_syntax_error_in_the_variables_file_names_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text("[[queues]\n")
+    monkeypatch.setenv("WAVEMATCH_CONFIG_FILE", str(config))
+    assert "not valid TOML" in one_line_error(capsys, [*JOIN, "--player", "a:bw=1"])
+
+
+def test_malformed_queues_variable_is_named(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("WAVEMATCH_QUEUES", '[{"name": ')
+    line = one_line_error(capsys, [*JOIN, "--player", "a:bw=1"])
+    assert "WAVEMATCH_QUEUES: not valid JSON" in line
+
+
+def test_a_misspelt_variable_is_named_with_the_closest(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("WAVEMATCH_PARTITONS", "3")
+    line = one_line_error(capsys, [*JOIN, "--player", "a:bw=1"])
+    assert "WAVEMATCH_PARTITONS: not a wavematch setting" in line
+    assert "did you mean WAVEMATCH_PARTITIONS?" in line
+
+
+@pytest.mark.parametrize(
+    ("where", "player", "expected"),
+    [
+        (["--queue", "2v2", "--region", "eu"], "a:bw=1", "--queue: unknown queue '2v2'"),
+        (["--queue", "1v1", "--region", "mars"], "a:bw=1", "--region: queue '1v1' is not open"),
+        (["--queue", "1v1", "--region", "eu"], "a:zerg=1", "--player: player a has no bw or sc2"),
+    ],
+)
+def test_a_join_the_settings_refuse_is_not_published(
+    where: list[str], player: str, expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # The broker is unreachable: a join that got as far as publishing says so instead.
+    line = one_line_error(capsys, ["join", "--broker", NO_BROKER, *where, "--player", player])
+    assert expected in line
+
+
+def test_a_join_is_checked_against_the_configured_queues(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    config = tmp_path / "mirror.toml"
+    config.write_text('[[queues]]\nname = "ladder"\nregions = ["eu"]\nrules = {rating = "mmr"}\n')
+    argv = ["join", "--broker", NO_BROKER, "--config", str(config), "--region", "eu"]
+    assert "unknown queue '1v1'" in one_line_error(
+        capsys, [*argv, "--queue", "1v1", "--player", "a:mmr=1"]
+    )
+    line = one_line_error(capsys, [*argv, "--queue", "ladder", "--player", "a:bw=1"])
+    assert line.startswith("wavematch join: error: --player:"), line
+
+
+@pytest.fixture
+def busy_port() -> Iterator[int]:
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        yield listener.getsockname()[1]
+
+
+def test_up_refuses_a_busy_web_port_before_it_starts(
+    busy_port: int, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = one_line_error(capsys, ["up", "--web-port", str(busy_port)])
+    assert f"--web-port: 127.0.0.1:{busy_port} is not free" in line
+    assert "wavematch is up" not in capsys.readouterr().out
+
+
+def test_worker_refuses_a_busy_web_port(busy_port: int, capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(capsys, ["worker", "--broker", NO_BROKER, "--web-port", str(busy_port)])
+    assert f"--web-port: 127.0.0.1:{busy_port} is not free" in line
