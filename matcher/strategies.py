@@ -58,8 +58,9 @@ _REVISIONS: dict[str, int] = {
     # Every strategy's last raise: stage 7 places a match on the latency-best region's
     # servers and channels rotate over the region's matches across waves (ADR 0105).
     # optimal 11: the tier table of docs/optimal.md (ADR 0080): rustworkx's blossom up to
-    # 400 players, one relaxation above, pre-pass above 1,000 (earlier revisions: ADR index)
-    "optimal": 12,
+    # 400 players, one relaxation above, pre-pass above 1,000 (earlier revisions: ADR index);
+    # 13: the large tier completes its matching and pairs equal-rating twins (ADR 0121)
+    "optimal": 13,
     "ladder-v2.1": 2,
     # rebalance, game-queue 2: the queue's rules, and a strict wave's left-out parties
     # completed when the sweep missed a match (ADR 0101, 0102)
