@@ -23,10 +23,19 @@ from nothing, and on the whole wave cost several times the large tier's time bud
 from __future__ import annotations
 
 import numpy as np
+import rustworkx as rx
 
 from matcher.duel.graph import DuelArrays, Ints, subset, undirected
 from matcher.duel.large import relaxed_pairs
 from matcher.duel.near import legal_touching
+from matcher.duel.small import exact_pairs, legal_edges
+
+#: Players nearest in rating to a left-out player re-solved exactly with it (and their
+#: partners): long enough for the augmenting paths of sparse tails, small enough for the
+#: blossom to stay cheap.
+_BALL = 60
+#: Neighbourhoods re-solved per wave at most (each adds at least one pair).
+_BALL_ROUNDS = 4
 
 #: Relaxations of the left-out players at most (each pairs most of them: their odd cycles
 #: leave about one in three out again).
@@ -59,6 +68,9 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
             state.pair(int(loose[a]), int(loose[b]))
     while _augment(arrays, state):
         pass
+    for _ in range(_BALL_ROUNDS):
+        if not _ball_repair(arrays, state):
+            break
     return state.arrays()
 
 
@@ -113,6 +125,45 @@ def _augment(arrays: DuelArrays, state: _Pairs) -> bool:
     top = rank < 2
     x, a, x_bw, c = x[top], a[top], x_bw[top], c[top]
     return _three_edge_paths(state, used, (x, a, x_bw, c)) or made
+
+
+def _ball_repair(arrays: DuelArrays, state: _Pairs) -> bool:
+    """Re-solve exactly the neighbourhood of the left-out players who have a legal partner:
+    the ``_BALL`` players nearest each in rating, with their partners. An augmenting path
+    inside it, of any length, is found by rustworkx's blossom; False when none is."""
+    loose = state.loose()
+    u, v = legal_touching(arrays, loose)
+    if not len(u):
+        return False
+    is_loose = state.mate < 0
+    centres = np.unique(np.concatenate([u[is_loose[u]], v[is_loose[v]]]))
+    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
+    order = np.argsort(key, kind="stable")
+    place = np.empty(arrays.size, dtype=np.int64)
+    place[order] = np.arange(arrays.size)
+    reach = np.arange(-(_BALL // 2), _BALL // 2 + 1)
+    near = order[np.clip(place[centres][:, None] + reach, 0, arrays.size - 1).ravel()]
+    chosen = np.zeros(arrays.size, dtype=bool)
+    chosen[near] = True
+    mates = state.mate[near]
+    chosen[mates[mates >= 0]] = True
+    ball = np.flatnonzero(chosen)  # closed under partners: re-pairing it is free
+    part = subset(arrays, ball)
+    if _most_pairs(part) <= int((state.mate[ball] >= 0).sum()) // 2:
+        return False
+    state.mate[ball] = -1
+    for bw, sc2 in exact_pairs(part):
+        state.pair(int(ball[bw]), int(ball[sc2]))
+    return True
+
+
+def _most_pairs(arrays: DuelArrays) -> int:
+    """The most pairs of any matching of ``arrays`` (rustworkx's blossom, cardinality only)."""
+    bw, sc2, _ = legal_edges(arrays)
+    graph = rx.PyGraph(multigraph=False)
+    graph.add_nodes_from(range(arrays.size))
+    graph.add_edges_from_no_data(list(zip(bw.tolist(), sc2.tolist(), strict=True)))
+    return len(rx.max_weight_matching(graph, max_cardinality=True))
 
 
 def _three_edge_paths(

@@ -31,6 +31,7 @@ from matcher.duel.large import relaxed_pairs
 from matcher.duel.large_complete import completed_pairs
 from matcher.duel.large_prepair import equal_rating_pairs
 from matcher.duel.large_rematch import sorted_rematch, twin_rematch
+from matcher.duel.large_twins import neighbour_pairs
 from matcher.duel.limits import DuelLimits
 from matcher.duel.model import BW, DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.small import exact_pairs
@@ -125,4 +126,5 @@ def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]
         sc2 = np.array([b for _, b in late.pairs], dtype=np.int64)
     bw, sc2 = completed_pairs(arrays, bw, sc2, k, cap)
     bw, sc2 = twin_rematch(arrays, *sorted_rematch(arrays, bw, sc2))
+    bw, sc2 = neighbour_pairs(arrays, bw, sc2)
     return list(zip(bw.tolist(), sc2.tolist(), strict=True)), late.odd_cycles
