@@ -68,8 +68,9 @@ _REVISIONS: dict[str, int] = {
     "game-queue": 3,
     # multifactor 2: packing fallback and aimed restarts (ADR 0053); 3: skill factors fall
     # as 1 / (1 + gap / scale) instead of flooring at 0, and matches breaking the queue's
-    # rules are dropped (ADR 0101)
-    "multifactor": 4,
+    # rules are dropped (ADR 0101); 5: a match the completion finds is no longer lost when
+    # its tickets' priority order packs into no full team (ADR 0122)
+    "multifactor": 5,
 }
 #: Plug-ins registered without a revision.
 DEFAULT_REVISION: Final = 1

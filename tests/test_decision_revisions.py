@@ -31,7 +31,7 @@ PINNED = {
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
     "rebalance": (3, "78b312f67fc204c4"),
     "game-queue": (3, "78b312f67fc204c4"),
-    "multifactor": (4, "cd09bfbd91d9b73f"),
+    "multifactor": (5, "cd09bfbd91d9b73f"),
 }
 
 

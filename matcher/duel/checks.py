@@ -128,8 +128,9 @@ def _completeness_problems(
     if not len(bw):
         return []
     first, second = players[int(bw[0])], players[int(sc2[0])]
+    count = len(np.unique(np.minimum(bw, sc2) * len(players) + np.maximum(bw, sc2)))
     return [
-        f"not maximal: {len(bw)} legal pairs left among the unmatched, e.g. "
+        f"not maximal: {count} legal pairs left among the unmatched, e.g. "
         f"{first.player_id} against {second.player_id}"
     ]
 
