@@ -65,27 +65,67 @@ def legal_touching(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
 
 
 def _batches(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> Iterator[tuple[Ints, Ints]]:
-    """The legal pairs in batches of at most ``_BATCH`` tested pairs (one BW player's
-    candidates may exceed it: they form one batch)."""
+    """The legal pairs in batches of at most ``_BATCH`` tested pairs, each pair once.
+
+    A pair's window is its BW player's radius, its SC2 player's, or the larger of the two
+    (the window rule; the queue's ``max_distance`` takes the smaller), so each player
+    searches only within its own radius, from the sides the rule needs.
+    """
     bw_side = bw_side[arrays.bw[bw_side] >= 0]
     sc2_side = sc2_side[arrays.sc2[sc2_side] >= 0]
+    if arrays.limits is not None:
+        playable = arrays.limits.playable()
+        bw_side, sc2_side = bw_side[playable[bw_side]], sc2_side[playable[sc2_side]]
     if not len(bw_side) or not len(sc2_side):
         return
-    reach = int(max(arrays.radius[bw_side].max(), arrays.radius[sc2_side].max()))
-    sc2_side = sc2_side[np.argsort(arrays.sc2[sc2_side], kind="stable")]
-    ratings = arrays.sc2[sc2_side]
-    low = np.searchsorted(ratings, arrays.bw[bw_side] - reach, "left")
-    high = np.searchsorted(ratings, arrays.bw[bw_side] + reach, "right")
+    by_bw, by_sc2 = _searching_sides(arrays)
+    if by_bw:
+        yield from _search(arrays, bw_side, arrays.bw, sc2_side, arrays.sc2, False, None)
+    if by_sc2:
+        # Pairs within the BW player's radius were found above: skip them here.
+        skip = arrays.radius if by_bw else None
+        yield from _search(arrays, sc2_side, arrays.sc2, bw_side, arrays.bw, True, skip)
+
+
+def _searching_sides(arrays: DuelArrays) -> tuple[bool, bool]:
+    """Whether the BW players' radii, the SC2 players' radii or both bound a pair's diff."""
+    if (arrays.limits is not None and arrays.limits.replaces_window) or arrays.rule == "shorter":
+        return True, False
+    if arrays.rule == "longer":
+        return True, True
+    return (True, False) if arrays.lead_is_bw else (False, True)
+
+
+def _search(
+    arrays: DuelArrays,
+    seekers: Ints,
+    seeker_rating: Ints,
+    others: Ints,
+    other_rating: Ints,
+    seekers_play_sc2: bool,
+    skip_within: Ints | None,
+) -> Iterator[tuple[Ints, Ints]]:
+    """Each seeker against the others within the seeker's radius, legal pairs as (BW, SC2);
+    ``skip_within``: drop pairs within that radius of the other player (found already)."""
+    others = others[np.argsort(other_rating[others], kind="stable")]
+    ratings = other_rating[others]
+    reach = arrays.radius[seekers]
+    low = np.searchsorted(ratings, seeker_rating[seekers] - reach, "left")
+    high = np.searchsorted(ratings, seeker_rating[seekers] + reach, "right")
     ends = np.cumsum(high - low)
     start = 0
-    while start < len(bw_side):
+    while start < len(seekers):
         base = int(ends[start - 1]) if start else 0
         stop = max(int(np.searchsorted(ends, base + _BATCH, "right")), start + 1)
         counts = (high - low)[start:stop]
-        u = np.repeat(bw_side[start:stop], counts)
-        # Position of each tested pair inside its BW player's range of SC2 candidates.
-        offset = np.arange(len(u)) - np.repeat(np.cumsum(counts) - counts, counts)
-        v = sc2_side[np.repeat(low[start:stop], counts) + offset]
+        seeker = np.repeat(seekers[start:stop], counts)
+        # Position of each tested pair inside its seeker's range of candidates.
+        offset = np.arange(len(seeker)) - np.repeat(np.cumsum(counts) - counts, counts)
+        other = others[np.repeat(low[start:stop], counts) + offset]
+        if skip_within is not None:
+            far = np.abs(seeker_rating[seeker] - other_rating[other]) > skip_within[other]
+            seeker, other = seeker[far], other[far]
+        u, v = (other, seeker) if seekers_play_sc2 else (seeker, other)
         keep = legal(arrays, u, v)
         if keep.any():
             yield u[keep], v[keep]
