@@ -66,11 +66,16 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
             break
         for a, b in found:
             state.pair(int(loose[a]), int(loose[b]))
-    while _augment(arrays, state):
-        pass
     for _ in range(_BALL_ROUNDS):
+        while _augment(arrays, state):
+            pass
+        # A re-solved neighbourhood may leave out a player of its own who can play one
+        # outside it: the augmenting paths run again after each.
         if not _ball_repair(arrays, state):
             break
+    else:
+        while _augment(arrays, state):
+            pass
     return state.arrays()
 
 

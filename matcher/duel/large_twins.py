@@ -7,7 +7,8 @@ it must leave players out it chooses whom, anywhere on the line (a tail player r
 than one of the dense middle). The relaxation and the completion decide that locally.
 The programme decides it over the whole wave: among matchings made only of
 rating-sorted neighbours, the most pairs, then the least summed score. It is taken when
-it has more pairs, or as many and a lower score; otherwise the given pairs stay.
+it has more pairs, or as many and a lower score, and is maximal; otherwise the given
+pairs stay.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, by_rating, cost, legal
+from matcher.duel.near import any_legal_between
 
 
 def neighbour_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]:
@@ -44,6 +46,11 @@ def neighbour_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints
     current = (len(bw), -int(cost(arrays, bw, sc2).sum()))
     found = (len(taken), -int(score[taken].sum()) if taken else 0)
     if found <= current:
+        return bw, sc2
+    matched = np.zeros(arrays.size, dtype=bool)
+    matched[first[taken]] = matched[second[taken]] = True
+    loose = np.flatnonzero(~matched)
+    if any_legal_between(arrays, loose, loose):  # as many pairs, yet not maximal: keep ours
         return bw, sc2
     return first[taken], second[taken]
 
