@@ -67,15 +67,13 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
         for a, b in found:
             state.pair(int(loose[a]), int(loose[b]))
     for _ in range(_BALL_ROUNDS):
-        while _augment(arrays, state):
-            pass
+        _augment_all(arrays, state)
         # A re-solved neighbourhood may leave out a player of its own who can play one
         # outside it: the augmenting paths run again after each.
         if not _ball_repair(arrays, state):
             break
     else:
-        while _augment(arrays, state):
-            pass
+        _augment_all(arrays, state)
     return state.arrays()
 
 
@@ -101,15 +99,23 @@ class _Pairs:
         return bw, self.mate[bw]
 
 
-def _augment(arrays: DuelArrays, state: _Pairs) -> bool:
-    """One round of augmenting paths of one and three edges, cheapest first, disjoint;
-    False when there is none."""
+def _augment_all(arrays: DuelArrays, state: _Pairs) -> None:
+    """Rounds of :func:`_augment` until none is left, on one search of the left-out
+    players' legal pairs: augmenting never unmatches a player, so the pairs touching the
+    players still left out are among those found first."""
     loose = state.loose()
     if len(loose) < 2:
-        return False
+        return
     u, v = legal_touching(arrays, loose)
-    if not len(u):
-        return False
+    while len(u) and _augment(arrays, state, u, v):
+        is_loose = state.mate < 0
+        keep = is_loose[u] | is_loose[v]
+        u, v = u[keep], v[keep]
+
+
+def _augment(arrays: DuelArrays, state: _Pairs, u: Ints, v: Ints) -> bool:
+    """One round of augmenting paths of one and three edges, cheapest first, disjoint, on
+    the legal pairs ``(u, v)`` touching every left-out player; False when there is none."""
     bw, sc2, cost = undirected(arrays, u, v)
     is_loose = state.mate < 0
     both = is_loose[bw] & is_loose[sc2]
