@@ -73,7 +73,7 @@ _BUILT_IN = (
         duel=True,
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_optimal",
-        revision=12,
+        revision=13,
         rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap"},
     ),
     # The reference pipeline as designed (its pressure windows): the rating key alone.
@@ -107,7 +107,7 @@ _BUILT_IN = (
         "matcher.multifactor.strategy:multifactor_strategy",
         checker="matcher.multifactor.checks:multifactor_result_problems",
         check="matcher.multifactor.config:multifactor_settings",
-        revision=4,
+        revision=5,
         rules_honoured=_ALL_RULES,
     ),
 )

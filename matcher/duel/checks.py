@@ -9,9 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+import numpy as np
+
 from matcher.checks import wave_result_problems
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.ladder import lead_side
+from matcher.duel.limits import duel_limits
 from matcher.duel.model import (
     BW,
     LADDER_DEFAULTS,
@@ -23,6 +26,8 @@ from matcher.duel.model import (
     Window,
     parse_config,
 )
+from matcher.duel.near import legal_between
+from matcher.duel.optimal import wave_arrays
 from matcher.duel.result import duel_players, seat_roles
 from matcher.duel.windows import pair_wait, pressure, tier_window
 
@@ -76,7 +81,8 @@ def duel_result_problems(
     ``bw`` and an ``sc2`` team of one seat each (a mirror 1v1: ``team1`` and ``team2``),
     held by two different duel-fit players who offer that race at the seated rating
     (either side at the queue's rating in a mirror); every diff lies inside the pair's
-    window; tickets unfit for a duel stay unmatched.
+    window; tickets unfit for a duel stay unmatched. ``optimal`` promises the most pairs,
+    so its result must also be maximal: no two unmatched players may play each other.
 
     >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
     >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
@@ -94,7 +100,38 @@ def duel_result_problems(
     by_ticket = {player.ticket_id: player for player in rules.players}
     for match in result.matches:
         problems.extend(_match_problems(match, by_ticket, rules))
+    if result.strategy == "optimal" and not problems:
+        problems.extend(_completeness_problems(snapshot, profile, result, rules))
     return problems
+
+
+def _completeness_problems(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult, rules: DuelRules
+) -> list[str]:
+    """``optimal`` promises the most pairs: a legal pair of two unmatched players (by the
+    queue's rules, the wave's window and vetoes) means the result is not even maximal.
+
+    Notes: one exact search of the unmatched players' pairs near in rating
+    (:mod:`matcher.duel.near`).
+    """
+    unmatched = frozenset(result.unmatched)
+    players = list(rules.players)
+    loose = np.array(
+        [i for i, player in enumerate(players) if player.ticket_id in unmatched], dtype=np.int64
+    )
+    if len(loose) < 2:
+        return []
+    limits = duel_limits(players, snapshot, profile.ruleset)
+    arrays = wave_arrays(players, profile.maps, rules.window, rules.config, limits)
+    bw, sc2 = legal_between(arrays, loose, loose)
+    if not len(bw):
+        return []
+    first, second = players[int(bw[0])], players[int(sc2[0])]
+    count = len(np.unique(np.minimum(bw, sc2) * len(players) + np.maximum(bw, sc2)))
+    return [
+        f"not maximal: {count} legal pairs left among the unmatched, e.g. "
+        f"{first.player_id} against {second.player_id}"
+    ]
 
 
 def is_valid_wave_result(snapshot: WaveSnapshot, result: WaveResult, profile: QueueProfile) -> bool:

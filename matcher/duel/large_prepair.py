@@ -41,8 +41,9 @@ def equal_rating_pairs(arrays: DuelArrays, density: int, reach: int = 10) -> Pre
     """Pair equal BW and SC2 ratings where at least ``density`` points lie within ``reach``.
 
     Single-race players first (BW-only against SC2-only), then single-race against
-    "both" players, then "both" against "both"; inside one rating the lower player
-    index goes first (deterministic).
+    "both" players, then "both" players with equal ratings against each other (a mirror
+    ladder's players: one rating, either side), then "both" against "both"; inside one
+    rating the lower player index goes first (deterministic).
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -70,6 +71,9 @@ def equal_rating_pairs(arrays: DuelArrays, density: int, reach: int = 10) -> Pre
         u, v = _equal(arrays, left[~used[left]], right[~used[right]])
         used[u] = used[v] = True
         found.append((u, v))
+    u, v = _twins(arrays, np.flatnonzero(dense_bw & dense_sc2 & both & ~used))
+    used[u] = used[v] = True
+    found.append((u, v))
     u, v = _equal(arrays, both_bw[~used[both_bw]], both_sc2[~used[both_sc2]])
     u, v = _first_use(u, v, n)
     used[u] = used[v] = True
@@ -100,6 +104,22 @@ def _equal(arrays: DuelArrays, left: Ints, right: Ints) -> tuple[Ints, Ints]:
         left_keys, right_keys, assume_unique=True, return_indices=True
     )
     u, v = left[at_left], right[at_right]
+    keep = legal(arrays, u, v)
+    return u[keep], v[keep]
+
+
+def _twins(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
+    """Pair "both" players whose two ratings are equal, two by two inside each rating (the
+    lower player plays BW): the relaxation pairs them at diff 0 too, at a far higher cost
+    in time, since every odd group of equal ratings leaves it an odd cycle."""
+    players = players[arrays.bw[players] == arrays.sc2[players]]
+    players = players[by_rating(arrays.bw[players], players, arrays.size)]
+    ratings = arrays.bw[players]
+    rank = np.arange(len(players)) - np.searchsorted(ratings, ratings)
+    first = np.flatnonzero(rank % 2 == 0)
+    first = first[first + 1 < len(players)]
+    first = first[ratings[first + 1] == ratings[first]]
+    u, v = players[first], players[first + 1]
     keep = legal(arrays, u, v)
     return u[keep], v[keep]
 

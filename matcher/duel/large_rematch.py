@@ -107,5 +107,59 @@ def _repair_block(arrays: DuelArrays, block_bw: Ints, sc2: Ints, by_sc2: Ints, b
     return True
 
 
+def twin_rematch(arrays: DuelArrays, bw: Ints, sc2: Ints) -> tuple[Ints, Ints]:
+    """Pairs of "twins" (players whose BW and SC2 ratings are equal: a mirror ladder's
+    players) re-paired two by two along the rating order where legal and cheaper.
+
+    Sides mean nothing to a twin, so the cheapest pairing of a set of twins is the
+    consecutive one along the rating order (squared diff is convex), not the sorted
+    BW-against-SC2 pairing of :func:`sorted_rematch`. The current and the consecutive pairs
+    form alternating cycles; each cycle takes the consecutive pairs when every one is
+    legal (either player on BW) and they cost less.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer(p, r, r) for p, r in (("a", 1500), ("b", 1510),
+    ...                                              ("c", 1502), ("d", 1512))]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> [x.tolist() for x in twin_rematch(arrays, np.array([0, 1]), np.array([3, 2]))]
+    [[0, 1], [2, 3]]
+
+    Notes: O(p log p) for p pairs, vectorised.
+    """
+    twin = (arrays.bw >= 0) & (arrays.bw == arrays.sc2)
+    inside = twin[bw] & twin[sc2]
+    count = int(inside.sum())
+    if count < 2:
+        return bw, sc2
+    players = np.concatenate([bw[inside], sc2[inside]])
+    order = by_rating(arrays.bw[players], players, arrays.size)
+    first, second = order[0::2], order[1::2]
+    # Positions 0..2c-1: old pair i holds positions i and i + c; new pair j holds
+    # first[j] and second[j].
+    graph = coo_matrix(
+        (
+            np.ones(2 * count, dtype=np.int8),
+            (np.r_[np.arange(count), first], np.r_[np.arange(count) + count, second]),
+        ),
+        shape=(2 * count, 2 * count),
+    )
+    _, label = connected_components(graph, directed=False)
+    u, v = players[first], players[second]
+    forward = legal(arrays, u, v)
+    new_bw, new_sc2 = np.where(forward, u, v), np.where(forward, v, u)
+    ok = forward | legal(arrays, v, u)
+    cycles = int(label.max()) + 1
+    old_cost = np.bincount(label[:count], cost(arrays, bw[inside], sc2[inside]), cycles)
+    new_cost = np.bincount(label[first], cost(arrays, new_bw, new_sc2), cycles)
+    better = (new_cost < old_cost) & ~(np.bincount(label[first], ~ok, cycles) > 0)
+    keep_old = ~better[label[:count]]
+    take_new = better[label[first]]
+    return (
+        np.concatenate([bw[~inside], bw[inside][keep_old], new_bw[take_new]]),
+        np.concatenate([sc2[~inside], sc2[inside][keep_old], new_sc2[take_new]]),
+    )
+
+
 #: Largest neighbourhood (positions each side) an illegal sorted pair is repaired in.
 _REACH_LIMIT = 16

@@ -95,6 +95,12 @@ class DuelLimits:
             ok &= agree
         return ok
 
+    def playable(self) -> Bools:
+        """Mask of the players some pair may include: a pair's latency limit is the lower of
+        its two players', so a player above its own limit plays nobody."""
+        ok: Bools = self.latency <= self.latency_limit + EPSILON
+        return ok
+
     def allowed_table(self, members: Ints, diff: Ints) -> Bools:
         """``[a, b]``: may ``members[a]`` play ``members[b]`` at distance ``diff[a, b]``?"""
         size = len(members)

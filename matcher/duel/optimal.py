@@ -24,11 +24,14 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from matcher.duel.bound import pair_bound
 from matcher.duel.graph import DuelArrays, by_rating, duel_arrays, subset
 from matcher.duel.ladder import lead_side
 from matcher.duel.large import relaxed_pairs
+from matcher.duel.large_complete import completed_pairs
 from matcher.duel.large_prepair import equal_rating_pairs
-from matcher.duel.large_rematch import sorted_rematch
+from matcher.duel.large_rematch import sorted_rematch, twin_rematch
+from matcher.duel.large_twins import neighbour_pairs
 from matcher.duel.limits import DuelLimits
 from matcher.duel.model import BW, DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.small import exact_pairs
@@ -46,7 +49,9 @@ class OptimalOutcome:
     """The pairs of one wave (sorted by BW player rating) and how they were found.
 
     ``exact``: the pairs are the proved optimum (the small tier); ``odd_cycles``: odd
-    cycles of the large tier's relaxation, rounded (0 for the small tier).
+    cycles of the large tier's relaxation, rounded (0 for the small tier);
+    ``pair_bound``: no legal matching of the wave has more pairs (the small tier's count
+    itself; the large tier's from :mod:`matcher.duel.bound`).
     """
 
     pairs: tuple[DuelPair, ...]
@@ -54,6 +59,7 @@ class OptimalOutcome:
     window: Window
     exact: bool
     odd_cycles: int
+    pair_bound: int
 
 
 def optimal_pairs(
@@ -82,9 +88,11 @@ def optimal_pairs(
     exact = arrays.size <= config.optimal_exact_limit
     pairs, odd = (exact_pairs(arrays), 0) if exact else _large(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
+    sc2 = np.array([b for _, b in pairs], dtype=np.int64)
+    bound = len(pairs) if exact else pair_bound(arrays, bw, sc2)
     order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
     made = [DuelPair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
-    return OptimalOutcome(tuple(made), wave_pressure, window, exact, odd)
+    return OptimalOutcome(tuple(made), wave_pressure, window, exact, odd, bound)
 
 
 def wave_arrays(
@@ -102,7 +110,8 @@ def wave_arrays(
 
 def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], int]:
     """The large tier: pre-pass above ``optimal_prepair_limit``, one relaxation of the
-    rest, then every pair re-paired by rating order where legal and cheaper."""
+    rest, the players it left out paired (:mod:`matcher.duel.large_complete`), then every
+    pair re-paired by rating order where legal and cheaper."""
     parity = arrays.size <= _PARITY_LIMIT
     k, cap = config.optimal_neighbours, config.optimal_relax_cap
     if arrays.size > config.optimal_prepair_limit:
@@ -115,5 +124,7 @@ def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]
         late = relaxed_pairs(arrays, k, cap, parity)
         bw = np.array([a for a, _ in late.pairs], dtype=np.int64)
         sc2 = np.array([b for _, b in late.pairs], dtype=np.int64)
-    bw, sc2 = sorted_rematch(arrays, bw, sc2)
+    bw, sc2 = completed_pairs(arrays, bw, sc2, k, cap)
+    bw, sc2 = twin_rematch(arrays, *sorted_rematch(arrays, bw, sc2))
+    bw, sc2 = neighbour_pairs(arrays, bw, sc2)
     return list(zip(bw.tolist(), sc2.tolist(), strict=True)), late.odd_cycles

@@ -70,6 +70,11 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         ("window_growth", float(outcome.window.growth)),
         ("proven_optimal", 1.0 if outcome.exact else 0.0),
         ("odd_cycles", float(outcome.odd_cycles)),
+        ("max_pairs_bound", float(outcome.pair_bound)),
+        (
+            "pairs_share_floor",
+            len(outcome.pairs) / outcome.pair_bound if outcome.pair_bound else 1.0,
+        ),
         ("unfit_tickets", float(len(unfit))),
     )
     return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra, _sides(rules.rating))

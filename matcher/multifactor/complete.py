@@ -79,8 +79,16 @@ def _plan(
     lineup: Lineup,
 ) -> Plan | None:
     ids = {parties[i].ticket_id for team in lineup.teams for i in team}
-    own = replace(snapshot, tickets=tuple(w for w in snapshot.tickets if w.ticket.ticket_id in ids))
-    pool = build_pool(own, profile, config)
+    waiting = {w.ticket.ticket_id: w for w in snapshot.tickets}
+    # The pool packs its tickets first-fit in priority order; with equal priorities and
+    # each team's tickets largest first, that packing is exactly the lineup's two teams
+    # (a packing in the wave's priority order can miss it: 1+1, 2, 2 fills no team).
+    ordered = [
+        replace(waiting[parties[i].ticket_id], wait_cycles=0)
+        for team in lineup.teams
+        for i in sorted(team, key=lambda i: -len(parties[i].players))
+    ]
+    pool = build_pool(replace(snapshot, tickets=tuple(ordered)), profile, config)
     if {t.ticket_id for t in pool.tickets} != ids:  # cannot happen for a packable lineup
         return None
     ticket_of = ticket_index(pool)

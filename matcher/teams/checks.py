@@ -7,6 +7,8 @@ has the queue's team count with names team1..teamN, each team's size is legal, t
 teams of a match are disjoint, each seat's role is a slot of the queue filled by a
 player who offered it (and at most as many seats per role as slots), each seat carries
 the player's rating for that role, and the published quality figures agree with the seats.
+Last, a strict wave's result must be maximal: its unmatched tickets can make no match
+under the queue's rules (:mod:`matcher.teams.maximal`).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from collections import Counter
 from matcher.checks import wave_result_problems
 from matcher.core import Match, Player, QueueProfile, Seat, WaveResult, WaveSnapshot
 from matcher.teams.imbalance import rating_spread, team_rating_diff
+from matcher.teams.maximal import left_match_problem
 from matcher.teams.model import TeamShape, seat_rating, team_shape
 
 #: Quality figures a team match must carry; the first two are re-derived from the seats.
@@ -47,6 +50,9 @@ def team_result_problems(
     }
     for match in result.matches:
         problems.extend(match_problems(match, shape, players))
+    if not problems:
+        left = left_match_problem(snapshot, profile, result, shape)
+        problems.extend([left] if left else [])
     return problems
 
 

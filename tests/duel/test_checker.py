@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from matcher.core import Seat, Team, WaveResult
+from matcher.core import QueueProfile, Seat, Team, WaveResult, WaveSnapshot
 from matcher.duel.checks import duel_result_problems, is_valid_wave_result
-from matcher.duel.model import DuelPlayer
+from matcher.duel.model import DuelPair, DuelPlayer
+from matcher.duel.result import build_result
 from matcher.strategies import get_strategy
 from tests.duel.waves import profile_of, snapshot_of
 
@@ -85,3 +86,35 @@ def test_wrong_quality_diff() -> None:
     result = _valid()
     forged = _with_match(result, 0, quality=(("mmr_diff", 9999.0),))
     assert any("quality" in p for p in duel_result_problems(SNAPSHOT, PROFILE, forged))
+
+
+def _dropping_a_pair(strategy: str, profile: QueueProfile) -> tuple[WaveResult, WaveSnapshot]:
+    """A result of ``strategy`` that is legal but leaves the pair c - d unmatched."""
+    snapshot = snapshot_of(PLAYERS, active_population=100)
+    by_id = {p.player_id: p for p in PLAYERS}
+    pairs = [DuelPair(by_id["a"], by_id["b"])]  # c (BW 1800) and d (SC2 1790) left out
+    return build_result(strategy, snapshot, profile, pairs), snapshot
+
+
+def test_optimal_result_that_is_not_maximal_is_caught() -> None:
+    result, snapshot = _dropping_a_pair("optimal", PROFILE)
+    assert duel_result_problems(snapshot, PROFILE, result) == [
+        "not maximal: 1 legal pairs left among the unmatched, e.g. c against d"
+    ]
+
+
+def test_ladder_promises_no_maximum_and_is_not_held_to_one() -> None:
+    profile = profile_of("ladder-v2.1")
+    result, snapshot = _dropping_a_pair("ladder-v2.1", profile)
+    assert duel_result_problems(snapshot, profile, result) == []
+
+
+def test_maximality_follows_the_queue_rules() -> None:
+    # c and d are 10 apart; a max_distance of 5 makes them illegal, so leaving them is fine.
+    ruled = dataclasses.replace(
+        PROFILE, rules={"max_distance": {"base": 5, "growth_per_s": 0, "cap": 5}}
+    )
+    snapshot = snapshot_of(PLAYERS, active_population=100)
+    result = build_result("optimal", snapshot, ruled, [])
+    assert duel_result_problems(snapshot, ruled, result) == []
+    assert duel_result_problems(snapshot, PROFILE, build_result("optimal", snapshot, PROFILE, []))

@@ -1,0 +1,205 @@
+"""Large waves of ``optimal``, completion step: pair the players the relaxation's rounding
+left out, until no legal pair and no short augmenting path is left.
+
+Each odd cycle of the relaxation (:mod:`matcher.duel.large`) leaves one member out. With
+integer ratings and many ties (a same-game ladder) there are hundreds of them, and the
+left-out players are mostly legal with each other. Two steps pair them:
+
+1. the relaxation again, on the left-out players only (their own candidate graph), a few
+   rounds while it pairs any: cheap, and it pairs them by the same criterion;
+2. augmenting paths of one edge (two left-out players legal with each other) and of three
+   edges (``x - a = b - y``: a pair ``a b`` re-paired as ``x a`` and ``b y``), searched on
+   every legal pair of the left-out players (:mod:`matcher.duel.near`, exact), applied
+   cheapest first until none is left.
+
+After step 2 no two unmatched players may play each other: the result is maximal. Longer
+augmenting paths are not searched; the pair bound (:mod:`matcher.duel.bound`) says per
+wave how far from a maximum matching the result can be at most.
+
+No library repairs a matching from a given one: rustworkx's and networkx's blossoms start
+from nothing, and on the whole wave cost several times the large tier's time budget.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import rustworkx as rx
+
+from matcher.duel.graph import DuelArrays, Ints, subset, undirected
+from matcher.duel.large import relaxed_pairs
+from matcher.duel.near import legal_touching
+from matcher.duel.small import exact_pairs, legal_edges
+
+#: Players nearest in rating to a left-out player re-solved exactly with it (and their
+#: partners): long enough for the augmenting paths of sparse tails, small enough for the
+#: blossom to stay cheap.
+_BALL = 60
+#: Neighbourhoods re-solved per wave at most (each adds at least one pair).
+_BALL_ROUNDS = 4
+
+#: Relaxations of the left-out players at most (each pairs most of them: their odd cycles
+#: leave about one in three out again).
+_RELAX_ROUNDS = 3
+
+
+def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -> tuple[Ints, Ints]:
+    """The pairs ``(bw[i], sc2[i])`` completed as the module says; every given pair is kept
+    or re-paired through an augmenting path, so the count never drops.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer(p, 1500, 1500) for p in "abcd"]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> [x.tolist() for x in completed_pairs(arrays, np.array([0]), np.array([1]), 6, 2)]
+    [[0, 2], [1, 3]]
+
+    Notes: a few relaxations of the left-out players, then per round of augmenting paths
+    one exact search of their legal pairs (:func:`matcher.duel.near.legal_touching`).
+    """
+    state = _Pairs(arrays.size, bw, sc2)
+    for _ in range(_RELAX_ROUNDS):
+        loose = state.loose()
+        if len(loose) < 2:
+            break
+        found = relaxed_pairs(subset(arrays, loose), k, cap).pairs
+        if not found:
+            break
+        for a, b in found:
+            state.pair(int(loose[a]), int(loose[b]))
+    for _ in range(_BALL_ROUNDS):
+        _augment_all(arrays, state)
+        # A re-solved neighbourhood may leave out a player of its own who can play one
+        # outside it: the augmenting paths run again after each.
+        if not _ball_repair(arrays, state):
+            break
+    else:
+        _augment_all(arrays, state)
+    return state.arrays()
+
+
+class _Pairs:
+    """A matching as ``mate`` (-1: unmatched) and which member of each pair plays BW."""
+
+    def __init__(self, n: int, bw: Ints, sc2: Ints) -> None:
+        self.mate = np.full(n, -1, dtype=np.int64)
+        self.mate[bw], self.mate[sc2] = sc2, bw
+        self.plays_bw = np.zeros(n, dtype=bool)
+        self.plays_bw[bw] = True
+
+    def loose(self) -> Ints:
+        found: Ints = np.flatnonzero(self.mate < 0)
+        return found
+
+    def pair(self, bw: int, sc2: int) -> None:
+        self.mate[bw], self.mate[sc2] = sc2, bw
+        self.plays_bw[bw], self.plays_bw[sc2] = True, False
+
+    def arrays(self) -> tuple[Ints, Ints]:
+        bw = np.flatnonzero((self.mate >= 0) & self.plays_bw)
+        return bw, self.mate[bw]
+
+
+def _augment_all(arrays: DuelArrays, state: _Pairs) -> None:
+    """Rounds of :func:`_augment` until none is left, on one search of the left-out
+    players' legal pairs: augmenting never unmatches a player, so the pairs touching the
+    players still left out are among those found first."""
+    loose = state.loose()
+    if len(loose) < 2:
+        return
+    u, v = legal_touching(arrays, loose)
+    while len(u) and _augment(arrays, state, u, v):
+        is_loose = state.mate < 0
+        keep = is_loose[u] | is_loose[v]
+        u, v = u[keep], v[keep]
+
+
+def _augment(arrays: DuelArrays, state: _Pairs, u: Ints, v: Ints) -> bool:
+    """One round of augmenting paths of one and three edges, cheapest first, disjoint, on
+    the legal pairs ``(u, v)`` touching every left-out player; False when there is none."""
+    bw, sc2, cost = undirected(arrays, u, v)
+    is_loose = state.mate < 0
+    both = is_loose[bw] & is_loose[sc2]
+    used = np.zeros(arrays.size, dtype=bool)
+    made = False
+    for i in np.flatnonzero(both)[np.argsort(cost[both], kind="stable")].tolist():
+        first, second = int(bw[i]), int(sc2[i])
+        if not used[first] and not used[second]:
+            used[first] = used[second] = made = True
+            state.pair(first, second)
+    # Edges x - a (x loose, a matched) as (a, x, orientation, cost), two cheapest per a.
+    one = ~both
+    x = np.where(is_loose[bw], bw, sc2)[one]
+    a = np.where(is_loose[bw], sc2, bw)[one]
+    order = np.lexsort((x, cost[one], a))
+    x, a, x_bw, c = x[order], a[order], (bw[one] == x)[order], cost[one][order]
+    rank = np.arange(len(a)) - np.searchsorted(a, a)
+    top = rank < 2
+    x, a, x_bw, c = x[top], a[top], x_bw[top], c[top]
+    return _three_edge_paths(state, used, (x, a, x_bw, c)) or made
+
+
+def _ball_repair(arrays: DuelArrays, state: _Pairs) -> bool:
+    """Re-solve exactly the neighbourhood of the left-out players who have a legal partner:
+    the ``_BALL`` players nearest each in rating, with their partners. An augmenting path
+    inside it, of any length, is found by rustworkx's blossom; False when none is."""
+    loose = state.loose()
+    u, v = legal_touching(arrays, loose)
+    if not len(u):
+        return False
+    is_loose = state.mate < 0
+    centres = np.unique(np.concatenate([u[is_loose[u]], v[is_loose[v]]]))
+    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
+    order = np.argsort(key, kind="stable")
+    place = np.empty(arrays.size, dtype=np.int64)
+    place[order] = np.arange(arrays.size)
+    reach = np.arange(-(_BALL // 2), _BALL // 2 + 1)
+    near = order[np.clip(place[centres][:, None] + reach, 0, arrays.size - 1).ravel()]
+    chosen = np.zeros(arrays.size, dtype=bool)
+    chosen[near] = True
+    mates = state.mate[near]
+    chosen[mates[mates >= 0]] = True
+    ball = np.flatnonzero(chosen)  # closed under partners: re-pairing it is free
+    part = subset(arrays, ball)
+    if _most_pairs(part) <= int((state.mate[ball] >= 0).sum()) // 2:
+        return False
+    state.mate[ball] = -1
+    for bw, sc2 in exact_pairs(part):
+        state.pair(int(ball[bw]), int(ball[sc2]))
+    return True
+
+
+def _most_pairs(arrays: DuelArrays) -> int:
+    """The most pairs of any matching of ``arrays`` (rustworkx's blossom, cardinality only)."""
+    bw, sc2, _ = legal_edges(arrays)
+    graph = rx.PyGraph(multigraph=False)
+    graph.add_nodes_from(range(arrays.size))
+    graph.add_edges_from_no_data(list(zip(bw.tolist(), sc2.tolist(), strict=True)))
+    return len(rx.max_weight_matching(graph, max_cardinality=True))
+
+
+def _three_edge_paths(
+    state: _Pairs, used: np.ndarray, edges: tuple[Ints, Ints, Ints, Ints]
+) -> bool:
+    """Apply disjoint paths ``x - a = b - y`` (``a b`` a pair), cheapest added cost first."""
+    x, a, x_bw, c = edges
+    options: dict[int, list[tuple[int, bool, int]]] = {}
+    for xi, ai, bi, ci in zip(x.tolist(), a.tolist(), x_bw.tolist(), c.tolist(), strict=True):
+        options.setdefault(ai, []).append((xi, bi, ci))
+    paths: list[tuple[int, int, int, int, int, bool, bool]] = []
+    for first, near in options.items():
+        second = int(state.mate[first])
+        if second < first and second in options:
+            continue  # the pair is taken from its lower member
+        for xi, x_is_bw, xc in near:
+            for yi, y_is_bw, yc in options.get(second, []):
+                if yi != xi:
+                    paths.append((xc + yc, xi, first, second, yi, x_is_bw, y_is_bw))
+                    break
+    made = False
+    for _, xi, first, second, yi, x_is_bw, y_is_bw in sorted(paths):
+        if used[xi] or used[yi] or used[first] or used[second]:
+            continue
+        used[xi] = used[yi] = used[first] = used[second] = made = True
+        state.pair(xi, first) if x_is_bw else state.pair(first, xi)
+        state.pair(yi, second) if y_is_bw else state.pair(second, yi)
+    return made

@@ -1,0 +1,132 @@
+"""Every legal pair between two sets of a wave's players, found through rating order: the
+exact search that the completion step, the pair bound and the checker of ``optimal`` share.
+
+A legal pair's diff is inside its window, so never wider than the largest window radius of
+the two sets. Sorting one side's SC2 ratings and searching each BW rating within that
+radius visits only the pairs close in rating; :func:`legal` then decides each one. The
+search is exact (no pair is left out), unlike the candidate graph of
+:func:`matcher.duel.graph.candidate_edges`, which keeps a few neighbours per rating.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import numpy as np
+
+from matcher.duel.graph import DuelArrays, Ints, legal
+
+#: Pairs tested per vectorised batch: bounds the temporaries on dense waves.
+_BATCH = 1 << 18
+
+
+def legal_between(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> tuple[Ints, Ints]:
+    """Every legal directed pair ``(u, v)``, ``u`` of ``bw_side`` playing BW against ``v`` of
+    ``sc2_side`` playing SC2.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer("a", 1500, None), DuelPlayer("b", None, 1560),
+    ...            DuelPlayer("c", None, 1700)]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> [x.tolist() for x in legal_between(arrays, np.arange(3), np.arange(3))]
+    [[0], [1]]
+
+    Notes: O((b + s) log s + c) for c pairs within the largest radius, in batches.
+    """
+    found = list(_batches(arrays, bw_side, sc2_side))
+    if not found:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    return np.concatenate([u for u, _ in found]), np.concatenate([v for _, v in found])
+
+
+def any_legal_between(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> bool:
+    """Whether some pair of :func:`legal_between` exists (stops at the first batch with one).
+
+    Notes: as :func:`legal_between` at worst.
+    """
+    return any(len(u) for u, _ in _batches(arrays, bw_side, sc2_side))
+
+
+def legal_touching(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
+    """Every legal directed pair ``(u, v)`` (u plays BW) with ``u`` or ``v`` in ``players``.
+
+    Notes: as :func:`legal_between`, twice.
+    """
+    everyone = np.arange(arrays.size, dtype=np.int64)
+    u1, v1 = legal_between(arrays, players, everyone)
+    u2, v2 = legal_between(arrays, everyone, players)
+    # A pair with both players in ``players`` is found both times: keep it once.
+    inside = np.zeros(arrays.size, dtype=bool)
+    inside[players] = True
+    again = inside[u2]
+    return np.concatenate([u1, u2[~again]]), np.concatenate([v1, v2[~again]])
+
+
+def _batches(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> Iterator[tuple[Ints, Ints]]:
+    """The legal pairs in batches of at most ``_BATCH`` tested pairs, each pair once.
+
+    A pair's window is its BW player's radius, its SC2 player's, or the larger of the two
+    (the window rule; the queue's ``max_distance`` takes the smaller), so each player
+    searches only within its own radius, from the sides the rule needs.
+    """
+    bw_side = bw_side[arrays.bw[bw_side] >= 0]
+    sc2_side = sc2_side[arrays.sc2[sc2_side] >= 0]
+    if arrays.limits is not None:
+        playable = arrays.limits.playable()
+        bw_side, sc2_side = bw_side[playable[bw_side]], sc2_side[playable[sc2_side]]
+    if not len(bw_side) or not len(sc2_side):
+        return
+    by_bw, by_sc2 = _searching_sides(arrays)
+    if by_bw:
+        yield from _search(arrays, bw_side, arrays.bw, sc2_side, arrays.sc2, False, None)
+    if by_sc2:
+        # Pairs within the BW player's radius were found above: skip them here.
+        skip = arrays.radius if by_bw else None
+        yield from _search(arrays, sc2_side, arrays.sc2, bw_side, arrays.bw, True, skip)
+
+
+def _searching_sides(arrays: DuelArrays) -> tuple[bool, bool]:
+    """Whether the BW players' radii, the SC2 players' radii or both bound a pair's diff."""
+    if (arrays.limits is not None and arrays.limits.replaces_window) or arrays.rule == "shorter":
+        return True, False
+    if arrays.rule == "longer":
+        return True, True
+    return (True, False) if arrays.lead_is_bw else (False, True)
+
+
+def _search(
+    arrays: DuelArrays,
+    seekers: Ints,
+    seeker_rating: Ints,
+    others: Ints,
+    other_rating: Ints,
+    seekers_play_sc2: bool,
+    skip_within: Ints | None,
+) -> Iterator[tuple[Ints, Ints]]:
+    """Each seeker against the others within the seeker's radius, legal pairs as (BW, SC2);
+    ``skip_within``: drop pairs within that radius of the other player (found already)."""
+    others = others[np.argsort(other_rating[others], kind="stable")]
+    ratings = other_rating[others]
+    reach = arrays.radius[seekers]
+    low = np.searchsorted(ratings, seeker_rating[seekers] - reach, "left")
+    high = np.searchsorted(ratings, seeker_rating[seekers] + reach, "right")
+    ends = np.cumsum(high - low)
+    start = 0
+    while start < len(seekers):
+        base = int(ends[start - 1]) if start else 0
+        stop = max(int(np.searchsorted(ends, base + _BATCH, "right")), start + 1)
+        counts = (high - low)[start:stop]
+        seeker = np.repeat(seekers[start:stop], counts)
+        # Position of each tested pair inside its seeker's range of candidates.
+        offset = np.arange(len(seeker)) - np.repeat(np.cumsum(counts) - counts, counts)
+        other = others[np.repeat(low[start:stop], counts) + offset]
+        if skip_within is not None:
+            far = np.abs(seeker_rating[seeker] - other_rating[other]) > skip_within[other]
+            seeker, other = seeker[far], other[far]
+        u, v = (other, seeker) if seekers_play_sc2 else (seeker, other)
+        keep = legal(arrays, u, v)
+        if keep.any():
+            yield u[keep], v[keep]
+        start = stop

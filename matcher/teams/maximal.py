@@ -1,0 +1,74 @@
+"""Completeness of a team wave's result: the team strategies promise a match whenever the
+queue's rules allow one (docs/adr/0102), so the live checker fails a strict wave whose
+unmatched tickets could still make one.
+
+The unmatched tickets are searched by the team queues' completion
+(:func:`matcher.teams.complete.complete`, exhaustive on small remainders, bounded by its
+``MAX_SPLITS`` on large ones) under the queue's rules and, for ``game-queue``, its
+``max_imbalance``. A match found there is a match the published result left out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import replace
+
+from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+from matcher.rules.check import met_recently
+from matcher.teams.complete import complete
+from matcher.teams.imbalance import Imbalance, imbalance
+from matcher.teams.model import Lineup, Party, TeamShape, parties_of, team_ratings
+from matcher.teams.options import game_queue_config
+from matcher.teams.ruled import group_rule_problem, lineup_rule_problem
+
+
+def left_match_problem(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult, shape: TeamShape
+) -> str | None:
+    """Why ``result`` is not maximal (its unmatched tickets can make a match), or None.
+
+    >>> from matcher.core import Player, Ticket, WaitingTicket
+    >>> tickets = tuple(WaitingTicket(Ticket(f"t{i}", "q", "eu",
+    ...     (Player(f"p{i}", (("mmr", 1500),)),), 0), 0) for i in range(2))
+    >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, tickets)
+    >>> profile = QueueProfile("q", "rebalance", ("m",), team_size=1)
+    >>> left_match_problem(snapshot, profile, WaveResult("rebalance", (), ("t0", "t1")),
+    ...                    TeamShape(2, 1, 1))
+    'not maximal: tickets t0, t1 left unmatched can still make a match'
+
+    Notes: bounded by ``matcher.teams.complete.MAX_SPLITS`` subsets and splits.
+    """
+    if not shape.strict or not result.unmatched:
+        return None
+    unmatched = frozenset(result.unmatched)
+    rest = replace(
+        snapshot, tickets=tuple(w for w in snapshot.tickets if w.ticket.ticket_id in unmatched)
+    )
+    parties, _ = parties_of(rest, shape)
+    if sum(len(party.players) for party in parties) < shape.match_max:
+        return None
+    rules = profile.ruleset
+    met = met_recently(snapshot, rules)
+    closed, region = snapshot.closed_at_ms, snapshot.region
+    limit, params = None, Imbalance()
+    if result.strategy == "game-queue":
+        config = game_queue_config(profile.options)
+        limit, params = config.max_imbalance, config.imbalance
+
+    def accept(group: Sequence[Party], lineup: Lineup) -> bool:
+        if limit is not None and imbalance(team_ratings(group, lineup), params) > limit + 1e-9:
+            return False
+        return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
+
+    def admit(group: Sequence[Party]) -> bool:
+        fixed = not shape.roles
+        return (
+            group_rule_problem(rules, group, closed, region, split_free_ratings=fixed, met=met)
+            is None
+        )
+
+    found = complete(parties, [], shape, params, accept, admit)
+    if not found:
+        return None
+    tickets = sorted(parties[i].ticket_id for team in found[0].teams for i in team)
+    return f"not maximal: tickets {', '.join(tickets)} left unmatched can still make a match"
