@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from matcher.queue.events import DequeueReason, TicketLeft, WaveTick
-from matcher.queue.held import cancel, finish, matched, requeue, start_placing
+from matcher.queue.held import cancel, finish, held_players, matched, requeue, start_placing
 from matcher.queue.lifecycle import (
     Held,
     LifecycleOutput,
@@ -18,6 +18,7 @@ from matcher.queue.lifecycle import (
     ReadyCheckAnswered,
     unhold,
 )
+from matcher.queue.meetings import forget_meeting
 from matcher.queue.outcomes import Dequeued, Step
 
 if TYPE_CHECKING:
@@ -116,6 +117,7 @@ def _placement_failed(
     policy: LifecyclePolicy,
 ) -> Step:
     why = f"placement of match {match_id} failed" + (f": {detail}" if detail else "")
+    forget_meeting(queue.meetings, held_players(held.tickets))  # the match was never played
     failures = queue.life.placement_failures
     back: dict[str, QueuedTicket] = {}
     gone: dict[str, QueuedTicket] = {}

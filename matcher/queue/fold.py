@@ -297,7 +297,9 @@ class RegionQueue:
         if rematch is not None:
             at_ms, within_ms = tick.tick_at_ms, int(rematch.within_s * 1000)
             self.meetings = prune_meetings(self.meetings, at_ms - within_ms)
-            record_meetings(self.meetings, result.matches, at_ms, rematch.last)
+            # One more than the rule reads: a held match may be taken back (never
+            # played), and the meeting before it must still be there.
+            record_meetings(self.meetings, result.matches, at_ms, rematch.last + 1)
         self.waves_closed += 1
         self.matches_placed += len(result.matches)
         if cadence is not None and self.last_tick_at_ms:

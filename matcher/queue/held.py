@@ -20,6 +20,7 @@ from matcher.queue.lifecycle import (
     unhold,
     waited,
 )
+from matcher.queue.meetings import forget_meeting
 from matcher.queue.outcomes import Dequeued, Step
 from matcher.queue.wave_close import matched_ticket_ids
 
@@ -102,6 +103,11 @@ def _take(queue: RegionQueue, matches: tuple[Match, ...]) -> list[dict[str, Queu
         for player in queued.ticket.players:
             players[player.player_id] = ticket_id
     return out
+
+
+def held_players(tickets: dict[str, QueuedTicket]) -> list[str]:
+    """The players of held tickets (of one match)."""
+    return [p.player_id for q in tickets.values() for p in q.ticket.players]
 
 
 def stages(
@@ -203,6 +209,7 @@ def cancel(
     """End a proposal: ``leaving`` tickets are dequeued, the others go back to the queue."""
     held = queue.life.proposals.pop(match_id)
     queue.life.closed[match_id] = at_ms
+    forget_meeting(queue.meetings, held_players(held.tickets))  # the match was never played
     gone = {t: q for t, q in held.tickets.items() if t in leaving}
     back = {t: q for t, q in held.tickets.items() if t not in leaving}
     dequeued = finish(queue, gone, reason, at_ms, None, None, detail)
