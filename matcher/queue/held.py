@@ -193,6 +193,8 @@ def finish(
                 match_id,
                 wave_id,
                 detail,
+                # The time-to-match metric's start, as for a ticket matched at its wave.
+                queued.ticket.joined_at_ms if reason is DequeueReason.MATCHED else None,
             )
         )
     return tuple(out)
