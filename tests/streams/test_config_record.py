@@ -23,3 +23,17 @@ def test_the_record_rebuilds_the_fingerprint_it_names(tmp_path: Path, lifecycle:
     rebuilt = settings_of(record, load_settings())
     assert rebuilt is not None
     assert rebuilt.config_fingerprint() == settings.config_fingerprint()
+
+
+def test_one_ticket_per_player_is_in_the_record_only_when_on(tmp_path: Path) -> None:
+    """Claims change decisions (a second ticket is refused): the record rebuilds them;
+    a deployment without them writes the record it wrote before the setting was kept."""
+    for on in (True, False):
+        config = tmp_path / f"claims-{on}.toml"
+        config.write_text(f"one_ticket_per_player = {str(on).lower()}\n" + CONFIG.read_text())
+        settings = load_settings(config)
+        record = config_published(settings, 1_767_225_600_000)
+        assert ("one_ticket_per_player" in record.settings_json) is on
+        rebuilt = settings_of(record, load_settings())
+        assert rebuilt is not None and rebuilt.one_ticket_per_player is on
+        assert rebuilt.config_fingerprint() == settings.config_fingerprint()

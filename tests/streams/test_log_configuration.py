@@ -1,0 +1,159 @@
+"""The configuration in the log is the whole configuration: a log written by a deployment
+with non-default settings replays IDENTICAL, explains, and is simulated against its
+baseline with no settings file (docs/adr/0075), from an exported file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from schemas import models as m
+from schemas.codec import encode
+from schemas.topics import CONFIG
+from streams.audit.logfile import write_log
+from streams.cli import main
+from streams.settings import QueueSettings, RouteSettings, Settings
+from streams.worker.config_record import config_published
+from tests.streams.test_lifecycle_log import T0, Log, proposals
+
+LADDER_RULES: dict[str, Any] = {
+    "rating": "mmr",
+    "max_distance": {"base": 100, "growth_per_s": 2, "cap": 400},
+    "rematch": {"last": 2, "within_s": 600},
+}
+
+
+def deployment(**queue: Any) -> Settings:
+    """A deployment whose queue no default configuration has: claims, a ready check,
+    placement reports, rules and routes."""
+    ladder = QueueSettings(
+        name="ladder",
+        strategy="optimal",
+        regions=("eu", "na"),
+        maps=("Polypoid", "Eclipse"),
+        ready_check_ms=5_000,
+        placement_timeout_ms=20_000,
+        placement_requeues=1,
+        rules=LADDER_RULES,
+        **queue,
+    )
+    return Settings(
+        partitions=4,
+        one_ticket_per_player=True,
+        ticket_ttl_ms=900_000,
+        fallback_servers=("fallback-1",),
+        routes=(RouteSettings(region_a="eu", region_b="eu", servers=("eu-frankfurt",)),),
+        queues=(ladder,),
+    )
+
+
+def joined(ticket: str, player: str, mmr: int, at_s: float = 0) -> m.TicketJoined:
+    return m.TicketJoined.model_validate(
+        {
+            "ticket_id": ticket,
+            "queue": "ladder",
+            "region": "eu",
+            "joined_at_ms": T0 + int(at_s * 1000),
+            "players": [{"player_id": player, "ratings": {"mmr": mmr}}],
+        }
+    )
+
+
+def ticked(config: Settings, at_s: int) -> m.WaveTick:
+    at = T0 + at_s * 1000
+    return m.WaveTick(
+        queue="ladder",
+        region="eu",
+        wave_id=str(at),
+        sequence=at,
+        tick_at_ms=at,
+        config_fingerprint=config.config_fingerprint(),
+        interval_ms=10_000,
+    )
+
+
+def answered(match_id: str, player: str, accepted: bool, at_s: int) -> m.ReadyCheckAnswered:
+    return m.ReadyCheckAnswered(
+        match_id=match_id,
+        queue="ladder",
+        region="eu",
+        player_id=player,
+        accepted=accepted,
+        answered_at_ms=T0 + at_s * 1000,
+    )
+
+
+def reported(match_id: str, outcome: str, at_s: int) -> m.PlacementReported:
+    return m.PlacementReported(
+        match_id=match_id,
+        queue="ladder",
+        region="eu",
+        outcome=outcome,
+        reported_at_ms=T0 + at_s * 1000,
+    )
+
+
+def session(config: Settings) -> tuple[Log, dict[str, str]]:
+    """alice and bob proposed, bob declines; alice and carol proposed, carol stays silent
+    (timed out); alice and dave confirmed, placement FAILED, again, STARTED."""
+    log = Log(config)
+    record = config_published(config, T0)
+    log.produce(CONFIG.name, record.config_fingerprint.encode(), encode(record))
+    log.send(joined("t-alice", "alice", 1500))
+    log.send(joined("t-bob", "bob", 1550))
+    log.send(ticked(config, 10))
+    first = proposals(log)[-1].match_id
+    log.send(answered(first, "bob", False, 11))
+    log.send(joined("t-carol", "carol", 1450, 12))
+    log.send(ticked(config, 20))
+    second = proposals(log)[-1].match_id
+    log.send(answered(second, "alice", True, 21))
+    log.send(ticked(config, 30))  # carol never answered
+    log.send(joined("t-dave", "dave", 1520, 31))
+    log.send(ticked(config, 40))
+    third = proposals(log)[-1].match_id
+    log.send(answered(third, "alice", True, 41))
+    log.send(answered(third, "dave", True, 41))
+    log.send(reported(third, "FAILED", 42))
+    log.send(ticked(config, 50))
+    fourth = proposals(log)[-1].match_id
+    log.send(answered(fourth, "alice", True, 51))
+    log.send(answered(fourth, "dave", True, 51))
+    log.send(reported(fourth, "STARTED", 52))
+    return log, {"declined": first, "timed_out": second, "failed": third, "played": fourth}
+
+
+@pytest.fixture
+def exported(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    log, matches = session(deployment())
+    path = tmp_path / "session.avro"
+    write_log(path, log.records, {})
+    return path, matches
+
+
+def test_the_log_replays_identically_without_a_settings_file(
+    exported: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = exported
+    assert main(["replay", "--log", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "configuration        from the log" in out
+    assert out.rstrip().endswith("verdict              IDENTICAL")
+
+
+def test_simulate_log_has_the_recorded_baseline(
+    exported: tuple[Path, dict[str, str]], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = exported
+    candidate = tmp_path / "wider.toml"
+    candidate.write_text(
+        '[[queues]]\nname = "ladder"\nstrategy = "optimal"\nregions = ["eu", "na"]\n'
+        'maps = ["Polypoid"]\n[queues.rules]\nrating = "mmr"\nmax_distance = 400\n'
+    )
+    args = ["simulate", "--log", str(path), "--candidate", str(candidate)]
+    assert main([*args, "--report", str(tmp_path / "out")]) == 0
+    out = capsys.readouterr().out
+    fingerprint = deployment().config_fingerprint()
+    assert f"baseline: the recorded configuration {fingerprint} from the log" in out
