@@ -157,3 +157,39 @@ def test_simulate_log_has_the_recorded_baseline(
     out = capsys.readouterr().out
     fingerprint = deployment().config_fingerprint()
     assert f"baseline: the recorded configuration {fingerprint} from the log" in out
+
+
+def ticket_lines(path: Path, ticket: str, capsys: pytest.CaptureFixture[str]) -> list[str]:
+    """`explain --ticket` without a settings file: its lines without their prefixes."""
+    assert main(["explain", "--ticket", ticket, "--log", str(path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    return [line.split("] ", 1)[1] for line in out[1:]]
+
+
+def test_explain_ticket_reads_the_configuration_in_the_log(
+    exported: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, matches = exported
+    assert ticket_lines(path, "t-bob", capsys)[-1].startswith("declined: bob declined match")
+    carol = ticket_lines(path, "t-carol", capsys)
+    assert carol[-2].startswith("dequeued ACCEPTANCE_TIMED_OUT after 1 waves")
+    assert carol[-1].startswith(f"timed out: ready check of match {matches['timed_out']}")
+    alice = ticket_lines(path, "t-alice", capsys)
+    assert alice[-1] == f"dequeued MATCHED after 5 waves, match {matches['played']}"
+    assert any("placement of match" in line and "failed" in line for line in alice)
+
+
+def test_explain_match_reads_the_configuration_and_agrees_on_the_waves_waited(
+    exported: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, matches = exported
+    assert main(["explain", matches["played"], "--log", str(path)]) == 0
+    out = capsys.readouterr().out
+    assert "(optimal), closed by the WaveTick" in out
+    # The same count as the ticket's dequeue (the wave that matched it included).
+    assert "alice (- 1500, ticket t-alice, waited 5 waves)" in out
+    assert "dave (- 1520, ticket t-dave, waited 2 waves)" in out
+    dave = ticket_lines(path, "t-dave", capsys)
+    assert dave[-1] == f"dequeued MATCHED after 2 waves, match {matches['played']}"
+    assert main(["explain", matches["played"], "--log", str(path), "--json"]) == 0
+    assert capsys.readouterr().out.startswith("{")  # the configuration line is not in the JSON
