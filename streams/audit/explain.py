@@ -56,7 +56,7 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
     tick = to_domain(decoded)
     assert isinstance(tick, WaveTick)
     region_queue = state.book.regions[(tick.queue, tick.region)]
-    snapshot = region_queue.wave_snapshot(tick, folder.rules)
+    snapshot = region_queue.wave_snapshot(tick, folder.rules_of(tick.queue))
     return WaveOfMatch(snapshot, folder.profiles[tick.queue], result, tick_record)
 
 

@@ -46,6 +46,8 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
     for dumped, queue in zip(decisive["queues"], settings.queues, strict=True):
         for name in unset_lifecycle(queue):
             del dumped[name]
+        if queue.ticket_ttl_ms is None:  # the global one; a release before it reads the rest
+            del dumped["ticket_ttl_ms"]
     if not settings.one_ticket_per_player:  # as in the fingerprint: only when it is on
         del decisive["one_ticket_per_player"]
     return ConfigPublished(

@@ -199,6 +199,8 @@ class Folder:
     #: future, may be from its record's broker timestamp (docs/adr/0074, 0115); None: not
     #: checked.
     max_clock_skew_ms: int | None = None
+    #: Queues with their own ticket TTL (the others fold under ``rules``).
+    queue_rules: Mapping[str, QueueRules] = field(default_factory=dict)
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -217,6 +219,7 @@ class Folder:
             cadences=settings.cadences(),
             policies=settings.lifecycles(),
             max_clock_skew_ms=settings.max_clock_skew_ms,
+            queue_rules=settings.queue_rules(),
         )
 
     def new_state(self, partition: int) -> PartitionState:
@@ -228,8 +231,13 @@ class Folder:
                 self.rules,
                 self.cadences,
                 policies=self.policies,
+                queue_rules=self.queue_rules,
             ),
         )
+
+    def rules_of(self, queue: str) -> QueueRules:
+        """The fold's rules of ``queue``."""
+        return self.queue_rules.get(queue, self.rules)
 
     def fold(
         self,
