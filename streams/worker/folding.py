@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from matcher.core import QueueProfile
@@ -137,6 +137,28 @@ def implausible_time(
     ):
         return _too_far(_ANSWERS[type(event)], event.at_ms, timestamp_ms, skew_ms)
     return None
+
+
+def bounded_join(event: TicketJoined, timestamp_ms: int, skew_ms: int, ttl_ms: int) -> TicketJoined:
+    """``event`` with its wait counted from ``skew_ms`` before its record's stamp at the
+    earliest (docs/adr/0136).
+
+    A join's own date starts its wait, and every rule limit that grows with the seconds
+    waited: dated far back, it would be matched at once under the widest limits. A join
+    older than its TTL by its own date keeps it and expires at once, as the contract says
+    (a retried join of a ticket whose id is forgotten must not queue its player again).
+
+    >>> from matcher.core import Player, Ticket
+    >>> old = TicketJoined(Ticket("t", "q", "eu", (Player("p", (("mmr", 1),)),), 1_000))
+    >>> bounded_join(old, 90_000, 5_000, 600_000).ticket.joined_at_ms
+    85000
+    >>> bounded_join(old, 90_000, 5_000, 60_000).ticket.joined_at_ms
+    1000
+    """
+    joined, earliest = event.ticket.joined_at_ms, timestamp_ms - skew_ms
+    if joined >= earliest or joined + ttl_ms <= timestamp_ms:
+        return event
+    return TicketJoined(replace(event.ticket, joined_at_ms=earliest))
 
 
 #: The platform's answers whose own time is checked both ways, and its field's name.
@@ -305,6 +327,9 @@ class Folder:
             problem = implausible_time(event, timestamp_ms, skew)
             if problem:
                 return Folded(offset, rejection=problem)
+            if type(event) is TicketJoined:
+                ttl_ms = self.rules_of(event.queue).ticket_ttl_ms
+                event = bounded_join(event, timestamp_ms, skew, ttl_ms)
         if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
             try:
                 return _make_folded(offset, state.book.apply(event), None, 0.0)

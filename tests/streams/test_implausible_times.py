@@ -138,3 +138,56 @@ def test_the_setting_reaches_the_fold_and_leaves_default_fingerprints_alone():
     )
     assert Settings().config_fingerprint() != Settings(max_clock_skew_ms=5_000).config_fingerprint()
     assert Folder.from_settings(Settings(max_clock_skew_ms=None)).max_clock_skew_ms is None
+
+
+# -- a backdated join: its wait counts from max_clock_skew_ms before its record -----------
+
+
+def ladder_log(skew_ms: int = 1_000) -> Log:
+    """A 1v1 ladder whose distance limit grows with the seconds waited."""
+    from streams.settings import QueueSettings
+
+    rules = {"rating": "mmr", "max_distance": {"base": 100, "growth_per_s": 2, "cap": 400}}
+    settings = Settings(
+        partitions=4,
+        max_clock_skew_ms=skew_ms,
+        ticket_ttl_ms=7_200_000,
+        queues=(QueueSettings(name="duo", regions=("eu",), maps=("m",), rules=rules),),
+    )
+    return Log(Folder.from_settings(settings))
+
+
+def ladder_join(ticket_id: str, mmr: int, at_ms: int) -> bytes:
+    return encode(
+        TicketJoined(
+            ticket_id=ticket_id,
+            queue="duo",
+            region="eu",
+            joined_at_ms=at_ms,
+            players=[{"player_id": f"p-{ticket_id}", "ratings": {"mmr": mmr}}],
+        )
+    )
+
+
+def test_a_backdated_join_does_not_widen_the_limits():
+    log = ladder_log()
+    hour_ago = NOW - 3_600_000
+    assert log.fold(ladder_join("a", 1500, hour_ago), NOW).rejection is None
+    assert log.fold(ladder_join("b", 1628, hour_ago), NOW).rejection is None
+    # 1.4 s counted (the record's time less the 1 s skew): a limit of 102.8, not 400.
+    assert log.fold(tick(NOW + 400), NOW + 400).step.summary.matches == 0
+    # 15 s later the limit has grown to 132: they are matched.
+    assert log.fold(tick(NOW + 15_000), NOW + 15_000).step.summary.matches == 1
+
+
+def test_a_join_dated_within_the_skew_keeps_its_date_and_one_past_its_ttl_expires():
+    log = ladder_log()
+    log.fold(ladder_join("a", 1500, NOW - 1_000), NOW)
+    log.fold(ladder_join("b", 1628, NOW - 1_000), NOW)
+    queued = log.state.book.regions["duo", "eu"].tickets.values()
+    assert [q.ticket.joined_at_ms for q in queued] == [NOW - 1_000, NOW - 1_000]
+    log.fold(tick(NOW + 1_000), NOW + 1_000)
+    # Dated before its TTL (a retried join of a ticket whose id is forgotten): not
+    # re-dated, so it expires at once instead of queueing a player again.
+    retried = log.fold(ladder_join("c", 1500, NOW - 7_200_000), NOW + 1_000)
+    assert [d.reason.name for d in retried.step.dequeued] == ["EXPIRED"]
