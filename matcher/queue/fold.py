@@ -218,6 +218,9 @@ class RegionQueue:
         queued = self.tickets.pop(event.ticket_id, None)
         if queued is None:
             held = answers.leave(self, event) if self.life.holds() else None
+            if held is None and event.ticket_id not in self.finished:
+                # A leave that overtook its join: the join, when it comes, is a no-op.
+                self.finished[event.ticket_id] = event.left_at_ms
             return held or Step("unknown_ticket")
         self._forget(queued.ticket, event.left_at_ms)
         dequeued = Dequeued(

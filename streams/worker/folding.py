@@ -161,6 +161,15 @@ def bounded_join(event: TicketJoined, timestamp_ms: int, skew_ms: int, ttl_ms: i
     return TicketJoined(replace(event.ticket, joined_at_ms=earliest))
 
 
+def _stale_tick(state: PartitionState, event: object) -> bool:
+    """A tick at or below its region's last sequence: a no-op whatever its times (the
+    contract lists it as valid; a second timer's or a redelivered tick changes nothing)."""
+    if type(event) is not WaveTick:
+        return False
+    region = state.book.regions.get((event.queue, event.region))
+    return region is not None and event.sequence <= region.last_sequence
+
+
 #: The platform's answers whose own time is checked both ways, and its field's name.
 _ANSWERS = {ReadyCheckAnswered: "answered_at_ms", PlacementReported: "reported_at_ms"}
 
@@ -323,7 +332,12 @@ class Folder:
         if problem:
             return Folded(offset, rejection=problem)
         skew = self.max_clock_skew_ms
-        if skew is not None and timestamp_ms is not None and timestamp_ms >= 0:
+        if (
+            skew is not None
+            and timestamp_ms is not None
+            and timestamp_ms >= 0
+            and not _stale_tick(state, event)
+        ):
             problem = implausible_time(event, timestamp_ms, skew)
             if problem:
                 return Folded(offset, rejection=problem)

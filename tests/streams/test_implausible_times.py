@@ -191,3 +191,38 @@ def test_a_join_dated_within_the_skew_keeps_its_date_and_one_past_its_ttl_expire
     # re-dated, so it expires at once instead of queueing a player again.
     retried = log.fold(ladder_join("c", 1500, NOW - 7_200_000), NOW + 1_000)
     assert [d.reason.name for d in retried.step.dequeued] == ["EXPIRED"]
+
+
+# -- the contract's corners (schemas/README.md): stale ticks, leaves of unknown tickets ---
+
+
+def test_a_stale_tick_is_a_no_op_whatever_its_times(checked):
+    """A tick at or below the region's last sequence (a second timer's, a redelivery) is
+    a valid queue event that changes nothing: never a dead letter, even stamped late."""
+    log = Log(checked)
+    for index in range(3):
+        log.fold(join(f"t{index}", NOW), NOW)
+    assert log.fold(tick(NOW + 1_000), NOW + 1_000).step.summary.matches == 1
+    late = tick(NOW + 1_000)
+    folded = log.fold(late, NOW + 5 * SKEW)
+    assert folded.rejection is None and folded.step.note == "stale_tick"
+    assert records_of(folded, topic=QUEUE.name, partition=HOME, key=KEY, value=late) == []
+    older = log.fold(tick(NOW), NOW + 5 * SKEW)
+    assert older.rejection is None and older.step.note == "stale_tick"
+    assert log.queued() == ["t2"]
+    # A new tick dated far from its stamp is still refused: it would be applied.
+    forged = log.fold(tick(NOW + 2_000), NOW + 5 * SKEW)
+    assert forged.rejection.code == "implausible_time"
+
+
+def test_a_leave_of_an_unknown_ticket_publishes_nothing_and_its_join_after_it_is_a_no_op(checked):
+    log = Log(checked)
+    gone = log.fold(leave("t-late", NOW), NOW)
+    assert gone.rejection is None and gone.step.note == "unknown_ticket"
+    assert records_of(gone, topic=QUEUE.name, partition=HOME, key=KEY, value=b"") == []
+    # The join it overtook arrives: the player left, so it is not queued.
+    joined_after = log.fold(join("t-late", NOW - 500), NOW + 100)
+    assert joined_after.step.note == "duplicate_finished"
+    assert records_of(joined_after, topic=QUEUE.name, partition=HOME, key=KEY, value=b"") == []
+    assert log.fold(join("t-other", NOW), NOW + 100).step.note == "joined"
+    assert log.queued() == ["t-other"]
