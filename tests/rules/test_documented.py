@@ -15,13 +15,17 @@ RULES = QueueRules(ticket_ttl_ms=3_600_000, finished_retention_ms=3_600_000)
 CROSSPLAY = {"rating": "mmr", "attributes": [{"name": "platform", "match": "intersect"}]}
 
 
-def matched(rules: dict[str, Any], players: list[tuple[int, dict[str, str]]], close_ms: int) -> bool:
+def matched(
+    rules: dict[str, Any], players: list[tuple[int, dict[str, str]]], close_ms: int
+) -> bool:
     """Whether a 1v1 wave closed ``close_ms`` after both joined pairs the two players."""
     profile = QueueProfile("duel", "optimal", ("m",), rules=rules)
     state = RegionQueue("duel", "eu")
     for index, (mmr, attributes) in enumerate(players):
         player = Player(f"p{index}", (("mmr", mmr),), attributes=tuple(attributes.items()))
-        step = state.apply(TicketJoined(Ticket(f"t{index}", "duel", "eu", (player,), 0)), profile, RULES)
+        step = state.apply(
+            TicketJoined(Ticket(f"t{index}", "duel", "eu", (player,), 0)), profile, RULES
+        )
         assert step.note == "joined", step
     step = state.apply(WaveTick("duel", "eu", "w1", 1, close_ms, "c", 1_000), profile, RULES)
     return len(step.matches) == 1
@@ -61,7 +65,10 @@ def test_growth_per_s_counts_fractional_seconds() -> None:
 
 
 def test_a_step_applies_from_its_after_s_on() -> None:
-    rules = {"rating": "mmr", "max_distance": {"base": 100, "steps": [{"after_s": 30, "value": 200}]}}
+    rules = {
+        "rating": "mmr",
+        "max_distance": {"base": 100, "steps": [{"after_s": 30, "value": 200}]},
+    }
     assert not matched(rules, [(1500, {}), (1700, {})], 29_999)
     assert matched(rules, [(1500, {}), (1700, {})], 30_000)
 

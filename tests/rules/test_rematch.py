@@ -73,8 +73,7 @@ def held_wave(state: RegionQueue, sequence: int, at_ms: int, policy: LifecyclePo
     )
     proposed = [o.match for o in step.lifecycle if isinstance(o, MatchProposal)]
     return {
-        frozenset(s.player_id for t in m.teams for s in t.seats)
-        for m in (*step.matches, *proposed)
+        frozenset(s.player_id for t in m.teams for s in t.seats) for m in (*step.matches, *proposed)
     }
 
 

@@ -25,9 +25,10 @@ LADDER_RULES: dict[str, Any] = {
 }
 
 
-def deployment(**queue: Any) -> Settings:
-    """A deployment whose queue no default configuration has: claims, a ready check,
-    placement reports, rules and routes."""
+def deployment() -> Settings:
+    """A deployment whose queues no default configuration has, with every non-default
+    setting the log must carry: claims, a ready check, placement reports, rules, routes,
+    per-queue ticket timeouts, and a team queue for backfill."""
     ladder = QueueSettings(
         name="ladder",
         strategy="optimal",
@@ -37,7 +38,16 @@ def deployment(**queue: Any) -> Settings:
         placement_timeout_ms=20_000,
         placement_requeues=1,
         rules=LADDER_RULES,
-        **queue,
+        ticket_ttl_ms=120_000,
+    )
+    squad = QueueSettings(
+        name="squad",
+        strategy="rebalance",
+        regions=("eu",),
+        maps=("Polypoid",),
+        team_size=5,
+        ticket_ttl_ms=1_200_000,
+        rules={"max_team_gap": 200},
     )
     return Settings(
         partitions=4,
@@ -45,8 +55,36 @@ def deployment(**queue: Any) -> Settings:
         ticket_ttl_ms=900_000,
         fallback_servers=("fallback-1",),
         routes=(RouteSettings(region_a="eu", region_b="eu", servers=("eu-frankfurt",)),),
-        queues=(ladder,),
+        queues=(ladder, squad),
     )
+
+
+def backfill(config: Settings, log: Log) -> None:
+    """A party of two fills the two open slots of a running 5v5 session s-1."""
+    for ticket, players in (("t-party", ("ann", "ben")), ("t-solo", ("cat",))):
+        joined_ = {
+            "ticket_id": ticket,
+            "queue": "squad",
+            "region": "eu",
+            "joined_at_ms": T0,
+            "players": [{"player_id": p, "ratings": {"mmr": 1500}} for p in players],
+        }
+        log.send(m.TicketJoined.model_validate(joined_))
+    teams = [
+        {"name": "red", "players": [{"player_id": f"r{i}", "rating": 1500} for i in range(5)]},
+        {"name": "blue", "players": [{"player_id": f"b{i}", "rating": 1500} for i in range(3)]},
+    ]
+    teams[0]["open_slots"], teams[1]["open_slots"] = 0, 2
+    request = {
+        "session_id": "s-1",
+        "queue": "squad",
+        "region": "eu",
+        "requested_at_ms": T0,
+        "teams": teams,
+    }
+    log.send(m.BackfillRequested.model_validate(request))
+    tick = ticked(config, 10).model_copy(update={"queue": "squad"})
+    log.send(tick)
 
 
 def joined(ticket: str, player: str, mmr: int, at_s: float = 0) -> m.TicketJoined:
@@ -97,7 +135,7 @@ def reported(match_id: str, outcome: str, at_s: int) -> m.PlacementReported:
 
 def session(config: Settings) -> tuple[Log, dict[str, str]]:
     """alice and bob proposed, bob declines; alice and carol proposed, carol stays silent
-    (timed out); alice and dave confirmed, placement FAILED, again, STARTED."""
+    (timed out); alice and dave confirmed, placement FAILED, again, STARTED; a backfill."""
     log = Log(config)
     record = config_published(config, T0)
     log.produce(CONFIG.name, record.config_fingerprint.encode(), encode(record))
@@ -122,6 +160,7 @@ def session(config: Settings) -> tuple[Log, dict[str, str]]:
     log.send(answered(fourth, "alice", True, 51))
     log.send(answered(fourth, "dave", True, 51))
     log.send(reported(fourth, "STARTED", 52))
+    backfill(config, log)
     return log, {"declined": first, "timed_out": second, "failed": third, "played": fourth}
 
 
@@ -193,3 +232,14 @@ def test_explain_match_reads_the_configuration_and_agrees_on_the_waves_waited(
     assert dave[-1] == f"dequeued MATCHED after 2 waves, match {matches['played']}"
     assert main(["explain", matches["played"], "--log", str(path), "--json"]) == 0
     assert capsys.readouterr().out.startswith("{")  # the configuration line is not in the JSON
+
+
+def test_explain_a_backfill_without_a_settings_file(
+    exported: tuple[Path, dict[str, str]], capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, _ = exported
+    assert main(["explain", "s-1", "--log", str(path)]) == 0
+    assert "backfill of session s-1, filled by the WaveTick" in capsys.readouterr().out
+    assert ticket_lines(path, "t-party", capsys)[-1].startswith(
+        "dequeued MATCHED after 1 waves, match s-1"
+    )

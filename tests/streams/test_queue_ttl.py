@@ -88,7 +88,9 @@ def test_a_ttl_longer_than_the_global_one_keeps_its_ids_as_long() -> None:
 
 def test_the_fingerprint_and_the_record() -> None:
     unset, fast, slow = two_queues(None), two_queues(60_000), two_queues(120_000)
-    assert len({unset.config_fingerprint(), fast.config_fingerprint(), slow.config_fingerprint()}) == 3
+    assert (
+        len({unset.config_fingerprint(), fast.config_fingerprint(), slow.config_fingerprint()}) == 3
+    )
     # Not set: the fingerprint and the record of a configuration written before it existed.
     assert '"ticket_ttl_ms":null' not in config_published(unset, T0).settings_json
     for settings in (unset, fast):
@@ -101,9 +103,7 @@ def test_the_fingerprint_of_a_file_without_it_is_unchanged() -> None:
     recorded = Path(__file__).resolve().parents[1] / "data" / "recorded-session.toml"
     # The fingerprint the committed recorded session's ticks carry.
     (tick_,) = {
-        e.config_fingerprint
-        for e in map(decode, _queue_values())
-        if isinstance(e, m.WaveTick)
+        e.config_fingerprint for e in map(decode, _queue_values()) if isinstance(e, m.WaveTick)
     }
     assert load_settings(recorded).config_fingerprint() == tick_
 
