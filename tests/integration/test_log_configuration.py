@@ -2,13 +2,15 @@
 (confluent-kafka): its log replays IDENTICAL and explains with no settings file, from the
 broker and from `export` (docs/adr/0135). On the way, from outside: a declined ready check
 and a failed placement are not remembered as meetings (the pair is proposed again), a
-backdated join gains at most max_clock_skew_ms of waiting (ADR 0136), and a stale tick
-is no dead letter (ADR 0137)."""
+backdated join gains at most max_clock_skew_ms of waiting (ADR 0136), a stale tick is
+no dead letter (ADR 0137), and time to match counts tickets confirmed by answers and
+reports."""
 
 from __future__ import annotations
 
 import json
 import time
+import urllib.request
 from pathlib import Path
 from typing import Any
 
@@ -83,9 +85,9 @@ def answer(boot: str, match_id: str, player: str, accepted: bool, region: str = 
     send(boot, "ladder", region, {"type": "ReadyCheckAnswered", "answered_at_ms": now_ms(), **body})
 
 
-def placed(boot: str, match_id: str, outcome: str) -> None:
+def placed(boot: str, match_id: str, outcome: str, region: str = "eu") -> None:
     body = {"match_id": match_id, "outcome": outcome, "reported_at_ms": now_ms()}
-    send(boot, "ladder", "eu", {"type": "PlacementReported", **body})
+    send(boot, "ladder", region, {"type": "PlacementReported", **body})
 
 
 def events(boot: str, topic: str) -> list[Any]:
@@ -220,6 +222,9 @@ def test_every_non_default_setting_replays_and_explains_from_the_log_alone(
     assert backdated.proposed_at_ms - (joined_record.timestamp - SKEW_MS) >= 14_000
     answer(boot, backdated.match_id, "dan", True, region="na")
     answer(boot, backdated.match_id, "eve", True, region="na")
+    created(boot, backdated.match_id)
+    placed(boot, backdated.match_id, "STARTED", region="na")
+    assert ended(boot, "t-eve").match_id == backdated.match_id
 
     backfill(boot)
     # A stale tick (a second timer's, redelivered late) is no dead letter.
@@ -231,6 +236,13 @@ def test_every_non_default_setting_replays_and_explains_from_the_log_alone(
     }
     send(boot, "ladder", "eu", {**stale, "config_fingerprint": "x", "interval_ms": 1000})
     time.sleep(3)
+    # The ladder's tickets were matched for good by answers and reports: time to match
+    # counts them (alice and bob in eu, dan and eve in na), as Grafana reads it.
+    with urllib.request.urlopen(f"{worker.web}/metrics", timeout=10) as response:
+        scraped = response.read().decode()
+    for region in ("eu", "na"):
+        count = f'wavematch_time_to_match_seconds_count{{queue="ladder",region="{region}"}} 2.0'
+        assert count in scraped, [line for line in scraped.splitlines() if "time_to_match" in line]
     worker.stop()
     letters = events(boot, "wavematch.deadletter.v1")
     assert [d.error_code for d in letters] == []
