@@ -37,3 +37,13 @@ def test_one_ticket_per_player_is_in_the_record_only_when_on(tmp_path: Path) -> 
         rebuilt = settings_of(record, load_settings())
         assert rebuilt is not None and rebuilt.one_ticket_per_player is on
         assert rebuilt.config_fingerprint() == settings.config_fingerprint()
+
+
+def test_the_contract_names_every_setting_the_record_carries() -> None:
+    """schemas/avro/v1/ConfigPublished.avsc documents settings_json's members."""
+    from schemas.codec import load_schema
+    from streams.worker.config_record import DECISIVE_FIELDS
+
+    (field,) = [f for f in load_schema("ConfigPublished")["fields"] if f["name"] == "settings_json"]
+    missing = [name for name in DECISIVE_FIELDS if name not in field["doc"]]
+    assert missing == []
