@@ -138,7 +138,9 @@ def parse_duel_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, 
         _routes(data, ""),
         _strings(data, "", "fallback_servers", ("default",)) or ("default",),
         options=_get(data, "", "options", dict, {}),
+        rules=_get(data, "", "rules", dict, {}),
     )
+    _check_rules(profile, "")
     return snapshot, profile
 
 
@@ -211,7 +213,7 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         _get(profile_data, "profile", "options", dict, {}),
         rules=_get(profile_data, "profile", "rules", dict, {}),
     )
-    _check_rules(profile)
+    _check_rules(profile, "profile.")
     tickets = tuple(
         _ticket(t, f"tickets[{i}]", queue, region)
         for i, t in enumerate(_objects(data, "", "tickets"))
@@ -232,14 +234,15 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
     return snapshot, profile
 
 
-def _check_rules(profile: QueueProfile) -> None:
-    """The queue's rules, checked as the worker checks them at start (docs/rules.md)."""
+def _check_rules(profile: QueueProfile, where: str) -> None:
+    """The queue's rules, checked as the worker checks them at start (docs/rules.md);
+    ``where`` prefixes the field named by the error."""
     from matcher.strategies import check_rules
 
     try:
         check_rules(profile)
     except ValueError as error:
-        raise WaveInputError(f"profile.{str(error).splitlines()[0]}") from None
+        raise WaveInputError(f"{where}{str(error).splitlines()[0]}") from None
 
 
 def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingTicket:

@@ -247,3 +247,18 @@ def test_an_unknown_profile_field_is_refused_not_ignored(
     data["profile"]["rule"] = {"max_distance": 100}
     assert _run(tmp_path, data)[0] == 2
     assert "profile.rule: unknown field" in capsys.readouterr().err
+
+
+def test_the_1v1_format_honours_rules_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(EXAMPLE_1V1.read_text())
+    code, text = _run(tmp_path, data)
+    assert code == 0 and json.loads(text)["matches"]
+    data["rules"] = {"max_distance": 1}
+    code, text = _run(tmp_path, data)
+    result = json.loads(text)
+    assert code == 0 and all(m["mmr_diff"] <= 1 for m in result["matches"])
+    data["rules"] = {"max_sprad": 1}
+    assert _run(tmp_path, data)[0] == 2
+    assert "rules.max_sprad: unknown rule" in capsys.readouterr().err
