@@ -138,7 +138,9 @@ def parse_duel_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, 
         _routes(data, ""),
         _strings(data, "", "fallback_servers", ("default",)) or ("default",),
         options=_get(data, "", "options", dict, {}),
+        rules=_get(data, "", "rules", dict, {}),
     )
+    _check_rules(profile, "")
     return snapshot, profile
 
 
@@ -174,10 +176,30 @@ def _routes(obj: dict[str, Any], path: str) -> tuple[ServerRoute, ...]:
     return tuple(routes)
 
 
+#: The generic format's profile fields: anything else is refused, never ignored (a rule
+#: under a misspelt name would otherwise make the offline answer differ silently).
+PROFILE_FIELDS = frozenset(
+    {
+        "maps",
+        "routes",
+        "fallback_servers",
+        "team_count",
+        "team_size",
+        "team_size_min",
+        "roles",
+        "options",
+        "rules",
+    }
+)
+
+
 def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, QueueProfile]:
     """The generic format: tickets of one or more players and a queue profile."""
     queue, region = _get(data, "", "queue", str), _get(data, "", "region", str)
     profile_data = _get(data, "", "profile", dict)
+    unknown = sorted(set(profile_data) - PROFILE_FIELDS)
+    if unknown:
+        raise WaveInputError(f"profile.{unknown[0]}: unknown field")
     profile = QueueProfile(
         queue,
         strategy,
@@ -189,7 +211,9 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         _int(profile_data, "profile", "team_size_min", minimum=1, default=None, nullable=True),
         _strings(profile_data, "profile", "roles", ()),
         _get(profile_data, "profile", "options", dict, {}),
+        rules=_get(profile_data, "profile", "rules", dict, {}),
     )
+    _check_rules(profile, "profile.")
     tickets = tuple(
         _ticket(t, f"tickets[{i}]", queue, region)
         for i, t in enumerate(_objects(data, "", "tickets"))
@@ -208,6 +232,17 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         _int(data, "", "active_population"),
     )
     return snapshot, profile
+
+
+def _check_rules(profile: QueueProfile, where: str) -> None:
+    """The queue's rules, checked as the worker checks them at start (docs/rules.md);
+    ``where`` prefixes the field named by the error."""
+    from matcher.strategies import check_rules
+
+    try:
+        check_rules(profile)
+    except ValueError as error:
+        raise WaveInputError(f"{where}{str(error).splitlines()[0]}") from None
 
 
 def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingTicket:
