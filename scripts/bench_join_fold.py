@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import functools
 import hashlib
 import json
 import random
@@ -168,8 +169,7 @@ def encoder() -> Any:
         from streams.worker.publisher import records_of as before
 
         return before
-    writer = Writer()
-    return lambda folded, **where: records_of(writer, folded, **where)
+    return functools.partial(records_of, Writer())
 
 
 class _Producer:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from matcher.core import QueueProfile, Ticket
 from matcher.fastbuild import builder
-from matcher.queue import backfill, held, lifecycle, wave
+from matcher.queue import backfill, held, lifecycle, statuses, wave
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
@@ -50,40 +50,28 @@ class RegionQueue(RegionState):
 
         Notes: O(1) for joins and leaves; a tick is O(n) plus the strategy's cost.
         """
-        return apply(self, event, profile, rules, cadence, policy)
-
-
-def apply(
-    queue: RegionState,
-    event: QueueEvent | lifecycle.LifecycleEvent,
-    profile: QueueProfile,
-    rules: QueueRules,
-    cadence: CadencePolicy | None = None,
-    policy: LifecyclePolicy = NO_POLICY,
-) -> Step:
-    """Dispatch one event to the step that decides it (:meth:`RegionQueue.apply`)."""
-    if isinstance(event, TicketJoined):
-        decided = _join(queue, event.ticket, profile, rules)
-    elif isinstance(event, TicketLeft):
-        decided = _leave(queue, event)
-    elif isinstance(event, WaveTick):
-        decided = wave.close(queue, event, profile, rules, cadence, policy)
-    elif isinstance(event, lifecycle.ReadyCheckAnswered):
-        decided = held.answer(queue, event, policy)
-    elif isinstance(event, lifecycle.PlacementReported):
-        decided = held.placement(queue, event, policy)
-    elif isinstance(event, lifecycle.BackfillRequested):
-        decided = backfill.request(queue, event, profile)
-    elif isinstance(event, lifecycle.BackfillCancelled):
-        decided = backfill.cancel(queue, event)
-    else:
-        decided = held.claim_decided(queue, event, rules)
-    if type(decided) is Step:
-        return decided
-    assert isinstance(decided, Draft)
-    if decided.dequeued and queue.life.claimed:  # their players' claims end with them
-        decided.life += held.releases(queue, decided.dequeued)
-    return decided.step()
+        if isinstance(event, TicketJoined):
+            decided = _join(self, event.ticket, profile, rules)
+        elif isinstance(event, TicketLeft):
+            decided = _leave(self, event)
+        elif isinstance(event, WaveTick):
+            decided = wave.close(self, event, profile, rules, cadence, policy)
+        elif isinstance(event, lifecycle.ReadyCheckAnswered):
+            decided = held.answer(self, event, policy)
+        elif isinstance(event, lifecycle.PlacementReported):
+            decided = held.placement(self, event, policy)
+        elif isinstance(event, lifecycle.BackfillRequested):
+            decided = backfill.request(self, event, profile)
+        elif isinstance(event, lifecycle.BackfillCancelled):
+            decided = backfill.cancel(self, event)
+        else:
+            decided = held.claim_decided(self, event, rules)
+        if type(decided) is Step:
+            return decided
+        assert isinstance(decided, Draft)
+        if decided.dequeued and self.life.claimed:  # their players' claims end with them
+            decided.life += held.releases(self, decided.dequeued)
+        return decided.step()
 
 
 def _join(
@@ -104,7 +92,17 @@ def _join(
     position = queue.admit(ticket)
     if not rules.publish_status:
         return _make_step("joined", (), None, None, ())
-    status = queue.searching(ticket, position, ticket.joined_at_ms)
+    status = statuses.searching(
+        ticket,
+        queue.queue,
+        queue.region,
+        position,
+        0,
+        ticket.joined_at_ms,
+        queue.last_tick_at_ms,
+        queue.last_interval_ms,
+        queue.estimator,
+    )
     return _make_step("joined", (status,), None, None, ())
 
 

@@ -6,8 +6,9 @@ event would make every join O(n). The object is owned by exactly one caller (a w
 partition, a replay, a simulation), every decision is a function of the events applied
 so far, and :mod:`matcher.queue.records` snapshots it (docs/adr/0003).
 
-Every change of the state is a method here (admit, refuse, finish, drop, requeue,
-expire, remove the matched, remember encounters, close a wave): the steps above it
+Every change of the state is a method here (admit, refuse, finish, end an unseen id,
+drop, requeue, expire, remove the matched, remember encounters and meetings, take a
+meeting back, close a wave): the steps above it
 (:mod:`~matcher.queue.fold`'s dispatch, :mod:`~matcher.queue.wave`,
 :mod:`~matcher.queue.held`, :mod:`~matcher.queue.backfill`) decide and call them, and
 never write a field (docs/adr/0125).

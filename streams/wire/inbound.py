@@ -315,9 +315,13 @@ def to_domain(event: wire.QueueEvent) -> Inbound:
 def routing_key(event: Inbound) -> bytes | None:
     """The key an event must carry when it is not ``"<queue>/<region>"``: a claim's is
     its player's (docs/adr/0110)."""
-    if isinstance(event, (ClaimRequested, ClaimReleased)):
-        return claim_key(event.player_id)
+    if type(event) in OWN_KEYED:
+        return claim_key(event.player_id)  # type: ignore[union-attr]
     return None
+
+
+#: The events keyed by something else than their queue and region.
+OWN_KEYED = frozenset((ClaimRequested, ClaimReleased))
 
 
 def ticket_from_wire(event: wire.TicketJoined) -> Ticket:

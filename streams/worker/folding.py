@@ -311,8 +311,9 @@ class Folder:
             event: Any = inbound.read(value)
         except InvalidEvent as error:
             return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
-        own_key = inbound.routing_key(event)
-        if own_key is not None:  # a claim's key is its player's (docs/adr/0110)
+        if type(event) in inbound.OWN_KEYED:  # a claim's key is its player's (ADR 0110)
+            own_key = inbound.routing_key(event)
+            assert own_key is not None
             problem = self._key_problem(key, own_key, state.partition)
             if problem:
                 return Folded(offset, rejection=problem)

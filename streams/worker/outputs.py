@@ -33,35 +33,22 @@ def records_of(
     """Every output record of one folded input record, in publication order: a rejected
     record's one DeadLetter first, then the step's outputs in the core's order."""
     try:
-        return _records(writer, folded, topic, partition, key, value)
+        step = folded.step
+        if folded.rejection is not None:
+            letter = dead_letter_record(folded, topic, partition, key, value)
+            # A failed wave still expires tickets (and decides its deadlines): their
+            # records follow its one letter.
+            return [letter] if step is None else [letter, *writer.records(step)]
+        if step is None:
+            return []
+        if step.summary is None:  # a join's or a leave's few records: no GC to hold
+            return writer.records(step)
+        with paused_gc():
+            return writer.records(step, folded.duration_ms)
     except Exception as error:
         log.exception("outputs of the record at offset %d not encoded", folded.offset)
         failed = Folded(folded.offset, rejection=internal_error(error))
         return [dead_letter_record(failed, topic, partition, key, value)]
-
-
-def _records(
-    writer: Writer,
-    folded: Folded,
-    topic: str,
-    partition: int,
-    key: bytes | None,
-    value: bytes | None,
-) -> Sequence[Record]:
-    step = folded.step
-    if folded.rejection is not None:
-        letter = dead_letter_record(folded, topic, partition, key, value)
-        # A failed wave still expires tickets (and decides its deadlines): their records
-        # follow its one letter.
-        if step is None:
-            return [letter]
-        return [letter, *writer.records(step, folded.duration_ms)]
-    if step is None:
-        return []
-    if step.summary is None:  # a join's or a leave's few records: nothing to hold the GC for
-        return writer.records(step, folded.duration_ms)
-    with paused_gc():
-        return writer.records(step, folded.duration_ms)
 
 
 def dead_letter_record(

@@ -1,0 +1,267 @@
+"""A/B of CPU per queue event and of a big wave close, across checkouts, in interleaved rounds.
+
+    .venv/bin/python scripts/bench_ab_fold.py TREE [TREE ...] [--rounds 5]
+        [--events 30000] [--players 10000]
+
+Each round runs every tree once, in a rotated order, each in its own process (its own
+``matcher``, ``schemas`` and ``streams``), so that all trees see the same load on a
+shared machine; only the ratios between trees in the same rounds are evidence. Per tree
+and round, in memory (no broker: one is too noisy on a shared machine):
+
+- ``fold``: CPU per join of ``Folder.fold`` plus the encoding of its records, over a
+  backlog of ``--events`` 1v1 JSON joins in 8 regions (``bench_join_fold.py``'s workload);
+- ``worker``: the same backlog through ``QueueWorker.process`` (the worker's per-record
+  path: metrics, the publisher's grouping, aiokafka's batch builders);
+- ``wave``: CPU of one wave close of ``--players`` queued 1v1 players (``optimal``), the
+  tick's fold plus the encoding of its records, on a fresh state each round.
+
+Prints each figure's median over the rounds, and its ratio to the first tree's.
+``--instructions`` counts instead, under ``valgrind --tool=callgrind``, the user-space
+instructions of the ``fold`` loop and of the wave close (one round: the counts do not
+move with the machine's load; the ``worker`` loop is not counted).
+Make a tree of an older commit with ``git worktree add /tmp/NAME COMMIT``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import importlib.util
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve()
+WAVE_CONFIG = """
+partitions = 8
+[[queues]]
+name = "1v1"
+strategy = "optimal"
+regions = ["eu"]
+wave_interval_ms = 3600000
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs="*", type=Path)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--events", type=int, default=30_000)
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--counted", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None and args.counted:
+        counted_child(args.child, args.counted, args.events, args.players)
+        return 0
+    if args.child is not None:
+        print(json.dumps(child(args.child, args.events, args.players)))
+        return 0
+    if args.instructions:
+        return instructions(args)
+    if not args.trees:
+        parser.error("name at least one tree")
+    trees = [tree.resolve() for tree in args.trees]
+    figures: dict[Path, dict[str, list[float]]] = {tree: {} for tree in trees}
+    for number in range(args.rounds):
+        order = trees[number % len(trees) :] + trees[: number % len(trees)]
+        for tree in order:
+            run = subprocess.run(
+                [
+                    sys.executable,
+                    str(HERE),
+                    "--child",
+                    str(tree),
+                    "--events",
+                    str(args.events),
+                    "--players",
+                    str(args.players),
+                ],
+                capture_output=True,
+                text=True,
+            )
+            if run.returncode:
+                sys.exit(f"{tree}: {run.stderr}")
+            for name, value in json.loads(run.stdout.splitlines()[-1]).items():
+                figures[tree].setdefault(name, []).append(value)
+        print(f"round {number + 1}/{args.rounds} done", file=sys.stderr)
+    first = figures[trees[0]]
+    for name in first:
+        print(f"{name}:")
+        base = statistics.median(first[name])
+        for tree in trees:
+            values = figures[tree][name]
+            median = statistics.median(values)
+            shown = ", ".join(f"{v:.1f}" for v in values)
+            print(f"  {tree}: median {median:.1f} ({median / base:.2f}x) [{shown}]")
+    return 0
+
+
+#: The one function callgrind counts inside (as scripts/count_instructions.py does).
+_COUNTED = "functools_reduce"
+
+
+def instructions(args: argparse.Namespace) -> int:
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        sys.exit("bench_ab_fold.py: --instructions needs valgrind")
+    trees = [tree.resolve() for tree in args.trees]
+    counts: dict[str, dict[Path, int]] = {}
+    for what in ("fold", "wave"):
+        for tree in trees:
+            command = [
+                valgrind,
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                f"--toggle-collect={_COUNTED}",
+                "--callgrind-out-file=/dev/null",
+                sys.executable,
+                str(HERE),
+                "--child",
+                str(tree),
+                "--counted",
+                what,
+                "--events",
+                str(args.events),
+                "--players",
+                str(args.players),
+            ]
+            run = subprocess.run(command, capture_output=True, text=True, check=False)
+            found = re.search(r"Collected : (\d+)", run.stderr)
+            if run.returncode or found is None:
+                sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
+            counts.setdefault(what, {})[tree] = int(found.group(1))
+            print(f"{what} {tree}: counted", file=sys.stderr)
+    per = {"fold": args.events, "wave": 1}
+    names = {
+        "fold": "fold instructions/join",
+        "wave": f"wave close of {args.players} players, instructions",
+    }
+    for what, by_tree in counts.items():
+        print(f"{names[what]}:")
+        base = by_tree[trees[0]] / per[what]
+        for tree in trees:
+            value = by_tree[tree] / per[what]
+            print(f"  {tree}: {value:,.0f} ({value / base:.2f}x)")
+    return 0
+
+
+def counted_child(tree: Path, what: str, events: int, players: int) -> None:
+    """One tree's ``what`` inside ``functools.reduce``, the only code callgrind counts."""
+    sys.path.insert(0, str(tree))
+    joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
+    import tempfile
+
+    from schemas.topics import murmur2_partition, queue_key
+    from streams.settings import load_settings
+    from streams.worker.folding import Folder, paused_gc
+
+    config = Path(tempfile.mkdtemp(prefix="bench-ab-")) / "wavematch.toml"
+    if what == "wave":
+        config.write_text(WAVE_CONFIG)
+        prepared = prepare_wave(Folder.from_settings(load_settings(config)), joins, players)
+        functools.reduce(lambda done, _: (prepared(), done)[1], range(1), 0)
+        return
+    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
+    folder = Folder.from_settings(load_settings(config))
+    records = joins.joins(events, queue_key, murmur2_partition)
+    states = {p: folder.new_state(p) for p in {r.partition for r in records}}
+    encode = joins.encoder()
+
+    def fold_all(done: int, _: int) -> int:
+        for start in range(0, len(records), joins.BATCH):
+            with paused_gc(age_after=0):
+                for r in records[start : start + joins.BATCH]:
+                    folded = folder.fold(states[r.partition], r.key, r.value, r.offset)
+                    topic = "wavematch.queue.v1"
+                    encode(folded, topic=topic, partition=r.partition, key=r.key, value=r.value)
+        return done
+
+    functools.reduce(fold_all, range(1), 0)
+
+
+def child(tree: Path, events: int, players: int) -> dict[str, float]:
+    """One round of one tree: its packages first on the path."""
+    sys.path.insert(0, str(tree))
+    joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
+    import tempfile
+
+    from schemas.topics import murmur2_partition, queue_key
+    from streams.settings import load_settings
+    from streams.worker.folding import Folder
+
+    config = Path(tempfile.mkdtemp(prefix="bench-ab-")) / "wavematch.toml"
+    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
+    settings = load_settings(config)
+    records = joins.joins(events, queue_key, murmur2_partition)
+    seconds, _ = joins.fold_loop(Folder.from_settings(settings), records)
+    worker = joins.worker_loop(Folder.from_settings(settings), settings, records)
+    config.write_text(WAVE_CONFIG)
+    wave = wave_close(Folder.from_settings(load_settings(config)), joins, players)
+    return {
+        "fold CPU us/join": seconds / len(records) * 1e6,
+        "worker CPU us/join": worker / len(records) * 1e6,
+        f"wave close of {players} players, CPU ms": wave * 1e3,
+    }
+
+
+def wave_close(folder: Any, joins: Any, players: int) -> float:
+    """CPU seconds of one tick's fold and encoding, ``players`` 1v1 players queued."""
+    close = prepare_wave(folder, joins, players)
+    started = time.process_time()
+    close()
+    return time.process_time() - started
+
+
+def prepare_wave(folder: Any, joins: Any, players: int) -> Any:
+    """``close()``: the tick's fold and encoding, once ``players`` players are queued."""
+    from schemas.topics import murmur2_partition, queue_key
+
+    key = queue_key("1v1", "eu")
+    partition = murmur2_partition(key, 8)
+    state = folder.new_state(partition)
+    records = [r for r in joins.joins(players * 8, queue_key, murmur2_partition)]
+    queued = [r for r in records if r.key == key][:players]
+    for offset, record in enumerate(queued):
+        assert folder.fold(state, key, record.value, offset) is not None
+    at_ms = joins.START_MS + 60_000
+    tick = {
+        "type": "WaveTick",
+        "queue": "1v1",
+        "region": "eu",
+        "wave_id": "w-1",
+        "sequence": at_ms,
+        "tick_at_ms": at_ms,
+        "config_fingerprint": "f",
+        "interval_ms": 10_000,
+    }
+    value = json.dumps(tick).encode()
+    encode = joins.encoder()
+
+    def close() -> None:
+        folded = folder.fold(state, key, value, len(queued))
+        topic = "wavematch.queue.v1"
+        outputs = encode(folded, topic=topic, partition=partition, key=key, value=value)
+        assert folded.step is not None and folded.step.summary is not None, folded
+        assert len(outputs) > players, len(outputs)  # matches, dequeues, statuses, summary
+
+    return close
+
+
+def _load(name: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
