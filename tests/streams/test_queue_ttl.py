@@ -8,9 +8,12 @@ from pathlib import Path
 
 import pytest
 
+from matcher.queue import DequeueReason
 from schemas import models as m
 from schemas.codec import decode, encode_json
-from schemas.topics import queue_key
+from schemas.topics import QUEUE, queue_key
+from streams.audit.explain import find_wave
+from streams.audit.rederive import LogRecord
 from streams.settings import QueueSettings, Settings, SettingsError, load_settings
 from streams.worker.config_record import config_published, settings_of
 from streams.worker.folding import Folder
@@ -121,3 +124,32 @@ def test_a_bad_queue_ttl_is_one_line(tmp_path: Path) -> None:
     with pytest.raises(SettingsError) as caught:
         load_settings(config)
     assert str(caught.value).startswith("queues.0.ticket_ttl_ms: ")
+
+
+def test_explain_rebuilds_a_wave_without_the_tickets_its_queue_ttl_expired() -> None:
+    """``explain MATCH_ID`` offers the wave what the fold offered it: the tickets older
+    than the queue's own TTL are not in the rebuilt snapshot."""
+    folder = Folder.from_settings(two_queues(60_000))
+    events: list[m.Record] = [joined("ladder", "old")]
+    for ticket, game in (("a", "bw"), ("b", "sc2")):  # a duel pairs the two games
+        body = joined("ladder", ticket).model_dump()
+        body.update(
+            joined_at_ms=T0 + 50_000, players=[{"player_id": ticket, "ratings": {game: 1500}}]
+        )
+        events.append(m.TicketJoined.model_validate(body))
+    events.append(tick("ladder", T0 + 61_000))  # "old" expires under 60 s, not under 600 s
+    key = queue_key("ladder", "eu")
+    records = [
+        LogRecord(QUEUE.name, 0, offset, key, encode_json(event))
+        for offset, event in enumerate(events)
+    ]
+    state = folder.new_state(0)
+    steps = [folder.fold(state, r.key, r.value, r.offset) for r in records]
+    wave = steps[-1].step
+    assert [(d.ticket_id, d.reason) for d in wave.dequeued if d.ticket_id == "old"] == [
+        ("old", DequeueReason.EXPIRED)
+    ]
+    (match,) = wave.matches
+    found = find_wave(folder, records, match.match_id)
+    assert found is not None
+    assert sorted(w.ticket.ticket_id for w in found.snapshot.tickets) == ["a", "b"]
