@@ -138,7 +138,7 @@ def instructions(args: argparse.Namespace) -> int:
             if run.returncode or found is None:
                 sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
             counts.setdefault(what, {})[tree] = int(found.group(1))
-            print(f"{what} {tree}: counted", file=sys.stderr)
+            print(f"{what} {tree}: {int(found.group(1)):,} instructions", file=sys.stderr)
     per = {"fold": args.events, "wave": 1}
     names = {
         "fold": "fold instructions/join",
