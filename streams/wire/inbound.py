@@ -301,9 +301,11 @@ def read(data: bytes | None) -> Inbound:
     Raises :class:`schemas.errors.InvalidEvent` (code, field, reason) for a value the
     contract refuses.
     """
-    event = fast_queue_event(data)
-    if event is not None:
-        return event
+    return fast_queue_event(data) or decode(data)
+
+
+def decode(data: bytes | None) -> Inbound:
+    """The validating path of :func:`read` (its caller tried the fast decoder first)."""
     return to_domain(decode_queue_event(data or b""))
 
 

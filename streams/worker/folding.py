@@ -34,6 +34,7 @@ from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.wire import inbound
+from streams.wire.inbound import fast_queue_event
 from streams.worker.finished_log import FinishedLog
 
 log = logging.getLogger(__name__)
@@ -307,10 +308,13 @@ class Folder:
         offset: int,
         timestamp_ms: int | None,
     ) -> Folded:
-        try:
-            event: Any = inbound.read(value)
-        except InvalidEvent as error:
-            return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+        # inbound.read, its fast decoder called here first: a join is nearly every record.
+        event: Any = fast_queue_event(value)
+        if event is None:
+            try:
+                event = inbound.decode(value)
+            except InvalidEvent as error:
+                return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
         if type(event) in inbound.OWN_KEYED:  # a claim's key is its player's (ADR 0110)
             own_key = inbound.routing_key(event)
             assert own_key is not None

@@ -86,7 +86,7 @@ def test_a_bug_anywhere_in_the_fold_costs_one_dead_letter(folder, monkeypatch):
     def broken(value):
         raise MemoryError("the decoder blew up")
 
-    monkeypatch.setattr(folding.inbound, "read", broken)
+    monkeypatch.setattr(folding, "fast_queue_event", broken)
     state = folder.new_state(HOME)
     _, letter = letters(folder, state, KEY, joined("t1", "a"), offset=4)
     assert (letter.error_code, letter.reason) == (
