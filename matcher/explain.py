@@ -76,4 +76,7 @@ def explain_match(
 
 
 def _wait(snapshot: WaveSnapshot, ticket_id: str) -> int:
-    return next((w.wait_cycles for w in snapshot.tickets if w.ticket.ticket_id == ticket_id), 0)
+    """Waves the ticket waited, the one that matched it included: the count its
+    TicketDequeued and its lifecycle statuses publish."""
+    cycles = next((w.wait_cycles for w in snapshot.tickets if w.ticket.ticket_id == ticket_id), 0)
+    return cycles + 1

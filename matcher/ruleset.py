@@ -63,8 +63,9 @@ class AttributeRule:
     """Players of a match must agree on string attribute ``name``.
 
     ``equal``: every player who gives the attribute gives the same value ("de").
-    ``intersect``: each value is a comma-separated set ("pc,xbox" for a player who allows
-    cross-play with Xbox) and the sets of all players who give it share an element.
+    ``intersect``: each value is a comma-separated set and the sets of all players who
+    give it share an element (cross-play: the player's own platform plus a ``crossplay``
+    token when allowed, "pc,crossplay"; docs/rules.md).
     A player without the attribute agrees with anyone. From ``relax_after_s`` seconds of
     wait on (of the match's least waited ticket) the rule no longer applies.
 

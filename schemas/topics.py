@@ -71,8 +71,9 @@ QUEUE: Final = Topic(
     retention_ms=FOREVER,
     doc="Queue input: tickets from platforms and wave ticks from the service's timer. It is "
     "the log of truth that every match is re-derived from, so it is kept forever. Its record "
-    "timestamps are the broker's (LogAppendTime): a tick or join whose own time is too far "
-    "from its record's is dead-lettered (implausible_time).",
+    "timestamps are the broker's (LogAppendTime): a new tick, or a join dated ahead, whose "
+    "own time is too far from its record's is dead-lettered (implausible_time); a join dated "
+    "far back waits from the tolerance's bound.",
     timestamp_type="LogAppendTime",
 )
 MATCHES: Final = Topic(

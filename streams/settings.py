@@ -13,6 +13,7 @@ import json
 import os
 import tomllib
 from contextvars import ContextVar
+from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
@@ -98,6 +99,9 @@ class QueueSettings(_Frozen):
     # After a FAILED placement a ticket is requeued with its wait at most this often,
     # then dequeued (PLACEMENT_FAILED): more retries, fewer players lost to bad servers.
     placement_requeues: int = Field(default=2, ge=0, le=100)
+    # This queue's ticket timeout; None: the global ticket_ttl_ms. A quick 1v1 ladder
+    # gives up sooner than a 40-player mode that needs time to fill.
+    ticket_ttl_ms: int | None = Field(default=None, ge=1_000)
 
     @model_validator(mode="after")
     def _known_strategy(self) -> QueueSettings:
@@ -189,6 +193,8 @@ def decisive_queue(queue: QueueSettings) -> dict[str, Any]:
     dumped = queue.model_dump(mode="json")
     for name in _left_out(queue):
         del dumped[name]
+    if queue.ticket_ttl_ms is None:  # the global one: as before the setting existed
+        del dumped["ticket_ttl_ms"]
     return dumped
 
 
@@ -412,6 +418,24 @@ class Settings(BaseSettings):
             publish_status=self.publish_status,
             claims=self.one_ticket_per_player,
         )
+
+    def queue_rules(self) -> dict[str, QueueRules]:
+        """The fold's rules of the queues with their own ``ticket_ttl_ms`` (the others
+        have :meth:`rules`); their ids are remembered at least as long as they wait."""
+        base = self.rules()
+        return {
+            q.name: replace(
+                base,
+                ticket_ttl_ms=q.ticket_ttl_ms,
+                finished_retention_ms=max(base.finished_retention_ms, q.ticket_ttl_ms),
+            )
+            for q in self.queues
+            if q.ticket_ttl_ms is not None
+        }
+
+    def rules_of(self, queue: str) -> QueueRules:
+        """The fold's rules of ``queue``."""
+        return self.queue_rules().get(queue) or self.rules()
 
     def lifecycles(self) -> dict[str, LifecyclePolicy]:
         """The policies of the queues with a ready check or placement reports."""

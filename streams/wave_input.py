@@ -131,13 +131,15 @@ def parse_duel_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, 
     tickets = tuple(_duel_ticket(p, f"players[{i}]") for i, p in enumerate(players))
     _unique([w.ticket.ticket_id for w in tickets], "players", "id")
     snapshot = WaveSnapshot(DUEL_QUEUE, DUEL_REGION, wave_id, 0, seed, 0, tickets, population)
-    profile = QueueProfile(
+    profile = _profile(
+        "",
         DUEL_QUEUE,
         strategy,
         maps,
         _routes(data, ""),
         _strings(data, "", "fallback_servers", ("default",)) or ("default",),
         options=_get(data, "", "options", dict, {}),
+        rules=_get(data, "", "rules", dict, {}),
     )
     return snapshot, profile
 
@@ -175,11 +177,32 @@ def _routes(obj: dict[str, Any], path: str) -> tuple[ServerRoute, ...]:
     return tuple(routes)
 
 
+#: The generic format's profile fields: anything else is refused, never ignored (a rule
+#: under a misspelt name would otherwise make the offline answer differ silently).
+PROFILE_FIELDS = frozenset(
+    {
+        "maps",
+        "routes",
+        "fallback_servers",
+        "team_count",
+        "team_size",
+        "team_size_min",
+        "roles",
+        "options",
+        "rules",
+    }
+)
+
+
 def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, QueueProfile]:
     """The generic format: tickets of one or more players and a queue profile."""
     queue, region = _get(data, "", "queue", str), _get(data, "", "region", str)
     profile_data = _get(data, "", "profile", dict)
-    profile = QueueProfile(
+    unknown = sorted(set(profile_data) - PROFILE_FIELDS)
+    if unknown:
+        raise WaveInputError(f"profile.{unknown[0]}: unknown field")
+    profile = _profile(
+        "profile.",
         queue,
         strategy,
         _strings(profile_data, "profile", "maps"),
@@ -190,6 +213,7 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         _int(profile_data, "profile", "team_size_min", minimum=1, default=None, nullable=True),
         _strings(profile_data, "profile", "roles", ()),
         _get(profile_data, "profile", "options", dict, {}),
+        rules=_get(profile_data, "profile", "rules", dict, {}),
     )
     tickets = tuple(
         _ticket(t, f"tickets[{i}]", queue, region)
@@ -209,6 +233,19 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         _int(data, "", "active_population"),
     )
     return snapshot, profile
+
+
+def _profile(where: str, *fields: Any, **named: Any) -> QueueProfile:
+    """The wave's profile with its rules parsed and checked as the worker checks them at
+    start (docs/rules.md); ``where`` prefixes the field named by an error."""
+    from matcher.strategies import check_rules
+
+    try:
+        profile = QueueProfile(*fields, **named)
+        check_rules(profile)
+    except ValueError as error:
+        raise WaveInputError(f"{where}{str(error).splitlines()[0]}") from None
+    return profile
 
 
 def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingTicket:

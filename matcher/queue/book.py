@@ -33,6 +33,8 @@ class QueueBook:
     policies: Mapping[str, LifecyclePolicy] = field(default_factory=dict)
     #: The claims of the players whose key lands in this book's partition (ADR 0110).
     claims: ClaimBook = field(default_factory=ClaimBook)
+    #: Queues whose rules are not ``rules`` (their own ticket TTL).
+    queue_rules: Mapping[str, QueueRules] = field(default_factory=dict)
 
     def region_queue(self, queue: str, region: str) -> RegionQueue:
         key = (queue, region)
@@ -57,7 +59,8 @@ class QueueBook:
             if state is None:
                 state = self.regions[queue, region] = RegionQueue(queue, region)
             policy = self.policies.get(queue, NO_POLICY) if self.policies else NO_POLICY
-            return state.apply(event, profile, self.rules, self.cadences.get(queue), policy)
+            rules = self.queue_rules.get(queue, self.rules) if self.queue_rules else self.rules
+            return state.apply(event, profile, rules, self.cadences.get(queue), policy)
         if isinstance(
             event,
             (

@@ -157,6 +157,7 @@ def _cancel(
 ) -> Draft:
     """End a proposal: ``leaving`` tickets are dequeued, the others go back to the queue."""
     held = queue.life.end_proposal(match_id, at_ms)
+    queue.take_back_meeting(held.tickets)  # the match was never played
     gone = {t: q for t, q in held.tickets.items() if t in leaving}
     back = {t: q for t, q in held.tickets.items() if t not in leaving}
     draft.dequeued += queue.finish_held(gone, reason, at_ms, None, None, detail)
@@ -258,6 +259,7 @@ def placement(queue: RegionState, event: PlacementReported, policy: LifecyclePol
     why = f"placement of match {event.match_id} failed" + (
         f": {event.detail}" if event.detail else ""
     )
+    queue.take_back_meeting(held.tickets)  # the match was never played
     back: dict[str, QueuedTicket] = {}
     gone: dict[str, QueuedTicket] = {}
     for ticket_id, queued in held.tickets.items():

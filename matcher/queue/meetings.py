@@ -1,8 +1,9 @@
 """Who met whom, and when: the history a queue's rematch rule reads (matcher/rules).
 
 Kept per player as their most recent matches, newest first, each ``(at_ms, the other
-players of that match)``; only for queues with a rematch rule, bounded by its ``last``
-and pruned past its ``within_s``.
+players of that match)``; only for queues with a rematch rule, bounded by one more than
+its ``last`` and pruned past its ``within_s``. A match is recorded when its wave closes
+and taken back if it is never played (a ready check that fails, a failed placement).
 """
 
 from __future__ import annotations
@@ -43,3 +44,28 @@ def prune_meetings(meetings: dict[str, History], older_than_ms: int) -> dict[str
         if recent:
             kept[player_id] = recent
     return kept
+
+
+def forget_meeting(meetings: dict[str, History], player_ids: Iterable[str]) -> None:
+    """Take back the newest meeting of ``player_ids`` (a match that was never played).
+
+    Each player's newest entry is taken back when it names every other one of
+    ``player_ids``: a player is held in one match at a time, so nothing newer was
+    recorded for them since. The history keeps one entry more than the rule reads, so
+    the meeting before it is still there.
+
+    >>> book = {"p1": ((9, ("p2",)), (5, ("p3",))), "p2": ((9, ("p1",)),)}
+    >>> forget_meeting(book, ["p1", "p2"])
+    >>> book
+    {'p1': ((5, ('p3',)),)}
+    """
+    players = list(player_ids)
+    for player_id in players:
+        history = meetings.get(player_id)
+        mates = {other for other in players if other != player_id}
+        if not history or not mates or not mates <= set(history[0][1]):
+            continue
+        if len(history) > 1:
+            meetings[player_id] = history[1:]
+        else:
+            del meetings[player_id]

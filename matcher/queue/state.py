@@ -6,8 +6,9 @@ event would make every join O(n). The object is owned by exactly one caller (a w
 partition, a replay, a simulation), every decision is a function of the events applied
 so far, and :mod:`matcher.queue.records` snapshots it (docs/adr/0003).
 
-Every change of the state is a method here (admit, refuse, finish, drop, requeue,
-expire, remove the matched, remember encounters, close a wave): the steps above it
+Every change of the state is a method here (admit, refuse, finish, end an unseen id,
+drop, requeue, expire, remove the matched, remember encounters and meetings, take a
+meeting back, close a wave): the steps above it
 (:mod:`~matcher.queue.fold`'s dispatch, :mod:`~matcher.queue.wave`,
 :mod:`~matcher.queue.held`, :mod:`~matcher.queue.backfill`) decide and call them, and
 never write a field (docs/adr/0125).
@@ -26,7 +27,7 @@ from matcher.queue.cadence import CadencePolicy, next_interval_ms, update_arriva
 from matcher.queue.estimate import WaitEstimator, rating_band
 from matcher.queue.events import DequeueReason, WaveTick
 from matcher.queue.finished import FinishedTickets, JournalEntry
-from matcher.queue.meetings import History, prune_meetings, record_meetings
+from matcher.queue.meetings import History, forget_meeting, prune_meetings, record_meetings
 from matcher.queue.outcomes import Dequeued, Searching
 from matcher.queue.tickets import Held, Lifecycle, QueuedTicket
 from matcher.queue.wave_close import matched_ticket_ids
@@ -195,7 +196,11 @@ class RegionState:
             self.finished[ticket_id] = at_ms
             life.forget_failures(ticket_id)
             waited = self.waves_waited(queued)
-            out.append(self._dequeued(ticket_id, reason, waited, at_ms, match_id, wave_id, detail))
+            # The time-to-match metric's start, as for a ticket matched at its wave.
+            joined = queued.ticket.joined_at_ms if reason is DequeueReason.MATCHED else None
+            out.append(
+                self._dequeued(ticket_id, reason, waited, at_ms, match_id, wave_id, detail, joined)
+            )
         return tuple(out)
 
     def finish_pending(
@@ -211,6 +216,12 @@ class RegionState:
             return None
         self.finished[ticket_id] = at_ms
         return self._dequeued(ticket_id, reason, 0, at_ms, None, wave_id, detail)
+
+    def end_unseen(self, ticket_id: str, at_ms: int) -> None:
+        """A leave of a ticket never seen here: its id is remembered as ended, so the
+        join it overtook is a no-op when it comes (docs/adr/0137)."""
+        if ticket_id not in self.finished:
+            self.finished[ticket_id] = at_ms
 
     def expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:
         """Take ``expiring`` out of the queue: each is dequeued EXPIRED at ``tick``."""
@@ -281,11 +292,21 @@ class RegionState:
         match_id: str | None = None,
         wave_id: str | None = None,
         detail: str | None = None,
+        joined_at_ms: int | None = None,
     ) -> Dequeued:
         """The one builder of a region's Dequeued (the bulk wave path uses its fast twin
         of the same constructor, :data:`_make_dequeued`)."""
         return Dequeued(
-            ticket_id, self.queue, self.region, reason, waited, at_ms, match_id, wave_id, detail
+            ticket_id,
+            self.queue,
+            self.region,
+            reason,
+            waited,
+            at_ms,
+            match_id,
+            wave_id,
+            detail,
+            joined_at_ms,
         )
 
     # -- tickets held and returned ---------------------------------------------------
@@ -361,6 +382,14 @@ class RegionState:
         """Keep the recent meetings a rematch rule reads (pruned past ``within_ms``)."""
         self.meetings = prune_meetings(self.meetings, at_ms - within_ms)
         record_meetings(self.meetings, matches, at_ms, last)
+
+    def take_back_meeting(self, tickets: dict[str, QueuedTicket]) -> None:
+        """A held match that is never played (a failed ready check or placement) is taken
+        back from the meetings: the rematch rule reads only matches that were played."""
+        if self.meetings:
+            forget_meeting(
+                self.meetings, [p.player_id for q in tickets.values() for p in q.ticket.players]
+            )
 
     def held_wave(self) -> None:
         """A wave whose matches are held: it still opens the estimator's next window

@@ -124,7 +124,9 @@ def _remember(
     rematch = profile.ruleset.rematch if profile.rules else None
     if rematch is not None:
         within_ms = int(rematch.within_s * 1000)
-        queue.remember_meetings(result.matches, tick.tick_at_ms, within_ms, rematch.last)
+        # One more than the rule reads: a held match may be taken back (never played),
+        # and the meeting before it must still be there.
+        queue.remember_meetings(result.matches, tick.tick_at_ms, within_ms, rematch.last + 1)
     queue.close_wave(tick, len(result.matches), cadence)
 
 

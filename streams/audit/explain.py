@@ -57,7 +57,7 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
     tick = to_domain(decoded)
     assert isinstance(tick, WaveTick)
     region_queue = state.book.regions[(tick.queue, tick.region)]
-    snapshot = wave_snapshot(region_queue, tick, folder.rules)
+    snapshot = wave_snapshot(region_queue, tick, folder.rules_of(tick.queue))
     return WaveOfMatch(snapshot, folder.profiles[tick.queue], result, tick_record)
 
 

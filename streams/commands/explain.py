@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from streams.cli import UsageError
@@ -30,8 +31,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from matcher.explain import explain_match
-    from schemas.topics import QUEUE
+    from schemas.topics import CONFIG, QUEUE, WAVES
     from streams.audit.explain import find_wave
+    from streams.commands.replay import configuration_in_log
     from streams.worker.folding import Folder
 
     if args.nearest < 0:
@@ -39,7 +41,9 @@ def run(args: argparse.Namespace) -> int:
     if (args.match_id is None) == (args.ticket is None):
         raise UsageError("match_id: give a match id or --ticket, not both")
     settings = settings_from(args)
-    records = log_records(args, settings, (QUEUE.name,))
+    records = log_records(args, settings, (QUEUE.name, WAVES.name, CONFIG.name))
+    if args.config is None:  # as replay does: the configuration the waves were closed under
+        settings = configuration_in_log(settings, records, sys.stderr)
     folder = Folder.from_settings(settings)
     if args.ticket is not None:
         return _ticket(folder, records, args.ticket)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TextIO
 
 from streams.commands.common import (
     add_connection_arguments,
@@ -68,10 +68,13 @@ def run(args: argparse.Namespace) -> int:
     return 3 if report.other_config else 0
 
 
-def configuration_in_log(settings: Settings, records: list[LogRecord]) -> Settings:
+def configuration_in_log(
+    settings: Settings, records: list[LogRecord], out: TextIO | None = None
+) -> Settings:
     """The configuration the published waves were closed under, from the log's
     ConfigPublished records (docs/adr/0075), when they all carry one fingerprint that is
-    not ``settings``' and this release reproduces it; else ``settings``."""
+    not ``settings``' and this release reproduces it; else ``settings``. Which one is
+    said on ``out`` (None: standard output)."""
     from schemas.codec import decode
     from schemas.errors import InvalidEvent
     from schemas.models import WaveClosed
@@ -97,7 +100,8 @@ def configuration_in_log(settings: Settings, records: list[LogRecord]) -> Settin
     if rebuilt is None:
         return settings
     print(
-        f"configuration        from the log: {fingerprint} (published by release {found.release})"
+        f"configuration        from the log: {fingerprint} (published by release {found.release})",
+        file=out,
     )
     return rebuilt
 

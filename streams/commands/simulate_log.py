@@ -217,7 +217,7 @@ def column(name: str, settings: Settings, queue: str, recorded: bool) -> Candida
 
     profile = settings.profiles().get(queue)
     if profile is None:
-        return Candidate(name, queue, None, {}, settings.rules())
+        return Candidate(name, queue, None, {}, settings.rules_of(queue))
     queue_settings = settings.queue(queue)
     cadence = settings.cadences().get(queue) or CadencePolicy(
         interval_ms=queue_settings.wave_interval_ms
@@ -227,7 +227,8 @@ def column(name: str, settings: Settings, queue: str, recorded: bool) -> Candida
         region: Timer(recorded, cadence, offsets.get((queue, region), 0))
         for region in queue_settings.regions
     }
-    return Candidate(name, queue, profile, timers, settings.rules(), settings.config_fingerprint())
+    rules = settings.rules_of(queue)
+    return Candidate(name, queue, profile, timers, rules, settings.config_fingerprint())
 
 
 def summary(data: dict[str, object]) -> str:

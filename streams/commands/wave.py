@@ -25,17 +25,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from matcher.strategies import UnknownStrategy, get_strategy
+    from matcher.strategies import UnknownStrategy, get_strategy, run_wave
     from streams.wave_input import WaveInputError, duel_output, generic_output, parse_wave
 
     try:
-        strategy = get_strategy(args.strategy)
+        get_strategy(args.strategy)
     except UnknownStrategy as error:
         raise UsageError(f"--strategy: {error.args[0]}") from None
     data = _read_json(args.input)
     try:
         snapshot, profile, is_duel = parse_wave(data, args.strategy)
-        result = strategy(snapshot, profile)
+        result = run_wave(snapshot, profile)  # as the worker does: on the rules' rating key
     except WaveInputError as error:
         raise UsageError(str(error)) from None
     except ValueError as error:  # options and profile checks of the strategies name the field

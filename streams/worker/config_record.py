@@ -34,6 +34,7 @@ DECISIVE_FIELDS = (
     "max_clock_skew_ms",
     "verify_waves",
     "publish_status",
+    "one_ticket_per_player",
 )
 
 
@@ -45,6 +46,10 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
     for dumped, queue in zip(decisive["queues"], settings.queues, strict=True):
         for name in unset_lifecycle(queue):
             del dumped[name]
+        if queue.ticket_ttl_ms is None:  # the global one; a release before it reads the rest
+            del dumped["ticket_ttl_ms"]
+    if not settings.one_ticket_per_player:  # as in the fingerprint: only when it is on
+        del decisive["one_ticket_per_player"]
     return ConfigPublished(
         config_fingerprint=settings.config_fingerprint(),
         settings_json=json.dumps(decisive, sort_keys=True, separators=(",", ":")),

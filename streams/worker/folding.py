@@ -12,7 +12,7 @@ import logging
 import time
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from matcher.core import QueueProfile
@@ -138,6 +138,37 @@ def implausible_time(
     return None
 
 
+def bounded_join(event: TicketJoined, timestamp_ms: int, skew_ms: int, ttl_ms: int) -> TicketJoined:
+    """``event`` with its wait counted from ``skew_ms`` before its record's stamp at the
+    earliest (docs/adr/0136).
+
+    A join's own date starts its wait, and every rule limit that grows with the seconds
+    waited: dated far back, it would be matched at once under the widest limits. A join
+    older than its TTL by its own date keeps it and expires at once, as the contract says
+    (a retried join of a ticket whose id is forgotten must not queue its player again).
+
+    >>> from matcher.core import Player, Ticket
+    >>> old = TicketJoined(Ticket("t", "q", "eu", (Player("p", (("mmr", 1),)),), 1_000))
+    >>> bounded_join(old, 90_000, 5_000, 600_000).ticket.joined_at_ms
+    85000
+    >>> bounded_join(old, 90_000, 5_000, 60_000).ticket.joined_at_ms
+    1000
+    """
+    joined, earliest = event.ticket.joined_at_ms, timestamp_ms - skew_ms
+    if joined >= earliest or joined + ttl_ms <= timestamp_ms:
+        return event
+    return TicketJoined(replace(event.ticket, joined_at_ms=earliest))
+
+
+def _stale_tick(state: PartitionState, event: object) -> bool:
+    """A tick at or below its region's last sequence: a no-op whatever its times (the
+    contract lists it as valid; a second timer's or a redelivered tick changes nothing)."""
+    if type(event) is not WaveTick:
+        return False
+    region = state.book.regions.get((event.queue, event.region))
+    return region is not None and event.sequence <= region.last_sequence
+
+
 #: The platform's answers whose own time is checked both ways, and its field's name.
 _ANSWERS = {ReadyCheckAnswered: "answered_at_ms", PlacementReported: "reported_at_ms"}
 
@@ -198,6 +229,8 @@ class Folder:
     #: future, may be from its record's broker timestamp (docs/adr/0074, 0115); None: not
     #: checked.
     max_clock_skew_ms: int | None = None
+    #: Queues with their own ticket TTL (the others fold under ``rules``).
+    queue_rules: Mapping[str, QueueRules] = field(default_factory=dict)
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -216,6 +249,7 @@ class Folder:
             cadences=settings.cadences(),
             policies=settings.lifecycles(),
             max_clock_skew_ms=settings.max_clock_skew_ms,
+            queue_rules=settings.queue_rules(),
         )
 
     def new_state(self, partition: int) -> PartitionState:
@@ -227,8 +261,13 @@ class Folder:
                 self.rules,
                 self.cadences,
                 policies=self.policies,
+                queue_rules=self.queue_rules,
             ),
         )
+
+    def rules_of(self, queue: str) -> QueueRules:
+        """The fold's rules of ``queue``."""
+        return self.queue_rules.get(queue, self.rules)
 
     def fold(
         self,
@@ -288,10 +327,18 @@ class Folder:
         if problem:
             return Folded(offset, rejection=problem)
         skew = self.max_clock_skew_ms
-        if skew is not None and timestamp_ms is not None and timestamp_ms >= 0:
+        if (
+            skew is not None
+            and timestamp_ms is not None
+            and timestamp_ms >= 0
+            and not _stale_tick(state, event)
+        ):
             problem = implausible_time(event, timestamp_ms, skew)
             if problem:
                 return Folded(offset, rejection=problem)
+            if type(event) is TicketJoined:
+                ttl_ms = self.rules_of(event.queue).ticket_ttl_ms
+                event = bounded_join(event, timestamp_ms, skew, ttl_ms)
         if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
             try:
                 return _make_folded(offset, state.book.apply(event), None, 0.0)

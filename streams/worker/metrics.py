@@ -13,6 +13,7 @@ from typing import Any
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
 from matcher.queue.fold import rating_diff
+from matcher.queue.outcomes import Dequeued
 from streams.worker.folding import Folded, PartitionState
 
 
@@ -112,23 +113,31 @@ class WorkerMetrics:
         summary = step.summary
         if summary is None:  # counted here, added to the counter once per batch (flush)
             self._pending[step.note] = self._pending.get(step.note, 0) + 1
+            if step.dequeued:  # an answer or a report may match held tickets for good
+                self._observe_waits(step.dequeued)
             return
         self._count(step.note, 1)
         self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
         where = (summary.queue, summary.region)
-        # Only matched tickets' dequeues carry their joined time (ADR 96).
-        waits = [
-            (gone.at_ms - gone.joined_at_ms) / 1e3
-            for gone in step.dequeued
-            if gone.joined_at_ms is not None
-        ]
-        observe_all(self.time_to_match.labels(*where), waits)
+        self.time_to_match.labels(*where)  # a wave that matches nobody still shows its queue
+        self._observe_waits(step.dequeued)
         self.unmatched_after_wave.labels(*where).set(summary.unmatched)
         region_queue = state.book.regions.get((summary.queue, summary.region))
         if region_queue is not None:
             self.queue_depth.labels(summary.queue, summary.region).set(region_queue.players_queued)
+
+    def _observe_waits(self, dequeued: Sequence[Dequeued]) -> None:
+        """Time to match of the tickets matched for good: only their dequeues carry their
+        joined time (ADR 96), at a wave or at the answer or report that confirmed them."""
+        waits: dict[tuple[str, str], list[float]] = {}
+        for gone in dequeued:
+            if gone.joined_at_ms is not None:
+                where = (gone.queue, gone.region)
+                waits.setdefault(where, []).append((gone.at_ms - gone.joined_at_ms) / 1e3)
+        for where, amounts in waits.items():
+            observe_all(self.time_to_match.labels(*where), amounts)
 
     def flush(self) -> None:
         """Add the events counted since the last flush to ``wavematch_events_total``."""

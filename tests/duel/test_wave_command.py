@@ -198,3 +198,79 @@ def test_an_omitted_rating_is_a_null_one(tmp_path: Path) -> None:
     assert any("sc2_mmr" not in player for player in without["players"])
     assert _run(tmp_path, without) == _run(tmp_path, with_null)
     assert _run(tmp_path, without)[0] == 0
+def _duel_pair(rules: dict[str, Any] | None) -> dict[str, Any]:
+    """Two 1v1 players 128 apart who joined a second before the wave closed (five waves
+    waited: the strategy's own windows allow the pair)."""
+    profile: dict[str, Any] = {"maps": ["Arena"]}
+    if rules is not None:
+        profile["rules"] = rules
+    players = [("a", "bw", 1500), ("b", "sc2", 1628)]
+    return {
+        "wave_id": "w-1",
+        "seed": 1,
+        "queue": "ladder",
+        "region": "eu",
+        "active_population": 2,
+        "closed_at_ms": 1_000,
+        "profile": profile,
+        "tickets": [
+            {
+                "ticket_id": f"t-{pid}",
+                "wait_cycles": 5,
+                "joined_at_ms": 0,
+                "players": [{"player_id": pid, "ratings": {race: mmr}}],
+            }
+            for pid, race, mmr in players
+        ],
+    }
+
+
+def test_the_profile_rules_are_honoured(tmp_path: Path) -> None:
+    code, text = _run(tmp_path, _duel_pair(None))
+    assert code == 0 and len(json.loads(text)["matches"]) == 1
+    code, text = _run(tmp_path, _duel_pair({"max_distance": 100}))
+    assert code == 0
+    result = json.loads(text)
+    assert result["matches"] == [] and sorted(result["unmatched"]) == ["t-a", "t-b"]
+    code, text = _run(tmp_path, _duel_pair({"max_distance": 200}))
+    assert code == 0 and len(json.loads(text)["matches"]) == 1
+
+
+@pytest.mark.parametrize(
+    ("rules", "strategy", "message"),
+    [
+        ({"max_sprad": 1}, "optimal", "profile.rules.max_sprad: unknown rule"),
+        ({"max_spread": 100}, "optimal", "profile.rules.max_spread: not honoured by strategy"),
+        ([1], "optimal", "profile.rules: must be an object"),
+    ],
+)
+def test_bad_profile_rules_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], rules: Any, strategy: str, message: str
+) -> None:
+    assert _run(tmp_path, _duel_pair(rules), strategy)[0] == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err
+
+
+def test_an_unknown_profile_field_is_refused_not_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = _duel_pair(None)
+    data["profile"]["rule"] = {"max_distance": 100}
+    assert _run(tmp_path, data)[0] == 2
+    assert "profile.rule: unknown field" in capsys.readouterr().err
+
+
+def test_the_1v1_format_honours_rules_too(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(EXAMPLE_1V1.read_text())
+    code, text = _run(tmp_path, data)
+    assert code == 0 and json.loads(text)["matches"]
+    data["rules"] = {"max_distance": 1}
+    code, text = _run(tmp_path, data)
+    result = json.loads(text)
+    assert code == 0 and all(m["mmr_diff"] <= 1 for m in result["matches"])
+    data["rules"] = {"max_sprad": 1}
+    assert _run(tmp_path, data)[0] == 2
+    assert "rules.max_sprad: unknown rule" in capsys.readouterr().err

@@ -23,3 +23,27 @@ def test_the_record_rebuilds_the_fingerprint_it_names(tmp_path: Path, lifecycle:
     rebuilt = settings_of(record, load_settings())
     assert rebuilt is not None
     assert rebuilt.config_fingerprint() == settings.config_fingerprint()
+
+
+def test_one_ticket_per_player_is_in_the_record_only_when_on(tmp_path: Path) -> None:
+    """Claims change decisions (a second ticket is refused): the record rebuilds them;
+    a deployment without them writes the record it wrote before the setting was kept."""
+    for on in (True, False):
+        config = tmp_path / f"claims-{on}.toml"
+        config.write_text(f"one_ticket_per_player = {str(on).lower()}\n" + CONFIG.read_text())
+        settings = load_settings(config)
+        record = config_published(settings, 1_767_225_600_000)
+        assert ("one_ticket_per_player" in record.settings_json) is on
+        rebuilt = settings_of(record, load_settings())
+        assert rebuilt is not None and rebuilt.one_ticket_per_player is on
+        assert rebuilt.config_fingerprint() == settings.config_fingerprint()
+
+
+def test_the_contract_names_every_setting_the_record_carries() -> None:
+    """schemas/avro/v1/ConfigPublished.avsc documents settings_json's members."""
+    from schemas.codec import load_schema
+    from streams.worker.config_record import DECISIVE_FIELDS
+
+    (field,) = [f for f in load_schema("ConfigPublished")["fields"] if f["name"] == "settings_json"]
+    missing = [name for name in DECISIVE_FIELDS if name not in field["doc"]]
+    assert missing == []

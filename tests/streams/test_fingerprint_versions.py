@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+import streams.settings
 from streams.settings import (
     FINGERPRINT_ADDITIONS,
     FINGERPRINT_BASE,
@@ -54,10 +55,31 @@ EARLIER_FINGERPRINTS: dict[str, tuple[dict[str, Any], str]] = {
 }
 
 
+#: The decision revisions of that release. A strategy whose decisions changed since then
+#: changes the fingerprint on purpose (a log replays as "another configuration"); the pins
+#: hold the fingerprint's computation, so they are checked under the revisions they had.
+EARLIER_REVISIONS = {
+    "optimal": 12,
+    "ladder-v2.1": 2,
+    "rebalance": 3,
+    "game-queue": 3,
+    "multifactor": 4,
+}
+
+
 @pytest.mark.parametrize("name", sorted(EARLIER_FINGERPRINTS))
-def test_a_configuration_keeps_the_fingerprint_an_earlier_release_gave_it(name: str) -> None:
+def test_a_configuration_keeps_the_fingerprint_an_earlier_release_gave_it(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(streams.settings, "decision_revision", EARLIER_REVISIONS.__getitem__)
     fields, fingerprint = EARLIER_FINGERPRINTS[name]
     assert Settings(**fields).config_fingerprint() == fingerprint
+
+
+def test_a_raised_revision_changes_the_fingerprint(monkeypatch: pytest.MonkeyPatch) -> None:
+    fingerprint = Settings().config_fingerprint()
+    monkeypatch.setattr(streams.settings, "decision_revision", EARLIER_REVISIONS.__getitem__)
+    assert Settings().config_fingerprint() != fingerprint
 
 
 def test_every_setting_is_either_fingerprinted_or_declared_not_to_be() -> None:

@@ -141,3 +141,94 @@ def test_the_setting_reaches_the_fold_and_leaves_default_fingerprints_alone():
     )
     assert Settings().config_fingerprint() != Settings(max_clock_skew_ms=5_000).config_fingerprint()
     assert Folder.from_settings(Settings(max_clock_skew_ms=None)).max_clock_skew_ms is None
+
+
+# -- a backdated join: its wait counts from max_clock_skew_ms before its record -----------
+
+
+def ladder_log(skew_ms: int = 1_000) -> Log:
+    """A 1v1 ladder whose distance limit grows with the seconds waited."""
+    from streams.settings import QueueSettings
+
+    rules = {"rating": "mmr", "max_distance": {"base": 100, "growth_per_s": 2, "cap": 400}}
+    settings = Settings(
+        partitions=4,
+        max_clock_skew_ms=skew_ms,
+        ticket_ttl_ms=7_200_000,
+        queues=(QueueSettings(name="duo", regions=("eu",), maps=("m",), rules=rules),),
+    )
+    return Log(Folder.from_settings(settings))
+
+
+def ladder_join(ticket_id: str, mmr: int, at_ms: int) -> bytes:
+    return encode(
+        TicketJoined(
+            ticket_id=ticket_id,
+            queue="duo",
+            region="eu",
+            joined_at_ms=at_ms,
+            players=[{"player_id": f"p-{ticket_id}", "ratings": {"mmr": mmr}}],
+        )
+    )
+
+
+def test_a_backdated_join_does_not_widen_the_limits():
+    log = ladder_log()
+    hour_ago = NOW - 3_600_000
+    assert log.fold(ladder_join("a", 1500, hour_ago), NOW).rejection is None
+    assert log.fold(ladder_join("b", 1628, hour_ago), NOW).rejection is None
+    # 1.4 s counted (the record's time less the 1 s skew): a limit of 102.8, not 400.
+    assert log.fold(tick(NOW + 400), NOW + 400).step.summary.matches == 0
+    # 15 s later the limit has grown to 132: they are matched.
+    assert log.fold(tick(NOW + 15_000), NOW + 15_000).step.summary.matches == 1
+
+
+def test_a_join_dated_within_the_skew_keeps_its_date_and_one_past_its_ttl_expires():
+    log = ladder_log()
+    log.fold(ladder_join("a", 1500, NOW - 1_000), NOW)
+    log.fold(ladder_join("b", 1628, NOW - 1_000), NOW)
+    queued = log.state.book.regions["duo", "eu"].tickets.values()
+    assert [q.ticket.joined_at_ms for q in queued] == [NOW - 1_000, NOW - 1_000]
+    log.fold(tick(NOW + 1_000), NOW + 1_000)
+    # Dated before its TTL (a retried join of a ticket whose id is forgotten): not
+    # re-dated, so it expires at once instead of queueing a player again.
+    retried = log.fold(ladder_join("c", 1500, NOW - 7_200_000), NOW + 1_000)
+    assert [d.reason.name for d in retried.step.dequeued] == ["EXPIRED"]
+
+
+# -- the contract's corners (schemas/README.md): stale ticks, leaves of unknown tickets ---
+
+
+def test_a_stale_tick_is_a_no_op_whatever_its_times(checked):
+    """A tick at or below the region's last sequence (a second timer's, a redelivery) is
+    a valid queue event that changes nothing: never a dead letter, even stamped late."""
+    log = Log(checked)
+    for index in range(3):
+        log.fold(join(f"t{index}", NOW), NOW)
+    assert log.fold(tick(NOW + 1_000), NOW + 1_000).step.summary.matches == 1
+    late = tick(NOW + 1_000)
+    folded = log.fold(late, NOW + 5 * SKEW)
+    assert folded.rejection is None and folded.step.note == "stale_tick"
+    assert records_of(Writer(), folded, topic=QUEUE.name, partition=HOME, key=KEY, value=late) == []
+    older = log.fold(tick(NOW), NOW + 5 * SKEW)
+    assert older.rejection is None and older.step.note == "stale_tick"
+    assert log.queued() == ["t2"]
+    # A new tick dated far from its stamp is still refused: it would be applied.
+    forged = log.fold(tick(NOW + 2_000), NOW + 5 * SKEW)
+    assert forged.rejection.code == "implausible_time"
+
+
+def test_a_leave_of_an_unknown_ticket_publishes_nothing_and_its_join_after_it_is_a_no_op(checked):
+    log = Log(checked)
+    gone = log.fold(leave("t-late", NOW), NOW)
+    assert gone.rejection is None and gone.step.note == "unknown_ticket"
+    assert records_of(Writer(), gone, topic=QUEUE.name, partition=HOME, key=KEY, value=b"") == []
+    # The join it overtook arrives: the player left, so it is not queued.
+    joined_after = log.fold(join("t-late", NOW - 500), NOW + 100)
+    assert joined_after.step.note == "duplicate_finished"
+    assert (
+        records_of(Writer(), joined_after, topic=QUEUE.name, partition=HOME, key=KEY, value=b"")
+        == []
+    )
+    assert log.fold(join("t-other", NOW), NOW + 100).step.note == "joined"
+    assert log.queued() == ["t-other"]

@@ -5,9 +5,15 @@ from __future__ import annotations
 import pytest
 from prometheus_client import CollectorRegistry
 
+from matcher.core import QueueProfile
+from matcher.queue import QueueRules
+from matcher.queue.lifecycle import LifecyclePolicy
+from schemas.codec import encode
+from schemas.models import PlacementReported, ReadyCheckAnswered
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics, observe_all
-from tests.streams.conftest import HOME, KEY, joined, tick
+from tests.queue.conftest import PAIRS
+from tests.streams.conftest import HOME, KEY, PARTITIONS, joined, tick
 
 
 def test_events_waves_matches_depth_and_dead_letters_are_counted(folder: Folder) -> None:
@@ -91,3 +97,56 @@ def test_time_to_match_runs_from_the_joined_time_to_the_tick_and_unmatched_are_l
         == 1
     )
     assert value("wavematch_unmatched_after_wave_tickets") == 1
+
+
+def test_time_to_match_counts_tickets_confirmed_by_answers_and_reports() -> None:
+    """With a ready check and placement reports, a ticket is matched for good by an
+    answer or a report (whose steps carry no wave summary): it is counted then, once."""
+    profile = QueueProfile(queue="duo", strategy=PAIRS, maps=("alpha",), team_size=2)
+    policy = LifecyclePolicy(ready_check_ms=5_000, placement_timeout_ms=20_000)
+    folder = Folder(
+        {"duo": profile}, {"duo": ("eu",)}, QueueRules(), PARTITIONS, policies={"duo": policy}
+    )
+    registry = CollectorRegistry()
+    metrics = WorkerMetrics(registry)
+    state = folder.new_state(HOME)
+    base = 1_767_225_600_000  # tick(1) is at base + 1 s
+    records = [joined("t1", "a", base - 4_000), joined("t2", "b", base), tick(1)]
+    for offset, value in enumerate(records):
+        metrics.observe(folder.fold(state, KEY, value, offset), state)
+    (match_id,) = state.book.regions["duo", "eu"].life.proposals
+    later = [
+        answered(match_id, "a", base + 2_000),
+        answered(match_id, "b", base + 3_000),  # confirmed: placing
+        reported(match_id, base + 9_000),  # started
+    ]
+    for offset, value in enumerate(later, start=len(records)):
+        metrics.observe(folder.fold(state, KEY, value, offset), state)
+
+    def value(name: str) -> float | None:
+        return registry.get_sample_value(name, {"queue": "duo", "region": "eu"})
+
+    # Matched for good when the placement started: t1 after 13 s of log time, t2 after 9 s.
+    assert value("wavematch_time_to_match_seconds_count") == 2
+    assert value("wavematch_time_to_match_seconds_sum") == 22
+
+
+def answered(match_id: str, player: str, at_ms: int) -> bytes:
+    return encode(
+        ReadyCheckAnswered(
+            match_id=match_id,
+            queue="duo",
+            region="eu",
+            player_id=player,
+            accepted=True,
+            answered_at_ms=at_ms,
+        )
+    )
+
+
+def reported(match_id: str, at_ms: int) -> bytes:
+    return encode(
+        PlacementReported(
+            match_id=match_id, queue="duo", region="eu", outcome="STARTED", reported_at_ms=at_ms
+        )
+    )
