@@ -198,6 +198,8 @@ def test_an_omitted_rating_is_a_null_one(tmp_path: Path) -> None:
     assert any("sc2_mmr" not in player for player in without["players"])
     assert _run(tmp_path, without) == _run(tmp_path, with_null)
     assert _run(tmp_path, without)[0] == 0
+
+
 def _duel_pair(rules: dict[str, Any] | None) -> dict[str, Any]:
     """Two 1v1 players 128 apart who joined a second before the wave closed (five waves
     waited: the strategy's own windows allow the pair)."""
