@@ -114,8 +114,6 @@ def _leave(queue: RegionState, event: TicketLeft) -> Step | Draft:
     queued = queue.tickets.get(event.ticket_id)
     if queued is None:
         decided = held.leave(queue, event) if queue.life.holds() else None
-        if decided is None:  # a leave that overtook its join: the join will be a no-op
-            queue.end_unseen(event.ticket_id, event.left_at_ms)
         return decided or Step("unknown_ticket")
     gone = queue.finish(queued, DequeueReason.LEFT, event.left_at_ms, detail=event.reason.value)
     return Draft("left", dequeued=[gone])

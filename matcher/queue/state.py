@@ -6,7 +6,7 @@ event would make every join O(n). The object is owned by exactly one caller (a w
 partition, a replay, a simulation), every decision is a function of the events applied
 so far, and :mod:`matcher.queue.records` snapshots it (docs/adr/0003).
 
-Every change of the state is a method here (admit, refuse, finish, end an unseen id,
+Every change of the state is a method here (admit, refuse, finish,
 drop, requeue, expire, remove the matched, remember encounters and meetings, take a
 meeting back, close a wave): the steps above it
 (:mod:`~matcher.queue.fold`'s dispatch, :mod:`~matcher.queue.wave`,
@@ -216,12 +216,6 @@ class RegionState:
             return None
         self.finished[ticket_id] = at_ms
         return self._dequeued(ticket_id, reason, 0, at_ms, None, wave_id, detail)
-
-    def end_unseen(self, ticket_id: str, at_ms: int) -> None:
-        """A leave of a ticket never seen here: its id is remembered as ended, so the
-        join it overtook is a no-op when it comes (docs/adr/0137)."""
-        if ticket_id not in self.finished:
-            self.finished[ticket_id] = at_ms
 
     def expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:
         """Take ``expiring`` out of the queue: each is dequeued EXPIRED at ``tick``."""
