@@ -67,10 +67,10 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
         for a, b in found:
             state.pair(int(loose[a]), int(loose[b]))
     for _ in range(_BALL_ROUNDS):
-        _augment_all(arrays, state)
+        touching = _augment_all(arrays, state)
         # A re-solved neighbourhood may leave out a player of its own who can play one
         # outside it: the augmenting paths run again after each.
-        if not _ball_repair(arrays, state):
+        if not _ball_repair(arrays, state, touching):
             break
     else:
         _augment_all(arrays, state)
@@ -99,24 +99,31 @@ class _Pairs:
         return bw, self.mate[bw]
 
 
-def _augment_all(arrays: DuelArrays, state: _Pairs) -> None:
+def _augment_all(arrays: DuelArrays, state: _Pairs) -> tuple[Ints, Ints]:
     """Rounds of :func:`_augment` until none is left, on one search of the left-out
     players' legal pairs: augmenting never unmatches a player, so the pairs touching the
-    players still left out are among those found first."""
+    players still left out are among those found first. Returns those pairs (one per
+    unordered pair; none when fewer than two players are left out, as then no augmenting
+    path exists)."""
     loose = state.loose()
     if len(loose) < 2:
-        return
-    u, v = legal_touching(arrays, loose)
-    while len(u) and _augment(arrays, state, u, v):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    # Collapsed once: dropping the pairs of players since matched keeps or drops both
+    # orientations of a pair, so filtering the collapsed edges gives the same edges.
+    bw, sc2, cost = undirected(arrays, *legal_touching(arrays, loose))
+    while len(bw) and _augment(arrays, state, bw, sc2, cost):
         is_loose = state.mate < 0
-        keep = is_loose[u] | is_loose[v]
-        u, v = u[keep], v[keep]
+        keep = is_loose[bw] | is_loose[sc2]
+        bw, sc2, cost = bw[keep], sc2[keep], cost[keep]
+    return bw, sc2
 
 
-def _augment(arrays: DuelArrays, state: _Pairs, u: Ints, v: Ints) -> bool:
+def _augment(arrays: DuelArrays, state: _Pairs, bw: Ints, sc2: Ints, cost: Ints) -> bool:
     """One round of augmenting paths of one and three edges, cheapest first, disjoint, on
-    the legal pairs ``(u, v)`` touching every left-out player; False when there is none."""
-    bw, sc2, cost = undirected(arrays, u, v)
+    the legal pairs ``(bw, sc2)`` at ``cost`` (one per unordered pair, as
+    :func:`matcher.duel.graph.undirected` gives them) touching every left-out player;
+    False when there is none."""
     is_loose = state.mate < 0
     both = is_loose[bw] & is_loose[sc2]
     used = np.zeros(arrays.size, dtype=bool)
@@ -138,12 +145,12 @@ def _augment(arrays: DuelArrays, state: _Pairs, u: Ints, v: Ints) -> bool:
     return _three_edge_paths(state, used, (x, a, x_bw, c)) or made
 
 
-def _ball_repair(arrays: DuelArrays, state: _Pairs) -> bool:
-    """Re-solve exactly the neighbourhood of the left-out players who have a legal partner:
+def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints]) -> bool:
+    """Re-solve exactly the neighbourhood of the left-out players who have a legal partner
+    (``touching``: every legal pair touching a left-out player, from :func:`_augment_all`):
     the ``_BALL`` players nearest each in rating, with their partners. An augmenting path
     inside it, of any length, is found by rustworkx's blossom; False when none is."""
-    loose = state.loose()
-    u, v = legal_touching(arrays, loose)
+    u, v = touching
     if not len(u):
         return False
     is_loose = state.mate < 0
