@@ -155,6 +155,8 @@ def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints])
         return False
     is_loose = state.mate < 0
     centres = np.unique(np.concatenate([u[is_loose[u]], v[is_loose[v]]]))
+    if len(centres) < 2:
+        return False  # an augmenting path joins two left-out players with a partner
     key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
     order = np.argsort(key, kind="stable")
     place = np.empty(arrays.size, dtype=np.int64)
@@ -187,26 +189,43 @@ def _most_pairs(arrays: DuelArrays) -> int:
 def _three_edge_paths(
     state: _Pairs, used: np.ndarray, edges: tuple[Ints, Ints, Ints, Ints]
 ) -> bool:
-    """Apply disjoint paths ``x - a = b - y`` (``a b`` a pair), cheapest added cost first."""
+    """Apply disjoint paths ``x - a = b - y`` (``a b`` a pair), cheapest added cost first.
+
+    ``edges``: ``(x, a, x plays BW, cost)`` sorted by ``a``, then cost, then ``x``; at most
+    two per ``a``. Each pair is taken from its lower member: each of its options ``x``
+    with the cheapest option ``y`` of the other member that is not ``x``.
+    """
     x, a, x_bw, c = edges
-    options: dict[int, list[tuple[int, bool, int]]] = {}
-    for xi, ai, bi, ci in zip(x.tolist(), a.tolist(), x_bw.tolist(), c.tolist(), strict=True):
-        options.setdefault(ai, []).append((xi, bi, ci))
-    paths: list[tuple[int, int, int, int, int, bool, bool]] = []
-    for first, near in options.items():
-        second = int(state.mate[first])
-        if second < first and second in options:
-            continue  # the pair is taken from its lower member
-        for xi, x_is_bw, xc in near:
-            for yi, y_is_bw, yc in options.get(second, []):
-                if yi != xi:
-                    paths.append((xc + yc, xi, first, second, yi, x_is_bw, y_is_bw))
-                    break
+    if not len(a):
+        return False
+    starts = np.flatnonzero(np.concatenate([[True], a[1:] != a[:-1]]))
+    owner = a[starts]  # the players with an option, ascending
+    has_second = np.diff(np.append(starts, len(a))) == 2
+    slot = np.full(len(state.mate), -1, dtype=np.int64)
+    slot[owner] = np.arange(len(owner))
+    mates = state.mate[owner]
+    taken = (mates > owner) & (slot[np.maximum(mates, 0)] >= 0)
+    low, high = starts[taken], starts[slot[mates[taken]]]
+    high_second = has_second[slot[mates[taken]]]
+    xs, ys = [], []
+    for option, exists in ((low, np.ones(len(low), dtype=bool)), (low + 1, has_second[taken])):
+        # The other member's first option unless it is x itself, then its second.
+        y = np.where(x[high] != x[option], high, high + 1)
+        ok = exists & ((x[high] != x[option]) | high_second)
+        xs.append(option[ok])
+        ys.append(y[ok])
+    xo, yo = np.concatenate(xs), np.concatenate(ys)
+    first, second = a[xo], a[yo]
+    cost, xi, yi, x_is_bw, y_is_bw = c[xo] + c[yo], x[xo], x[yo], x_bw[xo], x_bw[yo]
+    order = np.lexsort((y_is_bw, x_is_bw, yi, second, first, xi, cost))
     made = False
-    for _, xi, first, second, yi, x_is_bw, y_is_bw in sorted(paths):
-        if used[xi] or used[yi] or used[first] or used[second]:
+    for xp, fp, sp, yp, xb, yb in zip(
+        *(column[order].tolist() for column in (xi, first, second, yi, x_is_bw, y_is_bw)),
+        strict=True,
+    ):
+        if used[xp] or used[yp] or used[fp] or used[sp]:
             continue
-        used[xi] = used[yi] = used[first] = used[second] = made = True
-        state.pair(xi, first) if x_is_bw else state.pair(first, xi)
-        state.pair(yi, second) if y_is_bw else state.pair(second, yi)
+        used[xp] = used[yp] = used[fp] = used[sp] = made = True
+        state.pair(xp, fp) if xb else state.pair(fp, xp)
+        state.pair(yp, sp) if yb else state.pair(sp, yp)
     return made
