@@ -13,6 +13,7 @@ import numpy as np
 
 from matcher.checks import wave_result_problems
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+from matcher.duel.graph import duel_arrays
 from matcher.duel.ladder import lead_side
 from matcher.duel.limits import duel_limits
 from matcher.duel.model import (
@@ -27,7 +28,6 @@ from matcher.duel.model import (
     parse_config,
 )
 from matcher.duel.near import legal_between
-from matcher.duel.optimal import wave_arrays
 from matcher.duel.result import duel_players, seat_roles
 from matcher.duel.windows import pair_wait, pressure, tier_window
 
@@ -111,19 +111,23 @@ def _completeness_problems(
     """``optimal`` promises the most pairs: a legal pair of two unmatched players (by the
     queue's rules, the wave's window and vetoes) means the result is not even maximal.
 
+    Only the unmatched players' arrays are built: whether two players may play depends on
+    the two of them and on wave-level facts (the window, the lead side, both recomputed in
+    ``rules``), and the window radius that ``max_distance`` gives is capped by the
+    ratings' span, which no pair among them exceeds.
+
     Notes: one exact search of the unmatched players' pairs near in rating
     (:mod:`matcher.duel.near`).
     """
     unmatched = frozenset(result.unmatched)
-    players = list(rules.players)
-    loose = np.array(
-        [i for i, player in enumerate(players) if player.ticket_id in unmatched], dtype=np.int64
-    )
-    if len(loose) < 2:
+    players = [player for player in rules.players if player.ticket_id in unmatched]
+    if len(players) < 2:
         return []
     limits = duel_limits(players, snapshot, profile.ruleset)
-    arrays = wave_arrays(players, profile.maps, rules.window, rules.config, limits)
-    bw, sc2 = legal_between(arrays, loose, loose)
+    lead_is_bw = rules.lead_side == BW
+    arrays = duel_arrays(players, profile.maps, rules.window, rules.config, lead_is_bw, limits)
+    everyone = np.arange(len(players), dtype=np.int64)
+    bw, sc2 = legal_between(arrays, everyone, everyone)
     if not len(bw):
         return []
     first, second = players[int(bw[0])], players[int(sc2[0])]

@@ -67,10 +67,10 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
         for a, b in found:
             state.pair(int(loose[a]), int(loose[b]))
     for _ in range(_BALL_ROUNDS):
-        _augment_all(arrays, state)
+        touching = _augment_all(arrays, state)
         # A re-solved neighbourhood may leave out a player of its own who can play one
         # outside it: the augmenting paths run again after each.
-        if not _ball_repair(arrays, state):
+        if not _ball_repair(arrays, state, touching):
             break
     else:
         _augment_all(arrays, state)
@@ -99,24 +99,31 @@ class _Pairs:
         return bw, self.mate[bw]
 
 
-def _augment_all(arrays: DuelArrays, state: _Pairs) -> None:
+def _augment_all(arrays: DuelArrays, state: _Pairs) -> tuple[Ints, Ints]:
     """Rounds of :func:`_augment` until none is left, on one search of the left-out
     players' legal pairs: augmenting never unmatches a player, so the pairs touching the
-    players still left out are among those found first."""
+    players still left out are among those found first. Returns those pairs (one per
+    unordered pair; none when fewer than two players are left out, as then no augmenting
+    path exists)."""
     loose = state.loose()
     if len(loose) < 2:
-        return
-    u, v = legal_touching(arrays, loose)
-    while len(u) and _augment(arrays, state, u, v):
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    # Collapsed once: dropping the pairs of players since matched keeps or drops both
+    # orientations of a pair, so filtering the collapsed edges gives the same edges.
+    bw, sc2, cost = undirected(arrays, *legal_touching(arrays, loose))
+    while len(bw) and _augment(arrays, state, bw, sc2, cost):
         is_loose = state.mate < 0
-        keep = is_loose[u] | is_loose[v]
-        u, v = u[keep], v[keep]
+        keep = is_loose[bw] | is_loose[sc2]
+        bw, sc2, cost = bw[keep], sc2[keep], cost[keep]
+    return bw, sc2
 
 
-def _augment(arrays: DuelArrays, state: _Pairs, u: Ints, v: Ints) -> bool:
+def _augment(arrays: DuelArrays, state: _Pairs, bw: Ints, sc2: Ints, cost: Ints) -> bool:
     """One round of augmenting paths of one and three edges, cheapest first, disjoint, on
-    the legal pairs ``(u, v)`` touching every left-out player; False when there is none."""
-    bw, sc2, cost = undirected(arrays, u, v)
+    the legal pairs ``(bw, sc2)`` at ``cost`` (one per unordered pair, as
+    :func:`matcher.duel.graph.undirected` gives them) touching every left-out player;
+    False when there is none."""
     is_loose = state.mate < 0
     both = is_loose[bw] & is_loose[sc2]
     used = np.zeros(arrays.size, dtype=bool)
@@ -138,16 +145,18 @@ def _augment(arrays: DuelArrays, state: _Pairs, u: Ints, v: Ints) -> bool:
     return _three_edge_paths(state, used, (x, a, x_bw, c)) or made
 
 
-def _ball_repair(arrays: DuelArrays, state: _Pairs) -> bool:
-    """Re-solve exactly the neighbourhood of the left-out players who have a legal partner:
+def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints]) -> bool:
+    """Re-solve exactly the neighbourhood of the left-out players who have a legal partner
+    (``touching``: every legal pair touching a left-out player, from :func:`_augment_all`):
     the ``_BALL`` players nearest each in rating, with their partners. An augmenting path
     inside it, of any length, is found by rustworkx's blossom; False when none is."""
-    loose = state.loose()
-    u, v = legal_touching(arrays, loose)
+    u, v = touching
     if not len(u):
         return False
     is_loose = state.mate < 0
     centres = np.unique(np.concatenate([u[is_loose[u]], v[is_loose[v]]]))
+    if len(centres) < 2:
+        return False  # an augmenting path joins two left-out players with a partner
     key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
     order = np.argsort(key, kind="stable")
     place = np.empty(arrays.size, dtype=np.int64)
@@ -180,26 +189,43 @@ def _most_pairs(arrays: DuelArrays) -> int:
 def _three_edge_paths(
     state: _Pairs, used: np.ndarray, edges: tuple[Ints, Ints, Ints, Ints]
 ) -> bool:
-    """Apply disjoint paths ``x - a = b - y`` (``a b`` a pair), cheapest added cost first."""
+    """Apply disjoint paths ``x - a = b - y`` (``a b`` a pair), cheapest added cost first.
+
+    ``edges``: ``(x, a, x plays BW, cost)`` sorted by ``a``, then cost, then ``x``; at most
+    two per ``a``. Each pair is taken from its lower member: each of its options ``x``
+    with the cheapest option ``y`` of the other member that is not ``x``.
+    """
     x, a, x_bw, c = edges
-    options: dict[int, list[tuple[int, bool, int]]] = {}
-    for xi, ai, bi, ci in zip(x.tolist(), a.tolist(), x_bw.tolist(), c.tolist(), strict=True):
-        options.setdefault(ai, []).append((xi, bi, ci))
-    paths: list[tuple[int, int, int, int, int, bool, bool]] = []
-    for first, near in options.items():
-        second = int(state.mate[first])
-        if second < first and second in options:
-            continue  # the pair is taken from its lower member
-        for xi, x_is_bw, xc in near:
-            for yi, y_is_bw, yc in options.get(second, []):
-                if yi != xi:
-                    paths.append((xc + yc, xi, first, second, yi, x_is_bw, y_is_bw))
-                    break
+    if not len(a):
+        return False
+    starts = np.flatnonzero(np.concatenate([[True], a[1:] != a[:-1]]))
+    owner = a[starts]  # the players with an option, ascending
+    has_second = np.diff(np.append(starts, len(a))) == 2
+    slot = np.full(len(state.mate), -1, dtype=np.int64)
+    slot[owner] = np.arange(len(owner))
+    mates = state.mate[owner]
+    taken = (mates > owner) & (slot[np.maximum(mates, 0)] >= 0)
+    low, high = starts[taken], starts[slot[mates[taken]]]
+    high_second = has_second[slot[mates[taken]]]
+    xs, ys = [], []
+    for option, exists in ((low, np.ones(len(low), dtype=bool)), (low + 1, has_second[taken])):
+        # The other member's first option unless it is x itself, then its second.
+        y = np.where(x[high] != x[option], high, high + 1)
+        ok = exists & ((x[high] != x[option]) | high_second)
+        xs.append(option[ok])
+        ys.append(y[ok])
+    xo, yo = np.concatenate(xs), np.concatenate(ys)
+    first, second = a[xo], a[yo]
+    cost, xi, yi, x_is_bw, y_is_bw = c[xo] + c[yo], x[xo], x[yo], x_bw[xo], x_bw[yo]
+    order = np.lexsort((y_is_bw, x_is_bw, yi, second, first, xi, cost))
     made = False
-    for _, xi, first, second, yi, x_is_bw, y_is_bw in sorted(paths):
-        if used[xi] or used[yi] or used[first] or used[second]:
+    for xp, fp, sp, yp, xb, yb in zip(
+        *(column[order].tolist() for column in (xi, first, second, yi, x_is_bw, y_is_bw)),
+        strict=True,
+    ):
+        if used[xp] or used[yp] or used[fp] or used[sp]:
             continue
-        used[xi] = used[yi] = used[first] = used[second] = made = True
-        state.pair(xi, first) if x_is_bw else state.pair(first, xi)
-        state.pair(yi, second) if y_is_bw else state.pair(second, yi)
+        used[xp] = used[yp] = used[fp] = used[sp] = made = True
+        state.pair(xp, fp) if xb else state.pair(fp, xp)
+        state.pair(yp, sp) if yb else state.pair(sp, yp)
     return made

@@ -22,7 +22,7 @@ from numpy.typing import NDArray
 
 from matcher.core import Player, WaveSnapshot
 from matcher.duel.model import DuelPlayer
-from matcher.rules.check import EPSILON, met_recently, waited_s
+from matcher.rules.check import EPSILON, met_recently
 from matcher.ruleset import AttributeRule, Expansion, QueueRuleSet
 
 Ints = NDArray[np.int64]
@@ -83,16 +83,24 @@ class DuelLimits:
         ok: Bools = diff <= np.minimum(self.distance[u], self.distance[v]) + EPSILON
         worst = np.maximum(self.latency[u], self.latency[v])
         ok &= worst <= np.minimum(self.latency_limit[u], self.latency_limit[v]) + EPSILON
+        if not len(self.met) and not self.attributes:
+            return ok
+        # The meetings' binary search and the attributes only on the pairs still allowed:
+        # on a wave with latency limits most searched pairs fail the two tests above.
+        at = np.flatnonzero(ok)
+        u, v = u[at], v[at]
+        kept = np.ones(len(at), dtype=np.bool_)
         if len(self.met):
             a, b = self.number[u], self.number[v]
             keys = np.minimum(a, b) * self.wave_size + np.maximum(a, b)
-            at = np.clip(np.searchsorted(self.met, keys), 0, len(self.met) - 1)
-            ok &= self.met[at] != keys
+            found = np.clip(np.searchsorted(self.met, keys), 0, len(self.met) - 1)
+            kept &= self.met[found] != keys
         for rule in self.attributes:
             agree = rule.agree(u, v)
             if self.waited is not None and rule.relax_after_s != np.inf:
                 agree |= np.minimum(self.waited[u], self.waited[v]) >= rule.relax_after_s
-            ok &= agree
+            kept &= agree
+        ok[at] = kept
         return ok
 
     def playable(self) -> Bools:
@@ -157,9 +165,9 @@ def duel_limits(
         return None
     waiting = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
     tickets = [waiting[p.ticket_id] for p in players]
-    waited = np.array(
-        [waited_s(snapshot.closed_at_ms, (t.joined_at_ms,)) for t in tickets], dtype=np.float64
-    )
+    # One vector operation, not a call per ticket: the arithmetic of rules.check.waited_s.
+    joined = np.array([t.joined_at_ms for t in tickets], dtype=np.int64)
+    waited = np.maximum(0.0, (snapshot.closed_at_ms - joined) / 1000.0)
     firsts = [t.players[0] for t in tickets]
     latency = np.array([p.latency_to(snapshot.region) or 0 for p in firsts], dtype=np.float64)
     index = {p.player_id: i for i, p in enumerate(players)}
