@@ -421,10 +421,10 @@ def encoder_for(
     """Return a fast encoder of plain dicts shaped like ``event``'s schema.
 
     The worker encodes its wave summaries and dead letters this way, skipping pydantic
-    (its bulk records have their own writers: streams/worker/records.py). Such a dict
-    must already honour the model's bounds, or consumers that decode with :func:`decode`
-    will reject it: tests should build the encoder with ``validate=True``, which routes
-    every dict through the model first.
+    (its bulk records have their own writers in streams/wire/). Such a dict must already
+    honour the model's bounds, or consumers that decode with :func:`decode` will reject
+    it: tests should build the encoder with ``validate=True``, which routes every dict
+    through the model first.
 
     >>> encode_status = encoder_for("TicketStatus", validate=True)
     >>> data = encode_status({"ticket_id": "t-1", "queue": "1v1", "region": "eu",

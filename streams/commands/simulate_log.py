@@ -10,6 +10,7 @@ topics) with the readers `replay` uses, decode its records, build one
 from __future__ import annotations
 
 import argparse
+import tomllib
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -116,6 +117,9 @@ def load_candidate(path: Path) -> Settings:
     if not path.is_file():
         raise UsageError(f"--candidate {path}: not found")
     try:
+        # Parsed here first: a file that is not TOML at all is refused in the candidate's
+        # own words, before load_settings reports it as a broken settings file.
+        tomllib.loads(path.read_text())
         return load_settings(path)
     except SettingsError as error:
         raise UsageError(f"--candidate {path}: {error}") from None
