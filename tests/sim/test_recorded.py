@@ -184,7 +184,7 @@ def test_a_baseline_from_config_and_a_candidate_without_the_queue(tmp_path: Path
             ["--log", str(LOG), "--candidate", "{option}"],
             "option.toml: queues.0: queue '1v1': options.weight_pings: unknown option",
         ),
-        (["--log", str(LOG), "--candidate", "{broken}"], "broken.toml: not valid TOML"),
+        (["--log", str(LOG), "--candidate", "{broken}"], "broken.toml: not a TOML settings"),
         (
             ["--log", str(LOG), "--candidate", "{tight}", "--candidate", "{tight}"],
             "two candidates are named 'tight'",
