@@ -14,7 +14,6 @@ from matcher.duel.checks import duel_result_problems, duel_rules
 from matcher.duel.limits import duel_limits
 from matcher.duel.near import legal_between
 from matcher.duel.optimal import wave_arrays
-from matcher.rules.check import queue_rules
 from matcher.strategies import run_wave
 
 MAPS = ("m1", "m2")
@@ -55,7 +54,7 @@ def _whole_wave_pairs(snapshot: WaveSnapshot, profile: QueueProfile, result: Wav
     players = list(rules.players)
     unmatched = set(result.unmatched)
     loose = np.array([i for i, p in enumerate(players) if p.ticket_id in unmatched], dtype=np.int64)
-    limits = duel_limits(players, snapshot, queue_rules(profile))
+    limits = duel_limits(players, snapshot, profile.ruleset)
     arrays = wave_arrays(players, profile.maps, rules.window, rules.config, limits)
     bw, sc2 = legal_between(arrays, loose, loose)
     return len(np.unique(np.minimum(bw, sc2) * len(players) + np.maximum(bw, sc2)))
