@@ -8,20 +8,17 @@ sharing ARGS share one `up`, in the order the files list them.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shlex
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from streams.processes import stop_process
-from tests.integration.conftest import wait_until, wavematch_process
+from tests.integration.conftest import running_up
 
 ROOT = Path(__file__).resolve().parent.parent
 MARKED = re.compile(r"<!-- doc-commands: (?P<up>[^>]*?) -->\n```bash\n(?P<body>.*?)```", re.S)
@@ -67,23 +64,8 @@ def live_up(
     assert args[0] == "up"
     state = tmp_path / "state"
     log = tmp_path / "up.log"
-    process = wavematch_process(args, log, sandbox, WAVEMATCH_STATE_DIR=str(state))
-    alive = lambda: process.poll() is None  # noqa: E731
-    try:
-        wait_until((state / "up.json").exists, 60, f"wavematch up ({log})", alive)
-        web = json.loads((state / "up.json").read_text())["web"][0]
-
-        def ready() -> bool:
-            try:
-                with urllib.request.urlopen(f"{web}/health", timeout=2) as response:
-                    return bool(json.load(response)["partitions"])
-            except OSError:
-                return False
-
-        wait_until(ready, 90, f"worker ready ({log})", alive)
+    with running_up(args, log, sandbox, state):
         yield {"WAVEMATCH_STATE_DIR": str(state)}
-    finally:
-        stop_process(process, 30)
     assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
 
 

@@ -7,18 +7,15 @@ worker, which holds the claims, can refuse it.
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from streams.processes import stop_process
-from tests.integration.conftest import wait_until, wavematch_process
+from tests.integration.conftest import running_up
 
 pytestmark = pytest.mark.integration
 
@@ -35,28 +32,9 @@ wave_interval_ms = 60000
 def state(tmp_path: Path) -> Iterator[Path]:
     state, log = tmp_path / "state", tmp_path / "up.log"
     (tmp_path / "up.toml").write_text(CONFIG)
-    process = wavematch_process(
-        ["up", "--name", "wait", "--config", str(tmp_path / "up.toml")],
-        log,
-        tmp_path,
-        WAVEMATCH_STATE_DIR=str(state),
-    )
-    alive = lambda: process.poll() is None  # noqa: E731
-    try:
-        wait_until((state / "up-wait.json").exists, 60, f"up ({log})", alive)
-        web = json.loads((state / "up-wait.json").read_text())["web"][0]
-
-        def ready() -> bool:
-            try:
-                with urllib.request.urlopen(f"{web}/health", timeout=2) as response:
-                    return bool(json.load(response)["partitions"])
-            except OSError:
-                return False
-
-        wait_until(ready, 90, f"worker ready ({log})", alive)
+    args = ["up", "--name", "wait", "--config", str(tmp_path / "up.toml")]
+    with running_up(args, log, tmp_path, state, "up-wait.json"):
         yield state
-    finally:
-        stop_process(process, 30)
 
 
 def wavematch(state: Path, *args: str) -> subprocess.CompletedProcess[str]:

@@ -13,8 +13,10 @@ import sys
 import time
 import urllib.request
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,6 +128,34 @@ def wait_until(predicate, timeout_s: float, what: str, alive=lambda: True, inter
             return value
         time.sleep(interval_s)
     raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+@contextmanager
+def running_up(
+    args: list[str], log: Path, cwd: Path, state_dir: Path, state_name: str = "up.json"
+) -> Iterator[tuple[subprocess.Popen[bytes], dict[str, Any]]]:
+    """`wavematch <args>` (an `up`) with its state file in ``state_dir``: the process and
+    its state file as read, once its worker owns partitions; stopped by PID on the way
+    out."""
+    process = wavematch_process(args, log, cwd, WAVEMATCH_STATE_DIR=str(state_dir))
+    alive = lambda: process.poll() is None  # noqa: E731
+    state_file = state_dir / state_name
+    try:
+        wait_until(state_file.exists, 60, f"wavematch up ({log})", alive)
+        state = json.loads(state_file.read_text())
+        web = state["web"][0]
+
+        def ready() -> bool:
+            try:
+                with urllib.request.urlopen(f"{web}/health", timeout=2) as response:
+                    return bool(json.load(response)["partitions"])
+            except OSError:
+                return False
+
+        wait_until(ready, 90, f"worker ready ({log})", alive)
+        yield process, state
+    finally:
+        stop_process(process, 30)
 
 
 def write_config(path: Path, body: str) -> Path:

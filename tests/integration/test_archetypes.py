@@ -12,7 +12,6 @@ import json
 import re
 import subprocess
 import time
-import urllib.request
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,8 +21,7 @@ import pytest
 from schemas.codec import decode
 from schemas.models import MatchCreated
 from schemas.topics import MATCHES, queue_key
-from streams.processes import stop_process
-from tests.integration.conftest import ROOT, wait_until, wavematch_process
+from tests.integration.conftest import ROOT, running_up, wait_until
 from tests.integration.kafka import produce, read_topic
 
 pytestmark = pytest.mark.integration
@@ -44,28 +42,9 @@ def up(tmp_path: Path, request: pytest.FixtureRequest) -> Iterator[Up]:
     config = tmp_path / "config.toml"
     config.write_text(re.sub(r"(?m)^wave_interval_ms = \d+$", "wave_interval_ms = 1000", example))
     log = tmp_path / "up.log"
-    process = wavematch_process(
-        ["up", "--config", str(config)], log, tmp_path, WAVEMATCH_STATE_DIR=str(tmp_path / "state")
-    )
-    state_file = tmp_path / "state" / "up.json"
-    try:
-        wait_until(
-            state_file.exists, 60, f"wavematch up ({log})", alive=lambda: process.poll() is None
-        )
-        state = json.loads(state_file.read_text())
-        web = state["web"][0]
-
-        def ready() -> bool:
-            try:
-                with urllib.request.urlopen(f"{web}/health", timeout=2) as response:
-                    return bool(json.load(response)["partitions"])
-            except OSError:
-                return False
-
-        wait_until(ready, 90, f"worker ready ({log})", alive=lambda: process.poll() is None)
-        yield Up(process, state["broker_url"].split("://", 1)[1], web)
-    finally:
-        stop_process(process, 30)
+    args = ["up", "--config", str(config)]
+    with running_up(args, log, tmp_path, tmp_path / "state") as (process, state):
+        yield Up(process, state["broker_url"].split("://", 1)[1], state["web"][0])
     assert "Traceback" not in log.read_text(), log.read_text()[-3000:]
 
 
