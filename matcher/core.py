@@ -98,6 +98,15 @@ class ServerRoute:
     servers: tuple[str, ...]
 
 
+@dataclass(frozen=True, slots=True)
+class TeamStep:
+    """A smaller match shape a ticket may be placed in once it has waited ``after_s``."""
+
+    after_s: float
+    team_count: int
+    team_size: int
+
+
 @dataclass(frozen=True)
 class QueueProfile:
     """What a strategy needs to know about a queue; built once from the settings.
@@ -122,6 +131,8 @@ class QueueProfile:
     #: The queue's rules table (matcher/rules), as configured: what the settings echo.
     rules: Mapping[str, object] = field(default_factory=dict)
     ruleset: QueueRuleSet = field(init=False, repr=False, compare=False)
+    #: Smaller shapes after a wait (matcher/teams/steps.py); empty: the shape is fixed.
+    team_steps: tuple[TeamStep, ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ruleset", parse_rules(self.rules) if self.rules else NO_RULES)

@@ -53,6 +53,9 @@ class StrategyEntry:
     revision: int = DEFAULT_REVISION
     rules_honoured: frozenset[str] = frozenset()
     duel: bool = False
+    #: Whether it closes a wave again at the queue's ``team_steps`` (matcher/teams/steps.py);
+    #: which shape changes it plays, its ``check`` says.
+    team_steps: bool = False
 
     def strategy(self) -> Strategy:
         return _loaded(self.function)
@@ -93,6 +96,7 @@ _BUILT_IN = (
         check="matcher.teams.options:rebalance_settings",
         revision=3,
         rules_honoured=_ALL_RULES,
+        team_steps=True,
     ),
     StrategyEntry(
         "game-queue",
@@ -101,6 +105,7 @@ _BUILT_IN = (
         check="matcher.teams.options:game_queue_settings",
         revision=3,
         rules_honoured=_ALL_RULES,
+        team_steps=True,
     ),
     StrategyEntry(
         "multifactor",
@@ -195,10 +200,24 @@ def check_profile(profile: QueueProfile) -> object:
     ValueError: options.methd: unknown option (known: alpha, max_sequences, method, p, q)
     """
     entry = strategy_entry(profile.strategy)
+    if profile.team_steps:
+        check_team_steps_honoured(profile.strategy)
     if entry.check is None:
         return None
     check: ProfileCheck = _loaded(entry.check)
     return check(profile)
+
+
+def check_team_steps_honoured(name: str) -> None:
+    """Refuse ``team_steps`` for a strategy that does not close waves at them, in one line.
+
+    >>> check_team_steps_honoured("optimal")
+    Traceback (most recent call last):
+    ValueError: team_steps: not honoured by strategy 'optimal' (honoured by: game-queue, rebalance)
+    """
+    if not strategy_entry(name).team_steps:
+        stepped = ", ".join(sorted(e.name for e in _ENTRIES.values() if e.team_steps))
+        raise ValueError(f"team_steps: not honoured by strategy {name!r} (honoured by: {stepped})")
 
 
 def check_rules(profile: QueueProfile) -> object:

@@ -32,7 +32,14 @@ from pydantic_settings import BaseSettings, SettingsConfigDict, TomlConfigSettin
 from pydantic_settings import SettingsError as SourceError
 
 from matcher.core import QueueProfile, ServerRoute
-from matcher.strategies import check_profile, check_rules, decision_revision, strategy_names
+from matcher.strategies import (
+    check_profile,
+    check_rules,
+    check_team_steps_honoured,
+    decision_revision,
+    strategy_names,
+)
+from matcher.teams.step_config import parse_team_steps
 
 if TYPE_CHECKING:
     # Imported where used: the queue fold would import numpy into every command that only
@@ -102,6 +109,9 @@ class QueueSettings(_Frozen):
     # This queue's ticket timeout; None: the global ticket_ttl_ms. A quick 1v1 ladder
     # gives up sooner than a 40-player mode that needs time to fill.
     ticket_ttl_ms: int | None = Field(default=None, ge=1_000)
+    # Smaller shapes a ticket accepts after a wait (docs/rules.md, "Team steps"); parsed
+    # and checked against the strategy when the settings load.
+    team_steps: tuple[dict[str, Any], ...] = ()
 
     @model_validator(mode="after")
     def _known_strategy(self) -> QueueSettings:
@@ -127,6 +137,8 @@ def _checked_profile(
     """``queue``'s profile, its rules parsed and its options checked; ValueError
     ``queues.<index>: queue '<name>': <field>: <reason>``."""
     try:
+        if queue.team_steps:  # before the steps are read against the queue's shape
+            check_team_steps_honoured(queue.strategy)
         profile = QueueProfile(
             queue=queue.name,
             strategy=queue.strategy,
@@ -139,6 +151,7 @@ def _checked_profile(
             roles=queue.roles,
             options=dict(queue.options),
             rules=dict(queue.rules),
+            team_steps=parse_team_steps(queue.team_steps, queue.team_count, queue.team_size),
         )
         check_profile(profile)
         check_rules(profile)
@@ -161,6 +174,7 @@ FINGERPRINT_ADDITIONS: dict[str, tuple[int, object]] = {
     "queues.placement_requeues": (3, WHILE_UNSET),
     "one_ticket_per_player": (4, False),
     "max_clock_skew_ms": (5, DEFAULT_MAX_CLOCK_SKEW_MS),
+    "queues.team_steps": (6, ()),
 }
 _QUEUE_ADDITIONS = {
     name.removeprefix("queues."): added

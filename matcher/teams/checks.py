@@ -8,18 +8,24 @@ teams of a match are disjoint, each seat's role is a slot of the queue filled by
 player who offered it (and at most as many seats per role as slots), each seat carries
 the player's rating for that role, and the published quality figures agree with the seats.
 Last, a strict wave's result must be maximal: its unmatched tickets can make no match
-under the queue's rules (:mod:`matcher.teams.maximal`).
+under the queue's rules (:mod:`matcher.teams.maximal`). A queue with ``team_steps``
+(:mod:`matcher.teams.steps`) also accepts a match of a step's shape when its least waited
+ticket has reached that step, and its unmatched tickets that have reached a step can make
+no match of that step's shape either.
 """
 
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 
 from matcher.checks import wave_result_problems
 from matcher.core import Match, Player, QueueProfile, Seat, WaveResult, WaveSnapshot
+from matcher.rules.check import waited_s
 from matcher.teams.imbalance import rating_spread, team_rating_diff
 from matcher.teams.maximal import left_match_problem
 from matcher.teams.model import TeamShape, seat_rating, team_shape
+from matcher.teams.steps import step_shapes, waited_at_least
 
 #: Quality figures a team match must carry; the first two are re-derived from the seats.
 REQUIRED_QUALITY = ("team_rating_diff", "rating_spread", "imbalance")
@@ -48,12 +54,39 @@ def team_result_problems(
         for waiting in snapshot.tickets
         for player in waiting.ticket.players
     }
+    steps = step_shapes(profile)
+    joined = {waiting.ticket.ticket_id: waiting.ticket.joined_at_ms for waiting in snapshot.tickets}
     for match in result.matches:
-        problems.extend(match_problems(match, shape, players))
+        found = match_problems(match, shape, players)
+        if found and steps:
+            found = _stepped_problems(match, found, steps, players, snapshot, joined)
+        problems.extend(found)
     if not problems:
         left = left_match_problem(snapshot, profile, result, shape)
         problems.extend([left] if left else [])
+    unmatched = frozenset(result.unmatched)
+    for after_s, stepped, step_shape in steps if not problems else ():
+        waited = waited_at_least(snapshot, after_s, unmatched)
+        left = left_match_problem(waited, stepped, result, step_shape)
+        problems.extend([f"{left} after {after_s:g} s (team_steps)"] if left else [])
     return problems
+
+
+def _stepped_problems(
+    match: Match,
+    found: list[str],
+    steps: Sequence[tuple[float, QueueProfile, TeamShape]],
+    players: dict[tuple[str, str], Player],
+    snapshot: WaveSnapshot,
+    joined: dict[str, int],
+) -> list[str]:
+    """Nothing when ``match`` fits a step its least waited ticket has reached, else ``found``."""
+    waits = [joined[ticket_id] for ticket_id in match.ticket_ids() if ticket_id in joined]
+    waited = waited_s(snapshot.closed_at_ms, waits) if waits else 0.0
+    for after_s, _, step_shape in steps:
+        if after_s <= waited and not match_problems(match, step_shape, players):
+            return []
+    return found
 
 
 def is_valid_team_result(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> bool:

@@ -14,6 +14,7 @@ from matcher.core import QueueProfile
 from matcher.teams.imbalance import Imbalance
 from matcher.teams.model import TeamShape, team_shape
 from matcher.teams.rebalance import DEFAULT_MAX_SEQUENCES, METHODS
+from matcher.teams.step_config import check_team_steps
 from matcher.teams.window import DEFAULT_MAX_NODES
 
 MODES = ("offline", "queue")
@@ -127,12 +128,17 @@ def _integer(options: Mapping[str, object], name: str, default: int, minimum: in
 
 def rebalance_settings(profile: QueueProfile) -> tuple[TeamShape, RebalanceConfig]:
     """The team shape and options of a ``rebalance`` queue; ValueError names a bad field."""
-    return team_shape(profile), rebalance_config(profile.options)
+    shape = team_shape(profile)
+    check_team_steps(profile, frozenset({"team_count", "team_size"}))
+    return shape, rebalance_config(profile.options)
 
 
 def game_queue_settings(profile: QueueProfile) -> tuple[TeamShape, GameQueueConfig]:
     """The team shape and options of a ``game-queue`` queue; ValueError names a bad field."""
-    return _shape_for_game_queue(profile), game_queue_config(profile.options)
+    shape = _shape_for_game_queue(profile)
+    # Two teams always (the game queue's model); the size may shrink, k vs k.
+    check_team_steps(profile, frozenset({"team_size"}))
+    return shape, game_queue_config(profile.options)
 
 
 def _shape_for_game_queue(profile: QueueProfile) -> TeamShape:

@@ -49,13 +49,19 @@ from matcher.teams.ruled import (
     rule_fits,
     ruled_splitter,
 )
+from matcher.teams.steps import close_with_steps
 
 #: Whom each queued player met too recently to meet again (the rematch rule).
 Met = Mapping[str, frozenset[str]]
 
 
 def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
-    """Close a team wave with the rebalance methods.
+    """Close a team wave with the rebalance methods, then at each of its team steps."""
+    return close_with_steps(_rebalance_wave, snapshot, profile)
+
+
+def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    """Close a team wave with the rebalance methods at the profile's shape.
 
     Notes: greedy waves run in O(n log n); combination and permutation cost a bounded
     search per match (see :mod:`matcher.teams.rebalance`).
@@ -141,6 +147,11 @@ def _matches(
 
 
 def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+    """Close a team wave with the game queue, then at each of its team steps."""
+    return close_with_steps(_game_queue_wave, snapshot, profile)
+
+
+def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
     """Close a team wave with Alman & McKay's imbalance-minimising game queue (k vs k).
 
     ``mode: offline`` (default) sorts the wave, cuts it into groups of 2k players and

@@ -109,6 +109,16 @@ ADDED_VALUES: dict[str, dict[str, Any]] = {
     "queues.placement_requeues": {"queues": (QueueSettings(name="1v1", placement_requeues=2),)},
     "one_ticket_per_player": {"one_ticket_per_player": True},
     "max_clock_skew_ms": {"max_clock_skew_ms": 5_000},
+    "queues.team_steps": {
+        "queues": (
+            QueueSettings(
+                name="ffa",
+                strategy="rebalance",
+                team_count=4,
+                team_steps=({"after_s": 60, "team_count": 2},),
+            ),
+        )
+    },
 }
 
 
