@@ -67,6 +67,10 @@ def explain_match(
         )
         facts.append((f"team {team.name}", seats))
     facts.extend((f"quality {name}", f"{value:g}") for name, value in match.quality)
+    if profile.team_steps:  # which shape the match was made at (a queue with team steps)
+        from matcher.teams.steps import shape_fact
+
+        facts.append(("shape", shape_fact(snapshot, profile, match)))
     if is_duel(profile.strategy) and profile.team_size == 1:
         from matcher.explain_duel import explain_duel
 

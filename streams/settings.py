@@ -81,7 +81,8 @@ class QueueSettings(_Frozen):
     maps: tuple[str, ...] = Field(default=DEFAULT_MAPS, min_length=1)
     # Shorter waves cut waits but give the strategy fewer players to choose from.
     wave_interval_ms: int = Field(default=10_000, ge=100, le=3_600_000)
-    team_count: int = Field(default=2, ge=2, le=16)
+    # At most the teams a MatchCreated carries (schemas/avro/v1/MatchCreated.avsc).
+    team_count: int = Field(default=2, ge=2, le=64)
     team_size: int = Field(default=1, ge=1, le=64)
     team_size_min: int | None = Field(default=None, ge=1)
     roles: tuple[str, ...] = ()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
+from matcher.core import Match, QueueProfile, Strategy, WaveResult, WaveSnapshot
 from matcher.rules.check import waited_s
 from matcher.teams.build import build_result
 from matcher.teams.model import TeamShape, team_shape
@@ -77,3 +77,22 @@ def close_with_steps(close: Strategy, snapshot: WaveSnapshot, profile: QueueProf
     return build_result(
         result.strategy, snapshot, matches, (*stats, ("matches_after_steps", float(made)))
     )
+
+
+def shape_fact(snapshot: WaveSnapshot, profile: QueueProfile, match: Match) -> str:
+    """Which shape ``match`` was made at: the queue's, or the step its wait reached (explain).
+
+    Notes: O(tickets of the wave).
+    """
+    seated = set(match.ticket_ids())
+    joined = [w.ticket.joined_at_ms for w in snapshot.tickets if w.ticket.ticket_id in seated]
+    waited = waited_s(snapshot.closed_at_ms, joined) if joined else 0.0
+    teams, sizes = len(match.teams), sorted({len(team.seats) for team in match.teams})
+    made = f"{teams} teams of {'/'.join(map(str, sizes))}"
+    least = f"its least waited ticket waited {waited:g} s"
+    if (teams, profile.team_size) == (profile.team_count, max(sizes)):
+        return f"{made}: the queue's shape ({least})"
+    for number, step in enumerate(profile.team_steps, 1):
+        if step.after_s <= waited and (step.team_count, step.team_size) == (teams, max(sizes)):
+            return f"{made}: team step {number} (from {step.after_s:g} s; {least})"
+    return f"{made}: no shape of the queue ({least})"

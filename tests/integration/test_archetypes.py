@@ -1,4 +1,4 @@
-"""The four archetype configurations of docs/rules.md, tried as a new user would: each
+"""The archetype configurations of docs/rules.md, tried as a new user would: each
 example runs under `wavematch up --config`, joins are published with librdkafka
 (confluent-kafka) as a platform would, and the matches respect the example's rules: the
 players who fit are matched, and those a rule keeps out (too far in rating, too slow to
@@ -149,3 +149,56 @@ def test_an_eight_player_free_for_all(up: Up) -> None:
     outlier = join("ffa8", "outlier", {"mmr": 2500}, 40)  # 1,000 above: beyond max_spread
     produce(up.bootstrap, [outlier, *players])
     matched_after_waves(up, [{f"p{i}" for i in range(8)}], {"outlier"})
+
+
+def squad(
+    queue: str, ticket: str, size: int, rating: int, latency: int, waited_s: int
+) -> tuple[bytes, bytes]:
+    """A party of ``size`` who joined ``waited_s`` seconds ago (within the clock skew bound)."""
+    key, value = join(queue, ticket, {"mmr": rating}, latency)
+    body = json.loads(value)
+    body["joined_at_ms"] -= waited_s * 1000
+    body["players"] = [
+        {
+            "player_id": f"p-{ticket}-{i}",
+            "ratings": {"mmr": rating + 7 * i},
+            "latency_ms": {"eu": latency},
+        }
+        for i in range(size)
+    ]
+    return key, json.dumps(body).encode()
+
+
+def squads(prefix: str, players: int, waited_s: int) -> list[tuple[bytes, bytes]]:
+    sizes = [4, 3, 1, 2, 2, 1, 1, 1, 1]  # parties of one to four, whole squads by nine tickets
+    tickets, left, i = [], players, 0
+    while left:
+        size = min(sizes[i % len(sizes)], left)
+        tickets.append(squad("br-squads", f"{prefix}{i}", size, 1400 + 5 * i, 40, waited_s))
+        left, i = left - size, i + 1
+    return tickets
+
+
+@pytest.mark.parametrize("up", ["rules-br-squads"], indirect=True)
+def test_battle_royale_squads_with_fewer_squads_after_a_minute(up: Up) -> None:
+    # 80 players who joined a minute ago make 20 squads (the first team step); the 100
+    # who come next make the full 25; a squad too slow to the region plays in neither.
+    waited = squads("old", 80, 60)
+    produce(up.bootstrap, [squad("br-squads", "slow", 4, 1500, 400, 60), *waited])
+    old = {json.loads(value)["ticket_id"] for _, value in waited}
+    wait_until(
+        lambda: old in matches_of(up),
+        60,
+        "the 20-squad match",
+        alive=lambda: up.process.poll() is None,
+    )
+    fresh = squads("new", 100, 0)
+    produce(up.bootstrap, fresh)
+    new = {json.loads(value)["ticket_id"] for _, value in fresh}
+    matched_after_waves(up, [old, new], {"slow"})
+    teams = sorted(
+        len(e.teams)
+        for e in map(decode, (r.value or b"" for r in read_topic(up.bootstrap, MATCHES.name)))
+        if isinstance(e, MatchCreated)
+    )
+    assert teams == [20, 25]
