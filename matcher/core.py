@@ -133,6 +133,10 @@ class QueueProfile:
     ruleset: QueueRuleSet = field(init=False, repr=False, compare=False)
     #: Smaller shapes after a wait (matcher/teams/steps.py); empty: the shape is fixed.
     team_steps: tuple[TeamStep, ...] = ()
+    #: Asymmetric teams (matcher/teams/asymmetric.py): each team's size and role slots;
+    #: empty: every team has ``team_size`` players and the ``roles`` slots.
+    team_sizes: tuple[int, ...] = ()
+    team_roles: tuple[tuple[str, ...], ...] = ()
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ruleset", parse_rules(self.rules) if self.rules else NO_RULES)

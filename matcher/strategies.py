@@ -202,6 +202,11 @@ def check_profile(profile: QueueProfile) -> object:
     entry = strategy_entry(profile.strategy)
     if profile.team_steps:
         check_team_steps_honoured(profile.strategy)
+    if (profile.team_sizes or profile.team_roles) and entry.name != "rebalance":
+        name = "team_sizes" if profile.team_sizes else "team_roles"
+        raise ValueError(
+            f"{name}: not honoured by strategy {profile.strategy!r} (asymmetric teams: rebalance)"
+        )
     if entry.check is None:
         return None
     check: ProfileCheck = _loaded(entry.check)
@@ -234,7 +239,7 @@ def check_rules(profile: QueueProfile) -> object:
             raise ValueError(
                 f"rules.{name}: not honoured by strategy {profile.strategy!r} (it honours: {known})"
             )
-    if profile.ruleset.rating is not None and profile.roles:
+    if profile.ruleset.rating is not None and (profile.roles or profile.team_roles):
         raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
     return profile.ruleset
 

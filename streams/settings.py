@@ -113,6 +113,10 @@ class QueueSettings(_Frozen):
     # Smaller shapes a ticket accepts after a wait (docs/rules.md, "Team steps"); parsed
     # and checked against the strategy when the settings load.
     team_steps: tuple[dict[str, Any], ...] = ()
+    # Asymmetric teams (docs/rules.md, "Asymmetric teams"): each team's exact size, and
+    # each team's role slots; checked against team_count and team_size when loaded.
+    team_sizes: tuple[int, ...] = ()
+    team_roles: tuple[tuple[str, ...], ...] = ()
 
     @model_validator(mode="after")
     def _known_strategy(self) -> QueueSettings:
@@ -153,6 +157,8 @@ def _checked_profile(
             options=dict(queue.options),
             rules=dict(queue.rules),
             team_steps=parse_team_steps(queue.team_steps, queue.team_count, queue.team_size),
+            team_sizes=queue.team_sizes,
+            team_roles=queue.team_roles,
         )
         check_profile(profile)
         check_rules(profile)
@@ -176,6 +182,8 @@ FINGERPRINT_ADDITIONS: dict[str, tuple[int, object]] = {
     "one_ticket_per_player": (4, False),
     "max_clock_skew_ms": (5, DEFAULT_MAX_CLOCK_SKEW_MS),
     "queues.team_steps": (6, ()),
+    "queues.team_sizes": (6, ()),
+    "queues.team_roles": (6, ()),
 }
 _QUEUE_ADDITIONS = {
     name.removeprefix("queues."): added

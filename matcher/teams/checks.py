@@ -105,14 +105,17 @@ def match_problems(
     if names != expected:
         problems.append(f"{where}: teams are {names}, expected {expected}")
     seen: Counter[tuple[str, str]] = Counter()
-    for team in match.teams:
-        if not shape.size_min <= len(team.seats) <= shape.size_max:
+    for number, team in enumerate(match.teams):
+        # A team beyond the queue's count (reported above) is held to the first team's rules.
+        number = number if number < shape.team_count else 0
+        least, most = shape.team_size_range(number)
+        if not least <= len(team.seats) <= most:
             problems.append(
-                f"{where}: {team.name} has {len(team.seats)} players,"
-                f" outside {shape.size_min}..{shape.size_max}"
+                f"{where}: {team.name} has {len(team.seats)} players, outside {least}..{most}"
             )
         seen.update({(seat.ticket_id, seat.player_id) for seat in team.seats})
-        problems.extend(_seat_problems(where, team.name, team.seats, shape, players))
+        roles = shape.roles_of(number)
+        problems.extend(_seat_problems(where, team.name, team.seats, roles, players))
     problems.extend(
         f"{where}: player {pid} of ticket {tid} is on {n} teams"
         for (tid, pid), n in sorted(seen.items())
@@ -126,18 +129,18 @@ def _seat_problems(
     where: str,
     team_name: str,
     seats: tuple[Seat, ...],
-    shape: TeamShape,
+    roles: tuple[str, ...],
     players: dict[tuple[str, str], Player],
 ) -> list[str]:
     problems: list[str] = []
-    slots = Counter(shape.roles)
+    slots = Counter(roles)
     used: Counter[str] = Counter()
     for seat in seats:
         ticket_id, player_id, role, rating = seat.ticket_id, seat.player_id, seat.role, seat.rating
         player = players.get((ticket_id, player_id))
         if player is None:
             continue  # the common rules already report a seat outside the wave
-        if not shape.roles:
+        if not roles:
             if role != "":
                 problems.append(f"{where}: {player_id} has role {role!r} in a queue without roles")
                 continue
@@ -153,7 +156,7 @@ def _seat_problems(
     problems.extend(
         f"{where}: {team_name} has {n} seats of role {role!r} for {slots[role]} slots"
         for role, n in sorted(used.items())
-        if shape.roles and n > slots[role]
+        if roles and n > slots[role]
     )
     return problems
 

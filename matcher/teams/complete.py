@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
 
-from matcher.teams.imbalance import Imbalance, imbalance
+from matcher.teams.asymmetric import asymmetric_splits
+from matcher.teams.imbalance import Imbalance, imbalance, team_rating_diff
 from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, team_ratings
 from matcher.teams.split import team_splits
 
@@ -85,16 +86,15 @@ def _first_match(
         if admit is not None and not admit(group):
             continue
         best: tuple[float, Lineup] | None = None
-        for split in team_splits(
-            [p.size for p in group], shape.team_count, shape.size_max, shape.size_max
-        ):
+        for lineup in _lineups(group, shape):
             budget[0] -= 1
             if budget[0] < 0:
                 return None
-            lineup = lineup_with_roles(group, split, shape.roles)
             if lineup is None or not accept(group, lineup):
                 continue
-            value = imbalance(team_ratings(group, lineup), params)
+            ratings = team_ratings(group, lineup)
+            # Teams of different sizes compare by their means: f compares team totals.
+            value = team_rating_diff(ratings) if shape.sizes else imbalance(ratings, params)
             if best is None or value < best[0]:
                 best = (value, lineup)
         if best is not None:
@@ -102,6 +102,16 @@ def _first_match(
             teams = tuple(tuple(subset[i] for i in team) for team in lineup.teams)
             return Lineup(teams, lineup.roles)
     return None
+
+
+def _lineups(group: Sequence[Party], shape: TeamShape) -> Iterator[Lineup | None]:
+    """Every split of ``group`` into the shape's full teams (None: one whose roles fail)."""
+    if shape.sizes:
+        yield from asymmetric_splits(group, shape)
+        return
+    sizes = [p.size for p in group]
+    for split in team_splits(sizes, shape.team_count, shape.size_max, shape.size_max):
+        yield lineup_with_roles(group, split, shape.roles)
 
 
 def _subsets(parties: Sequence[Party], rest: Sequence[int], players: int) -> Iterator[list[int]]:

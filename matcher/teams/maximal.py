@@ -61,7 +61,7 @@ def left_match_problem(
         return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
     def admit(group: Sequence[Party]) -> bool:
-        fixed = not shape.roles
+        fixed = not shape.role_rated
         return (
             group_rule_problem(rules, group, closed, region, split_free_ratings=fixed, met=met)
             is None

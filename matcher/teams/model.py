@@ -22,31 +22,51 @@ class TeamShape:
 
     ``roles`` are the role slots of each team (a role may repeat, e.g. three "dps");
     empty means the queue has no roles. With roles, ``size_max == len(roles)``.
+    An asymmetric shape gives each team its own exact size (``sizes``) and, optionally,
+    its own role slots (``team_roles``); ``size_min``/``size_max`` are then the smallest
+    and the largest team.
     """
 
     team_count: int
     size_min: int
     size_max: int
     roles: tuple[str, ...] = ()
+    sizes: tuple[int, ...] = ()
+    team_roles: tuple[tuple[str, ...], ...] = ()
 
     @property
     def strict(self) -> bool:
-        return self.size_min == self.size_max
+        return bool(self.sizes) or self.size_min == self.size_max
 
     @property
     def match_max(self) -> int:
-        return self.team_count * self.size_max
+        return sum(self.sizes) if self.sizes else self.team_count * self.size_max
 
     @property
     def match_min(self) -> int:
-        return self.team_count * self.size_min
+        return sum(self.sizes) if self.sizes else self.team_count * self.size_min
+
+    @property
+    def role_rated(self) -> bool:
+        """Whether seats are rated by their role (a player's seat rating depends on the split)."""
+        return bool(self.roles or self.team_roles)
+
+    def team_size_range(self, team: int) -> tuple[int, int]:
+        """The least and most players team ``team`` (0-based) may have."""
+        if self.sizes:
+            return self.sizes[team], self.sizes[team]
+        return self.size_min, self.size_max
+
+    def roles_of(self, team: int) -> tuple[str, ...]:
+        """The role slots of team ``team`` (0-based); empty without roles."""
+        return self.team_roles[team] if self.team_roles else self.roles
 
 
 def team_shape(profile: QueueProfile) -> TeamShape:
     """Read and validate the team shape of ``profile``; ValueError names the bad field.
 
     >>> team_shape(QueueProfile("5v5", "rebalance", ("m",), team_size=5))
-    TeamShape(team_count=2, size_min=5, size_max=5, roles=())
+    TeamShape(team_count=2, size_min=5, size_max=5, roles=(), sizes=(), team_roles=())
     >>> team_shape(QueueProfile("q", "rebalance", ("m",), team_size=2, roles=("a",)))
     Traceback (most recent call last):
     ValueError: roles: 1 role slots for teams of 2 players; give exactly team_size slots
@@ -65,7 +85,34 @@ def team_shape(profile: QueueProfile) -> TeamShape:
             f"roles: {len(profile.roles)} role slots for teams of {profile.team_size} players;"
             " give exactly team_size slots"
         )
+    if profile.team_sizes or profile.team_roles:
+        return _asymmetric_shape(profile)
     return TeamShape(profile.team_count, size_min, profile.team_size, tuple(profile.roles))
+
+
+def _asymmetric_shape(profile: QueueProfile) -> TeamShape:
+    team_roles = tuple(tuple(roles) for roles in profile.team_roles)
+    sizes = tuple(profile.team_sizes) or tuple(len(roles) for roles in team_roles)
+    count, size = profile.team_count, profile.team_size
+    if len(sizes) != count:
+        raise ValueError(f"team_sizes: {len(sizes)} sizes for team_count = {count}")
+    if any(not 1 <= n <= size for n in sizes) or max(sizes) != size:
+        raise ValueError(
+            f"team_sizes: each 1..team_size, the largest = team_size = {size} (got {list(sizes)})"
+        )
+    if profile.team_size_min is not None:
+        raise ValueError("team_size_min: not with team_sizes (each team has its own exact size)")
+    if profile.roles:
+        raise ValueError("roles: with team_sizes or team_roles, give each team's in team_roles")
+    if team_roles and len(team_roles) != count:
+        raise ValueError(f"team_roles: {len(team_roles)} teams for team_count = {count}")
+    for team, roles in enumerate(team_roles):
+        if len(roles) != sizes[team]:
+            raise ValueError(
+                f"team_roles.{team}: {len(roles)} role slots for a team of {sizes[team]}"
+                " (one per seat)"
+            )
+    return TeamShape(count, min(sizes), size, (), sizes, team_roles)
 
 
 def matching_rating(player: Player, roles: tuple[str, ...]) -> int | None:
@@ -126,13 +173,16 @@ def parties_of(
     """
     playable: list[Party] = []
     unplayable: list[str] = []
+    every_role = tuple(dict.fromkeys(r for roles in shape.team_roles for r in roles))
+    rated_by = every_role or shape.roles
     for order, waiting in enumerate(snapshot.tickets):
         ticket = waiting.ticket
-        ratings = [matching_rating(player, shape.roles) for player in ticket.players]
+        ratings = [matching_rating(player, rated_by) for player in ticket.players]
         usable = (
             0 < ticket.size <= shape.size_max
             and all(value is not None for value in ratings)
             and (not shape.roles or role_slots(ticket.players, shape.roles) is not None)
+            and (not shape.team_roles or _fits_a_team(ticket.players, shape))
         )
         if not usable:
             unplayable.append(ticket.ticket_id)
@@ -148,6 +198,13 @@ def parties_of(
             )
         )
     return tuple(playable), tuple(unplayable)
+
+
+def _fits_a_team(players: Sequence[Player], shape: TeamShape) -> bool:
+    return any(
+        len(players) <= len(roles) and role_slots(players, roles) is not None
+        for roles in shape.team_roles
+    )
 
 
 def role_slots(players: Sequence[Player], roles: tuple[str, ...]) -> tuple[str, ...] | None:

@@ -81,6 +81,8 @@ def check_team_steps(profile: QueueProfile, honoured: frozenset[str]) -> None:
 
     ``honoured`` is what the strategy may relax (``team_count``, ``team_size``).
     """
+    if profile.team_steps and (profile.team_sizes or profile.team_roles):
+        raise ValueError("team_steps: not with team_sizes or team_roles (asymmetric teams)")
     before = (profile.team_count, profile.team_size)
     for index, step in enumerate(profile.team_steps):
         for name, value, old in (

@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.rules.check import met_recently
 from matcher.ruleset import QueueRuleSet
+from matcher.teams.asymmetric import asymmetric_split
 from matcher.teams.build import build_match, build_result
 from matcher.teams.complete import Accept, Admit, complete
 from matcher.teams.gamequeue import GameQueue
@@ -72,10 +73,12 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     parties, _ = parties_of(snapshot, shape)
 
     def split(group: Sequence[Party]) -> Lineup | None:
+        if shape.sizes:  # asymmetric teams: each team its own size and roles
+            return asymmetric_split(group, shape)
         return rebalance(group, shape, config.method, rng, config.max_sequences)
 
     met = met_recently(snapshot, rules)
-    closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
+    closed, region, roles = snapshot.closed_at_ms, snapshot.region, shape.role_rated
     ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met)
     fits = rule_fits(rules, closed, region, roles=roles, met=met)
     candidates = playable_now(rules, parties, closed, region)
@@ -94,7 +97,7 @@ def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape, met
     """Whether a group of parties can make a match under the rules, before any split."""
 
     def admit(group: Sequence[Party]) -> bool:
-        closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.roles
+        closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.role_rated
         problem = group_rule_problem(
             rules, group, closed, region, split_free_ratings=fixed, met=met
         )

@@ -48,8 +48,9 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
             del dumped[name]
         if queue.ticket_ttl_ms is None:  # the global one; a release before it reads the rest
             del dumped["ticket_ttl_ms"]
-        if not queue.team_steps:  # as above: a release before team steps reads the rest
-            del dumped["team_steps"]
+        for name in ("team_steps", "team_sizes", "team_roles"):
+            if not getattr(queue, name):  # as above: a release before them reads the rest
+                del dumped[name]
     if not settings.one_ticket_per_player:  # as in the fingerprint: only when it is on
         del decisive["one_ticket_per_player"]
     return ConfigPublished(

@@ -119,6 +119,16 @@ ADDED_VALUES: dict[str, dict[str, Any]] = {
             ),
         )
     },
+    "queues.team_sizes": {
+        "queues": (QueueSettings(name="1v4", strategy="rebalance", team_size=4, team_sizes=(1, 4)),)
+    },
+    "queues.team_roles": {
+        "queues": (
+            QueueSettings(
+                name="ad", strategy="rebalance", team_size=1, team_roles=(("attack",), ("defend",))
+            ),
+        )
+    },
 }
 
 
