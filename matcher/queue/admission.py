@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from matcher.core import QueueProfile, Ticket
+from matcher.core import Player, QueueProfile, Ticket
 from matcher.rules.check import ticket_rule_problem
 from matcher.strategies import is_duel
 
@@ -42,4 +42,12 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
             return f"player {player.player_id} has no rating"
         elif profile.roles and not set(player.offered_roles()) & set(profile.roles):
             return f"player {player.player_id} offers none of the roles {', '.join(profile.roles)}"
+        elif profile.team_roles and not _offers_a_team_role(player, profile.team_roles):
+            every = sorted({role for roles in profile.team_roles for role in roles})
+            return f"player {player.player_id} offers none of the roles {', '.join(every)}"
     return ticket_rule_problem(ticket, profile) if profile.rules else None
+
+
+def _offers_a_team_role(player: Player, team_roles: tuple[tuple[str, ...], ...]) -> bool:
+    offered = set(player.offered_roles())
+    return any(offered & set(roles) for roles in team_roles)

@@ -202,3 +202,33 @@ def test_battle_royale_squads_with_fewer_squads_after_a_minute(up: Up) -> None:
         if isinstance(e, MatchCreated)
     )
     assert teams == [20, 25]
+
+
+@pytest.mark.parametrize("up", ["rules-1v4-asymmetric"], indirect=True)
+def test_an_asymmetric_one_hunter_against_four_survivors(up: Up) -> None:
+    def player(name: str, role: str, rating: int) -> dict[str, object]:
+        return {
+            "player_id": name,
+            "ratings": {role: rating},
+            "roles": [role],
+            "latency_ms": {"eu": 30},
+        }
+
+    hunter = join("1v4", "hunter", {"hunter": 1500}, 30, roles=["hunter"])
+    duo_key, duo = join("1v4", "duo", {"survivor": 1450}, 30, roles=["survivor"])
+    body = json.loads(duo)
+    body["players"] = [player("s-a", "survivor", 1450), player("s-b", "survivor", 1520)]
+    solos = [
+        join("1v4", f"s{i}", {"survivor": 1480 + 10 * i}, 30, roles=["survivor"]) for i in range(2)
+    ]
+    # A second hunter 1,200 above everyone (beyond the 1,000 cap of max_spread).
+    far = join("1v4", "far-hunter", {"hunter": 2700}, 30, roles=["hunter"])
+    produce(up.bootstrap, [far, hunter, (duo_key, json.dumps(body).encode()), *solos])
+    matched_after_waves(up, [{"hunter", "duo", "s0", "s1"}], {"far-hunter"})
+    (match,) = [
+        e
+        for e in map(decode, (r.value or b"" for r in read_topic(up.bootstrap, MATCHES.name)))
+        if isinstance(e, MatchCreated)
+    ]
+    seats = [sorted(seat.role for seat in team.players) for team in match.teams]
+    assert seats == [["hunter"], ["survivor"] * 4]

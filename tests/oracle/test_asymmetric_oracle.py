@@ -158,3 +158,22 @@ def test_asymmetric_settings_are_checked_with_one_line() -> None:
     assert refused(strategy="game-queue") == (
         "team_sizes: not honoured by strategy 'game-queue' (asymmetric teams: rebalance)"
     )
+
+
+def test_a_player_offering_no_team_role_is_rejected_at_join() -> None:
+    from matcher.queue.admission import admission_problem
+
+    profile = QueueProfile(
+        "q",
+        "rebalance",
+        ("m",),
+        team_size=4,
+        team_sizes=(1, 4),
+        team_roles=(("hunter",), SURVIVORS),
+    )
+    healer = Player("p1", (("healer", 1500),), roles=("healer",))
+    hunter = Player("p2", (("hunter", 1500),), roles=("hunter",))
+    assert admission_problem(Ticket("t1", "q", "eu", (healer,), 0), profile) == (
+        "player p1 offers none of the roles hunter, survivor"
+    )
+    assert admission_problem(Ticket("t2", "q", "eu", (hunter,), 0), profile) is None
