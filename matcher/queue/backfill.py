@@ -44,11 +44,13 @@ def _problem(event: BackfillRequested, profile: QueueProfile) -> tuple[str, str,
         )
     for index, team in enumerate(event.teams):
         size = len(team.players) + team.open_slots
-        if team.open_slots < 0 or size > profile.team_size:
+        # Asymmetric teams: the session's teams in the queue's order, each its own size.
+        limit = profile.team_sizes[index] if profile.team_sizes else profile.team_size
+        if team.open_slots < 0 or size > limit:
             return (
                 "backfill_too_large",
                 f"team {team.name}: {len(team.players)} players and {team.open_slots} open "
-                f"slots exceed the queue's team size {profile.team_size}",
+                f"slots exceed the queue's team size {limit}",
                 f"teams[{index}].open_slots",
             )
     if not any(team.open_slots for team in event.teams):

@@ -163,3 +163,18 @@ def test_a_fill_its_checker_rejects_fails_the_wave_and_takes_nothing(monkeypatch
     assert step.failure.reason.startswith("backfill of session s-1: team blue: 4 new seats")
     assert "t-party" in b.regions["5v5", "eu"].tickets
     assert "s-1" in b.regions["5v5", "eu"].life.backfills
+
+
+def test_an_asymmetric_queue_holds_each_requested_team_to_its_own_size():
+    profile = QueueProfile("1v4", PAIRS, ("alpha",), team_size=4, team_sizes=(1, 4))
+    b = QueueBook({"1v4": profile}, {"1v4": ("eu",)}, RULES)
+    hunter = BackfillTeam("team1", (), 2)  # the hunter's team holds one player
+    survivors = BackfillTeam("team2", (("s1", 1500),), 3)
+    with pytest.raises(LifecycleRejected) as error:
+        b.apply(BackfillRequested("s-1", "1v4", "eu", (hunter, survivors), 2_000))
+    assert error.value.code == "backfill_too_large"
+    assert "exceed the queue's team size 1" in str(error.value)
+    hunter = BackfillTeam("team1", (), 1)
+    assert b.apply(BackfillRequested("s-1", "1v4", "eu", (hunter, survivors), 2_000)).note == (
+        "backfill_requested"
+    )
