@@ -8,4 +8,6 @@ Layers, bottom up: :mod:`model` (shape, parties, lineups, role slots), :mod:`imb
 (the heap of per-anchor games), :mod:`roles` (role intervals), :mod:`offline` (groups
 of 2k split optimally), :mod:`build` (lineups to matches),
 :mod:`checks` (the checker) and :mod:`strategies` (the registered entry points).
+:mod:`step_config` and :mod:`steps` relax a queue's shape after a wait (team steps);
+:mod:`asymmetric` splits groups into teams of their own sizes and roles.
 """
