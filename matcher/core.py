@@ -137,6 +137,9 @@ class QueueProfile:
     #: empty: every team has ``team_size`` players and the ``roles`` slots.
     team_sizes: tuple[int, ...] = ()
     team_roles: tuple[tuple[str, ...], ...] = ()
+    #: A match created below the queue's full shape opens a backfill of its empty seats
+    #: (matcher/queue/backfill.py, ``open_for``).
+    auto_backfill: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ruleset", parse_rules(self.rules) if self.rules else NO_RULES)

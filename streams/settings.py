@@ -117,6 +117,10 @@ class QueueSettings(_Frozen):
     # each team's role slots; checked against team_count and team_size when loaded.
     team_sizes: tuple[int, ...] = ()
     team_roles: tuple[tuple[str, ...], ...] = ()
+    # A match created below the full shape (team steps, team_size_min) opens a backfill
+    # of its empty seats itself; only for matches created at once (no ready check, no
+    # placement wait: a held match is not yet a session).
+    auto_backfill: bool = False
 
     @model_validator(mode="after")
     def _known_strategy(self) -> QueueSettings:
@@ -128,6 +132,11 @@ class QueueSettings(_Frozen):
             )
         if len(set(self.regions)) != len(self.regions):
             raise ValueError("regions must be distinct")
+        if self.auto_backfill and (self.ready_check_ms or self.placement_timeout_ms):
+            raise ValueError(
+                "auto_backfill: not with ready_check_ms or placement_timeout_ms"
+                " (a held match is not yet a session)"
+            )
         return self
 
 
@@ -159,6 +168,7 @@ def _checked_profile(
             team_steps=parse_team_steps(queue.team_steps, queue.team_count, queue.team_size),
             team_sizes=queue.team_sizes,
             team_roles=queue.team_roles,
+            auto_backfill=queue.auto_backfill,
         )
         check_profile(profile)
         check_rules(profile)
@@ -184,6 +194,7 @@ FINGERPRINT_ADDITIONS: dict[str, tuple[int, object]] = {
     "queues.team_steps": (6, ()),
     "queues.team_sizes": (6, ()),
     "queues.team_roles": (6, ()),
+    "queues.auto_backfill": (6, False),
 }
 _QUEUE_ADDITIONS = {
     name.removeprefix("queues."): added

@@ -11,7 +11,7 @@ session that ended without cancelling its request leaves nothing behind (docs/ad
 
 from __future__ import annotations
 
-from matcher.core import QueueProfile, Seat, Team, Ticket
+from matcher.core import Match, QueueProfile, Seat, Team, Ticket
 from matcher.queue.backfill_checks import backfill_problems
 from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seat_rating
 from matcher.queue.events import DequeueReason, WaveTick
@@ -19,6 +19,7 @@ from matcher.queue.lifecycle import (
     BackfillCancelled,
     BackfillRequested,
     BackfillResult,
+    BackfillTeam,
     LifecycleRejected,
 )
 from matcher.queue.outcomes import Draft
@@ -56,6 +57,43 @@ def _problem(event: BackfillRequested, profile: QueueProfile) -> tuple[str, str,
     if not any(team.open_slots for team in event.teams):
         return ("invalid_field", "no team has an open slot", "teams")
     return None
+
+
+def open_for(
+    queue: RegionState, matches: tuple[Match, ...], tick: WaveTick, profile: QueueProfile
+) -> None:
+    """Open a backfill for each match created below the queue's full shape (``auto_backfill``).
+
+    The request is the platform's would be: the session is the match, each team keeps its
+    seats and wants the rest of its size, the teams a team step left out are empty teams
+    (``team<n>``). It is filled at the next ticks like any request, and cancelled by a
+    BackfillCancelled of the match id; it lives as long as a ticket (ADR 0117).
+
+    Notes: O(seats).
+    """
+    for match in matches:
+        teams = [
+            BackfillTeam(
+                team.name,
+                tuple((seat.player_id, seat.rating) for seat in team.seats),
+                max(0, _team_size(profile, number) - len(team.seats)),
+            )
+            for number, team in enumerate(match.teams)
+        ]
+        teams += [
+            BackfillTeam(f"team{number + 1}", (), _team_size(profile, number))
+            for number in range(len(match.teams), profile.team_count)
+        ]
+        if any(team.open_slots for team in teams):
+            event = BackfillRequested(
+                match.match_id, queue.queue, queue.region, tuple(teams), tick.tick_at_ms
+            )
+            queue.life.request_backfill(event)
+
+
+def _team_size(profile: QueueProfile, number: int) -> int:
+    sizes = profile.team_sizes
+    return sizes[number] if number < len(sizes) else profile.team_size
 
 
 def cancel(queue: RegionState, event: BackfillCancelled) -> Draft:

@@ -64,6 +64,8 @@ def close(
     expired = queue.expire(expiring, tick)
     draft.dequeued += expired
     draft.matches = _take_or_hold(queue, result, tick, policy, draft)
+    if profile.auto_backfill:
+        backfill.open_for(queue, draft.matches, tick, profile)
     _remember(queue, result, tick, profile, cadence)
     summary = summarise(tick, snapshot, players, result, len(expired), queue.waves_closed)
     queue.remember_population(summary.matched_players, rules.population_window_waves)

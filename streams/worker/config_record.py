@@ -48,7 +48,7 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
             del dumped[name]
         if queue.ticket_ttl_ms is None:  # the global one; a release before it reads the rest
             del dumped["ticket_ttl_ms"]
-        for name in ("team_steps", "team_sizes", "team_roles"):
+        for name in ("team_steps", "team_sizes", "team_roles", "auto_backfill"):
             if not getattr(queue, name):  # as above: a release before them reads the rest
                 del dumped[name]
     if not settings.one_ticket_per_player:  # as in the fingerprint: only when it is on

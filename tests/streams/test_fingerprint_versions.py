@@ -122,6 +122,11 @@ ADDED_VALUES: dict[str, dict[str, Any]] = {
     "queues.team_sizes": {
         "queues": (QueueSettings(name="1v4", strategy="rebalance", team_size=4, team_sizes=(1, 4)),)
     },
+    "queues.auto_backfill": {
+        "queues": (
+            QueueSettings(name="3v3", strategy="rebalance", team_size=3, auto_backfill=True),
+        )
+    },
     "queues.team_roles": {
         "queues": (
             QueueSettings(
