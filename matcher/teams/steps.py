@@ -1,4 +1,4 @@
-"""Team shapes relaxed after a wait: a queue's ``team_steps`` parsed, and a wave closed at each.
+"""Team shapes relaxed after a wait: a wave closed again at each of a queue's ``team_steps``.
 
 A queue may list smaller shapes a ticket accepts once it has waited long enough (FlexMatch
 expansions on ``minPlayers``, Nakama count ranges)::
