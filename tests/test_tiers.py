@@ -20,7 +20,8 @@ def test_the_selected_files_decide_the_tiers() -> None:
     assert tiers_needed(["tests/queue"]) == set()
     assert tiers_needed(["tests/integration/test_worker.py::test_x"]) == {"kafka"}
     assert tiers_needed(["tests/sim/test_render.py"]) == {"chromium"}
-    assert tiers_needed(["tests"]) == {"kafka", "chromium"}
+    assert tiers_needed(["tests/registry/test_registry.py"]) == {"kafka", "registry"}
+    assert tiers_needed(["tests"]) == {"kafka", "registry", "chromium"}
 
 
 def test_missing_jars_are_fetched_when_java_and_maven_are_there() -> None:

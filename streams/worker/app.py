@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import faust
@@ -20,6 +20,8 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.connection import connection_of, faust_credentials
 from streams.settings import Settings
+from streams.wire.avro import Framing
+from streams.wire.registry import RegistryError, SchemaRegistry, client_config
 from streams.worker.catchup import read_range
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
@@ -55,6 +57,35 @@ class Runtime:
         partition = murmur2_partition(queue_key(queue, region), settings.partitions)
         state = self.worker.states.get(partition)
         return state.book.regions.get((queue, region)) if state is not None else None
+
+
+async def open_registry(settings: Settings) -> tuple[SchemaRegistry | None, Framing | None]:
+    """The worker's registry and its output framing (None, None without one).
+
+    Raises RegistryError (one line) when the registry refuses a schema or does not answer:
+    a worker must not publish what its readers' registry has not accepted.
+    """
+    if settings.schema_registry_url is None:
+        return None, None
+    from confluent_kafka.schema_registry import AsyncSchemaRegistryClient
+
+    password = settings.schema_registry_password
+    files = [
+        None if path is None else str(path)
+        for path in (
+            settings.schema_registry_cafile,
+            settings.schema_registry_certfile,
+            settings.schema_registry_keyfile,
+        )
+    ]
+    config = client_config(
+        settings.schema_registry_url,
+        settings.schema_registry_username,
+        None if password is None else password.get_secret_value(),
+        *files,
+    )
+    registry = SchemaRegistry(AsyncSchemaRegistryClient(config))
+    return registry, await registry.register_outputs()
 
 
 def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
@@ -93,16 +124,26 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         consumer = DirectQueueConsumer(
             queue_consumer(settings), producer, table, lambda: _built(runtime.worker)
         )
+        try:
+            registry, framing = await open_registry(settings)
+        except RegistryError as error:
+            log.error("%s; stopping the worker", error)
+            await app.crash(error)
+            return
+        folder = Folder.from_settings(settings)
+        if registry is not None:
+            folder = replace(folder, unframe=registry.unframe)
         # Built now, strategies imported, before the first assignment rather than inside it.
         runtime.worker = QueueWorker(
-            Folder.from_settings(settings),
+            folder,
             table,
-            Publisher(producer, lambda topic: settings.partitions),
+            Publisher(producer, lambda topic: settings.partitions, framing),
             producer.flush,
             _reader(settings),
             consumer.committed_offset,
             settings.snapshot_min_events,
             metrics,
+            registry,
         )
         runtime.producer, runtime.consumer = producer, consumer
         await producer.start()

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from aiokafka import AIOKafkaProducer
 
 from schemas.topics import murmur2_partitions
+from streams.wire.avro import Framing
 from streams.wire.outbound import Record
 from streams.worker.folding import paused_gc
 
@@ -25,9 +26,16 @@ __all__ = ["Publisher", "Record"]
 class Publisher:
     """Groups records per (topic, partition) and sends each group as one batch."""
 
-    def __init__(self, producer: AIOKafkaProducer, partitions_of: Callable[[str], int]) -> None:
+    def __init__(
+        self,
+        producer: AIOKafkaProducer,
+        partitions_of: Callable[[str], int],
+        framing: Framing | None = None,
+    ) -> None:
         self._producer = producer
         self._partitions_of = partitions_of
+        #: How values are framed on the wire (single-object, or a registry's per topic).
+        self._frame = (framing or Framing()).frame
 
     async def publish(self, records: Iterable[Record]) -> int:
         """Send ``records``: per topic in order of first appearance, then per partition
@@ -49,12 +57,13 @@ class Publisher:
 
     async def _publish(self, records: Iterable[Record]) -> int:
         by_topic: dict[str, tuple[list[bytes | None], list[bytes]]] = {}
+        frame = self._frame
         for topic, key, value in records:
             columns = by_topic.get(topic)
             if columns is None:
                 columns = by_topic[topic] = ([], [])
             columns[0].append(key)
-            columns[1].append(value)
+            columns[1].append(frame(topic, value))
         sent = 0
         for topic, (keys, values) in by_topic.items():
             grouped: dict[int, list[tuple[bytes | None, bytes]]] = {}
