@@ -23,6 +23,7 @@ from streams.settings import SettingsError, load_settings
 from streams.wire.avro import registry_header
 from streams.wire.registry import (
     OUTPUT_TOPICS,
+    RegistryError,
     SchemaRegistry,
     known_header,
     subject,
@@ -94,6 +95,19 @@ def test_each_output_topic_is_framed_so_its_registered_schema_alone_reads_it() -
     assert MatchCreated.model_validate(body) == decode(single)
     # Values of topics that are not framed (the queue topic's claims) pass unchanged.
     assert framing.frame("wavematch.queue.v1", single) == single
+
+
+def test_a_registry_that_refuses_or_is_away_at_start_is_one_line() -> None:
+    class Refusing(FakeClient):
+        async def register_schema(self, name: str, schema: Any) -> int:
+            raise _HttpError(409, "Incompatible artifact:\n  new_required at /fields/17")
+
+    with pytest.raises(RegistryError) as refused:
+        asyncio.run(SchemaRegistry(Refusing({})).register_outputs())
+    assert str(refused.value) == (
+        "schema registry: cannot register wavematch.matches.v1-value: "
+        "Incompatible artifact: new_required at /fields/17"
+    )
 
 
 def test_a_union_defines_each_shared_record_once() -> None:
