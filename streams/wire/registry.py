@@ -35,6 +35,10 @@ from streams.wire.avro import REGISTRY_HEADER_BYTES, REGISTRY_MAGIC, Framing
 OUTPUT_TOPICS: Final[tuple[Topic, ...]] = (MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER)
 
 
+#: Unresolved ids remembered (each with its reason) before the memory starts over.
+_PROBLEMS_LIMIT: Final = 4_096
+
+
 class RegistryError(RuntimeError):
     """The registry refused or could not take a schema: one line saying which and why."""
 
@@ -124,7 +128,7 @@ class SchemaRegistry:
         self._client = client
         #: Schema id -> the single-object header of the same schema.
         self._headers: dict[int, bytes] = {}
-        #: Schema id -> why it could not be resolved in the current batch.
+        #: Schema id -> why it could not be resolved when last asked.
         self._problems: dict[int, InvalidEvent] = {}
 
     async def register_outputs(
@@ -150,23 +154,30 @@ class SchemaRegistry:
         return Framing.registry(ids)
 
     async def resolve(self, values: Iterable[bytes | None]) -> None:
-        """Look up the schema ids of the registry-framed ``values`` not yet known."""
-        self._problems.clear()
+        """Look up the schema ids of the registry-framed ``values`` not yet known.
+
+        An id that failed is asked again once per call (the registry may be back), and
+        keeps its last answer until then, so every fold of the batch sees one.
+        """
+        asked: set[int] = set()
         for value in values:
             if not value or value[:1] != REGISTRY_MAGIC or len(value) < REGISTRY_HEADER_BYTES:
                 continue
             schema_id = _schema_id(value)
-            if schema_id in self._headers or schema_id in self._problems:
+            if schema_id in self._headers or schema_id in asked:
                 continue
+            asked.add(schema_id)
+            if len(self._problems) >= _PROBLEMS_LIMIT:  # random ids must not grow it forever
+                self._problems.clear()
             try:
                 found = await self._client.get_schema(schema_id)
-            except Exception as error:
-                self._problems[schema_id] = _lookup_failed(schema_id, error)
-                continue
-            try:
                 self._headers[schema_id] = known_header(schema_id, found.schema_str)
             except InvalidEvent as problem:
                 self._problems[schema_id] = problem
+            except Exception as error:  # the client's errors, HTTP and network alike
+                self._problems[schema_id] = _lookup_failed(schema_id, error)
+            else:
+                self._problems.pop(schema_id, None)
 
     def unframe(self, value: bytes) -> bytes:
         """``value`` (registry-framed, its id resolved) in the single-object form.

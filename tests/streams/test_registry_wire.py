@@ -17,6 +17,7 @@ import pytest
 from fastavro import parse_schema, schemaless_reader
 
 from schemas.codec import CURRENT, decode, encoder_for
+from schemas.errors import InvalidEvent
 from schemas.models import MatchCreated, TicketJoined
 from schemas.topics import MATCHES
 from streams.settings import SettingsError, load_settings
@@ -230,3 +231,15 @@ def test_the_registry_password_is_secret_and_no_registry_setting_is_fingerprinte
     )
     assert "s3cret-registry" not in repr(with_registry)
     assert with_registry.config_fingerprint() == plain.config_fingerprint()
+
+
+def test_a_failed_id_keeps_its_reason_through_a_look_up_of_other_values() -> None:
+    """A takeover's catch-up resolves its own records between a batch's resolution and
+    its folds: the batch's unresolved id must still say why."""
+    registry = SchemaRegistry(FakeClient({}, OSError("connection refused")))
+    asyncio.run(registry.resolve([framed_join(5)]))
+    asyncio.run(registry.resolve([encoder_for("TicketJoined", validate=True)(JOIN)]))
+    with pytest.raises(InvalidEvent) as refused:
+        registry.unframe(framed_join(5))
+    assert refused.value.code == "registry_unreachable"
+    assert "connection refused" in refused.value.reason
