@@ -126,8 +126,9 @@ class SchemaRegistry:
 
     def __init__(self, client: Any) -> None:
         self._client = client
-        #: Schema id -> the single-object header of the same schema.
-        self._headers: dict[int, bytes] = {}
+        #: Schema id -> the single-object header of the same schema (of each branch, in
+        #: order, when it is a union: a topic of several record types).
+        self._headers: dict[int, tuple[bytes, ...]] = {}
         #: Schema id -> why it could not be resolved when last asked.
         self._problems: dict[int, InvalidEvent] = {}
 
@@ -171,7 +172,7 @@ class SchemaRegistry:
                 self._problems.clear()
             try:
                 found = await self._client.get_schema(schema_id)
-                self._headers[schema_id] = known_header(schema_id, found.schema_str)
+                self._headers[schema_id] = known_headers(schema_id, found.schema_str)
             except InvalidEvent as problem:
                 self._problems[schema_id] = problem
             except Exception as error:  # the client's errors, HTTP and network alike
@@ -191,32 +192,75 @@ class SchemaRegistry:
                 "schema_id",
             )
         schema_id = _schema_id(value)
-        header = self._headers.get(schema_id)
-        if header is None:
+        headers = self._headers.get(schema_id)
+        if headers is None:
             raise self._problems.get(schema_id) or InvalidEvent(
                 "registry_unreachable", f"schema id {schema_id} was not looked up", "schema_id"
             )
-        return header + value[REGISTRY_HEADER_BYTES:]
+        if len(headers) == 1:
+            return headers[0] + value[REGISTRY_HEADER_BYTES:]
+        # A union's body starts with its branch's index: a zig-zag varint, one byte here.
+        branch = value[REGISTRY_HEADER_BYTES] if len(value) > REGISTRY_HEADER_BYTES else 0x80
+        if branch & 0x80 or branch >> 1 >= len(headers) or branch & 1:
+            raise InvalidEvent(
+                "bad_avro",
+                f"schema id {schema_id} is a union of {len(headers)} records and the value "
+                "does not start with one of their indexes",
+                "schema_id",
+            )
+        return headers[branch >> 1] + value[REGISTRY_HEADER_BYTES + 1 :]
 
 
-def known_header(schema_id: int, text: str) -> bytes:
-    """The single-object header of the committed revision whose schema ``text`` is."""
+def known_headers(schema_id: int, text: str) -> tuple[bytes, ...]:
+    """The single-object header of the committed revision whose schema ``text`` is; of
+    each branch's, in order, when ``text`` is a union of records."""
     try:
         schema = json.loads(text)
-        fingerprint = schema_fingerprint(schema)
+        branches = _expanded_branches(schema) if isinstance(schema, list) else [schema]
+        fingerprints = [schema_fingerprint(branch) for branch in branches]
     except Exception as error:
         raise InvalidEvent(
             "unknown_schema", f"schema id {schema_id} is not an Avro schema: {error}", "schema_id"
         ) from None
-    if fingerprint not in KNOWN:
-        name = schema.get("name", "a schema") if isinstance(schema, Mapping) else "a union"
-        raise InvalidEvent(
-            "unknown_schema",
-            f"schema id {schema_id} is {name} with no committed wavematch revision "
-            f"(fingerprint {fingerprint.hex()}); register the .avsc of schemas/avro",
-            "schema_id",
-        )
-    return MAGIC + fingerprint
+    for branch, fingerprint in zip(branches, fingerprints, strict=True):
+        if fingerprint not in KNOWN:
+            name = branch.get("name", "a schema") if isinstance(branch, Mapping) else "a schema"
+            raise InvalidEvent(
+                "unknown_schema",
+                f"schema id {schema_id} is {name} with no committed wavematch revision "
+                f"(fingerprint {fingerprint.hex()}); register the .avsc of schemas/avro",
+                "schema_id",
+            )
+    return tuple(MAGIC + fingerprint for fingerprint in fingerprints)
+
+
+def _expanded_branches(union: list[Any]) -> list[Any]:
+    """Each branch of ``union`` standing alone: a named type defined in an earlier branch
+    is written out where a later one names it (the inverse of :func:`subject_schema`)."""
+    defined: dict[str, Any] = {}
+    return [_expanded(branch, "", defined) for branch in union]
+
+
+def _expanded(schema: Any, namespace: str, defined: dict[str, Any]) -> Any:
+    if isinstance(schema, str):
+        return defined.get(f"{namespace}.{schema}", defined.get(schema, schema))
+    if isinstance(schema, list):
+        return [_expanded(branch, namespace, defined) for branch in schema]
+    if not isinstance(schema, dict):
+        return schema
+    kind = schema.get("type")
+    if kind in ("array", "map"):
+        part = "items" if kind == "array" else "values"
+        return {**schema, part: _expanded(schema[part], namespace, defined)}
+    if kind not in ("record", "enum", "fixed"):
+        return schema
+    space = schema.get("namespace", namespace)
+    full = schema["name"] if "." in schema["name"] else f"{space}.{schema['name']}"
+    if kind == "record":
+        fields = [{**f, "type": _expanded(f["type"], space, defined)} for f in schema["fields"]]
+        schema = {**schema, "fields": fields}
+    defined[full] = schema
+    return schema
 
 
 def _schema_id(value: bytes) -> int:

@@ -18,10 +18,10 @@ from faust.sensors.prometheus import setup_prometheus_sensors
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
-from streams.connection import connection_of, faust_credentials
+from streams.connection import connection_of, faust_credentials, registry_of
 from streams.settings import Settings
 from streams.wire.avro import Framing
-from streams.wire.registry import RegistryError, SchemaRegistry, client_config
+from streams.wire.registry import RegistryError, SchemaRegistry
 from streams.worker.catchup import read_range
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
@@ -65,26 +65,9 @@ async def open_registry(settings: Settings) -> tuple[SchemaRegistry | None, Fram
     Raises RegistryError (one line) when the registry refuses a schema or does not answer:
     a worker must not publish what its readers' registry has not accepted.
     """
-    if settings.schema_registry_url is None:
+    registry = registry_of(settings)
+    if registry is None:
         return None, None
-    from confluent_kafka.schema_registry import AsyncSchemaRegistryClient
-
-    password = settings.schema_registry_password
-    files = [
-        None if path is None else str(path)
-        for path in (
-            settings.schema_registry_cafile,
-            settings.schema_registry_certfile,
-            settings.schema_registry_keyfile,
-        )
-    ]
-    config = client_config(
-        settings.schema_registry_url,
-        settings.schema_registry_username,
-        None if password is None else password.get_secret_value(),
-        *files,
-    )
-    registry = SchemaRegistry(AsyncSchemaRegistryClient(config))
     return registry, await registry.register_outputs()
 
 

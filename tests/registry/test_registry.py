@@ -48,13 +48,21 @@ wave_interval_ms = 1000
 
 
 @pytest.fixture(scope="module")
+def config(apicurio: Apicurio, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("registry-config") / "wavematch.toml"
+    path.write_text(CONFIG.format(url=apicurio.url))
+    return path
+
+
+@pytest.fixture(scope="module")
 def worker(
-    kafka_broker: KafkaBroker, apicurio: Apicurio, tmp_path_factory: pytest.TempPathFactory
+    config: Path,
+    kafka_broker: KafkaBroker,
+    apicurio: Apicurio,
+    tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Worker]:
     empty_broker(kafka_broker.bootstrap)
     root = tmp_path_factory.mktemp("registry-worker")
-    config = root / "wavematch.toml"
-    config.write_text(CONFIG.format(url=apicurio.url))
     port = free_port()
     log = root / "worker.log"
     process = wavematch_process(
@@ -142,7 +150,7 @@ def seated(match: dict[str, Any]) -> set[str]:
 
 
 def test_outside_readers_read_the_match_of_registry_framed_joins(
-    worker: Worker, kafka_broker: KafkaBroker, apicurio: Apicurio, tmp_path: Path
+    worker: Worker, kafka_broker: KafkaBroker, apicurio: Apicurio, config: Path, tmp_path: Path
 ) -> None:
     tickets = ["reg-a", "reg-b"]
     publish_framed_joins(kafka_broker, apicurio.url, tickets)
@@ -161,6 +169,21 @@ def test_outside_readers_read_the_match_of_registry_framed_joins(
     assert match["queue"] == "1v1" and match["strategy"] == "optimal"
     wave = read_until(kafka_broker, apicurio.url, WAVES.name, lambda r: r["matches"] >= 1)
     assert wave["region"] == "eu"
+
+    # `wavematch tail` reads the registry-framed topic through the same registry.
+    tail = subprocess.run(
+        [
+            *(sys.executable, "-m", "streams.cli", "tail", "matches", "--broker", kafka_broker.url),
+            *("--config", str(config), "--from-beginning", "--count", "1", "--timeout", "30"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
+    )
+    assert tail.returncode == 0, tail.stderr
+    shown = json.loads(tail.stdout.splitlines()[0])
+    assert (shown["type"], shown["match_id"]) == ("MatchCreated", match["match_id"])
 
     # The Python example of schemas/README.md, as a user runs it.
     example = subprocess.run(

@@ -26,7 +26,7 @@ from streams.wire.registry import (
     OUTPUT_TOPICS,
     RegistryError,
     SchemaRegistry,
-    known_header,
+    known_headers,
     subject,
     subject_schema,
 )
@@ -183,7 +183,7 @@ def test_a_truncated_registry_header_is_refused() -> None:
 
 
 def test_an_older_revision_of_a_schema_resolves_to_its_own_header() -> None:
-    assert known_header(1, joined_source()) == CURRENT[TicketJoined].header
+    assert known_headers(1, joined_source()) == (CURRENT[TicketJoined].header,)
 
 
 @pytest.mark.parametrize(
@@ -243,3 +243,18 @@ def test_a_failed_id_keeps_its_reason_through_a_look_up_of_other_values() -> Non
         registry.unframe(framed_join(5))
     assert refused.value.code == "registry_unreachable"
     assert "connection refused" in refused.value.reason
+
+
+@pytest.mark.parametrize("name", ["MatchCreated", "MatchProposed", "BackfillResult"])
+def test_a_union_framed_value_reads_back_as_its_own_record(name: str) -> None:
+    """The matches topic's own records, read back through the registry (`wavematch tail`,
+    or a platform writing with the union): the branch index picks the record."""
+    writer = FakeClient({})
+    framing = asyncio.run(SchemaRegistry(writer).register_outputs((MATCHES,)))
+    single = next((GOLDEN / name).glob("*.avro")).read_bytes()
+    framed = framing.frame(MATCHES.name, single)
+    reader = SchemaRegistry(FakeClient({41: writer.registered[subject(MATCHES)]}))
+    asyncio.run(reader.resolve([framed]))
+    assert reader.unframe(framed) == single
+    with pytest.raises(InvalidEvent, match="union of 3 records"):
+        reader.unframe(framed[:5] + b"\x06" + framed[6:])  # branch 3 of 0-2
