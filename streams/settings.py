@@ -567,12 +567,13 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
 
 
 #: ``WAVEMATCH_*`` variables read outside this model: the settings file, where ``up``
-#: keeps its state, the test tiers' jars and opt-outs (tests/tiers.py).
+#: keeps its state, the test tiers' jars, registry and opt-outs (tests/tiers.py).
 OTHER_VARIABLES = frozenset(
     {
         "WAVEMATCH_CONFIG_FILE",
         "WAVEMATCH_STATE_DIR",
         "WAVEMATCH_KAFKA_JARS",
+        "WAVEMATCH_REGISTRY_DIR",
         "WAVEMATCH_SKIP_TIERS",
     }
 )
