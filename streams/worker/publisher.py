@@ -34,8 +34,8 @@ class Publisher:
     ) -> None:
         self._producer = producer
         self._partitions_of = partitions_of
-        #: How values are framed on the wire (single-object, or a registry's per topic).
-        self._frame = (framing or Framing()).frame
+        #: How values are framed on the wire: a registry's per topic, or (None) as written.
+        self._framing = framing
 
     async def publish(self, records: Iterable[Record]) -> int:
         """Send ``records``: per topic in order of first appearance, then per partition
@@ -57,15 +57,17 @@ class Publisher:
 
     async def _publish(self, records: Iterable[Record]) -> int:
         by_topic: dict[str, tuple[list[bytes | None], list[bytes]]] = {}
-        frame = self._frame
         for topic, key, value in records:
             columns = by_topic.get(topic)
             if columns is None:
                 columns = by_topic[topic] = ([], [])
             columns[0].append(key)
-            columns[1].append(frame(topic, value))
+            columns[1].append(value)
         sent = 0
         for topic, (keys, values) in by_topic.items():
+            if self._framing is not None:  # no call per record without a registry
+                frame = self._framing.frame
+                values = [frame(topic, value) for value in values]
             grouped: dict[int, list[tuple[bytes | None, bytes]]] = {}
             # A null key goes where the empty key would: one fixed partition, as in replay.
             hashed = [b"" if key is None else key for key in keys]
