@@ -81,7 +81,9 @@ class Apicurio(StopsOnExit):
         """Apicurio's own v2 API: what Apicurio's 2.x serde is given."""
         return f"http://{self.host}:{self.port}/apis/registry/v2"
 
-    def start(self, timeout_s: float = 90.0) -> Apicurio:
+    def start(self, timeout_s: float = 90.0, wait: bool = True) -> Apicurio:
+        """Launch the registry; unless ``wait`` is false (the caller starts something else
+        meanwhile and calls :meth:`wait_ready`), wait until it answers."""
         jar = runner_jar()
         with self.log_path.open("ab") as out:
             self.process = subprocess.Popen(
@@ -99,6 +101,11 @@ class Apicurio(StopsOnExit):
                 stdin=subprocess.DEVNULL,
                 start_new_session=True,
             )
+        return self.wait_ready(timeout_s) if wait else self
+
+    def wait_ready(self, timeout_s: float = 90.0) -> Apicurio:
+        """Until the Confluent-compatible API answers; stopped if it does not in time."""
+        assert self.process is not None, "wait_ready before start"
         deadline = time.monotonic() + timeout_s
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

@@ -1,6 +1,8 @@
 """Pytest fixtures for the schema registry tier (imported by tests/conftest.py).
 
-``apicurio`` is one Apicurio Registry for the session. Without Java or the registry's
+``apicurio`` is one Apicurio Registry for the session, launched and not waited for:
+a test waits (``apicurio.wait_ready()``) once it has started its other processes, so the
+JVMs start side by side. Without Java or the registry's
 files it fails, saying why in one line, unless ``WAVEMATCH_SKIP_TIERS=registry`` asks to
 skip it (never under ``CI=true``).
 """
@@ -30,7 +32,9 @@ def require_registry() -> None:
 
 @pytest.fixture(scope="session")
 def apicurio(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Apicurio]:
-    """One Apicurio Registry for the session (its log under pytest's kept tmp dirs)."""
+    """One Apicurio Registry for the session (its log under pytest's kept tmp dirs),
+    launched: call ``wait_ready()`` before using it (a no-op once it answered)."""
     require_registry()
-    with Apicurio(tmp_path_factory.mktemp("apicurio") / "registry.log").start() as registry:
+    registry = Apicurio(tmp_path_factory.mktemp("apicurio") / "registry.log")
+    with registry.start(wait=False):
         yield registry

@@ -57,10 +57,13 @@ def config(apicurio: Apicurio, tmp_path_factory: pytest.TempPathFactory) -> Path
 @pytest.fixture(scope="module")
 def worker(
     config: Path,
-    kafka_broker: KafkaBroker,
     apicurio: Apicurio,
+    kafka_broker: KafkaBroker,
     tmp_path_factory: pytest.TempPathFactory,
 ) -> Iterator[Worker]:
+    # The registry was launched first (``config`` asks for it), then the broker started:
+    # their JVMs start side by side.
+    apicurio.wait_ready()
     empty_broker(kafka_broker.bootstrap)
     root = tmp_path_factory.mktemp("registry-worker")
     port = free_port()
