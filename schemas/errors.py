@@ -98,6 +98,17 @@ ERROR_CODES: Final[dict[str, Code]] = {
         "always",
     ),
     "unknown_session": Code("a backfill cancel for a session without an active request", "always"),
+    "no_registry": Code(
+        "a registry-framed value (00 + schema id) to a worker without a schema registry",
+        "always",
+    ),
+    "unknown_schema_id": Code("the schema registry has no schema with the value's id", "always"),
+    "unknown_schema": Code(
+        "the value's registry schema is no committed revision of a wavematch schema", "always"
+    ),
+    "registry_unreachable": Code(
+        "the schema registry did not answer when the value's schema id was looked up", "always"
+    ),
 }
 #: Code -> meaning, for callers that need only the words.
 CODES: Final[dict[str, str]] = {code: entry.meaning for code, entry in ERROR_CODES.items()}

@@ -3,7 +3,8 @@
 Every client wavematch creates (the worker's consumers, producer and admin client, Faust's
 own clients, the CLI's) takes its connection from :func:`client_kwargs` or, for Faust,
 :func:`faust_credentials`; :func:`check_connection` turns a refused connection into one
-line naming the setting to fix (docs/adr/0095).
+line naming the setting to fix (docs/adr/0095). :func:`registry_of` is the schema
+registry's client, set up the same way (docs/adr/0165).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from faust.types.auth import CredentialsT
 
     from streams.settings import Settings
+    from streams.wire.registry import SchemaRegistry
 
 #: How long a refused or silent broker may take to say so before a command gives up.
 CONNECT_TIMEOUT_S = 10.0
@@ -194,3 +196,29 @@ def _answer(error: BaseException) -> str:
     if "<AIOKafkaConnection" in text:  # aiokafka put the connection where the answer goes
         text = f"{getattr(error, 'message', text)}: {getattr(error, 'description', '')}"
     return text if len(text) < 300 else text[:297] + "..."
+
+
+def registry_of(settings: Settings) -> SchemaRegistry | None:
+    """The settings' schema registry client (None without ``schema_registry_url``)."""
+    if settings.schema_registry_url is None:
+        return None
+    from confluent_kafka.schema_registry import AsyncSchemaRegistryClient
+
+    from streams.wire.registry import SchemaRegistry, client_config
+
+    password = settings.schema_registry_password
+    files = [
+        None if path is None else str(path)
+        for path in (
+            settings.schema_registry_cafile,
+            settings.schema_registry_certfile,
+            settings.schema_registry_keyfile,
+        )
+    ]
+    config = client_config(
+        settings.schema_registry_url,
+        settings.schema_registry_username,
+        None if password is None else password.get_secret_value(),
+        *files,
+    )
+    return SchemaRegistry(AsyncSchemaRegistryClient(config))

@@ -219,6 +219,9 @@ NOT_FINGERPRINTED = frozenset(
     | {"processing_guarantee", "log_level", "security_protocol", "sasl_mechanism"}
     | {"sasl_username", "sasl_password", "sasl_password_file", "ssl_cafile", "ssl_certfile"}
     | {"ssl_keyfile", "ssl_key_password", "data_dir"}
+    # The registry changes the framing of the outputs, never a decision (docs/adr/0165).
+    | {"schema_registry_url", "schema_registry_username", "schema_registry_password"}
+    | {"schema_registry_cafile", "schema_registry_certfile", "schema_registry_keyfile"}
 )
 
 
@@ -348,6 +351,20 @@ class Settings(BaseSettings):
     ssl_keyfile: Path | None = None
     ssl_key_password: SecretStr | None = None
 
+    # A schema registry speaking Confluent's API (Confluent, Apicurio's /apis/ccompat/v7,
+    # Karapace). Set: the output topics are written in its framing (00 + schema id), their
+    # schemas registered under <topic>-value as the worker starts, so Java serdes, Connect
+    # and ksqlDB read them and the registry's compatibility check guards every change; the
+    # worker then depends on the registry to start. None: single-object Avro, no registry.
+    # Registry-framed input is read either way when a registry is set (docs/adr/0165).
+    schema_registry_url: str | None = None
+    # Basic auth (both or neither), and TLS files for an https:// registry, as the broker's.
+    schema_registry_username: str | None = None
+    schema_registry_password: SecretStr | None = None
+    schema_registry_cafile: Path | None = None
+    schema_registry_certfile: Path | None = None
+    schema_registry_keyfile: Path | None = None
+
     @model_validator(mode="before")
     @classmethod
     def _password_from_file(cls, data: Any) -> Any:
@@ -386,7 +403,36 @@ class Settings(BaseSettings):
         if self.heartbeat_interval_ms * 3 > self.session_timeout_ms:
             raise ValueError("heartbeat_interval_ms must be at most a third of session_timeout_ms")
         self._secured_consistently()
+        self._registry_consistently()
         return self
+
+    def _registry_consistently(self) -> None:
+        url = self.schema_registry_url
+        names = ("username", "password", "cafile", "certfile", "keyfile")
+        if url is None:
+            for name in names:
+                if getattr(self, f"schema_registry_{name}") is not None:
+                    raise ValueError(f"schema_registry_{name}: set, but schema_registry_url is not")
+            return
+        scheme, _, rest = url.partition("://")
+        if scheme not in ("http", "https") or not rest.split("/", 1)[0]:
+            raise ValueError(
+                f"schema_registry_url: {url!r} is not an http:// or https:// URL with a host"
+            )
+        if (self.schema_registry_username is None) != (self.schema_registry_password is None):
+            raise ValueError(
+                "schema_registry_username: set it and schema_registry_password, or neither"
+            )
+        for name in ("cafile", "certfile", "keyfile"):
+            value = getattr(self, f"schema_registry_{name}")
+            if value is not None and scheme != "https":
+                raise ValueError(f"schema_registry_{name}: set, but {url} is not https://")
+            if value is not None and not value.is_file():
+                raise ValueError(f"schema_registry_{name}: {value} not found")
+        if (self.schema_registry_keyfile is None) != (self.schema_registry_certfile is None):
+            raise ValueError(
+                "schema_registry_keyfile: a client certificate needs both certfile and keyfile"
+            )
 
     def _secured_consistently(self) -> None:
         protocol = self.security_protocol
@@ -555,12 +601,13 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
 
 
 #: ``WAVEMATCH_*`` variables read outside this model: the settings file, where ``up``
-#: keeps its state, the test tiers' jars and opt-outs (tests/tiers.py).
+#: keeps its state, the test tiers' jars, registry and opt-outs (tests/tiers.py).
 OTHER_VARIABLES = frozenset(
     {
         "WAVEMATCH_CONFIG_FILE",
         "WAVEMATCH_STATE_DIR",
         "WAVEMATCH_KAFKA_JARS",
+        "WAVEMATCH_REGISTRY_DIR",
         "WAVEMATCH_SKIP_TIERS",
     }
 )

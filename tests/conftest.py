@@ -10,6 +10,7 @@ import pytest
 from hypothesis import settings
 
 from tests.kafka.broker import jars_ready
+from tests.registry.apicurio import registry_ready
 from tests.tiers import prepare
 
 settings.register_profile("ci", derandomize=True, print_blob=True)
@@ -19,6 +20,9 @@ settings.load_profile("ci")
 # The Apache Kafka tier's fixtures (a session broker, a factory for a test's own, a cluster).
 from tests.kafka.fixtures import kafka_broker, kafka_broker_factory, kafka_cluster  # noqa: E402, F401
 
+# The schema registry tier's fixture (Apicurio Registry for the session).
+from tests.registry.fixtures import apicurio  # noqa: E402, F401
+
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Install the outside tiers the selected tests need, or stop with one line (tests/tiers.py).
@@ -27,6 +31,6 @@ def pytest_sessionstart(session: pytest.Session) -> None:
     """
     if hasattr(session.config, "workerinput"):
         return
-    problem = prepare(session.config.args, jars_ready)
+    problem = prepare(session.config.args, jars_ready, registry_ready)
     if problem:
         pytest.exit(problem, returncode=pytest.ExitCode.USAGE_ERROR)

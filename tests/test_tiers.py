@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tiers import ROOT, prepare_chromium, prepare_kafka, tiers_needed
+from tests.tiers import ROOT, prepare_chromium, prepare_kafka, prepare_registry, tiers_needed
 
 
 def which_only(*present: str):  # type: ignore[no-untyped-def]
@@ -20,7 +20,8 @@ def test_the_selected_files_decide_the_tiers() -> None:
     assert tiers_needed(["tests/queue"]) == set()
     assert tiers_needed(["tests/integration/test_worker.py::test_x"]) == {"kafka"}
     assert tiers_needed(["tests/sim/test_render.py"]) == {"chromium"}
-    assert tiers_needed(["tests"]) == {"kafka", "chromium"}
+    assert tiers_needed(["tests/registry/test_registry.py"]) == {"kafka", "registry"}
+    assert tiers_needed(["tests"]) == {"kafka", "registry", "chromium"}
 
 
 def test_missing_jars_are_fetched_when_java_and_maven_are_there() -> None:
@@ -49,6 +50,26 @@ def test_a_failed_install_is_one_line() -> None:
         "Apache Kafka tier: tests/kafka/install.sh failed (exit 1); run it to see why, "
         "or set WAVEMATCH_SKIP_TIERS=kafka to skip that tier knowingly"
     )
+
+
+def test_the_registry_tier_is_fetched_or_named_in_one_line() -> None:
+    ran: list[list[str]] = []
+    installed: list[bool] = []
+
+    def run(command: list[str]) -> int:
+        ran.append(command)
+        installed.append(True)
+        return 0
+
+    tools = which_only("java", "javac", "mvn")
+    assert prepare_registry(lambda: bool(installed), tools, run) is None
+    assert ran == [["bash", "tests/registry/install.sh"]]
+    said = prepare_registry(lambda: False, which_only("java", "mvn"), run)
+    assert said is not None and "\n" not in said
+    assert said.startswith("schema registry tier: javac not installed; install a JDK 17+")
+    assert "WAVEMATCH_SKIP_TIERS=registry" in said
+    failed = prepare_registry(lambda: False, tools, lambda command: 1)
+    assert failed is not None and "tests/registry/install.sh failed (exit 1)" in failed
 
 
 def test_chromium_is_installed_as_root_and_named_otherwise() -> None:

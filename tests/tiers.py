@@ -1,9 +1,11 @@
-"""Set up the suite's outside tiers before any test runs: Apache Kafka's jars and Chromium.
+"""Set up the suite's outside tiers before any test runs: Apache Kafka's jars, Apicurio
+Registry with its JVM serde, and Chromium.
 
 The README's test command alone must run the whole suite on a machine that can: a missing
-tier is installed here (tests/kafka/install.sh with Java and Maven; Debian's chromium as
-root), and what cannot be installed stops the run with one line saying what to run. A
-tier is skipped only when asked by name: ``WAVEMATCH_SKIP_TIERS=kafka,chromium``.
+tier is installed here (tests/kafka/install.sh and tests/registry/install.sh with Java and
+Maven; Debian's chromium as root), and what cannot be installed stops the run with one
+line saying what to run. A tier is skipped only when asked by name:
+``WAVEMATCH_SKIP_TIERS=kafka,registry,chromium``.
 """
 
 from __future__ import annotations
@@ -16,13 +18,17 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-TIERS = ("kafka", "chromium")
+TIERS = ("kafka", "registry", "chromium")
 #: Directories whose tests start Apache Kafka (tests/integration runs each on both brokers).
 KAFKA_DIRS = ("tests/integration", "tests/kafka", "tests/secured")
 KAFKA_USE = re.compile(r"\b(kafka_broker|kafka_cluster|require_kafka)\b")
+#: Tests of the schema registry tier (Apicurio Registry and its JVM serde; they start Kafka).
+REGISTRY_DIRS = ("tests/registry",)
+REGISTRY_USE = re.compile(r"\b(apicurio|require_registry)\b")
 CHROMIUM_USE = re.compile(r"\bchromium_path\(")
 CHROMIUM_NAMES = ("chromium", "chromium-browser")
 INSTALL_KAFKA = "tests/kafka/install.sh"
+INSTALL_REGISTRY = "tests/registry/install.sh"
 SKIP_HINT = "or set WAVEMATCH_SKIP_TIERS={tier} to skip that tier knowingly"
 
 Run = Callable[[list[str]], int]
@@ -63,6 +69,8 @@ def tiers_needed(paths: Iterable[str]) -> set[str]:
             text = file.read_text(errors="replace")
             if relative.startswith(KAFKA_DIRS) or KAFKA_USE.search(text):
                 needed.add("kafka")
+            if relative.startswith(REGISTRY_DIRS) or REGISTRY_USE.search(text):
+                needed.add("registry")
             if CHROMIUM_USE.search(text):
                 needed.add("chromium")
     return needed
@@ -94,6 +102,28 @@ def prepare_kafka(
     return None
 
 
+def prepare_registry(
+    ready: Callable[[], bool],
+    which: Callable[[str], str | None] = shutil.which,
+    run: Run = _run,
+) -> str | None:
+    """Install Apicurio Registry and its serde if missing; None, or one line saying what to do."""
+    if ready():
+        return None
+    missing = [tool for tool in ("java", "javac", "mvn") if which(tool) is None]
+    hint = SKIP_HINT.format(tier="registry")
+    if missing:
+        return (
+            f"schema registry tier: {' and '.join(missing)} not installed; install a JDK 17+ "
+            f"and Maven (Debian: apt-get install openjdk-17-jdk-headless maven), {hint}"
+        )
+    print(f"schema registry tier: fetching Apicurio Registry ({INSTALL_REGISTRY}) ...", flush=True)
+    code = run(["bash", INSTALL_REGISTRY])
+    if code != 0 or not ready():
+        return f"schema registry tier: {INSTALL_REGISTRY} failed (exit {code}); run it, {hint}"
+    return None
+
+
 def prepare_chromium(
     which: Callable[[str], str | None] = shutil.which,
     run: Run = _run,
@@ -117,7 +147,11 @@ def prepare_chromium(
     return f"Chromium tier: chromium is not installed; run `sudo apt-get install chromium`, {hint}"
 
 
-def prepare(paths: Iterable[str], jars_ready: Callable[[], bool]) -> str | None:
+def prepare(
+    paths: Iterable[str],
+    jars_ready: Callable[[], bool],
+    registry_ready: Callable[[], bool] = lambda: True,
+) -> str | None:
     """Set up every tier the selected tests need and were not told to skip."""
     try:
         wanted = tiers_needed(paths) - skipped_tiers()
@@ -126,6 +160,8 @@ def prepare(paths: Iterable[str], jars_ready: Callable[[], bool]) -> str | None:
     problems = []
     if "kafka" in wanted:
         problems.append(prepare_kafka(jars_ready))
+    if "registry" in wanted:
+        problems.append(prepare_registry(registry_ready))
     if "chromium" in wanted:
         problems.append(prepare_chromium())
     said = [problem for problem in problems if problem]

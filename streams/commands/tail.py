@@ -7,11 +7,14 @@ import base64
 import json
 import math
 import sys
+from collections.abc import Callable
 from typing import Any
 
 from streams.cli import UsageError
 from streams.commands.common import add_connection_arguments, on_broker, settings_from
-from streams.connection import Connection
+from streams.connection import Connection, registry_of
+from streams.wire.avro import REGISTRY_MAGIC
+from streams.wire.registry import SchemaRegistry, no_registry
 
 TOPICS = {
     "matches": "wavematch.matches.v1",
@@ -64,7 +67,10 @@ def run(args: argparse.Namespace) -> int:
         if "=" not in condition:
             raise UsageError(f"--where: {condition!r} is not like FIELD=VALUE")
     settings = settings_from(args)
-    seen = on_broker(settings, lambda connection: _tail(connection, TOPICS[args.topic], args))
+    registry = registry_of(settings)
+    seen = on_broker(
+        settings, lambda connection: _tail(connection, TOPICS[args.topic], args, registry)
+    )
     if args.timeout is not None and args.count is not None and seen < args.count:
         print(
             f"wavematch tail: {seen} of {args.count} events within {args.timeout:g} s",
@@ -74,11 +80,17 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def printable(value: bytes | None) -> dict[str, Any]:
+def printable(
+    value: bytes | None, unframe: Callable[[bytes], bytes] = no_registry
+) -> dict[str, Any]:
+    """The event in ``value`` as JSON; ``unframe`` reads a registry-framed one (its id
+    resolved first)."""
     from schemas.codec import decode, decode_queue_event
     from schemas.errors import InvalidEvent
 
     try:
+        if value and value[:1] == REGISTRY_MAGIC:
+            value = unframe(value)
         event = decode(value or b"")
     except InvalidEvent:
         try:
@@ -91,7 +103,12 @@ def printable(value: bytes | None) -> dict[str, Any]:
     return {"type": type(event).__name__, **body}
 
 
-async def _tail(connection: Connection, topic: str, args: argparse.Namespace) -> int:
+async def _tail(
+    connection: Connection,
+    topic: str,
+    args: argparse.Namespace,
+    registry: SchemaRegistry | None = None,
+) -> int:
     import asyncio
 
     from aiokafka import AIOKafkaConsumer
@@ -122,11 +139,14 @@ async def _tail(connection: Connection, topic: str, args: argparse.Namespace) ->
             batch = await consumer.getmany(timeout_ms=int(min(wait_s, 1.0) * 1000))
             if batch:
                 heard = loop.time()
+            if registry is not None:
+                await registry.resolve(r.value for records in batch.values() for r in records)
+            unframe = no_registry if registry is None else registry.unframe
             for records in batch.values():
                 for record in records:
                     if args.count is not None and seen >= args.count:
                         return seen
-                    event = printable(record.value)
+                    event = printable(record.value, unframe)
                     if not _matches(event, args.where):
                         continue
                     print(_shown(event, args.field), flush=True)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from typing import Final
 
-from schemas.codec import CURRENT
+from schemas.codec import CURRENT, HEADER_BYTES
 from schemas.models import EVENTS
 
 NULL: Final = b"\x00"  # union branch 0 ("null")
@@ -180,3 +180,65 @@ def header(name: str) -> bytes:
             "and its test"
         )
     return CURRENT[EVENTS[name]].header
+
+
+# --- framing ---------------------------------------------------------------------------
+# A body is framed one of two ways; the body itself (Avro binary) is the same either way,
+# so the writers above and the decoders in schemas.codec stay one per direction:
+#   single-object: C3 01 | 8-byte fingerprint of the schema | body (the default; no registry)
+#   registry:      00 | 4-byte big-endian schema id | body (Confluent's wire format, read by
+#                  Java's serdes, Kafka Connect, ksqlDB, Flink; docs/adr/0165)
+# A topic carrying several record types registers the union of them under its subject
+# (``<topic>-value``), so its body starts with the union branch's index.
+
+#: The first byte of a registry-framed value; the schema id follows.
+REGISTRY_MAGIC: Final = b"\x00"
+REGISTRY_HEADER_BYTES: Final = 5
+
+
+def registry_header(schema_id: int) -> bytes:
+    """The registry framing's header: a zero byte, then the schema id as 4 bytes big-endian.
+
+    >>> registry_header(7).hex()
+    '0000000007'
+    """
+    return REGISTRY_MAGIC + schema_id.to_bytes(4, "big")
+
+
+class Framing:
+    """How a worker frames its output values: single-object (no prefixes) or per topic
+    the registry's header (and union branch) in place of each single-object header.
+
+    >>> fingerprint = CURRENT[EVENTS["WaveClosed"]].fingerprint
+    >>> framing = Framing({("waves", fingerprint): registry_header(3)})
+    >>> framing.frame("waves", b"\\xc3\\x01" + fingerprint + b"body")
+    b'\\x00\\x00\\x00\\x00\\x03body'
+    """
+
+    __slots__ = ("_prefixes",)
+
+    def __init__(self, prefixes: dict[tuple[str, bytes], bytes] | None = None) -> None:
+        #: (topic, single-object fingerprint) -> the registry prefix that replaces its header.
+        self._prefixes = prefixes or {}
+
+    @classmethod
+    def registry(cls, topics: dict[str, tuple[int, tuple[bytes, ...]]]) -> Framing:
+        """Per topic its schema id and the fingerprints of its record types, in the order
+        of the registered schema (one type: the record; several: the union's branches)."""
+        prefixes: dict[tuple[str, bytes], bytes] = {}
+        for topic, (schema_id, fingerprints) in topics.items():
+            header = registry_header(schema_id)
+            for index, fingerprint in enumerate(fingerprints):
+                branch = b"" if len(fingerprints) == 1 else zigzag_varint(index)
+                prefixes[(topic, fingerprint)] = header + branch
+        return cls(prefixes)
+
+    def frame(self, topic: str, value: bytes) -> bytes:
+        """``value`` (single-object) as this framing writes it on ``topic``.
+
+        Notes: O(len(value)) when reframed (one copy), O(1) otherwise.
+        """
+        if not self._prefixes:
+            return value
+        prefix = self._prefixes.get((topic, value[2:HEADER_BYTES]))
+        return value if prefix is None else prefix + value[HEADER_BYTES:]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import faust
@@ -18,8 +18,10 @@ from faust.sensors.prometheus import setup_prometheus_sensors
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
-from streams.connection import connection_of, faust_credentials
+from streams.connection import connection_of, faust_credentials, registry_of
 from streams.settings import Settings
+from streams.wire.avro import Framing
+from streams.wire.registry import RegistryError, SchemaRegistry
 from streams.worker.catchup import read_range
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
@@ -55,6 +57,18 @@ class Runtime:
         partition = murmur2_partition(queue_key(queue, region), settings.partitions)
         state = self.worker.states.get(partition)
         return state.book.regions.get((queue, region)) if state is not None else None
+
+
+async def open_registry(settings: Settings) -> tuple[SchemaRegistry | None, Framing | None]:
+    """The worker's registry and its output framing (None, None without one).
+
+    Raises RegistryError (one line) when the registry refuses a schema or does not answer:
+    a worker must not publish what its readers' registry has not accepted.
+    """
+    registry = registry_of(settings)
+    if registry is None:
+        return None, None
+    return registry, await registry.register_outputs()
 
 
 def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
@@ -93,16 +107,26 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         consumer = DirectQueueConsumer(
             queue_consumer(settings), producer, table, lambda: _built(runtime.worker)
         )
+        try:
+            registry, framing = await open_registry(settings)
+        except RegistryError as error:
+            log.error("%s; stopping the worker", error)
+            await app.crash(error)
+            return
+        folder = Folder.from_settings(settings)
+        if registry is not None:
+            folder = replace(folder, unframe=registry.unframe)
         # Built now, strategies imported, before the first assignment rather than inside it.
         runtime.worker = QueueWorker(
-            Folder.from_settings(settings),
+            folder,
             table,
-            Publisher(producer, lambda topic: settings.partitions),
+            Publisher(producer, lambda topic: settings.partitions, framing),
             producer.flush,
             _reader(settings),
             consumer.committed_offset,
             settings.snapshot_min_events,
             metrics,
+            registry,
         )
         runtime.producer, runtime.consumer = producer, consumer
         await producer.start()

@@ -10,7 +10,7 @@ from __future__ import annotations
 import gc
 import logging
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -34,7 +34,9 @@ from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.wire import inbound
+from streams.wire.avro import REGISTRY_MAGIC
 from streams.wire.inbound import fast_queue_event
+from streams.wire.registry import no_registry
 from streams.worker.finished_log import FinishedLog
 
 log = logging.getLogger(__name__)
@@ -231,6 +233,10 @@ class Folder:
     max_clock_skew_ms: int | None = None
     #: Queues with their own ticket TTL (the others fold under ``rules``).
     queue_rules: Mapping[str, QueueRules] = field(default_factory=dict)
+    #: A registry-framed value in its single-object form (the worker's
+    #: :meth:`~streams.wire.registry.SchemaRegistry.unframe`, its ids resolved before the
+    #: fold); without a registry every such value is refused (docs/adr/0165).
+    unframe: Callable[[bytes], bytes] = field(default=no_registry, compare=False)
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -309,6 +315,11 @@ class Folder:
         offset: int,
         timestamp_ms: int | None,
     ) -> Folded:
+        if value and value[:1] == REGISTRY_MAGIC:  # the same body, framed by a registry
+            try:
+                value = self.unframe(value)
+            except InvalidEvent as error:
+                return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
         # inbound.read, its fast decoder called here first: a join is nearly every record.
         event: Any = fast_queue_event(value)
         if event is None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterable
 from aiokafka import AIOKafkaProducer
 
 from schemas.topics import murmur2_partitions
+from streams.wire.avro import Framing
 from streams.wire.outbound import Record
 from streams.worker.folding import paused_gc
 
@@ -25,9 +26,16 @@ __all__ = ["Publisher", "Record"]
 class Publisher:
     """Groups records per (topic, partition) and sends each group as one batch."""
 
-    def __init__(self, producer: AIOKafkaProducer, partitions_of: Callable[[str], int]) -> None:
+    def __init__(
+        self,
+        producer: AIOKafkaProducer,
+        partitions_of: Callable[[str], int],
+        framing: Framing | None = None,
+    ) -> None:
         self._producer = producer
         self._partitions_of = partitions_of
+        #: How values are framed on the wire: a registry's per topic, or (None) as written.
+        self._framing = framing
 
     async def publish(self, records: Iterable[Record]) -> int:
         """Send ``records``: per topic in order of first appearance, then per partition
@@ -57,6 +65,9 @@ class Publisher:
             columns[1].append(value)
         sent = 0
         for topic, (keys, values) in by_topic.items():
+            if self._framing is not None:  # no call per record without a registry
+                frame = self._framing.frame
+                values = [frame(topic, value) for value in values]
             grouped: dict[int, list[tuple[bytes | None, bytes]]] = {}
             # A null key goes where the empty key would: one fixed partition, as in replay.
             hashed = [b"" if key is None else key for key in keys]

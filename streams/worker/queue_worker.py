@@ -25,6 +25,7 @@ from typing import Any, Protocol
 
 from schemas.topics import QUEUE
 from streams.wire.outbound import Record, Writer
+from streams.wire.registry import SchemaRegistry
 from streams.worker import finished_log, snapshots
 from streams.worker.folding import Folded, Folder, PartitionState, paused_gc
 from streams.worker.metrics import WorkerMetrics
@@ -73,6 +74,7 @@ class QueueWorker:
         committed: Committed,
         snapshot_min_events: int,
         metrics: WorkerMetrics,
+        registry: SchemaRegistry | None = None,
     ) -> None:
         self.folder = folder
         self.table = table
@@ -84,6 +86,8 @@ class QueueWorker:
         self._committed = committed
         self._snapshot_min_events = snapshot_min_events
         self.metrics = metrics
+        #: Resolves the schema ids of registry-framed input before a fold reads them.
+        self.registry = registry
         self.states: dict[int, PartitionState] = {}
         self._locks: dict[int, asyncio.Lock] = {}
 
@@ -108,6 +112,8 @@ class QueueWorker:
         state_of, fold, observe = self.states.get, self.folder.fold, self.metrics.observe
         writer = self.writer
         topic = QUEUE.name
+        if self.registry is not None:
+            await self.registry.resolve(record.value for record in records)
         for record in records:
             partition, offset = record.partition, record.offset
             key, value = record.key, record.value
@@ -166,6 +172,8 @@ class QueueWorker:
         """
         start, refolded, published = state.applied_offset + 1, 0, 0
         async for record in self._read(state.partition, start, end):
+            if self.registry is not None:
+                await self.registry.resolve((record.value,))
             folded = self.folder.fold(
                 state, record.key, record.value, record.offset, record.timestamp
             )

@@ -114,3 +114,19 @@ async def test_the_sender_writes_the_batches_before_publish_returns() -> None:
     written = producer.written  # before this task gives the loop up again
     sender.cancel()
     assert written == producer.sent and len(written) == 4
+
+
+def test_a_registry_framing_swaps_the_header_of_its_topics_only() -> None:
+    from schemas.codec import CURRENT
+    from schemas.models import WaveClosed
+    from streams.wire.avro import Framing
+
+    fingerprint = CURRENT[WaveClosed].fingerprint
+    single = b"\xc3\x01" + fingerprint + b"body"
+    framing = Framing.registry({"waves": (7, (fingerprint,))})
+    producer = Producer(room=10)
+    records: list[Record] = [("waves", b"k", single), ("queue", b"k", single)]
+    asyncio.run(Publisher(producer, lambda topic: 1, framing).publish(records))  # type: ignore[arg-type]
+    sent = {topic: items for topic, _, items in producer.sent}
+    assert sent["waves"] == [(b"k", b"\x00\x00\x00\x00\x07body")]
+    assert sent["queue"] == [(b"k", single)]  # the queue topic stays single-object
