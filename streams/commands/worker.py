@@ -55,6 +55,9 @@ def run(args: argparse.Namespace) -> int:
         overrides["data_dir"] = args.data_dir
     settings = settings_from(args, **overrides)
     check_strategies(settings)
+    problem = settings.web_access_problem()
+    if problem is not None:
+        raise UsageError(problem)
     if settings.web_enabled and settings.web_port:
         field = "--web-port" if args.web_port is not None else "web_port"
         check_port_free(settings.web_host, settings.web_port, field)

@@ -20,6 +20,7 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.connection import connection_of, faust_credentials
 from streams.settings import Settings
+from streams.web_access import web_application_options
 from streams.worker.catchup import read_range
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
@@ -58,6 +59,9 @@ class Runtime:
 
 
 def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
+    problem = settings.web_access_problem()
+    if problem is not None:  # the command says so in one line first; this guards other callers
+        raise ValueError(problem)
     app = faust.App(
         settings.app_id,
         broker=settings.broker_url,
@@ -73,6 +77,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         web_bind=settings.web_host,
         web_port=settings.web_port,
         web_in_thread=False,
+        web_application_options=web_application_options(_token(settings), settings.web_host),
         broker_session_timeout=settings.session_timeout_ms / 1000,
         broker_heartbeat_interval=settings.heartbeat_interval_ms / 1000,
     )
@@ -158,6 +163,10 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     if settings.web_enabled:
         setup_prometheus_sensors(app, pattern="/metrics", registry=registry or REGISTRY)
     return app
+
+
+def _token(settings: Settings) -> str | None:
+    return settings.web_token.get_secret_value() if settings.web_token is not None else None
 
 
 def _built(worker: QueueWorker | None) -> QueueWorker:
