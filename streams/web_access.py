@@ -7,6 +7,7 @@ without ``Authorization: Bearer <web_token>`` (docs/adr/0172).
 
 from __future__ import annotations
 
+import base64
 import hmac
 import ipaddress
 from typing import Any
@@ -31,21 +32,40 @@ def bearer_header(token: str) -> dict[str, str]:
 
 
 def token_middleware(token: str) -> Any:
-    """An aiohttp middleware answering 401 unless the request carries ``token``."""
+    """An aiohttp middleware answering 401 unless the request carries ``token``.
+
+    As ``Authorization: Bearer <token>`` (Prometheus, probes, curl), or as the password of
+    HTTP Basic authentication (any user name), which a browser asks for by itself: the
+    console needs no script to send a header.
+    """
     # Imported here: the settings import this module, and every command reads settings.
     from aiohttp import web
+    from multidict import CIMultiDict
 
-    expected = f"Bearer {token}".encode()
+    expected = token.encode()
+    challenge = CIMultiDict(
+        [("WWW-Authenticate", 'Basic realm="wavematch"'), ("WWW-Authenticate", "Bearer")]
+    )
+
+    def presented(header: str) -> bytes:
+        if header.startswith("Bearer "):
+            return header.removeprefix("Bearer ").encode()
+        if not header.startswith("Basic "):
+            return b""
+        try:  # base64 of "user:password" (RFC 7617)
+            return base64.b64decode(header.removeprefix("Basic "), validate=True).partition(b":")[2]
+        except ValueError:  # not base64
+            return b""
 
     @web.middleware
     async def require_token(request: web.Request, handler: Any) -> web.StreamResponse:
-        given = request.headers.get("Authorization", "").encode()
+        given = presented(request.headers.get("Authorization", ""))
         # Constant time: the comparison must not tell how much of a guess was right.
         if not hmac.compare_digest(given, expected):
             return web.json_response(
                 {"error": "unauthorized: send Authorization: Bearer <web_token>"},
                 status=401,
-                headers={"WWW-Authenticate": 'Bearer realm="wavematch"'},
+                headers=challenge,
             )
         response: web.StreamResponse = await handler(request)
         return response

@@ -64,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     from faust import Worker
 
+    from streams.console.views import add_console
     from streams.topics import TopicMismatch, ensure_topics
     from streams.worker.app import create_app
 
@@ -79,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    app = create_app(settings)
+    app = create_app(settings, views=(add_console,))
     logging.getLogger("streams").setLevel(settings.log_level.upper().replace("WARN", "WARNING"))
     worker = Worker(app, loop=loop, loglevel=settings.log_level, quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -50,6 +51,25 @@ class Runtime:
     def owned(self) -> set[int]:
         return self.consumer.owned() if self.consumer is not None else set()
 
+    def queue_rows(self) -> list[dict[str, Any]]:
+        """Per (queue, region) this worker owns: its partition, depth and waves closed."""
+        rows = []
+        states = self.worker.states if self.worker is not None else {}
+        for partition, state in sorted(states.items()):
+            for (queue, region), region_queue in sorted(state.book.regions.items()):
+                rows.append(
+                    {
+                        "queue": queue,
+                        "region": region,
+                        "partition": partition,
+                        "tickets": len(region_queue.tickets),
+                        "players": region_queue.players_queued,
+                        "waves_closed": region_queue.waves_closed,
+                        "applied_offset": state.applied_offset,
+                    }
+                )
+        return rows
+
     def region_state(self, settings: Settings, queue: str, region: str) -> Any:
         if self.worker is None:
             return None
@@ -58,7 +78,15 @@ class Runtime:
         return state.book.regions.get((queue, region)) if state is not None else None
 
 
-def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
+#: A set of extra web views: added to the app, given the settings and this worker's
+#: queue rows. The console is one (streams/console/); it reads the audit layer, which
+#: sits above this package, so the command passes it in rather than this module import it.
+Views = Callable[[faust.App, Settings, Callable[[], list[dict[str, Any]]]], None]
+
+
+def create_app(
+    settings: Settings, registry: CollectorRegistry | None = None, views: Sequence[Views] = ()
+) -> faust.App:
     problem = settings.web_access_problem()
     if problem is not None:  # the command says so in one line first; this guards other callers
         raise ValueError(problem)
@@ -143,25 +171,12 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
 
     @app.page("/queues")
     async def queues(web: Any, request: Any) -> Any:
-        rows = []
-        states = runtime.worker.states if runtime.worker is not None else {}
-        for partition, state in sorted(states.items()):
-            for (queue, region), region_queue in sorted(state.book.regions.items()):
-                rows.append(
-                    {
-                        "queue": queue,
-                        "region": region,
-                        "partition": partition,
-                        "tickets": len(region_queue.tickets),
-                        "players": region_queue.players_queued,
-                        "waves_closed": region_queue.waves_closed,
-                        "applied_offset": state.applied_offset,
-                    }
-                )
-        return web.json({"queues": rows})
+        return web.json({"queues": runtime.queue_rows()})
 
     if settings.web_enabled:
         setup_prometheus_sensors(app, pattern="/metrics", registry=registry or REGISTRY)
+        for add_views in views:
+            add_views(app, settings, runtime.queue_rows)
     return app
 
 

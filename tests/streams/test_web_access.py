@@ -3,6 +3,7 @@ one at start (one line naming the field) and answers 401 to requests without it.
 
 from __future__ import annotations
 
+import base64
 import os
 from pathlib import Path
 
@@ -96,6 +97,10 @@ def test_the_token_is_not_in_the_fingerprint() -> None:
     assert with_token.config_fingerprint() == load_settings().config_fingerprint()
 
 
+def basic(user: str, password: str) -> dict[str, str]:
+    return {"Authorization": "Basic " + base64.b64encode(f"{user}:{password}".encode()).decode()}
+
+
 async def status_of(options: dict[str, object], headers: dict[str, str]) -> int:
     async def ok(request: web.Request) -> web.Response:
         return web.json_response({"status": "ok"})
@@ -113,5 +118,9 @@ async def test_only_the_token_opens_a_non_loopback_bind() -> None:
     assert await status_of(options, bearer_header("0123456789abcdef-wrong")) == 401
     assert await status_of(options, {"Authorization": TOKEN}) == 401  # not a Bearer header
     assert await status_of(options, bearer_header(TOKEN)) == 200
+    # A browser's Basic authentication, the token as the password (any user name).
+    assert await status_of(options, basic("ops", TOKEN)) == 200
+    assert await status_of(options, basic(TOKEN, "x")) == 401
+    assert await status_of(options, {"Authorization": "Basic %%%"}) == 401
     # On loopback the same token setting adds no check.
     assert await status_of(web_application_options(TOKEN, "127.0.0.1"), {}) == 200
