@@ -117,7 +117,7 @@ def test_entrypoint_with_compose_environment_is_healthy_and_stops_cleanly(tmp_pa
             while owned(env) != list(range(partitions)):
                 assert time.monotonic() < deadline, f"owns {owned(env)} of {partitions}"
                 time.sleep(0.5)
-            for path in ("/health", "/queues", "/metrics"):
+            for path in ("/health", "/queues", "/metrics", "/console"):
                 assert status_without_token(env, path) == 401, path
                 with get(env, path, TOKEN) as response:
                     assert response.status == 200, path

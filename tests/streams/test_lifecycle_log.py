@@ -12,6 +12,7 @@ import pytest
 from schemas import models as m
 from schemas.codec import CURRENT, decode, encode_json
 from schemas.topics import DEADLETTER, QUEUE, murmur2_partition, queue_key
+from streams.audit.answers import ticket_answer
 from streams.audit.rederive import LogRecord
 from streams.audit.replay import replay
 from streams.settings import QueueSettings, Settings
@@ -451,6 +452,11 @@ def test_connection_details_reach_every_player_and_the_token_no_dead_letter() ->
         assert status.stage is m.TicketStage.MATCHED and status.match_id == created.match_id
         assert status.connection == m.Connection(**WHERE)
         assert SECRET not in repr(status)
+    story = ticket_answer(log.folder, log.records, "t1")
+    assert story is not None
+    where = f"started: match {created.match_id}'s server at 203.0.113.7:7777, with a join token"
+    assert any(line.endswith(where) for line in story), story
+    assert not any(SECRET in line for line in story)
     newest = CURRENT[m.TicketStatus].header
     assert all(r.value[:10] == newest for r in status_records[-2:])
     assert all(r.value[:10] == revision_header("TicketStatus", "r2") for r in status_records[:-2])
