@@ -30,7 +30,11 @@ RECENT = 20
 #: Alternatives shown per player on a match's page (`explain`'s default).
 NEAREST = 3
 
+#: Ids are at most this long in every schema (``Id``): a longer one cannot be in the log.
+MAX_ID_CHARS = 128
+
 QueueRows = Callable[[], list[dict[str, Any]]]
+Answer = Callable[[Folder, list[LogRecord], str], list[str] | None]
 
 
 def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> None:
@@ -53,27 +57,29 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
             )
         )
 
-    async def explained(request: Any, answer: Callable[..., list[str] | None]) -> Any:
+    async def answer_page(web: Any, request: Any, kind: str, answer: Answer) -> Any:
+        """``kind``'s page for the id in the query: `explain`'s lines, or why there are none."""
         ident = request.query.get("id", "").strip()
-        if not ident:
-            return None, "give an id"
+        if not ident or len(ident) > MAX_ID_CHARS:
+            problem = f"id: give a {kind} id of 1 to {MAX_ID_CHARS} characters"
+            return web.html(pages.answer(kind, None, problem), status=400)
         records = await read_topics(connection, (QUEUE.name, WAVES.name, CONFIG.name))
         folder = Folder.from_settings(settings)
-        return await asyncio.to_thread(answer, folder, records, ident), ident
+        lines = await asyncio.to_thread(answer, folder, records, ident)
+        if lines is None:
+            missing = f"{kind} {ident}: not in this log under this configuration"
+            return web.html(pages.answer(kind, None, missing), status=404)
+        return web.html(pages.answer(f"{kind} {ident}", lines, ""))
 
     @app.page("/console/ticket")
     async def ticket(web: Any, request: Any) -> Any:
-        lines, ident = await explained(request, ticket_answer)
-        title = f"ticket {ident}" if lines is not None else "ticket"
-        missing = f"ticket {ident}: not in this log under this configuration"
-        return web.html(pages.answer(title, lines, missing), status=200 if lines else 404)
+        return await answer_page(web, request, "ticket", ticket_answer)
 
     @app.page("/console/match")
     async def match(web: Any, request: Any) -> Any:
-        lines, ident = await explained(request, lambda f, r, i: match_answer(f, r, i, NEAREST))
-        title = f"match {ident}" if lines is not None else "match"
-        missing = f"match {ident}: not produced by any wave of this log under this configuration"
-        return web.html(pages.answer(title, lines, missing), status=200 if lines else 404)
+        return await answer_page(
+            web, request, "match", lambda f, r, i: match_answer(f, r, i, NEAREST)
+        )
 
 
 def _bodies(records: list[LogRecord], *types: str) -> list[dict[str, Any]]:
