@@ -121,6 +121,16 @@ def test_entrypoint_with_compose_environment_is_healthy_and_stops_cleanly(tmp_pa
                 assert status_without_token(env, path) == 401, path
                 with get(env, path, TOKEN) as response:
                     assert response.status == 200, path
+            # `wavematch status` in the container sends the worker's own token.
+            web = f"http://127.0.0.1:{env['WAVEMATCH_WEB_PORT']}"
+            status = [str(Path(sys.executable).parent / "wavematch"), "status", "--web", web]
+            done = subprocess.run(status, env=env, capture_output=True, text=True, timeout=60)
+            assert done.returncode == 0 and done.stdout.startswith("queue "), done.stderr
+            tokenless = {k: v for k, v in env.items() if k != "WAVEMATCH_WEB_TOKEN_FILE"}
+            refused = subprocess.run(
+                status, env=tokenless, capture_output=True, text=True, timeout=60
+            )
+            assert refused.returncode == 2 and "401" in refused.stderr, refused.stderr
             process.send_signal(signal.SIGTERM)
             assert process.wait(60) == 0, log.read_text()[-2000:]
             assert not healthy(env)
