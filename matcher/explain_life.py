@@ -148,7 +148,13 @@ class LifeStory:
 
     def _reported(self, event: PlacementReported, mine: StageStatus | Dequeued) -> list[str]:
         if event.outcome is not PlacementOutcome.FAILED:
-            return []
+            where = event.connection  # the address only: the token is a secret (ADR 0171)
+            if where is None:
+                return []
+            token = ", with a join token" if where.token is not None else ""
+            return [
+                f"started: match {event.match_id}'s server at {where.address}:{where.port}{token}"
+            ]
         self.placement_failures += 1
         reason = event.detail or "no reason given"
         why = f"placement of match {event.match_id} failed at {event.at_ms} ({reason})"

@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from schemas.diagnose import find_problem
 from schemas.errors import InvalidEvent, child_path, one_line
+from schemas.masking import is_token_path, masked_original
 from schemas.models import (
     EVENTS,
     MAX_DEAD_LETTER_KEY_BYTES,
@@ -129,6 +130,28 @@ def _load_known() -> tuple[dict[type[Record], KnownSchema], dict[bytes, KnownSch
 
 CURRENT, KNOWN = _load_known()
 
+#: Optional fields that earlier outputs never carried, by record: while a record leaves
+#: all of them null it is written as the named revision (the schema before them), so its
+#: bytes stay those of earlier releases and of the golden files (docs/adr/0171); readers
+#: resolve either revision. A field added here must default to null.
+WRITTEN_WITHOUT: Final[dict[str, tuple[str, frozenset[str]]]] = {
+    "TicketStatus": ("r2", frozenset({"connection"})),
+    "PlacementReported": ("r1", frozenset({"connection"})),
+}
+_OLDER: Final = {
+    EVENTS[name]: (fields, older_revision(CURRENT[EVENTS[name]], revision, history(name)[revision]))
+    for name, (revision, fields) in WRITTEN_WITHOUT.items()
+}
+
+
+def _writer_schema(model: type[Record], body: Mapping[str, Any]) -> KnownSchema:
+    """The revision to write ``body`` with: the older one of :data:`WRITTEN_WITHOUT` when
+    the record leaves its fields null, else the current schema."""
+    older = _OLDER.get(model)
+    if older is not None and all(body.get(name) is None for name in older[0]):
+        return older[1]
+    return CURRENT[model]
+
 
 def max_bytes(model: type[Record]) -> int:
     """Return the largest encoded size accepted for events of ``model``."""
@@ -143,16 +166,22 @@ def encode(event: Record) -> bytes:
 
     Raises InvalidEvent("oversize") when the result would be refused by :func:`decode`.
     """
-    known = CURRENT[type(event)]
+    body = event.model_dump()
+    known = _writer_schema(type(event), body)
     buffer = io.BytesIO()
     buffer.write(known.header)
-    schemaless_writer(buffer, known.writer, event.model_dump())
+    # An older revision's parsed schema is its ``writer`` (``reader`` is the current one).
+    schemaless_writer(buffer, known.writer, body)
     return within_limit(type(event), buffer.getvalue())
 
 
 def encode_json(event: Record) -> bytes:
     """Return ``event`` as the JSON input form: one UTF-8 object with a ``"type"`` member."""
     body = {"type": type(event).__name__, **event.model_dump(mode="json")}
+    _, unsent = WRITTEN_WITHOUT.get(type(event).__name__, ("", frozenset()))
+    for name in unsent:  # as in Avro: a field earlier outputs never carried, left out
+        if body[name] is None:
+            del body[name]
     text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
     return within_limit(type(event), text.encode("utf-8"))
 
@@ -351,7 +380,9 @@ def _invalid(model: type[Record], error: ValidationError) -> InvalidEvent:
     message = first["msg"].removeprefix("Value error, ")
     if is_key:
         message = f"map key: {message}"
-    if first["type"] != "missing":
+    if first["type"] != "missing" and is_token_path(path):  # a secret (ADR 0171)
+        message += f" (got a token of {len(str(first.get('input')))} characters)"
+    elif first["type"] != "missing":
         message += f" (got {_shown(first.get('input'))})"
     if len(problems) > 1:
         message += f" (and {len(problems) - 1} more problem{'s' if len(problems) > 2 else ''})"
@@ -401,9 +432,10 @@ def dead_letter_for(
         code, reason, field = error.code, error.reason, error.field
     else:
         code, reason, field = "unhandled", f"{type(error).__name__}: {error}", None
+    size, value = len(value), masked_original(value)  # no connection token kept (ADR 0171)
     return DeadLetter(
         original=value[:MAX_DEAD_LETTER_ORIGINAL_BYTES],
-        original_size=len(value),
+        original_size=max(size, len(value)),
         original_key=None if key is None else bytes(key)[:MAX_DEAD_LETTER_KEY_BYTES],
         topic=topic,
         partition=partition,
@@ -434,15 +466,15 @@ def encoder_for(
     1
     """
     model = EVENTS[event] if isinstance(event, str) else event
-    known = CURRENT[model]
-    header, writer, limit = known.header, known.writer, max_bytes(model)
+    limit = max_bytes(model)
 
     def encode_dict(body: Mapping[str, Any]) -> bytes:
         if validate:
             return encode(_validate(model, body))
+        known = _writer_schema(model, body)
         buffer = io.BytesIO()
-        buffer.write(header)
-        schemaless_writer(buffer, writer, body)
+        buffer.write(known.header)
+        schemaless_writer(buffer, known.writer, body)
         data = buffer.getvalue()
         return data if len(data) <= limit else within_limit(model, data)
 

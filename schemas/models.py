@@ -195,6 +195,20 @@ class ReadyCheckAnswered(Record):
     answered_at_ms: TimestampMs
 
 
+class Connection(Record):
+    """Where a started match's players connect (docs/adr/0171); the token is a secret."""
+
+    address: Annotated[
+        str,
+        StringConstraints(
+            strict=True, min_length=1, max_length=253, pattern=r"^[^\x00-\x20\x7f-\x9f]+$"
+        ),
+    ]
+    port: Annotated[int, Field(strict=True, ge=1, le=65535)]
+    # repr=False: a model printed in a log line or an error must not show it.
+    token: Line | None = Field(default=None, repr=False)
+
+
 class PlacementReported(Record):
     match_id: Id
     queue: KeyPart
@@ -202,6 +216,16 @@ class PlacementReported(Record):
     outcome: PlacementOutcome
     detail: Line | None = None
     reported_at_ms: TimestampMs
+    connection: Connection | None = None
+
+    @field_validator("connection")
+    @classmethod
+    def _only_when_started(
+        cls, value: Connection | None, info: ValidationInfo
+    ) -> Connection | None:
+        if value is not None and info.data.get("outcome") is not PlacementOutcome.STARTED:
+            raise ValueError("only a STARTED placement carries connection details")
+        return value
 
 
 class BackfillPlayer(Record):
@@ -389,6 +413,7 @@ class TicketStatus(Record):
     match_id: Id | None = None
     deadline_at_ms: TimestampMs | None = None
     detail: Line | None = None
+    connection: Connection | None = None
 
 
 class WaveClosed(Record):

@@ -138,6 +138,17 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "reported_at_ms": T0 + 12_000,
         },
     ),
+    "PlacementReported/started-connection": (
+        m.PlacementReported,
+        {
+            "match_id": MATCH,
+            "queue": "1v1",
+            "region": "eu",
+            "outcome": "STARTED",
+            "reported_at_ms": T0 + 12_000,
+            "connection": {"address": "203.0.113.7", "port": 7777, "token": "k7Yq2m9X"},
+        },
+    ),
     "ClaimRequested/join": (
         m.ClaimRequested,
         {
@@ -349,6 +360,21 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "waves_waited": 0,
             "detail": "a ticket of 6 players does not fit a team of 5",
             "at_ms": T0 + 2,
+        },
+    ),
+    "TicketStatus/matched-connection": (
+        m.TicketStatus,
+        {
+            "ticket_id": "t-2f9c1b7e",
+            "queue": "1v1",
+            "region": "eu",
+            "state": "SEARCHING",
+            "position": 1,
+            "waves_waited": 3,
+            "at_ms": T0 + 12_000,
+            "stage": "MATCHED",
+            "match_id": MATCH,
+            "connection": {"address": "203.0.113.7", "port": 7777, "token": "k7Yq2m9X"},
         },
     ),
     "TicketStatus/requires-acceptance": (

@@ -40,6 +40,7 @@ from matcher.strategies import (
     strategy_names,
 )
 from matcher.teams.step_config import parse_team_steps
+from streams.web_access import MIN_WEB_TOKEN_CHARS, is_loopback
 
 if TYPE_CHECKING:
     # Imported where used: the queue fold would import numpy into every command that only
@@ -222,6 +223,7 @@ NOT_FINGERPRINTED = frozenset(
     # The registry changes the framing of the outputs, never a decision (docs/adr/0165).
     | {"schema_registry_url", "schema_registry_username", "schema_registry_password"}
     | {"schema_registry_cafile", "schema_registry_certfile", "schema_registry_keyfile"}
+    | {"web_token", "web_token_file"}
 )
 
 
@@ -301,6 +303,11 @@ class Settings(BaseSettings):
     web_host: str = "127.0.0.1"
     web_port: int = Field(default=6066, ge=0, le=65535)
     web_enabled: bool = True
+    # The web views' bearer token (docs/adr/0172): required when web_host is not loopback,
+    # where every request without it is answered 401. From WAVEMATCH_WEB_TOKEN or a file
+    # (a mounted Secret) read once at start; never logged (SecretStr), not fingerprinted.
+    web_token: SecretStr | None = None
+    web_token_file: Path | None = None
     # Failover: a dead worker's partitions move after the session timeout (docs/scaling.md).
     # 6 s (Kafka's group.min.session.timeout.ms) keeps waves pausing under 15 s after a
     # SIGKILL; the production manifests choose 10 s for margin against stalls.
@@ -382,6 +389,31 @@ class Settings(BaseSettings):
             raise ValueError(f"sasl_password_file: {path} is empty")
         return {**data, "sasl_password": password}
 
+    @model_validator(mode="before")
+    @classmethod
+    def _web_token_from_file(cls, data: Any) -> Any:
+        """Read ``web_token_file`` into ``web_token``, as ``sasl_password_file`` is read."""
+        if not isinstance(data, dict) or not data.get("web_token_file"):
+            return data
+        if data.get("web_token"):
+            raise ValueError("web_token_file: set it or web_token, not both")
+        path = Path(data["web_token_file"])
+        try:
+            token = path.read_text().strip()
+        except OSError as error:
+            raise ValueError(f"web_token_file: cannot read {path}: {error.strerror}") from None
+        return {**data, "web_token": token}
+
+    @field_validator("web_token")
+    @classmethod
+    def _strong_token(cls, value: SecretStr | None) -> SecretStr | None:
+        # A short token is guessable over the network; 16 characters is a floor, not advice.
+        if value is not None and len(value.get_secret_value()) < MIN_WEB_TOKEN_CHARS:
+            raise ValueError(f"at least {MIN_WEB_TOKEN_CHARS} characters, without spaces")
+        if value is not None and any(c.isspace() for c in value.get_secret_value()):
+            raise ValueError(f"at least {MIN_WEB_TOKEN_CHARS} characters, without spaces")
+        return value
+
     #: Each queue's profile, built once when the settings load (see profiles()).
     _profiles: dict[str, QueueProfile] = PrivateAttr(default_factory=dict)
 
@@ -433,6 +465,18 @@ class Settings(BaseSettings):
             raise ValueError(
                 "schema_registry_keyfile: a client certificate needs both certfile and keyfile"
             )
+    def web_access_problem(self) -> str | None:
+        """Why this worker must not serve its web views, in one line, or None.
+
+        Checked where a web server starts (the worker), not on every load: the topic
+        job and the CLI read the same settings and serve nothing.
+        """
+        if self.web_enabled and self.web_token is None and not is_loopback(self.web_host):
+            return (
+                f"web_token: required with the non-loopback web_host {self.web_host} "
+                "(set WAVEMATCH_WEB_TOKEN or WAVEMATCH_WEB_TOKEN_FILE)"
+            )
+        return None
 
     def _secured_consistently(self) -> None:
         protocol = self.security_protocol

@@ -13,6 +13,7 @@ from matcher.fastbuild import builder
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, TicketLeft, WaveTick
 from matcher.queue.lifecycle import (
+    Connection,
     LifecyclePolicy,
     LifecycleRejected,
     MatchProposal,
@@ -83,6 +84,7 @@ def divert(
                     match_id,
                     deadline,
                     None,
+                    None,
                 )
             )
     return ()
@@ -97,9 +99,10 @@ def stages(
     deadline: int | None,
     detail: str | None = None,
     closing: int = 0,
+    connection: Connection | None = None,
 ) -> list[StageStatus]:
     """``closing`` is 1 inside a wave close: the closing wave counts as waited (as for
-    a matched ticket's dequeue)."""
+    a matched ticket's dequeue). ``connection``: a started placement's, for every ticket."""
     return [
         StageStatus(
             t,
@@ -111,6 +114,7 @@ def stages(
             match_id,
             deadline,
             detail,
+            connection,
         )
         for t, q in sorted(held.items())
     ]
@@ -137,8 +141,11 @@ def _matched(
     wave_id: str | None,
     detail: str | None,
     draft: Draft,
+    connection: Connection | None = None,
 ) -> None:
-    statuses = stages(queue, held.tickets, TicketStage.MATCHED, at_ms, match_id, None)
+    statuses = stages(
+        queue, held.tickets, TicketStage.MATCHED, at_ms, match_id, None, connection=connection
+    )
     queue.matched_late(held)
     draft.dequeued += queue.finish_held(
         held.tickets, DequeueReason.MATCHED, at_ms, match_id, wave_id, detail
@@ -254,7 +261,7 @@ def placement(queue: RegionState, event: PlacementReported, policy: LifecyclePol
     held = queue.life.end_placing(event.match_id, event.at_ms)
     if event.outcome is PlacementOutcome.STARTED:
         draft = Draft("placement_started")
-        _matched(queue, event.match_id, held, event.at_ms, None, None, draft)
+        _matched(queue, event.match_id, held, event.at_ms, None, None, draft, event.connection)
         return draft
     why = f"placement of match {event.match_id} failed" + (
         f": {event.detail}" if event.detail else ""

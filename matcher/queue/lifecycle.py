@@ -11,7 +11,7 @@ a join waits until every player's claim is granted. The held state is
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from matcher.core import Match, Team
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
@@ -66,6 +66,15 @@ class ReadyCheckAnswered:
 
 
 @dataclass(frozen=True, slots=True)
+class Connection:
+    """Where a started match's players connect: passed through, never read (ADR 0171)."""
+
+    address: str
+    port: int
+    token: str | None = field(default=None, repr=False)  # a secret: not in a repr
+
+
+@dataclass(frozen=True, slots=True)
 class PlacementReported:
     """Whether a created match's server started (published by the platform)."""
 
@@ -75,6 +84,7 @@ class PlacementReported:
     outcome: PlacementOutcome
     at_ms: int
     detail: str | None = None
+    connection: Connection | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +162,7 @@ class StageStatus:
     match_id: str | None = None
     deadline_ms: int | None = None
     detail: str | None = None
+    connection: Connection | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -64,3 +64,35 @@ async def committed_offsets(brokers: Brokers, group: str, topic: str) -> dict[in
         return offsets
     finally:
         await consumer.stop()
+
+
+async def read_recent(
+    brokers: Brokers, topic: str, last: int, idle_s: float = 2.0
+) -> list[LogRecord]:
+    """The last ``last`` records of each partition of ``topic``, oldest first.
+
+    Positions as ``wavematch tail --last`` does, then reads to the high-watermark.
+    """
+    consumer = group_less_reader(brokers)
+    await consumer.start()
+    try:
+        await consumer._client.force_metadata_update()
+        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
+        if not tps:
+            return []
+        consumer.assign(tps)
+        starts, ends = await consumer.beginning_offsets(tps), await consumer.end_offsets(tps)
+        for tp in tps:
+            consumer.seek(tp, max(starts[tp], ends[tp] - last))
+        records: list[LogRecord] = []
+        try:
+            async for r in records_to_highwater(consumer, tps, idle_s):
+                records.append(
+                    LogRecord(r.topic, r.partition, r.offset, r.key, r.value, r.timestamp)
+                )
+        except TimeoutError:
+            pass  # idle for idle_s: what was read is all there is
+        records.sort(key=lambda r: (r.timestamp, r.partition, r.offset))
+        return records
+    finally:
+        await consumer.stop()

@@ -32,6 +32,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from matcher.explain import explain_match
     from schemas.topics import CONFIG, QUEUE, WAVES
+    from streams.audit.answers import match_answer
     from streams.audit.explain import find_wave
     from streams.commands.replay import configuration_in_log
     from streams.worker.folding import Folder
@@ -47,67 +48,61 @@ def run(args: argparse.Namespace) -> int:
     folder = Folder.from_settings(settings)
     if args.ticket is not None:
         return _ticket(folder, records, args.ticket)
+    if not args.json:
+        lines = match_answer(folder, records, args.match_id, args.nearest)
+        if lines is None:
+            raise UsageError(_not_produced(args.match_id))
+        print("\n".join(lines))
+        return 0
     wave = find_wave(folder, records, args.match_id)
-    if wave is None and _backfill(folder, records, args.match_id, args.json):
+    if wave is None and _backfill_json(folder, records, args.match_id):
         return 0
     if wave is None:
-        raise UsageError(
-            f"match_id: {args.match_id} was not produced (or backfilled) by any wave of this log "
-            "under this configuration"
-        )
+        raise UsageError(_not_produced(args.match_id))
     explanation = explain_match(
         wave.snapshot, wave.profile, wave.result, args.match_id, args.nearest
     )
-    if args.json:
-        print(
-            json.dumps(
-                {
-                    "match_id": args.match_id,
-                    "strategy": explanation.strategy,
-                    "tick": {"partition": wave.tick.partition, "offset": wave.tick.offset},
-                    "facts": dict(explanation.facts),
-                    "alternatives": [
-                        {
-                            "player": a.player,
-                            "candidate": a.candidate,
-                            "diff": a.diff,
-                            "verdict": a.verdict,
-                        }
-                        for a in explanation.alternatives
-                    ],
-                },
-                indent=2,
-            )
-        )
-        return 0
-    width = max(len(name) for name, _ in explanation.facts)
     print(
-        f"match {args.match_id} ({explanation.strategy}), closed by the WaveTick at "
-        f"partition {wave.tick.partition} offset {wave.tick.offset}"
+        json.dumps(
+            {
+                "match_id": args.match_id,
+                "strategy": explanation.strategy,
+                "tick": {"partition": wave.tick.partition, "offset": wave.tick.offset},
+                "facts": dict(explanation.facts),
+                "alternatives": [
+                    {
+                        "player": a.player,
+                        "candidate": a.candidate,
+                        "diff": a.diff,
+                        "verdict": a.verdict,
+                    }
+                    for a in explanation.alternatives
+                ],
+            },
+            indent=2,
+        )
     )
-    for name, value in explanation.facts:
-        print(f"  {name:<{width}}  {value}")
-    if explanation.alternatives:
-        print("nearest alternatives:")
-    for alternative in explanation.alternatives:
-        diff = "" if alternative.diff is None else f" (diff {alternative.diff})"
-        print(f"  {alternative.player} with {alternative.candidate}{diff}: {alternative.verdict}")
     return 0
+
+
+def _not_produced(match_id: str) -> str:
+    return (
+        f"match_id: {match_id} was not produced (or backfilled) by any wave of this log "
+        "under this configuration"
+    )
 
 
 def _ticket(folder, records, ticket_id: str) -> int:  # type: ignore[no-untyped-def]
-    from streams.audit.history import ticket_history
+    from streams.audit.answers import ticket_answer
 
-    lines = ticket_history(folder, records, ticket_id)
-    if not lines:
+    lines = ticket_answer(folder, records, ticket_id)
+    if lines is None:
         raise UsageError(f"--ticket: {ticket_id} is not in this log under this configuration")
-    print(f"ticket {ticket_id}")
-    for line in lines:
-        print(f"  {line}")
+    print("\n".join(lines))
     return 0
 
 
-def _backfill(folder, records, session_id: str, as_json: bool) -> bool:  # type: ignore[no-untyped-def]
+def _backfill_json(folder, records, session_id: str) -> bool:  # type: ignore[no-untyped-def]
     """Print why the backfill of ``session_id`` was filled as it was; False if never filled."""
     from matcher.explain_backfill import backfill_facts
     from streams.audit.explain import find_backfill
@@ -116,16 +111,7 @@ def _backfill(folder, records, session_id: str, as_json: bool) -> bool:  # type:
     if found is None:
         return False
     choice, tick = found
-    facts = backfill_facts(choice)
-    if as_json:
-        where = {"partition": tick.partition, "offset": tick.offset}
-        print(json.dumps({"session_id": session_id, "tick": where, "facts": dict(facts)}, indent=2))
-        return True
-    width = max(len(name) for name, _ in facts)
-    print(
-        f"backfill of session {session_id}, filled by the WaveTick at partition "
-        f"{tick.partition} offset {tick.offset}"
-    )
-    for name, value in facts:
-        print(f"  {name:<{width}}  {value}")
+    where = {"partition": tick.partition, "offset": tick.offset}
+    facts = dict(backfill_facts(choice))
+    print(json.dumps({"session_id": session_id, "tick": where, "facts": facts}, indent=2))
     return True

@@ -15,6 +15,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--match", required=True, help="the id of the created match")
     parser.add_argument("outcome", choices=("STARTED", "FAILED"))
     parser.add_argument("--detail", help="why the placement failed (one line)")
+    parser.add_argument(
+        "--connect",
+        metavar="ADDRESS:PORT",
+        help="STARTED: where the players connect, sent in their MATCHED TicketStatus",
+    )
+    parser.add_argument(
+        "--token-file",
+        help="STARTED with --connect: a file holding the join token the server asks for "
+        "(a file, not an argument: a command line is visible to every local user)",
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -28,5 +38,29 @@ def run(args: argparse.Namespace) -> int:
         outcome=args.outcome,
         detail=args.detail,
         reported_at_ms=now_ms(),
+        connection=_connection(args),
     )
     return publish(args, event)
+
+
+def _connection(args: argparse.Namespace) -> dict[str, object] | None:
+    from pathlib import Path
+
+    from streams.cli import UsageError
+
+    if args.connect is None:
+        if args.token_file is not None:
+            raise UsageError("--token-file: only with --connect")
+        return None
+    address, _, port = args.connect.rpartition(":")
+    if not address or not port.isdigit():
+        raise UsageError(f"--connect: {args.connect!r} is not like ADDRESS:PORT")
+    token = None
+    if args.token_file is not None:
+        try:
+            token = Path(args.token_file).read_text().strip()
+        except OSError as error:
+            raise UsageError(
+                f"--token-file: cannot read {args.token_file}: {error.strerror}"
+            ) from None
+    return {"address": address, "port": int(port), "token": token}

@@ -68,7 +68,7 @@ def validated(model_type: type[Record], **fields: object) -> Record:
     except ValidationError as error:
         first = error.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
-        raise UsageError(f"{where}: {first['msg']}") from None
+        raise UsageError(f"{where}: {first['msg'].removeprefix('Value error, ')}") from None
     except InvalidEvent as error:
         raise UsageError(str(error)) from None
 

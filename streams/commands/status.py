@@ -4,10 +4,12 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import urllib.request
 
 from streams.cli import UsageError
 from streams.commands.common import add_instance_argument, running_up
+from streams.healthcheck import token_from
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -26,9 +28,14 @@ def run(args: argparse.Namespace) -> int:
     if not urls:
         raise UsageError("--web: no worker URL given and no `wavematch up` is running")
     rows = []
+    # A worker bound beyond loopback asks for its web token (docs/adr/0172): the
+    # worker's own variables, so `status` inside its container needs no flag.
+    token = token_from(dict(os.environ))
+    headers = {"Authorization": f"Bearer {token}"} if token else {}
     for url in urls:
+        request = urllib.request.Request(f"{url.rstrip('/')}/queues", headers=headers)
         try:
-            with urllib.request.urlopen(f"{url.rstrip('/')}/queues", timeout=5) as response:
+            with urllib.request.urlopen(request, timeout=5) as response:
                 rows.extend(json.load(response)["queues"])
         except OSError as error:
             raise UsageError(f"--web: cannot read {url}/queues: {error}") from None

@@ -55,12 +55,16 @@ def run(args: argparse.Namespace) -> int:
         overrides["data_dir"] = args.data_dir
     settings = settings_from(args, **overrides)
     check_strategies(settings)
+    problem = settings.web_access_problem()
+    if problem is not None:
+        raise UsageError(problem)
     if settings.web_enabled and settings.web_port:
         field = "--web-port" if args.web_port is not None else "web_port"
         check_port_free(settings.web_host, settings.web_port, field)
 
     from faust import Worker
 
+    from streams.console.views import add_console
     from streams.topics import TopicMismatch, ensure_topics
     from streams.worker.app import create_app
 
@@ -76,7 +80,7 @@ def run(args: argparse.Namespace) -> int:
         ) from None
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    app = create_app(settings)
+    app = create_app(settings, views=(add_console,))
     logging.getLogger("streams").setLevel(settings.log_level.upper().replace("WARN", "WARNING"))
     worker = Worker(app, loop=loop, loglevel=settings.log_level, quiet=True, redirect_stdouts=False)
     worker.execute_from_commandline()

@@ -19,7 +19,7 @@ from __future__ import annotations
 import struct
 from typing import Final
 
-from schemas.codec import CURRENT, HEADER_BYTES
+from schemas.codec import CURRENT, HEADER_BYTES, MAGIC, history, schema_fingerprint
 from schemas.models import EVENTS
 
 NULL: Final = b"\x00"  # union branch 0 ("null")
@@ -33,7 +33,7 @@ double = struct.Struct("<d").pack
 WRITTEN_FOR: Final = {
     "MatchCreated": "10ac60f1145a4bd1",
     "TicketDequeued": "13177aff4f3e842c",
-    "TicketStatus": "c1fd194b60aa7bc0",
+    "TicketStatus": "8ca7109e83f8bc21",
     "MatchProposed": "7edb783e69f9ffa5",
 }
 
@@ -242,3 +242,14 @@ class Framing:
             return value
         prefix = self._prefixes.get((topic, value[2:HEADER_BYTES]))
         return value if prefix is None else prefix + value[HEADER_BYTES:]
+def revision_header(name: str, revision: str) -> bytes:
+    """The single-object header of the committed ``revision`` of record ``name``.
+
+    A writer whose record leaves a newer optional field out writes the older revision,
+    so its bytes stay those of the releases before the field (ADR 0171); readers resolve
+    either revision to the current schema.
+
+    >>> revision_header("TicketStatus", "r2").hex()
+    'c301c1fd194b60aa7bc0'
+    """
+    return MAGIC + schema_fingerprint(history(name)[revision])

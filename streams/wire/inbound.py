@@ -33,6 +33,7 @@ from matcher.queue.lifecycle import (
     BackfillCancelled,
     BackfillRequested,
     BackfillTeam,
+    Connection,
     PlacementOutcome,
     PlacementReported,
     ReadyCheckAnswered,
@@ -392,6 +393,8 @@ def _answered(event: wire.ReadyCheckAnswered) -> ReadyCheckAnswered:
 
 
 def _reported(event: wire.PlacementReported) -> PlacementReported:
+    given = event.connection
+    connection = None if given is None else Connection(given.address, given.port, given.token)
     return PlacementReported(
         event.match_id,
         event.queue,
@@ -399,6 +402,7 @@ def _reported(event: wire.PlacementReported) -> PlacementReported:
         PlacementOutcome[event.outcome.name],
         event.reported_at_ms,
         event.detail,
+        connection,
     )
 
 

@@ -12,9 +12,17 @@ from __future__ import annotations
 
 from matcher.queue import Dequeued, DequeueReason, Searching
 from matcher.queue.lifecycle import StageStatus
-from schemas.codec import max_bytes, within_limit
+from schemas.codec import WRITTEN_WITHOUT, max_bytes, within_limit
 from schemas.models import TicketDequeued, TicketStatus
-from streams.wire.avro import NULL, SOME, Binary, header, symbols
+from streams.wire.avro import (
+    NULL,
+    SOME,
+    Binary,
+    fresh_string,
+    header,
+    revision_header,
+    symbols,
+)
 
 _DEQUEUED_HEADER = header("TicketDequeued")
 _REASONS = symbols("TicketDequeued", "reason")
@@ -22,7 +30,10 @@ _CAUSES = symbols("TicketDequeued", "cause")
 _MATCHED = _REASONS["MATCHED"]  # the reason of nearly every dequeue: skip Enum.name
 _MATCHED_REASON = DequeueReason.MATCHED
 _DEQUEUED_LIMIT = max_bytes(TicketDequeued)
-_STATUS_HEADER = header("TicketStatus")
+#: A status without connection details is written as revision r2, the schema before the
+#: ``connection`` field, so it keeps its bytes (ADR 0171); one with them as the current.
+_STATUS_HEADER = revision_header("TicketStatus", WRITTEN_WITHOUT["TicketStatus"][0])
+_CONNECTED_HEADER = header("TicketStatus")
 _SEARCHING = symbols("TicketStatus", "state")["SEARCHING"]
 _STAGES = symbols("TicketStatus", "stage")
 _STATUS_LIMIT = max_bytes(TicketStatus)
@@ -148,9 +159,24 @@ class TicketWriter:
             status.stage.name, status.match_id, status.deadline_ms, status.detail
         )
         wait = (status.waves_waited, None, None, None)
-        return self._status(
+        data = self._status(
             status.ticket_id, status.queue, status.region, 1, wait, status.at_ms, stage
         )
+        connection = status.connection
+        if connection is None:
+            return data
+        binary = self._binary
+        data = b"".join(
+            (
+                _CONNECTED_HEADER,
+                data[len(_STATUS_HEADER) :],
+                SOME,
+                binary.string(connection.address),
+                binary.long(connection.port),
+                NULL if connection.token is None else SOME + fresh_string(connection.token),
+            )
+        )
+        return data if len(data) <= _STATUS_LIMIT else within_limit(TicketStatus, data)
 
     def stage_fields(
         self, stage: str, match_id: str | None, deadline_at_ms: int | None, detail: str | None

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,6 +23,7 @@ from streams.connection import connection_of, faust_credentials, registry_of
 from streams.settings import Settings
 from streams.wire.avro import Framing
 from streams.wire.registry import RegistryError, SchemaRegistry
+from streams.web_access import web_application_options
 from streams.worker.catchup import read_range
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
@@ -51,6 +53,25 @@ class Runtime:
     def owned(self) -> set[int]:
         return self.consumer.owned() if self.consumer is not None else set()
 
+    def queue_rows(self) -> list[dict[str, Any]]:
+        """Per (queue, region) this worker owns: its partition, depth and waves closed."""
+        rows = []
+        states = self.worker.states if self.worker is not None else {}
+        for partition, state in sorted(states.items()):
+            for (queue, region), region_queue in sorted(state.book.regions.items()):
+                rows.append(
+                    {
+                        "queue": queue,
+                        "region": region,
+                        "partition": partition,
+                        "tickets": len(region_queue.tickets),
+                        "players": region_queue.players_queued,
+                        "waves_closed": region_queue.waves_closed,
+                        "applied_offset": state.applied_offset,
+                    }
+                )
+        return rows
+
     def region_state(self, settings: Settings, queue: str, region: str) -> Any:
         if self.worker is None:
             return None
@@ -71,7 +92,18 @@ async def open_registry(settings: Settings) -> tuple[SchemaRegistry | None, Fram
     return registry, await registry.register_outputs()
 
 
-def create_app(settings: Settings, registry: CollectorRegistry | None = None) -> faust.App:
+#: A set of extra web views: added to the app, given the settings and this worker's
+#: queue rows. The console is one (streams/console/); it reads the audit layer, which
+#: sits above this package, so the command passes it in rather than this module import it.
+Views = Callable[[faust.App, Settings, Callable[[], list[dict[str, Any]]]], None]
+
+
+def create_app(
+    settings: Settings, registry: CollectorRegistry | None = None, views: Sequence[Views] = ()
+) -> faust.App:
+    problem = settings.web_access_problem()
+    if problem is not None:  # the command says so in one line first; this guards other callers
+        raise ValueError(problem)
     app = faust.App(
         settings.app_id,
         broker=settings.broker_url,
@@ -87,6 +119,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         web_bind=settings.web_host,
         web_port=settings.web_port,
         web_in_thread=False,
+        web_application_options=web_application_options(_token(settings), settings.web_host),
         broker_session_timeout=settings.session_timeout_ms / 1000,
         broker_heartbeat_interval=settings.heartbeat_interval_ms / 1000,
     )
@@ -162,26 +195,17 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
 
     @app.page("/queues")
     async def queues(web: Any, request: Any) -> Any:
-        rows = []
-        states = runtime.worker.states if runtime.worker is not None else {}
-        for partition, state in sorted(states.items()):
-            for (queue, region), region_queue in sorted(state.book.regions.items()):
-                rows.append(
-                    {
-                        "queue": queue,
-                        "region": region,
-                        "partition": partition,
-                        "tickets": len(region_queue.tickets),
-                        "players": region_queue.players_queued,
-                        "waves_closed": region_queue.waves_closed,
-                        "applied_offset": state.applied_offset,
-                    }
-                )
-        return web.json({"queues": rows})
+        return web.json({"queues": runtime.queue_rows()})
 
     if settings.web_enabled:
         setup_prometheus_sensors(app, pattern="/metrics", registry=registry or REGISTRY)
+        for add_views in views:
+            add_views(app, settings, runtime.queue_rows)
     return app
+
+
+def _token(settings: Settings) -> str | None:
+    return settings.web_token.get_secret_value() if settings.web_token is not None else None
 
 
 def _built(worker: QueueWorker | None) -> QueueWorker:

@@ -14,6 +14,7 @@ import binascii
 import os
 import re
 import shlex
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path, PurePosixPath
@@ -30,6 +31,11 @@ K8S = DEPLOY / "k8s"
 DOCKERFILE = DEPLOY / "Dockerfile"
 PROMETHEUS = DEPLOY / "prometheus.yml"
 HEALTH_PATH = "/health"
+#: What the image's HEALTHCHECK and the Kubernetes probes run: an HTTP probe cannot send
+#: a token kept in a Secret, which a non-loopback bind requires (docs/adr/0172).
+HEALTHCHECK_ARGV = ["python", "-m", "streams.healthcheck"]
+HEALTHCHECK_MODULE = ROOT / "streams" / "healthcheck.py"
+WEB_TOKEN_VARIABLES = ("WAVEMATCH_WEB_TOKEN", "WAVEMATCH_WEB_TOKEN_FILE")
 METRICS_PATH = "/metrics"
 #: An exact release: major.minor.patch, optionally a variant suffix ("3.11.11-slim-bookworm").
 EXACT_TAG = re.compile(r"^v?\d+\.\d+\.\d+([-.+][\w.-]+)?$")
@@ -130,9 +136,16 @@ def environment(env: dict[str, str]) -> Iterator[None]:
 
 
 def settings_under(env: dict[str, str], config_file: Path) -> Settings:
-    """The settings a container with ``env`` gets, its config file being ``config_file``."""
-    with environment({k: v for k, v in env.items() if k != "WAVEMATCH_CONFIG_FILE"}):
-        return load_settings(config_file)
+    """The settings a container with ``env`` gets, its config file being ``config_file``;
+    a mounted web token file is replaced by one of the test's."""
+    replaced = {k: v for k, v in env.items() if k != "WAVEMATCH_CONFIG_FILE"}
+    with tempfile.TemporaryDirectory() as scratch:
+        if "WAVEMATCH_WEB_TOKEN_FILE" in replaced:
+            token = Path(scratch) / "web-token"
+            token.write_text("0123456789abcdef0123456789abcdef")
+            replaced["WAVEMATCH_WEB_TOKEN_FILE"] = str(token)
+        with environment(replaced):
+            return load_settings(config_file)
 
 
 # --- generic checks --------------------------------------------------------------------
@@ -236,12 +249,20 @@ def dockerfile_problems(text: str) -> list[str]:
     if env.get("WAVEMATCH_WEB_HOST") != "0.0.0.0":
         problems.append("WAVEMATCH_WEB_HOST is not 0.0.0.0: probes could not reach /health")
     checks = [args for ins, args in final if ins == "HEALTHCHECK"]
-    if (
-        not checks
-        or not re.search(re.escape(HEALTH_PATH) + r"(?![\w-])", checks[-1])
-        or "WAVEMATCH_WEB_PORT" not in checks[-1]
-    ):
-        problems.append(f"HEALTHCHECK does not ask {HEALTH_PATH} on WAVEMATCH_WEB_PORT")
+    command = re.search(r"\bCMD (.+)$", checks[-1]) if checks else None
+    if command is None or command.group(1).split() != HEALTHCHECK_ARGV:
+        problems.append(f"HEALTHCHECK does not run {' '.join(HEALTHCHECK_ARGV)}")
+    return problems
+
+
+def healthcheck_problems() -> list[str]:
+    """The probe module asks /health on WAVEMATCH_WEB_PORT and sends the web token."""
+    source = HEALTHCHECK_MODULE.read_text()
+    problems = []
+    if f'HEALTH_PATH = "{HEALTH_PATH}"' not in source or "WAVEMATCH_WEB_PORT" not in source:
+        problems.append(f"streams/healthcheck.py does not ask {HEALTH_PATH} on WAVEMATCH_WEB_PORT")
+    if "WAVEMATCH_WEB_TOKEN_FILE" not in source or "Authorization" not in source:
+        problems.append("streams/healthcheck.py does not send the web token")
     return problems
 
 
@@ -312,6 +333,7 @@ def compose_problems(doc: dict[str, Any]) -> list[str]:
         problems.append(f"worker: stop_grace_period under {MIN_GRACE_S} s cuts the clean leave")
     if worker.get("entrypoint") is not None or worker.get("command") is not None:
         problems.append("worker: overrides the image's `wavematch worker` entrypoint")
+    problems += compose_token_problems(doc)
     for name in ("topics", "worker"):
         path = compose_config_file(services[name])
         if path is None or not path.is_file():
@@ -327,6 +349,21 @@ def session_bounds_problems(kafka_env: dict[str, str], session_timeout_ms: int) 
     return []
 
 
+def compose_token_problems(doc: dict[str, Any]) -> list[str]:
+    """The workers bind 0.0.0.0: their token file is a declared secret mounted in them
+    and in Prometheus (which sends it)."""
+    services, declared = doc["services"], set(doc.get("secrets") or {})
+    path = service_env(services["worker"]).get("WAVEMATCH_WEB_TOKEN_FILE", "")
+    secret = PurePosixPath(path).name
+    if not path.startswith("/run/secrets/") or secret not in declared:
+        return ["worker: WAVEMATCH_WEB_TOKEN_FILE is not a declared Docker secret"]
+    return [
+        f"{name}: does not mount the secret {secret}"
+        for name in ("worker", "prometheus")
+        if secret not in services[name].get("secrets", [])
+    ]
+
+
 def prometheus_problems(doc: dict[str, Any], services: set[str], web_port: int) -> list[str]:
     jobs = doc.get("scrape_configs", [])
     if not jobs:
@@ -334,6 +371,11 @@ def prometheus_problems(doc: dict[str, Any], services: set[str], web_port: int) 
     problems = []
     for job in jobs:
         name = job.get("job_name")
+        authorization = job.get("authorization", {})
+        if authorization.get("type", "Bearer") != "Bearer" or not authorization.get(
+            "credentials_file", ""
+        ).startswith("/run/secrets/"):
+            problems.append(f"prometheus job {name}: sends no web token from a secret")
         if job.get("metrics_path", "/metrics") != METRICS_PATH:
             problems.append(f"prometheus job {name}: metrics_path is not {METRICS_PATH}")
         targets = [
@@ -416,16 +458,12 @@ def deployment_problems(deployment: dict[str, Any], web_port: int) -> list[str]:
     if web_port not in [p["containerPort"] for p in spec.get("ports", [])]:
         problems.append(f"Deployment: web port {web_port} is not a containerPort")
     for probe in ("startupProbe", "readinessProbe", "livenessProbe"):
-        get = spec.get(probe, {}).get("httpGet")
-        if probe != "startupProbe" and get is None:
-            problems.append(f"Deployment: no {probe} over HTTP")
-        elif get is not None and (
-            get.get("path") != HEALTH_PATH or port_of(deployment, get.get("port")) != web_port
-        ):
-            problems.append(
-                f"Deployment: {probe} asks {get.get('path')} on port "
-                f"{get.get('port')}, not {HEALTH_PATH} on {web_port}"
-            )
+        command = (spec.get(probe, {}).get("exec") or {}).get("command")
+        if probe != "startupProbe" and command is None:
+            problems.append(f"Deployment: no {probe}")
+        elif command is not None and command != HEALTHCHECK_ARGV:
+            problems.append(f"Deployment: {probe} runs {command}, not {' '.join(HEALTHCHECK_ARGV)}")
+    problems += deployment_token_problems(deployment)
     if "requests" not in spec.get("resources", {}) or "limits" not in spec.get("resources", {}):
         problems.append("Deployment: resources need requests and limits")
     grace = pod_spec(deployment).get("terminationGracePeriodSeconds", 30)
@@ -440,6 +478,19 @@ def deployment_problems(deployment: dict[str, Any], web_port: int) -> list[str]:
             f"Deployment: prometheus.io annotations do not point at the web port's {METRICS_PATH}"
         )
     return problems
+
+
+def deployment_token_problems(deployment: dict[str, Any]) -> list[str]:
+    """The pod binds 0.0.0.0: WAVEMATCH_WEB_TOKEN_FILE lies in a mounted Secret."""
+    spec = container(deployment)
+    env = {e["name"]: e.get("value") for e in spec.get("env", [])}
+    path = PurePosixPath(str(env.get("WAVEMATCH_WEB_TOKEN_FILE")))
+    volumes = {v["name"]: v for v in pod_spec(deployment).get("volumes", [])}
+    for mount in spec.get("volumeMounts", []):
+        mounted = volumes.get(mount["name"], {})
+        if path.parent == PurePosixPath(mount["mountPath"]) and "secret" in mounted:
+            return []
+    return ["Deployment: WAVEMATCH_WEB_TOKEN_FILE is not in a mounted Secret"]
 
 
 def selects(selector: dict[str, str], labels: dict[str, str]) -> bool:

@@ -81,7 +81,7 @@ def test_invented_variables_are_caught() -> None:
         ("USER 10001:10001", "USER root", "root"),
         ("EXPOSE 6066", "EXPOSE 8080", "EXPOSE"),
         ("WAVEMATCH_WEB_HOST=0.0.0.0", "WAVEMATCH_WEB_HOST=127.0.0.1", "0.0.0.0"),
-        ("/health' %", "/healthz' %", "HEALTHCHECK"),
+        ("CMD python -m streams.healthcheck", "CMD curl -f http://127.0.0.1:6066/", "HEALTHCHECK"),
         ("FROM python:3.11.11-slim-bookworm\n", "FROM python:3.12.8-slim-bookworm\n", "3.11"),
     ],
 )
@@ -105,6 +105,9 @@ def set_path(doc: dict[str, Any], path: str, value: Any) -> None:
         ("worker.command", ["wavematch", "up"], "entrypoint"),
         ("worker.depends_on", {"kafka": {"condition": "service_started"}}, "topics service"),
         ("worker.volumes", [], "WAVEMATCH_CONFIG_FILE"),
+        ("worker.secrets", [], "does not mount the secret"),
+        ("prometheus.secrets", [], "prometheus: does not mount"),
+        ("worker.environment.WAVEMATCH_WEB_TOKEN_FILE", "/etc/token", "WEB_TOKEN_FILE"),
         ("kafka.environment.KAFKA_PROCESS_ROLES", "broker", "KRaft"),
         ("kafka.environment.CLUSTER_ID", "wavematch-compose-kraft1", "CLUSTER_ID"),
         ("kafka.environment.KAFKA_AUTO_CREATE_TOPICS_ENABLE", "true", "auto-creation"),
@@ -145,6 +148,7 @@ def test_session_timeout_outside_broker_bounds_is_caught() -> None:
             "not a compose service",
         ),
         (lambda doc: doc["scrape_configs"][0].pop("dns_sd_configs"), "no targets"),
+        (lambda doc: doc["scrape_configs"][0].pop("authorization"), "no web token"),
         (
             lambda doc: doc["scrape_configs"][0].update(
                 static_configs=[{"targets": ["worker:9999"]}]
@@ -164,9 +168,19 @@ def test_prometheus_breakage_is_caught(edit: Any, reason: str) -> None:
     ("edit", "reason"),
     [
         (lambda spec, c: spec.update(replicas=1), "replica"),
-        (lambda spec, c: c["readinessProbe"]["httpGet"].update(path="/queues"), "readinessProbe"),
-        (lambda spec, c: c["livenessProbe"]["httpGet"].update(port=8080), "livenessProbe"),
-        (lambda spec, c: c["startupProbe"]["httpGet"].update(port="metrics"), "startupProbe"),
+        (
+            lambda spec, c: c["readinessProbe"].update(
+                exec=None, httpGet={"path": "/health", "port": "web"}
+            ),
+            "no readinessProbe",
+        ),
+        (lambda spec, c: c["livenessProbe"]["exec"].update(command=["true"]), "livenessProbe"),
+        (lambda spec, c: c["startupProbe"]["exec"]["command"].pop(), "startupProbe"),
+        (lambda spec, c: c.pop("env"), "WAVEMATCH_WEB_TOKEN_FILE"),
+        (
+            lambda spec, c: c["volumeMounts"].pop(),
+            "WAVEMATCH_WEB_TOKEN_FILE is not in a mounted Secret",
+        ),
         (lambda spec, c: c.pop("livenessProbe"), "no livenessProbe"),
         (lambda spec, c: c["ports"][0].update(containerPort=8080), "containerPort"),
         (lambda spec, c: c.update(args=["--web-port", "7000"]), "entrypoint"),

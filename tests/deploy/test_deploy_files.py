@@ -103,6 +103,7 @@ def test_the_entrypoint_command_exists() -> None:
 
 def test_worker_serves_the_paths_the_files_use() -> None:
     assert {checks.HEALTH_PATH, checks.METRICS_PATH} <= checks.worker_web_paths()
+    assert checks.healthcheck_problems() == []
 
 
 def test_compose() -> None:
@@ -114,6 +115,7 @@ def test_compose_workers_load_their_settings_and_agree_with_the_image() -> None:
     env = checks.dockerfile_env(checks.dockerfile_instructions(checks.DOCKERFILE.read_text()))
     assert settings.web_port == int(env["WAVEMATCH_WEB_PORT"])
     assert settings.web_host == "0.0.0.0"
+    assert settings.web_access_problem() is None  # the token is wired
     assert settings.broker_url == "kafka://kafka:9092"
     assert not settings.is_embedded_broker
     kafka_env = checks.service_env(checks.compose()["services"]["kafka"])
@@ -139,8 +141,11 @@ def test_k8s_selectors_and_ports() -> None:
 
 def test_k8s_settings_load_for_the_worker_and_the_topic_job(tmp_path: Path) -> None:
     worker, job = k8s_settings(tmp_path, "Deployment"), k8s_settings(tmp_path, "Job")
-    assert worker == job  # the job creates the topics the workers will use
+    # The job creates the topics the workers will use; it serves no web views (no token).
+    web = {"web_token", "web_token_file"}
+    assert worker.model_dump(exclude=web) == job.model_dump(exclude=web)
     assert worker.web_host == "0.0.0.0"
+    assert worker.web_access_problem() is None
     assert worker.replication_factor >= 3  # production: survive a broker loss
 
 

@@ -79,6 +79,7 @@ def test_kubectl_builds_the_overlay(tmp_path: Path) -> None:
     shutil.copytree(secured.OVERLAY, copy_root / "k8s-secured")
     (copy_root / "k8s-secured" / "sasl-password.txt").write_text("secret")
     (copy_root / "k8s-secured" / "ca.pem").write_text("not read by kustomize")
+    (copy_root / "k8s" / "web-token.txt").write_text("0123456789abcdef")
     built = subprocess.run(
         ["kubectl", "kustomize", str(copy_root / "k8s-secured")],
         capture_output=True,
@@ -87,6 +88,7 @@ def test_kubectl_builds_the_overlay(tmp_path: Path) -> None:
     )
     assert built.returncode == 0, built.stderr
     assert built.stdout.count("secretName: wavematch-kafka-") == 2
+    assert built.stdout.count("secretName: wavematch-web-") == 1  # the worker's only
     assert "WAVEMATCH_SECURITY_PROTOCOL: SASL_SSL" in built.stdout
 
 

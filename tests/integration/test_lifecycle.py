@@ -81,6 +81,10 @@ def answer(bootstrap: str, match_id: str, player: str, accepted: bool, region: s
     )
 
 
+#: Where a started match's players connect (ADR 0171); the token a secret.
+CONNECTION = {"address": "203.0.113.7", "port": 7777, "token": "lifecycle-join-token"}
+
+
 def placed(bootstrap: str, match_id: str, outcome: str) -> None:
     send(
         bootstrap,
@@ -91,6 +95,7 @@ def placed(bootstrap: str, match_id: str, outcome: str) -> None:
             "outcome": outcome,
             "detail": "no capacity" if outcome == "FAILED" else None,
             "reported_at_ms": now_ms(),
+            "connection": CONNECTION if outcome == "STARTED" else None,
         },
     )
 
@@ -187,6 +192,13 @@ def test_a_match_life_on_the_broker_replays_identically(broker, worker_factory):
     alice, dave = ended(boot, "t-alice"), ended(boot, "t-dave")
     assert (alice.reason, alice.match_id) == (m.DequeueReason.MATCHED, third.match_id)
     assert alice.waves_waited > dave.waves_waited + 2  # alice's wait counted from her join
+    # Both players were told where to connect, on their tickets' statuses.
+    told = {
+        e.ticket_id: e.connection
+        for e in events(boot, "wavematch.status.v1")
+        if e.stage is m.TicketStage.MATCHED and e.match_id == third.match_id
+    }
+    assert told == {"t-alice": m.Connection(**CONNECTION), "t-dave": m.Connection(**CONNECTION)}
 
     # A timeout: erin accepts, carol never answers.
     join(boot, "t-carol", "carol", "sc2", region="na")

@@ -42,3 +42,25 @@ def test_a_bad_player_id_is_one_line_naming_the_field(sent, capsys):
     error = capsys.readouterr().err
     assert error.startswith("wavematch accept: error: player_id:") and error.count("\n") == 1
     assert sent == []
+
+
+def test_a_started_report_with_connection_details(sent, tmp_path, capsys):
+    token = tmp_path / "token"
+    token.write_text("k7Yq2m9X-join\n")
+    args = ["placed", *WHERE, "STARTED", "--connect", "[2001:db8::7]:7777"]
+    assert main([*args, "--token-file", str(token)]) == 0
+    (event,) = sent
+    assert event.connection == m.Connection(
+        address="[2001:db8::7]", port=7777, token="k7Yq2m9X-join"
+    )
+    for wrong, message in [
+        (["FAILED", "--connect", "h:1"], "connection: only a STARTED placement carries"),
+        (["STARTED", "--connect", "h:0"], "connection.port: Input should be greater"),
+        (["STARTED", "--connect", "nope"], "--connect: 'nope' is not like ADDRESS:PORT"),
+        (["STARTED", "--token-file", str(token)], "--token-file: only with --connect"),
+    ]:
+        assert main(["placed", *WHERE, *wrong]) == 2
+        error = capsys.readouterr().err
+        assert error.startswith(f"wavematch placed: error: {message}"), error
+        assert error.count("\n") == 1
+    assert len(sent) == 1

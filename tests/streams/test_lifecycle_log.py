@@ -4,16 +4,19 @@ claims written back to the queue topic are folded by the partition of their key,
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
 
 from schemas import models as m
-from schemas.codec import decode, encode_json
+from schemas.codec import CURRENT, decode, encode_json
 from schemas.topics import DEADLETTER, QUEUE, murmur2_partition, queue_key
+from streams.audit.answers import ticket_answer
 from streams.audit.rederive import LogRecord
 from streams.audit.replay import replay
 from streams.settings import QueueSettings, Settings
+from streams.wire.avro import revision_header
 from streams.wire.outbound import Writer
 from streams.worker import snapshots
 from streams.worker.folding import Folder
@@ -410,3 +413,52 @@ def test_explain_wants_a_match_or_a_ticket(capsys):
 
     assert main(["explain"]) == 2
     assert "give a match id or --ticket" in capsys.readouterr().err
+
+
+SECRET = "s3cret-join-token-k36b"
+WHERE = {"address": "203.0.113.7", "port": 7777, "token": SECRET}
+
+
+def test_connection_details_reach_every_player_and_the_token_no_dead_letter() -> None:
+    """A STARTED report's connection details are in each matched ticket's MATCHED status
+    (ADR 0171); statuses without them keep the bytes of the revision before the field;
+    a refused report's token is in neither its dead letter's bytes nor its reason."""
+    config = settings(placement_timeout_ms=20_000)
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(fingerprinted(config, tick(10)))
+    (created,) = log.published("wavematch.matches.v1")
+    refused = report(created.match_id, "FAILED", 11).model_dump(mode="json")
+    too_long = report(created.match_id, "STARTED", 11).model_dump(mode="json")
+    refused["connection"], too_long["connection"] = WHERE, {**WHERE, "token": SECRET * 60}
+    for body in (refused, too_long):
+        raw = json.dumps({"type": "PlacementReported", **body}).encode()
+        log.produce(QUEUE.name, queue_key("1v1", "eu"), raw)
+    log.drain()
+    letters = log.published(DEADLETTER.name)
+    assert [d.field for d in letters] == ["connection", "connection.token"]
+    assert "only a STARTED placement" in letters[0].reason
+    assert f"got a token of {len(SECRET) * 60} characters" in letters[1].reason
+    for letter in letters:
+        assert SECRET.encode() not in letter.original and SECRET not in letter.reason
+        assert b'"token": "****"' in letter.original
+    started = report(created.match_id, "STARTED", 12)
+    log.send(started.model_copy(update={"connection": m.Connection(**WHERE)}))
+    status_records = [r for r in log.records if r.topic == "wavematch.status.v1"]
+    matched = [decode(r.value or b"") for r in status_records[-2:]]
+    assert {s.ticket_id for s in matched} == {"t1", "t2"}
+    for status in matched:
+        assert status.stage is m.TicketStage.MATCHED and status.match_id == created.match_id
+        assert status.connection == m.Connection(**WHERE)
+        assert SECRET not in repr(status)
+    story = ticket_answer(log.folder, log.records, "t1")
+    assert story is not None
+    where = f"started: match {created.match_id}'s server at 203.0.113.7:7777, with a join token"
+    assert any(line.endswith(where) for line in story), story
+    assert not any(SECRET in line for line in story)
+    newest = CURRENT[m.TicketStatus].header
+    assert all(r.value[:10] == newest for r in status_records[-2:])
+    assert all(r.value[:10] == revision_header("TicketStatus", "r2") for r in status_records[:-2])
+    report_ = replay(config, log.records)
+    assert report_.ok, report_.differences

@@ -1,0 +1,67 @@
+"""`explain`'s answers as lines of text: why a match was made, a ticket's life, how a
+backfill was filled. The command prints them; the operator console renders them."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from streams.audit.rederive import LogRecord
+from streams.worker.folding import Folder
+
+
+def match_answer(
+    folder: Folder, records: Sequence[LogRecord], match_id: str, nearest: int
+) -> list[str] | None:
+    """Why ``match_id`` was made (or its backfill filled), re-derived from ``records``;
+    None when no wave of this log under this configuration produced it."""
+    from matcher.explain import explain_match
+    from streams.audit.explain import find_wave
+
+    wave = find_wave(folder, records, match_id)
+    if wave is None:
+        return backfill_answer(folder, records, match_id)
+    explanation = explain_match(wave.snapshot, wave.profile, wave.result, match_id, nearest)
+    width = max(len(name) for name, _ in explanation.facts)
+    lines = [
+        f"match {match_id} ({explanation.strategy}), closed by the WaveTick at "
+        f"partition {wave.tick.partition} offset {wave.tick.offset}"
+    ]
+    lines += [f"  {name:<{width}}  {value}" for name, value in explanation.facts]
+    if explanation.alternatives:
+        lines.append("nearest alternatives:")
+    for alternative in explanation.alternatives:
+        diff = "" if alternative.diff is None else f" (diff {alternative.diff})"
+        lines.append(
+            f"  {alternative.player} with {alternative.candidate}{diff}: {alternative.verdict}"
+        )
+    return lines
+
+
+def backfill_answer(
+    folder: Folder, records: Sequence[LogRecord], session_id: str
+) -> list[str] | None:
+    """Why the backfill of ``session_id`` was filled as it was; None if never filled."""
+    from matcher.explain_backfill import backfill_facts
+    from streams.audit.explain import find_backfill
+
+    found = find_backfill(folder, records, session_id)
+    if found is None:
+        return None
+    choice, tick = found
+    facts = backfill_facts(choice)
+    width = max(len(name) for name, _ in facts)
+    return [
+        f"backfill of session {session_id}, filled by the WaveTick at partition "
+        f"{tick.partition} offset {tick.offset}",
+        *(f"  {name:<{width}}  {value}" for name, value in facts),
+    ]
+
+
+def ticket_answer(folder: Folder, records: Sequence[LogRecord], ticket_id: str) -> list[str] | None:
+    """A ticket's life, one line a step; None when the log never mentions it."""
+    from streams.audit.history import ticket_history
+
+    lines = ticket_history(folder, records, ticket_id)
+    if not lines:
+        return None
+    return [f"ticket {ticket_id}", *(f"  {line}" for line in lines)]

@@ -1,0 +1,116 @@
+"""The console's routes on the worker's Faust web server, and what each page reads.
+
+The overview reads this worker's queue states (as ``/queues`` does) and the last records
+of the waves, matches and dead-letter topics; the ticket and match pages re-derive their
+answers from the queue log as `wavematch explain` does, in a thread so the worker's
+event loop keeps ticking waves meanwhile.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable
+from typing import Any
+
+import faust
+
+from schemas.codec import decode
+from schemas.errors import InvalidEvent
+from schemas.topics import CONFIG, DEADLETTER, MATCHES, QUEUE, WAVES
+from streams.audit.answers import match_answer, ticket_answer
+from streams.audit.rederive import LogRecord
+from streams.audit.topics import read_recent, read_topics
+from streams.connection import connection_of
+from streams.console import pages
+from streams.settings import Settings
+from streams.worker.folding import Folder
+
+#: Records shown per section: what an operator scans, not a history.
+RECENT = 20
+#: Alternatives shown per player on a match's page (`explain`'s default).
+NEAREST = 3
+
+#: Ids are at most this long in every schema (``Id``): a longer one cannot be in the log.
+MAX_ID_CHARS = 128
+
+QueueRows = Callable[[], list[dict[str, Any]]]
+Answer = Callable[[Folder, list[LogRecord], str], list[str] | None]
+
+
+def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> None:
+    """Serve the console's three pages on ``app``'s web server (read-only GETs)."""
+    connection = connection_of(settings)
+
+    @app.page("/console")
+    async def overview(web: Any, request: Any) -> Any:
+        waves, matches, dead = await asyncio.gather(
+            read_recent(connection, WAVES.name, RECENT),
+            read_recent(connection, MATCHES.name, RECENT),
+            read_recent(connection, DEADLETTER.name, RECENT),
+        )
+        return web.html(
+            pages.overview(
+                [_queue(row) for row in queue_rows()],
+                _newest(_bodies(waves, "WaveClosed")),
+                _newest([_match(b) for b in _bodies(matches, "MatchCreated", "MatchProposed")]),
+                _newest([_dead(b) for b in _bodies(dead, "DeadLetter")]),
+            )
+        )
+
+    async def answer_page(web: Any, request: Any, kind: str, answer: Answer) -> Any:
+        """``kind``'s page for the id in the query: `explain`'s lines, or why there are none."""
+        ident = request.query.get("id", "").strip()
+        if not ident or len(ident) > MAX_ID_CHARS:
+            problem = f"id: give a {kind} id of 1 to {MAX_ID_CHARS} characters"
+            return web.html(pages.answer(kind, None, problem), status=400)
+        records = await read_topics(connection, (QUEUE.name, WAVES.name, CONFIG.name))
+        folder = Folder.from_settings(settings)
+        lines = await asyncio.to_thread(answer, folder, records, ident)
+        if lines is None:
+            missing = f"{kind} {ident}: not in this log under this configuration"
+            return web.html(pages.answer(kind, None, missing), status=404)
+        return web.html(pages.answer(f"{kind} {ident}", lines, ""))
+
+    @app.page("/console/ticket")
+    async def ticket(web: Any, request: Any) -> Any:
+        return await answer_page(web, request, "ticket", ticket_answer)
+
+    @app.page("/console/match")
+    async def match(web: Any, request: Any) -> Any:
+        return await answer_page(
+            web, request, "match", lambda f, r, i: match_answer(f, r, i, NEAREST)
+        )
+
+
+def _bodies(records: list[LogRecord], *types: str) -> list[dict[str, Any]]:
+    bodies = []
+    for record in records:
+        try:
+            event = decode(record.value or b"")
+        except InvalidEvent:
+            continue  # a record another tool wrote: not the console's to show
+        if type(event).__name__ in types:
+            bodies.append({"type": type(event).__name__, **event.model_dump(mode="python")})
+    return bodies
+
+
+def _newest(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    key = next(
+        (k for k in ("closed_at_ms", "at_ms", "failed_at_ms") if rows and k in rows[0]), None
+    )
+    return sorted(rows, key=lambda row: row[key], reverse=True)[:RECENT] if key else rows
+
+
+def _queue(row: dict[str, Any]) -> dict[str, Any]:
+    return {**row, "waves": row["waves_closed"]}
+
+
+def _match(body: dict[str, Any]) -> dict[str, Any]:
+    at_ms = body.get("created_at_ms") or body.get("proposed_at_ms")
+    tickets = dict.fromkeys(s["ticket_id"] for team in body["teams"] for s in team["players"])
+    return {**body, "at_ms": at_ms, "tickets": list(tickets)}
+
+
+def _dead(body: dict[str, Any]) -> dict[str, Any]:
+    # The original record may hold what a platform should not have sent: never shown.
+    return {k: v for k, v in body.items() if k not in ("original", "original_key")}

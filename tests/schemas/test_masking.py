@@ -1,0 +1,39 @@
+"""Connection tokens are kept out of dead letters: JSON and Avro originals (ADR 0171)."""
+
+from __future__ import annotations
+
+from schemas import models as m
+from schemas.codec import decode, encode
+from schemas.masking import MASK, masked_original
+
+SECRET = "k36b-avro-secret-token"
+STARTED = m.PlacementReported(
+    match_id="0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37",
+    queue="1v1",
+    region="eu",
+    outcome=m.PlacementOutcome.STARTED,
+    reported_at_ms=1767225612000,
+    connection=m.Connection(address="203.0.113.7", port=7777, token=SECRET),
+)
+
+
+def test_an_avro_report_keeps_everything_but_its_token() -> None:
+    masked = masked_original(encode(STARTED))
+    assert SECRET.encode() not in masked
+    event = decode(masked)
+    assert isinstance(event, m.PlacementReported)
+    assert event.connection == m.Connection(address="203.0.113.7", port=7777, token=MASK)
+    assert event.model_copy(update={"connection": STARTED.connection}) == STARTED
+
+
+def test_an_undecodable_avro_report_keeps_no_byte_and_others_are_untouched() -> None:
+    data = encode(STARTED)
+    assert masked_original(data[:-3]) == b""  # cut inside the token: nothing kept
+    unconnected = encode(STARTED.model_copy(update={"connection": None}))
+    assert masked_original(unconnected) == unconnected
+    join = b'{"type": "TicketJoined", "ticket_id": "t-1"}'
+    assert masked_original(join) == join
+
+
+def test_the_models_repr_hides_the_token() -> None:
+    assert SECRET not in repr(STARTED) and SECRET not in str(STARTED)
