@@ -465,6 +465,7 @@ class Settings(BaseSettings):
             raise ValueError(
                 "schema_registry_keyfile: a client certificate needs both certfile and keyfile"
             )
+
     def web_access_problem(self) -> str | None:
         """Why this worker must not serve its web views, in one line, or None.
 

@@ -242,6 +242,8 @@ class Framing:
             return value
         prefix = self._prefixes.get((topic, value[2:HEADER_BYTES]))
         return value if prefix is None else prefix + value[HEADER_BYTES:]
+
+
 def revision_header(name: str, revision: str) -> bytes:
     """The single-object header of the committed ``revision`` of record ``name``.
 

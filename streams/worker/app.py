@@ -21,9 +21,9 @@ from prometheus_client import REGISTRY, CollectorRegistry
 from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.connection import connection_of, faust_credentials, registry_of
 from streams.settings import Settings
+from streams.web_access import web_application_options
 from streams.wire.avro import Framing
 from streams.wire.registry import RegistryError, SchemaRegistry
-from streams.web_access import web_application_options
 from streams.worker.catchup import read_range
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
