@@ -97,6 +97,8 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
     life = state.life
     if life.holds() or life.claimed or life.closed or life.backfills:
         record["life"] = life_to_record(state.life, ticket_to_record)
+    if state.config is not None:  # absent under the worker's own configuration
+        record["config"] = state.config
     if with_finished:
         record["finished"] = [[tid, at] for tid, at in state.finished.items()]
     return record
@@ -144,4 +146,5 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
         failing=record.get("failing"),
         meetings=meetings,
         matches_placed=record.get("matches_placed", 0),  # absent before channels rotated
+        config=record.get("config"),
     )

@@ -21,6 +21,7 @@ from schemas.topics import QUEUE, murmur2_partition, queue_key
 from streams.connection import connection_of, faust_credentials
 from streams.settings import Settings
 from streams.worker.catchup import read_range
+from streams.worker.config_log import ConfigCatalog, follow_config
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
 from streams.worker.folding import Folder
@@ -78,6 +79,16 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     )
     metrics = WorkerMetrics(registry)
     runtime = Runtime()
+    folder = Folder.from_settings(settings)
+    catalog = ConfigCatalog(settings, folder.layouts, lambda line: metrics.configs_refused.inc())
+    config_loaded = asyncio.Event()
+
+    @app.task
+    async def config_follower() -> None:
+        # Every configuration a tick may carry is known before the first record is folded
+        # (a takeover re-folds ticks of configurations published long ago: ADR 0160).
+        await follow_config(connection_of(settings), catalog, config_loaded)
+
     watch = BrokerWatch(connection_of(settings).bootstrap, registry)
 
     @app.task
@@ -95,7 +106,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         )
         # Built now, strategies imported, before the first assignment rather than inside it.
         runtime.worker = QueueWorker(
-            Folder.from_settings(settings),
+            folder,
             table,
             Publisher(producer, lambda topic: settings.partitions),
             producer.flush,
@@ -106,6 +117,7 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
         )
         runtime.producer, runtime.consumer = producer, consumer
         await producer.start()
+        await config_loaded.wait()
         try:
             await consumer.run()
         except asyncio.CancelledError:
@@ -125,11 +137,13 @@ def create_app(settings: Settings, registry: CollectorRegistry | None = None) ->
     @app.task
     async def wave_timer() -> None:
         await publish_config(settings)  # what this fingerprint stands for (ADR 0075)
+        await config_loaded.wait()
         await Ticker(
             settings,
             send_tick,
             runtime.owned,
             lambda queue, region: runtime.region_state(settings, queue, region),
+            in_force=lambda: catalog.in_force,
         ).run()
 
     @app.page("/health")

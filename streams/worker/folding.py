@@ -18,7 +18,7 @@ from typing import Any
 from matcher.core import QueueProfile
 from matcher.fastbuild import builder
 from matcher.queue import QueueRules, Step
-from matcher.queue.book import QueueBook
+from matcher.queue.book import Layout, QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import (
@@ -231,6 +231,9 @@ class Folder:
     max_clock_skew_ms: int | None = None
     #: Queues with their own ticket TTL (the others fold under ``rules``).
     queue_rules: Mapping[str, QueueRules] = field(default_factory=dict)
+    #: Other configurations by fingerprint, which a region's tick may switch it to
+    #: (streams/worker/config_log.py, docs/adr/0160); every partition's book shares it.
+    layouts: dict[str, Layout] = field(default_factory=dict, compare=False)
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -262,6 +265,7 @@ class Folder:
                 self.cadences,
                 policies=self.policies,
                 queue_rules=self.queue_rules,
+                layouts=self.layouts,
             ),
         )
 
