@@ -21,6 +21,7 @@ RULE_NAMES = (
     "max_latency_ms",
     "attributes",
     "rematch",
+    "block_lists",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
 _ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
@@ -114,6 +115,8 @@ class QueueRuleSet:
     1v1 opponents. ``max_latency_ms``: every player's latency to the wave's region
     (players who sent no figure for it are not held to it). ``attributes``: string
     attribute rules (:class:`AttributeRule`). ``rematch``: :class:`RematchRule`.
+    ``block_lists``: two players are never in one match when either blocked the other
+    (``Player.blocked``).
     """
 
     rating: str | None = None
@@ -123,6 +126,7 @@ class QueueRuleSet:
     max_latency_ms: Expansion | None = None
     attributes: tuple[AttributeRule, ...] = ()
     rematch: RematchRule | None = None
+    block_lists: bool = False
 
     @property
     def empty(self) -> bool:
@@ -150,10 +154,14 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
     if rating is not None and (not isinstance(rating, str) or not rating):
         raise ValueError(f"rules.rating: must be a rating name such as 'mmr' (got {rating!r})")
     limits = ("max_spread", "max_team_gap", "max_distance", "max_latency_ms")
+    block_lists = raw.get("block_lists", False)
+    if not isinstance(block_lists, bool):
+        raise ValueError(f"rules.block_lists: must be true or false (got {block_lists!r})")
     return QueueRuleSet(
         rating=rating,
         attributes=_attribute_rules(raw.get("attributes", ())),
         rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
+        block_lists=block_lists,
         **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
 

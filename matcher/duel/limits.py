@@ -160,6 +160,7 @@ def duel_limits(
         rules.max_distance is None
         and rules.max_latency_ms is None
         and rules.rematch is None
+        and not rules.block_lists
         and not rules.attributes
     ):
         return None

@@ -34,7 +34,8 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
                 list(p.vetoed_maps),
                 [list(lat) for lat in p.latency_ms],
                 p.can_host,
-                *([[list(a) for a in p.attributes]] if p.attributes else []),
+                *([[list(a) for a in p.attributes]] if p.attributes or p.blocked else []),
+                *([list(p.blocked)] if p.blocked else []),
             ]
             for p in ticket.players
         ],
@@ -58,6 +59,7 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 latency_ms=tuple((g, ms) for g, ms in latency),
                 can_host=can_host,
                 attributes=tuple((k, v) for k, v in (rest[0] if rest else ())),
+                blocked=tuple(rest[1]) if len(rest) > 1 else (),
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),

@@ -94,26 +94,60 @@ def group_problem(
             again = met.get(player.player_id, frozenset()) & ids
             if again:
                 other = min(again)
+                blocked = _blocked(player, other, players) if rules.block_lists else None
+                if blocked is not None:
+                    return blocked
                 return f"players {player.player_id} and {other} met too recently (rematch)"
     return None
 
 
-def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, frozenset[str]]:
-    """Whom each queued player met in their last ``rematch.last`` matches within
-    ``rematch.within_s`` of the wave's close (empty without a rematch rule).
+def _blocked(player: Player, other: str, players: Sequence[Player]) -> str | None:
+    """Which of ``player`` and ``other`` blocked the other, as a problem; None: neither."""
+    if other in player.blocked:
+        return f"player {player.player_id} blocked {other} (block_lists)"
+    for each in players:
+        if each.player_id == other and player.player_id in each.blocked:
+            return f"player {other} blocked {player.player_id} (block_lists)"
+    return None
 
-    Notes: O(players x last x match size).
+
+def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, frozenset[str]]:
+    """Whom each queued player may not be matched with: whom they met in their last
+    ``rematch.last`` matches within ``rematch.within_s`` of the wave's close, and with
+    ``block_lists`` whom they blocked or were blocked by (empty without either rule).
+    Every strategy reads its pairs to avoid from here, and the checker too.
+
+    Notes: O(players x last x match size), plus O(players + blocked ids) with block lists.
     """
     rule = rules.rematch
-    if rule is None or not snapshot.meetings:
-        return {}
-    since = snapshot.closed_at_ms - rule.within_s * 1000
-    return {
-        player_id: frozenset(
-            other for at_ms, others in history[: rule.last] if at_ms >= since for other in others
-        )
-        for player_id, history in snapshot.meetings
-    }
+    met: dict[str, frozenset[str]] = {}
+    if rule is not None and snapshot.meetings:
+        since = snapshot.closed_at_ms - rule.within_s * 1000
+        met = {
+            player_id: frozenset(
+                other
+                for at_ms, others in history[: rule.last]
+                if at_ms >= since
+                for other in others
+            )
+            for player_id, history in snapshot.meetings
+        }
+    if rules.block_lists:
+        _add_blocks(snapshot, met)
+    return met
+
+
+def _add_blocks(snapshot: WaveSnapshot, met: dict[str, frozenset[str]]) -> None:
+    """Add to ``met`` both sides of every block among ``snapshot``'s players."""
+    blocks: dict[str, set[str]] = {}
+    for waiting in snapshot.tickets:
+        for player in waiting.ticket.players:
+            if player.blocked:
+                blocks.setdefault(player.player_id, set()).update(player.blocked)
+                for other in player.blocked:
+                    blocks.setdefault(other, set()).add(player.player_id)
+    for player_id, others in blocks.items():
+        met[player_id] = met.get(player_id, frozenset()) | others
 
 
 def match_rule_problems(
@@ -213,6 +247,13 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
             problem = rule.problem([p.attribute(rule.name) for p in ticket.players], 0.0)
             if problem is not None:
                 return f"party: {problem.removesuffix(' after 0 s')}"
+    if rules.block_lists:  # a party whose members blocked each other is never matched
+        for player in ticket.players:
+            for other in ticket.players:
+                if other.player_id in player.blocked:
+                    return (
+                        f"party: player {player.player_id} blocked {other.player_id} (block_lists)"
+                    )
     return None
 
 

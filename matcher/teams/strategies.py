@@ -50,7 +50,7 @@ from matcher.teams.ruled import (
     ruled_splitter,
 )
 
-#: Whom each queued player met too recently to meet again (the rematch rule).
+#: Whom each queued player may not meet: met too recently (rematch) or blocked (block_lists).
 Met = Mapping[str, frozenset[str]]
 
 
