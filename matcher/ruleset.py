@@ -22,6 +22,7 @@ RULE_NAMES = (
     "attributes",
     "rematch",
     "block_lists",
+    "deviation",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
 _ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
@@ -105,6 +106,23 @@ class RematchRule:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviationRule:
+    """Players are matched on a confidence bound of their rating: the rating minus
+    ``weight`` times its deviation (``missing`` when the player sent none), never below 0.
+
+    >>> DeviationRule(2.0, 350).bound(1500, 100), DeviationRule(2.0, 350).bound(1500, None)
+    (1300, 800)
+    """
+
+    weight: float
+    missing: int = 0
+
+    def bound(self, rating: int, deviation: int | None) -> int:
+        spread = self.missing if deviation is None else deviation
+        return max(0, round(rating - self.weight * spread))
+
+
+@dataclass(frozen=True, slots=True)
 class QueueRuleSet:
     """The rules of one queue; None means "no such limit".
 
@@ -116,7 +134,7 @@ class QueueRuleSet:
     (players who sent no figure for it are not held to it). ``attributes``: string
     attribute rules (:class:`AttributeRule`). ``rematch``: :class:`RematchRule`.
     ``block_lists``: two players are never in one match when either blocked the other
-    (``Player.blocked``).
+    (``Player.blocked``). ``deviation``: :class:`DeviationRule` (needs ``rating``).
     """
 
     rating: str | None = None
@@ -127,6 +145,7 @@ class QueueRuleSet:
     attributes: tuple[AttributeRule, ...] = ()
     rematch: RematchRule | None = None
     block_lists: bool = False
+    deviation: DeviationRule | None = None
 
     @property
     def empty(self) -> bool:
@@ -162,8 +181,24 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
         attributes=_attribute_rules(raw.get("attributes", ())),
         rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
         block_lists=block_lists,
+        deviation=_deviation(raw["deviation"], rating) if "deviation" in raw else None,
         **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
+
+
+def _deviation(raw: object, rating: object) -> DeviationRule:
+    if rating is None:
+        raise ValueError("rules.deviation: needs rules.rating (the rating whose deviation it is)")
+    if _is_number(raw):
+        return DeviationRule(_non_negative("rules.deviation", raw))
+    if not isinstance(raw, Mapping) or not set(raw) <= {"weight", "missing"} or "weight" not in raw:
+        raise ValueError("rules.deviation: must be a number or a table {weight, missing}")
+    missing = _non_negative("rules.deviation.missing", raw.get("missing", 0))
+    if missing != int(missing) or missing > 10_000:
+        raise ValueError(
+            f"rules.deviation.missing: must be an integer from 0 to 10000 (got {missing:g})"
+        )
+    return DeviationRule(_non_negative("rules.deviation.weight", raw["weight"]), int(missing))
 
 
 def _rematch(raw: object) -> RematchRule:

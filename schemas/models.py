@@ -152,6 +152,7 @@ class Player(Record):
     can_host: Annotated[bool, Field(strict=True)] = False
     attributes: Annotated[dict[Name, Name], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
     blocked_players: Annotated[tuple[Id, ...], Field(max_length=MAX_BLOCKED_PLAYERS)] = ()
+    deviation: Rating | None = None
 
 
 class TicketJoined(Record):

@@ -34,8 +34,13 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
                 list(p.vetoed_maps),
                 [list(lat) for lat in p.latency_ms],
                 p.can_host,
-                *([[list(a) for a in p.attributes]] if p.attributes or p.blocked else []),
-                *([list(p.blocked)] if p.blocked else []),
+                *(
+                    [[list(a) for a in p.attributes]]
+                    if p.attributes or p.blocked or p.deviation is not None
+                    else []
+                ),
+                *([list(p.blocked)] if p.blocked or p.deviation is not None else []),
+                *([p.deviation] if p.deviation is not None else []),
             ]
             for p in ticket.players
         ],
@@ -60,6 +65,7 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 can_host=can_host,
                 attributes=tuple((k, v) for k, v in (rest[0] if rest else ())),
                 blocked=tuple(rest[1]) if len(rest) > 1 else (),
+                deviation=rest[2] if len(rest) > 2 else None,
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),

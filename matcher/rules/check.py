@@ -17,6 +17,16 @@ NO_MEETINGS: Mapping[str, frozenset[str]] = {}
 EPSILON = 1e-9
 
 
+def rated(player: Player, rules: QueueRuleSet) -> int | None:
+    """The rating ``player`` is matched and seated on under ``rules``: the ``rating`` key,
+    lowered to its confidence bound under a ``deviation`` rule; None without the key."""
+    assert rules.rating is not None
+    value = player.rating(rules.rating)
+    if value is None or rules.deviation is None:
+        return value
+    return rules.deviation.bound(value, player.deviation)
+
+
 def waited_s(closed_at_ms: int, joined_at_ms: Sequence[int]) -> float:
     """Seconds the least waited of the tickets has waited at the wave's close."""
     return max(0.0, (closed_at_ms - max(joined_at_ms)) / 1000.0)
@@ -196,10 +206,11 @@ def wave_rule_problems(
             for team in match.teams:
                 for seat in team.seats:
                     player = _player(tickets.get(seat.ticket_id), seat.player_id)
-                    if player is not None and player.rating(rules.rating) != seat.rating:
+                    if player is not None and rated(player, rules) != seat.rating:
+                        bound = " bound" if rules.deviation is not None else ""
                         problems.append(
                             f"match {match.match_id}: seat of {seat.player_id} is rated "
-                            f"{seat.rating}, not the player's {rules.rating!r} rating"
+                            f"{seat.rating}, not the player's {rules.rating!r} rating{bound}"
                         )
     return problems
 
@@ -226,7 +237,7 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
     ratings: list[int] = []
     for player in ticket.players:
         if rules.rating is not None:
-            value = player.rating(rules.rating)
+            value = rated(player, rules)
             if value is None:
                 return f"player {player.player_id} has no {rules.rating!r} rating"
             ratings.append(value)
@@ -274,13 +285,15 @@ def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
         players = []
         same = True
         for player in waiting.ticket.players:
-            value = player.rating(key)
+            value = rated(player, rules)
             if value is None:
                 changed = True
                 break
-            if player.roles or len(player.ratings) != 1:
+            if player.roles or len(player.ratings) != 1 or player.ratings[0][1] != value:
                 same = False
-                player = replace(player, ratings=((key, value),), roles=())
+                # Rated once: its deviation is spent (a second pass changes nothing).
+                spent = 0 if rules.deviation else player.deviation
+                player = replace(player, ratings=((key, value),), roles=(), deviation=spent)
             players.append(player)
         else:
             # Players who sent only the queue's rating (a mirror ladder's usual join) are

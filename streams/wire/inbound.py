@@ -60,6 +60,7 @@ _PLAYER_FIELDS = frozenset(
         "can_host",
         "attributes",
         "blocked_players",
+        "deviation",
     )
 )
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
@@ -218,7 +219,14 @@ def _player(body: Any) -> Player:
         can_host,
         _attributes(body.get("attributes", _NO_ATTRIBUTES)),
         _blocked(body.get("blocked_players", ())),
+        _deviation(body.get("deviation")),
     )
+
+
+def _deviation(value: Any) -> int | None:
+    if value is None or (type(value) is int and 0 <= value <= wire.MAX_RATING):
+        return value
+    raise _Unsure
 
 
 def _blocked(ids: Any) -> tuple[str, ...]:
@@ -355,6 +363,7 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
             can_host=bool(getattr(p, "can_host", False)),
             attributes=tuple(sorted(p.attributes.items())),
             blocked=tuple(p.blocked_players),
+            deviation=p.deviation,
         )
         for p in event.players
     )

@@ -1,6 +1,7 @@
-"""Block lists on the wire and at start (issue 35): ``players[].blocked_players`` is read
-by both decoders and kept in snapshots; the ``block_lists`` rule is validated at start
-(ladder-v2.1 refuses it in one line), and a party whose members blocked each other is
+"""Block lists and rating deviations on the wire and at start (issue 35):
+``players[].blocked_players`` and ``players[].deviation`` are read by both decoders and
+kept in snapshots; the ``block_lists`` and ``deviation`` rules are validated at start
+(ladder-v2.1 refuses them in one line), and a party whose members blocked each other is
 refused at join."""
 
 from __future__ import annotations
@@ -79,3 +80,35 @@ def test_a_party_that_blocked_its_own_member_is_refused_at_join() -> None:
     assert ticket_rule_problem(party, profile) == "party: player ann blocked ben (block_lists)"
     unruled = QueueProfile("q", "rebalance", ("m",), team_size=2)
     assert ticket_rule_problem(party, unruled) is None
+
+
+def test_the_deviation_is_read_by_both_decoders_and_kept_in_snapshots() -> None:
+    player = {"player_id": "p-1", "ratings": {"mmr": 1500}, "deviation": 120}
+    text = json.dumps({**JOIN, "players": [player]}).encode()
+    fast = inbound.fast_queue_event(text)
+    assert fast is not None and fast.ticket.players[0].deviation == 120
+    assert inbound.decode(text) == fast
+    body = {k: v for k, v in JOIN.items() if k != "type"}
+    avro = inbound.fast_queue_event(
+        encode(m.TicketJoined.model_validate({**body, "players": [player]}))
+    )
+    assert avro == fast
+    ticket = fast.ticket
+    assert ticket_from_record(ticket_to_record(ticket)) == ticket
+    with pytest.raises(InvalidEvent) as refused:
+        inbound.decode(json.dumps({**JOIN, "players": [{**player, "deviation": -1}]}).encode())
+    assert "deviation" in (refused.value.field or "")
+
+
+def test_the_deviation_rule_is_validated_and_refused_by_ladder() -> None:
+    with pytest.raises(ValueError, match=r"^rules.deviation: needs rules.rating"):
+        parse_rules({"deviation": 2})
+    with pytest.raises(ValueError, match=r"^rules.deviation: must be a number or a table"):
+        parse_rules({"rating": "mmr", "deviation": {"k": 2}})
+    with pytest.raises(ValueError, match=r"^rules.deviation.missing: must be an integer"):
+        parse_rules({"rating": "mmr", "deviation": {"weight": 2, "missing": 0.5}})
+    rules = {"rating": "mmr", "deviation": 2}
+    for strategy in ("optimal", "rebalance", "game-queue", "multifactor"):
+        check_rules(QueueProfile("q", strategy, ("m",), rules=rules))
+    with pytest.raises(ValueError, match=r"^rules.deviation: not honoured by strategy 'ladder"):
+        check_rules(QueueProfile("q", "ladder-v2.1", ("m",), rules=rules))
