@@ -25,7 +25,7 @@ RULE_NAMES = (
     "deviation",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
-_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
+_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s", "missing")
 #: How the players' values of one attribute must agree.
 ATTRIBUTE_MATCHES = ("equal", "intersect")
 
@@ -68,22 +68,29 @@ class AttributeRule:
     ``intersect``: each value is a comma-separated set and the sets of all players who
     give it share an element (cross-play: the player's own platform plus a ``crossplay``
     token when allowed, "pc,crossplay"; docs/rules.md).
-    A player without the attribute agrees with anyone. From ``relax_after_s`` seconds of
+    A player without the attribute agrees with anyone, unless ``missing`` is set: then
+    they count as giving that value (a low-priority pool: leavers send ``pool = "low"``,
+    everyone else counts as ``"normal"``). From ``relax_after_s`` seconds of
     wait on (of the match's least waited ticket) the rule no longer applies.
 
     >>> AttributeRule("platform", "intersect").problem(["pc,xbox", "xbox", None], 0)
     >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 10)
     "players disagree on 'language' (de, fr) after 10 s"
     >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 30)
+    >>> AttributeRule("pool", missing="normal").problem(["low", None], 0)
+    "players disagree on 'pool' (low, normal) after 0 s"
     """
 
     name: str
     match: str = "equal"
     relax_after_s: float | None = None
+    missing: str | None = None
 
     def problem(self, values: list[str | None], waited_s: float) -> str | None:
         if self.relax_after_s is not None and waited_s >= self.relax_after_s:
             return None
+        if self.missing is not None:
+            values = [self.missing if value is None else value for value in values]
         given = [value for value in values if value is not None]
         if self.match == "equal":
             agree = len(set(given)) <= 1
@@ -235,7 +242,10 @@ def _attribute_rules(raw: object) -> tuple[AttributeRule, ...]:
             raise ValueError(f"{where}.match: must be one of {', '.join(ATTRIBUTE_MATCHES)}")
         relax = entry.get("relax_after_s")
         after = None if relax is None else _non_negative(f"{where}.relax_after_s", relax)
-        rules.append(AttributeRule(name, str(match), after))
+        missing = entry.get("missing")
+        if missing is not None and (not isinstance(missing, str) or not 1 <= len(missing) <= 64):
+            raise ValueError(f"{where}.missing: must be a value of 1 to 64 characters")
+        rules.append(AttributeRule(name, str(match), after, missing))
     return tuple(rules)
 
 
