@@ -5,10 +5,28 @@ verifies before publishing are judged by the same code."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields as dataclass_fields
 from dataclasses import replace
+from operator import attrgetter
 
-from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
+from matcher.core import (
+    Match,
+    Player,
+    QueueProfile,
+    Ticket,
+    WaitingTicket,
+    WaveResult,
+    WaveSnapshot,
+)
 from matcher.ruleset import QueueRuleSet
+
+_PLAYER_NAMES = tuple(f.name for f in dataclass_fields(Player))
+_PLAYER_FIELDS = attrgetter(*_PLAYER_NAMES)
+_RATINGS, _ROLES = _PLAYER_NAMES.index("ratings"), _PLAYER_NAMES.index("roles")
+_DEVIATION = _PLAYER_NAMES.index("deviation")
+_TICKET_NAMES = tuple(f.name for f in dataclass_fields(Ticket))
+_TICKET_FIELDS = attrgetter(*_TICKET_NAMES)
+_PLAYERS = _TICKET_NAMES.index("players")
 
 #: No rematch history: the default of every ``met`` argument.
 NO_MEETINGS: Mapping[str, frozenset[str]] = {}
@@ -292,14 +310,21 @@ def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
             if player.roles or len(player.ratings) != 1 or player.ratings[0][1] != value:
                 same = False
                 # Rated once: its deviation is spent (a second pass changes nothing).
-                spent = 0 if rules.deviation else player.deviation
-                player = replace(player, ratings=((key, value),), roles=(), deviation=spent)
+                # Built from its fields (all of them, whatever they are): a deviation rule
+                # rebuilds every player of the wave, and dataclasses.replace costs more.
+                fields = list(_PLAYER_FIELDS(player))
+                fields[_RATINGS], fields[_ROLES] = ((key, value),), ()
+                if rules.deviation:
+                    fields[_DEVIATION] = 0
+                player = Player(*fields)
             players.append(player)
         else:
             # Players who sent only the queue's rating (a mirror ladder's usual join) are
             # already rated on it: their ticket is kept as it is, no copy.
             if not same:
                 changed = True
-                waiting = replace(waiting, ticket=replace(waiting.ticket, players=tuple(players)))
+                fields = list(_TICKET_FIELDS(waiting.ticket))
+                fields[_PLAYERS] = tuple(players)
+                waiting = WaitingTicket(Ticket(*fields), waiting.wait_cycles)
             kept.append(waiting)
     return replace(snapshot, tickets=tuple(kept)) if changed else snapshot
