@@ -15,7 +15,8 @@ wave (``optimal``) closed (strategy, rules check, common check) under skill, lat
 deviation and block lists in this tree, against skill, latency and rematch in
 ``BASE_TREE`` (a checkout before them: ``git worktree add /tmp/NAME COMMIT``). Each round
 runs both, alternating which goes first, each in its own process on its own tree's
-``matcher``; only the ratio of their medians is evidence on a shared machine. Workload:
+``matcher``, the garbage collector held during each close as the worker holds it;
+only the ratio of their medians is evidence on a shared machine. Workload:
 ratings ~ N(1500, 300), latency uniform 10-150 ms, waits 0-120 s; every player has 3
 recent meetings (rematch) or blocked 3 players (block lists) among the wave, and a
 deviation uniform in 0-200.
@@ -23,6 +24,7 @@ deviation uniform in 0-200.
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import random
@@ -136,12 +138,16 @@ def duel_close(players: int, side: str, repeats: int) -> dict[str, float]:
     profile = QueueProfile("q", "optimal", ("m",), rules=DUEL_RULES[side])
     times, matches = [], 0
     for _ in range(repeats + 1):  # the first one warms the imports and caches up
+        # The collector held, as the worker holds it over a wave's fold (paused_gc).
+        gc.collect()
+        gc.disable()
         started = time.perf_counter()
         result = run_wave(snapshot, profile)
         rated = rated_snapshot(snapshot, profile.ruleset)
         problems = wave_rule_problems(rated, profile, result)
         problems += wave_result_problems(rated, profile, result)
         times.append((time.perf_counter() - started) * 1e3)
+        gc.enable()
         matches = len(result.matches)
         assert not problems, problems[:3]
     return {"ms": statistics.median(times[1:]), "matches": matches}

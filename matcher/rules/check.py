@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields as dataclass_fields
 from dataclasses import replace
 from operator import attrgetter
+from typing import Any
 
 from matcher.core import (
     Match,
@@ -161,21 +162,43 @@ def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, froze
             for player_id, history in snapshot.meetings
         }
     if rules.block_lists:
+        last = _LAST_BLOCKED
+        if last and last[0] is snapshot and last[1] == rules:
+            return dict(last[2])
         _add_blocks(snapshot, met)
+        # The strategy and the checker read the same wave's blocks.
+        _LAST_BLOCKED[:] = (snapshot, rules, met)
+        return dict(met)
     return met
+
+
+#: The last wave whose blocks :func:`met_recently` added: (snapshot, rules, pairs).
+_LAST_BLOCKED: list[Any] = []
 
 
 def _add_blocks(snapshot: WaveSnapshot, met: dict[str, frozenset[str]]) -> None:
     """Add to ``met`` both sides of every block among ``snapshot``'s players."""
-    blocks: dict[str, set[str]] = {}
+    blocks: dict[str, list[str]] = {}
     for waiting in snapshot.tickets:
         for player in waiting.ticket.players:
-            if player.blocked:
-                blocks.setdefault(player.player_id, set()).update(player.blocked)
-                for other in player.blocked:
-                    blocks.setdefault(other, set()).add(player.player_id)
+            blocked = player.blocked
+            if not blocked:
+                continue
+            player_id = player.player_id
+            mine = blocks.get(player_id)
+            if mine is None:
+                blocks[player_id] = list(blocked)
+            else:
+                mine.extend(blocked)
+            for other in blocked:
+                theirs = blocks.get(other)
+                if theirs is None:
+                    blocks[other] = [player_id]
+                else:
+                    theirs.append(player_id)
     for player_id, others in blocks.items():
-        met[player_id] = met.get(player_id, frozenset()) | others
+        known = met.get(player_id)
+        met[player_id] = frozenset(others) if known is None else known.union(others)
 
 
 def match_rule_problems(
@@ -297,6 +320,20 @@ def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
     key = rules.rating
     if key is None:
         return snapshot
+    last = _LAST_RATED
+    if last and last[0] is snapshot and last[1] == rules:
+        return last[2]
+    rated_wave = _rated_snapshot(snapshot, rules, key)
+    # The strategy and the checker rate the same wave: the second time costs nothing.
+    _LAST_RATED[:] = (snapshot, rules, rated_wave)
+    return rated_wave
+
+
+#: The last wave :func:`rated_snapshot` rated: (snapshot, rules, rated snapshot).
+_LAST_RATED: list[Any] = []
+
+
+def _rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet, key: str) -> WaveSnapshot:
     kept = []
     changed = False
     for waiting in snapshot.tickets:
