@@ -322,7 +322,8 @@ def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
         return snapshot
     last = _LAST_RATED
     if last and last[0] is snapshot and last[1] == rules:
-        return last[2]
+        cached: WaveSnapshot = last[2]
+        return cached
     rated_wave = _rated_snapshot(snapshot, rules, key)
     # The strategy and the checker rate the same wave: the second time costs nothing.
     _LAST_RATED[:] = (snapshot, rules, rated_wave)
