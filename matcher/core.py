@@ -29,6 +29,9 @@ class Player:
     peer-to-peer games need of their host; only the multifactor ``hosts`` factor reads it.
     ``attributes`` are free string attributes as sorted ``(name, value)`` pairs (language,
     platform...), read by a queue's attribute rules (matcher/rules).
+    ``blocked`` are the ids of the players this one blocked, read by a queue's
+    ``block_lists`` rule. ``deviation`` is the uncertainty of the ratings (None:
+    unknown), read by a queue's ``deviation`` rule.
     """
 
     player_id: str
@@ -38,6 +41,8 @@ class Player:
     latency_ms: tuple[tuple[str, int], ...] = ()
     can_host: bool = False
     attributes: tuple[tuple[str, str], ...] = ()
+    blocked: tuple[str, ...] = ()
+    deviation: int | None = None
 
     def attribute(self, name: str) -> str | None:
         """Return the player's string attribute ``name``, or None when not given."""

@@ -33,7 +33,7 @@ class _Judge:
         return self.rules.limit(bw, sc2)
 
     def ruled_out(self, bw: DuelPlayer, sc2: DuelPlayer, diff: int) -> bool:
-        """Whether the queue's latency, attribute or rematch rule forbids the pair."""
+        """Whether the queue's latency, attribute, rematch or block-list rule forbids the pair."""
         if self.limits is None or self.index is None:
             return False
         u = np.array([self.index[bw.ticket_id]])
@@ -69,7 +69,7 @@ class _Judge:
                 named = "max_distance" if self.limits and self.limits.replaces_window else "window"
                 reasons.append(f"{bw.player_id} as {side}: diff {diff} > {named} {limit:g}")
             elif self.ruled_out(bw, sc2, diff):
-                rule = "the queue's latency, attribute or rematch rule"
+                rule = "the queue's latency, attribute, rematch or block_lists rule"
                 reasons.append(f"{bw.player_id} as {side}: {rule}")
             else:
                 reasons.append(f"{bw.player_id} as {side}: no map that neither vetoed")

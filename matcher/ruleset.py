@@ -21,9 +21,11 @@ RULE_NAMES = (
     "max_latency_ms",
     "attributes",
     "rematch",
+    "block_lists",
+    "deviation",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
-_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
+_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s", "missing")
 #: How the players' values of one attribute must agree.
 ATTRIBUTE_MATCHES = ("equal", "intersect")
 
@@ -66,22 +68,29 @@ class AttributeRule:
     ``intersect``: each value is a comma-separated set and the sets of all players who
     give it share an element (cross-play: the player's own platform plus a ``crossplay``
     token when allowed, "pc,crossplay"; docs/rules.md).
-    A player without the attribute agrees with anyone. From ``relax_after_s`` seconds of
+    A player without the attribute agrees with anyone, unless ``missing`` is set: then
+    they count as giving that value (a low-priority pool: leavers send ``pool = "low"``,
+    everyone else counts as ``"normal"``). From ``relax_after_s`` seconds of
     wait on (of the match's least waited ticket) the rule no longer applies.
 
     >>> AttributeRule("platform", "intersect").problem(["pc,xbox", "xbox", None], 0)
     >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 10)
     "players disagree on 'language' (de, fr) after 10 s"
     >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 30)
+    >>> AttributeRule("pool", missing="normal").problem(["low", None], 0)
+    "players disagree on 'pool' (low, normal) after 0 s"
     """
 
     name: str
     match: str = "equal"
     relax_after_s: float | None = None
+    missing: str | None = None
 
     def problem(self, values: list[str | None], waited_s: float) -> str | None:
         if self.relax_after_s is not None and waited_s >= self.relax_after_s:
             return None
+        if self.missing is not None:
+            values = [self.missing if value is None else value for value in values]
         given = [value for value in values if value is not None]
         if self.match == "equal":
             agree = len(set(given)) <= 1
@@ -104,6 +113,23 @@ class RematchRule:
 
 
 @dataclass(frozen=True, slots=True)
+class DeviationRule:
+    """Players are matched on a confidence bound of their rating: the rating minus
+    ``weight`` times its deviation (``missing`` when the player sent none), never below 0.
+
+    >>> DeviationRule(2.0, 350).bound(1500, 100), DeviationRule(2.0, 350).bound(1500, None)
+    (1300, 800)
+    """
+
+    weight: float
+    missing: int = 0
+
+    def bound(self, rating: int, deviation: int | None) -> int:
+        spread = self.missing if deviation is None else deviation
+        return max(0, round(rating - self.weight * spread))
+
+
+@dataclass(frozen=True, slots=True)
 class QueueRuleSet:
     """The rules of one queue; None means "no such limit".
 
@@ -114,6 +140,8 @@ class QueueRuleSet:
     1v1 opponents. ``max_latency_ms``: every player's latency to the wave's region
     (players who sent no figure for it are not held to it). ``attributes``: string
     attribute rules (:class:`AttributeRule`). ``rematch``: :class:`RematchRule`.
+    ``block_lists``: two players are never in one match when either blocked the other
+    (``Player.blocked``). ``deviation``: :class:`DeviationRule` (needs ``rating``).
     """
 
     rating: str | None = None
@@ -123,6 +151,8 @@ class QueueRuleSet:
     max_latency_ms: Expansion | None = None
     attributes: tuple[AttributeRule, ...] = ()
     rematch: RematchRule | None = None
+    block_lists: bool = False
+    deviation: DeviationRule | None = None
 
     @property
     def empty(self) -> bool:
@@ -150,12 +180,32 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
     if rating is not None and (not isinstance(rating, str) or not rating):
         raise ValueError(f"rules.rating: must be a rating name such as 'mmr' (got {rating!r})")
     limits = ("max_spread", "max_team_gap", "max_distance", "max_latency_ms")
+    block_lists = raw.get("block_lists", False)
+    if not isinstance(block_lists, bool):
+        raise ValueError(f"rules.block_lists: must be true or false (got {block_lists!r})")
     return QueueRuleSet(
         rating=rating,
         attributes=_attribute_rules(raw.get("attributes", ())),
         rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
+        block_lists=block_lists,
+        deviation=_deviation(raw["deviation"], rating) if "deviation" in raw else None,
         **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
+
+
+def _deviation(raw: object, rating: object) -> DeviationRule:
+    if rating is None:
+        raise ValueError("rules.deviation: needs rules.rating (the rating whose deviation it is)")
+    if _is_number(raw):
+        return DeviationRule(_non_negative("rules.deviation", raw))
+    if not isinstance(raw, Mapping) or not set(raw) <= {"weight", "missing"} or "weight" not in raw:
+        raise ValueError("rules.deviation: must be a number or a table {weight, missing}")
+    missing = _non_negative("rules.deviation.missing", raw.get("missing", 0))
+    if missing != int(missing) or missing > 10_000:
+        raise ValueError(
+            f"rules.deviation.missing: must be an integer from 0 to 10000 (got {missing:g})"
+        )
+    return DeviationRule(_non_negative("rules.deviation.weight", raw["weight"]), int(missing))
 
 
 def _rematch(raw: object) -> RematchRule:
@@ -192,7 +242,10 @@ def _attribute_rules(raw: object) -> tuple[AttributeRule, ...]:
             raise ValueError(f"{where}.match: must be one of {', '.join(ATTRIBUTE_MATCHES)}")
         relax = entry.get("relax_after_s")
         after = None if relax is None else _non_negative(f"{where}.relax_after_s", relax)
-        rules.append(AttributeRule(name, str(match), after))
+        missing = entry.get("missing")
+        if missing is not None and (not isinstance(missing, str) or not 1 <= len(missing) <= 64):
+            raise ValueError(f"{where}.missing: must be a value of 1 to 64 characters")
+        rules.append(AttributeRule(name, str(match), after, missing))
     return tuple(rules)
 
 

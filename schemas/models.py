@@ -31,6 +31,8 @@ MAX_TIMESTAMP_MS: Final = 7_258_118_400_000
 MAX_RATING: Final = 10_000
 MAX_PLAYERS_PER_TICKET: Final = 10
 MAX_VETOED_MAPS: Final = 64
+#: The most player ids one player's block list may hold.
+MAX_BLOCKED_PLAYERS: Final = 100
 #: Ratings, offered roles and latencies per player: generous, and it keeps a full
 #: ticket's worst case within a few tens of KiB.
 MAX_NAMES_PER_PLAYER: Final = 16
@@ -149,6 +151,8 @@ class Player(Record):
     latency_ms: Annotated[dict[KeyPart, Latency], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
     can_host: Annotated[bool, Field(strict=True)] = False
     attributes: Annotated[dict[Name, Name], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
+    blocked_players: Annotated[tuple[Id, ...], Field(max_length=MAX_BLOCKED_PLAYERS)] = ()
+    deviation: Rating | None = None
 
 
 class TicketJoined(Record):

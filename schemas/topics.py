@@ -129,13 +129,16 @@ DEADLETTER: Final = Topic(
 CONFIG: Final = Topic(
     name="wavematch.config.v1",
     values=(ConfigPublished,),
-    key="the config fingerprint in UTF-8",
+    key='the config fingerprint in UTF-8; "published" for `wavematch config publish`\'s',
     partitioning=_MURMUR2,
     cleanup_policy="compact",
     retention_ms=FOREVER,
     doc="The configuration behind each config fingerprint, published by every worker as it "
     "starts, so that a replay needs only the log (docs/adr/0075). Compacted: one record per "
-    "fingerprint is enough, and it is kept as long as the waves that carry it.",
+    "fingerprint is enough, and it is kept as long as the waves that carry it. "
+    "`wavematch config publish` writes its configuration under its fingerprint and under "
+    'the key "published": the last valid record under that key is the configuration in '
+    "force, which each region switches to at its next tick (docs/adr/0160).",
 )
 TOPICS: Final[tuple[Topic, ...]] = (QUEUE, MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER, CONFIG)
 BY_NAME: Final[dict[str, Topic]] = {topic.name: topic for topic in TOPICS}

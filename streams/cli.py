@@ -33,6 +33,10 @@ COMMANDS: dict[str, tuple[str, str]] = {
         "create, check or describe the topics against the settings",
     ),
     "export": ("streams.commands.export", "write the topics to an Avro container file"),
+    "config": (
+        "streams.commands.config",
+        "publish a configuration file: the workers switch to it at each region's next tick",
+    ),
     "wave": ("streams.commands.wave", "close one wave offline from a JSON snapshot"),
     "simulate": (
         "streams.commands.simulate",

@@ -160,6 +160,7 @@ def duel_limits(
         rules.max_distance is None
         and rules.max_latency_ms is None
         and rules.rematch is None
+        and not rules.block_lists
         and not rules.attributes
     ):
         return None
@@ -185,7 +186,7 @@ def duel_limits(
 
 
 def _attribute_codes(rule: AttributeRule, players: Sequence[Player]) -> AttributeCodes:
-    values = [p.attribute(rule.name) for p in players]
+    values = [p.attribute(rule.name) or rule.missing for p in players]
     relax = np.inf if rule.relax_after_s is None else rule.relax_after_s
     if rule.match == "equal":
         index: dict[str, int] = {}

@@ -53,8 +53,9 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     """Close a 1v1 wave with ``optimal``: most matches first, then least squared error.
 
     Options as for :func:`ladder_strategy`; ``window_rule`` defaults to ``longer``.
-    The queue's ``max_distance``, ``max_latency_ms``, ``attributes`` and ``rematch`` rules
-    filter the pair graph: an illegal pair is never considered (:mod:`matcher.duel.limits`).
+    The queue's ``max_distance``, ``max_latency_ms``, ``attributes``, ``rematch`` and
+    ``block_lists`` rules filter the pair graph: an illegal pair is never considered
+    (:mod:`matcher.duel.limits`).
 
     Notes: the proved optimum for waves of at most ``optimal_exact_limit`` players;
     larger waves one sparse relaxation (docs/optimal.md).

@@ -139,7 +139,8 @@ def at_tick(
     """
     now, ruleset = tick.tick_at_ms, profile.ruleset
     expired_before = now - rules.ticket_ttl_ms
-    met = met_recently(queue.snapshot(tick), ruleset) if ruleset.rematch else NO_MEETINGS
+    avoided = ruleset.rematch or ruleset.block_lists
+    met = met_recently(queue.snapshot(tick), ruleset) if avoided else NO_MEETINGS
     taken: set[str] = set()
     plans: list[tuple[BackfillRequested, BackfillChoice | None, tuple[Team, ...]]] = []
     for event in queue.life.backfills.values():

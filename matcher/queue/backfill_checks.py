@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Set
 
 from matcher.core import Player, Team, Ticket
-from matcher.queue.backfill_choice import seat_rating
+from matcher.queue.backfill_choice import seated_under
 from matcher.queue.lifecycle import BackfillRequested
 from matcher.rules.check import NO_MEETINGS, lineup_problem, waited_s
 from matcher.ruleset import QueueRuleSet
@@ -81,7 +81,7 @@ def _ticket_problems(
     if ticket.joined_at_ms <= expired_before:
         return [f"ticket {ticket_id} expires at this tick"]
     seats = {s.player_id: s.rating for s in team.seats if s.ticket_id == ticket_id}
-    wanted = {p.player_id: seat_rating(p, rules.rating) for p in ticket.players}
+    wanted = {p.player_id: seated_under(p, rules) for p in ticket.players}
     if seats.keys() != wanted.keys():
         return [
             f"party {ticket_id} is not whole on team {team.name}: "

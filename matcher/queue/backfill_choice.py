@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from matcher.core import Player, Ticket
 from matcher.queue.lifecycle import BackfillRequested
-from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
+from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, rated, waited_s
 from matcher.ruleset import QueueRuleSet
 from matcher.teams.model import Party, TeamShape
 from matcher.teams.rebalance import Key, composition_key, permutation
@@ -73,6 +73,13 @@ def seat_rating(player: Player, key: str | None) -> int | None:
     if key is not None:
         return player.rating(key)
     return max((value for _, value in player.ratings), default=0)
+
+
+def seated_under(player: Player, rules: QueueRuleSet) -> int | None:
+    """:func:`seat_rating` under ``rules``: the confidence bound under a deviation rule."""
+    return (
+        rated(player, rules) if rules.deviation is not None else seat_rating(player, rules.rating)
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,7 +227,7 @@ def _pool(
         if seatable[size]:
             seatable[size] -= 1
             wanted -= 1
-        seated = tuple(seat_rating(p, rules.rating) or 0 for p in ticket.players)
+        seated = tuple(seated_under(p, rules) or 0 for p in ticket.players)
         pool.append(Party(ticket.ticket_id, ticket.players, seated, ticket.joined_at_ms, 0, order))
     return pool, passed
 
@@ -239,7 +246,7 @@ def _ineligible(
         return "expires at this tick (ticket_ttl_ms)"
     seated: list[int] = []
     for player in ticket.players:
-        value = seat_rating(player, rules.rating)
+        value = seated_under(player, rules)
         if value is None:
             return f"player {player.player_id} has no {rules.rating!r} rating"
         seated.append(value)

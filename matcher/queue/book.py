@@ -9,10 +9,24 @@ from matcher.core import QueueProfile
 from matcher.queue import lifecycle
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
-from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined
+from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, WaveTick
 from matcher.queue.fold import QueueRules, RegionQueue
 from matcher.queue.lifecycle import NO_POLICY, LifecycleEvent, LifecyclePolicy, LifecycleRejected
 from matcher.queue.outcomes import Dequeued, Step
+
+
+@dataclass(frozen=True, slots=True)
+class Layout:
+    """One configuration's part of the fold, under its fingerprint: what a region a tick
+    switched to it applies its events under (docs/adr/0160). Its queues and regions are
+    the book's own: a configuration that changes them is refused before it gets here."""
+
+    profiles: Mapping[str, QueueProfile]
+    regions_by_queue: Mapping[str, tuple[str, ...]]
+    rules: QueueRules
+    cadences: Mapping[str, CadencePolicy]
+    policies: Mapping[str, LifecyclePolicy]
+    queue_rules: Mapping[str, QueueRules]
 
 
 @dataclass(slots=True)
@@ -35,6 +49,9 @@ class QueueBook:
     claims: ClaimBook = field(default_factory=ClaimBook)
     #: Queues whose rules are not ``rules`` (their own ticket TTL).
     queue_rules: Mapping[str, QueueRules] = field(default_factory=dict)
+    #: Other configurations by fingerprint: a region's tick that carries one switches the
+    #: region to it, until a tick carries another (docs/adr/0160). Shared, only grown.
+    layouts: Mapping[str, Layout] = field(default_factory=dict)
 
     def region_queue(self, queue: str, region: str) -> RegionQueue:
         key = (queue, region)
@@ -47,20 +64,44 @@ class QueueBook:
         if isinstance(event, (ClaimRequested, ClaimReleased)):
             decided = self.claims.apply(event, self.rules.finished_retention_ms)
             return Step("claim", () if decided is None else (decided,))
+        if self.layouts:
+            return self._apply(event, self._layout_for(event))
+        return self._apply(event, self)
+
+    def _layout_for(self, event: QueueEvent | LifecycleEvent) -> Layout | QueueBook:
+        """The configuration ``event``'s region is under; a fresh tick first switches the
+        region to the configuration it carries (the book's own when it is not known)."""
+        state = self.regions.get((event.queue, event.region))
+        if type(event) is WaveTick and (state is None or event.sequence > state.last_sequence):
+            fingerprint = event.config_fingerprint
+            switched = fingerprint if fingerprint in self.layouts else None
+            if state is None and switched is not None:
+                if event.region not in self.regions_by_queue.get(event.queue, ()):
+                    return self
+                state = self.region_queue(event.queue, event.region)
+            if state is not None:
+                state.config = switched
+        if state is None or state.config is None:
+            return self
+        return self.layouts.get(state.config, self)
+
+    def _apply(
+        self, event: QueueEvent | LifecycleEvent | ClaimDecided, under: Layout | QueueBook
+    ) -> Step:
         queue, region = event.queue, event.region  # a join's are properties: read once
-        profile = self.profiles.get(queue)
+        profile = under.profiles.get(queue)
         problem = None
         if profile is None:
             problem = f"unknown queue {queue!r}"
-        elif region not in self.regions_by_queue.get(queue, ()):
+        elif region not in under.regions_by_queue.get(queue, ()):
             problem = f"queue {queue!r} is not open in region {region!r}"
         if problem is None and profile is not None:
             state = self.regions.get((queue, region))  # region_queue, without the call
             if state is None:
                 state = self.regions[queue, region] = RegionQueue(queue, region)
-            policy = self.policies.get(queue, NO_POLICY) if self.policies else NO_POLICY
-            rules = self.queue_rules.get(queue, self.rules) if self.queue_rules else self.rules
-            return state.apply(event, profile, rules, self.cadences.get(queue), policy)
+            policy = under.policies.get(queue, NO_POLICY) if under.policies else NO_POLICY
+            rules = under.queue_rules.get(queue, under.rules) if under.queue_rules else under.rules
+            return state.apply(event, profile, rules, under.cadences.get(queue), policy)
         if isinstance(
             event,
             (

@@ -34,7 +34,13 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
                 list(p.vetoed_maps),
                 [list(lat) for lat in p.latency_ms],
                 p.can_host,
-                *([[list(a) for a in p.attributes]] if p.attributes else []),
+                *(
+                    [[list(a) for a in p.attributes]]
+                    if p.attributes or p.blocked or p.deviation is not None
+                    else []
+                ),
+                *([list(p.blocked)] if p.blocked or p.deviation is not None else []),
+                *([p.deviation] if p.deviation is not None else []),
             ]
             for p in ticket.players
         ],
@@ -58,6 +64,8 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 latency_ms=tuple((g, ms) for g, ms in latency),
                 can_host=can_host,
                 attributes=tuple((k, v) for k, v in (rest[0] if rest else ())),
+                blocked=tuple(rest[1]) if len(rest) > 1 else (),
+                deviation=rest[2] if len(rest) > 2 else None,
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),
@@ -97,6 +105,8 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
     life = state.life
     if life.holds() or life.claimed or life.closed or life.backfills:
         record["life"] = life_to_record(state.life, ticket_to_record)
+    if state.config is not None:  # absent under the worker's own configuration
+        record["config"] = state.config
     if with_finished:
         record["finished"] = [[tid, at] for tid, at in state.finished.items()]
     return record
@@ -144,4 +154,5 @@ def queue_from_record(record: dict[str, Any]) -> RegionQueue:
         failing=record.get("failing"),
         meetings=meetings,
         matches_placed=record.get("matches_placed", 0),  # absent before channels rotated
+        config=record.get("config"),
     )

@@ -91,6 +91,9 @@ class RegionState:
     meetings: dict[str, History] = field(default_factory=dict)
     # Matches placed so far: channels rotate over the region's matches across waves.
     matches_placed: int = 0
+    # The fingerprint of the configuration its last tick switched it to (docs/adr/0160);
+    # None: the book's own.
+    config: str | None = None
 
     # -- reading ----------------------------------------------------------------------
 

@@ -5,16 +5,45 @@ verifies before publishing are judged by the same code."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import fields as dataclass_fields
 from dataclasses import replace
+from operator import attrgetter
+from typing import Any
 
-from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
+from matcher.core import (
+    Match,
+    Player,
+    QueueProfile,
+    Ticket,
+    WaitingTicket,
+    WaveResult,
+    WaveSnapshot,
+)
 from matcher.ruleset import QueueRuleSet
+
+_PLAYER_NAMES = tuple(f.name for f in dataclass_fields(Player))
+_PLAYER_FIELDS = attrgetter(*_PLAYER_NAMES)
+_RATINGS, _ROLES = _PLAYER_NAMES.index("ratings"), _PLAYER_NAMES.index("roles")
+_DEVIATION = _PLAYER_NAMES.index("deviation")
+_TICKET_NAMES = tuple(f.name for f in dataclass_fields(Ticket))
+_TICKET_FIELDS = attrgetter(*_TICKET_NAMES)
+_PLAYERS = _TICKET_NAMES.index("players")
 
 #: No rematch history: the default of every ``met`` argument.
 NO_MEETINGS: Mapping[str, frozenset[str]] = {}
 
 #: Slack for float comparisons of team means against a limit.
 EPSILON = 1e-9
+
+
+def rated(player: Player, rules: QueueRuleSet) -> int | None:
+    """The rating ``player`` is matched and seated on under ``rules``: the ``rating`` key,
+    lowered to its confidence bound under a ``deviation`` rule; None without the key."""
+    assert rules.rating is not None
+    value = player.rating(rules.rating)
+    if value is None or rules.deviation is None:
+        return value
+    return rules.deviation.bound(value, player.deviation)
 
 
 def waited_s(closed_at_ms: int, joined_at_ms: Sequence[int]) -> float:
@@ -94,26 +123,82 @@ def group_problem(
             again = met.get(player.player_id, frozenset()) & ids
             if again:
                 other = min(again)
+                blocked = _blocked(player, other, players) if rules.block_lists else None
+                if blocked is not None:
+                    return blocked
                 return f"players {player.player_id} and {other} met too recently (rematch)"
     return None
 
 
-def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, frozenset[str]]:
-    """Whom each queued player met in their last ``rematch.last`` matches within
-    ``rematch.within_s`` of the wave's close (empty without a rematch rule).
+def _blocked(player: Player, other: str, players: Sequence[Player]) -> str | None:
+    """Which of ``player`` and ``other`` blocked the other, as a problem; None: neither."""
+    if other in player.blocked:
+        return f"player {player.player_id} blocked {other} (block_lists)"
+    for each in players:
+        if each.player_id == other and player.player_id in each.blocked:
+            return f"player {other} blocked {player.player_id} (block_lists)"
+    return None
 
-    Notes: O(players x last x match size).
+
+def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, frozenset[str]]:
+    """Whom each queued player may not be matched with: whom they met in their last
+    ``rematch.last`` matches within ``rematch.within_s`` of the wave's close, and with
+    ``block_lists`` whom they blocked or were blocked by (empty without either rule).
+    Every strategy reads its pairs to avoid from here, and the checker too.
+
+    Notes: O(players x last x match size), plus O(players + blocked ids) with block lists.
     """
     rule = rules.rematch
-    if rule is None or not snapshot.meetings:
-        return {}
-    since = snapshot.closed_at_ms - rule.within_s * 1000
-    return {
-        player_id: frozenset(
-            other for at_ms, others in history[: rule.last] if at_ms >= since for other in others
-        )
-        for player_id, history in snapshot.meetings
-    }
+    met: dict[str, frozenset[str]] = {}
+    if rule is not None and snapshot.meetings:
+        since = snapshot.closed_at_ms - rule.within_s * 1000
+        met = {
+            player_id: frozenset(
+                other
+                for at_ms, others in history[: rule.last]
+                if at_ms >= since
+                for other in others
+            )
+            for player_id, history in snapshot.meetings
+        }
+    if rules.block_lists:
+        last = _LAST_BLOCKED
+        if last and last[0] is snapshot and last[1] == rules:
+            return dict(last[2])
+        _add_blocks(snapshot, met)
+        # The strategy and the checker read the same wave's blocks.
+        _LAST_BLOCKED[:] = (snapshot, rules, met)
+        return dict(met)
+    return met
+
+
+#: The last wave whose blocks :func:`met_recently` added: (snapshot, rules, pairs).
+_LAST_BLOCKED: list[Any] = []
+
+
+def _add_blocks(snapshot: WaveSnapshot, met: dict[str, frozenset[str]]) -> None:
+    """Add to ``met`` both sides of every block among ``snapshot``'s players."""
+    blocks: dict[str, list[str]] = {}
+    for waiting in snapshot.tickets:
+        for player in waiting.ticket.players:
+            blocked = player.blocked
+            if not blocked:
+                continue
+            player_id = player.player_id
+            mine = blocks.get(player_id)
+            if mine is None:
+                blocks[player_id] = list(blocked)
+            else:
+                mine.extend(blocked)
+            for other in blocked:
+                theirs = blocks.get(other)
+                if theirs is None:
+                    blocks[other] = [player_id]
+                else:
+                    theirs.append(player_id)
+    for player_id, others in blocks.items():
+        known = met.get(player_id)
+        met[player_id] = frozenset(others) if known is None else known.union(others)
 
 
 def match_rule_problems(
@@ -162,10 +247,11 @@ def wave_rule_problems(
             for team in match.teams:
                 for seat in team.seats:
                     player = _player(tickets.get(seat.ticket_id), seat.player_id)
-                    if player is not None and player.rating(rules.rating) != seat.rating:
+                    if player is not None and rated(player, rules) != seat.rating:
+                        bound = " bound" if rules.deviation is not None else ""
                         problems.append(
                             f"match {match.match_id}: seat of {seat.player_id} is rated "
-                            f"{seat.rating}, not the player's {rules.rating!r} rating"
+                            f"{seat.rating}, not the player's {rules.rating!r} rating{bound}"
                         )
     return problems
 
@@ -192,7 +278,7 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
     ratings: list[int] = []
     for player in ticket.players:
         if rules.rating is not None:
-            value = player.rating(rules.rating)
+            value = rated(player, rules)
             if value is None:
                 return f"player {player.player_id} has no {rules.rating!r} rating"
             ratings.append(value)
@@ -213,6 +299,13 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
             problem = rule.problem([p.attribute(rule.name) for p in ticket.players], 0.0)
             if problem is not None:
                 return f"party: {problem.removesuffix(' after 0 s')}"
+    if rules.block_lists:  # a party whose members blocked each other is never matched
+        for player in ticket.players:
+            for other in ticket.players:
+                if other.player_id in player.blocked:
+                    return (
+                        f"party: player {player.player_id} blocked {other.player_id} (block_lists)"
+                    )
     return None
 
 
@@ -227,25 +320,49 @@ def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
     key = rules.rating
     if key is None:
         return snapshot
+    last = _LAST_RATED
+    if last and last[0] is snapshot and last[1] == rules:
+        cached: WaveSnapshot = last[2]
+        return cached
+    rated_wave = _rated_snapshot(snapshot, rules, key)
+    # The strategy and the checker rate the same wave: the second time costs nothing.
+    _LAST_RATED[:] = (snapshot, rules, rated_wave)
+    return rated_wave
+
+
+#: The last wave :func:`rated_snapshot` rated: (snapshot, rules, rated snapshot).
+_LAST_RATED: list[Any] = []
+
+
+def _rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet, key: str) -> WaveSnapshot:
     kept = []
     changed = False
     for waiting in snapshot.tickets:
         players = []
         same = True
         for player in waiting.ticket.players:
-            value = player.rating(key)
+            value = rated(player, rules)
             if value is None:
                 changed = True
                 break
-            if player.roles or len(player.ratings) != 1:
+            if player.roles or len(player.ratings) != 1 or player.ratings[0][1] != value:
                 same = False
-                player = replace(player, ratings=((key, value),), roles=())
+                # Rated once: its deviation is spent (a second pass changes nothing).
+                # Built from its fields (all of them, whatever they are): a deviation rule
+                # rebuilds every player of the wave, and dataclasses.replace costs more.
+                fields = list(_PLAYER_FIELDS(player))
+                fields[_RATINGS], fields[_ROLES] = ((key, value),), ()
+                if rules.deviation:
+                    fields[_DEVIATION] = 0
+                player = Player(*fields)
             players.append(player)
         else:
             # Players who sent only the queue's rating (a mirror ladder's usual join) are
             # already rated on it: their ticket is kept as it is, no copy.
             if not same:
                 changed = True
-                waiting = replace(waiting, ticket=replace(waiting.ticket, players=tuple(players)))
+                fields = list(_TICKET_FIELDS(waiting.ticket))
+                fields[_PLAYERS] = tuple(players)
+                waiting = WaitingTicket(Ticket(*fields), waiting.wait_cycles)
             kept.append(waiting)
     return replace(snapshot, tickets=tuple(kept)) if changed else snapshot

@@ -52,7 +52,7 @@ from matcher.teams.ruled import (
 )
 from matcher.teams.steps import close_with_steps
 
-#: Whom each queued player met too recently to meet again (the rematch rule).
+#: Whom each queued player may not meet: met too recently (rematch) or blocked (block_lists).
 Met = Mapping[str, frozenset[str]]
 
 

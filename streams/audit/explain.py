@@ -57,8 +57,12 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
     tick = to_domain(decoded)
     assert isinstance(tick, WaveTick)
     region_queue = state.book.regions[(tick.queue, tick.region)]
-    snapshot = wave_snapshot(region_queue, tick, folder.rules_of(tick.queue))
-    return WaveOfMatch(snapshot, folder.profiles[tick.queue], result, tick_record)
+    # The configuration the tick switched its region to, if the log holds it (ADR 0160).
+    under = folder.layouts.get(tick.config_fingerprint)
+    rules = under.queue_rules.get(tick.queue, under.rules) if under else folder.rules_of(tick.queue)
+    profile = (under.profiles if under else folder.profiles)[tick.queue]
+    snapshot = wave_snapshot(region_queue, tick, rules)
+    return WaveOfMatch(snapshot, profile, result, tick_record)
 
 
 def _wave_matches(step: Step) -> list[Match]:

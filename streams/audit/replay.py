@@ -9,10 +9,11 @@ from typing import Any
 from schemas.codec import decode
 from schemas.errors import InvalidEvent
 from schemas.models import WaveClosed
-from schemas.topics import CLEANUP, MATCHES, QUEUE, WAVES
+from schemas.topics import CLEANUP, CONFIG, MATCHES, QUEUE, WAVES
 from streams.audit.compare import Verdict, comparable, compare
 from streams.audit.rederive import LogRecord, rederive
 from streams.settings import Settings
+from streams.worker.config_log import ConfigCatalog
 from streams.worker.folding import Folder
 from streams.worker.publisher import Record
 
@@ -56,6 +57,9 @@ class ReplayReport:
     fingerprint: str
     waves_checked: int = 0
     other_config: dict[str, int] = field(default_factory=dict)
+    #: The log's other configurations a tick switched a region to, re-derived under
+    #: them (docs/adr/0160), by fingerprint: waves checked under each.
+    switched: dict[str, int] = field(default_factory=dict)
     verdict: Verdict = field(default_factory=Verdict)
     differences: list[str] = field(default_factory=list)
 
@@ -70,33 +74,44 @@ def replay(
     scope: Scope = Scope(),
     progress: Callable[[LogRecord], None] | None = None,
     processed: dict[int, int] | None = None,
+    log_configs: bool = True,
 ) -> ReplayReport:
     """Fold the queue topic in ``records`` and compare the decisions with the published ones.
 
     ``processed``: per queue partition, the workers' committed offset. Outputs of input at
     or beyond it are pending: expected only if they were published. None: all processed.
+    ``log_configs``: a region switches to the configuration its tick carries when the
+    log's config records hold it (docs/adr/0160); False: ``settings`` only, as when an
+    auditor names the configuration to judge under.
     """
     records = list(records)
     report = ReplayReport(settings.config_fingerprint())
     folder = Folder.from_settings(settings)
+    # The configurations of the log's records, which its ticks switch regions to.
+    if log_configs:
+        ConfigCatalog(settings, folder.layouts).offer_all(
+            (r.key, r.value) for r in records if r.topic == CONFIG.name
+        )
+    known = {report.fingerprint, *folder.layouts}
     queue_log = [r for r in records if r.topic == QUEUE.name and scope.keeps_key(r.key)]
     # A region with a wave closed under another configuration, re-derived or published,
     # diverges from there on: none of its records can be judged (not a difference).
-    other_waves = _published_under_other_config(records, report.fingerprint)
+    other_waves = _published_under_other_config(records, known)
     derived: list[Record] = []
     pending: list[Record] = []
     for item in rederive(folder, queue_log, progress):
         summary = item.folded.step.summary if item.folded.step else None
         if summary is not None:
-            if summary.config_fingerprint != report.fingerprint:
-                other_waves.add(
-                    (summary.config_fingerprint, summary.queue, summary.region, summary.wave_id)
-                )
+            fingerprint = summary.config_fingerprint
+            if fingerprint not in known:
+                other_waves.add((fingerprint, summary.queue, summary.region, summary.wave_id))
                 continue
             if scope.keeps_event(
                 {"queue": summary.queue, "region": summary.region, "wave_id": summary.wave_id}
             ):
                 report.waves_checked += 1
+                if fingerprint != report.fingerprint:
+                    report.switched[fingerprint] = report.switched.get(fingerprint, 0) + 1
         source = item.source
         done = processed is None or source.offset < processed.get(source.partition, 0)
         (derived if done else pending).extend(
@@ -132,9 +147,10 @@ def _is_claim(value: bytes | None) -> bool:
 
 
 def _published_under_other_config(
-    records: list[LogRecord], fingerprint: str
+    records: list[LogRecord], known: set[str]
 ) -> set[tuple[str, str, str, str]]:
-    """(fingerprint, queue, region, wave id) of every published wave of another config."""
+    """(fingerprint, queue, region, wave id) of every published wave of a configuration
+    not ``known``."""
     waves = set()
     for record in records:
         if record.topic != WAVES.name:
@@ -143,7 +159,7 @@ def _published_under_other_config(
             wave = decode(record.value or b"")
         except InvalidEvent:
             continue
-        if isinstance(wave, WaveClosed) and wave.config_fingerprint != fingerprint:
+        if isinstance(wave, WaveClosed) and wave.config_fingerprint not in known:
             waves.add((wave.config_fingerprint, wave.queue, wave.region, wave.wave_id))
     return waves
 

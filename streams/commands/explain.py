@@ -46,6 +46,12 @@ def run(args: argparse.Namespace) -> int:
     if args.config is None:  # as replay does: the configuration the waves were closed under
         settings = configuration_in_log(settings, records, sys.stderr)
     folder = Folder.from_settings(settings)
+    if args.config is None:  # each tick's configuration, as replay folds them (ADR 0160)
+        from streams.worker.config_log import ConfigCatalog
+
+        ConfigCatalog(settings, folder.layouts).offer_all(
+            (r.key, r.value) for r in records if r.topic == CONFIG.name
+        )
     if args.ticket is not None:
         return _ticket(folder, records, args.ticket)
     if not args.json:

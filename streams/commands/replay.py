@@ -5,8 +5,9 @@ closed under another configuration (settings, or a release whose strategies deci
 differently: ADR 0009) and could not be judged (replay with that config and release).
 A region with such a wave, re-derived or published, is left out whole from there on: its
 records are never counted as differences. Without ``--config``, the configuration comes
-from the log when every published wave carries one fingerprint whose ConfigPublished
-record is in it (docs/adr/0075).
+from the log: the earliest published wave's, when its ConfigPublished record is in it
+(docs/adr/0075), and each region switches to the configuration its ticks carry, from the
+same records (docs/adr/0160). With ``--config``, that configuration alone.
 """
 
 from __future__ import annotations
@@ -58,9 +59,9 @@ def run(args: argparse.Namespace) -> int:
         settings = configuration_in_log(settings, records)
     queue_total = sum(1 for r in records if r.topic == QUEUE.name)
     progress = Progress(queue_total, "replaying", enabled=not args.quiet and sys.stderr.isatty())
-    report = replay(
-        settings, records, Scope(args.queue, args.region, args.from_wave), progress.step, processed
-    )
+    scope = Scope(args.queue, args.region, args.from_wave)
+    # A named configuration is judged alone; else each tick's, from the log (ADR 0160).
+    report = replay(settings, records, scope, progress.step, processed, args.config is None)
     progress.close()
     print(render(report))
     if not report.ok:
@@ -72,16 +73,17 @@ def configuration_in_log(
     settings: Settings, records: list[LogRecord], out: TextIO | None = None
 ) -> Settings:
     """The configuration the published waves were closed under, from the log's
-    ConfigPublished records (docs/adr/0075), when they all carry one fingerprint that is
-    not ``settings``' and this release reproduces it; else ``settings``. Which one is
-    said on ``out`` (None: standard output)."""
+    ConfigPublished records (docs/adr/0075), when none carries ``settings``' fingerprint
+    and this release reproduces the earliest wave's; else ``settings``. Which one is
+    said on ``out`` (None: standard output). The later waves' configurations, switched
+    to at a tick (docs/adr/0160), come from the same records as the replay folds."""
     from schemas.codec import decode
     from schemas.errors import InvalidEvent
     from schemas.models import WaveClosed
     from schemas.topics import CONFIG, WAVES
     from streams.worker.config_record import configs_in, settings_of
 
-    fingerprints = set()
+    earliest: dict[str, int] = {}
     for record in records:
         if record.topic == WAVES.name:
             try:
@@ -89,10 +91,14 @@ def configuration_in_log(
             except InvalidEvent:
                 continue
             if isinstance(wave, WaveClosed):
-                fingerprints.add(wave.config_fingerprint)
-    if len(fingerprints) != 1 or settings.config_fingerprint() in fingerprints:
+                at = int(wave.wave_id) if wave.wave_id.isdigit() else 0
+                fingerprint = wave.config_fingerprint
+                earliest[fingerprint] = min(at, earliest.get(fingerprint, at))
+    if not earliest or settings.config_fingerprint() in earliest:
         return settings
-    (fingerprint,) = fingerprints
+    # The first waves' configuration is the one the workers started under: a region's
+    # records before its first tick were folded under it.
+    fingerprint = min(earliest, key=lambda f: (earliest[f], f))
     found = configs_in([r.value for r in records if r.topic == CONFIG.name]).get(fingerprint)
     if found is None:
         return settings
@@ -153,6 +159,11 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
         lines.append(
             f"pending              {pending} re-derived records from input the workers "
             "have not committed yet (not published yet: not a difference)"
+        )
+    for fingerprint, waves in sorted(report.switched.items()):
+        lines.append(
+            f"switched to          config {fingerprint} by the ticks of {waves} waves "
+            "(from the log's config records): compared under it"
         )
     for fingerprint, waves in sorted(report.other_config.items()):
         lines.append(

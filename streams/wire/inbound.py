@@ -52,7 +52,17 @@ _JOINED_FIELDS = frozenset(("ticket_id", "queue", "region", "party_id", "players
 _JOINED_REQUIRED = frozenset(("ticket_id", "queue", "region", "players", "joined_at_ms"))
 _LEFT_FIELDS = frozenset(("ticket_id", "queue", "region", "reason", "left_at_ms"))
 _PLAYER_FIELDS = frozenset(
-    ("player_id", "ratings", "roles", "vetoed_maps", "latency_ms", "can_host", "attributes")
+    (
+        "player_id",
+        "ratings",
+        "roles",
+        "vetoed_maps",
+        "latency_ms",
+        "can_host",
+        "attributes",
+        "blocked_players",
+        "deviation",
+    )
 )
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 _NO_LATENCY: dict[str, int] = {}
@@ -209,7 +219,23 @@ def _player(body: Any) -> Player:
         latency_ms,
         can_host,
         _attributes(body.get("attributes", _NO_ATTRIBUTES)),
+        _blocked(body.get("blocked_players", ())),
+        _deviation(body.get("deviation")),
     )
+
+
+def _deviation(value: Any) -> int | None:
+    if value is None or (type(value) is int and 0 <= value <= wire.MAX_RATING):
+        return value
+    raise _Unsure
+
+
+def _blocked(ids: Any) -> tuple[str, ...]:
+    if not ids and type(ids) in (list, tuple):  # the usual join: none
+        return ()
+    if type(ids) is not list or len(ids) > wire.MAX_BLOCKED_PLAYERS:
+        raise _Unsure  # an explicit null too: the full path's to refuse
+    return tuple([_id(player_id) for player_id in ids])
 
 
 def _attributes(attributes: Any) -> tuple[tuple[str, str], ...]:
@@ -337,6 +363,8 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
             latency_ms=tuple(sorted(p.latency_ms.items())),
             can_host=bool(getattr(p, "can_host", False)),
             attributes=tuple(sorted(p.attributes.items())),
+            blocked=tuple(p.blocked_players),
+            deviation=p.deviation,
         )
         for p in event.players
     )

@@ -25,6 +25,7 @@ from streams.web_access import web_application_options
 from streams.wire.avro import Framing
 from streams.wire.registry import RegistryError, SchemaRegistry
 from streams.worker.catchup import read_range
+from streams.worker.config_log import ConfigCatalog, follow_config
 from streams.worker.config_record import publish_config
 from streams.worker.direct import DirectQueueConsumer, output_producer, queue_consumer
 from streams.worker.folding import Folder
@@ -125,6 +126,16 @@ def create_app(
     )
     metrics = WorkerMetrics(registry)
     runtime = Runtime()
+    folder = Folder.from_settings(settings)
+    catalog = ConfigCatalog(settings, folder.layouts, lambda line: metrics.configs_refused.inc())
+    config_loaded = asyncio.Event()
+
+    @app.task
+    async def config_follower() -> None:
+        # Every configuration a tick may carry is known before the first record is folded
+        # (a takeover re-folds ticks of configurations published long ago: ADR 0160).
+        await follow_config(connection_of(settings), catalog, config_loaded)
+
     watch = BrokerWatch(connection_of(settings).bootstrap, registry)
 
     @app.task
@@ -163,6 +174,7 @@ def create_app(
         )
         runtime.producer, runtime.consumer = producer, consumer
         await producer.start()
+        await config_loaded.wait()
         try:
             await consumer.run()
         except asyncio.CancelledError:
@@ -182,11 +194,13 @@ def create_app(
     @app.task
     async def wave_timer() -> None:
         await publish_config(settings)  # what this fingerprint stands for (ADR 0075)
+        await config_loaded.wait()
         await Ticker(
             settings,
             send_tick,
             runtime.owned,
             lambda queue, region: runtime.region_state(settings, queue, region),
+            in_force=lambda: catalog.in_force,
         ).run()
 
     @app.page("/health")

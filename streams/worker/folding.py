@@ -18,7 +18,7 @@ from typing import Any
 from matcher.core import QueueProfile
 from matcher.fastbuild import builder
 from matcher.queue import QueueRules, Step
-from matcher.queue.book import QueueBook
+from matcher.queue.book import Layout, QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import (
@@ -237,6 +237,9 @@ class Folder:
     #: :meth:`~streams.wire.registry.SchemaRegistry.unframe`, its ids resolved before the
     #: fold); without a registry every such value is refused (docs/adr/0165).
     unframe: Callable[[bytes], bytes] = field(default=no_registry, compare=False)
+    #: Other configurations by fingerprint, which a region's tick may switch it to
+    #: (streams/worker/config_log.py, docs/adr/0160); every partition's book shares it.
+    layouts: dict[str, Layout] = field(default_factory=dict, compare=False)
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
@@ -268,6 +271,7 @@ class Folder:
                 self.cadences,
                 policies=self.policies,
                 queue_rules=self.queue_rules,
+                layouts=self.layouts,
             ),
         )
 

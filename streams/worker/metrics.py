@@ -74,6 +74,11 @@ class WorkerMetrics:
             ["partition"],
             **kwargs,
         )
+        self.configs_refused = Counter(
+            "wavematch_configs_refused_total",
+            "Configurations published to the config topic that this worker refused",
+            **kwargs,
+        )
         self.snapshots = Counter(
             "wavematch_snapshots_total", "State snapshots written", ["partition"], **kwargs
         )

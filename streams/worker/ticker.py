@@ -59,13 +59,17 @@ class Ticker:
         owned: Callable[[], set[int]],
         region_state: RegionState = lambda queue, region: None,
         clock: Callable[[], float] = time.time,
+        in_force: Callable[[], str] | None = None,
     ) -> None:
         self._settings = settings
         self._send = send
         self._owned = owned
         self._region_state = region_state
         self._clock = clock
-        self._fingerprint = settings.config_fingerprint()
+        # The configuration in force, read at each tick: a tick carries it into the log,
+        # and its region switches to it there (docs/adr/0160).
+        fingerprint = settings.config_fingerprint()
+        self._in_force = in_force or (lambda: fingerprint)
         self._cadences = settings.cadences()
 
     async def run(self) -> None:
@@ -131,7 +135,7 @@ class Ticker:
             await self._send(
                 partition,
                 key,
-                tick_record(queue, region, tick_at_ms, interval_ms, self._fingerprint),
+                tick_record(queue, region, tick_at_ms, interval_ms, self._in_force()),
             )
         except Exception:  # a failed tick costs one wave, never the timer
             log.exception("wave tick %s/%s at %d not sent", queue.name, region, tick_at_ms)

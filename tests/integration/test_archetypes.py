@@ -232,3 +232,28 @@ def test_an_asymmetric_one_hunter_against_four_survivors(up: Up) -> None:
     ]
     seats = [sorted(seat.role for seat in team.players) for team in match.teams]
     assert seats == [["hunter"], ["survivor"] * 4]
+
+
+@pytest.mark.parametrize("up", ["rules-1v1-ranked-live-ops"], indirect=True)
+def test_a_ranked_1v1_with_deviation_block_lists_and_a_low_priority_pool(up: Up) -> None:
+    queue = "1v1-ranked"
+    low = {"attributes": {"pool": "low"}}
+    produce(
+        up.bootstrap,
+        [
+            # 1500 - 2 x 50 = 1400 and 1460 - 2 x 30 = 1400: a pair on their bounds.
+            join(queue, "sure-a", {"mmr": 1500}, 30, deviation=50),
+            join(queue, "sure-b", {"mmr": 1460}, 30, deviation=30),
+            # Equal ratings, but one blocked the other: never together.
+            join(queue, "blocker", {"mmr": 1800}, 30, deviation=0, blocked_players=["p-blocked"]),
+            join(queue, "blocked", {"mmr": 1800}, 30, deviation=0),
+            # Leavers play leavers, and not the normal player at their rating.
+            join(queue, "leaver-a", {"mmr": 1200}, 30, deviation=0, **low),
+            join(queue, "leaver-b", {"mmr": 1210}, 30, deviation=0, **low),
+            join(queue, "normal", {"mmr": 1205}, 30, deviation=0),
+            # No deviation sent: matched on 3200 - 700 = 2500, far from everyone.
+            join(queue, "newcomer", {"mmr": 3200}, 30),
+        ],
+    )
+    expected = [{"sure-a", "sure-b"}, {"leaver-a", "leaver-b"}]
+    matched_after_waves(up, expected, {"blocker", "blocked", "normal", "newcomer"})

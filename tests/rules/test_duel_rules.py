@@ -212,5 +212,5 @@ def test_explain_judges_a_ruled_1v1_pair_by_the_rules() -> None:
     facts = dict(explained.facts)
     assert facts["window"].startswith("the queue's max_distance replaces it: 100 ")
     verdicts = {alt.candidate: alt.verdict for alt in explained.alternatives if alt.player == "a"}
-    assert "the queue's latency, attribute or rematch rule" in verdicts["c"]
+    assert "the queue's latency, attribute, rematch or block_lists rule" in verdicts["c"]
     assert "diff 300 > max_distance 100" in verdicts["d"]

@@ -1,0 +1,225 @@
+"""Rule changes through the log (docs/adr/0160): a configuration published to the config
+topic is folded into the workers' catalog, a region switches to it at the first tick that
+carries it, and a replay of the log re-derives every wave under the configuration in force
+at its tick, with no settings file. A bad configuration is refused and changes nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from matcher.queue.records import queue_from_record, queue_to_record
+from schemas import models as m
+from schemas.codec import encode
+from schemas.topics import CONFIG, MATCHES
+from streams.audit.logfile import write_log
+from streams.cli import main
+from streams.settings import QueueSettings, Settings
+from streams.worker.config_log import PUBLISHED_KEY, ConfigCatalog
+from streams.worker.config_record import config_published
+from tests.streams.test_lifecycle_log import T0, Log
+
+
+def ladder(max_distance: int, **overrides: Any) -> Settings:
+    queue = QueueSettings(
+        name="ladder",
+        strategy="optimal",
+        regions=("eu", "na"),
+        maps=("Polypoid",),
+        rules={"rating": "mmr", "max_distance": max_distance},
+    )
+    return Settings(queues=(queue,), **{"partitions": 4, **overrides})
+
+
+NARROW, WIDE = ladder(100), ladder(400)
+
+
+def joined(ticket: str, mmr: int, at_s: int, region: str = "eu") -> m.TicketJoined:
+    return m.TicketJoined.model_validate(
+        {
+            "ticket_id": ticket,
+            "queue": "ladder",
+            "region": region,
+            "joined_at_ms": T0 + at_s * 1000,
+            "players": [{"player_id": ticket, "ratings": {"mmr": mmr}}],
+        }
+    )
+
+
+def ticked(config: Settings, at_s: int, region: str = "eu") -> m.WaveTick:
+    at = T0 + at_s * 1000
+    return m.WaveTick(
+        queue="ladder",
+        region=region,
+        wave_id=str(at),
+        sequence=at,
+        tick_at_ms=at,
+        config_fingerprint=config.config_fingerprint(),
+        interval_ms=10_000,
+    )
+
+
+def config_record(config: Settings, key: bytes | None = None) -> tuple[bytes, bytes]:
+    record = config_published(config, T0)
+    return key or record.config_fingerprint.encode(), encode(record)
+
+
+def matched(log: Log) -> list[set[str]]:
+    return [
+        {p.player_id for team in match.teams for p in team.players}
+        for match in log.published(MATCHES.name)
+        if isinstance(match, m.MatchCreated)
+    ]
+
+
+def live_session() -> Log:
+    """A worker started under NARROW; WIDE is published; the timer's ticks carry NARROW,
+    then WIDE (in eu only: na's next tick comes later), then NARROW again."""
+    log = Log(NARROW)
+    catalog = ConfigCatalog(NARROW, log.folder.layouts)
+    for key, value in (config_record(NARROW), config_record(WIDE, PUBLISHED_KEY)):
+        log.produce(CONFIG.name, key, value)
+        catalog.offer(key, value)
+    assert catalog.in_force == WIDE.config_fingerprint()
+    log.send(joined("alice", 1500, 1))
+    log.send(joined("bob", 1700, 2))
+    log.send(joined("nadia", 1500, 3, "na"))
+    log.send(joined("nico", 1700, 4, "na"))
+    log.send(ticked(NARROW, 10))  # 200 apart: not under NARROW
+    log.send(ticked(NARROW, 10, "na"))
+    log.send(ticked(WIDE, 20))  # eu switches here
+    log.send(ticked(NARROW, 20, "na"))  # na's timer had not switched yet
+    log.send(joined("carol", 1500, 21))
+    log.send(joined("dave", 1750, 22))
+    log.send(ticked(WIDE, 30))
+    log.send(joined("erin", 1500, 31))
+    log.send(joined("frank", 1700, 32))
+    log.send(ticked(NARROW, 40))  # and back
+    return log
+
+
+def test_a_region_switches_at_the_first_tick_that_carries_the_configuration() -> None:
+    log = live_session()
+    # alice-bob under WIDE at 20 s; na's pair never (NARROW); erin-frank not after the
+    # switch back at 40 s.
+    assert matched(log) == [{"alice", "bob"}, {"carol", "dave"}]
+    states = [s.book.regions for s in log.states.values()]
+    eu = next(r[("ladder", "eu")] for r in states if ("ladder", "eu") in r)
+    na = next(r[("ladder", "na")] for r in states if ("ladder", "na") in r)
+    assert eu.config is None and na.config is None  # both under the worker's own
+
+
+def test_the_log_replays_identically_with_no_settings_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path = tmp_path / "switched.avro"
+    write_log(path, live_session().records, {})
+    assert main(["replay", "--log", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert f"switched to          config {WIDE.config_fingerprint()} by the ticks of 2" in out
+    assert out.rstrip().endswith("verdict              IDENTICAL")
+
+
+def test_a_replay_without_the_published_record_cannot_judge_the_switched_waves(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    records = [r for r in live_session().records if r.key != PUBLISHED_KEY]
+    records = [r for r in records if r.key != WIDE.config_fingerprint().encode()]
+    path = tmp_path / "unknown.avro"
+    write_log(path, records, {})
+    assert main(["replay", "--log", str(path), "--quiet"]) == 3
+    assert "NOT COMPARED" in capsys.readouterr().out
+
+
+def test_the_region_keeps_its_configuration_through_a_snapshot() -> None:
+    log = Log(NARROW)
+    ConfigCatalog(NARROW, log.folder.layouts).offer(*config_record(WIDE, PUBLISHED_KEY))
+    log.send(ticked(WIDE, 10))
+    state = next(s for s in log.states.values() if ("ladder", "eu") in s.book.regions)
+    eu = state.book.regions[("ladder", "eu")]
+    assert eu.config == WIDE.config_fingerprint()
+    assert queue_from_record(queue_to_record(eu)).config == WIDE.config_fingerprint()
+    eu.config = None  # under the worker's own: the snapshot stays as before
+    assert "config" not in queue_to_record(eu)
+
+
+@pytest.mark.parametrize(
+    ("published", "reason"),
+    [
+        (ladder(400, partitions=8), "partitions: differs from the running configuration's"),
+        (
+            Settings(partitions=4, queues=(QueueSettings(name="other", maps=("Polypoid",)),)),
+            "queues: names ['other'] differ from the running ['ladder']",
+        ),
+        (
+            Settings(
+                partitions=4,
+                queues=(
+                    QueueSettings(
+                        name="ladder", regions=("eu",), maps=("Polypoid",), strategy="optimal"
+                    ),
+                ),
+            ),
+            "queues[0].regions: differs from the running configuration's",
+        ),
+    ],
+)
+def test_a_configuration_that_cannot_switch_at_a_tick_is_refused(
+    published: Settings, reason: str
+) -> None:
+    refused: list[str] = []
+    layouts: dict[str, Any] = {}
+    catalog = ConfigCatalog(NARROW, layouts, refused.append)
+    line = catalog.offer(*config_record(published, PUBLISHED_KEY))
+    assert line is not None and reason in line and "\n" not in line
+    assert refused == [line]
+    assert catalog.in_force == NARROW.config_fingerprint() and layouts == {}
+
+
+def test_unreadable_records_are_refused_and_change_nothing() -> None:
+    refused: list[str] = []
+    catalog = ConfigCatalog(NARROW, {}, refused.append)
+    record = config_published(WIDE, T0).model_copy(update={"settings_json": '{"partitions": 0}'})
+    for value in (b"garbage", encode(record), encode(ticked(WIDE, 1))):
+        assert catalog.offer(PUBLISHED_KEY, value) is not None
+    assert len(refused) == 3 and catalog.in_force == NARROW.config_fingerprint()
+    # A worker's own record of another deployment is skipped, not refused.
+    assert catalog.offer(*config_record(ladder(400, partitions=8))) is None
+    assert len(refused) == 3 and catalog.layouts == {}
+
+
+def test_the_latest_published_record_is_in_force() -> None:
+    catalog = ConfigCatalog(NARROW, {})
+    catalog.offer_all(
+        [config_record(WIDE, PUBLISHED_KEY), config_record(ladder(250), PUBLISHED_KEY)]
+    )
+    assert catalog.in_force == ladder(250).config_fingerprint()
+    assert set(catalog.layouts) == {WIDE.config_fingerprint(), ladder(250).config_fingerprint()}
+    catalog.offer(*config_record(NARROW, PUBLISHED_KEY))  # back to the file's
+    assert catalog.in_force == NARROW.config_fingerprint()
+
+
+def test_config_publish_refuses_a_bad_file_in_one_line_before_the_broker(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text('[[queues]]\nname = "ladder"\nstrategy = "no-such-strategy"\n')
+    code = main(["config", "publish", str(bad), "--broker", "kafka://127.0.0.1:1"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert len(err.splitlines()) == 1 and str(bad) in err and "strategy" in err
+
+
+def test_explain_names_the_switched_configuration_s_window(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = live_session()
+    path = tmp_path / "switched.avro"
+    write_log(path, log.records, {})
+    match = next(
+        r for r in log.published(MATCHES.name) if isinstance(r, m.MatchCreated)
+    )  # alice-bob, 200 apart: legal under WIDE only
+    assert main(["explain", match.match_id, "--log", str(path)]) == 0
+    assert "400 for this pair" in capsys.readouterr().out
