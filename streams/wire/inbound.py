@@ -171,7 +171,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         _timestamp(body["joined_at_ms"]),
         party_id,
     )
-    return _make_joined(ticket)
+    return _make_joined(ticket, ())
 
 
 def _player(body: Any) -> Player:
