@@ -29,6 +29,7 @@ from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.events import Search
 from matcher.queue.lifecycle import (
     BackfillCancelled,
     BackfillRequested,
@@ -39,7 +40,7 @@ from matcher.queue.lifecycle import (
 )
 from schemas import models as wire
 from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES, decode_queue_event
-from schemas.topics import claim_key
+from schemas.topics import claim_key, search_key
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -114,8 +115,9 @@ def _from_json(data: bytes) -> QueueEvent:
         raise _Unsure
     kind = body.pop("type", None)
     if kind == "TicketJoined":
+        fields = len(body)  # before _joined drops an empty "searches"
         event: QueueEvent = _joined(body)
-        keys = 1 + len(body) + _nested_keys(body["players"])
+        keys = 1 + fields + _nested_keys(body["players"])
     elif kind == "TicketLeft":
         event = _left(body)
         keys = 1 + len(body)
@@ -152,6 +154,10 @@ def _from_avro(data: bytes) -> QueueEvent:
 
 
 def _joined(body: dict[str, Any]) -> TicketJoined:
+    if "searches" in body:  # a join searching several places: the full path checks it
+        if body["searches"] != []:
+            raise _Unsure
+        del body["searches"]
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
     party_id = body.get("party_id")
@@ -316,8 +322,10 @@ def to_domain(event: wire.QueueEvent) -> Inbound:
 
 def routing_key(event: Inbound) -> bytes | None:
     """The key an event must carry when it is not ``"<queue>/<region>"``: a claim's is
-    its player's (docs/adr/0110)."""
+    its player's (docs/adr/0110), a search claim's its ticket's (docs/adr/0145)."""
     if type(event) in OWN_KEYED:
+        if event.match_id is not None:  # type: ignore[union-attr]
+            return search_key(event.ticket_id)  # type: ignore[union-attr]
         return claim_key(event.player_id)  # type: ignore[union-attr]
     return None
 
@@ -342,6 +350,34 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
     return Ticket(
         event.ticket_id, event.queue, event.region, players, event.joined_at_ms, event.party_id
     )
+
+
+def _joined_event(event: wire.TicketJoined) -> TicketJoined:
+    ticket = ticket_from_wire(event)
+    if not event.searches:
+        return TicketJoined(ticket)
+    searches = tuple(
+        Search(s.queue or event.queue, s.region, s.open_after_ms) for s in event.searches
+    )
+    return TicketJoined(ticket, searches)
+
+
+def _search_claim(event: wire.SearchClaim) -> ClaimRequested | ClaimDecided | ClaimReleased:
+    """A SearchClaim as the claim event it carries (docs/adr/0145)."""
+    action, at_ms = event.action, event.at_ms
+    head = (event.player_id, event.ticket_id, event.queue, event.region)
+    if action is wire.SearchClaimAction.REQUESTED:
+        return ClaimRequested(*head, at_ms, event.match_id or "")
+    if action is wire.SearchClaimAction.RELEASED:
+        return ClaimReleased(*head, at_ms, event.match_id or "")
+    holder = None
+    if event.holder_queue is not None and event.holder_region is not None:
+        holder = (event.ticket_id, event.holder_queue, event.holder_region)
+    granted = action is wire.SearchClaimAction.GRANTED
+    ended = None
+    if action is wire.SearchClaimAction.ENDED:
+        ended = (event.ended or wire.SearchEnd.MATCHED_ELSEWHERE).value.lower()
+    return ClaimDecided(*head, granted, at_ms, holder, event.match_id, ended)
 
 
 def _left_event(event: wire.TicketLeft) -> TicketLeft:
@@ -430,7 +466,7 @@ def _claim_decided(event: wire.ClaimDecided) -> ClaimDecided:
 
 
 _TO_DOMAIN: dict[type, Callable[[Any], Inbound]] = {
-    wire.TicketJoined: lambda event: TicketJoined(ticket_from_wire(event)),
+    wire.TicketJoined: _joined_event,
     wire.TicketLeft: _left_event,
     wire.WaveTick: _tick,
     wire.BackfillRequested: _backfill_requested,
@@ -440,4 +476,5 @@ _TO_DOMAIN: dict[type, Callable[[Any], Inbound]] = {
     wire.ClaimRequested: _claim_requested,
     wire.ClaimDecided: _claim_decided,
     wire.ClaimReleased: _claim_released,
+    wire.SearchClaim: _search_claim,
 }

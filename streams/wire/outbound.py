@@ -14,12 +14,21 @@ from collections.abc import Callable
 from typing import Any
 
 from matcher.core import Match
-from matcher.queue import Dequeued, Searching, Step, WaveSummary
+from matcher.queue import Dequeued, Searching, Step, TicketJoined, WaveSummary
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.lifecycle import BackfillResult, MatchProposal, StageStatus
 from matcher.queue.outcomes import Output
 from schemas.codec import encoder_for
-from schemas.topics import CLEANUP, MATCHES, QUEUE, STATUS, WAVES, claim_key, queue_key
+from schemas.topics import (
+    CLEANUP,
+    MATCHES,
+    QUEUE,
+    STATUS,
+    WAVES,
+    claim_key,
+    queue_key,
+    search_key,
+)
 from streams.wire.avro import Binary
 from streams.wire.matches import MatchWriter, Write
 from streams.wire.tickets import TicketWriter
@@ -36,7 +45,15 @@ _MATCHES, _CLEANUP, _STATUS, _QUEUE, _WAVES = (
 )
 _encode = {
     name: encoder_for(name)
-    for name in ("ClaimRequested", "ClaimDecided", "ClaimReleased", "BackfillResult", "WaveClosed")
+    for name in (
+        "ClaimRequested",
+        "ClaimDecided",
+        "ClaimReleased",
+        "BackfillResult",
+        "WaveClosed",
+        "SearchClaim",
+        "TicketJoined",
+    )
 }
 
 
@@ -60,6 +77,7 @@ class Writer:
             ClaimReleased: _claim_released,
             BackfillResult: _backfill_result,
             WaveSummary: self._wave_closed,
+            TicketJoined: _search_copy,
         }
 
     def records(self, step: Step, duration_ms: float = 0.0) -> list[Record]:
@@ -165,16 +183,24 @@ def _claim(output: ClaimRequested | ClaimDecided | ClaimReleased) -> dict[str, A
 
 
 def _claim_requested(output: ClaimRequested) -> Record:
+    if output.match_id is not None:
+        return _search_claim(output, "REQUESTED")
     body = _claim(output) | {"requested_at_ms": output.at_ms}
     return (_QUEUE, claim_key(output.player_id), _encode["ClaimRequested"](body))
 
 
 def _claim_released(output: ClaimReleased) -> Record:
+    if output.match_id is not None:
+        return _search_claim(output, "RELEASED")
     body = _claim(output) | {"released_at_ms": output.at_ms}
     return (_QUEUE, claim_key(output.player_id), _encode["ClaimReleased"](body))
 
 
 def _claim_decided(output: ClaimDecided) -> Record:
+    if output.ended is not None:
+        return _search_claim(output, "ENDED")
+    if output.match_id is not None:
+        return _search_claim(output, "GRANTED" if output.granted else "REFUSED")
     holder = output.holder or (None, None, None)
     body = _claim(output) | {
         "granted": output.granted,
@@ -184,6 +210,58 @@ def _claim_decided(output: ClaimDecided) -> Record:
         "decided_at_ms": output.at_ms,
     }
     return (_QUEUE, queue_key(output.queue, output.region), _encode["ClaimDecided"](body))
+
+
+def _search_claim(output: ClaimRequested | ClaimDecided | ClaimReleased, action: str) -> Record:
+    """A claim of a ticket searching several places, as a SearchClaim (docs/adr/0145)."""
+    holder = output.holder if isinstance(output, ClaimDecided) else None
+    ended = output.ended if isinstance(output, ClaimDecided) else None
+    body = {
+        "action": action,
+        "ticket_id": output.ticket_id,
+        "player_id": output.player_id,
+        "queue": output.queue,
+        "region": output.region,
+        "match_id": output.match_id,
+        "holder_queue": holder[1] if holder else None,
+        "holder_region": holder[2] if holder else None,
+        "ended": ended.upper() if ended else None,
+        "at_ms": output.at_ms,
+    }
+    if action in ("REQUESTED", "RELEASED"):
+        key = search_key(output.ticket_id)
+    else:
+        key = queue_key(output.queue, output.region)
+    return (_QUEUE, key, _encode["SearchClaim"](body))
+
+
+def _search_copy(copy: TicketJoined) -> Record:
+    """The copy of a join searching several places, for one of its other places."""
+    ticket = copy.ticket
+    body = {
+        "ticket_id": ticket.ticket_id,
+        "queue": ticket.queue,
+        "region": ticket.region,
+        "party_id": ticket.party_id,
+        "players": [
+            {
+                "player_id": p.player_id,
+                "ratings": dict(p.ratings),
+                "roles": list(p.roles),
+                "vetoed_maps": list(p.vetoed_maps),
+                "latency_ms": dict(p.latency_ms),
+                "can_host": p.can_host,
+                "attributes": dict(p.attributes),
+            }
+            for p in ticket.players
+        ],
+        "joined_at_ms": ticket.joined_at_ms,
+        "searches": [
+            {"region": s.region, "queue": s.queue, "open_after_ms": s.open_after_ms}
+            for s in copy.searches
+        ],
+    }
+    return (_QUEUE, queue_key(ticket.queue, ticket.region), _encode["TicketJoined"](body))
 
 
 def _backfill_result(result: BackfillResult) -> Record:
