@@ -8,7 +8,7 @@ from typing import Any
 
 from schemas.codec import decode
 from schemas.errors import InvalidEvent
-from schemas.models import WaveClosed
+from schemas.models import TicketJoined, WaveClosed
 from schemas.topics import CLEANUP, MATCHES, QUEUE, WAVES
 from streams.audit.compare import Verdict, comparable, compare
 from streams.audit.rederive import LogRecord, rederive
@@ -19,7 +19,7 @@ from streams.worker.publisher import Record
 #: What a replay judges: the decisions. Status and dead letters are not decisions.
 JUDGED = (MATCHES.name, CLEANUP.name, WAVES.name)
 #: The service's own records on the queue topic, judged like outputs (docs/adr/0110).
-CLAIM_EVENTS = frozenset({"ClaimRequested", "ClaimDecided", "ClaimReleased"})
+CLAIM_EVENTS = frozenset({"ClaimRequested", "ClaimDecided", "ClaimReleased", "SearchClaim"})
 
 
 @dataclass(frozen=True)
@@ -121,14 +121,23 @@ def replay(
 
 
 def _is_claim(value: bytes | None) -> bool:
-    """Whether a queue-topic value is one of the service's claim events (Avro: its header
-    names the schema; JSON is never written by the service)."""
+    """Whether a queue-topic value is one of the service's own events: a claim, or the
+    copy of a join searching several places (one not keyed by its first place,
+    docs/adr/0145). Avro: its header names the schema; JSON is never written by the
+    service."""
     if not value or value[:2] != b"\xc3\x01":
         return False
     try:
-        return type(decode(value)).__name__ in CLAIM_EVENTS
+        event = decode(value)
     except InvalidEvent:
         return False
+    if isinstance(event, TicketJoined):
+        first = event.searches[0] if event.searches else None
+        return first is not None and (first.queue or event.queue, first.region) != (
+            event.queue,
+            event.region,
+        )
+    return type(event).__name__ in CLAIM_EVENTS
 
 
 def _published_under_other_config(
