@@ -19,13 +19,18 @@ from __future__ import annotations
 from dataclasses import replace
 
 from matcher.core import Match, Ticket
+from matcher.fastbuild import builder
 from matcher.queue import held as held_step
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, Search, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import MatchProposal, TicketStage
-from matcher.queue.outcomes import Draft
+from matcher.queue.outcomes import Draft, Step
 from matcher.queue.state import QueueRules, RegionState
 from matcher.queue.tickets import Held
+
+# A copy per other place of every such join (matcher/fastbuild.py).
+_make_ticket = builder(Ticket)
+_make_joined = builder(TicketJoined)
 
 MATCHED_ELSEWHERE = "matched_elsewhere"
 LEFT = "left"
@@ -38,7 +43,7 @@ def place_here(queue: RegionState, searches: tuple[Search, ...]) -> Search | Non
     return None
 
 
-def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Draft:
+def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | Draft:
     """A valid join of a ticket searching several places, folded by one of them.
 
     The home (the first place) writes the copies; a place opening later holds the
@@ -47,28 +52,30 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Draft:
     """
     ticket, searches = event.ticket, event.searches
     here = place_here(queue, searches)
-    home = searches[0]
-    draft = Draft("joined")
     if here is None:  # the decoder refuses it; a hand-built event must not queue
         refused = queue.refuse(ticket, DequeueReason.REJECTED, "searches: omits this place")
         return Draft(DequeueReason.REJECTED.value, dequeued=[refused])
-    if here is home:
+    copies: list[TicketJoined] = []
+    if here is searches[0]:
+        t = ticket
         for other in searches[1:]:
-            copy = replace(ticket, queue=other.queue, region=other.region)
-            draft.life.append(TicketJoined(copy, searches))
+            copy = _make_ticket(
+                t.ticket_id, other.queue, other.region, t.players, t.joined_at_ms, t.party_id
+            )
+            copies.append(_make_joined(copy, searches))
     queue.life.search_places(ticket.ticket_id, searches)
     if here.open_after_ms > 0:
         queue.life.hold_unopened(ticket, ticket.joined_at_ms + here.open_after_ms)
-        draft.note = "unopened"
-        return draft
-    if rules.claims and here is home:
+        return Step("unopened", tuple(copies))
+    if rules.claims and here is searches[0]:
         pending = held_step.hold_for_claims(queue, ticket)
-        pending.life[:0] = draft.life
+        pending.life[:0] = copies
         return pending
     position = queue.admit(ticket)
-    if rules.publish_status:
-        draft.statuses = (queue.searching(ticket, position, ticket.joined_at_ms),)
-    return draft
+    if not rules.publish_status:
+        return Step("joined", tuple(copies))
+    status = queue.searching(ticket, position, ticket.joined_at_ms)
+    return Step("joined", (status, *copies))
 
 
 def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft) -> None:

@@ -6,7 +6,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.codec import decode
+from schemas.codec import decode, decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.models import TicketJoined, WaveClosed
 from schemas.topics import CLEANUP, MATCHES, QUEUE, WAVES
@@ -121,14 +121,16 @@ def replay(
 
 
 def _is_claim(value: bytes | None) -> bool:
-    """Whether a queue-topic value is one of the service's own events: a claim, or the
-    copy of a join searching several places (one not keyed by its first place,
-    docs/adr/0145). Avro: its header names the schema; JSON is never written by the
-    service."""
-    if not value or value[:2] != b"\xc3\x01":
+    """Whether a queue-topic value is one of the service's own events: a claim (Avro:
+    its header names the schema), or the copy of a join searching several places, in
+    JSON, not keyed by its first place (docs/adr/0145)."""
+    if not value:
+        return False
+    copy = value[:1] == b"{" and b'"searches"' in value
+    if value[:2] != b"\xc3\x01" and not copy:
         return False
     try:
-        event = decode(value)
+        event = decode(value) if not copy else decode_queue_event(value)
     except InvalidEvent:
         return False
     if isinstance(event, TicketJoined):

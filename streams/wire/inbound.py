@@ -115,7 +115,7 @@ def _from_json(data: bytes) -> QueueEvent:
         raise _Unsure
     kind = body.pop("type", None)
     if kind == "TicketJoined":
-        fields = len(body)  # before _joined drops an empty "searches"
+        fields = len(body) + _search_keys(body.get("searches"))  # before _joined drops it
         event: QueueEvent = _joined(body)
         keys = 1 + fields + _nested_keys(body["players"])
     elif kind == "TicketLeft":
@@ -153,11 +153,14 @@ def _from_avro(data: bytes) -> QueueEvent:
     return _joined(body) if known.model is wire.TicketJoined else _left(body)
 
 
+def _search_keys(searches: Any) -> int:
+    if type(searches) is not list:
+        return 0
+    return sum(len(place) if type(place) is dict else 0 for place in searches)
+
+
 def _joined(body: dict[str, Any]) -> TicketJoined:
-    if "searches" in body:  # a join searching several places: the full path checks it
-        if body["searches"] != []:
-            raise _Unsure
-        del body["searches"]
+    places = body.pop("searches", None)
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
     party_id = body.get("party_id")
@@ -177,7 +180,32 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         _timestamp(body["joined_at_ms"]),
         party_id,
     )
-    return _make_joined(ticket, ())
+    return _make_joined(ticket, _searches(places, ticket.queue, ticket.region) if places else ())
+
+
+_SEARCH_FIELDS = frozenset(("region", "queue", "open_after_ms"))
+
+
+def _searches(places: Any, queue: str, region: str) -> tuple[Search, ...]:
+    """A join's places, when plainly valid (the model's rules, docs/adr/0145)."""
+    if type(places) is not list or len(places) > wire.MAX_SEARCHES:
+        raise _Unsure
+    out = []
+    for place in places:
+        if type(place) is not dict or not place.keys() <= _SEARCH_FIELDS or "region" not in place:
+            raise _Unsure
+        named = place.get("queue")
+        after = place.get("open_after_ms", 0)
+        if type(after) is not int or not 0 <= after <= wire.MAX_OPEN_AFTER_MS:
+            raise _Unsure
+        out.append(
+            Search(queue if named is None else _key_part(named), _key_part(place["region"]), after)
+        )
+    if out[0].open_after_ms or len({(s.queue, s.region) for s in out}) != len(out):
+        raise _Unsure
+    if not any(s.queue == queue and s.region == region for s in out):
+        raise _Unsure
+    return tuple(out)
 
 
 def _player(body: Any) -> Player:

@@ -37,6 +37,7 @@ def join(**fields: object) -> bytes:
     ],
 )
 def test_a_bad_place_list_is_one_line_naming_searches(searches: list, reason: str) -> None:
+    assert fast_queue_event(join(searches=searches)) is None  # the full path says why
     with pytest.raises(InvalidEvent) as caught:
         decode_queue_event(join(searches=searches))
     assert caught.value.field is not None and caught.value.field.startswith("searches")
@@ -55,7 +56,8 @@ def test_a_place_list_reaches_the_fold_with_its_queues_spelled_out() -> None:
         Search("1v1", "na", 30_000),
         Search("2v2", "eu", 0),
     )
-    assert fast_queue_event(join(searches=places)) is None  # the validating path judges it
+    assert fast_queue_event(join(searches=places)) == event
+    assert decode_queue_event(join(searches=places)).searches[1].open_after_ms == 30_000
 
 
 def test_an_empty_place_list_keeps_the_fast_path() -> None:
