@@ -179,7 +179,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "ticket_id": "t-5d21aa90",
             "queue": "1v1",
             "region": "eu",
-            "players": [{"player_id": "p-5120", "ratings": {"zerg": 1790}}],
+            "players": [{"player_id": "p-5120", "ratings": {"sc2": 1790}}],
             "joined_at_ms": T0,
             "searches": [
                 {"region": "eu", "queue": None, "open_after_ms": 0},

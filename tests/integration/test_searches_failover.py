@@ -161,8 +161,10 @@ def test_each_searching_ticket_is_matched_once_through_a_sigkill_and_replays(
     elsewhere = [d for d in dequeues if (d.detail or "").startswith("matched_elsewhere")]
     assert elsewhere, "no ticket was matched with searches left to end"
 
-    matches = [decode(r.value) for r in read_topic(broker.bootstrap, "wavematch.matches.v1")]
+    match_records = read_topic(broker.bootstrap, "wavematch.matches.v1")
+    matches = [decode(r.value) for r in match_records]
     created = {x.match_id: x for x in matches if isinstance(x, m.MatchCreated)}
+    _print_added_latency(broker.bootstrap, match_records, tickets)
     seats = [(s, x) for x in created.values() for team in x.teams for s in team.players]
     players = [s.player_id for s, _ in seats]
     assert len(players) == len(set(players)), "a player in two matches"
@@ -185,3 +187,27 @@ def test_each_searching_ticket_is_matched_once_through_a_sigkill_and_replays(
     report = replay(settings, records, processed=processed)
     assert report.ok, report.differences[:5]
     assert report.verdict.identical["wavematch.queue.v1"] > len(tickets) // 2
+
+
+def _print_added_latency(bootstrap: str, match_records, tickets) -> None:  # type: ignore[no-untyped-def]
+    """The time from a wave's WaveClosed to the MatchCreated of its tentative matches
+    (broker timestamps): what the search claims add (docs/benchmarks/searches.md)."""
+    closed = {}
+    for r in read_topic(bootstrap, "wavematch.waves.v1", 0.3):
+        wave = decode(r.value)
+        closed[wave.queue, wave.region, wave.wave_id] = r.timestamp
+    added = []
+    for r in match_records:
+        match = decode(r.value)
+        if not isinstance(match, m.MatchCreated):
+            continue
+        ids = [s.ticket_id for team in match.teams for s in team.players]
+        wave = closed.get((match.queue, match.region, match.wave_id))
+        if wave is not None and any(len(tickets[t][2]) > 1 for t in ids):
+            added.append(r.timestamp - wave)
+    if added:
+        added.sort()
+        print(
+            f"\nsearch claims: {len(added)} tentative matches, added latency after the wave "
+            f"median {added[len(added) // 2]} ms, p90 {added[len(added) * 9 // 10]} ms"
+        )
