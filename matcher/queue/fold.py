@@ -52,7 +52,7 @@ class RegionQueue(RegionState):
         """
         if isinstance(event, TicketJoined):
             if event.searches:
-                decided = _join_searches(self, event, profile, rules)
+                decided = _join_searches(self, event, profile, rules, policy)
             else:
                 decided = _join(self, event.ticket, profile, rules)
         elif isinstance(event, TicketLeft):
@@ -112,9 +112,15 @@ def _join(
 
 
 def _join_searches(
-    queue: RegionState, event: TicketJoined, profile: QueueProfile, rules: QueueRules
+    queue: RegionState,
+    event: TicketJoined,
+    profile: QueueProfile,
+    rules: QueueRules,
+    policy: LifecyclePolicy,
 ) -> Step | Draft:
-    """A join of a ticket searching several places (docs/adr/0145): the same checks."""
+    """A join of a ticket searching several places (docs/adr/0145): the same checks, and
+    not into a queue whose matches are held after their wave (a ready check, placement
+    reports): a claimed match would skip them."""
     ticket = event.ticket
     if ticket.ticket_id in queue.tickets or ticket.ticket_id in queue.life.places:
         return Step("duplicate")
@@ -124,6 +130,8 @@ def _join_searches(
     if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
         return _refuse(queue, ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)
+    if policy.ready_check_ms or policy.placement_timeout_ms:
+        problem = problem or "searches: not in a queue with a ready check or placement reports"
     if problem:
         return _refuse(queue, ticket, DequeueReason.REJECTED, problem)
     return searches.join(queue, event, rules)

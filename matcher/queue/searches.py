@@ -158,7 +158,7 @@ def decided(queue: RegionState, event: ClaimDecided) -> Draft:
 
 
 def _confirm(queue: RegionState, match_id: str, at_ms: int) -> Draft:
-    held = queue.life.end_tentative(match_id, at_ms)
+    held = queue.life.end_tentative(match_id)
     proposal = held.proposal
     assert proposal is not None
     created = replace(proposal, at_ms=at_ms)
@@ -205,7 +205,7 @@ def _drop(
 ) -> None:
     """A tentative match is not made: ``leaving`` tickets end here, the others return to
     the queue keeping their wait, and the search claims it may hold are given up."""
-    held = queue.life.end_tentative(match_id, at_ms)
+    held = queue.life.end_tentative(match_id)
     queue.take_back_meeting(held.tickets)  # the match was never played
     places = queue.life.places
     for ticket_id, queued in sorted(held.tickets.items()):

@@ -168,8 +168,7 @@ class Lifecycle:
     def hold_tentative(self, match_id: str, held: Held) -> None:
         self.tentative[match_id] = held
 
-    def end_tentative(self, match_id: str, at_ms: int) -> Held:
-        self.closed[match_id] = at_ms
+    def end_tentative(self, match_id: str) -> Held:
         return self.tentative.pop(match_id)
 
     def keep_places(self, present: set[str]) -> None:

@@ -54,7 +54,8 @@ SHAPES = (
         "eu",
         (("1v1", "eu", 0), ("1v1", "na", 1_500), ("1v1", "asia", 3_000)),
     ),
-    ("1v1", "na", (("1v1", "na", 0), ("2v2", "na", 0), ("2v2", "eu", 2_000))),
+    # 2v2 first (four of them meet within a second or two), 1v1 too after 3 s.
+    ("2v2", "na", (("2v2", "na", 0), ("2v2", "eu", 1_000), ("1v1", "na", 3_000))),
 )
 
 
@@ -164,7 +165,6 @@ def test_each_searching_ticket_is_matched_once_through_a_sigkill_and_replays(
     match_records = read_topic(broker.bootstrap, "wavematch.matches.v1")
     matches = [decode(r.value) for r in match_records]
     created = {x.match_id: x for x in matches if isinstance(x, m.MatchCreated)}
-    _print_added_latency(broker.bootstrap, match_records, tickets)
     seats = [(s, x) for x in created.values() for team in x.teams for s in team.players]
     players = [s.player_id for s, _ in seats]
     assert len(players) == len(set(players)), "a player in two matches"
@@ -181,6 +181,7 @@ def test_each_searching_ticket_is_matched_once_through_a_sigkill_and_replays(
     assert {x.queue for x in created.values()} == {"1v1", "2v2"}, reasons
 
     first.stop()  # no more ticks: the log and the outputs are final
+    _print_added_latency(broker.bootstrap, match_records, tickets)
     settings = load_settings(worker_factory.config, broker_url=broker.url)
     records = run(read_topics(broker.bootstrap, (QUEUE.name, *JUDGED)))
     processed = run(committed_offsets(broker.bootstrap, settings.queue_group, QUEUE.name))
