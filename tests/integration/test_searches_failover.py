@@ -181,30 +181,33 @@ def test_each_searching_ticket_is_matched_once_through_a_sigkill_and_replays(
     assert {x.queue for x in created.values()} == {"1v1", "2v2"}, reasons
 
     first.stop()  # no more ticks: the log and the outputs are final
-    _print_added_latency(broker.bootstrap, match_records, tickets)
     settings = load_settings(worker_factory.config, broker_url=broker.url)
     records = run(read_topics(broker.bootstrap, (QUEUE.name, *JUDGED)))
+    _print_added_latency(records, tickets)
     processed = run(committed_offsets(broker.bootstrap, settings.queue_group, QUEUE.name))
     report = replay(settings, records, processed=processed)
     assert report.ok, report.differences[:5]
     assert report.verdict.identical["wavematch.queue.v1"] > len(tickets) // 2
 
 
-def _print_added_latency(bootstrap: str, match_records, tickets) -> None:  # type: ignore[no-untyped-def]
+def _print_added_latency(records, tickets) -> None:  # type: ignore[no-untyped-def]
     """The time from a wave's WaveClosed to the MatchCreated of its tentative matches
     (broker timestamps): what the search claims add (docs/benchmarks/searches.md)."""
-    closed = {}
-    for r in read_topic(bootstrap, "wavematch.waves.v1", 0.3):
-        wave = decode(r.value)
-        closed[wave.queue, wave.region, wave.wave_id] = r.timestamp
+    closed, created = {}, []
+    for r in records:
+        if r.topic == "wavematch.waves.v1":
+            wave = decode(r.value)
+            closed[wave.queue, wave.region, wave.wave_id] = r.timestamp
+        elif r.topic == "wavematch.matches.v1":
+            created.append(r)
     added = []
-    for r in match_records:
+    for r in created:
         match = decode(r.value)
         if not isinstance(match, m.MatchCreated):
             continue
         ids = [s.ticket_id for team in match.teams for s in team.players]
         wave = closed.get((match.queue, match.region, match.wave_id))
-        if wave is not None and any(len(tickets[t][2]) > 1 for t in ids):
+        if wave is not None and r.timestamp and any(len(tickets[t][2]) > 1 for t in ids):
             added.append(r.timestamp - wave)
     if added:
         added.sort()
