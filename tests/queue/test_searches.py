@@ -145,15 +145,17 @@ def test_a_match_lost_by_one_of_its_two_contested_tickets_releases_the_other():
         join("c", "carol", region="na"),
     )
     log.settle()
-    # na pairs alice (t) and ursula (u)? No: na has t, u, c in join order: t+u then c waits.
-    log.fold(tick("1v1", "eu", 1, 2_000))  # eu: t + u, tentative on both
-    log.fold(tick("1v1", "na", 1, 2_001))  # na: c then copies t, u in arrival order
+    # eu holds t + u, tentative on both; na (c, then the copies t, u) holds c + t. eu asks
+    # for t first and wins both: na's match loses t, and carol goes back.
+    log.fold(tick("1v1", "eu", 1, 2_000))
+    log.fold(tick("1v1", "na", 1, 2_001))
     log.settle()
     assert log.matched_players().count("alice") == 1
     assert log.matched_players().count("ursula") == 1
     for ticket_id in ("t", "u"):
         assert [r for _, _, r in log.dequeued(ticket_id)].count(DequeueReason.MATCHED) == 1
     assert not b.claims.searches.keys() - {"t", "u"}
+    assert "c" in b.regions["1v1", "na"].tickets
 
 
 def test_a_refused_claim_returns_the_match_and_the_ticket_is_matched_later():
