@@ -136,6 +136,24 @@ class BackfillOutcome(StrEnum):
     EXPIRED = "EXPIRED"
 
 
+class SearchClaimAction(StrEnum):
+    REQUESTED = "REQUESTED"
+    GRANTED = "GRANTED"
+    REFUSED = "REFUSED"
+    RELEASED = "RELEASED"
+    ENDED = "ENDED"
+
+
+class SearchEnd(StrEnum):
+    MATCHED_ELSEWHERE = "MATCHED_ELSEWHERE"
+    LEFT = "LEFT"
+
+
+#: The most places one ticket searches (docs/adr/0145): each is a copy of the join.
+MAX_SEARCHES: Final = 16
+MAX_OPEN_AFTER_MS: Final = 86_400_000
+
+
 def _duplicates(values: list[str]) -> list[str]:
     return sorted(value for value, count in Counter(values).items() if count > 1)
 
@@ -155,6 +173,12 @@ class Player(Record):
     deviation: Rating | None = None
 
 
+class Search(Record):
+    region: KeyPart
+    queue: KeyPart | None = None
+    open_after_ms: Annotated[int, _LONG, Field(strict=True, ge=0, le=MAX_OPEN_AFTER_MS)] = 0
+
+
 class TicketJoined(Record):
     ticket_id: Id
     queue: KeyPart
@@ -162,6 +186,27 @@ class TicketJoined(Record):
     party_id: Id | None = None
     players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
     joined_at_ms: TimestampMs
+    searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
+
+    @field_validator("searches")
+    @classmethod
+    def _searches_name_this_place(
+        cls, searches: tuple[Search, ...], info: ValidationInfo
+    ) -> tuple[Search, ...]:
+        """The platform keys the join by its first place; a copy wavematch writes to
+        another place names that one (docs/adr/0145)."""
+        if not searches:
+            return searches
+        queue, region = info.data.get("queue"), info.data.get("region")
+        places = [(s.queue or queue, s.region) for s in searches]
+        repeated = _duplicates([f"{q}/{r}" for q, r in places])
+        if repeated:
+            raise ValueError(f"a place is named twice: {repeated}")
+        if (queue, region) not in places:
+            raise ValueError(f"must name the join's own place {queue}/{region} (its key) first")
+        if searches[0].open_after_ms:
+            raise ValueError("the first place opens at once: its open_after_ms must be 0")
+        return searches
 
     @field_validator("players")
     @classmethod
@@ -280,6 +325,28 @@ class ClaimDecided(Record):
     holder_queue: KeyPart | None = None
     holder_region: KeyPart | None = None
     decided_at_ms: TimestampMs
+
+
+class SearchClaim(Record):
+    """The coordination of a ticket searching several places (docs/adr/0145)."""
+
+    action: SearchClaimAction
+    ticket_id: Id
+    player_id: Id
+    queue: KeyPart
+    region: KeyPart
+    match_id: Id | None = None
+    holder_queue: KeyPart | None = None
+    holder_region: KeyPart | None = None
+    ended: SearchEnd | None = None
+    at_ms: TimestampMs
+
+    @field_validator("match_id")
+    @classmethod
+    def _match_named(cls, match_id: str | None, info: ValidationInfo) -> str | None:
+        if match_id is None and info.data.get("action") is not SearchClaimAction.ENDED:
+            raise ValueError("required unless action is ENDED")
+        return match_id
 
 
 class ClaimReleased(Record):
@@ -519,6 +586,7 @@ EVENTS: Final[dict[str, type[Record]]] = {
         BackfillCancelled,
         BackfillResult,
         ConfigPublished,
+        SearchClaim,
     )
 }
 #: The events platforms, the timer and the claims (docs/adr/0110) publish to wavematch.queue.v1.
@@ -533,6 +601,7 @@ QUEUE_EVENTS: Final = (
     ClaimReleased,
     BackfillRequested,
     BackfillCancelled,
+    SearchClaim,
 )
 QueueEvent = (
     TicketJoined
@@ -545,4 +614,5 @@ QueueEvent = (
     | ClaimReleased
     | BackfillRequested
     | BackfillCancelled
+    | SearchClaim
 )

@@ -64,7 +64,8 @@ QUEUE: Final = Topic(
     name="wavematch.queue.v1",
     values=QUEUE_EVENTS,
     key='"<queue>/<region>" in UTF-8, for example "1v1/eu" (see queue_key); ClaimRequested and '
-    'ClaimReleased: "player/<player_id>" (see claim_key)',
+    'ClaimReleased: "player/<player_id>" (see claim_key); SearchClaim REQUESTED and RELEASED: '
+    '"search/<ticket_id>" (see search_key)',
     partitioning=f"{_MURMUR2}; one (queue, region) lives wholly in one partition. Never change "
     "the partition count of a live topic: it moves keys to other partitions mid-stream.",
     cleanup_policy="delete",
@@ -163,6 +164,15 @@ def claim_key(player_id: str) -> bytes:
     b'player/p-4411'
     """
     return b"player/" + player_id.encode("utf-8")
+
+
+def search_key(ticket_id: str) -> bytes:
+    """Return the key of a SearchClaim REQUESTED or RELEASED (docs/adr/0145).
+
+    >>> search_key("t-2f9c1b7e")
+    b'search/t-2f9c1b7e'
+    """
+    return b"search/" + ticket_id.encode("utf-8")
 
 
 def murmur2(key: bytes) -> int:

@@ -184,6 +184,48 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "decided_at_ms": T0 + 2_000,
         },
     ),
+    "TicketJoined/searches": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-5d21aa90",
+            "queue": "1v1",
+            "region": "eu",
+            "players": [{"player_id": "p-5120", "ratings": {"sc2": 1790}}],
+            "joined_at_ms": T0,
+            "searches": [
+                {"region": "eu", "queue": None, "open_after_ms": 0},
+                {"region": "na", "queue": None, "open_after_ms": 30_000},
+                {"region": "eu", "queue": "2v2", "open_after_ms": 0},
+            ],
+        },
+    ),
+    "SearchClaim/requested": (
+        m.SearchClaim,
+        {
+            "action": "REQUESTED",
+            "ticket_id": "t-5d21aa90",
+            "player_id": "p-5120",
+            "queue": "1v1",
+            "region": "na",
+            "match_id": MATCH,
+            "at_ms": T0 + 35_000,
+        },
+    ),
+    "SearchClaim/ended": (
+        m.SearchClaim,
+        {
+            "action": "ENDED",
+            "ticket_id": "t-5d21aa90",
+            "player_id": "p-5120",
+            "queue": "2v2",
+            "region": "eu",
+            "match_id": MATCH,
+            "holder_queue": "1v1",
+            "holder_region": "na",
+            "ended": "MATCHED_ELSEWHERE",
+            "at_ms": T0 + 35_000,
+        },
+    ),
     "ClaimReleased/matched": (
         m.ClaimReleased,
         {

@@ -3,6 +3,10 @@
 A region admits a join only once every player of it holds a claim; the claims of one
 player are all folded by the partition its key ``player/<player_id>`` lands in, so two
 regions on two workers can never both admit the same player (docs/adr/0110).
+
+A *search claim* (``match_id`` set, docs/adr/0145) claims a ticket that searches several
+places for one tentative match: keyed ``search/<ticket_id>``, the first place to ask wins
+it, and keeps it unless it releases it (its match was not made).
 """
 
 from __future__ import annotations
@@ -20,6 +24,8 @@ class ClaimRequested:
     queue: str
     region: str
     at_ms: int
+    #: Set for a search claim: the tentative match that claims the ticket.
+    match_id: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +42,12 @@ class ClaimDecided:
     granted: bool
     at_ms: int
     holder: tuple[str, str, str] | None = None
+    #: Set for a search claim's answer (the match that asked) or end notice (the match
+    #: that took the ticket).
+    match_id: str | None = None
+    #: Set on an end notice: the ticket's search here ends (``matched_elsewhere`` or
+    #: ``left``); written by the place that matched it or the place it left from.
+    ended: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +59,8 @@ class ClaimReleased:
     queue: str
     region: str
     at_ms: int
+    #: Set for a search claim: the tentative match that gives the ticket up.
+    match_id: str | None = None
 
 
 ClaimEvent = ClaimRequested | ClaimReleased
@@ -62,6 +76,8 @@ class ClaimBook:
 
     holders: dict[str, tuple[str, str, str]] = field(default_factory=dict)
     released: dict[str, int] = field(default_factory=dict)
+    #: Search claims: ticket id -> (match id, queue, region, log time of the grant).
+    searches: dict[str, tuple[str, str, str, int]] = field(default_factory=dict)
     last_at_ms: int = 0
     _prune_at: int = 1024
 
@@ -80,6 +96,8 @@ class ClaimBook:
         Notes: O(1) amortised (released ids are pruned in bulk).
         """
         self.last_at_ms = max(self.last_at_ms, event.at_ms)
+        if event.match_id is not None:
+            return self._search(event, retention_ms)
         if isinstance(event, ClaimReleased):
             self._release(event, retention_ms)
             return None
@@ -96,22 +114,60 @@ class ClaimBook:
             event.player_id, event.ticket_id, event.queue, event.region, False, event.at_ms, holder
         )
 
+    def _search(self, event: ClaimEvent, retention_ms: int) -> ClaimDecided | None:
+        """A search claim: the first tentative match to ask for a ticket holds it until it
+        releases it; a request of a released (match, ticket) is a stale copy.
+
+        >>> book = ClaimBook()
+        >>> book.apply(ClaimRequested("p", "t", "1v1", "eu", 5, "m1"), 1000).granted
+        True
+        >>> book.apply(ClaimRequested("p", "t", "2v2", "na", 6, "m2"), 1000).holder
+        ('t', '1v1', 'eu')
+        >>> book.apply(ClaimReleased("p", "t", "1v1", "eu", 7, "m1"), 1000)
+        >>> book.apply(ClaimRequested("p", "t", "2v2", "na", 8, "m3"), 1000).granted
+        True
+        """
+        ticket_id, match_id = event.ticket_id, event.match_id
+        assert match_id is not None
+        held = self.searches.get(ticket_id)
+        if isinstance(event, ClaimReleased):
+            if held is not None and held[0] == match_id:
+                del self.searches[ticket_id]
+            self._remember_released(f"{ticket_id}@{match_id}", event.at_ms, retention_ms)
+            return None
+        if f"{ticket_id}@{match_id}" in self.released:
+            return None
+        player, queue, region, at_ms = event.player_id, event.queue, event.region, event.at_ms
+        if held is None or held[0] == match_id:
+            self.searches[ticket_id] = (match_id, queue, region, at_ms)
+            return ClaimDecided(player, ticket_id, queue, region, True, at_ms, None, match_id)
+        holder = (ticket_id, held[1], held[2])
+        return ClaimDecided(player, ticket_id, queue, region, False, at_ms, holder, match_id)
+
     def _release(self, event: ClaimReleased, retention_ms: int) -> None:
         holder = self.holders.get(event.player_id)
         if holder is not None and holder[0] == event.ticket_id:
             del self.holders[event.player_id]
-        self.released[event.ticket_id] = event.at_ms
+        self._remember_released(event.ticket_id, event.at_ms, retention_ms)
+
+    def _remember_released(self, key: str, at_ms: int, retention_ms: int) -> None:
+        self.released[key] = at_ms
         if len(self.released) >= self._prune_at:
             horizon = self.last_at_ms - retention_ms
             self.released = {t: at for t, at in self.released.items() if at > horizon}
+            # A search claim won for good is never released: it goes with the ids.
+            self.searches = {t: h for t, h in self.searches.items() if h[3] > horizon}
             self._prune_at = max(1024, 2 * len(self.released))
 
     def to_record(self) -> dict[str, Any]:
-        return {
+        record: dict[str, Any] = {
             "holders": [[p, *h] for p, h in self.holders.items()],
             "released": [[t, at] for t, at in self.released.items()],
             "last_at_ms": self.last_at_ms,
         }
+        if self.searches:  # absent without the feature: old snapshots stay byte-identical
+            record["searches"] = [[t, *h] for t, h in self.searches.items()]
+        return record
 
     @classmethod
     def from_record(cls, record: dict[str, Any]) -> ClaimBook:
@@ -119,5 +175,6 @@ class ClaimBook:
         book.holders = {p: (t, q, r) for p, t, q, r in record["holders"]}
         book.released = {t: at for t, at in record["released"]}
         book.last_at_ms = record["last_at_ms"]
+        book.searches = {t: (m, q, r, at) for t, m, q, r, at in record.get("searches", ())}
         book._prune_at = max(1024, 2 * len(book.released))
         return book

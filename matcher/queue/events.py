@@ -22,11 +22,27 @@ class DequeueReason(enum.Enum):
     DECLINED = "declined"
     ACCEPTANCE_TIMED_OUT = "acceptance_timed_out"
     PLACEMENT_FAILED = "placement_failed"
+    # A ticket searching several places: another place matched it (docs/adr/0145).
+    MATCHED_ELSEWHERE = "matched_elsewhere"
+
+
+@dataclass(frozen=True, slots=True)
+class Search:
+    """One place a ticket searches: a (queue, region), opening ``open_after_ms`` after
+    the ticket joined (docs/adr/0145)."""
+
+    queue: str
+    region: str
+    open_after_ms: int = 0
 
 
 @dataclass(frozen=True, slots=True)
 class TicketJoined:
+    """A join. ``searches`` lists every place of a ticket searching several (its own
+    first, in preference order); empty for the usual one-place ticket (docs/adr/0145)."""
+
     ticket: Ticket
+    searches: tuple[Search, ...] = ()
 
     @property
     def queue(self) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from matcher.core import QueueProfile, Ticket
 from matcher.fastbuild import builder
-from matcher.queue import backfill, held, lifecycle, statuses, wave
+from matcher.queue import backfill, held, lifecycle, searches, statuses, wave
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
@@ -51,7 +51,10 @@ class RegionQueue(RegionState):
         Notes: O(1) for joins and leaves; a tick is O(n) plus the strategy's cost.
         """
         if isinstance(event, TicketJoined):
-            decided = _join(self, event.ticket, profile, rules)
+            if event.searches:
+                decided = _join_searches(self, event, profile, rules, policy)
+            else:
+                decided = _join(self, event.ticket, profile, rules)
         elif isinstance(event, TicketLeft):
             decided = _leave(self, event)
         elif isinstance(event, WaveTick):
@@ -64,6 +67,8 @@ class RegionQueue(RegionState):
             decided = backfill.request(self, event, profile)
         elif isinstance(event, lifecycle.BackfillCancelled):
             decided = backfill.cancel(self, event)
+        elif event.match_id is not None or event.ended is not None:
+            decided = searches.decided(self, event)
         else:
             decided = held.claim_decided(self, event, rules)
         if type(decided) is Step:
@@ -106,11 +111,41 @@ def _join(
     return _make_step("joined", (status,), None, None, ())
 
 
+def _join_searches(
+    queue: RegionState,
+    event: TicketJoined,
+    profile: QueueProfile,
+    rules: QueueRules,
+    policy: LifecyclePolicy,
+) -> Step | Draft:
+    """A join of a ticket searching several places (docs/adr/0145): the same checks, and
+    not into a queue whose matches are held after their wave (a ready check, placement
+    reports): a claimed match would skip them."""
+    ticket = event.ticket
+    if ticket.ticket_id in queue.tickets or ticket.ticket_id in queue.life.places:
+        return Step("duplicate")
+    if ticket.ticket_id in queue.finished:
+        return Step("duplicate_finished")
+    last_tick = queue.last_tick_at_ms
+    if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
+        return _refuse(queue, ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
+    problem = queue.conflict(ticket) or admission_problem(ticket, profile)
+    if policy.ready_check_ms or policy.placement_timeout_ms:
+        problem = problem or "searches: not in a queue with a ready check or placement reports"
+    if problem:
+        return _refuse(queue, ticket, DequeueReason.REJECTED, problem)
+    return searches.join(queue, event, rules)
+
+
 def _refuse(queue: RegionState, ticket: Ticket, reason: DequeueReason, detail: str) -> Draft:
     return Draft(reason.value, dequeued=[queue.refuse(ticket, reason, detail)])
 
 
 def _leave(queue: RegionState, event: TicketLeft) -> Step | Draft:
+    if queue.life.places and event.ticket_id in queue.life.places:
+        decided = searches.leave(queue, event)
+        if decided is not None:
+            return decided
     queued = queue.tickets.get(event.ticket_id)
     if queued is None:
         decided = held.leave(queue, event) if queue.life.holds() else None

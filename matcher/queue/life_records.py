@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from matcher.core import Match, Seat, Team
+from matcher.queue.events import Search
 from matcher.queue.lifecycle import BackfillRequested, BackfillTeam, MatchProposal
 from matcher.queue.tickets import Held, Lifecycle, QueuedTicket
 
@@ -56,7 +57,7 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
         tickets = [[ticket_to_record(q.ticket), q.joined_wave] for q in h.tickets.values()]
         return [tickets, h.deadline_ms, proposal, sorted(h.accepted)]
 
-    return {
+    record = {
         "proposals": [[m, held(h)] for m, h in life.proposals.items()],
         "placing": [[m, held(h)] for m, h in life.placing.items()],
         "pending": [[ticket_to_record(t), sorted(g)] for t, g in life.pending.values()],
@@ -65,6 +66,13 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
         "closed": [[m, at] for m, at in life.closed.items()],
         "backfills": [_backfill_record(b) for b in life.backfills.values()],
     }
+    if life.places:  # only with tickets searching several places (docs/adr/0145)
+        record["places"] = [
+            [t, [[s.queue, s.region, s.open_after_ms] for s in p]] for t, p in life.places.items()
+        ]
+        record["unopened"] = [[ticket_to_record(t), at] for t, at in life.unopened.values()]
+        record["tentative"] = [[m, held(h)] for m, h in life.tentative.items()]
+    return record
 
 
 def _backfill_record(event: BackfillRequested) -> list[Any]:
@@ -109,6 +117,14 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
         pending[ticket.ticket_id] = (ticket, set(granted))
         for player in ticket.players:
             players[player.player_id] = ticket.ticket_id
+    unopened = {}
+    for ticket_record, at in record.get("unopened", ()):
+        ticket = ticket_from_record(ticket_record)
+        unopened[ticket.ticket_id] = (ticket, at)
+        for player in ticket.players:
+            players[player.player_id] = ticket.ticket_id
+    tentative = {m: held(h) for m, h in record.get("tentative", ())}
+    places = {t: tuple(Search(q, r, at) for q, r, at in p) for t, p in record.get("places", ())}
     backfills = {}
     for item in record.get("backfills", ()):
         event = _backfill_from_record(item)
@@ -122,4 +138,7 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
         placement_failures={t: n for t, n in record["placement_failures"]},
         closed={m: at for m, at in record["closed"]},
         backfills=backfills,
+        places=places,
+        unopened=unopened,
+        tentative=tentative,
     )

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from matcher.core import Match, WaveResult
 from matcher.queue.backfill_choice import BackfillChoice
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
-from matcher.queue.events import DequeueReason
+from matcher.queue.events import DequeueReason, TicketJoined
 from matcher.queue.lifecycle import BackfillResult, MatchProposal, StageStatus
 
 
@@ -92,6 +92,7 @@ Output = (
     | ClaimDecided
     | ClaimReleased
     | BackfillResult
+    | TicketJoined
     | WaveSummary
 )
 
@@ -148,10 +149,11 @@ class Draft:
     proposals: list[MatchProposal] = field(default_factory=list)
     dequeued: list[Dequeued] = field(default_factory=list)
     statuses: tuple[Searching, ...] = ()
-    #: Stage statuses, claims and backfill results, in the order they were decided.
-    life: list[StageStatus | ClaimRequested | ClaimDecided | ClaimReleased | BackfillResult] = (
-        field(default_factory=list)
-    )
+    #: Stage statuses, claims, backfill results and the copies of a join searching
+    #: several places (docs/adr/0145), in the order they were decided.
+    life: list[
+        StageStatus | ClaimRequested | ClaimDecided | ClaimReleased | BackfillResult | TicketJoined
+    ] = field(default_factory=list)
     summary: WaveSummary | None = None
     result: WaveResult | None = None
     failure: WaveFailure | None = None

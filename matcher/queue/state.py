@@ -160,6 +160,10 @@ class RegionState:
         self.finished[ticket.ticket_id] = max(ticket.joined_at_ms, self.last_tick_at_ms)
         return self._dequeued(ticket.ticket_id, reason, 0, ticket.joined_at_ms, detail=detail)
 
+    def forget_ticket(self, ticket_id: str, at_ms: int) -> None:
+        """A ticket that never came here ended elsewhere: a later copy of it is a no-op."""
+        self.finished[ticket_id] = at_ms
+
     # -- tickets leaving ---------------------------------------------------------------
 
     def finish(

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from matcher.core import Ticket
+from matcher.queue.events import Search
 from matcher.queue.lifecycle import BackfillRequested, MatchProposal
 
 
@@ -47,6 +48,13 @@ class Lifecycle:
     closed: dict[str, int] = field(default_factory=dict)
     #: Active backfill requests by session, in request order (matcher/queue/backfill.py).
     backfills: dict[str, BackfillRequested] = field(default_factory=dict)
+    #: Tickets here that search several places: ticket id -> every place (docs/adr/0145).
+    places: dict[str, tuple[Search, ...]] = field(default_factory=dict)
+    #: Copies not open here yet: ticket id -> (ticket, log time it opens at).
+    unopened: dict[str, tuple[Ticket, int]] = field(default_factory=dict)
+    #: Tentative matches awaiting their search claims: ``accepted`` holds the tickets
+    #: granted so far.
+    tentative: dict[str, Held] = field(default_factory=dict)
 
     def holds(self) -> bool:
         return bool(self.players)
@@ -140,6 +148,33 @@ class Lifecycle:
         closed = self.closed
         if closed and next(iter(closed.values())) <= horizon:
             self.closed = {m: at for m, at in closed.items() if at > horizon}
+
+    # -- tickets searching several places (docs/adr/0145) ------------------------
+
+    def search_places(self, ticket_id: str, places: tuple[Search, ...]) -> None:
+        self.places[ticket_id] = places
+
+    def hold_unopened(self, ticket: Ticket, open_at_ms: int) -> None:
+        self.unopened[ticket.ticket_id] = (ticket, open_at_ms)
+        self.hold(ticket.ticket_id, ticket)
+
+    def end_unopened(self, ticket_id: str) -> Ticket | None:
+        entry = self.unopened.pop(ticket_id, None)
+        if entry is None:
+            return None
+        self.unhold(entry[0])
+        return entry[0]
+
+    def hold_tentative(self, match_id: str, held: Held) -> None:
+        self.tentative[match_id] = held
+
+    def end_tentative(self, match_id: str) -> Held:
+        return self.tentative.pop(match_id)
+
+    def keep_places(self, present: set[str]) -> None:
+        """Forget the places of tickets no longer here."""
+        if len(present) < len(self.places):
+            self.places = {t: p for t, p in self.places.items() if t in present}
 
     # -- backfill requests (docs/adr/0113) ------------------------------------------
 

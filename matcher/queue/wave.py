@@ -9,8 +9,10 @@ return tickets to the queue, fill sessions or end tickets). A step above
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
-from matcher.queue import backfill, held
+from matcher.queue import backfill, held, searches
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import WaveTick
 from matcher.queue.lifecycle import LifecyclePolicy
@@ -42,6 +44,8 @@ def close(
     draft = Draft("wave_closed")
     if queue.life.holds():
         held.at_tick(queue, tick, rules, policy, draft)
+    if queue.life.places:
+        searches.at_tick(queue, tick, rules, draft)
     if queue.life.backfills:  # after the ready checks: returned tickets may fill them
         try:
             draft.backfills = backfill.at_tick(queue, tick, rules, profile, draft)
@@ -106,7 +110,14 @@ def _take_or_hold(
     queue: RegionState, result: WaveResult, tick: WaveTick, policy: LifecyclePolicy, draft: Draft
 ) -> tuple[Match, ...]:
     """The matched tickets leave the queue (dequeued MATCHED), or are held for a ready
-    check or a placement; returns the matches published as created."""
+    check or a placement; returns the matches published as created. A match holding a
+    ticket that searches other places too is tentative until its search claims answer."""
+    if queue.life.places:
+        matches = tuple(m for m in result.matches if not searches.is_tentative(queue, m))
+        if len(matches) < len(result.matches):
+            tentative = tuple(m for m in result.matches if searches.is_tentative(queue, m))
+            searches.hold_tentative(queue, tentative, tick, result.strategy, draft)
+            result = replace(result, matches=matches)
     if policy.ready_check_ms or policy.placement_timeout_ms:
         created = held.divert(queue, result.matches, tick, result.strategy, policy, draft)
         queue.held_wave()

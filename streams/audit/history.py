@@ -9,7 +9,8 @@ from typing import Any
 
 from matcher.explain_backfill import backfill_ticket_line
 from matcher.explain_life import LifeStory
-from matcher.queue.claims import ClaimDecided
+from matcher.queue.claims import ClaimDecided, ClaimRequested
+from matcher.queue.events import TicketJoined
 from matcher.queue.lifecycle import NO_POLICY, BackfillResult, StageStatus
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
@@ -25,6 +26,9 @@ def ticket_history(folder: Folder, records: Sequence[LogRecord], ticket_id: str)
     Notes: folds the whole queue log once (every partition: claims live elsewhere).
     """
     queue_log = [r for r in records if r.topic == QUEUE.name]
+    mark = ticket_id.encode()
+    values = [r.value or b"" for r in queue_log]
+    several = any(b'"searches":[{' in value and mark in value for value in values)
     lines = []
     story: LifeStory | None = None
     for item in rederive(folder, queue_log):
@@ -32,7 +36,7 @@ def ticket_history(folder: Folder, records: Sequence[LogRecord], ticket_id: str)
         if step is None:
             continue
         where = f"[partition {item.source.partition} offset {item.source.offset}]"
-        about = _about(step, ticket_id)
+        about = _about(step, ticket_id, several)
         if story is None and about:  # the ticket's queue is known from its first step
             story = _story(folder, item.source, ticket_id)
         if story is not None:  # why it went back or was dequeued (matcher/explain_life.py)
@@ -57,13 +61,23 @@ def _event(record: LogRecord) -> Any:
     return to_domain(decoded)
 
 
-def _about(step, ticket_id: str) -> list[str]:  # type: ignore[no-untyped-def]
+def _about(step, ticket_id: str, several: bool = False) -> list[str]:  # type: ignore[no-untyped-def]
+    """``several``: the ticket searches several places, so each line names its place."""
     out = []
     for status in step.statuses:
         if status.ticket_id == ticket_id and step.note == "joined":
-            out.append(f"searching at place {status.position}")
+            where = f" in {status.queue}/{status.region}" if several else ""
+            out.append(f"searching{where} at place {status.position}")
     for output in step.outputs:
-        if isinstance(output, StageStatus) and output.ticket_id == ticket_id:
+        if type(output) in _SEARCHES and output.ticket_id == ticket_id:
+            line = _search_line(output)
+            if line:
+                out.append(line)
+        elif isinstance(output, TicketJoined) and output.ticket.ticket_id == ticket_id:
+            here = next(s for s in output.searches if s.region == output.region)
+            after = f" after {here.open_after_ms} ms" if here.open_after_ms else " at once"
+            out.append(f"copied to {output.queue}/{output.region}, opening{after}")
+        elif isinstance(output, StageStatus) and output.ticket_id == ticket_id:
             text = f"{output.stage.name} after {output.waves_waited} waves"
             if output.match_id:
                 text += f", match {output.match_id}"
@@ -72,9 +86,6 @@ def _about(step, ticket_id: str) -> list[str]:  # type: ignore[no-untyped-def]
             if output.detail:
                 text += f": {output.detail}"
             out.append(text)
-        elif isinstance(output, ClaimDecided) and output.ticket_id == ticket_id:
-            verdict = "granted" if output.granted else f"refused (held by {output.holder})"
-            out.append(f"claim on {output.player_id} {verdict}")
         elif isinstance(output, BackfillResult):
             # Chosen (with the team gap) or passed over: the fold's choice says why.
             for choice in step.backfills:
@@ -85,10 +96,35 @@ def _about(step, ticket_id: str) -> list[str]:  # type: ignore[no-untyped-def]
                     out.append(line)
     for gone in step.dequeued:
         if gone.ticket_id == ticket_id:
-            text = f"dequeued {gone.reason.name} after {gone.waves_waited} waves"
+            where = f" in {gone.queue}/{gone.region}" if several else ""
+            text = f"dequeued {gone.reason.name}{where} after {gone.waves_waited} waves"
             if gone.match_id:
                 text += f", match {gone.match_id}"
             if gone.detail:
                 text += f": {gone.detail}"
             out.append(text)
     return out
+
+
+_SEARCHES = (ClaimRequested, ClaimDecided)
+
+
+def _search_line(output: ClaimRequested | ClaimDecided) -> str | None:
+    """A line of a ticket searching several places (docs/adr/0145), or None."""
+    place = f"{output.queue}/{output.region}"
+    if isinstance(output, ClaimRequested):
+        if output.match_id is None:
+            return None
+        return f"matched tentatively in {place} by match {output.match_id}: asks its claim"
+    if output.ended is not None:
+        holder = output.holder or ("", "?", "?")
+        why = "matched" if output.ended == "matched_elsewhere" else "left"
+        return f"search in {place} ends: {why} in {holder[1]}/{holder[2]}"
+    if output.match_id is not None:
+        if output.granted:
+            return f"claim granted to match {output.match_id} in {place}"
+        holder = output.holder or ("", "?", "?")
+        held = f"{holder[1]}/{holder[2]}"
+        return f"claim refused to match {output.match_id} in {place}: held in {held}"
+    verdict = "granted" if output.granted else f"refused (held by {output.holder})"
+    return f"claim on {output.player_id} {verdict}"

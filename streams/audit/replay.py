@@ -6,9 +6,9 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-from schemas.codec import decode
+from schemas.codec import decode, decode_queue_event
 from schemas.errors import InvalidEvent
-from schemas.models import WaveClosed
+from schemas.models import TicketJoined, WaveClosed
 from schemas.topics import CLEANUP, CONFIG, MATCHES, QUEUE, WAVES
 from streams.audit.compare import Verdict, comparable, compare
 from streams.audit.rederive import LogRecord, rederive
@@ -20,7 +20,7 @@ from streams.worker.publisher import Record
 #: What a replay judges: the decisions. Status and dead letters are not decisions.
 JUDGED = (MATCHES.name, CLEANUP.name, WAVES.name)
 #: The service's own records on the queue topic, judged like outputs (docs/adr/0110).
-CLAIM_EVENTS = frozenset({"ClaimRequested", "ClaimDecided", "ClaimReleased"})
+CLAIM_EVENTS = frozenset({"ClaimRequested", "ClaimDecided", "ClaimReleased", "SearchClaim"})
 
 
 @dataclass(frozen=True)
@@ -136,14 +136,25 @@ def replay(
 
 
 def _is_claim(value: bytes | None) -> bool:
-    """Whether a queue-topic value is one of the service's claim events (Avro: its header
-    names the schema; JSON is never written by the service)."""
-    if not value or value[:2] != b"\xc3\x01":
+    """Whether a queue-topic value is one of the service's own events: a claim (Avro:
+    its header names the schema), or the copy of a join searching several places, in
+    JSON, not keyed by its first place (docs/adr/0145)."""
+    if not value:
+        return False
+    copy = value[:1] == b"{" and b'"searches"' in value
+    if value[:2] != b"\xc3\x01" and not copy:
         return False
     try:
-        return type(decode(value)).__name__ in CLAIM_EVENTS
+        event = decode(value) if not copy else decode_queue_event(value)
     except InvalidEvent:
         return False
+    if isinstance(event, TicketJoined):
+        first = event.searches[0] if event.searches else None
+        return first is not None and (first.queue or event.queue, first.region) != (
+            event.queue,
+            event.region,
+        )
+    return type(event).__name__ in CLAIM_EVENTS
 
 
 def _published_under_other_config(

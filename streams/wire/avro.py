@@ -35,6 +35,7 @@ WRITTEN_FOR: Final = {
     "TicketDequeued": "13177aff4f3e842c",
     "TicketStatus": "8ca7109e83f8bc21",
     "MatchProposed": "7edb783e69f9ffa5",
+    "SearchClaim": "128059dc385153c7",
 }
 
 

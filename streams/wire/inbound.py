@@ -29,6 +29,7 @@ from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.events import Search
 from matcher.queue.lifecycle import (
     BackfillCancelled,
     BackfillRequested,
@@ -40,7 +41,7 @@ from matcher.queue.lifecycle import (
 )
 from schemas import models as wire
 from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES, decode_queue_event
-from schemas.topics import claim_key
+from schemas.topics import claim_key, search_key
 
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
@@ -125,8 +126,9 @@ def _from_json(data: bytes) -> QueueEvent:
         raise _Unsure
     kind = body.pop("type", None)
     if kind == "TicketJoined":
+        fields = len(body) + _search_keys(body.get("searches"))  # before _joined drops it
         event: QueueEvent = _joined(body)
-        keys = 1 + len(body) + _nested_keys(body["players"])
+        keys = 1 + fields + _nested_keys(body["players"])
     elif kind == "TicketLeft":
         event = _left(body)
         keys = 1 + len(body)
@@ -162,7 +164,14 @@ def _from_avro(data: bytes) -> QueueEvent:
     return _joined(body) if known.model is wire.TicketJoined else _left(body)
 
 
+def _search_keys(searches: Any) -> int:
+    if type(searches) is not list:
+        return 0
+    return sum(len(place) if type(place) is dict else 0 for place in searches)
+
+
 def _joined(body: dict[str, Any]) -> TicketJoined:
+    places = body.pop("searches", None)
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
     party_id = body.get("party_id")
@@ -182,7 +191,32 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         _timestamp(body["joined_at_ms"]),
         party_id,
     )
-    return _make_joined(ticket)
+    return _make_joined(ticket, _searches(places, ticket.queue, ticket.region) if places else ())
+
+
+_SEARCH_FIELDS = frozenset(("region", "queue", "open_after_ms"))
+
+
+def _searches(places: Any, queue: str, region: str) -> tuple[Search, ...]:
+    """A join's places, when plainly valid (the model's rules, docs/adr/0145)."""
+    if type(places) is not list or len(places) > wire.MAX_SEARCHES:
+        raise _Unsure
+    out = []
+    for place in places:
+        if type(place) is not dict or not place.keys() <= _SEARCH_FIELDS or "region" not in place:
+            raise _Unsure
+        named = place.get("queue")
+        after = place.get("open_after_ms", 0)
+        if type(after) is not int or not 0 <= after <= wire.MAX_OPEN_AFTER_MS:
+            raise _Unsure
+        out.append(
+            Search(queue if named is None else _key_part(named), _key_part(place["region"]), after)
+        )
+    if out[0].open_after_ms or len({(s.queue, s.region) for s in out}) != len(out):
+        raise _Unsure
+    if not any(s.queue == queue and s.region == region for s in out):
+        raise _Unsure
+    return tuple(out)
 
 
 def _player(body: Any) -> Player:
@@ -343,8 +377,10 @@ def to_domain(event: wire.QueueEvent) -> Inbound:
 
 def routing_key(event: Inbound) -> bytes | None:
     """The key an event must carry when it is not ``"<queue>/<region>"``: a claim's is
-    its player's (docs/adr/0110)."""
+    its player's (docs/adr/0110), a search claim's its ticket's (docs/adr/0145)."""
     if type(event) in OWN_KEYED:
+        if event.match_id is not None:  # type: ignore[union-attr]
+            return search_key(event.ticket_id)  # type: ignore[union-attr]
         return claim_key(event.player_id)  # type: ignore[union-attr]
     return None
 
@@ -371,6 +407,34 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
     return Ticket(
         event.ticket_id, event.queue, event.region, players, event.joined_at_ms, event.party_id
     )
+
+
+def _joined_event(event: wire.TicketJoined) -> TicketJoined:
+    ticket = ticket_from_wire(event)
+    if not event.searches:
+        return TicketJoined(ticket)
+    searches = tuple(
+        Search(s.queue or event.queue, s.region, s.open_after_ms) for s in event.searches
+    )
+    return TicketJoined(ticket, searches)
+
+
+def _search_claim(event: wire.SearchClaim) -> ClaimRequested | ClaimDecided | ClaimReleased:
+    """A SearchClaim as the claim event it carries (docs/adr/0145)."""
+    action, at_ms = event.action, event.at_ms
+    head = (event.player_id, event.ticket_id, event.queue, event.region)
+    if action is wire.SearchClaimAction.REQUESTED:
+        return ClaimRequested(*head, at_ms, event.match_id or "")
+    if action is wire.SearchClaimAction.RELEASED:
+        return ClaimReleased(*head, at_ms, event.match_id or "")
+    holder = None
+    if event.holder_queue is not None and event.holder_region is not None:
+        holder = (event.ticket_id, event.holder_queue, event.holder_region)
+    granted = action is wire.SearchClaimAction.GRANTED
+    ended = None
+    if action is wire.SearchClaimAction.ENDED:
+        ended = (event.ended or wire.SearchEnd.MATCHED_ELSEWHERE).value.lower()
+    return ClaimDecided(*head, granted, at_ms, holder, event.match_id, ended)
 
 
 def _left_event(event: wire.TicketLeft) -> TicketLeft:
@@ -462,7 +526,7 @@ def _claim_decided(event: wire.ClaimDecided) -> ClaimDecided:
 
 
 _TO_DOMAIN: dict[type, Callable[[Any], Inbound]] = {
-    wire.TicketJoined: lambda event: TicketJoined(ticket_from_wire(event)),
+    wire.TicketJoined: _joined_event,
     wire.TicketLeft: _left_event,
     wire.WaveTick: _tick,
     wire.BackfillRequested: _backfill_requested,
@@ -472,4 +536,5 @@ _TO_DOMAIN: dict[type, Callable[[Any], Inbound]] = {
     wire.ClaimRequested: _claim_requested,
     wire.ClaimDecided: _claim_decided,
     wire.ClaimReleased: _claim_released,
+    wire.SearchClaim: _search_claim,
 }

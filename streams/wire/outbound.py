@@ -10,17 +10,27 @@ one worker (or replay): the bytes it remembers are its own.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
 from matcher.core import Match
-from matcher.queue import Dequeued, Searching, Step, WaveSummary
+from matcher.queue import Dequeued, Searching, Step, TicketJoined, WaveSummary
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.lifecycle import BackfillResult, MatchProposal, StageStatus
 from matcher.queue.outcomes import Output
 from schemas.codec import encoder_for
-from schemas.topics import CLEANUP, MATCHES, QUEUE, STATUS, WAVES, claim_key, queue_key
-from streams.wire.avro import Binary
+from schemas.topics import (
+    CLEANUP,
+    MATCHES,
+    QUEUE,
+    STATUS,
+    WAVES,
+    claim_key,
+    queue_key,
+    search_key,
+)
+from streams.wire.avro import NULL, SOME, Binary, header, symbols
 from streams.wire.matches import MatchWriter, Write
 from streams.wire.tickets import TicketWriter
 
@@ -36,7 +46,13 @@ _MATCHES, _CLEANUP, _STATUS, _QUEUE, _WAVES = (
 )
 _encode = {
     name: encoder_for(name)
-    for name in ("ClaimRequested", "ClaimDecided", "ClaimReleased", "BackfillResult", "WaveClosed")
+    for name in (
+        "ClaimRequested",
+        "ClaimDecided",
+        "ClaimReleased",
+        "BackfillResult",
+        "WaveClosed",
+    )
 }
 
 
@@ -60,6 +76,7 @@ class Writer:
             ClaimReleased: _claim_released,
             BackfillResult: _backfill_result,
             WaveSummary: self._wave_closed,
+            TicketJoined: _search_copy,
         }
 
     def records(self, step: Step, duration_ms: float = 0.0) -> list[Record]:
@@ -165,16 +182,24 @@ def _claim(output: ClaimRequested | ClaimDecided | ClaimReleased) -> dict[str, A
 
 
 def _claim_requested(output: ClaimRequested) -> Record:
+    if output.match_id is not None:
+        return _search_claim(output, "REQUESTED")
     body = _claim(output) | {"requested_at_ms": output.at_ms}
     return (_QUEUE, claim_key(output.player_id), _encode["ClaimRequested"](body))
 
 
 def _claim_released(output: ClaimReleased) -> Record:
+    if output.match_id is not None:
+        return _search_claim(output, "RELEASED")
     body = _claim(output) | {"released_at_ms": output.at_ms}
     return (_QUEUE, claim_key(output.player_id), _encode["ClaimReleased"](body))
 
 
 def _claim_decided(output: ClaimDecided) -> Record:
+    if output.ended is not None:
+        return _search_claim(output, "ENDED")
+    if output.match_id is not None:
+        return _search_claim(output, "GRANTED" if output.granted else "REFUSED")
     holder = output.holder or (None, None, None)
     body = _claim(output) | {
         "granted": output.granted,
@@ -184,6 +209,84 @@ def _claim_decided(output: ClaimDecided) -> Record:
         "decided_at_ms": output.at_ms,
     }
     return (_QUEUE, queue_key(output.queue, output.region), _encode["ClaimDecided"](body))
+
+
+_SEARCH_CLAIM = header("SearchClaim")
+_SEARCH_ACTIONS = symbols("SearchClaim", "action")
+_SEARCH_ENDS = symbols("SearchClaim", "ended")
+_SEARCH_BINARY = Binary()
+
+
+def _search_claim(output: ClaimRequested | ClaimDecided | ClaimReleased, action: str) -> Record:
+    """A claim of a ticket searching several places, as a SearchClaim (docs/adr/0145).
+
+    Written by hand as the other bulk records are (a wave writes one per tentative
+    ticket); tests/streams/test_search_claim_bytes.py holds it to fastavro's bytes.
+    """
+    holder = output.holder if isinstance(output, ClaimDecided) else None
+    ended = output.ended if isinstance(output, ClaimDecided) else None
+    binary = _SEARCH_BINARY
+    string, optional = binary.string, binary.optional_string
+    value = b"".join(
+        (
+            _SEARCH_CLAIM,
+            _SEARCH_ACTIONS[action],
+            string(output.ticket_id),
+            string(output.player_id),
+            string(output.queue),
+            string(output.region),
+            optional(output.match_id),
+            optional(holder[1] if holder else None),
+            optional(holder[2] if holder else None),
+            NULL if ended is None else SOME + _SEARCH_ENDS[ended.upper()],
+            binary.long(output.at_ms),
+        )
+    )
+    if action in ("REQUESTED", "RELEASED"):
+        key = search_key(output.ticket_id)
+    else:
+        key = queue_key(output.queue, output.region)
+    return (_QUEUE, key, value)
+
+
+def _search_copy(copy: TicketJoined) -> Record:
+    """The copy of a join searching several places, for one of its other places.
+
+    Written in the JSON input form, not Avro: the queue's fast decoder reads a JSON join
+    in half the CPU of an Avro one (docs/benchmarks/searches.md), and a copy is folded
+    once more than it is written.
+    """
+    ticket = copy.ticket
+    players = []
+    for p in ticket.players:
+        player: dict[str, Any] = {"player_id": p.player_id, "ratings": dict(p.ratings)}
+        if p.roles:
+            player["roles"] = list(p.roles)
+        if p.vetoed_maps:
+            player["vetoed_maps"] = list(p.vetoed_maps)
+        if p.latency_ms:
+            player["latency_ms"] = dict(p.latency_ms)
+        if p.can_host:
+            player["can_host"] = True
+        if p.attributes:
+            player["attributes"] = dict(p.attributes)
+        players.append(player)
+    body: dict[str, Any] = {
+        "type": "TicketJoined",
+        "ticket_id": ticket.ticket_id,
+        "queue": ticket.queue,
+        "region": ticket.region,
+        "players": players,
+        "joined_at_ms": ticket.joined_at_ms,
+        "searches": [
+            {"region": s.region, "queue": s.queue, "open_after_ms": s.open_after_ms}
+            for s in copy.searches
+        ],
+    }
+    if ticket.party_id is not None:
+        body["party_id"] = ticket.party_id
+    value = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+    return (_QUEUE, queue_key(ticket.queue, ticket.region), value)
 
 
 def _backfill_result(result: BackfillResult) -> Record:

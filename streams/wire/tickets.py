@@ -47,6 +47,8 @@ R1_REASON = {
     DequeueReason.DECLINED: DequeueReason.LEFT,
     DequeueReason.ACCEPTANCE_TIMED_OUT: DequeueReason.EXPIRED,
     DequeueReason.PLACEMENT_FAILED: DequeueReason.REJECTED,
+    # No cause symbol: the detail says "matched_elsewhere: ..." (docs/adr/0145).
+    DequeueReason.MATCHED_ELSEWHERE: DequeueReason.LEFT,
 }
 
 MatchedKey = tuple[str, str, str | None, int]
@@ -89,7 +91,8 @@ class TicketWriter:
         cause = NULL
         nearest = R1_REASON.get(reason)
         if nearest is not None:
-            cause = SOME + _CAUSES[reason.name]
+            symbol = _CAUSES.get(reason.name)
+            cause = NULL if symbol is None else SOME + symbol
             reason = nearest
         data = b"".join(
             (

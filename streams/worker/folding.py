@@ -159,7 +159,7 @@ def bounded_join(event: TicketJoined, timestamp_ms: int, skew_ms: int, ttl_ms: i
     joined, earliest = event.ticket.joined_at_ms, timestamp_ms - skew_ms
     if joined >= earliest or joined + ttl_ms <= timestamp_ms:
         return event
-    return TicketJoined(replace(event.ticket, joined_at_ms=earliest))
+    return replace(event, ticket=replace(event.ticket, joined_at_ms=earliest))
 
 
 def _stale_tick(state: PartitionState, event: object) -> bool:

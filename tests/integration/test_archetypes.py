@@ -257,3 +257,72 @@ def test_a_ranked_1v1_with_deviation_block_lists_and_a_low_priority_pool(up: Up)
     )
     expected = [{"sure-a", "sure-b"}, {"leaver-a", "leaver-b"}]
     matched_after_waves(up, expected, {"blocker", "blocked", "normal", "newcomer"})
+
+
+def search_join(
+    queue: str, ticket: str, mmr: int, latency: dict[str, int], searches: list[dict]
+) -> tuple[bytes, bytes]:
+    """A join searching several places (docs/adr/0145), keyed by its first place."""
+    home = searches[0] if searches else {"region": "eu"}
+    body = {
+        "type": "TicketJoined",
+        "ticket_id": ticket,
+        "queue": home.get("queue") or queue,
+        "region": home["region"],
+        "joined_at_ms": int(time.time() * 1000),
+        "players": [{"player_id": f"p-{ticket}", "ratings": {"mmr": mmr}, "latency_ms": latency}],
+    }
+    if searches:
+        body["searches"] = searches
+    return queue_key(str(body["queue"]), str(body["region"])), json.dumps(body).encode()
+
+
+def created(up: Up) -> list[MatchCreated]:
+    records = read_topic(up.bootstrap, MATCHES.name)
+    return [e for e in (decode(r.value or b"") for r in records) if isinstance(e, MatchCreated)]
+
+
+@pytest.mark.parametrize("up", ["searches-region-select"], indirect=True)
+def test_a_region_select_shooter_widens_to_the_other_region(up: Up) -> None:
+    near = {"eu": 30, "na": 120}
+    widen = [{"region": "na"}, {"region": "eu", "open_after_ms": 2_000}]
+    produce(
+        up.bootstrap,
+        [
+            search_join("tdm", "eu-1", 1500, near, []),
+            search_join("tdm", "eu-2", 1520, near, []),
+            # Alone in na (a 2v2 needs four): after 2 s they search eu too.
+            search_join("tdm", "na-1", 1510, {"na": 20, "eu": 110}, widen),
+            search_join("tdm", "na-2", 1490, {"na": 25, "eu": 100}, widen),
+            # Too far from eu's servers for the rule's cap: stays in na.
+            search_join("tdm", "na-far", 1500, {"na": 20, "eu": 400}, widen),
+        ],
+    )
+    wait_until(lambda: created(up), 60, "a match", alive=lambda: up.process.poll() is None)
+    time.sleep(3)
+    (match,) = created(up)
+    seated = {s.ticket_id for team in match.teams for s in team.players}
+    assert match.region == "eu" and seated == {"eu-1", "eu-2", "na-1", "na-2"}
+
+
+@pytest.mark.parametrize("up", ["searches-dual-queue"], indirect=True)
+def test_a_dual_queue_player_is_matched_in_one_queue_only(up: Up) -> None:
+    both = [{"queue": "1v1", "region": "eu"}, {"queue": "2v2", "region": "eu"}]
+    produce(
+        up.bootstrap,
+        [
+            search_join("1v1", "duel-foe", 1500, {"eu": 30}, []),
+            search_join("2v2", "mate-1", 1510, {"eu": 30}, []),
+            search_join("2v2", "mate-2", 1490, {"eu": 30}, []),
+            search_join("2v2", "mate-3", 1505, {"eu": 30}, []),
+            search_join("1v1", "both", 1500, {"eu": 30}, both),
+        ],
+    )
+    wait_until(lambda: created(up), 60, "a match", alive=lambda: up.process.poll() is None)
+    time.sleep(3)
+    (match,) = created(up)  # either queue can take "both": only the first one does
+    seated = {s.ticket_id for team in match.teams for s in team.players}
+    if match.queue == "1v1":
+        assert seated == {"both", "duel-foe"}
+    else:
+        assert seated == {"both", "mate-1", "mate-2", "mate-3"}

@@ -26,6 +26,12 @@ partitions = 4
 [[queues]]
 name = "1v1"
 strategy = "optimal"
+regions = ["eu", "na"]
+wave_interval_ms = 3600000
+[[queues]]
+name = "2v2"
+strategy = "rebalance"
+team_size = 2
 regions = ["eu"]
 wave_interval_ms = 3600000
 [[queues]]
@@ -62,6 +68,8 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
             (duel, golden("TicketJoined/solo.json"), None),
             (party, golden("TicketJoined/party.json"), None),
             (party, golden("TicketJoined/party.avro"), None),
+            # Searching 1v1/eu, 2v2/eu at once and 1v1/na after 30 s (docs/adr/0145).
+            (duel, golden("TicketJoined/searches.json"), None),
             (duel, golden("TicketLeft/requested.json"), None),
             (duel, golden("TicketLeft/requested.avro"), None),  # not waiting: nothing
             # A platform's copy of the example tick: dated 2026-01-01, stamped now.
@@ -93,6 +101,9 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
         "the example tick's wave and the dead letters of implausible ticks",
     )
     statuses = Counter(s.ticket_id for s in seen[STATUS.name] if isinstance(s, TicketStatus))
+    searching = {(s.queue, s.region) for s in seen[STATUS.name] if s.ticket_id == "t-5d21aa90"}
+    assert searching == {("1v1", "eu"), ("2v2", "eu")}  # na opens after 30 s: not yet
+    del statuses["t-5d21aa90"]
     assert statuses == {"t-2f9c1b7e": 1, "t-party-81": 1}
     (left,) = seen[CLEANUP.name]
     assert isinstance(left, TicketDequeued)

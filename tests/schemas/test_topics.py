@@ -137,6 +137,7 @@ def test_topic_map_names_every_event_once() -> None:
         "ClaimReleased",
         "BackfillRequested",
         "BackfillCancelled",
+        "SearchClaim",
     ]
     assert BY_NAME["wavematch.status.v1"].config() == {
         "cleanup.policy": "compact,delete",

@@ -65,12 +65,15 @@ R1_REASON = {
     DequeueReason.ACCEPTANCE_TIMED_OUT: DequeueReason.EXPIRED,
     DequeueReason.PLACEMENT_FAILED: DequeueReason.REJECTED,
 }
+#: Written LEFT with no cause (docs/adr/0145): its detail says so.
+NO_CAUSE = {DequeueReason.MATCHED_ELSEWHERE: DequeueReason.LEFT}
 
 
 def ticket_dequeued(dequeued: Dequeued) -> bytes:
     reason, cause = dequeued.reason, None
     if reason in R1_REASON:  # docs/adr/0112: the nearest r1 symbol, the precise one as cause
         reason, cause = R1_REASON[reason], reason.name
+    reason = NO_CAUSE.get(reason, reason)
     return _TICKET_DEQUEUED(
         {
             "ticket_id": dequeued.ticket_id,

@@ -1,0 +1,285 @@
+"""Tickets that search several places (regions, queues): their copies, their opening,
+their tentative matches and the search claims that make them matched once (docs/adr/0145).
+
+A join naming ``searches`` is folded by its first place (the home), which writes a copy
+of the join to every other place's partition; a copy opens in its place at the first
+tick after its ``open_after_ms``. A wave's match holding such a ticket is tentative: it
+asks the ticket's search claim (keyed ``search/<ticket_id>``, folded by
+:class:`~matcher.queue.claims.ClaimBook`); granted for every such ticket, the match is
+created and the ticket's other places are told to end its search; refused, the match is
+dropped and its tickets return to the queue with their wait, as after a decline.
+
+A step above :class:`~matcher.queue.state.RegionState`: it decides, the state's methods
+(and its :class:`~matcher.queue.tickets.Lifecycle`'s) change what is held. A region with
+no such ticket never enters this module (``life.places`` is empty).
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from matcher.core import Match, Ticket
+from matcher.fastbuild import builder
+from matcher.queue import held as held_step
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.events import DequeueReason, Search, TicketJoined, TicketLeft, WaveTick
+from matcher.queue.lifecycle import MatchProposal, TicketStage
+from matcher.queue.outcomes import Draft, Step
+from matcher.queue.state import QueueRules, RegionState
+from matcher.queue.tickets import Held
+
+# A copy per other place of every such join (matcher/fastbuild.py).
+_make_ticket = builder(Ticket)
+_make_joined = builder(TicketJoined)
+
+MATCHED_ELSEWHERE = "matched_elsewhere"
+LEFT = "left"
+
+
+def place_here(queue: RegionState, searches: tuple[Search, ...]) -> Search | None:
+    for search in searches:
+        if search.queue == queue.queue and search.region == queue.region:
+            return search
+    return None
+
+
+def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | Draft:
+    """A valid join of a ticket searching several places, folded by one of them.
+
+    The home (the first place) writes the copies; a place opening later holds the
+    ticket unopened; an open one queues it (through the player claims, at home only,
+    when one ticket per player is on: a copy is the same ticket).
+    """
+    ticket, searches = event.ticket, event.searches
+    here = place_here(queue, searches)
+    if here is None:  # the decoder refuses it; a hand-built event must not queue
+        refused = queue.refuse(ticket, DequeueReason.REJECTED, "searches: omits this place")
+        return Draft(DequeueReason.REJECTED.value, dequeued=[refused])
+    copies: list[TicketJoined] = []
+    if here is searches[0]:
+        t = ticket
+        for other in searches[1:]:
+            copy = _make_ticket(
+                t.ticket_id, other.queue, other.region, t.players, t.joined_at_ms, t.party_id
+            )
+            copies.append(_make_joined(copy, searches))
+    queue.life.search_places(ticket.ticket_id, searches)
+    if here.open_after_ms > 0:
+        queue.life.hold_unopened(ticket, ticket.joined_at_ms + here.open_after_ms)
+        return Step("unopened", tuple(copies))
+    if rules.claims and here is searches[0]:
+        pending = held_step.hold_for_claims(queue, ticket)
+        pending.life[:0] = copies
+        return pending
+    position = queue.admit(ticket)
+    if not rules.publish_status:
+        return Step("joined", tuple(copies))
+    status = queue.searching(ticket, position, ticket.joined_at_ms)
+    return Step("joined", (status, *copies))
+
+
+def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft) -> None:
+    """Open the copies whose time has come (in opening then id order); one whose TTL ran
+    out first expires; forget the places of tickets gone."""
+    life, now = queue.life, tick.tick_at_ms
+    due = sorted((at, t) for t, (_, at) in life.unopened.items() if at <= now)
+    for _, ticket_id in due:
+        ticket = life.end_unopened(ticket_id)
+        assert ticket is not None
+        if ticket.joined_at_ms + rules.ticket_ttl_ms <= now:
+            draft.dequeued.append(
+                queue.refuse(ticket, DequeueReason.EXPIRED, "expired before this place opened")
+            )
+        else:
+            queue.admit(ticket)
+    present = set(queue.tickets).union(life.unopened, life.pending)
+    for held in life.tentative.values():
+        present.update(held.tickets)
+    life.keep_places(present)
+
+
+def is_tentative(queue: RegionState, match: Match) -> bool:
+    places = queue.life.places
+    return any(seat.ticket_id in places for team in match.teams for seat in team.seats)
+
+
+def hold_tentative(
+    queue: RegionState,
+    matches: tuple[Match, ...],
+    tick: WaveTick,
+    strategy: str,
+    draft: Draft,
+) -> None:
+    """Hold a wave's matches that hold a ticket searching elsewhere; ask for the search
+    claim of each such ticket."""
+    at_ms, places = tick.tick_at_ms, queue.life.places
+    for match, tickets in zip(matches, queue.take_matched(matches), strict=True):
+        proposal = MatchProposal(
+            match,
+            queue.queue,
+            queue.region,
+            tick.wave_id,
+            strategy,
+            tick.config_fingerprint,
+            at_ms,
+        )
+        queue.life.hold_tentative(match.match_id, Held(tickets, at_ms, proposal))
+        for ticket_id, queued in tickets.items():  # ticket id order
+            if ticket_id in places:
+                first = queued.ticket.players[0].player_id
+                draft.life.append(
+                    ClaimRequested(
+                        first, ticket_id, queue.queue, queue.region, at_ms, match.match_id
+                    )
+                )
+
+
+def decided(queue: RegionState, event: ClaimDecided) -> Draft:
+    """A search claim's answer to one of this region's tentative matches, or a notice
+    that a ticket's search ends here."""
+    if event.ended is not None:
+        return _ended(queue, event)
+    match_id = event.match_id
+    assert match_id is not None
+    held = queue.life.tentative.get(match_id)
+    if held is None or event.ticket_id not in held.tickets:
+        return Draft("claim_stale")
+    if not event.granted:
+        holder = event.holder or (event.ticket_id, "?", "?")
+        detail = f"ticket {event.ticket_id} was matched in {holder[1]}/{holder[2]} first"
+        draft = Draft("match_dropped")
+        _drop(queue, match_id, set(), DequeueReason.LEFT, event.at_ms, detail, draft)
+        return draft
+    held.accepted.add(event.ticket_id)
+    places = queue.life.places
+    if any(t in places and t not in held.accepted for t in held.tickets):
+        return Draft("claim_granted")
+    return _confirm(queue, match_id, event.at_ms)
+
+
+def _confirm(queue: RegionState, match_id: str, at_ms: int) -> Draft:
+    held = queue.life.end_tentative(match_id)
+    proposal = held.proposal
+    assert proposal is not None
+    created = replace(proposal, at_ms=at_ms)
+    draft = Draft("match_confirmed", proposals=[created])
+    queue.matched_late(held)
+    draft.dequeued += queue.finish_held(
+        held.tickets, DequeueReason.MATCHED, at_ms, match_id, proposal.wave_id
+    )
+    for ticket_id, queued in sorted(held.tickets.items()):
+        searches = queue.life.places.get(ticket_id)
+        if searches is not None:
+            ended = MATCHED_ELSEWHERE
+            draft.life += notices(queue, queued.ticket, searches, at_ms, match_id, ended)
+    return draft
+
+
+def notices(
+    queue: RegionState,
+    ticket: Ticket,
+    searches: tuple[Search, ...],
+    at_ms: int,
+    match_id: str | None,
+    ended: str,
+) -> list[ClaimDecided]:
+    """Tell every other place of ``ticket`` that its search there ends."""
+    first, here = ticket.players[0].player_id, (ticket.ticket_id, queue.queue, queue.region)
+    return [
+        ClaimDecided(
+            first, ticket.ticket_id, s.queue, s.region, False, at_ms, here, match_id, ended
+        )
+        for s in searches
+        if (s.queue, s.region) != (queue.queue, queue.region)
+    ]
+
+
+def _drop(
+    queue: RegionState,
+    match_id: str,
+    leaving: set[str],
+    reason: DequeueReason,
+    at_ms: int,
+    detail: str,
+    draft: Draft,
+) -> None:
+    """A tentative match is not made: ``leaving`` tickets end here, the others return to
+    the queue keeping their wait, and the search claims it may hold are given up."""
+    held = queue.life.end_tentative(match_id)
+    queue.take_back_meeting(held.tickets)  # the match was never played
+    places = queue.life.places
+    for ticket_id, queued in sorted(held.tickets.items()):
+        if ticket_id in places and ticket_id not in leaving:
+            first = queued.ticket.players[0].player_id
+            draft.life.append(
+                ClaimReleased(first, ticket_id, queue.queue, queue.region, at_ms, match_id)
+            )
+    gone = {t: q for t, q in held.tickets.items() if t in leaving}
+    back = {t: q for t, q in held.tickets.items() if t not in leaving}
+    draft.dequeued += queue.finish_held(gone, reason, at_ms, None, None, detail)
+    if back:
+        queue.requeue(back)
+        why = f"returned to the queue: {detail}"
+        stage = TicketStage.SEARCHING
+        draft.life += held_step.stages(queue, back, stage, at_ms, None, None, why)
+
+
+def _ended(queue: RegionState, event: ClaimDecided) -> Draft:
+    """Another place matched the ticket (or it left there): its search here ends."""
+    ticket_id, at_ms = event.ticket_id, event.at_ms
+    holder = event.holder or (ticket_id, "?", "?")
+    if event.ended == LEFT:
+        reason, detail = DequeueReason.LEFT, f"left in {holder[1]}/{holder[2]}"
+    else:
+        reason = DequeueReason.MATCHED_ELSEWHERE
+        detail = f"{MATCHED_ELSEWHERE}: match {event.match_id} in {holder[1]}/{holder[2]}"
+    draft = Draft(reason.value)
+    queued = queue.tickets.get(ticket_id)
+    if queued is not None:
+        draft.dequeued.append(queue.finish(queued, reason, at_ms, detail=detail))
+        return draft
+    ticket = queue.life.end_unopened(ticket_id)
+    if ticket is not None:
+        draft.dequeued.append(queue.refuse(ticket, reason, detail))
+        return draft
+    for match_id, held in queue.life.tentative.items():
+        if ticket_id in held.tickets:
+            _drop(queue, match_id, {ticket_id}, reason, at_ms, detail, draft)
+            return draft
+    gone = queue.finish_pending(ticket_id, reason, at_ms, None, detail)
+    if gone is not None:
+        draft.dequeued.append(gone)
+        return draft
+    if ticket_id not in queue.finished:  # its copy has not come yet: it will be a no-op
+        queue.forget_ticket(ticket_id, at_ms)
+    return Draft("search_ended_unseen")
+
+
+def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
+    """A leave of a ticket searching several places: it ends here, and every other
+    place is told; None when this region does not know the ticket."""
+    searches = queue.life.places.get(event.ticket_id)
+    if searches is None:
+        return None
+    reason, at_ms = DequeueReason.LEFT, event.left_at_ms
+    draft = Draft("left")
+    queued = queue.tickets.get(event.ticket_id)
+    ticket: Ticket | None = None
+    if queued is not None:
+        ticket = queued.ticket
+        draft.dequeued.append(queue.finish(queued, reason, at_ms, detail=event.reason.value))
+    else:
+        ticket = queue.life.end_unopened(event.ticket_id)
+        if ticket is not None:
+            draft.dequeued.append(queue.refuse(ticket, reason, event.reason.value))
+        else:
+            for match_id, held in queue.life.tentative.items():
+                if event.ticket_id in held.tickets:
+                    ticket = held.tickets[event.ticket_id].ticket
+                    detail = f"ticket {event.ticket_id} left"
+                    _drop(queue, match_id, {event.ticket_id}, reason, at_ms, detail, draft)
+                    break
+    if ticket is None:
+        return None
+    draft.life += notices(queue, ticket, searches, at_ms, None, LEFT)
+    return draft

@@ -1,0 +1,248 @@
+"""A/B of tickets searching several places (docs/adr/0145) against a tree without them.
+
+    .venv/bin/python scripts/bench_ab_searches.py BASE NEW [--rounds 5]
+        [--events 30000] [--players 10000]
+
+Each round runs both trees in a rotated order, each in its own process, so both see the
+same load on a shared machine; only ratios inside the same rounds are evidence. Per tree:
+
+- ``plain``: CPU per join of ``Folder.fold`` and its encoding, all joins searching one
+  region (``bench_join_fold.py``'s backlog): what the feature costs when unused.
+- ``half`` (NEW only): the same backlog with every other join searching a second region
+  too (open at once); the copies the fold writes are folded in their own partitions, as
+  a worker would. Reported per platform join and per folded queue record.
+- ``wave``: one wave close of ``--players`` queued 1v1 players (``optimal``): on BASE all
+  searching one region, on NEW half of them searching a second one too (their matches
+  are tentative: the wave writes search claims instead of creating them). ``settle``
+  (NEW only): the CPU of folding those claims and their answers until every tentative
+  match is created.
+- ``records``: on NEW, queue-topic records written per join searching two places, over
+  its whole life (copy, claim request and answer, end notice), and the records of the
+  other topics (dequeue in the other place).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve()
+WAVE_CONFIG = """
+partitions = 8
+[[queues]]
+name = "1v1"
+strategy = "optimal"
+regions = ["eu", "na"]
+wave_interval_ms = 3600000
+"""
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("trees", nargs="*", type=Path)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--events", type=int, default=30_000)
+    parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--new", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child is not None:
+        print(json.dumps(child(args.child, args.new, args.events, args.players)))
+        return 0
+    if len(args.trees) != 2:
+        parser.error("name BASE and NEW")
+    trees = [tree.resolve() for tree in args.trees]
+    figures: dict[Path, dict[str, list[float]]] = {tree: {} for tree in trees}
+    for number in range(args.rounds):
+        for tree in trees[number % 2 :] + trees[: number % 2]:
+            command = [sys.executable, str(HERE), "--child", str(tree)]
+            command += ["--events", str(args.events), "--players", str(args.players)]
+            command += ["--new"] if tree == trees[1] else []
+            run = subprocess.run(command, capture_output=True, text=True)
+            if run.returncode:
+                sys.exit(f"{tree}: {run.stderr}")
+            for name, value in json.loads(run.stdout.splitlines()[-1]).items():
+                figures[tree].setdefault(name, []).append(value)
+        print(f"round {number + 1}/{args.rounds} done", file=sys.stderr)
+    base = {name: statistics.median(v) for name, v in figures[trees[0]].items()}
+    for name, values in figures[trees[1]].items():
+        median = statistics.median(values)
+        shown = ", ".join(f"{v:.1f}" for v in values)
+        compared = base.get(name) or base.get(_BASE_OF.get(name, ""))
+        ratio = f" ({median / compared:.2f}x BASE {compared:.1f})" if compared else ""
+        print(f"{name}: NEW median {median:.1f}{ratio} [{shown}]")
+    return 0
+
+
+#: NEW's figures compared with another BASE figure (BASE cannot run the workload).
+_BASE_OF = {
+    "half: fold CPU us/join": "plain: fold CPU us/join",
+    "half: fold CPU us/record": "plain: fold CPU us/join",
+}
+
+
+def child(tree: Path, new: bool, events: int, players: int) -> dict[str, float]:
+    sys.path.insert(0, str(tree))
+    joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
+    from schemas.topics import murmur2_partition, queue_key
+    from streams.settings import load_settings
+    from streams.worker.folding import Folder
+
+    config = Path(tempfile.mkdtemp(prefix="bench-searches-")) / "wavematch.toml"
+    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
+    settings = load_settings(config)
+    records = joins.joins(events, queue_key, murmur2_partition)
+    seconds, _ = joins.fold_loop(Folder.from_settings(settings), records)
+    out = {"plain: fold CPU us/join": seconds / len(records) * 1e6}
+    if new:
+        half = _with_searches(records, joins.REGIONS)
+        seconds, folded = _fold_feeding_back(Folder.from_settings(settings), half, joins)
+        out["half: fold CPU us/join"] = seconds / len(half) * 1e6
+        out["half: fold CPU us/record"] = seconds / folded * 1e6
+    config.write_text(WAVE_CONFIG)
+    wave, settle, counts = _wave(Folder.from_settings(load_settings(config)), joins, players, new)
+    out[f"wave close of {players} players, CPU ms"] = wave * 1e3
+    if new:
+        out["settle of the tentative matches, CPU ms"] = settle * 1e3
+        out.update(counts)
+    return out
+
+
+def _with_searches(records: list[Any], regions: tuple[str, ...]) -> list[Any]:
+    """Every other join searches the next region too."""
+    out = []
+    for number, record in enumerate(records):
+        body = json.loads(record.value)
+        if number % 2:
+            here = regions.index(body["region"])
+            there = regions[(here + 1) % len(regions)]
+            body["searches"] = [{"region": body["region"]}, {"region": there}]
+        out.append(record._replace(value=json.dumps(body).encode()))
+    return out
+
+
+def _fold_feeding_back(folder: Any, records: list[Any], joins: Any) -> tuple[float, int]:
+    """CPU of folding ``records`` and every queue record their fold writes, in batches."""
+    from schemas.topics import murmur2_partition
+    from streams.worker.folding import paused_gc
+
+    encode = joins.encoder()
+    states = {p: folder.new_state(p) for p in range(8)}
+    offsets = Counter[int]()
+    todo = [(r.partition, r.key, r.value) for r in records]
+    folded = 0
+    started = time.process_time()
+    while todo:
+        batch, todo = todo[: joins.BATCH], todo[joins.BATCH :]
+        with paused_gc(age_after=0):
+            for partition, key, value in batch:
+                offsets[partition] += 1
+                done = folder.fold(states[partition], key, value, offsets[partition])
+                folded += 1
+                if done is None:
+                    continue
+                for topic, out_key, out_value in encode(
+                    done, topic="wavematch.queue.v1", partition=partition, key=key, value=value
+                ):
+                    if topic == "wavematch.queue.v1":
+                        todo.append((murmur2_partition(out_key, 8), out_key, out_value))
+    return time.process_time() - started, folded
+
+
+def _wave(folder: Any, joins: Any, players: int, new: bool) -> tuple[float, float, dict]:
+    from schemas.topics import murmur2_partition, queue_key
+    from streams.worker.folding import paused_gc
+
+    key = queue_key("1v1", "eu")
+    states = {p: folder.new_state(p) for p in range(8)}
+    records = [r for r in joins.joins(players * 8, queue_key, murmur2_partition)]
+    queued = [r for r in records if r.key == key][:players]
+    offsets = Counter[int]()
+    encode = joins.encoder()
+    copies = []
+    for number, record in enumerate(queued):
+        body = json.loads(record.value)
+        if new and number % 2:
+            body["searches"] = [{"region": "eu"}, {"region": "na"}]
+        value = json.dumps(body).encode()
+        partition = murmur2_partition(key, 8)
+        offsets[partition] += 1
+        done = folder.fold(states[partition], key, value, offsets[partition])
+        for topic, k, v in encode(
+            done, topic="wavematch.queue.v1", partition=partition, key=key, value=value
+        ):
+            if topic == "wavematch.queue.v1":
+                copies.append((k, v))
+    for k, v in copies:  # the copies wait in na, never ticked: they end by notice
+        partition = murmur2_partition(k, 8)
+        offsets[partition] += 1
+        folder.fold(states[partition], k, v, offsets[partition])
+    at_ms = joins.START_MS + 60_000
+    tick = {
+        "type": "WaveTick",
+        "queue": "1v1",
+        "region": "eu",
+        "wave_id": "w-1",
+        "sequence": at_ms,
+        "tick_at_ms": at_ms,
+        "config_fingerprint": "f",
+        "interval_ms": 10_000,
+    }
+    value = json.dumps(tick).encode()
+    partition = murmur2_partition(key, 8)
+    offsets[partition] += 1
+    started = time.process_time()
+    with paused_gc():
+        done = folder.fold(states[partition], key, value, offsets[partition])
+        written = encode(
+            done, topic="wavematch.queue.v1", partition=partition, key=key, value=value
+        )
+    wave = time.process_time() - started
+    todo = [(k, v) for t, k, v in written if t == "wavematch.queue.v1"]
+    counts = Counter[str]()
+    counts["queue records: copy"] = len(copies)
+    other = Counter[str]()
+    started = time.process_time()
+    with paused_gc():
+        while todo:
+            k, v = todo.pop(0)
+            p = murmur2_partition(k, 8)
+            offsets[p] += 1
+            done = folder.fold(states[p], k, v, offsets[p])
+            kind = k.split(b"/")[0].decode()
+            counts[
+                f"queue records: {'claim request' if kind == 'search' else 'answer or notice'}"
+            ] += 1
+            for t, k2, v2 in encode(done, topic="wavematch.queue.v1", partition=p, key=k, value=v):
+                if t == "wavematch.queue.v1":
+                    todo.append((k2, v2))
+                else:
+                    other[t] += 1
+    settle = time.process_time() - started
+    searching = len(copies) or 1
+    per = {f"per searching join, {name}": n / searching for name, n in counts.items()}
+    per |= {
+        f"per searching join, {t} records after the wave": n / searching for t, n in other.items()
+    }
+    return wave, settle, per
+
+
+def _load(name: str, path: Path) -> Any:
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,250 @@
+"""Tickets searching several regions and queues (docs/adr/0145): copies written by the
+home, opened after their wait, matched exactly once through search claims, the other
+places told, the lost match's tickets requeued keeping their wait."""
+
+from __future__ import annotations
+
+from collections import deque
+
+from matcher.core import QueueProfile
+from matcher.queue import DequeueReason, QueueRules, TicketJoined, TicketLeft, WaveTick
+from matcher.queue.book import QueueBook
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.events import LeaveReason, Search
+from matcher.queue.outcomes import Step
+from matcher.queue.records import queue_from_record, queue_to_record
+from tests.queue.conftest import PAIRS, make_ticket
+
+RULES = QueueRules(ticket_ttl_ms=60_000, finished_retention_ms=60_000)
+LOGGED = (TicketJoined, ClaimRequested, ClaimDecided, ClaimReleased)
+
+
+def book() -> QueueBook:
+    profiles = {q: QueueProfile(queue=q, strategy=PAIRS, maps=("alpha",)) for q in ("1v1", "duo")}
+    return QueueBook(profiles, {"1v1": ("eu", "na"), "duo": ("eu",)}, RULES)
+
+
+class Log:
+    """The queue topic in one partition: every record the fold writes is folded later,
+    in the order written (``settle``), so tests choose what happens in between."""
+
+    def __init__(self, b: QueueBook) -> None:
+        self.book, self.todo, self.steps = b, deque[object](), list[Step]()
+
+    def fold(self, *events: object) -> list[Step]:
+        steps = [self.book.apply(e) for e in events]  # type: ignore[arg-type]
+        for step in steps:
+            self.todo.extend(o for o in step.outputs if isinstance(o, LOGGED))
+        self.steps += steps
+        return steps
+
+    def settle(self) -> list[Step]:
+        out = []
+        while self.todo:
+            out += self.fold(self.todo.popleft())
+        return out
+
+    def matched_players(self) -> list[str]:
+        created = [m.match for s in self.steps for m in _proposals(s) if m.deadline_at_ms is None]
+        matches = [m for s in self.steps for m in s.matches] + created
+        return [seat.player_id for m in matches for team in m.teams for seat in team.seats]
+
+    def dequeued(self, ticket_id: str) -> list[tuple[str, str, DequeueReason]]:
+        return [
+            (d.queue, d.region, d.reason)
+            for s in self.steps
+            for d in s.dequeued
+            if d.ticket_id == ticket_id
+        ]
+
+
+def _proposals(step: Step) -> list:
+    from matcher.queue.lifecycle import MatchProposal
+
+    return [o for o in step.outputs if type(o) is MatchProposal]
+
+
+def join(ticket_id, player, queue="1v1", region="eu", at_ms=1_000, searches=()) -> TicketJoined:
+    ticket = make_ticket(ticket_id, player, queue=queue, region=region, joined_at_ms=at_ms)
+    return TicketJoined(ticket, tuple(searches))
+
+
+def tick(queue: str, region: str, n: int, at_ms: int) -> WaveTick:
+    return WaveTick(queue, region, f"w{n}", n, at_ms, "cfg", 1_000)
+
+
+EVERYWHERE = (Search("1v1", "eu"), Search("1v1", "na"), Search("duo", "eu"))
+
+
+def test_the_home_writes_a_copy_to_each_other_place_and_a_late_place_opens_at_its_tick():
+    log = Log(book())
+    searches = (Search("1v1", "eu"), Search("1v1", "na", 30_000))
+    (home,) = log.fold(join("t", "alice", searches=searches))
+    copies = [o for o in home.outputs if isinstance(o, TicketJoined)]
+    assert [(c.queue, c.region, c.searches) for c in copies] == [("1v1", "na", searches)]
+    assert "t" in log.book.regions["1v1", "eu"].tickets
+    log.settle()
+    na = log.book.regions["1v1", "na"]
+    assert "t" not in na.tickets and "t" in na.life.unopened
+    log.fold(tick("1v1", "na", 1, 30_999))  # 29,999 ms after the join: not yet
+    assert "t" not in na.tickets
+    log.fold(tick("1v1", "na", 2, 31_000))
+    assert "t" in na.tickets
+    assert log.book.apply(copies[0]).note == "duplicate"  # a copy written twice
+
+
+def test_three_places_race_and_the_ticket_is_matched_once_the_others_requeued():
+    log = Log(book())
+    log.fold(
+        join("t", "alice", searches=EVERYWHERE),
+        join("b", "bob"),
+        join("c", "carol", region="na"),
+        join("d", "dave", queue="duo"),
+    )
+    log.settle()  # the copies arrive
+    # Every place matches alice in the same instant, before any claim is answered.
+    for n, (queue, region) in enumerate((("1v1", "na"), ("duo", "eu"), ("1v1", "eu")), 1):
+        wave = log.fold(tick(queue, region, 1, 2_000 + n))[0]
+        assert wave.matches == ()  # tentative: nothing published yet
+    log.settle()
+    assert log.matched_players().count("alice") == 1
+    assert sorted(log.matched_players()) == ["alice", "carol"]  # na asked first
+    assert sorted(log.dequeued("t")) == [
+        ("1v1", "eu", DequeueReason.MATCHED_ELSEWHERE),
+        ("1v1", "na", DequeueReason.MATCHED),
+        ("duo", "eu", DequeueReason.MATCHED_ELSEWHERE),
+    ]
+    # The lost matches' other tickets are back, keeping the wave they joined in.
+    eu, duo = log.book.regions["1v1", "eu"], log.book.regions["duo", "eu"]
+    assert eu.tickets["b"].joined_wave == 0 and duo.tickets["d"].joined_wave == 0
+    assert not eu.life.tentative and not duo.life.tentative and not eu.life.players
+    assert log.dequeued("b") == [] and log.dequeued("d") == []
+
+
+def test_a_place_that_has_not_seen_its_copy_yet_ignores_it_when_it_comes():
+    b = book()
+    log = Log(b)
+    log.fold(join("t", "alice", searches=EVERYWHERE), join("b", "bob"))
+    copies = list(log.todo)
+    log.todo.clear()
+    log.fold(tick("1v1", "eu", 1, 2_000))
+    log.settle()  # claim granted: the end notices reach na and duo before the copies
+    assert log.matched_players() == ["alice", "bob"]
+    steps = log.fold(*copies)
+    assert [s.note for s in steps] == ["duplicate_finished", "duplicate_finished"]
+    assert not b.regions["1v1", "na"].tickets
+
+
+def test_a_match_lost_by_one_of_its_two_contested_tickets_releases_the_other():
+    b = book()
+    log = Log(b)
+    both = (Search("1v1", "eu"), Search("1v1", "na"))
+    log.fold(
+        join("t", "alice", searches=both),
+        join("u", "ursula", searches=both),
+        join("c", "carol", region="na"),
+    )
+    log.settle()
+    # eu holds t + u, tentative on both; na (c, then the copies t, u) holds c + t. eu asks
+    # for t first and wins both: na's match loses t, and carol goes back.
+    log.fold(tick("1v1", "eu", 1, 2_000))
+    log.fold(tick("1v1", "na", 1, 2_001))
+    log.settle()
+    assert log.matched_players().count("alice") == 1
+    assert log.matched_players().count("ursula") == 1
+    for ticket_id in ("t", "u"):
+        assert [r for _, _, r in log.dequeued(ticket_id)].count(DequeueReason.MATCHED) == 1
+    assert not b.claims.searches.keys() - {"t", "u"}
+    assert "c" in b.regions["1v1", "na"].tickets
+
+
+def test_a_refused_claim_returns_the_match_and_the_ticket_is_matched_later():
+    b = book()
+    log = Log(b)
+    both = (Search("1v1", "eu"), Search("1v1", "na"))
+    log.fold(
+        join("t", "alice", searches=both),
+        join("u", "ursula", searches=both),
+        join("b", "bob"),
+        join("c", "carol", region="na"),
+    )
+    log.settle()
+    # eu: t+u tentative; na: c+t tentative (join order there: c, then the copies t, u).
+    log.fold(tick("1v1", "na", 1, 2_000), tick("1v1", "eu", 1, 2_001))
+    log.settle()
+    # na asked first for t and won; eu's t+u lost t: u's claim is given up, u requeued.
+    eu = b.regions["1v1", "eu"]
+    assert sorted(eu.tickets) == ["b", "u"]
+    assert "u" not in b.claims.searches
+    log.fold(tick("1v1", "eu", 2, 3_000))
+    log.settle()
+    players = log.matched_players()
+    assert sorted(players) == ["alice", "bob", "carol", "ursula"]
+    assert b.regions["1v1", "na"].tickets == {}  # u's search in na ended
+
+
+def test_a_leave_at_home_ends_every_place_and_a_tentative_match_there():
+    b = book()
+    log = Log(b)
+    log.fold(join("t", "alice", searches=EVERYWHERE), join("c", "carol", region="na"))
+    log.settle()
+    log.fold(tick("1v1", "na", 1, 2_000))  # na holds t+c tentative; its claim not folded
+    request = list(log.todo)
+    log.todo.clear()
+    log.fold(TicketLeft("t", "1v1", "eu", LeaveReason.REQUESTED, 2_100))
+    log.settle()  # the notices drop na's match: carol is back
+    log.todo.extend(request)
+    log.settle()  # the late claim answer names a match that is gone: no-op
+    assert log.matched_players() == []
+    assert sorted(log.dequeued("t")) == [
+        ("1v1", "eu", DequeueReason.LEFT),
+        ("1v1", "na", DequeueReason.LEFT),
+        ("duo", "eu", DequeueReason.LEFT),
+    ]
+    assert "c" in b.regions["1v1", "na"].tickets
+
+
+def test_a_snapshot_mid_flight_resumes_the_same():
+    def run(snapshot_at: int | None) -> list:
+        b = book()
+        log = Log(b)
+        log.fold(
+            join("t", "alice", searches=EVERYWHERE),
+            join("b", "bob"),
+            join("c", "carol", region="na"),
+        )
+        log.settle()
+        log.fold(tick("1v1", "na", 1, 2_000), tick("1v1", "eu", 1, 2_001))
+        if snapshot_at is not None:
+            for key, region in list(b.regions.items()):
+                b.regions[key] = queue_from_record(queue_to_record(region))
+        log.settle()
+        log.fold(tick("1v1", "eu", 2, 3_000))
+        return [o for s in log.steps for o in s.outputs]
+
+    assert run(None) == run(1)
+
+
+def test_a_join_without_searches_writes_nothing_more():
+    log = Log(book())
+    (step,) = log.fold(join("t", "alice"))
+    assert [type(o).__name__ for o in step.outputs] == ["Searching"]
+    log.fold(join("b", "bob"))
+    (wave,) = log.fold(tick("1v1", "eu", 1, 2_000))
+    assert len(wave.matches) == 1 and not log.todo
+
+
+def test_a_queue_holding_its_matches_after_the_wave_refuses_a_searching_join():
+    from matcher.queue.lifecycle import LifecyclePolicy
+
+    profile = QueueProfile(queue="1v1", strategy=PAIRS, maps=("alpha",))
+    b = QueueBook(
+        {"1v1": profile},
+        {"1v1": ("eu", "na")},
+        RULES,
+        policies={"1v1": LifecyclePolicy(ready_check_ms=10_000)},
+    )
+    searches = (Search("1v1", "eu"), Search("1v1", "na"))
+    (refused,) = b.apply(join("t", "alice", searches=searches)).dequeued
+    assert refused.reason is DequeueReason.REJECTED
+    assert refused.detail == "searches: not in a queue with a ready check or placement reports"

@@ -1,0 +1,62 @@
+"""A ticket searching two regions through the worker's own fold and writer, on a
+simulated log (docs/adr/0145): the copy, the search claims and the end notice are queue
+records folded by their partitions; `replay` re-derives them all; `explain --ticket`
+tells the story across both places."""
+
+from __future__ import annotations
+
+from schemas import models as m
+from schemas.codec import encode_json
+from schemas.topics import QUEUE, queue_key
+from streams.audit.history import ticket_history
+from streams.audit.replay import replay
+from streams.settings import QueueSettings, Settings
+from tests.streams.test_lifecycle_log import Log, fingerprinted, join, tick
+
+SETTINGS = Settings(
+    partitions=4,
+    queues=(QueueSettings(name="1v1", regions=("eu", "na"), maps=("Polypoid",)),),
+)
+
+
+def searching(ticket: str, player: str, race: str) -> m.TicketJoined:
+    event = join(ticket, player, race)
+    return event.model_copy(update={"searches": (m.Search(region="eu"), m.Search(region="na"))})
+
+
+def test_two_regions_race_for_a_ticket_one_wins_the_log_replays_and_explains():
+    log = Log(SETTINGS)
+    log.send(searching("t-alice", "alice", "bw"))
+    log.send(join("t-bob", "bob", "sc2"))
+    log.send(join("t-carol", "carol", "sc2", region="na"))
+    # Both regions close a wave before either hears of the other's claim.
+    for region in ("na", "eu"):
+        event = fingerprinted(SETTINGS, tick(10, region))
+        log.produce(QUEUE.name, queue_key("1v1", region), encode_json(event))
+    log.drain()
+    created = [e for e in log.published("wavematch.matches.v1") if isinstance(e, m.MatchCreated)]
+    (match,) = created
+    seated = {s.ticket_id for team in match.teams for s in team.players}
+    assert match.region == "na" and seated == {"t-alice", "t-carol"}
+    ends = {
+        (d.ticket_id, d.region): (d.reason.value, d.detail)
+        for d in log.published("wavematch.cleanup.v1")
+    }
+    assert ends[("t-alice", "na")][0] == "MATCHED"
+    assert ends[("t-alice", "eu")][0] == "LEFT"
+    assert ends[("t-alice", "eu")][1].startswith("matched_elsewhere: match ")
+    assert ("t-bob", "eu") not in ends  # back in the queue, keeping its wait
+
+    report = replay(SETTINGS, log.records)
+    assert report.ok, report.differences[:3]
+    assert report.verdict.identical[QUEUE.name] >= 4  # copy, request, grant, notice...
+
+    story = ticket_history(log.folder, log.records, "t-alice")
+    text = "\n".join(story)
+    assert "searching in 1v1/eu at place 1" in text
+    assert "copied to 1v1/na, opening at once" in text
+    assert "matched tentatively in 1v1/na by match" in text
+    assert "claim granted to match" in text
+    assert "claim refused to match" in text and "held in 1v1/na" in text
+    assert "dequeued MATCHED in 1v1/na" in text
+    assert "dequeued MATCHED_ELSEWHERE in 1v1/eu after 1 waves: matched_elsewhere" in text
