@@ -28,7 +28,9 @@ class Player:
     ``can_host`` says the player can accept connections from everyone (open NAT), which
     peer-to-peer games need of their host; only the multifactor ``hosts`` factor reads it.
     ``attributes`` are free string attributes as sorted ``(name, value)`` pairs (language,
-    platform...), read by a queue's attribute rules (matcher/rules).
+    platform...), read by a queue's attribute rules (matcher/rules). ``numbers`` are
+    numeric attributes as sorted ``(name, value)`` pairs (level, account age), read by
+    the queue's ``number`` rules (matcher/rulelogic.py).
     """
 
     player_id: str
@@ -38,10 +40,18 @@ class Player:
     latency_ms: tuple[tuple[str, int], ...] = ()
     can_host: bool = False
     attributes: tuple[tuple[str, str], ...] = ()
+    numbers: tuple[tuple[str, float], ...] = ()
 
     def attribute(self, name: str) -> str | None:
         """Return the player's string attribute ``name``, or None when not given."""
         for key, value in self.attributes:
+            if key == name:
+                return value
+        return None
+
+    def number(self, name: str) -> float | None:
+        """Return the player's numeric attribute ``name``, or None when not given."""
+        for key, value in self.numbers:
             if key == name:
                 return value
         return None

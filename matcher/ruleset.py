@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from matcher.rulelogic import Check, parse_checks
 
 #: Every rule a queue may declare, with what it limits.
 RULE_NAMES = (
@@ -21,6 +23,7 @@ RULE_NAMES = (
     "max_latency_ms",
     "attributes",
     "rematch",
+    "checks",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
 _ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
@@ -114,6 +117,7 @@ class QueueRuleSet:
     1v1 opponents. ``max_latency_ms``: every player's latency to the wave's region
     (players who sent no figure for it are not held to it). ``attributes``: string
     attribute rules (:class:`AttributeRule`). ``rematch``: :class:`RematchRule`.
+    ``checks``: named compound, collection and numeric rules (:mod:`matcher.rulelogic`).
     """
 
     rating: str | None = None
@@ -123,6 +127,14 @@ class QueueRuleSet:
     max_latency_ms: Expansion | None = None
     attributes: tuple[AttributeRule, ...] = ()
     rematch: RematchRule | None = None
+    checks: tuple[Check, ...] = ()
+    #: The ``checks`` a group breaks whatever is added to it and however it is split: the
+    #: grouping may refuse a party that breaks one before any split is tried.
+    monotone_checks: tuple[Check, ...] = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        monotone = tuple(check for check in self.checks if check.monotone)
+        object.__setattr__(self, "monotone_checks", monotone)
 
     @property
     def empty(self) -> bool:
@@ -154,6 +166,7 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
         rating=rating,
         attributes=_attribute_rules(raw.get("attributes", ())),
         rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
+        checks=parse_checks(raw["checks"]) if "checks" in raw else (),
         **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
 

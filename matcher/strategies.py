@@ -74,7 +74,7 @@ _BUILT_IN = (
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_optimal",
         revision=13,
-        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap"},
+        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "checks"},
     ),
     # The reference pipeline as designed (its pressure windows): the rating key alone.
     StrategyEntry(
