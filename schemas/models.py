@@ -149,6 +149,7 @@ class Player(Record):
     latency_ms: Annotated[dict[KeyPart, Latency], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
     can_host: Annotated[bool, Field(strict=True)] = False
     attributes: Annotated[dict[Name, Name], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
+    numbers: Annotated[dict[Name, Figure], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
 
 
 class TicketJoined(Record):
