@@ -24,6 +24,7 @@ RULE_NAMES = (
     "attributes",
     "rematch",
     "checks",
+    "sort",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
 _ATTRIBUTE_KEYS = ("name", "match", "relax_after_s")
@@ -107,6 +108,16 @@ class RematchRule:
 
 
 @dataclass(frozen=True, slots=True)
+class SortKey:
+    """A soft preference: parties are swept in the order of their mean rating plus
+    ``weight`` times their players' mean numeric attribute ``number``, so parties near in
+    both are grouped first; nobody is excluded by it (FlexMatch ``distanceSort``)."""
+
+    number: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
 class QueueRuleSet:
     """The rules of one queue; None means "no such limit".
 
@@ -128,6 +139,7 @@ class QueueRuleSet:
     attributes: tuple[AttributeRule, ...] = ()
     rematch: RematchRule | None = None
     checks: tuple[Check, ...] = ()
+    sort: tuple[SortKey, ...] = ()
     #: The ``checks`` a group breaks whatever is added to it and however it is split: the
     #: grouping may refuse a party that breaks one before any split is tried.
     monotone_checks: tuple[Check, ...] = field(init=False, repr=False, compare=False)
@@ -167,8 +179,26 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
         attributes=_attribute_rules(raw.get("attributes", ())),
         rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
         checks=parse_checks(raw["checks"]) if "checks" in raw else (),
+        sort=_sort_keys(raw.get("sort", ())),
         **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
+
+
+def _sort_keys(raw: object) -> tuple[SortKey, ...]:
+    if not isinstance(raw, list | tuple):
+        raise ValueError("rules.sort: must be a list of {number, weight} tables")
+    keys: list[SortKey] = []
+    for index, entry in enumerate(raw):
+        where = f"rules.sort[{index}]"
+        if not isinstance(entry, Mapping) or set(entry) != {"number", "weight"}:
+            raise ValueError(f"{where}: must be a table {{number, weight}}")
+        number, weight = entry["number"], entry["weight"]
+        if not isinstance(number, str) or not 1 <= len(number) <= 64:
+            raise ValueError(f"{where}.number: must be a numeric attribute name such as 'level'")
+        if not _is_number(weight) or not math.isfinite(weight) or weight == 0:
+            raise ValueError(f"{where}.weight: must be a finite number other than 0 (got {weight!r})")
+        keys.append(SortKey(number, float(weight)))
+    return tuple(keys)
 
 
 def _rematch(raw: object) -> RematchRule:

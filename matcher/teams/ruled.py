@@ -171,3 +171,30 @@ def rule_fits(
         return problem is None
 
     return fits
+
+
+def preference_key(rules: QueueRuleSet) -> Callable[[Party], float] | None:
+    """The sweep's order under the queue's soft ``sort`` preferences, None without them:
+    a party's mean rating plus each preference's weight times its players' mean value of
+    that numeric attribute (players without it are not counted; a party where nobody
+    gives it adds nothing). It orders the grouping only, so it never keeps anyone out.
+
+    >>> from matcher.core import Player
+    >>> from matcher.ruleset import parse_rules
+    >>> key = preference_key(parse_rules({"sort": [{"number": "level", "weight": 10}]}))
+    >>> key(Party("t", (Player("p", (("mmr", 1500),), numbers=(("level", 3.0),)),), (1500,), 0, 0, 0))
+    1530.0
+    """
+    if not rules.sort:
+        return None
+    preferences = rules.sort
+
+    def key(party: Party) -> float:
+        value = party.mean
+        for preference in preferences:
+            given = [v for p in party.players if (v := p.number(preference.number)) is not None]
+            if given:
+                value += preference.weight * sum(given) / len(given)
+        return value
+
+    return key

@@ -46,6 +46,7 @@ from matcher.teams.ruled import (
     grouped_by_class,
     lineup_rule_problem,
     playable_now,
+    preference_key,
     rule_fits,
     ruled_splitter,
 )
@@ -74,7 +75,10 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     fits = rule_fits(rules, closed, region, roles=roles, met=met)
     candidates = playable_now(rules, parties, closed, region)
     lineups = grouped_by_class(
-        rules, parties, candidates, lambda group: group_parties(group, shape, ruled, fits)
+        rules,
+        parties,
+        candidates,
+        lambda group: group_parties(group, shape, ruled, fits, preference_key(rules)),
     )
     admit = _admitter(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
@@ -172,7 +176,7 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
             rules,
             parties,
             candidates,
-            lambda group: partition_wave(group, shape, params, wrap, fits),
+            lambda group: partition_wave(group, shape, params, wrap, fits, preference_key(rules)),
         )
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
