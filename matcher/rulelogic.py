@@ -191,7 +191,9 @@ def parse_check(where: str, raw: object, *, top: bool) -> Check:
     known = (*(("name",) if top else ()), *_COMMON, *_FIELDS[kind])
     for key in sorted(raw):
         if key not in known:
-            raise ValueError(f"{where}.{key}: unknown field for kind {kind!r} (known: {', '.join(known)})")
+            raise ValueError(
+                f"{where}.{key}: unknown field for kind {kind!r} (known: {', '.join(known)})"
+            )
     name = raw.get("name", "")
     if top and (not isinstance(name, str) or not name or len(name) > 64):
         raise ValueError(f"{where}.name: must be a name of 1-64 characters such as 'roles'")
@@ -199,7 +201,9 @@ def parse_check(where: str, raw: object, *, top: bool) -> Check:
     fields: dict[str, object] = {
         "kind": kind,
         "name": name,
-        "optional_after_s": None if optional is None else _number(f"{where}.optional_after_s", optional, 0),
+        "optional_after_s": None
+        if optional is None
+        else _number(f"{where}.optional_after_s", optional, 0),
     }
     if "attribute" in _FIELDS[kind]:
         fields["attribute"] = _text(f"{where}.attribute", raw.get("attribute"))

@@ -182,7 +182,8 @@ def preference_key(rules: QueueRuleSet) -> Callable[[Party], float] | None:
     >>> from matcher.core import Player
     >>> from matcher.ruleset import parse_rules
     >>> key = preference_key(parse_rules({"sort": [{"number": "level", "weight": 10}]}))
-    >>> key(Party("t", (Player("p", (("mmr", 1500),), numbers=(("level", 3.0),)),), (1500,), 0, 0, 0))
+    >>> player = Player("p", (("mmr", 1500),), numbers=(("level", 3.0),))
+    >>> key(Party("t", (player,), (1500,), 0, 0, 0))
     1530.0
     """
     if not rules.sort:

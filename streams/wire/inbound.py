@@ -53,8 +53,8 @@ _JOINED_REQUIRED = frozenset(("ticket_id", "queue", "region", "players", "joined
 _LEFT_FIELDS = frozenset(("ticket_id", "queue", "region", "reason", "left_at_ms"))
 _PLAYER_FIELDS = frozenset(
     ("player_id", "ratings", "roles", "vetoed_maps", "latency_ms", "can_host", "attributes")
-    + ("numbers",)
 )
+_PLAYER_FIELDS |= {"numbers"}
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 _NO_LATENCY: dict[str, int] = {}
 _NO_ATTRIBUTES: dict[str, str] = {}
