@@ -196,9 +196,7 @@ def _sort_keys(raw: object) -> tuple[SortKey, ...]:
         if not isinstance(number, str) or not 1 <= len(number) <= 64:
             raise ValueError(f"{where}.number: must be a numeric attribute name such as 'level'")
         if not _is_number(weight) or not math.isfinite(weight) or weight == 0:
-            raise ValueError(
-                f"{where}.weight: must be a finite number other than 0 (got {weight!r})"
-            )
+            raise ValueError(f"{where}.weight: must be a finite number, not 0 (got {weight!r})")
         keys.append(SortKey(number, float(weight)))
     return tuple(keys)
 
