@@ -149,6 +149,31 @@ class Check:
         return None
 
 
+class RuleTally:
+    """How often each named rule passed or failed while one wave was closed (a strategy's
+    own count, local to the wave: ``/metrics`` adds them up, as FlexMatch's rule
+    evaluation metrics). A lineup counts once per rule judged; a group the grouping
+    refuses before its split counts as a failure of the rule that refused it."""
+
+    __slots__ = ("failed", "passed")
+
+    def __init__(self) -> None:
+        self.passed: dict[str, int] = {}
+        self.failed: dict[str, int] = {}
+
+    def count(self, name: str, ok: bool) -> None:
+        counts = self.passed if ok else self.failed
+        counts[name] = counts.get(name, 0) + 1
+
+    def stats(self) -> tuple[tuple[str, float], ...]:
+        """``rule_passed:<name>`` and ``rule_failed:<name>`` figures for the wave's stats."""
+        return tuple(
+            (f"rule_{outcome}:{name}", float(count))
+            for outcome, counts in (("failed", self.failed), ("passed", self.passed))
+            for name, count in sorted(counts.items())
+        )
+
+
 def _elements(value: str) -> frozenset[str]:
     return frozenset(part.strip() for part in value.split(","))
 

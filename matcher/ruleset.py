@@ -10,9 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
-from matcher.rulelogic import Check, parse_checks
+from matcher.rulelogic import Check, RuleTally, parse_checks
 
 #: Every rule a queue may declare, with what it limits.
 RULE_NAMES = (
@@ -144,9 +144,19 @@ class QueueRuleSet:
     #: grouping may refuse a party that breaks one before any split is tried.
     monotone_checks: tuple[Check, ...] = field(init=False, repr=False, compare=False)
 
+    #: Set on a wave's own copy (:meth:`counting`) only: the strategies' rule counts.
+    tally: RuleTally | None = field(default=None, repr=False, compare=False)
+
     def __post_init__(self) -> None:
         monotone = tuple(check for check in self.checks if check.monotone)
         object.__setattr__(self, "monotone_checks", monotone)
+
+    def counting(self) -> QueueRuleSet:
+        """A copy that counts its named rules' verdicts in a fresh :class:`RuleTally`."""
+        return replace(self, tally=RuleTally()) if self.checks else self
+
+    def tally_stats(self) -> tuple[tuple[str, float], ...]:
+        return () if self.tally is None else self.tally.stats()
 
     @property
     def empty(self) -> bool:
@@ -173,15 +183,21 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
     rating = raw.get("rating")
     if rating is not None and (not isinstance(rating, str) or not rating):
         raise ValueError(f"rules.rating: must be a rating name such as 'mmr' (got {rating!r})")
-    limits = ("max_spread", "max_team_gap", "max_distance", "max_latency_ms")
     return QueueRuleSet(
         rating=rating,
+        max_spread=_limit(raw, "max_spread"),
+        max_team_gap=_limit(raw, "max_team_gap"),
+        max_distance=_limit(raw, "max_distance"),
+        max_latency_ms=_limit(raw, "max_latency_ms"),
         attributes=_attribute_rules(raw.get("attributes", ())),
         rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
         checks=parse_checks(raw["checks"]) if "checks" in raw else (),
         sort=_sort_keys(raw.get("sort", ())),
-        **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
+
+
+def _limit(raw: Mapping[str, object], name: str) -> Expansion | None:
+    return _expansion(name, raw[name]) if name in raw else None
 
 
 def _sort_keys(raw: object) -> tuple[SortKey, ...]:

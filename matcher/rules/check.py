@@ -85,8 +85,11 @@ def checks_problem(
         by_team.append(players[start : start + size])
         latency_by_team.append(latencies[start : start + size] if latencies else ())
         start += size
+    tally = rules.tally
     for check in rules.checks:
         problem = check.problem(by_team, latency_by_team, waited)
+        if tally is not None:
+            tally.count(check.name, problem is None)
         if problem is not None:
             return f"rule {check.name!r}: {problem} after {waited:g} s"
     return None
@@ -122,6 +125,8 @@ def group_problem(
     for check in rules.monotone_checks:
         problem = check.problem((players,), (latencies,), waited)
         if problem is not None:
+            if rules.tally is not None:
+                rules.tally.count(check.name, False)
             return f"rule {check.name!r}: {problem} after {waited:g} s"
     if met:
         ids = {player.player_id for player in players}

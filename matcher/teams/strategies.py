@@ -62,7 +62,7 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     search per match (see :mod:`matcher.teams.rebalance`).
     """
     shape, config = rebalance_settings(profile)
-    rules = profile.ruleset
+    rules = profile.ruleset.counting()
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
 
@@ -85,7 +85,8 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     lineups = complete(parties, lineups, shape, config.imbalance, accept, admit)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
-    return build_result("rebalance", snapshot, matches, (("method_" + method, 1.0),))
+    stats = (("method_" + method, 1.0), *rules.tally_stats())
+    return build_result("rebalance", snapshot, matches, stats)
 
 
 def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape, met: Met) -> Admit:
@@ -162,7 +163,7 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
-    rules = profile.ruleset
+    rules = profile.ruleset.counting()
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
 
@@ -188,7 +189,8 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     admit = _admitter(snapshot, rules, shape, met)
     lineups = complete(parties, lineups, shape, params, accept, admit)
     matches = _matches(snapshot, profile, parties, lineups, rng, params)
-    return build_result("game-queue", snapshot, matches, (("mode_" + config.mode, 1.0),))
+    stats = (("mode_" + config.mode, 1.0), *rules.tally_stats())
+    return build_result("game-queue", snapshot, matches, stats)
 
 
 def _game_queue(
