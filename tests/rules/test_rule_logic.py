@@ -252,3 +252,27 @@ def test_checks_enter_the_fingerprint_and_a_queue_without_them_keeps_its_own() -
         SettingsError, match=r"^queues.0: queue '3v3': rules.checks\[0\].max_ms: required"
     ):
         load_settings(queues=[{**queue, "rules": {"checks": [{"name": "x", "kind": "latency"}]}}])
+
+
+def test_explain_names_the_rule_that_kept_a_ticket_out() -> None:
+    from matcher.core import WaitingTicket, WaveSnapshot
+    from matcher.explain import explain_match
+    from matcher.strategies import run_wave
+
+    rules = {
+        "rating": "mmr",
+        "checks": [{"name": "lvl", "kind": "number", "attribute": "level", "max_spread": 5}],
+    }
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
+    levels = {"a": 10, "b": 11, "c": 12, "d": 13, "far": 40}
+    tickets = tuple(
+        WaitingTicket(Ticket(t, "q", "eu", (player(t, level=level),), 0), 0)
+        for t, level in levels.items()
+    )
+    snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 1_000, tickets)
+    result = run_wave(snapshot, profile)
+    assert result.unmatched == ("far",)
+    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    assert facts["kept out far"] == (
+        "rule 'lvl' in 4 of 4 seats: level spread 29 exceeds 5 after 1 s"
+    )
