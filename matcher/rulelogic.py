@@ -117,7 +117,7 @@ class Check:
             return self._number(players)
         given = [v for p in players if (v := p.attribute(self.attribute)) is not None]
         if self.kind == "count":
-            count = sum(1 for v in given if self.value in _elements(v))
+            count = sum(1 for v in given if v == self.value or self.value in elements(v))
             if count < self.low or count > self.high:
                 bound = f"at least {self.low:g}" if count < self.low else f"at most {self.high:g}"
                 return f"has {count} players with {self.attribute} {self.value!r} ({bound})"
@@ -127,7 +127,7 @@ class Check:
         elif self.kind == "unique":
             ok = len(set(given)) == len(given)
         else:
-            sets = [_elements(v) for v in given]
+            sets = [elements(v) for v in given]
             ok = not sets or bool(frozenset.intersection(*sets))
         if ok:
             return None
@@ -174,7 +174,8 @@ class RuleTally:
         )
 
 
-def _elements(value: str) -> frozenset[str]:
+def elements(value: str) -> frozenset[str]:
+    """The comma-separated elements of an attribute's value ("pc,crossplay")."""
     return frozenset(part.strip() for part in value.split(","))
 
 

@@ -4,7 +4,9 @@ every team strategy uses, so that no lineup breaking a rule becomes a match."""
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
+from matcher.rulelogic import Check, elements
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
 from matcher.ruleset import QueueRuleSet
 from matcher.teams.grouping import Fits, Splitter
@@ -57,6 +59,7 @@ def ruled_splitter(
     *,
     roles: bool,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    team_count: int = 2,
 ) -> Splitter:
     """``split`` that answers None (no lineup) for a group whose lineup breaks a rule:
     the grouping then tries the next parties, as for roles it cannot fill. A group that
@@ -64,11 +67,13 @@ def ruled_splitter(
     if rules.empty:
         return split
 
+    bounds = team_bounds(rules, team_count)
+
     def ruled(group: Sequence[Party]) -> Lineup | None:
         fixed = not roles
         if group_rule_problem(
             rules, group, closed_at_ms, region, split_free_ratings=fixed, met=met
-        ):
+        ) or not within(bounds, group, closed_at_ms, 0):
             return None
         lineup = split(group)
         if lineup is None or lineup_rule_problem(rules, group, lineup, closed_at_ms, region, met):
@@ -157,20 +162,64 @@ def rule_fits(
     *,
     roles: bool,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    team_count: int = 2,
+    match_size: int = 0,
 ) -> Fits | None:
     """The grouping's ``fits`` for ``rules``: a party joins a group when the group with it
     breaks no rule that no split can mend (None without rules)."""
     if rules.empty:
         return None
+    bounds = team_bounds(rules, team_count)
 
     def fits(members: Sequence[Party], candidate: Party) -> bool:
         group = [*members, candidate]
         problem = group_rule_problem(
             rules, group, closed_at_ms, region, split_free_ratings=not roles, met=met
         )
-        return problem is None
+        room = match_size - sum(party.size for party in group)
+        return problem is None and within(bounds, group, closed_at_ms, room)
 
     return fits
+
+
+def team_bounds(rules: QueueRuleSet, team_count: int) -> tuple[Check, ...]:
+    """What a group must hold for a per-team ``count`` rule to hold in some split: its
+    total within ``team_count`` times the rule's bounds (see :func:`within`).
+
+    >>> from matcher.ruleset import parse_rules
+    >>> rules = parse_rules({"checks": [{"name": "h", "kind": "count", "attribute": "c",
+    ...     "value": "healer", "min": 1, "max": 2, "per": "team"}]})
+    >>> [(c.low, c.high, c.per) for c in team_bounds(rules, 2)]
+    [(2.0, 4.0, 'match')]
+    """
+    return tuple(
+        replace(check, per="match", low=check.low * team_count, high=check.high * team_count)
+        for check in rules.checks
+        if check.kind == "count" and check.per == "team"
+    )
+
+
+def within(bounds: Sequence[Check], group: Sequence[Party], closed_at_ms: int, room: int) -> bool:
+    """Whether ``group`` can still meet every one of ``bounds`` (:func:`team_bounds`) with
+    ``room`` more players: no count above its upper bound (more players cannot lower it),
+    and no count so far below its lower bound that the room left cannot make it up. The
+    grouping then looks further for the players a group lacks (a second healer) instead
+    of filling it with players it cannot split."""
+    if not bounds:
+        return True
+    players = [player for party in group for player in party.players]
+    waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
+    for check in bounds:
+        if check.optional_after_s is not None and waited >= check.optional_after_s:
+            continue
+        count = 0
+        for player in players:
+            value = player.attribute(check.attribute)
+            if value is not None and (value == check.value or check.value in elements(value)):
+                count += 1
+        if count > check.high or check.low - count > room:
+            return False
+    return True
 
 
 def preference_key(rules: QueueRuleSet) -> Callable[[Party], float] | None:

@@ -71,8 +71,10 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
 
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
-    ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met)
-    fits = rule_fits(rules, closed, region, roles=roles, met=met)
+    count = shape.team_count
+    ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met, team_count=count)
+    size = shape.match_max
+    fits = rule_fits(rules, closed, region, roles=roles, met=met, team_count=count, match_size=size)
     candidates = playable_now(rules, parties, closed, region)
     lineups = grouped_by_class(
         rules,
@@ -168,10 +170,14 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
 
     def wrap(split: Splitter) -> Splitter:
-        return ruled_splitter(split, rules, closed, region, roles=roles, met=met)
+        count = shape.team_count
+        return ruled_splitter(split, rules, closed, region, roles=roles, met=met, team_count=count)
 
     if config.mode == "offline":
-        fits = rule_fits(rules, closed, region, roles=roles, met=met)
+        count, size = shape.team_count, shape.match_max
+        fits = rule_fits(
+            rules, closed, region, roles=roles, met=met, team_count=count, match_size=size
+        )
         candidates = playable_now(rules, parties, closed, region)
         lineups = grouped_by_class(
             rules,
