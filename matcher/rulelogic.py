@@ -117,7 +117,7 @@ class Check:
             return self._number(players)
         given = [v for p in players if (v := p.attribute(self.attribute)) is not None]
         if self.kind == "count":
-            count = sum(1 for v in given if v == self.value or self.value in elements(v))
+            count = sum(1 for v in given if carries(v, self.value))
             if count < self.low or count > self.high:
                 bound = f"at least {self.low:g}" if count < self.low else f"at most {self.high:g}"
                 return f"has {count} players with {self.attribute} {self.value!r} ({bound})"
@@ -172,6 +172,14 @@ class RuleTally:
             for outcome, counts in (("failed", self.failed), ("passed", self.passed))
             for name, count in sorted(counts.items())
         )
+
+
+def carries(value: str, element: str) -> bool:
+    """Whether an attribute's ``value`` is ``element`` or lists it among its elements."""
+    if value == element:
+        return True
+    # Only a list (or a padded value) needs splitting: most values are one plain word.
+    return ("," in value or value.strip() != value) and element in elements(value)
 
 
 def elements(value: str) -> frozenset[str]:

@@ -89,7 +89,8 @@ def wave(players: int, numbers: bool) -> Any:
         rating, latency = int(rng.gauss(1500, 300)), rng.randint(10, 150)
         language = rng.choice(["de", "fr", "en"])
         cls = rng.choice(["tank", "healer", "sniper", "damage", "damage"])
-        level = {"numbers": (("level", float(rng.randint(1, 60))),)} if numbers else {}
+        drawn = float(rng.randint(1, 60))  # drawn on both trees: the same wave follows
+        level = {"numbers": (("level", drawn),)} if numbers else {}
         player = Player(
             f"p{i}",
             (("mmr", rating),),

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
-from matcher.rulelogic import Check, elements
+from matcher.rulelogic import Check, carries
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
 from matcher.ruleset import QueueRuleSet
 from matcher.teams.grouping import Fits, Splitter
@@ -215,7 +215,7 @@ def within(bounds: Sequence[Check], group: Sequence[Party], closed_at_ms: int, r
         count = 0
         for player in players:
             value = player.attribute(check.attribute)
-            if value is not None and (value == check.value or check.value in elements(value)):
+            if value is not None and carries(value, check.value):
                 count += 1
         if count > check.high or check.low - count > room:
             return False
