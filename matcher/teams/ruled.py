@@ -3,6 +3,7 @@ every team strategy uses, so that no lineup breaking a rule becomes a match."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -125,17 +126,21 @@ def grouped_by_class(
     group: Callable[[Sequence[Party]], list[Lineup]],
 ) -> list[Lineup]:
     """``group`` run on each class of ``candidates`` agreeing on the queue's ``equal``
-    attribute rules, then once on every candidate still left (parties a relaxed rule lets
-    mix). A sweep in rating order over the whole wave would put players of different
-    values side by side in nearly every group and refuse group after group.
+    attribute rules (and sharing a band, as wide as the rule's ``max_spread``, of each
+    match-wide ``number`` rule's attribute), then once on every candidate still left
+    (parties a relaxed rule lets mix, or near a band's edge). A sweep in rating order over
+    the whole wave would put players of different values side by side in nearly every
+    group and refuse group after group.
 
     Lineups hold indices into ``parties``. Notes: O(candidates) plus the grouping's cost.
     """
     names = [rule.name for rule in rules.attributes if rule.match == "equal"]
-    classes: dict[tuple[str | None, ...], list[int]] = {}
+    spans = _number_spans(rules)
+    classes: dict[tuple[object, ...], list[int]] = {}
     for index in candidates:
-        classes.setdefault(_class_key(parties[index], names), []).append(index)
-    passes = [*classes.values()] if names and len(classes) > 1 else []
+        key = (*_class_key(parties[index], names), *_span_key(parties[index], spans))
+        classes.setdefault(key, []).append(index)
+    passes = [*classes.values()] if (names or spans) and len(classes) > 1 else []
     lineups: list[Lineup] = []
     taken: set[int] = set()
     for members in [*passes, list(candidates)]:
@@ -145,6 +150,22 @@ def grouped_by_class(
             lineups.append(Lineup(teams, lineup.roles))
             taken.update(i for team in teams for i in team)
     return lineups
+
+
+def _number_spans(rules: QueueRuleSet) -> list[tuple[str, float]]:
+    return [
+        (check.attribute, check.max_spread)
+        for check in rules.checks
+        if check.kind == "number" and check.per == "match" and check.max_spread
+    ]
+
+
+def _span_key(party: Party, spans: Sequence[tuple[str, float]]) -> tuple[int | None, ...]:
+    key: list[int | None] = []
+    for attribute, spread in spans:
+        given = [v for p in party.players if (v := p.number(attribute)) is not None]
+        key.append(math.floor(min(given) / spread) if given else None)
+    return tuple(key)
 
 
 def _class_key(party: Party, names: Sequence[str]) -> tuple[str | None, ...]:
@@ -176,8 +197,10 @@ def rule_fits(
         problem = group_rule_problem(
             rules, group, closed_at_ms, region, split_free_ratings=not roles, met=met
         )
+        if problem is not None or not bounds:
+            return problem is None
         room = match_size - sum(party.size for party in group)
-        return problem is None and within(bounds, group, closed_at_ms, room)
+        return within(bounds, group, closed_at_ms, room)
 
     return fits
 
