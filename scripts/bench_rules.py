@@ -18,8 +18,8 @@ on the level.
 checkout, ``git worktree add /tmp/NAME COMMIT``) under today's rules, this tree under
 today's rules, and this tree under the full set; each process closes the wave once
 untimed (imports) and takes the lower CPU time of two more closes; it prints each
-variant's median over the rounds and its ratio to the base tree's. Only those ratios are evidence on a
-shared machine. Timings are wall-clock on whatever machine runs it (printed first).
+variant's median over the rounds and its ratio to the base tree's. Only those ratios are
+evidence on a shared machine. The machine is printed first.
 """
 
 from __future__ import annotations
