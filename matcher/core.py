@@ -32,6 +32,9 @@ class Player:
     ``blocked`` are the ids of the players this one blocked, read by a queue's
     ``block_lists`` rule. ``deviation`` is the uncertainty of the ratings (None:
     unknown), read by a queue's ``deviation`` rule.
+    platform...), read by a queue's attribute rules (matcher/rules). ``numbers`` are
+    numeric attributes as sorted ``(name, value)`` pairs (level, account age), read by
+    the queue's ``number`` rules (matcher/rulelogic.py).
     """
 
     player_id: str
@@ -43,10 +46,18 @@ class Player:
     attributes: tuple[tuple[str, str], ...] = ()
     blocked: tuple[str, ...] = ()
     deviation: int | None = None
+    numbers: tuple[tuple[str, float], ...] = ()
 
     def attribute(self, name: str) -> str | None:
         """Return the player's string attribute ``name``, or None when not given."""
         for key, value in self.attributes:
+            if key == name:
+                return value
+        return None
+
+    def number(self, name: str) -> float | None:
+        """Return the player's numeric attribute ``name``, or None when not given."""
+        for key, value in self.numbers:
             if key == name:
                 return value
         return None

@@ -76,6 +76,10 @@ def explain_match(
 
         more, alternatives = explain_duel(snapshot, profile, result, match, nearest)
         return Explanation(match, profile.strategy, (*facts, *more), alternatives)
+    if profile.rules:
+        from matcher.explain_rules import kept_out_facts
+
+        facts += kept_out_facts(snapshot, profile, result, match, nearest)
     return Explanation(match, profile.strategy, tuple(facts), ())
 
 

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
+
+from matcher.rulelogic import Check, RuleTally, parse_checks
 
 #: Every rule a queue may declare, with what it limits.
 RULE_NAMES = (
@@ -23,6 +25,8 @@ RULE_NAMES = (
     "rematch",
     "block_lists",
     "deviation",
+    "checks",
+    "sort",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
 _ATTRIBUTE_KEYS = ("name", "match", "relax_after_s", "missing")
@@ -130,6 +134,16 @@ class DeviationRule:
 
 
 @dataclass(frozen=True, slots=True)
+class SortKey:
+    """A soft preference: parties are swept in the order of their mean rating plus
+    ``weight`` times their players' mean numeric attribute ``number``, so parties near in
+    both are grouped first; nobody is excluded by it (FlexMatch ``distanceSort``)."""
+
+    number: str
+    weight: float
+
+
+@dataclass(frozen=True, slots=True)
 class QueueRuleSet:
     """The rules of one queue; None means "no such limit".
 
@@ -142,6 +156,7 @@ class QueueRuleSet:
     attribute rules (:class:`AttributeRule`). ``rematch``: :class:`RematchRule`.
     ``block_lists``: two players are never in one match when either blocked the other
     (``Player.blocked``). ``deviation``: :class:`DeviationRule` (needs ``rating``).
+    ``checks``: named compound, collection and numeric rules (:mod:`matcher.rulelogic`).
     """
 
     rating: str | None = None
@@ -153,6 +168,25 @@ class QueueRuleSet:
     rematch: RematchRule | None = None
     block_lists: bool = False
     deviation: DeviationRule | None = None
+    checks: tuple[Check, ...] = ()
+    sort: tuple[SortKey, ...] = ()
+    #: The ``checks`` a group breaks whatever is added to it and however it is split: the
+    #: grouping may refuse a party that breaks one before any split is tried.
+    monotone_checks: tuple[Check, ...] = field(init=False, repr=False, compare=False)
+
+    #: Set on a wave's own copy (:meth:`counting`) only: the strategies' rule counts.
+    tally: RuleTally | None = field(default=None, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        monotone = tuple(check for check in self.checks if check.monotone)
+        object.__setattr__(self, "monotone_checks", monotone)
+
+    def counting(self) -> QueueRuleSet:
+        """A copy that counts its named rules' verdicts in a fresh :class:`RuleTally`."""
+        return replace(self, tally=RuleTally()) if self.checks else self
+
+    def tally_stats(self) -> tuple[tuple[str, float], ...]:
+        return () if self.tally is None else self.tally.stats()
 
     @property
     def empty(self) -> bool:
@@ -179,17 +213,21 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
     rating = raw.get("rating")
     if rating is not None and (not isinstance(rating, str) or not rating):
         raise ValueError(f"rules.rating: must be a rating name such as 'mmr' (got {rating!r})")
-    limits = ("max_spread", "max_team_gap", "max_distance", "max_latency_ms")
     block_lists = raw.get("block_lists", False)
     if not isinstance(block_lists, bool):
         raise ValueError(f"rules.block_lists: must be true or false (got {block_lists!r})")
     return QueueRuleSet(
         rating=rating,
+        max_spread=_limit(raw, "max_spread"),
+        max_team_gap=_limit(raw, "max_team_gap"),
+        max_distance=_limit(raw, "max_distance"),
+        max_latency_ms=_limit(raw, "max_latency_ms"),
         attributes=_attribute_rules(raw.get("attributes", ())),
         rematch=_rematch(raw["rematch"]) if "rematch" in raw else None,
+        checks=parse_checks(raw["checks"]) if "checks" in raw else (),
+        sort=_sort_keys(raw.get("sort", ())),
         block_lists=block_lists,
         deviation=_deviation(raw["deviation"], rating) if "deviation" in raw else None,
-        **{name: _expansion(name, raw[name]) for name in limits if name in raw},
     )
 
 
@@ -206,6 +244,27 @@ def _deviation(raw: object, rating: object) -> DeviationRule:
             f"rules.deviation.missing: must be an integer from 0 to 10000 (got {missing:g})"
         )
     return DeviationRule(_non_negative("rules.deviation.weight", raw["weight"]), int(missing))
+
+
+def _limit(raw: Mapping[str, object], name: str) -> Expansion | None:
+    return _expansion(name, raw[name]) if name in raw else None
+
+
+def _sort_keys(raw: object) -> tuple[SortKey, ...]:
+    if not isinstance(raw, list | tuple):
+        raise ValueError("rules.sort: must be a list of {number, weight} tables")
+    keys: list[SortKey] = []
+    for index, entry in enumerate(raw):
+        where = f"rules.sort[{index}]"
+        if not isinstance(entry, Mapping) or set(entry) != {"number", "weight"}:
+            raise ValueError(f"{where}: must be a table {{number, weight}}")
+        number, weight = entry["number"], entry["weight"]
+        if not isinstance(number, str) or not 1 <= len(number) <= 64:
+            raise ValueError(f"{where}.number: must be a numeric attribute name such as 'level'")
+        if not _is_number(weight) or not math.isfinite(weight) or weight == 0:
+            raise ValueError(f"{where}.weight: must be a finite number, not 0 (got {weight!r})")
+        keys.append(SortKey(number, float(weight)))
+    return tuple(keys)
 
 
 def _rematch(raw: object) -> RematchRule:

@@ -77,7 +77,7 @@ _BUILT_IN = (
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_optimal",
         revision=13,
-        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap"},
+        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "checks", "sort"},
     ),
     # The reference pipeline as designed (its pressure windows): the rating key alone.
     StrategyEntry(
@@ -113,7 +113,8 @@ _BUILT_IN = (
         checker="matcher.multifactor.checks:multifactor_result_problems",
         check="matcher.multifactor.config:multifactor_settings",
         revision=5,
-        rules_honoured=_ALL_RULES,
+        # Its search orders nothing by a sweep: the soft ``sort`` has no place to act.
+        rules_honoured=_ALL_RULES - {"sort"},
     ),
 )
 
@@ -239,6 +240,11 @@ def check_rules(profile: QueueProfile) -> object:
             raise ValueError(
                 f"rules.{name}: not honoured by strategy {profile.strategy!r} (it honours: {known})"
             )
+    if "sort" in profile.rules and profile.options.get("mode") == "queue":
+        raise ValueError(
+            f"rules.sort: not honoured by strategy {profile.strategy!r} in mode 'queue' "
+            "(its game queue pops games by imbalance, not by a sweep)"
+        )
     if profile.ruleset.rating is not None and (profile.roles or profile.team_roles):
         raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
     return profile.ruleset

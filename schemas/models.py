@@ -171,6 +171,7 @@ class Player(Record):
     attributes: Annotated[dict[Name, Name], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
     blocked_players: Annotated[tuple[Id, ...], Field(max_length=MAX_BLOCKED_PLAYERS)] = ()
     deviation: Rating | None = None
+    numbers: Annotated[dict[Name, Figure], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
 
 
 class Search(Record):

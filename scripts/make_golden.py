@@ -48,6 +48,23 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "joined_at_ms": T0,
         },
     ),
+    "TicketJoined/numbers": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-numbers",
+            "queue": "dungeon",
+            "region": "eu",
+            "players": [
+                {
+                    "player_id": "p-4412",
+                    "ratings": {"tank": 1500},
+                    "attributes": {"class": "tank"},
+                    "numbers": {"level": 42, "account_age_days": 380.5},
+                }
+            ],
+            "joined_at_ms": T0,
+        },
+    ),
     "TicketJoined/party": (
         m.TicketJoined,
         {

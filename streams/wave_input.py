@@ -104,6 +104,14 @@ def _str_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, st
     return tuple(sorted(values.items()))
 
 
+def _number_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, float], ...]:
+    values = _get(obj, path, key, dict, {})
+    for name, value in values.items():
+        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
+            raise WaveInputError(f"{path}.{key}.{name}: must be a number")
+    return tuple(sorted((name, float(value)) for name, value in values.items()))
+
+
 def _unique(ids: list[str], path: str, key: str) -> None:
     seen: set[str] = set()
     for i, value in enumerate(ids):
@@ -277,6 +285,7 @@ def _player(obj: dict[str, Any], path: str) -> Player:
         _int_map(obj, path, "latency_ms"),
         _get(obj, path, "can_host", bool, False),
         _str_map(obj, path, "attributes"),
+        _number_map(obj, path, "numbers"),
     )
 
 

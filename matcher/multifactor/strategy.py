@@ -59,7 +59,7 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
     config = multifactor_settings(profile)
     pool = build_pool(snapshot, profile, config)
     outcome = Search(pool, config, search_seed(snapshot)).run()
-    rules = profile.ruleset
+    rules = profile.ruleset.counting()
     plans = _in_priority_order(pool, outcome)
     met = met_recently(snapshot, rules)
     kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan, met)]
@@ -83,6 +83,7 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
         ("budget_evaluations", float(config.budget_evaluations)),
         ("vetoed_matches", float(dropped)),
         ("completed_matches", float(len(missed))),
+        *rules.tally_stats(),
     )
     return WaveResult(NAME, tuple(matches), unmatched, stats)
 

@@ -87,7 +87,41 @@ def lineup_problem(
         gap, limit = max(means) - min(means), rules.max_team_gap.at(waited)
         if gap > limit + EPSILON:
             return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {waited:g} s"
-    return group_problem(rules, waited, latencies, players, (), met)
+    problem = group_problem(rules, waited, latencies, players, (), met)
+    if problem is None and rules.checks and players:
+        problem = checks_problem(rules, teams, waited, latencies, players)
+    return problem
+
+
+def checks_problem(
+    rules: QueueRuleSet,
+    teams: Sequence[Sequence[int]],
+    waited: float,
+    latencies: Sequence[int | None],
+    players: Sequence[Player],
+) -> str | None:
+    """The first of the queue's named ``checks`` the lineup breaks, named; or None.
+
+    ``players`` and ``latencies`` are in seat order, team after team, as ``teams``.
+
+    Notes: O(seats x rules).
+    """
+    by_team: list[Sequence[Player]] = []
+    latency_by_team: list[Sequence[int | None]] = []
+    start = 0
+    sizes = [len(team) for team in teams] if sum(map(len, teams)) == len(players) else []
+    for size in sizes or [len(players)]:
+        by_team.append(players[start : start + size])
+        latency_by_team.append(latencies[start : start + size] if latencies else ())
+        start += size
+    tally = rules.tally
+    for check in rules.checks:
+        problem = check.problem(by_team, latency_by_team, waited)
+        if tally is not None:
+            tally.count(check.name, problem is None)
+        if problem is not None:
+            return f"rule {check.name!r}: {problem} after {waited:g} s"
+    return None
 
 
 def group_problem(
@@ -117,6 +151,12 @@ def group_problem(
         problem = rule.problem([player.attribute(rule.name) for player in players], waited)
         if problem is not None:
             return problem
+    for check in rules.monotone_checks:
+        problem = check.problem((players,), (latencies,), waited)
+        if problem is not None:
+            if rules.tally is not None:
+                rules.tally.count(check.name, False)
+            return f"rule {check.name!r}: {problem} after {waited:g} s"
     if met:
         ids = {player.player_id for player in players}
         for player in players:
@@ -306,6 +346,11 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
                     return (
                         f"party: player {player.player_id} blocked {other.player_id} (block_lists)"
                     )
+    for check in rules.monotone_checks:  # a party sits on one team: a team rule holds too
+        if check.optional_after_s is None:
+            problem = check.problem((ticket.players,), (), 0.0)
+            if problem is not None:
+                return f"party: rule {check.name!r}: {problem}"
     return None
 
 

@@ -30,19 +30,26 @@ MAX_REFUSED_PER_MATCH_SEAT = 4
 
 
 def group_parties(
-    parties: Sequence[Party], shape: TeamShape, split: Splitter, fits: Fits | None = None
+    parties: Sequence[Party],
+    shape: TeamShape,
+    split: Splitter,
+    fits: Fits | None = None,
+    key: Callable[[Party], float] | None = None,
 ) -> list[Lineup]:
     """Cut ``parties`` into lineups (indices into ``parties``) with ``split``.
 
     ``fits``, when given, keeps a party out of a group it cannot join (the sweep then
     looks further), so groups are built within the queue's rules rather than refused.
+    ``key``, when given, replaces the mean rating as the sweep's order (the queue's soft
+    ``sort`` preferences, :func:`matcher.teams.ruled.preference_key`).
 
     Lineups come in ascending rating order. Every party is in at most one lineup.
 
     Notes: O(n log n) for the sort plus one pass; each group costs one ``split`` call
     (more when roles reject lineups). Parties held back or left out are simply absent.
     """
-    order = sorted(range(len(parties)), key=lambda i: (parties[i].mean, parties[i].order))
+    by = key or _mean
+    order = sorted(range(len(parties)), key=lambda i: (by(parties[i]), parties[i].order))
     if shape.strict:
         held = set(_held_back(parties, shape))
         order = [i for i in order if i not in held]
@@ -178,3 +185,7 @@ def _held_back(parties: Sequence[Party], shape: TeamShape) -> list[int]:
             held.append(index)
             surplus -= parties[index].size
     return held
+
+
+def _mean(party: Party) -> float:
+    return party.mean

@@ -55,11 +55,12 @@ def partition_wave(
     params: Imbalance,
     wrap: Callable[[Splitter], Splitter] | None = None,
     fits: Fits | None = None,
+    key: Callable[[Party], float] | None = None,
 ) -> list[Lineup]:
     """Games of the wave: consecutive groups of 2k players in rating order, split optimally.
 
     ``wrap`` may refuse a group's split and ``fits`` a party's place in a group (the
-    queue's rules: matcher/teams/ruled.py).
+    queue's rules: matcher/teams/ruled.py); ``key`` orders the sweep instead of the rating.
 
     Notes: O(n log n) for the sort plus O(1) per group for fixed k; this is the paper's
     rho-approximation of the best partition of the whole wave.
@@ -68,4 +69,4 @@ def partition_wave(
     def split(group: Sequence[Party]) -> Lineup | None:
         return optimal_split(group, shape, params)
 
-    return group_parties(parties, shape, wrap(split) if wrap else split, fits)
+    return group_parties(parties, shape, wrap(split) if wrap else split, fits, key)

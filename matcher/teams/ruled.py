@@ -3,8 +3,11 @@ every team strategy uses, so that no lineup breaking a rule becomes a match."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
+from matcher.rulelogic import Check, carries
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
 from matcher.ruleset import QueueRuleSet
 from matcher.teams.grouping import Fits, Splitter
@@ -57,6 +60,7 @@ def ruled_splitter(
     *,
     roles: bool,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    team_count: int = 2,
 ) -> Splitter:
     """``split`` that answers None (no lineup) for a group whose lineup breaks a rule:
     the grouping then tries the next parties, as for roles it cannot fill. A group that
@@ -64,11 +68,13 @@ def ruled_splitter(
     if rules.empty:
         return split
 
+    bounds = team_bounds(rules, team_count)
+
     def ruled(group: Sequence[Party]) -> Lineup | None:
         fixed = not roles
         if group_rule_problem(
             rules, group, closed_at_ms, region, split_free_ratings=fixed, met=met
-        ):
+        ) or not within(bounds, group, closed_at_ms, 0):
             return None
         lineup = split(group)
         if lineup is None or lineup_rule_problem(rules, group, lineup, closed_at_ms, region, met):
@@ -120,17 +126,21 @@ def grouped_by_class(
     group: Callable[[Sequence[Party]], list[Lineup]],
 ) -> list[Lineup]:
     """``group`` run on each class of ``candidates`` agreeing on the queue's ``equal``
-    attribute rules, then once on every candidate still left (parties a relaxed rule lets
-    mix). A sweep in rating order over the whole wave would put players of different
-    values side by side in nearly every group and refuse group after group.
+    attribute rules (and sharing a band, as wide as the rule's ``max_spread``, of each
+    match-wide ``number`` rule's attribute), then once on every candidate still left
+    (parties a relaxed rule lets mix, or near a band's edge). A sweep in rating order over
+    the whole wave would put players of different values side by side in nearly every
+    group and refuse group after group.
 
     Lineups hold indices into ``parties``. Notes: O(candidates) plus the grouping's cost.
     """
     names = [rule.name for rule in rules.attributes if rule.match == "equal"]
-    classes: dict[tuple[str | None, ...], list[int]] = {}
+    spans = _number_spans(rules)
+    classes: dict[tuple[object, ...], list[int]] = {}
     for index in candidates:
-        classes.setdefault(_class_key(parties[index], names), []).append(index)
-    passes = [*classes.values()] if names and len(classes) > 1 else []
+        key = (*_class_key(parties[index], names), *_span_key(parties[index], spans))
+        classes.setdefault(key, []).append(index)
+    passes = [*classes.values()] if (names or spans) and len(classes) > 1 else []
     lineups: list[Lineup] = []
     taken: set[int] = set()
     for members in [*passes, list(candidates)]:
@@ -140,6 +150,22 @@ def grouped_by_class(
             lineups.append(Lineup(teams, lineup.roles))
             taken.update(i for team in teams for i in team)
     return lineups
+
+
+def _number_spans(rules: QueueRuleSet) -> list[tuple[str, float]]:
+    return [
+        (check.attribute, check.max_spread)
+        for check in rules.checks
+        if check.kind == "number" and check.per == "match" and check.max_spread
+    ]
+
+
+def _span_key(party: Party, spans: Sequence[tuple[str, float]]) -> tuple[int | None, ...]:
+    key: list[int | None] = []
+    for attribute, spread in spans:
+        given = [v for p in party.players if (v := p.number(attribute)) is not None]
+        key.append(math.floor(min(given) / spread) if given else None)
+    return tuple(key)
 
 
 def _class_key(party: Party, names: Sequence[str]) -> tuple[str | None, ...]:
@@ -157,17 +183,91 @@ def rule_fits(
     *,
     roles: bool,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    team_count: int = 2,
+    match_size: int = 0,
 ) -> Fits | None:
     """The grouping's ``fits`` for ``rules``: a party joins a group when the group with it
     breaks no rule that no split can mend (None without rules)."""
     if rules.empty:
         return None
+    bounds = team_bounds(rules, team_count)
 
     def fits(members: Sequence[Party], candidate: Party) -> bool:
         group = [*members, candidate]
         problem = group_rule_problem(
             rules, group, closed_at_ms, region, split_free_ratings=not roles, met=met
         )
-        return problem is None
+        if problem is not None or not bounds:
+            return problem is None
+        room = match_size - sum(party.size for party in group)
+        return within(bounds, group, closed_at_ms, room)
 
     return fits
+
+
+def team_bounds(rules: QueueRuleSet, team_count: int) -> tuple[Check, ...]:
+    """What a group must hold for a per-team ``count`` rule to hold in some split: its
+    total within ``team_count`` times the rule's bounds (see :func:`within`).
+
+    >>> from matcher.ruleset import parse_rules
+    >>> rules = parse_rules({"checks": [{"name": "h", "kind": "count", "attribute": "c",
+    ...     "value": "healer", "min": 1, "max": 2, "per": "team"}]})
+    >>> [(c.low, c.high, c.per) for c in team_bounds(rules, 2)]
+    [(2.0, 4.0, 'match')]
+    """
+    return tuple(
+        replace(check, per="match", low=check.low * team_count, high=check.high * team_count)
+        for check in rules.checks
+        if check.kind == "count" and check.per == "team"
+    )
+
+
+def within(bounds: Sequence[Check], group: Sequence[Party], closed_at_ms: int, room: int) -> bool:
+    """Whether ``group`` can still meet every one of ``bounds`` (:func:`team_bounds`) with
+    ``room`` more players: no count above its upper bound (more players cannot lower it),
+    and no count so far below its lower bound that the room left cannot make it up. The
+    grouping then looks further for the players a group lacks (a second healer) instead
+    of filling it with players it cannot split."""
+    if not bounds:
+        return True
+    players = [player for party in group for player in party.players]
+    waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
+    for check in bounds:
+        if check.optional_after_s is not None and waited >= check.optional_after_s:
+            continue
+        count = 0
+        for player in players:
+            value = player.attribute(check.attribute)
+            if value is not None and carries(value, check.value):
+                count += 1
+        if count > check.high or check.low - count > room:
+            return False
+    return True
+
+
+def preference_key(rules: QueueRuleSet) -> Callable[[Party], float] | None:
+    """The sweep's order under the queue's soft ``sort`` preferences, None without them:
+    a party's mean rating plus each preference's weight times its players' mean value of
+    that numeric attribute (players without it are not counted; a party where nobody
+    gives it adds nothing). It orders the grouping only, so it never keeps anyone out.
+
+    >>> from matcher.core import Player
+    >>> from matcher.ruleset import parse_rules
+    >>> key = preference_key(parse_rules({"sort": [{"number": "level", "weight": 10}]}))
+    >>> player = Player("p", (("mmr", 1500),), numbers=(("level", 3.0),))
+    >>> key(Party("t", (player,), (1500,), 0, 0, 0))
+    1530.0
+    """
+    if not rules.sort:
+        return None
+    preferences = rules.sort
+
+    def key(party: Party) -> float:
+        value = party.mean
+        for preference in preferences:
+            given = [v for p in party.players if (v := p.number(preference.number)) is not None]
+            if given:
+                value += preference.weight * sum(given) / len(given)
+        return value
+
+    return key

@@ -47,6 +47,7 @@ from matcher.teams.ruled import (
     grouped_by_class,
     lineup_rule_problem,
     playable_now,
+    preference_key,
     rule_fits,
     ruled_splitter,
 )
@@ -68,7 +69,7 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     search per match (see :mod:`matcher.teams.rebalance`).
     """
     shape, config = rebalance_settings(profile)
-    rules = profile.ruleset
+    rules = profile.ruleset.counting()
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
 
@@ -79,18 +80,24 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
 
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, shape.role_rated
-    ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met)
-    fits = rule_fits(rules, closed, region, roles=roles, met=met)
+    count = shape.team_count
+    ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met, team_count=count)
+    size = shape.match_max
+    fits = rule_fits(rules, closed, region, roles=roles, met=met, team_count=count, match_size=size)
     candidates = playable_now(rules, parties, closed, region)
     lineups = grouped_by_class(
-        rules, parties, candidates, lambda group: group_parties(group, shape, ruled, fits)
+        rules,
+        parties,
+        candidates,
+        lambda group: group_parties(group, shape, ruled, fits, preference_key(rules)),
     )
     admit = _admitter(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
     lineups = complete(parties, lineups, shape, config.imbalance, accept, admit)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
-    return build_result("rebalance", snapshot, matches, (("method_" + method, 1.0),))
+    stats = (("method_" + method, 1.0), *rules.tally_stats())
+    return build_result("rebalance", snapshot, matches, stats)
 
 
 def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape, met: Met) -> Admit:
@@ -172,21 +179,25 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
-    rules = profile.ruleset
+    rules = profile.ruleset.counting()
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
 
     def wrap(split: Splitter) -> Splitter:
-        return ruled_splitter(split, rules, closed, region, roles=roles, met=met)
+        count = shape.team_count
+        return ruled_splitter(split, rules, closed, region, roles=roles, met=met, team_count=count)
 
     if config.mode == "offline":
-        fits = rule_fits(rules, closed, region, roles=roles, met=met)
+        count, size = shape.team_count, shape.match_max
+        fits = rule_fits(
+            rules, closed, region, roles=roles, met=met, team_count=count, match_size=size
+        )
         candidates = playable_now(rules, parties, closed, region)
         lineups = grouped_by_class(
             rules,
             parties,
             candidates,
-            lambda group: partition_wave(group, shape, params, wrap, fits),
+            lambda group: partition_wave(group, shape, params, wrap, fits, preference_key(rules)),
         )
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
@@ -198,7 +209,8 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     admit = _admitter(snapshot, rules, shape, met)
     lineups = complete(parties, lineups, shape, params, accept, admit)
     matches = _matches(snapshot, profile, parties, lineups, rng, params)
-    return build_result("game-queue", snapshot, matches, (("mode_" + config.mode, 1.0),))
+    stats = (("mode_" + config.mode, 1.0), *rules.tally_stats())
+    return build_result("game-queue", snapshot, matches, stats)
 
 
 def _game_queue(

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 from collections.abc import Callable
 from typing import Any
@@ -65,9 +66,11 @@ _PLAYER_FIELDS = frozenset(
         "deviation",
     )
 )
+_PLAYER_FIELDS |= {"numbers"}
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 _NO_LATENCY: dict[str, int] = {}
 _NO_ATTRIBUTES: dict[str, str] = {}
+_NO_NUMBERS: dict[str, float] = {}
 #: ``json.loads`` is this scanner plus whitespace checks around it (json/decoder.py).
 _scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, not typed
 #: Queue, region and latency-group names that passed ``_KEY_PART``: checked once each.
@@ -145,7 +148,7 @@ def _nested_keys(players: list[dict[str, Any]]) -> int:
     keys = 0
     for player in players:
         keys += len(player) + len(player["ratings"]) + len(player.get("latency_ms", ()))
-        keys += len(player.get("attributes", ()))
+        keys += len(player.get("attributes", ())) + len(player.get("numbers", ()))
     return keys
 
 
@@ -255,6 +258,7 @@ def _player(body: Any) -> Player:
         _attributes(body.get("attributes", _NO_ATTRIBUTES)),
         _blocked(body.get("blocked_players", ())),
         _deviation(body.get("deviation")),
+        _numbers(body.get("numbers", _NO_NUMBERS)),
     )
 
 
@@ -281,6 +285,18 @@ def _attributes(attributes: Any) -> tuple[tuple[str, str], ...]:
         _name(name)
         _name(value)
     return tuple(sorted(attributes.items()))
+
+
+def _numbers(numbers: Any) -> tuple[tuple[str, float], ...]:
+    if not numbers and type(numbers) is dict:  # the usual join: none
+        return ()
+    if type(numbers) is not dict or len(numbers) > wire.MAX_NAMES_PER_PLAYER:
+        raise _Unsure  # an explicit null too: the full path's to refuse
+    for name, value in numbers.items():
+        _name(name)
+        if type(value) not in (int, float) or not math.isfinite(value):
+            raise _Unsure
+    return tuple(sorted((name, float(value)) for name, value in numbers.items()))
 
 
 def _left(body: dict[str, Any]) -> TicketLeft:
@@ -401,6 +417,7 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
             attributes=tuple(sorted(p.attributes.items())),
             blocked=tuple(p.blocked_players),
             deviation=p.deviation,
+            numbers=tuple(sorted((k, float(v)) for k, v in p.numbers.items())),
         )
         for p in event.players
     )

@@ -102,6 +102,13 @@ class WorkerMetrics:
             "Offset commits the group refused (a rebalance): their records are re-folded",
             **kwargs,
         )
+        self.rule_evaluations = Counter(
+            "wavematch_rule_evaluations_total",
+            "Verdicts of a queue's named rules (rules.checks) while its waves were closed: "
+            "passed per lineup allowed, failed per lineup or group refused",
+            ["queue", "rule", "outcome"],
+            **kwargs,
+        )
         self._event_counters: dict[str, Any] = {}
         #: Events per note not yet added to the counter: a lock per increment showed in
         #: the direct consumer's profile of a join (docs/benchmarks/code-figures.md).
@@ -122,6 +129,8 @@ class WorkerMetrics:
                 self._observe_waits(step.dequeued)
             return
         self._count(step.note, 1)
+        if step.result is not None:
+            self._observe_rules(summary.queue, step.result.stats)
         self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
@@ -132,6 +141,14 @@ class WorkerMetrics:
         region_queue = state.book.regions.get((summary.queue, summary.region))
         if region_queue is not None:
             self.queue_depth.labels(summary.queue, summary.region).set(region_queue.players_queued)
+
+    def _observe_rules(self, queue: str, stats: Sequence[tuple[str, float]]) -> None:
+        """The wave's ``rule_passed:<name>`` / ``rule_failed:<name>`` counts (per wave, not
+        per evaluation: the strategy tallies them, matcher/rulelogic.py RuleTally)."""
+        for name, count in stats:
+            if name.startswith("rule_"):
+                outcome, _, rule = name.removeprefix("rule_").partition(":")
+                self.rule_evaluations.labels(queue, rule, outcome).inc(count)
 
     def _observe_waits(self, dequeued: Sequence[Dequeued]) -> None:
         """Time to match of the tickets matched for good: only their dequeues carry their

@@ -326,3 +326,25 @@ def test_a_dual_queue_player_is_matched_in_one_queue_only(up: Up) -> None:
         assert seated == {"both", "duel-foe"}
     else:
         assert seated == {"both", "mate-1", "mate-2", "mate-3"}
+
+
+@pytest.mark.parametrize("up", ["rules-mmo-dungeon"], indirect=True)
+def test_an_mmo_dungeon_with_strict_roles_and_levels(up: Up) -> None:
+    def member(ticket: str, cls: str, level: int) -> tuple[bytes, bytes]:
+        attributes = {"class": cls, "language": "de"}
+        numbers = {"level": level}
+        return join("dungeon", ticket, {"gear": 300}, 30, attributes=attributes, numbers=numbers)
+
+    group = [("tank", "tank", 20), ("healer", "healer", 22)]
+    group += [(f"damage-{i}", "damage", 18 + i) for i in range(3)]
+    produce(
+        up.bootstrap,
+        [
+            member("tank-far", "tank", 40),  # a second tank, 20 levels above the healer
+            member("damage-far", "damage", 40),
+            member("damage-low", "damage", 5),  # below level 10: rejected at join
+            *(member(*m) for m in group),
+        ],
+    )
+    expected = {ticket for ticket, _, _ in group}
+    matched_after_waves(up, [expected], {"tank-far", "damage-far", "damage-low"})

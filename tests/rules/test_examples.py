@@ -77,3 +77,32 @@ def test_a_1v1_example_matches_within_its_rules(
     assert result.matches, name
     assert wave_rule_problems(rated, profile, result) == []
     assert result_problems(rated, profile, result) == []
+
+
+def test_the_mmo_dungeon_makes_groups_of_one_tank_one_healer_three_damage() -> None:
+    profile = load_settings(EXAMPLES / "rules-mmo-dungeon.toml").profiles()["dungeon"]
+    rng = random.Random(5)
+    closed = 10_000_000
+    tickets = []
+    for i in range(200):
+        cls = rng.choice(("tank", "healer", "damage", "damage", "damage"))
+        player = Player(
+            f"p{i}",
+            (("gear", rng.randint(100, 500)),),
+            latency_ms=(("eu", rng.randint(20, 140)),),
+            attributes=(("class", cls), ("language", rng.choice(("de", "fr")))),
+            numbers=(("level", float(rng.randint(10, 60))),),
+        )
+        joined = closed - rng.randint(0, 60) * 1000
+        tickets.append(WaitingTicket(Ticket(f"t{i}", "dungeon", "eu", (player,), joined), 0))
+    wave = WaveSnapshot("dungeon", "eu", "w", 1, 5, closed, tuple(tickets))
+    result = run_wave(wave, profile)
+    assert len(result.matches) >= 10
+    assert wave_rule_problems(rated_snapshot(wave, profile.ruleset), profile, result) == []
+    players = {w.ticket.players[0].player_id: w.ticket.players[0] for w in tickets}
+    for match in result.matches:
+        seated = [players[s.player_id] for team in match.teams for s in team.seats]
+        classes = sorted(p.attribute("class") or "" for p in seated)
+        assert classes == ["damage", "damage", "damage", "healer", "tank"]
+        levels = [p.number("level") or 0 for p in seated]
+        assert max(levels) - min(levels) <= 5

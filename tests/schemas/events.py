@@ -242,6 +242,7 @@ players = st.builds(
     latency_ms=st.dictionaries(key_parts, st.integers(0, m.MAX_LATENCY_MS), max_size=3),
     can_host=st.booleans(),
     attributes=st.dictionaries(names, names, max_size=3),
+    numbers=st.dictionaries(names, st.floats(allow_nan=False, allow_infinity=False), max_size=3),
 )
 
 

@@ -9,7 +9,7 @@ from matcher.core import QueueProfile
 from matcher.queue import QueueRules
 from matcher.queue.lifecycle import LifecyclePolicy
 from schemas.codec import encode
-from schemas.models import PlacementReported, ReadyCheckAnswered
+from schemas.models import PlacementReported, ReadyCheckAnswered, TicketJoined
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics, observe_all
 from tests.queue.conftest import PAIRS
@@ -150,3 +150,44 @@ def reported(match_id: str, at_ms: int) -> bytes:
             match_id=match_id, queue="duo", region="eu", outcome="STARTED", reported_at_ms=at_ms
         )
     )
+
+
+def test_named_rules_count_their_verdicts_per_queue_and_rule() -> None:
+    # Two players of one class and one of another: "unique" refuses the pair of the same
+    # class and passes the other, so both outcomes are counted by the wave's strategy.
+    rules = {
+        "rating": "any",
+        "checks": [{"name": "one-per-class", "kind": "unique", "attribute": "class"}],
+    }
+    profile = QueueProfile(queue="duo", strategy="rebalance", maps=("m",), team_size=1, rules=rules)
+    folder = Folder({"duo": profile}, {"duo": ("eu", "na")}, QueueRules(), PARTITIONS)
+    registry = CollectorRegistry()
+    metrics = WorkerMetrics(registry)
+    state = folder.new_state(HOME)
+    records = []
+    for ticket, cls in (("t1", "tank"), ("t2", "tank"), ("t3", "healer")):
+        records.append(
+            encode(
+                TicketJoined(
+                    ticket_id=ticket,
+                    queue="duo",
+                    region="eu",
+                    joined_at_ms=1_767_225_600_000,
+                    players=[
+                        {
+                            "player_id": ticket,
+                            "ratings": {"any": 1500},
+                            "attributes": {"class": cls},
+                        }
+                    ],
+                )
+            )
+        )
+    for offset, value in enumerate([*records, tick(1)]):
+        folded = folder.fold(state, KEY, value, offset)
+        assert folded is not None
+        metrics.observe(folded, state)
+    sample = registry.get_sample_value
+    labels = {"queue": "duo", "rule": "one-per-class"}
+    assert sample("wavematch_rule_evaluations_total", {**labels, "outcome": "passed"}) == 1
+    assert sample("wavematch_rule_evaluations_total", {**labels, "outcome": "failed"}) >= 1

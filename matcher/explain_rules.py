@@ -1,0 +1,117 @@
+"""Which rule kept a ticket out of a match: the ``kept out`` lines of ``wavematch explain``
+for a team queue with rules.
+
+Pure: for each ticket the wave left unmatched (nearest in rating to the match first), the
+ticket's single player is tried in every seat of the match held by a single player, and
+the queue's rules judge each lineup with the live checker's own predicate
+(:func:`matcher.rules.check.lineup_problem`). The line names the rule that refused the
+most seats, or says which seat the rules would have allowed.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+
+from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
+from matcher.rules.check import lineup_problem, met_recently, waited_s
+from matcher.ruleset import QueueRuleSet
+
+
+def kept_out_facts(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult, match: Match, nearest: int
+) -> list[tuple[str, str]]:
+    """``(f"kept out {ticket}", why)`` for up to ``nearest`` unmatched solo tickets.
+
+    >>> from matcher.core import Seat, Team, WaitingTicket
+    >>> rules = {"rating": "mmr", "checks": [{"name": "lvl", "kind": "number",
+    ...     "attribute": "level", "max_spread": 5}]}
+    >>> profile = QueueProfile("q", "rebalance", ("m",), team_size=1, rules=rules)
+    >>> one = lambda t, level: WaitingTicket(Ticket(t, "q", "eu", (Player(t, (("mmr", 1),),
+    ...     numbers=(("level", level),)),), 0), 0)
+    >>> snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 0, (one("a", 1), one("b", 2), one("c", 30)))
+    >>> teams = (Team("1", (Seat("a", "a", "", 1),)), Team("2", (Seat("b", "b", "", 1),)))
+    >>> match = Match("m", teams, "m", "s", "c", ())
+    >>> kept_out_facts(snapshot, profile, WaveResult("rebalance", (match,), ("c",)), match, 3)
+    [('kept out c', "rule 'lvl' in 2 of 2 seats: level spread 28 exceeds 5 after 0 s")]
+
+    Notes: O(unmatched x seats^2).
+    """
+    rules = profile.ruleset
+    if rules.empty:
+        return []
+    tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
+    players = {p.player_id: p for t in tickets.values() for p in t.players}
+    mean = sum(s.rating for team in match.teams for s in team.seats) / max(1, match_size(match))
+    left = [tickets[t] for t in result.unmatched if t in tickets and tickets[t].size == 1]
+    left.sort(key=lambda t: (abs(_rating(t.players[0], rules.rating) - mean), t.ticket_id))
+    met = met_recently(snapshot, rules)
+    return [
+        (f"kept out {ticket.ticket_id}", _why(snapshot, rules, match, ticket, players, met))
+        for ticket in left[:nearest]
+    ]
+
+
+def match_size(match: Match) -> int:
+    return sum(len(team.seats) for team in match.teams)
+
+
+#: The built-in rules by the start of their problem's text (matcher/rules/check.py).
+_BUILT_IN = (
+    ("rating spread", "max_spread"),
+    ("rating distance", "max_distance"),
+    ("team rating gap", "max_team_gap"),
+    ("latency", "max_latency_ms"),
+    ("players disagree", "attributes"),
+    ("players ", "rematch"),
+)
+
+
+def _rule_of(problem: str) -> tuple[str, str]:
+    """The rule a problem names and its detail: ``("rule 'lvl'", "level spread ...")``."""
+    if problem.startswith("rule "):
+        name, _, detail = problem.partition(": ")
+        return name, detail
+    name = next((rule for start, rule in _BUILT_IN if problem.startswith(start)), "a rule")
+    return f"rule {name!r}", problem
+
+
+def _rating(player: Player, key: str | None) -> int:
+    if key is not None:
+        return player.rating(key) or 0
+    return max((value for _, value in player.ratings), default=0)
+
+
+def _why(
+    snapshot: WaveSnapshot,
+    rules: QueueRuleSet,
+    match: Match,
+    ticket: Ticket,
+    players: dict[str, Player],
+    met: Mapping[str, frozenset[str]],
+) -> str:
+    newcomer = ticket.players[0]
+    joined = {w.ticket.ticket_id: w.ticket.joined_at_ms for w in snapshot.tickets}
+    seats_of = Counter(s.ticket_id for team in match.teams for s in team.seats)
+    refusals: Counter[str] = Counter()
+    first: dict[str, str] = {}
+    for out in (s for team in match.teams for s in team.seats if seats_of[s.ticket_id] == 1):
+        lineup = [
+            [newcomer if s is out else players[s.player_id] for s in team.seats]
+            for team in match.teams
+        ]
+        seated = [p for team in lineup for p in team]
+        ratings = [[_rating(p, rules.rating) for p in team] for team in lineup]
+        stay = [joined[t] for t in seats_of if t != out.ticket_id and t in joined]
+        waited = waited_s(snapshot.closed_at_ms, [*stay, ticket.joined_at_ms])
+        latencies = [p.latency_to(snapshot.region) for p in seated]
+        problem = lineup_problem(rules, ratings, waited, latencies, seated, met)
+        if problem is None:
+            return f"the rules allowed the seat of {out.player_id}; the strategy chose otherwise"
+        name, detail = _rule_of(problem)
+        refusals[name] += 1
+        first.setdefault(name, detail)
+    if not refusals:
+        return "no seat of a solo player to try"
+    name, count = refusals.most_common(1)[0]
+    return f"{name} in {count} of {sum(refusals.values())} seats: {first[name]}"

@@ -1,0 +1,278 @@
+"""Named rules (compound, collection, numeric), optional_after_s and the soft sort: one-line
+parse errors naming the field, each kind's verdict and message naming the rule, the
+strategies that refuse them at start, join-time rejection and the fingerprint."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from matcher.core import Player, QueueProfile, Ticket
+from matcher.rules import parse_rules
+from matcher.rules.check import checks_problem, group_problem, ticket_rule_problem
+from matcher.strategies import check_rules
+from streams.settings import SettingsError, load_settings
+
+
+def player(name: str, cls: str = "dps", level: float = 10, ms: int = 20, **attrs: str) -> Player:
+    attributes = tuple(sorted({"class": cls, **attrs}.items()))
+    numbers = (("level", float(level)),)
+    return Player(
+        name, (("mmr", 1500),), latency_ms=(("eu", ms),), attributes=attributes, numbers=numbers
+    )
+
+
+def verdict(
+    checks: list[dict[str, object]], teams: list[list[Player]], waited: float = 0
+) -> str | None:
+    rules = parse_rules({"checks": checks})
+    seated = [p for team in teams for p in team]
+    ratings = [[1500] * len(team) for team in teams]
+    return checks_problem(rules, ratings, waited, [p.latency_to("eu") for p in seated], seated)
+
+
+@pytest.mark.parametrize(
+    ("checks", "message"),
+    [
+        ({"name": "x"}, "rules.checks: must be a list"),
+        ([{"name": "x", "kind": "likes"}], "rules.checks[0].kind: must be one of"),
+        ([{"kind": "equal", "attribute": "a"}], "rules.checks[0].name: must be a name"),
+        ([{"name": "x", "kind": "equal"}], "rules.checks[0].attribute: must be a name"),
+        ([{"name": "x", "kind": "equal", "attribute": "a", "per": "side"}], "rules.checks[0].per:"),
+        (
+            [{"name": "x", "kind": "disjoint", "attribute": "a", "per": "team"}],
+            "[0].per: unknown field",
+        ),
+        (
+            [{"name": "x", "kind": "count", "attribute": "a", "value": "b"}],
+            "[0]: needs at least one of min, max",
+        ),
+        (
+            [{"name": "x", "kind": "count", "attribute": "a", "value": "b", "min": 3, "max": 2}],
+            "[0].max: must be >= min",
+        ),
+        (
+            [{"name": "x", "kind": "count", "attribute": "a", "value": "b", "max": -1}],
+            "[0].max: must be a finite number >= 0",
+        ),
+        (
+            [{"name": "x", "kind": "number", "attribute": "a", "max_spread": "5"}],
+            "[0].max_spread: must be a finite",
+        ),
+        ([{"name": "x", "kind": "latency"}], "rules.checks[0].max_ms: required"),
+        (
+            [
+                {
+                    "name": "x",
+                    "kind": "any",
+                    "rules": [{"kind": "latency", "max_ms": 1, "name": "y"}],
+                }
+            ],
+            "rules.checks[0].rules[0].name: unknown field",
+        ),
+        (
+            [{"name": "x", "kind": "not", "rule": {"kind": "equal"}}],
+            "rules.checks[0].rule.attribute",
+        ),
+        (
+            [{"name": "x", "kind": "latency", "max_ms": 1, "optional_after_s": -2}],
+            "[0].optional_after_s: must be a finite number >= 0",
+        ),
+        (
+            [{"name": "x", "kind": "latency", "max_ms": 1}] * 2,
+            "rules.checks[1].name: 'x' is used twice",
+        ),
+    ],
+)
+def test_bad_checks_are_one_line_naming_the_field(checks: object, message: str) -> None:
+    with pytest.raises(ValueError) as caught:
+        parse_rules({"checks": checks})
+    assert message in str(caught.value) and "\n" not in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("sort", "message"),
+    [
+        ({"number": "level"}, "rules.sort: must be a list"),
+        ([{"number": "level"}], "rules.sort[0]: must be a table {number, weight}"),
+        ([{"number": "", "weight": 1}], "rules.sort[0].number: must be"),
+        (
+            [{"number": "level", "weight": 0}],
+            "rules.sort[0].weight: must be a finite number, not 0",
+        ),
+    ],
+)
+def test_bad_sort_preferences_are_one_line_naming_the_field(sort: object, message: str) -> None:
+    with pytest.raises(ValueError, match=re.escape(message)):
+        parse_rules({"sort": sort})
+
+
+def test_compound_rules_name_the_rule_and_say_why() -> None:
+    near_or_same = {
+        "name": "near-or-same-language",
+        "kind": "any",
+        "rules": [{"kind": "latency", "max_ms": 80}, {"kind": "equal", "attribute": "language"}],
+    }
+    far_de, near_fr = player("a", ms=120, language="de"), player("b", ms=20, language="fr")
+    assert verdict([near_or_same], [[far_de], [near_fr]]) == (
+        "rule 'near-or-same-language': none of: latency 120 ms exceeds 80; "
+        "players disagree on language (de, fr) after 0 s"
+    )
+    assert verdict([near_or_same], [[far_de], [player("c", language="de")]]) is None
+    not_all_snipers = {"name": "n", "kind": "not", "rule": {"kind": "equal", "attribute": "class"}}
+    assert verdict([not_all_snipers], [[player("a", "sniper")], [player("b", "sniper")]]) == (
+        "rule 'n': the rule under 'not' holds after 0 s"
+    )
+    assert verdict([not_all_snipers], [[player("a", "sniper")], [player("b", "tank")]]) is None
+
+
+def test_collection_rules_per_team_and_between_teams() -> None:
+    unique = [{"name": "u", "kind": "unique", "attribute": "class", "per": "team"}]
+    assert (
+        verdict(unique, [[player("a", "tank"), player("b", "dps")], [player("c", "tank")]]) is None
+    )
+    assert verdict(unique, [[player("a", "dps"), player("b", "dps")], [player("c")]]) == (
+        "rule 'u': team 1 players share class (dps) after 0 s"
+    )
+    disjoint = [{"name": "d", "kind": "disjoint", "attribute": "faction"}]
+    red, blue = {"faction": "red"}, {"faction": "blue"}
+    assert (
+        verdict(disjoint, [[player("a", **red), player("b", **red)], [player("c", **blue)]]) is None
+    )
+    assert verdict(disjoint, [[player("a", **red)], [player("c", **blue), player("d", **red)]]) == (
+        "rule 'd': teams 1 and 2 share faction 'red' after 0 s"
+    )
+    healer = [
+        {
+            "name": "h",
+            "kind": "count",
+            "attribute": "class",
+            "value": "healer",
+            "min": 1,
+            "per": "team",
+        }
+    ]
+    assert verdict(healer, [[player("a", "healer")], [player("b", "tank")]]) == (
+        "rule 'h': team 2 has 0 players with class 'healer' (at least 1) after 0 s"
+    )
+
+
+def test_number_rules_spread_and_bounds_and_optional_after_a_wait() -> None:
+    level = [{"name": "lvl", "kind": "number", "attribute": "level", "max_spread": 5, "min": 10}]
+    assert verdict(level, [[player("a", level=10)], [player("b", level=15)]]) is None
+    assert verdict(level, [[player("a", level=10)], [player("b", level=15.5)]]) == (
+        "rule 'lvl': level spread 5.5 exceeds 5 after 0 s"
+    )
+    assert verdict(level, [[player("a", level=9)], [player("b", level=10)]]) == (
+        "rule 'lvl': level 9 is below 10 after 0 s"
+    )
+    level[0]["optional_after_s"] = 30
+    assert verdict(level, [[player("a", level=9)], [player("b", level=10)]], waited=29.9)
+    assert verdict(level, [[player("a", level=9)], [player("b", level=10)]], waited=30) is None
+
+
+def test_only_monotone_match_rules_refuse_a_group_before_its_split() -> None:
+    rules = parse_rules(
+        {
+            "checks": [
+                {
+                    "name": "healer",
+                    "kind": "count",
+                    "attribute": "class",
+                    "value": "healer",
+                    "min": 1,
+                },
+                {
+                    "name": "two-snipers",
+                    "kind": "count",
+                    "attribute": "class",
+                    "value": "sniper",
+                    "max": 2,
+                },
+                {"name": "u", "kind": "unique", "attribute": "class", "per": "team"},
+            ]
+        }
+    )
+    assert [c.name for c in rules.monotone_checks] == ["two-snipers"]
+    snipers = [player(p, "sniper") for p in "abc"]
+    assert group_problem(rules, 0, [20, 20, 20], snipers) == (
+        "rule 'two-snipers': has 3 players with class 'sniper' (at most 2) after 0 s"
+    )
+    assert group_problem(rules, 0, [20], snipers[:1]) is None  # no healer yet: not refused
+
+
+def test_a_party_that_breaks_a_rule_for_good_is_rejected_at_join() -> None:
+    rules = {"checks": [{"name": "lvl", "kind": "number", "attribute": "level", "max_spread": 5}]}
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
+    party = (player("a", level=1), player("b", level=20))
+    assert ticket_rule_problem(Ticket("t", "q", "eu", party, 0), profile) == (
+        "party: rule 'lvl': level spread 19 exceeds 5"
+    )
+    rules["checks"][0]["optional_after_s"] = 60
+    relaxing = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
+    assert ticket_rule_problem(Ticket("t", "q", "eu", party, 0), relaxing) is None
+
+
+@pytest.mark.parametrize(
+    ("strategy", "options", "rules", "message"),
+    [
+        ("optimal", {}, {"checks": []}, "rules.checks: not honoured by strategy 'optimal'"),
+        ("optimal", {}, {"sort": []}, "rules.sort: not honoured by strategy 'optimal'"),
+        ("ladder-v2.1", {}, {"checks": []}, "rules.checks: not honoured by strategy 'ladder-v2.1'"),
+        ("multifactor", {}, {"sort": []}, "rules.sort: not honoured by strategy 'multifactor'"),
+        (
+            "game-queue",
+            {"mode": "queue"},
+            {"sort": []},
+            "rules.sort: not honoured by strategy 'game-queue' in mode 'queue'",
+        ),
+    ],
+)
+def test_strategies_that_cannot_honour_a_rule_refuse_it_at_start(
+    strategy: str, options: dict[str, object], rules: dict[str, object], message: str
+) -> None:
+    size = 1 if strategy in ("optimal", "ladder-v2.1") else 3
+    profile = QueueProfile("q", strategy, ("m",), team_size=size, options=options, rules=rules)
+    with pytest.raises(ValueError) as caught:
+        check_rules(profile)
+    assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
+
+
+def test_checks_enter_the_fingerprint_and_a_queue_without_them_keeps_its_own() -> None:
+    queue = {"name": "3v3", "strategy": "rebalance", "team_size": 3, "rules": {"max_spread": 100}}
+    before = load_settings(queues=[queue]).config_fingerprint()
+    checked = {
+        **queue,
+        "rules": {"max_spread": 100, "checks": [{"name": "x", "kind": "latency", "max_ms": 80}]},
+    }
+    assert load_settings(queues=[checked]).config_fingerprint() != before
+    assert load_settings(queues=[queue]).config_fingerprint() == before
+    with pytest.raises(
+        SettingsError, match=r"^queues.0: queue '3v3': rules.checks\[0\].max_ms: required"
+    ):
+        load_settings(queues=[{**queue, "rules": {"checks": [{"name": "x", "kind": "latency"}]}}])
+
+
+def test_explain_names_the_rule_that_kept_a_ticket_out() -> None:
+    from matcher.core import WaitingTicket, WaveSnapshot
+    from matcher.explain import explain_match
+    from matcher.strategies import run_wave
+
+    rules = {
+        "rating": "mmr",
+        "checks": [{"name": "lvl", "kind": "number", "attribute": "level", "max_spread": 5}],
+    }
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
+    levels = {"a": 10, "b": 11, "c": 12, "d": 13, "far": 40}
+    tickets = tuple(
+        WaitingTicket(Ticket(t, "q", "eu", (player(t, level=level),), 0), 0)
+        for t, level in levels.items()
+    )
+    snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 1_000, tickets)
+    result = run_wave(snapshot, profile)
+    assert result.unmatched == ("far",)
+    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    assert facts["kept out far"] == (
+        "rule 'lvl' in 4 of 4 seats: level spread 29 exceeds 5 after 1 s"
+    )
