@@ -285,7 +285,7 @@ def _player(obj: dict[str, Any], path: str) -> Player:
         _int_map(obj, path, "latency_ms"),
         _get(obj, path, "can_host", bool, False),
         _str_map(obj, path, "attributes"),
-        _number_map(obj, path, "numbers"),
+        numbers=_number_map(obj, path, "numbers"),
     )
 
 
