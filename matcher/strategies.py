@@ -73,7 +73,7 @@ _BUILT_IN = (
         duel=True,
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_optimal",
-        revision=13,
+        revision=14,
         rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap"},
     ),
     # The reference pipeline as designed (its pressure windows): the rating key alone.
@@ -91,7 +91,7 @@ _BUILT_IN = (
         "matcher.teams.strategies:rebalance_strategy",
         checker="matcher.teams.checks:team_result_problems",
         check="matcher.teams.options:rebalance_settings",
-        revision=3,
+        revision=4,
         rules_honoured=_ALL_RULES,
     ),
     StrategyEntry(
@@ -99,7 +99,7 @@ _BUILT_IN = (
         "matcher.teams.strategies:game_queue_strategy",
         checker="matcher.teams.checks:team_result_problems",
         check="matcher.teams.options:game_queue_settings",
-        revision=3,
+        revision=4,
         rules_honoured=_ALL_RULES,
     ),
     StrategyEntry(
@@ -107,7 +107,7 @@ _BUILT_IN = (
         "matcher.multifactor.strategy:multifactor_strategy",
         checker="matcher.multifactor.checks:multifactor_result_problems",
         check="matcher.multifactor.config:multifactor_settings",
-        revision=5,
+        revision=6,
         rules_honoured=_ALL_RULES,
     ),
 )

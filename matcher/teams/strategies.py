@@ -74,7 +74,7 @@ def rebalance_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRes
     fits = rule_fits(rules, closed, region, roles=roles, met=met)
     candidates = playable_now(rules, parties, closed, region)
     lineups = grouped_by_class(
-        rules, parties, candidates, lambda group: group_parties(group, shape, ruled, fits)
+        rules, parties, candidates, lambda group: group_parties(group, shape, ruled, fits), closed
     )
     admit = _admitter(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
@@ -173,6 +173,7 @@ def game_queue_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveRe
             parties,
             candidates,
             lambda group: partition_wave(group, shape, params, wrap, fits),
+            closed,
         )
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
