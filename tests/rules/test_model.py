@@ -227,3 +227,30 @@ def test_expansion_age_is_in_the_fingerprint_only_when_set(
     assert fingerprint(expansion_age="oldest") != unset  # what was written is recorded
     with pytest.raises(SettingsError, match="expansion_age: must be 'oldest' or 'newest'"):
         fingerprint(expansion_age="first")
+
+
+def test_the_live_checker_judges_a_match_by_each_rules_expansion_age() -> None:
+    from matcher.core import Match, Seat, Team, WaitingTicket, WaveResult, WaveSnapshot
+    from matcher.rules.check import wave_rule_problems
+
+    def ticket(name: str, latency: int, joined_at_ms: int) -> WaitingTicket:
+        player = Player(name, (("mmr", 1500),), latency_ms=(("eu", latency),))
+        return WaitingTicket(Ticket(name, "1v1", "eu", (player,), joined_at_ms), 0)
+
+    snapshot = WaveSnapshot(
+        "1v1", "eu", "w", 1, 7, 40_000, (ticket("fresh", 30, 39_000), ticket("tail", 105, 4_000))
+    )
+    teams = tuple(Team(f"team{i}", (Seat(t, t, "", 1500),)) for i, t in ((1, "fresh"), (2, "tail")))
+    result = WaveResult("optimal", (Match("m", teams, "m", "s", "c"),), ())
+    latency = {"base": 50, "growth_per_s": 5, "cap": 120}
+
+    def problems(**age: str) -> list[str]:
+        rules = {"rating": "mmr", "max_latency_ms": {**latency, **age}}
+        return wave_rule_problems(
+            snapshot, QueueProfile("1v1", "optimal", ("m",), rules=rules), result
+        )
+
+    assert problems() == []  # the tail's 36 s allow 120 ms
+    assert problems(expansion_age="newest") == [
+        "match m: latency 105 ms exceeds max_latency_ms 55 after 1 s"
+    ]
