@@ -29,6 +29,8 @@ class Player:
     peer-to-peer games need of their host; only the multifactor ``hosts`` factor reads it.
     ``attributes`` are free string attributes as sorted ``(name, value)`` pairs (language,
     platform...), read by a queue's attribute rules (matcher/rules).
+    ``data`` is opaque data for the game server as sorted ``(name, value)`` pairs: no
+    strategy or rule reads it; it only reaches the player's seat (:func:`seat_data`).
     """
 
     player_id: str
@@ -38,6 +40,7 @@ class Player:
     latency_ms: tuple[tuple[str, int], ...] = ()
     can_host: bool = False
     attributes: tuple[tuple[str, str], ...] = ()
+    data: tuple[tuple[str, str], ...] = ()
 
     def attribute(self, name: str) -> str | None:
         """Return the player's string attribute ``name``, or None when not given."""
@@ -67,7 +70,10 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
-    """A request to be matched: one player, or a party that must stay together."""
+    """A request to be matched: one player, or a party that must stay together.
+
+    ``data`` is the ticket's opaque data (sorted pairs), copied into each player's seat.
+    """
 
     ticket_id: str
     queue: str
@@ -75,6 +81,7 @@ class Ticket:
     players: tuple[Player, ...]
     joined_at_ms: int
     party_id: str | None = None
+    data: tuple[tuple[str, str], ...] = ()
 
     @property
     def size(self) -> int:
@@ -180,12 +187,14 @@ class WaveSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """One player's place in a match."""
+    """One player's place in a match; ``data`` is :func:`seat_data`, attached after the
+    strategy decided (strategies build seats without it)."""
 
     ticket_id: str
     player_id: str
     role: str
     rating: int
+    data: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,6 +238,22 @@ class WaveResult:
             if key == name:
                 return value
         return None
+
+
+def seat_data(ticket: Ticket, player: Player) -> tuple[tuple[str, str], ...]:
+    """The data a player's seat carries: the ticket's merged with the player's (the
+    player's entry wins on a shared name), sorted by name (docs/adr/0173).
+
+    >>> player = Player("p-1", (("bw", 1500),), data=(("skin", "red"),))
+    >>> ticket = Ticket("t-1", "1v1", "eu", (player,), 0, data=(("build", "1.4"), ("skin", "x")))
+    >>> seat_data(ticket, player)
+    (('build', '1.4'), ('skin', 'red'))
+    """
+    if not ticket.data:
+        return player.data
+    if not player.data:
+        return ticket.data
+    return tuple(sorted((dict(ticket.data) | dict(player.data)).items()))
 
 
 Strategy = Callable[[WaveSnapshot, QueueProfile], WaveResult]

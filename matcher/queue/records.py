@@ -20,7 +20,9 @@ RECORD_VERSION = 1
 
 
 def ticket_to_record(ticket: Ticket) -> list[Any]:
-    return [
+    # Optional trailing items (attributes, data) only when present: a snapshot without
+    # them keeps its earlier bytes.
+    record = [
         ticket.ticket_id,
         ticket.queue,
         ticket.region,
@@ -34,15 +36,19 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
                 list(p.vetoed_maps),
                 [list(lat) for lat in p.latency_ms],
                 p.can_host,
-                *([[list(a) for a in p.attributes]] if p.attributes else []),
+                *([[list(a) for a in p.attributes]] if p.attributes or p.data else []),
+                *([[list(d) for d in p.data]] if p.data else []),
             ]
             for p in ticket.players
         ],
     ]
+    if ticket.data:
+        record.append([list(d) for d in ticket.data])
+    return record
 
 
 def ticket_from_record(record: list[Any]) -> Ticket:
-    ticket_id, queue, region, party_id, joined_at_ms, players = record
+    ticket_id, queue, region, party_id, joined_at_ms, players, *data = record
     return Ticket(
         ticket_id=ticket_id,
         queue=queue,
@@ -58,9 +64,11 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 latency_ms=tuple((g, ms) for g, ms in latency),
                 can_host=can_host,
                 attributes=tuple((k, v) for k, v in (rest[0] if rest else ())),
+                data=tuple((k, v) for k, v in (rest[1] if len(rest) > 1 else ())),
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),
+        data=tuple((k, v) for k, v in (data[0] if data else ())),
     )
 
 

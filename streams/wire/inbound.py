@@ -48,11 +48,13 @@ _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: colon ends an object key: counting them finds keys that ``json.loads`` merged.
 _KEY_END = re.compile(r'"[ \t\n\r]*:')
 
-_JOINED_FIELDS = frozenset(("ticket_id", "queue", "region", "party_id", "players", "joined_at_ms"))
+_JOINED_FIELDS = frozenset(
+    ("ticket_id", "queue", "region", "party_id", "players", "joined_at_ms", "data")
+)
 _JOINED_REQUIRED = frozenset(("ticket_id", "queue", "region", "players", "joined_at_ms"))
 _LEFT_FIELDS = frozenset(("ticket_id", "queue", "region", "reason", "left_at_ms"))
 _PLAYER_FIELDS = frozenset(
-    ("player_id", "ratings", "roles", "vetoed_maps", "latency_ms", "can_host", "attributes")
+    ("player_id", "ratings", "roles", "vetoed_maps", "latency_ms", "can_host", "attributes", "data")
 )
 _REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 _NO_LATENCY: dict[str, int] = {}
@@ -134,6 +136,7 @@ def _nested_keys(players: list[dict[str, Any]]) -> int:
     for player in players:
         keys += len(player) + len(player["ratings"]) + len(player.get("latency_ms", ()))
         keys += len(player.get("attributes", ()))
+        # Data is always empty here (:func:`_no_data`): nothing to count inside it.
     return keys
 
 
@@ -155,6 +158,7 @@ def _from_avro(data: bytes) -> QueueEvent:
 def _joined(body: dict[str, Any]) -> TicketJoined:
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
+    _no_data(body)
     party_id = body.get("party_id")
     if party_id is not None:
         _id(party_id)
@@ -171,6 +175,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         members,
         _timestamp(body["joined_at_ms"]),
         party_id,
+        (),
     )
     return _make_joined(ticket)
 
@@ -201,6 +206,7 @@ def _player(body: Any) -> Player:
     can_host = body.get("can_host", False)
     if type(can_host) is not bool:
         raise _Unsure
+    _no_data(body)
     return _make_player(
         _id(body.get("player_id")),
         tuple(sorted(ratings.items())) if len(ratings) > 1 else tuple(ratings.items()),
@@ -209,7 +215,15 @@ def _player(body: Any) -> Player:
         latency_ms,
         can_host,
         _attributes(body.get("attributes", _NO_ATTRIBUTES)),
+        (),
     )
+
+
+def _no_data(body: dict[str, Any]) -> None:
+    """Opaque data (docs/adr/0173) is rare and has its own bounds: the full path checks it."""
+    data = body.get("data", _NO_ATTRIBUTES)
+    if data or type(data) is not dict:
+        raise _Unsure
 
 
 def _attributes(attributes: Any) -> tuple[tuple[str, str], ...]:
@@ -337,11 +351,18 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
             latency_ms=tuple(sorted(p.latency_ms.items())),
             can_host=bool(getattr(p, "can_host", False)),
             attributes=tuple(sorted(p.attributes.items())),
+            data=tuple(sorted(p.data.items())),
         )
         for p in event.players
     )
     return Ticket(
-        event.ticket_id, event.queue, event.region, players, event.joined_at_ms, event.party_id
+        event.ticket_id,
+        event.queue,
+        event.region,
+        players,
+        event.joined_at_ms,
+        event.party_id,
+        tuple(sorted(event.data.items())),
     )
 
 
