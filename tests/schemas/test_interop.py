@@ -103,7 +103,10 @@ def test_official_avro_decodes_our_single_object_payloads(path: Path) -> None:
     plain = avro.schema.parse(json.dumps(_without_logical_types(source)))
     assert plain.fingerprint("CRC-64-AVRO") == data[2:10]
     decoded = avro.io.DatumReader(schema).read(avro.io.BinaryDecoder(io.BytesIO(data[10:])))
-    ours = _plain(without_unsent(decode(data).model_dump(), path.parent.name))
+    ours = decode(data).model_dump()
+    if KNOWN[data[2:10]].revision != "current":  # the fields it leaves out
+        without_unsent(ours, path.parent.name)
+    ours = _plain(ours)
     assert _plain(decoded) == {key: ours[key] for key in decoded}
     assert all(ours[key] is None for key in ours.keys() - decoded.keys())  # newer, unsent
 

@@ -8,12 +8,12 @@ import json
 
 import pytest
 
-from schemas.codec import CURRENT, KNOWN, decode
-from schemas.models import MatchCreated, MatchProposed
+from schemas.codec import CURRENT, KNOWN, decode, encode
+from schemas.models import MatchCreated, MatchProposed, TicketJoined
 from schemas.topics import MATCHES, queue_key
 from streams.settings import QueueSettings, Settings
 from streams.worker.folding import Folder
-from tests.streams.test_golden_outputs import T0, wave_outputs
+from tests.streams.test_golden_outputs import GOLDEN, T0, wave_outputs
 
 
 def join(ticket: str, queue: str, players: list[dict], **extra: object) -> bytes:
@@ -45,6 +45,21 @@ def test_a_duel_returns_each_players_data_and_the_tickets_on_the_seats() -> None
     assert match[:10] == CURRENT[MatchCreated].header  # the revision with the seats' data
     # The player's entry wins over the ticket's on a shared name; opaque values kept as sent.
     assert seats(match) == {"p-1": {"build": "1.4.2", "skin": "red", "é": "ü\n"}, "p-2": {}}
+
+
+def test_the_data_example_is_what_a_1v1_queue_publishes() -> None:
+    """schemas/README.md's example: the golden join with data, the golden duel's rival."""
+    rival = TicketJoined(
+        ticket_id="t-5d1e",
+        queue="1v1",
+        region="eu",
+        joined_at_ms=T0,
+        players=[{"player_id": "p-77", "ratings": {"sc2": 1815}, "latency_ms": {"eu": 23}}],
+    )
+    joins = [(GOLDEN / "TicketJoined" / "data.json").read_bytes(), encode(rival)]
+    queue = QueueSettings(name="1v1", strategy="optimal", regions=("eu",))
+    (match,) = matches(wave_outputs(queue, "eu", joins, T0 + 5_000, "cfg-9a1f03c2"))
+    assert match == (GOLDEN / "MatchCreated" / "data.avro").read_bytes(), decode(match)
 
 
 def test_a_team_queue_gives_a_partys_data_to_each_of_its_players() -> None:
