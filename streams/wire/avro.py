@@ -22,7 +22,15 @@ from typing import Final
 
 from fastavro import schemaless_reader, schemaless_writer
 
-from schemas.codec import CURRENT, HEADER_BYTES, KNOWN, MAGIC, history, schema_fingerprint
+from schemas.codec import (
+    CURRENT,
+    HEADER_BYTES,
+    KNOWN,
+    MAGIC,
+    WRITTEN_WITHOUT,
+    history,
+    schema_fingerprint,
+)
 from schemas.models import EVENTS
 
 NULL: Final = b"\x00"  # union branch 0 ("null")
@@ -261,11 +269,31 @@ class Framing:
         prefix = self._prefixes.get((topic, current.fingerprint))
         if prefix is None:
             return value
+        tail = _TAILS.get((older.model.__name__, older.revision))
+        if tail is not None:  # the usual status: only empty fields appended at the end
+            return prefix + value[HEADER_BYTES:] + tail
         body = schemaless_reader(io.BytesIO(value[HEADER_BYTES:]), older.writer, older.reader)
         buffer = io.BytesIO()
         buffer.write(prefix)
         schemaless_writer(buffer, current.writer, body)
         return buffer.getvalue()
+
+
+def _empty_tail(name: str, revision: str) -> bytes | None:
+    """The bytes the current schema of ``name`` adds to a body of ``revision`` when the
+    fields after it are all top-level, at the end, and empty (a null, an empty map: one
+    zero byte each); None when they are not (a nested field: write the body again)."""
+    fields = [field["name"] for field in CURRENT[EVENTS[name]].source["fields"]]
+    old = [field["name"] for field in history(name)[revision]["fields"]]
+    added = fields[len(old) :]
+    plain = fields[: len(old)] == old and set(added) == WRITTEN_WITHOUT[name][1]
+    return b"\x00" * len(added) if plain else None
+
+
+#: Per record of :data:`WRITTEN_WITHOUT` and its older revision: :func:`_empty_tail`.
+_TAILS: Final = {
+    (name, revision): _empty_tail(name, revision) for name, (revision, _) in WRITTEN_WITHOUT.items()
+}
 
 
 def revision_header(name: str, revision: str) -> bytes:

@@ -18,8 +18,8 @@ from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
 from schemas.codec import CURRENT, decode, encoder_for
 from schemas.errors import InvalidEvent
-from schemas.models import MatchCreated, TicketJoined
-from schemas.topics import MATCHES
+from schemas.models import MatchCreated, TicketJoined, TicketStatus
+from schemas.topics import MATCHES, STATUS
 from streams.settings import SettingsError, load_settings
 from streams.wire.avro import registry_header
 from streams.wire.registry import (
@@ -270,3 +270,29 @@ def test_a_union_framed_value_reads_back_as_its_own_record(name: str) -> None:
     assert reader.unframe(framed)[:10] == CURRENT[type(decode(single))].header
     with pytest.raises(InvalidEvent, match="union of 3 records"):
         reader.unframe(framed[:5] + b"\x06" + framed[6:])  # branch 3 of 0-2
+
+
+@pytest.mark.parametrize(
+    "golden", ["TicketStatus/searching.avro", "MatchCreated/duel.avro", "MatchCreated/data.avro"]
+)
+def test_a_record_written_as_an_older_revision_is_framed_in_the_registered_schema(
+    golden: str,
+) -> None:
+    """A status without connection details (ADR 0171), a match without seat data (ADR
+    0173): their single-object bytes name the older revision, but the registry has the
+    current schema: the framed body is the current schema's, which it alone reads."""
+    client = FakeClient({})
+    framing = asyncio.run(SchemaRegistry(client).register_outputs())
+    single = (GOLDEN / golden).read_bytes()
+    event = decode(single)
+    topic = STATUS if isinstance(event, TicketStatus) else MATCHES
+    framed = framing.frame(topic.name, single)
+    assert framed[:1] == b"\x00"
+    registered = parse_schema(json.loads(client.registered[subject(topic)]))
+    stream = io.BytesIO(framed[5:])  # the matches topic's union reads its branch index
+    body = schemaless_reader(stream, registered, None)
+    assert stream.tell() == len(framed) - 5
+    for name, value in body.items():  # fastavro gives timestamps as datetimes
+        if name.endswith("at_ms") and value is not None:
+            body[name] = round(value.timestamp() * 1000)
+    assert type(event).model_validate(body) == event
