@@ -18,15 +18,28 @@ def with_seat_data(result: WaveResult, snapshot: WaveSnapshot) -> WaveResult:
 
     Notes: O(players) for that pass; O(seats) more when some ticket has data.
     """
+    if not _any_data(snapshot):
+        return result
     data: dict[tuple[str, str], tuple[tuple[str, str], ...]] = {}
     for waiting in snapshot.tickets:
         ticket = waiting.ticket
-        if ticket.data or any(player.data for player in ticket.players):
-            for player in ticket.players:
-                data[(ticket.ticket_id, player.player_id)] = seat_data(ticket, player)
-    if not data:
-        return result
+        for player in ticket.players:
+            found = seat_data(ticket, player)
+            if found:
+                data[(ticket.ticket_id, player.player_id)] = found
     return replace(result, matches=tuple(_with_data(match, data) for match in result.matches))
+
+
+def _any_data(snapshot: WaveSnapshot) -> bool:
+    # Plain loops, no generator per ticket: every wave pays this pass.
+    for waiting in snapshot.tickets:
+        ticket = waiting.ticket
+        if ticket.data:
+            return True
+        for player in ticket.players:
+            if player.data:
+                return True
+    return False
 
 
 def _with_data(match: Match, data: dict[tuple[str, str], tuple[tuple[str, str], ...]]) -> Match:
