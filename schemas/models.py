@@ -11,6 +11,7 @@ Scalar types carry their Avro type in their metadata (``AvroType("long")``) wher
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Final
@@ -38,6 +39,13 @@ MAX_BLOCKED_PLAYERS: Final = 100
 MAX_NAMES_PER_PLAYER: Final = 16
 MAX_LATENCY_MS: Final = 60_000
 MAX_INTERVAL_MS: Final = 86_400_000
+#: Opaque data per player and per ticket (docs/adr/0173): entries per map, the longest
+#: value, and a ticket's data as its seats carry it (the ticket's entries once per player,
+#: plus each player's own), in UTF-8 bytes of names and values. The budget keeps a match
+#: of a few dozen seats well inside the 64 KiB an event may have.
+MAX_DATA_ENTRIES: Final = 16
+MAX_DATA_VALUE_CHARS: Final = 1024
+MAX_TICKET_DATA_BYTES: Final = 2048
 #: DeadLetter keeps at most this much of the original value and key (see codec.dead_letter_for).
 MAX_DEAD_LETTER_ORIGINAL_BYTES: Final = 65_536
 MAX_DEAD_LETTER_KEY_BYTES: Final = 1_024
@@ -71,6 +79,9 @@ KeyPart = Annotated[
 Line = Annotated[
     str, StringConstraints(strict=True, min_length=1, max_length=1024, pattern=_PRINTABLE)
 ]
+#: A data value is opaque (JSON text, a base64 blob): any characters, none read by us.
+DataValue = Annotated[str, StringConstraints(strict=True, max_length=MAX_DATA_VALUE_CHARS)]
+Data = Annotated[dict[Name, DataValue], Field(max_length=MAX_DATA_ENTRIES)]
 Rating = Annotated[int, Field(strict=True, ge=0, le=MAX_RATING)]
 Latency = Annotated[int, Field(strict=True, ge=0, le=MAX_LATENCY_MS)]
 Count = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
@@ -172,6 +183,7 @@ class Player(Record):
     blocked_players: Annotated[tuple[Id, ...], Field(max_length=MAX_BLOCKED_PLAYERS)] = ()
     deviation: Rating | None = None
     numbers: Annotated[dict[Name, Figure], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
+    data: Data = {}
 
 
 class Search(Record):
@@ -216,6 +228,29 @@ class TicketJoined(Record):
         if repeated:
             raise ValueError(f"player ids must be unique within a ticket; repeated: {repeated}")
         return players
+
+    data: Data = {}
+
+    @field_validator("data")
+    @classmethod
+    def _data_within_budget(cls, data: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        players = info.data.get("players")
+        if players is not None:
+            size = seats_data_bytes(data, [player.data for player in players])
+            if size > MAX_TICKET_DATA_BYTES:
+                raise ValueError(
+                    f"the ticket's data is {size} bytes as its seats carry it (its own entries "
+                    f"once per player, plus each player's), over the "
+                    f"{MAX_TICKET_DATA_BYTES}-byte limit"
+                )
+        return data
+
+
+def seats_data_bytes(ticket: Mapping[str, str], players: Sequence[Mapping[str, str]]) -> int:
+    """The UTF-8 bytes of names and values a ticket's data takes in its players' seats."""
+    own = sum(len(k.encode()) + len(v.encode()) for k, v in ticket.items())
+    each = sum(len(k.encode()) + len(v.encode()) for p in players for k, v in p.items())
+    return own * len(players) + each
 
 
 class TicketLeft(Record):
@@ -372,6 +407,8 @@ class Seat(Record):
     player_id: Id
     role: OptionalName
     rating: Rating
+    #: The ticket's data merged with the player's: up to both maps' entries.
+    data: Annotated[dict[Name, DataValue], Field(max_length=2 * MAX_DATA_ENTRIES)] = {}
 
 
 class Team(Record):

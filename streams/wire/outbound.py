@@ -305,6 +305,7 @@ def _backfill_result(result: BackfillResult) -> Record:
                         "player_id": s.player_id,
                         "role": s.role,
                         "rating": s.rating,
+                        "data": dict(s.data),
                     }
                     for s in team.seats
                 ],

@@ -3,6 +3,8 @@ worker configured as the examples say, has the outcome schemas/README.md documen
 
 from __future__ import annotations
 
+import json
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -10,8 +12,15 @@ import pytest
 from confluent_kafka import Producer
 
 from schemas.codec import decode
-from schemas.models import ConfigPublished, DeadLetter, TicketDequeued, TicketStatus, WaveClosed
-from schemas.topics import CLEANUP, CONFIG, DEADLETTER, QUEUE, STATUS, WAVES, queue_key
+from schemas.models import (
+    ConfigPublished,
+    DeadLetter,
+    MatchCreated,
+    TicketDequeued,
+    TicketStatus,
+    WaveClosed,
+)
+from schemas.topics import CLEANUP, CONFIG, DEADLETTER, MATCHES, QUEUE, STATUS, WAVES, queue_key
 from streams.settings import load_settings
 from tests.integration.conftest import wait_until
 from tests.integration.kafka import read_topic
@@ -123,3 +132,29 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
     configs = [decode(r.value or b"") for r in read_topic(bootstrap, CONFIG.name)]
     assert {c.config_fingerprint for c in configs} == {settings.config_fingerprint()}
     assert all(isinstance(c, ConfigPublished) for c in configs)
+    # The data example (schemas/README.md): the golden join with data and a rival, dated
+    # now (the broker may stamp append times), then a tick of now closes their wave.
+    now = int(time.time() * 1000)
+    example = json.loads(golden("TicketJoined/data.json")) | {"joined_at_ms": now}
+    rival = example | {
+        "ticket_id": "t-data-rival",
+        "players": [{"player_id": "p-rival", "ratings": {"sc2": 1815}, "latency_ms": {"eu": 23}}],
+        "data": {},
+    }
+    tick = json.loads(golden("WaveTick/tick-42.json")) | {
+        "wave_id": str(now),
+        "sequence": now,
+        "tick_at_ms": now,
+    }
+    publish(bootstrap, [(duel, json.dumps(body).encode(), now) for body in (example, rival, tick)])
+
+    def created() -> list[object] | None:
+        return [decode(r.value or b"") for r in read_topic(bootstrap, MATCHES.name)] or None
+
+    (match,) = wait_until(created, 60, "the data example's match")
+    assert isinstance(match, MatchCreated)
+    expected = decode(golden("MatchCreated/data.avro"))
+    assert isinstance(expected, MatchCreated)
+    seats = {seat.player_id: seat.data for team in match.teams for seat in team.players}
+    assert seats == {"p-3301": expected.teams[0].players[0].data, "p-rival": {}}
+    assert seats["p-3301"]["skin"] == "crimson"  # the player's entry over the ticket's
