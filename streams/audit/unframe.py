@@ -24,7 +24,8 @@ class UnreadableLog(ValueError):
 
 
 def is_framed(value: bytes | None) -> bool:
-    return bool(value) and value[:1] == REGISTRY_MAGIC  # type: ignore[index]
+    """Whether ``value`` is in the registry framing (``00`` + schema id)."""
+    return value is not None and value[:1] == REGISTRY_MAGIC
 
 
 def unframed(records: Iterable[LogRecord], registry: SchemaRegistry | None) -> list[LogRecord]:
