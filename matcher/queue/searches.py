@@ -66,7 +66,7 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | D
             copy = _make_ticket(
                 t.ticket_id, other.queue, other.region, t.players, t.joined_at_ms, t.party_id
             )
-            copies.append(_make_joined(copy, searches))
+            copies.append(_make_joined(copy, searches, None))
     queue.life.search_places(ticket.ticket_id, searches)
     if here.open_after_ms > 0:
         queue.life.hold_unopened(ticket, ticket.joined_at_ms + here.open_after_ms)
