@@ -192,6 +192,11 @@ class Search(Record):
     open_after_ms: Annotated[int, _LONG, Field(strict=True, ge=0, le=MAX_OPEN_AFTER_MS)] = 0
 
 
+class Nearby(Record):
+    open_after_ms: Annotated[int, _LONG, Field(strict=True, ge=0, le=MAX_OPEN_AFTER_MS)] = 0
+    max_latency_ms: Latency | None = None
+
+
 class TicketJoined(Record):
     ticket_id: Id
     queue: KeyPart
@@ -200,6 +205,8 @@ class TicketJoined(Record):
     players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
     joined_at_ms: TimestampMs
     searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
+    #: Regions chosen from latency by the home's worker (docs/adr/0147).
+    nearby: Nearby | None = None
 
     @field_validator("searches")
     @classmethod
@@ -380,8 +387,10 @@ class SearchClaim(Record):
     @field_validator("match_id")
     @classmethod
     def _match_named(cls, match_id: str | None, info: ValidationInfo) -> str | None:
-        if match_id is None and info.data.get("action") is not SearchClaimAction.ENDED:
-            raise ValueError("required unless action is ENDED")
+        # A REQUESTED without a match is a leave's claim (docs/adr/0146).
+        unmatched = (SearchClaimAction.ENDED, SearchClaimAction.REQUESTED)
+        if match_id is None and info.data.get("action") not in unmatched:
+            raise ValueError("required unless action is ENDED or REQUESTED (a leave)")
         return match_id
 
 

@@ -236,6 +236,23 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             ],
         },
     ),
+    "TicketJoined/nearby": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-7e03c6d1",
+            "queue": "1v1",
+            "region": "na",
+            "players": [
+                {
+                    "player_id": "p-6230",
+                    "ratings": {"sc2": 1640},
+                    "latency_ms": {"na": 25, "eu": 85},
+                }
+            ],
+            "joined_at_ms": T0,
+            "nearby": {"open_after_ms": 60_000, "max_latency_ms": 100},
+        },
+    ),
     "SearchClaim/requested": (
         m.SearchClaim,
         {

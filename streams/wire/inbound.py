@@ -30,7 +30,7 @@ from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
-from matcher.queue.events import Search
+from matcher.queue.events import Nearby, Search
 from matcher.queue.lifecycle import (
     BackfillCancelled,
     BackfillRequested,
@@ -179,6 +179,8 @@ def _search_keys(searches: Any) -> int:
 
 def _joined(body: dict[str, Any]) -> TicketJoined:
     places = body.pop("searches", None)
+    if body.pop("nearby", None) is not None:  # rare: the model's path checks it
+        raise _Unsure
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
     _no_data(body)
@@ -200,7 +202,9 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         party_id,
         (),
     )
-    return _make_joined(ticket, _searches(places, ticket.queue, ticket.region) if places else ())
+    return _make_joined(
+        ticket, _searches(places, ticket.queue, ticket.region) if places else (), None
+    )
 
 
 _SEARCH_FIELDS = frozenset(("region", "queue", "open_after_ms"))
@@ -450,12 +454,14 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
 
 def _joined_event(event: wire.TicketJoined) -> TicketJoined:
     ticket = ticket_from_wire(event)
-    if not event.searches:
+    near = event.nearby
+    nearby = None if near is None else Nearby(near.open_after_ms, near.max_latency_ms)
+    if not event.searches and nearby is None:
         return TicketJoined(ticket)
     searches = tuple(
         Search(s.queue or event.queue, s.region, s.open_after_ms) for s in event.searches
     )
-    return TicketJoined(ticket, searches)
+    return TicketJoined(ticket, searches, nearby)
 
 
 def _search_claim(event: wire.SearchClaim) -> ClaimRequested | ClaimDecided | ClaimReleased:

@@ -235,7 +235,7 @@ def _search_claim(output: ClaimRequested | ClaimDecided | ClaimReleased, action:
             string(output.player_id),
             string(output.queue),
             string(output.region),
-            optional(output.match_id),
+            optional(output.match_id or None),  # a leave's claim: null (docs/adr/0146)
             optional(holder[1] if holder else None),
             optional(holder[2] if holder else None),
             NULL if ended is None else SOME + _SEARCH_ENDS[ended.upper()],

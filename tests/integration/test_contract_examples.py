@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from confluent_kafka import Producer
 
-from schemas.codec import decode
+from schemas.codec import decode, decode_json
 from schemas.models import (
     ConfigPublished,
     DeadLetter,
@@ -79,6 +79,8 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
             (party, golden("TicketJoined/party.avro"), None),
             # Searching 1v1/eu, 2v2/eu at once and 1v1/na after 30 s (docs/adr/0145).
             (duel, golden("TicketJoined/searches.json"), None),
+            # Searching 1v1/na, and after 60 s every region within 100 ms: eu (ADR 0147).
+            (queue_key("1v1", "na"), golden("TicketJoined/nearby.json"), None),
             (duel, golden("TicketLeft/requested.json"), None),
             (duel, golden("TicketLeft/requested.avro"), None),  # not waiting: nothing
             # A platform's copy of the example tick: dated 2026-01-01, stamped now.
@@ -113,6 +115,17 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
     searching = {(s.queue, s.region) for s in seen[STATUS.name] if s.ticket_id == "t-5d21aa90"}
     assert searching == {("1v1", "eu"), ("2v2", "eu")}  # na opens after 30 s: not yet
     del statuses["t-5d21aa90"]
+    nearby = {(s.queue, s.region) for s in seen[STATUS.name] if s.ticket_id == "t-7e03c6d1"}
+    assert nearby == {("1v1", "na")}  # eu opens after 60 s: not yet
+    del statuses["t-7e03c6d1"]
+    copies = [
+        (r.key, decode_json(r.value or b""))  # copies are written in the JSON form
+        for r in read_topic(bootstrap, QUEUE.name)
+        if (r.key or b"").startswith(b"1v1/eu") and b"t-7e03c6d1" in (r.value or b"")
+    ]
+    assert [(key, [(p.region, p.open_after_ms) for p in c.searches]) for key, c in copies] == [
+        (b"1v1/eu", [("na", 0), ("eu", 60_000)])
+    ]
     assert statuses == {"t-2f9c1b7e": 1, "t-party-81": 1}
     (left,) = seen[CLEANUP.name]
     assert isinstance(left, TicketDequeued)
