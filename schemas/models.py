@@ -206,7 +206,7 @@ class TicketJoined(Record):
     joined_at_ms: TimestampMs
     searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
     #: Regions chosen from latency by the home's worker (docs/adr/0147).
-    nearby: Nearby | None = None
+    data: Data = {}
 
     @field_validator("searches")
     @classmethod
@@ -236,7 +236,7 @@ class TicketJoined(Record):
             raise ValueError(f"player ids must be unique within a ticket; repeated: {repeated}")
         return players
 
-    data: Data = {}
+    nearby: Nearby | None = None
 
     @field_validator("data")
     @classmethod

@@ -270,6 +270,14 @@ def _search_copy(copy: TicketJoined) -> Record:
             player["can_host"] = True
         if p.attributes:
             player["attributes"] = dict(p.attributes)
+        if p.blocked:
+            player["blocked_players"] = list(p.blocked)
+        if p.deviation is not None:
+            player["deviation"] = p.deviation
+        if p.numbers:
+            player["numbers"] = dict(p.numbers)
+        if p.data:
+            player["data"] = dict(p.data)
         players.append(player)
     body: dict[str, Any] = {
         "type": "TicketJoined",
@@ -285,6 +293,8 @@ def _search_copy(copy: TicketJoined) -> Record:
     }
     if ticket.party_id is not None:
         body["party_id"] = ticket.party_id
+    if ticket.data:
+        body["data"] = dict(ticket.data)
     value = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return (_QUEUE, queue_key(ticket.queue, ticket.region), value)
 
