@@ -254,39 +254,57 @@ def _search_copy(copy: TicketJoined) -> Record:
 
     Written in the JSON input form, not Avro: the queue's fast decoder reads a JSON join
     in half the CPU of an Avro one (docs/benchmarks/searches.md), and a copy is folded
-    once more than it is written.
+    once more than it is written. Every player field is written (the copy is the same
+    ticket), and a place's ``queue`` and ``open_after_ms`` only when they are not what
+    the reader defaults them to (the copy's queue, 0): less text to scan and check.
+    tests/streams/test_search_copy.py reads it back as the same join.
     """
     ticket = copy.ticket
     players = []
     for p in ticket.players:
         player: dict[str, Any] = {"player_id": p.player_id, "ratings": dict(p.ratings)}
         if p.roles:
-            player["roles"] = list(p.roles)
+            player["roles"] = p.roles
         if p.vetoed_maps:
-            player["vetoed_maps"] = list(p.vetoed_maps)
+            player["vetoed_maps"] = p.vetoed_maps
         if p.latency_ms:
             player["latency_ms"] = dict(p.latency_ms)
         if p.can_host:
             player["can_host"] = True
         if p.attributes:
             player["attributes"] = dict(p.attributes)
+        if p.blocked:
+            player["blocked_players"] = p.blocked
+        if p.deviation is not None:
+            player["deviation"] = p.deviation
+        if p.numbers:
+            player["numbers"] = dict(p.numbers)
         players.append(player)
+    queue = ticket.queue
+    places = []
+    for s in copy.searches:
+        place: dict[str, Any] = {"region": s.region}
+        if s.queue != queue:
+            place["queue"] = s.queue
+        if s.open_after_ms:
+            place["open_after_ms"] = s.open_after_ms
+        places.append(place)
     body: dict[str, Any] = {
         "type": "TicketJoined",
         "ticket_id": ticket.ticket_id,
-        "queue": ticket.queue,
+        "queue": queue,
         "region": ticket.region,
         "players": players,
         "joined_at_ms": ticket.joined_at_ms,
-        "searches": [
-            {"region": s.region, "queue": s.queue, "open_after_ms": s.open_after_ms}
-            for s in copy.searches
-        ],
+        "searches": places,
     }
     if ticket.party_id is not None:
         body["party_id"] = ticket.party_id
-    value = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return (_QUEUE, queue_key(ticket.queue, ticket.region), value)
+    return (_QUEUE, queue_key(queue, ticket.region), _json(body).encode("utf-8"))
+
+
+#: One encoder for every copy: ``json.dumps`` with options builds a new one per call.
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _backfill_result(result: BackfillResult) -> Record:
