@@ -30,7 +30,7 @@ from schemas.topics import (
     queue_key,
     search_key,
 )
-from streams.wire.avro import NULL, SOME, Binary, header, symbols
+from streams.wire.avro import NULL, SOME, Binary, fresh_string, header, symbols
 from streams.wire.matches import MatchWriter, Write
 from streams.wire.tickets import TicketWriter
 
@@ -183,7 +183,7 @@ def _claim(output: ClaimRequested | ClaimDecided | ClaimReleased) -> dict[str, A
 
 def _claim_requested(output: ClaimRequested) -> Record:
     if output.match_id is not None:
-        return _search_claim(output, "REQUESTED")
+        return _search_request(output, output.match_id)
     body = _claim(output) | {"requested_at_ms": output.at_ms}
     return (_QUEUE, claim_key(output.player_id), _encode["ClaimRequested"](body))
 
@@ -247,6 +247,30 @@ def _search_claim(output: ClaimRequested | ClaimDecided | ClaimReleased, action:
     else:
         key = queue_key(output.queue, output.region)
     return (_QUEUE, key, value)
+
+
+_REQUESTED = _SEARCH_CLAIM + _SEARCH_ACTIONS["REQUESTED"]
+_NO_HOLDER_NOR_END = NULL + NULL + NULL
+
+
+def _search_request(output: ClaimRequested, match_id: str) -> Record:
+    """:func:`_search_claim`'s REQUESTED, the one a wave writes per tentative ticket:
+    the ids are written fresh (each once), not remembered among the wave's strings."""
+    string = _SEARCH_BINARY.string
+    value = b"".join(
+        (
+            _REQUESTED,
+            fresh_string(output.ticket_id),
+            fresh_string(output.player_id),
+            string(output.queue),
+            string(output.region),
+            SOME,
+            fresh_string(match_id),
+            _NO_HOLDER_NOR_END,
+            _SEARCH_BINARY.long(output.at_ms),
+        )
+    )
+    return (_QUEUE, search_key(output.ticket_id), value)
 
 
 def _search_copy(copy: TicketJoined) -> Record:
