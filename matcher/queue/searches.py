@@ -111,7 +111,11 @@ def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft)
 
 def is_tentative(queue: RegionState, match: Match) -> bool:
     places = queue.life.places
-    return any(seat.ticket_id in places for team in match.teams for seat in team.seats)
+    for team in match.teams:
+        for seat in team.seats:
+            if seat.ticket_id in places:
+                return True
+    return False
 
 
 def hold_tentative(
