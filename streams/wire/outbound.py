@@ -235,7 +235,7 @@ def _search_claim(output: ClaimRequested | ClaimDecided | ClaimReleased, action:
             string(output.player_id),
             string(output.queue),
             string(output.region),
-            optional(output.match_id),
+            optional(output.match_id or None),  # a leave's claim: null (docs/adr/0146)
             optional(holder[1] if holder else None),
             optional(holder[2] if holder else None),
             NULL if ended is None else SOME + _SEARCH_ENDS[ended.upper()],
@@ -264,8 +264,7 @@ def _search_request(output: ClaimRequested, match_id: str) -> Record:
             fresh_string(output.player_id),
             string(output.queue),
             string(output.region),
-            SOME,
-            fresh_string(match_id),
+            SOME + fresh_string(match_id) if match_id else NULL,  # a leave's claim (ADR 0146)
             _NO_HOLDER_NOR_END,
             _SEARCH_BINARY.long(output.at_ms),
         )
@@ -303,6 +302,8 @@ def _search_copy(copy: TicketJoined) -> Record:
             player["deviation"] = p.deviation
         if p.numbers:
             player["numbers"] = dict(p.numbers)
+        if p.data:
+            player["data"] = dict(p.data)
         players.append(player)
     queue = ticket.queue
     places = []
@@ -324,6 +325,8 @@ def _search_copy(copy: TicketJoined) -> Record:
     }
     if ticket.party_id is not None:
         body["party_id"] = ticket.party_id
+    if ticket.data:
+        body["data"] = dict(ticket.data)
     return (_QUEUE, queue_key(queue, ticket.region), _json(body).encode("utf-8"))
 
 
@@ -347,6 +350,7 @@ def _backfill_result(result: BackfillResult) -> Record:
                         "player_id": s.player_id,
                         "role": s.role,
                         "rating": s.rating,
+                        "data": dict(s.data),
                     }
                     for s in team.seats
                 ],
