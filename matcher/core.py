@@ -91,6 +91,8 @@ class Ticket:
     players: tuple[Player, ...]
     joined_at_ms: int
     party_id: str | None = None
+    #: Higher goes first when a wave cannot match everyone (a queue's ``priority`` rule).
+    priority: int = 0
 
     @property
     def size(self) -> int:

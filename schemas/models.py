@@ -33,6 +33,8 @@ MAX_PLAYERS_PER_TICKET: Final = 10
 MAX_VETOED_MAPS: Final = 64
 #: The most player ids one player's block list may hold.
 MAX_BLOCKED_PLAYERS: Final = 100
+#: A ticket's priority lies within plus or minus this (``TicketJoined.priority``).
+MAX_PRIORITY: Final = 1_000_000
 #: Ratings, offered roles and latencies per player: generous, and it keeps a full
 #: ticket's worst case within a few tens of KiB.
 MAX_NAMES_PER_PLAYER: Final = 16
@@ -188,6 +190,7 @@ class TicketJoined(Record):
     players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
     joined_at_ms: TimestampMs
     searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
+    priority: Annotated[int, Field(ge=-MAX_PRIORITY, le=MAX_PRIORITY)] = 0
 
     @field_validator("searches")
     @classmethod

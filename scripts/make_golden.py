@@ -216,6 +216,17 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             ],
         },
     ),
+    "TicketJoined/priority": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-8a03c6d1",
+            "queue": "5v5",
+            "region": "eu",
+            "players": [{"player_id": "p-7302", "ratings": {"mmr": 1640}}],
+            "joined_at_ms": T0,
+            "priority": 10,
+        },
+    ),
     "SearchClaim/requested": (
         m.SearchClaim,
         {

@@ -44,11 +44,12 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
             ]
             for p in ticket.players
         ],
+        *([ticket.priority] if ticket.priority else []),
     ]
 
 
 def ticket_from_record(record: list[Any]) -> Ticket:
-    ticket_id, queue, region, party_id, joined_at_ms, players = record
+    ticket_id, queue, region, party_id, joined_at_ms, players, *priority = record
     return Ticket(
         ticket_id=ticket_id,
         queue=queue,
@@ -69,6 +70,7 @@ def ticket_from_record(record: list[Any]) -> Ticket:
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),
+        priority=priority[0] if priority else 0,
     )
 
 

@@ -60,7 +60,13 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | D
         t = ticket
         for other in searches[1:]:
             copy = _make_ticket(
-                t.ticket_id, other.queue, other.region, t.players, t.joined_at_ms, t.party_id
+                t.ticket_id,
+                other.queue,
+                other.region,
+                t.players,
+                t.joined_at_ms,
+                t.party_id,
+                t.priority,
             )
             copies.append(_make_joined(copy, searches))
     queue.life.search_places(ticket.ticket_id, searches)

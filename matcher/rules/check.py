@@ -293,6 +293,10 @@ def wave_rule_problems(
                             f"match {match.match_id}: seat of {seat.player_id} is rated "
                             f"{seat.rating}, not the player's {rules.rating!r} rating{bound}"
                         )
+    if rules.priority:
+        from matcher.rules.priority_check import priority_problems
+
+        problems += priority_problems(rules, snapshot, result, met)
     return problems
 
 

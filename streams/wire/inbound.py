@@ -175,6 +175,9 @@ def _search_keys(searches: Any) -> int:
 
 def _joined(body: dict[str, Any]) -> TicketJoined:
     places = body.pop("searches", None)
+    priority = body.pop("priority", 0)  # every Avro join has it; most JSON joins do not
+    if type(priority) is not int or not -wire.MAX_PRIORITY <= priority <= wire.MAX_PRIORITY:
+        raise _Unsure
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
     party_id = body.get("party_id")
@@ -193,6 +196,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         members,
         _timestamp(body["joined_at_ms"]),
         party_id,
+        priority,
     )
     return _make_joined(ticket, _searches(places, ticket.queue, ticket.region) if places else ())
 
@@ -422,7 +426,13 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
         for p in event.players
     )
     return Ticket(
-        event.ticket_id, event.queue, event.region, players, event.joined_at_ms, event.party_id
+        event.ticket_id,
+        event.queue,
+        event.region,
+        players,
+        event.joined_at_ms,
+        event.party_id,
+        event.priority,
     )
 
 

@@ -285,6 +285,8 @@ def _search_copy(copy: TicketJoined) -> Record:
     }
     if ticket.party_id is not None:
         body["party_id"] = ticket.party_id
+    if ticket.priority:
+        body["priority"] = ticket.priority
     value = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return (_QUEUE, queue_key(ticket.queue, ticket.region), value)
 
