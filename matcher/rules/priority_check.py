@@ -9,10 +9,15 @@ strategies' priority pass always tries first, so a valid result never fails it.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
 
 from matcher.core import Match, Player, Ticket, WaveResult, WaveSnapshot
-from matcher.ruleset import QueueRuleSet
+
+#: Why a match of these seat ratings, seated players and join times breaks the queue's
+#: rules, or None (matcher.rules.check, which calls this module, builds it).
+Judge = Callable[[list[list[int]], list[Player], list[int]], str | None]
+#: The seat rating a player gets in a queue without roles, None when they have none.
+Rate = Callable[[Player], int | None]
 
 #: Left-out tickets tried per matched ticket, highest priority first: bounds the check's
 #: cost in a wave of many priorities (it then checks the likeliest breaches only).
@@ -20,17 +25,12 @@ MAX_TRIED = 8
 
 
 def priority_problems(
-    rules: QueueRuleSet,
-    snapshot: WaveSnapshot,
-    result: WaveResult,
-    met: Mapping[str, frozenset[str]],
+    snapshot: WaveSnapshot, result: WaveResult, judge: Judge, rate: Rate
 ) -> list[str]:
     """Every swap the ``priority`` rule required and ``result`` did not make.
 
     Notes: O(matched tickets x MAX_TRIED x seats).
     """
-    from matcher.rules.check import lineup_problem, waited_s  # the module that calls this
-
     tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
     left = [tickets[t] for t in result.unmatched if t in tickets]
     left.sort(key=lambda ticket: -ticket.priority)
@@ -48,7 +48,7 @@ def priority_problems(
                 :MAX_TRIED
             ]
             for high in candidates:
-                swapped = _swapped(rules, match, tickets, low, high)
+                swapped = _swapped(rate, match, tickets, low, high)
                 if swapped is None:
                     continue
                 teams, seated = swapped
@@ -57,9 +57,7 @@ def priority_problems(
                     for tid in match.ticket_ids()
                     if tid in tickets
                 ]
-                waited = waited_s(snapshot.closed_at_ms, joined)
-                latencies = [p.latency_to(snapshot.region) for p in seated]
-                if lineup_problem(rules, teams, waited, latencies, seated, met) is None:
+                if judge(teams, seated, joined) is None:
                     problems.append(
                         f"match {match.match_id}: ticket {high.ticket_id} (priority "
                         f"{high.priority}) left out though it could take the seats of "
@@ -70,7 +68,7 @@ def priority_problems(
 
 
 def _swapped(
-    rules: QueueRuleSet,
+    rate: Rate,
     match: Match,
     tickets: Mapping[str, Ticket],
     low: Ticket,
@@ -85,7 +83,7 @@ def _swapped(
         for seat in team.seats:
             if seat.ticket_id == low.ticket_id:
                 player = incoming.pop(0)
-                rating = _rating(player, rules)
+                rating = rate(player)
                 if rating is None:
                     return None
             else:
@@ -100,13 +98,3 @@ def _swapped(
             seated.append(player)
         teams.append(ratings)
     return teams, seated
-
-
-def _rating(player: Player, rules: QueueRuleSet) -> int | None:
-    """The seat rating a player gets in a queue without roles (matcher.teams.model)."""
-    if rules.rating is not None:
-        from matcher.rules.check import rated
-
-        return rated(player, rules)
-    values: Sequence[int] = [value for _, value in player.ratings]
-    return max(values) if values else None
