@@ -126,3 +126,29 @@ def test_the_live_check_names_the_ticket_left_out_and_allows_what_the_rules_forb
     assert wave_rule_problems(snapshot, profile, fair) == []
     without = QueueProfile("q", "rebalance", ("m",), rules={"rating": "mmr", "max_spread": 100})
     assert wave_rule_problems(snapshot, without, result) == []
+
+
+def test_the_rule_is_in_the_fingerprint_and_a_bad_one_stops_the_settings() -> None:
+    from streams.settings import QueueSettings, Settings
+
+    def queue(**rules: object) -> QueueSettings:
+        return QueueSettings(name="3v3", strategy="rebalance", team_size=3, rules=rules)
+
+    plain = Settings(queues=(queue(max_spread=300),)).config_fingerprint()
+    ruled = Settings(queues=(queue(max_spread=300, priority=True),)).config_fingerprint()
+    assert plain != ruled
+    with pytest.raises(ValueError, match=r"rules\.priority: not honoured by strategy 'optimal'"):
+        Settings(queues=(QueueSettings(name="1v1", strategy="optimal", rules={"priority": True}),))
+
+
+def test_a_copy_for_another_place_keeps_the_priority() -> None:
+    from matcher.queue.events import TicketJoined
+    from matcher.queue.searches import Search
+    from streams.wire.outbound import _search_copy
+
+    ticket = Ticket(
+        "t-1", "1v1", "na", (Player("p-1", (("mmr", 1500),)),), JOIN["joined_at_ms"], priority=4
+    )  # type: ignore[arg-type]
+    places = (Search("1v1", "eu", 0), Search("1v1", "na", 30_000))
+    _, _, value = _search_copy(TicketJoined(ticket, places))
+    assert inbound.decode(value).ticket.priority == 4
