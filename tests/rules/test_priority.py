@@ -152,3 +152,18 @@ def test_a_copy_for_another_place_keeps_the_priority() -> None:
     places = (Search("1v1", "eu", 0), Search("1v1", "na", 30_000))
     _, _, value = _search_copy(TicketJoined(ticket, places))
     assert inbound.decode(value).ticket.priority == 4
+
+
+def test_explain_names_the_priority_that_kept_a_ticket_out() -> None:
+    from matcher.explain_rules import kept_out_facts
+
+    profile = QueueProfile("q", "rebalance", ("m",), rules={"rating": "mmr", "priority": True})
+    snapshot = _wave(("a", 1500, 5), ("b", 1550, 5), ("c", 1520, 0))
+    match = _duel(("a", 1500), ("b", 1550))
+    facts = kept_out_facts(snapshot, profile, WaveResult("rebalance", (match,), ("c",)), match, 3)
+    assert facts == [
+        (
+            "kept out c",
+            "rule 'priority': the seat of p-a went to a ticket of priority 5, not below its 0",
+        )
+    ]
