@@ -306,7 +306,8 @@ def wave_rule_problems(
                 return rated(player, rules)
             return max((value for _, value in player.ratings), default=None)
 
-        problems += priority_problems(snapshot, result, judge, rate)
+        shape = (profile.team_count, profile.team_size) if profile.team_steps else None
+        problems += priority_problems(snapshot, result, judge, rate, shape)
     return problems
 
 

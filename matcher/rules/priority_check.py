@@ -25,9 +25,17 @@ MAX_TRIED = 8
 
 
 def priority_problems(
-    snapshot: WaveSnapshot, result: WaveResult, judge: Judge, rate: Rate
+    snapshot: WaveSnapshot,
+    result: WaveResult,
+    judge: Judge,
+    rate: Rate,
+    only_shape: tuple[int, int] | None = None,
 ) -> list[str]:
     """Every swap the ``priority`` rule required and ``result`` did not make.
+
+    ``only_shape`` (team count, team size), when given, limits the check to matches of
+    that shape: a queue's ``team_steps`` make smaller matches of long-waited tickets only,
+    which a ticket that has not waited as long may not join whatever its priority.
 
     Notes: O(matched tickets x MAX_TRIED x seats).
     """
@@ -39,6 +47,9 @@ def priority_problems(
     problems: list[str] = []
     for match in result.matches:
         if any(seat.role for team in match.teams for seat in team.seats):
+            continue
+        shape = (len(match.teams), max(len(team.seats) for team in match.teams))
+        if only_shape is not None and shape != only_shape:
             continue
         for low_id in match.ticket_ids():
             low = tickets.get(low_id)

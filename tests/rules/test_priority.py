@@ -167,3 +167,35 @@ def test_explain_names_the_priority_that_kept_a_ticket_out() -> None:
             "rule 'priority': the seat of p-a went to a ticket of priority 5, not below its 0",
         )
     ]
+
+
+def test_a_step_match_is_not_held_to_a_ticket_that_has_not_waited_for_the_step() -> None:
+    from matcher.rules.check import rated_snapshot
+    from matcher.strategies import run_wave
+    from matcher.teams.step_config import parse_team_steps
+
+    profile = QueueProfile(
+        "ffa",
+        "rebalance",
+        ("m",),
+        team_count=4,
+        team_size=1,
+        rules={"rating": "mmr", "max_spread": 100, "priority": True},
+        team_steps=parse_team_steps([{"after_s": 30, "team_count": 2}], 4, 1),
+    )
+    closed = 100_000
+
+    def solo(name: str, waited_s: int, priority: int) -> WaitingTicket:
+        player = Player(f"p-{name}", (("mmr", 1500),))
+        ticket = Ticket(name, "ffa", "eu", (player,), closed - waited_s * 1000, None, priority)
+        return WaitingTicket(ticket, 0)
+
+    # Two who waited 40 s make a step match of two; the priority ticket joined 1 s ago.
+    tickets = (solo("a", 40, 0), solo("b", 40, 0), solo("c", 1, 9))
+    snapshot = rated_snapshot(
+        WaveSnapshot("ffa", "eu", "w", 1, 3, closed, tickets), profile.ruleset
+    )
+    result = run_wave(snapshot, profile)
+    assert [m.ticket_ids() for m in result.matches] == [("a", "b")]
+    assert result.unmatched == ("c",)
+    assert wave_rule_problems(snapshot, profile, result) == []
