@@ -190,7 +190,8 @@ class TicketJoined(Record):
     players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
     joined_at_ms: TimestampMs
     searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
-    priority: Annotated[int, Field(ge=-MAX_PRIORITY, le=MAX_PRIORITY)] = 0
+    # Null rather than 0 by default: a join without it is written as it was before it.
+    priority: Annotated[int, Field(ge=-MAX_PRIORITY, le=MAX_PRIORITY)] | None = None
 
     @field_validator("searches")
     @classmethod

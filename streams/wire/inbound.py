@@ -175,8 +175,10 @@ def _search_keys(searches: Any) -> int:
 
 def _joined(body: dict[str, Any]) -> TicketJoined:
     places = body.pop("searches", None)
-    priority = body.pop("priority", 0)  # every Avro join has it; most JSON joins do not
-    if type(priority) is not int or not -wire.MAX_PRIORITY <= priority <= wire.MAX_PRIORITY:
+    priority = body.pop("priority", None)  # every Avro join has it, most JSON joins not
+    if priority is None:
+        priority = 0
+    elif type(priority) is not int or not -wire.MAX_PRIORITY <= priority <= wire.MAX_PRIORITY:
         raise _Unsure
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
@@ -432,7 +434,7 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
         players,
         event.joined_at_ms,
         event.party_id,
-        event.priority,
+        event.priority or 0,
     )
 
 
