@@ -76,6 +76,7 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | D
                 t.joined_at_ms,
                 t.party_id,
                 t.data,
+                t.priority,
             )
             copies.append(_make_joined(copy, searches, None))
     queue.life.search_places(ticket.ticket_id, searches)

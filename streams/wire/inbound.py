@@ -182,6 +182,11 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
     places = body.pop("searches", None)
     if body.pop("nearby", None) is not None:  # rare: the model's path checks it
         raise _Unsure
+    priority = body.pop("priority", None)  # every Avro join has it, most JSON joins not
+    if priority is None:
+        priority = 0
+    elif type(priority) is not int or not -wire.MAX_PRIORITY <= priority <= wire.MAX_PRIORITY:
+        raise _Unsure
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
     _no_data(body)
@@ -202,6 +207,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         _timestamp(body["joined_at_ms"]),
         party_id,
         (),
+        priority,
     )
     return _make_joined(
         ticket, _searches(places, ticket.queue, ticket.region) if places else (), None
@@ -457,6 +463,7 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
         event.joined_at_ms,
         event.party_id,
         tuple(sorted(event.data.items())),
+        event.priority or 0,
     )
 
 

@@ -325,6 +325,8 @@ def _search_copy(copy: TicketJoined) -> Record:
     }
     if ticket.party_id is not None:
         body["party_id"] = ticket.party_id
+    if ticket.priority:
+        body["priority"] = ticket.priority
     if ticket.data:
         body["data"] = dict(ticket.data)
     return (_QUEUE, queue_key(queue, ticket.region), _json(body).encode("utf-8"))

@@ -74,7 +74,9 @@ def test_a_copy_carries_every_field_of_the_join() -> None:
         numbers=(("level", 42.0),),
         data=(("skin", "red"),),
     )
-    ticket = Ticket("t1", "1v1", "na", (player,), 1_767_225_600_000, data=(("build", "1.2"),))
+    ticket = Ticket(
+        "t1", "1v1", "na", (player,), 1_767_225_600_000, data=(("build", "1.2"),), priority=3
+    )
     places = (Search("1v1", "eu", 0), Search("1v1", "na", 30_000))
     _, _, value = _search_copy(TicketJoined(ticket, places, None))
     assert ticket_from_wire(decode_json(value)) == ticket
