@@ -95,7 +95,10 @@ def test_game_queue_refuses_it_with_a_max_imbalance() -> None:
 def _wave(*tickets: tuple[str, int, int]) -> WaveSnapshot:
     waiting = tuple(
         WaitingTicket(
-            Ticket(tid, "q", "eu", (Player(f"p-{tid}", (("mmr", rating),)),), 0, None, prio), 0
+            Ticket(
+                tid, "q", "eu", (Player(f"p-{tid}", (("mmr", rating),)),), 0, None, priority=prio
+            ),
+            0,
         )
         for tid, rating, prio in tickets
     )
@@ -187,7 +190,9 @@ def test_a_step_match_is_not_held_to_a_ticket_that_has_not_waited_for_the_step()
 
     def solo(name: str, waited_s: int, priority: int) -> WaitingTicket:
         player = Player(f"p-{name}", (("mmr", 1500),))
-        ticket = Ticket(name, "ffa", "eu", (player,), closed - waited_s * 1000, None, priority)
+        ticket = Ticket(
+            name, "ffa", "eu", (player,), closed - waited_s * 1000, None, priority=priority
+        )
         return WaitingTicket(ticket, 0)
 
     # Two who waited 40 s make a step match of two; the priority ticket joined 1 s ago.
