@@ -29,7 +29,8 @@ class _Judge:
         """The pair's largest diff: its window, or its ``max_distance`` when that replaces it."""
         if self.limits is not None and self.limits.replaces_window and self.index is not None:
             i, j = self.index[bw.ticket_id], self.index[sc2.ticket_id]
-            return float(min(self.limits.distance[i], self.limits.distance[j]))
+            pair = max if self.limits.distance_oldest else min
+            return float(pair(self.limits.distance[i], self.limits.distance[j]))
         return self.rules.limit(bw, sc2)
 
     def ruled_out(self, bw: DuelPlayer, sc2: DuelPlayer, diff: int) -> bool:
@@ -120,7 +121,7 @@ def explain_duel(
     if limits is not None and limits.replaces_window:
         window = (
             f"the queue's max_distance replaces it: {judge.limit(bw, sc2):g} for this pair "
-            "(the limit of its least waited ticket)"
+            f"(the limit of its {limits.distance_age} ticket)"
         )
     facts = (
         ("window", window),

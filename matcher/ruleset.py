@@ -2,8 +2,10 @@
 
 Every limit may expand with the seconds a ticket has waited (the tick's time minus its
 join time): either FlexMatch-style steps ``[{after_s, value}]`` or a base plus a growth
-per second, never beyond ``cap``. A match is held to the limit of its *least* waited
-ticket: every ticket in it has accepted that limit by then (docs/adr/0101).
+per second, never beyond ``cap``. Whose wait widens a match's limit is each rule's
+``expansion_age``: its ``oldest`` ticket's (the default, so that a ticket's own wait widens
+every match it could be in and no tail player starves) or its ``newest`` ticket's (every
+ticket in the match has accepted that limit by then); docs/adr/0175 and 0101.
 """
 
 from __future__ import annotations
@@ -28,15 +30,41 @@ RULE_NAMES = (
     "checks",
     "sort",
 )
-_EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap")
-_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s", "missing")
+_EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap", "expansion_age")
+_ATTRIBUTE_KEYS = ("name", "match", "relax_after_s", "missing", "expansion_age")
+#: Whose wait widens a match's limit: its oldest or its newest (least waited) ticket's.
+EXPANSION_AGES = ("oldest", "newest")
+#: ``newest`` starves tail players in a busy queue: every candidate match holds a fresh
+#: ticket, so the limit stays near its base (docs/adr/0175).
+DEFAULT_EXPANSION_AGE = "oldest"
 #: How the players' values of one attribute must agree.
 ATTRIBUTE_MATCHES = ("equal", "intersect")
 
 
 @dataclass(frozen=True, slots=True)
+class Waits:
+    """Seconds waited at the wave's close by the newest (least waited) and the oldest
+    ticket of a match; each rule reads one of them (its ``expansion_age``).
+
+    >>> Waits(2.0, 40.0).of("oldest"), Waits.both(5.0).of("newest")
+    (40.0, 5.0)
+    """
+
+    newest: float
+    oldest: float
+
+    @classmethod
+    def both(cls, waited_s: float) -> Waits:
+        """One ticket's wait (or one wait for every rule)."""
+        return cls(waited_s, waited_s)
+
+    def of(self, age: str) -> float:
+        return self.oldest if age == "oldest" else self.newest
+
+
+@dataclass(frozen=True, slots=True)
 class Expansion:
-    """A limit as a function of seconds waited.
+    """A limit as a function of seconds waited; ``expansion_age``: whose wait in a match.
 
     >>> Expansion(100, growth_per_s=10, cap=300).at(5), Expansion(100, 10, cap=300).at(60)
     (150.0, 300.0)
@@ -48,6 +76,16 @@ class Expansion:
     growth_per_s: float = 0.0
     steps: tuple[tuple[float, float], ...] = ()
     cap: float = math.inf
+    expansion_age: str = DEFAULT_EXPANSION_AGE
+
+    def reached(self, waits: Waits) -> float:
+        """The limit of a match whose tickets waited ``waits``.
+
+        >>> limit = Expansion(50, 5, cap=120)
+        >>> limit.reached(Waits(1, 30)), Expansion(50, 5, (), 120, "newest").reached(Waits(1, 30))
+        (120.0, 55.0)
+        """
+        return self.at(waits.of(self.expansion_age))
 
     def at(self, waited_s: float) -> float:
         value = self.base + self.growth_per_s * max(0.0, waited_s)
@@ -75,7 +113,8 @@ class AttributeRule:
     A player without the attribute agrees with anyone, unless ``missing`` is set: then
     they count as giving that value (a low-priority pool: leavers send ``pool = "low"``,
     everyone else counts as ``"normal"``). From ``relax_after_s`` seconds of
-    wait on (of the match's least waited ticket) the rule no longer applies.
+    wait on (of the match's oldest ticket, or newest by ``expansion_age``) the rule no
+    longer applies.
 
     >>> AttributeRule("platform", "intersect").problem(["pc,xbox", "xbox", None], 0)
     >>> AttributeRule("language", "equal", 30).problem(["de", "fr"], 10)
@@ -89,6 +128,7 @@ class AttributeRule:
     match: str = "equal"
     relax_after_s: float | None = None
     missing: str | None = None
+    expansion_age: str = DEFAULT_EXPANSION_AGE
 
     def problem(self, values: list[str | None], waited_s: float) -> str | None:
         if self.relax_after_s is not None and waited_s >= self.relax_after_s:
@@ -201,7 +241,7 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
 
     >>> parse_rules({"rating": "mmr", "max_spread": {"base": 200, "growth_per_s": 5,
     ...     "cap": 600}}).max_spread
-    Expansion(base=200.0, growth_per_s=5.0, steps=(), cap=600.0)
+    Expansion(base=200.0, growth_per_s=5.0, steps=(), cap=600.0, expansion_age='oldest')
     >>> parse_rules({"max_sprad": 1})
     Traceback (most recent call last):
     ValueError: rules.max_sprad: unknown rule (known: ...)
@@ -304,7 +344,8 @@ def _attribute_rules(raw: object) -> tuple[AttributeRule, ...]:
         missing = entry.get("missing")
         if missing is not None and (not isinstance(missing, str) or not 1 <= len(missing) <= 64):
             raise ValueError(f"{where}.missing: must be a value of 1 to 64 characters")
-        rules.append(AttributeRule(name, str(match), after, missing))
+        age = _expansion_age(where, entry)
+        rules.append(AttributeRule(name, str(match), after, missing, age))
     return tuple(rules)
 
 
@@ -314,7 +355,8 @@ def _expansion(name: str, raw: object) -> Expansion:
         return Expansion(_non_negative(where, raw))
     if not isinstance(raw, Mapping):
         raise ValueError(
-            f"{where}: must be a number or a table with base, growth_per_s, steps, cap"
+            f"{where}: must be a number or a table with base, growth_per_s, steps, cap, "
+            "expansion_age"
         )
     for key in sorted(raw):
         if key not in _EXPANSION_KEYS:
@@ -332,7 +374,15 @@ def _expansion(name: str, raw: object) -> Expansion:
         raise ValueError(f"{where}.cap: required with growth_per_s (a limit must stop growing)")
     else:
         cap = math.inf
-    return Expansion(base, growth, steps, cap)
+    return Expansion(base, growth, steps, cap, _expansion_age(where, raw))
+
+
+def _expansion_age(where: str, raw: Mapping[str, object]) -> str:
+    age = raw.get("expansion_age", DEFAULT_EXPANSION_AGE)
+    if age not in EXPANSION_AGES:
+        known = " or ".join(repr(name) for name in EXPANSION_AGES)
+        raise ValueError(f"{where}.expansion_age: must be {known} (got {age!r})")
+    return str(age)
 
 
 def _steps(where: str, raw: object, base: float) -> tuple[tuple[float, float], ...]:

@@ -27,11 +27,11 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (13, "6885b0c4ec654770"),
+    "optimal": (14, "6885b0c4ec654770"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
-    "rebalance": (3, "78b312f67fc204c4"),
-    "game-queue": (3, "78b312f67fc204c4"),
-    "multifactor": (5, "cd09bfbd91d9b73f"),
+    "rebalance": (4, "78b312f67fc204c4"),
+    "game-queue": (4, "78b312f67fc204c4"),
+    "multifactor": (6, "cd09bfbd91d9b73f"),
 }
 
 

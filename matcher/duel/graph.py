@@ -125,8 +125,11 @@ def duel_arrays(
     veto, all_maps = _veto_masks(players, maps)
     bw_order, sc2_order = _rating_orders(bw), _rating_orders(sc2)
     radius = window.base + window.growth * wait
+    rule = config.window_rule
     if limits is not None and limits.replaces_window:
         radius = limits.window_radius(np.concatenate([bw, sc2]))
+        if limits.distance_oldest:  # the pair's limit is the larger of its two radii
+            rule = "longer"
     return DuelArrays(
         bw=bw,
         sc2=sc2,
@@ -134,8 +137,8 @@ def duel_arrays(
         radius=radius,
         veto=veto,
         all_maps=all_maps,
-        rule=config.window_rule,
-        lead_is_bw=config.window_rule != "lead" or lead_is_bw,
+        rule=rule,
+        lead_is_bw=rule != "lead" or lead_is_bw,
         bonus=config.wait_bonus,
         bw_order=bw_order,
         sc2_order=sc2_order,

@@ -1,9 +1,10 @@
 """A 1v1 queue's rules (matcher/rules) as a hard filter on the pair graph of ``optimal``.
 
 A pair is legal only when it respects ``max_distance`` and ``max_latency_ms`` at the
-limit of its least waited ticket (limits only grow with the wait, so that is the lower
-of the two players' limits, docs/adr/0101), the two agree on every attribute rule not
-yet relaxed for it, and they did not meet too recently (``rematch``). The same
+limit of its oldest ticket, or its newest by the rule's ``expansion_age`` (limits only
+grow with the wait, so that is the higher or the lower of the two players' limits,
+docs/adr/0175), the two agree on every attribute rule not yet relaxed for it, and they
+did not meet too recently (``rematch``). The same
 predicate as the live rules check (matcher/rules/check.py), on arrays: one mask per edge
 batch, so a 10,000-player wave pays a few vector operations.
 
@@ -40,6 +41,8 @@ class AttributeCodes:
     codes: Ints | None
     sets: Words | None
     relax_after_s: float
+    #: The rule's ``expansion_age`` is ``oldest``: the longer wait of a pair relaxes it.
+    oldest: bool = True
 
     def agree(self, u: Ints, v: Ints) -> Bools:
         if self.codes is not None:
@@ -55,7 +58,7 @@ class AttributeCodes:
     def subset(self, players: Ints) -> AttributeCodes:
         codes = None if self.codes is None else self.codes[players]
         sets = None if self.sets is None else self.sets[players]
-        return AttributeCodes(codes, sets, self.relax_after_s)
+        return AttributeCodes(codes, sets, self.relax_after_s, self.oldest)
 
 
 @dataclass(frozen=True)
@@ -63,7 +66,9 @@ class DuelLimits:
     """Per player: the ``max_distance`` and ``max_latency_ms`` reached (inf: no such rule),
     the latency to the wave's region (0: unknown, not held to the limit), and the wave's
     recent meetings as sorted ``low * n + high`` keys of player numbers (``number``: each
-    player's number in the whole wave, kept by :meth:`subset`)."""
+    player's number in the whole wave, kept by :meth:`subset`). ``distance_oldest`` and
+    ``latency_oldest``: the rule's ``expansion_age`` is ``oldest``, so a pair's limit is
+    the higher of its two players' (else the lower)."""
 
     distance: Floats
     latency: Floats
@@ -74,15 +79,17 @@ class DuelLimits:
     replaces_window: bool = False
     attributes: tuple[AttributeCodes, ...] = ()
     waited: Floats | None = None
+    distance_oldest: bool = True
+    latency_oldest: bool = True
 
     def allowed(self, u: Ints, v: Ints, diff: Ints) -> Bools:
         """Mask of the pairs ``(u[i], v[i])`` at rating distance ``diff[i]`` the rules allow.
 
         Notes: O(len(u) log meetings).
         """
-        ok: Bools = diff <= np.minimum(self.distance[u], self.distance[v]) + EPSILON
+        ok: Bools = diff <= _pair(self.distance_oldest, self.distance[u], self.distance[v])
         worst = np.maximum(self.latency[u], self.latency[v])
-        ok &= worst <= np.minimum(self.latency_limit[u], self.latency_limit[v]) + EPSILON
+        ok &= worst <= _pair(self.latency_oldest, self.latency_limit[u], self.latency_limit[v])
         if not len(self.met) and not self.attributes:
             return ok
         # The meetings' binary search and the attributes only on the pairs still allowed:
@@ -98,15 +105,25 @@ class DuelLimits:
         for rule in self.attributes:
             agree = rule.agree(u, v)
             if self.waited is not None and rule.relax_after_s != np.inf:
-                agree |= np.minimum(self.waited[u], self.waited[v]) >= rule.relax_after_s
+                pair = np.maximum if rule.oldest else np.minimum
+                agree |= pair(self.waited[u], self.waited[v]) >= rule.relax_after_s
             kept &= agree
         ok[at] = kept
         return ok
 
+    @property
+    def distance_age(self) -> str:
+        """Whose wait the pair's ``max_distance`` follows, in words."""
+        return "oldest" if self.distance_oldest else "newest (least waited)"
+
     def playable(self) -> Bools:
-        """Mask of the players some pair may include: a pair's latency limit is the lower of
-        its two players', so a player above its own limit plays nobody."""
-        ok: Bools = self.latency <= self.latency_limit + EPSILON
+        """Mask of the players some pair may include: a pair's latency limit is at most the
+        higher of its two players' (the lower, for ``newest``), so a player above the
+        wave's highest limit (its own) plays nobody."""
+        limit = self.latency_limit
+        if self.latency_oldest and len(limit):
+            limit = np.maximum(limit, limit.max())
+        ok: Bools = self.latency <= limit + EPSILON
         return ok
 
     def allowed_table(self, members: Ints, diff: Ints) -> Bools:
@@ -128,6 +145,8 @@ class DuelLimits:
             self.replaces_window,
             tuple(rule.subset(players) for rule in self.attributes),
             None if self.waited is None else self.waited[players],
+            self.distance_oldest,
+            self.latency_oldest,
         )
 
     def window_radius(self, ratings: Ints) -> Ints:
@@ -182,16 +201,29 @@ def duel_limits(
         replaces_window=rules.max_distance is not None,
         attributes=tuple(_attribute_codes(rule, firsts) for rule in rules.attributes),
         waited=waited,
+        distance_oldest=_oldest(rules.max_distance),
+        latency_oldest=_oldest(rules.max_latency_ms),
     )
+
+
+def _oldest(limit: Expansion | None) -> bool:
+    return limit is not None and limit.expansion_age == "oldest"
+
+
+def _pair(oldest: bool, mine: Floats, theirs: Floats) -> Floats:
+    """A pair's limit from its two players' (plus the float slack of the rules check)."""
+    limit: Floats = (np.maximum if oldest else np.minimum)(mine, theirs) + EPSILON
+    return limit
 
 
 def _attribute_codes(rule: AttributeRule, players: Sequence[Player]) -> AttributeCodes:
     values = [p.attribute(rule.name) or rule.missing for p in players]
     relax = np.inf if rule.relax_after_s is None else rule.relax_after_s
+    oldest = rule.expansion_age == "oldest"
     if rule.match == "equal":
         index: dict[str, int] = {}
         codes = [-1 if value is None else index.setdefault(value, len(index)) for value in values]
-        return AttributeCodes(np.array(codes, dtype=np.int64), None, relax)
+        return AttributeCodes(np.array(codes, dtype=np.int64), None, relax, oldest)
     # The same sets as AttributeRule.problem reads: comma-separated, stripped.
     sets = [() if v is None else tuple({part.strip() for part in v.split(",")}) for v in values]
     bit: dict[str, int] = {}
@@ -202,7 +234,7 @@ def _attribute_codes(rule: AttributeRule, players: Sequence[Player]) -> Attribut
     for row, elements in enumerate(sets):
         for element in elements:
             words[row, bit[element] // 64] |= np.uint64(1 << (bit[element] % 64))
-    return AttributeCodes(None, words, relax)
+    return AttributeCodes(None, words, relax, oldest)
 
 
 def _reached(limit: Expansion | None, waited: Floats) -> Floats:

@@ -68,7 +68,8 @@ def _batches(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> Iterator[tupl
     """The legal pairs in batches of at most ``_BATCH`` tested pairs, each pair once.
 
     A pair's window is its BW player's radius, its SC2 player's, or the larger of the two
-    (the window rule; the queue's ``max_distance`` takes the smaller), so each player
+    (the window rule; the queue's ``max_distance`` takes the smaller, or the larger under
+    ``expansion_age = "oldest"``), so each player
     searches only within its own radius, from the sides the rule needs.
     """
     bw_side = bw_side[arrays.bw[bw_side] >= 0]
@@ -89,7 +90,11 @@ def _batches(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> Iterator[tupl
 
 def _searching_sides(arrays: DuelArrays) -> tuple[bool, bool]:
     """Whether the BW players' radii, the SC2 players' radii or both bound a pair's diff."""
-    if (arrays.limits is not None and arrays.limits.replaces_window) or arrays.rule == "shorter":
+    limits = arrays.limits
+    # A pair's max_distance is the smaller radius (newest) or the larger (oldest, and
+    # the rule is then "longer").
+    smaller = limits is not None and limits.replaces_window and not limits.distance_oldest
+    if smaller or arrays.rule == "shorter":
         return True, False
     if arrays.rule == "longer":
         return True, True

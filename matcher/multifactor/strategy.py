@@ -26,7 +26,7 @@ from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
-from matcher.rules.check import lineup_problem, met_recently, waited_s
+from matcher.rules.check import lineup_problem, met_recently, waits_of
 from matcher.ruleset import QueueRuleSet
 
 NAME = "multifactor"
@@ -165,7 +165,7 @@ def _rule_problem(
     latencies = [pool.players[p].latency_to(snapshot.region) for p in seats]
     ratings = [[pool.ratings[p] for p in team] for team in (team1, team2)]
     seated = [pool.players[p] for p in seats]
-    waited = waited_s(snapshot.closed_at_ms, joined)
+    waited = waits_of(snapshot.closed_at_ms, joined)
     return lineup_problem(rules, ratings, waited, latencies, seated, met)
 
 

@@ -13,7 +13,7 @@ from collections.abc import Mapping, Set
 from matcher.core import Player, Team, Ticket
 from matcher.queue.backfill_choice import seated_under
 from matcher.queue.lifecycle import BackfillRequested
-from matcher.rules.check import NO_MEETINGS, lineup_problem, waited_s
+from matcher.rules.check import NO_MEETINGS, lineup_problem, waits_of
 from matcher.ruleset import QueueRuleSet
 
 
@@ -111,6 +111,6 @@ def _rule_problems(
     players = [Player(pid, ()) for team in request.teams for pid, _ in team.players]
     players += [p for ticket in tickets for p in ticket.players]
     latencies = [p.latency_to(request.region) for ticket in tickets for p in ticket.players]
-    waited = waited_s(closed_at_ms, [ticket.joined_at_ms for ticket in tickets])
+    waited = waits_of(closed_at_ms, [ticket.joined_at_ms for ticket in tickets])
     problem = lineup_problem(rules, ratings, waited, latencies, players, met)
     return [] if problem is None else [f"session {request.session_id}: {problem}"]

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from matcher.core import Player, Ticket
 from matcher.queue.lifecycle import BackfillRequested
-from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, rated, waited_s
+from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, rated, waits_of
 from matcher.ruleset import QueueRuleSet
 from matcher.teams.model import Party, TeamShape
 from matcher.teams.rebalance import Key, composition_key, permutation
@@ -178,7 +178,7 @@ class _Session:
             [*self.existing[t], *(r for i in team for r in parties[i].ratings)]
             for t, team in enumerate(lineup.teams)
         ]
-        waited = waited_s(self.closed_at_ms, [p.joined_at_ms for p in parties])
+        waited = waits_of(self.closed_at_ms, [p.joined_at_ms for p in parties])
         players = [*self.members, *(player for p in parties for player in p.players)]
         latencies = [p.latency_to(self.region) for q in parties for p in q.players]
         problem = lineup_problem(self.rules, ratings, waited, latencies, players, self.met)
@@ -207,6 +207,8 @@ def _pool(
     seatable = [0] + [sum(t.open_slots // s for t in request.teams) for s in range(1, widest + 1)]
     wanted = sum(seatable)  # reserved places still open, all sizes together
     ratings = [r for team in request.teams for _, r in team.players]
+    # The oldest candidate's wait bounds the limits of every fill (expansion_age "oldest").
+    oldest = next((t.joined_at_ms for t in tickets if t.joined_at_ms > expired_before), 0)
     pool: list[Party] = []
     passed: list[tuple[int, Ticket, str]] = []
     for order, ticket in enumerate(tickets):
@@ -220,7 +222,9 @@ def _pool(
         elif full and seatable[size] == 0:
             reason = "the pool already holds the oldest eligible parties"
         else:
-            reason = _ineligible(ticket, closed_at_ms, expired_before, rules, met, members, ratings)
+            reason = _ineligible(
+                ticket, (closed_at_ms, oldest), expired_before, rules, met, members, ratings
+            )
         if reason is not None:
             passed.append((order, ticket, reason))
             continue
@@ -234,14 +238,17 @@ def _pool(
 
 def _ineligible(
     ticket: Ticket,
-    closed_at_ms: int,
+    times: tuple[int, int],
     expired_before: int,
     rules: QueueRuleSet,
     met: Mapping[str, frozenset[str]],
     members: tuple[Player, ...],
     ratings: list[int],
 ) -> str | None:
-    """Why ``ticket`` can join no fill of this session, or None (the split-free rules)."""
+    """Why ``ticket`` can join no fill of this session, or None (the split-free rules).
+
+    ``times``: the wave's close and the oldest candidate's join time."""
+    closed_at_ms, oldest_ms = times
     if ticket.joined_at_ms <= expired_before:
         return "expires at this tick (ticket_ttl_ms)"
     seated: list[int] = []
@@ -252,7 +259,7 @@ def _ineligible(
         seated.append(value)
     if rules.empty:
         return None
-    waited = waited_s(closed_at_ms, [ticket.joined_at_ms])
+    waited = waits_of(closed_at_ms, [ticket.joined_at_ms, min(oldest_ms, ticket.joined_at_ms)])
     latencies = [p.latency_to(ticket.region) for p in ticket.players]
     players = [*members, *ticket.players]
     problem = group_problem(rules, waited, latencies, players, [*ratings, *seated], met)

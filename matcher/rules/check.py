@@ -19,7 +19,7 @@ from matcher.core import (
     WaveResult,
     WaveSnapshot,
 )
-from matcher.ruleset import QueueRuleSet
+from matcher.ruleset import QueueRuleSet, Waits
 
 _PLAYER_NAMES = tuple(f.name for f in dataclass_fields(Player))
 _PLAYER_FIELDS = attrgetter(*_PLAYER_NAMES)
@@ -51,18 +51,30 @@ def waited_s(closed_at_ms: int, joined_at_ms: Sequence[int]) -> float:
     return max(0.0, (closed_at_ms - max(joined_at_ms)) / 1000.0)
 
 
+def waits_of(closed_at_ms: int, joined_at_ms: Sequence[int]) -> Waits:
+    """Seconds the newest and the oldest of a match's tickets have waited at the close.
+
+    >>> waits_of(60_000, [59_000, 20_000])
+    Waits(newest=1.0, oldest=40.0)
+    """
+    oldest = max(0.0, (closed_at_ms - min(joined_at_ms)) / 1000.0)
+    return Waits(waited_s(closed_at_ms, joined_at_ms), oldest)
+
+
 def lineup_problem(
     rules: QueueRuleSet,
     teams: Sequence[Sequence[int]],
-    waited: float,
+    waited: float | Waits,
     latencies: Sequence[int | None] = (),
     players: Sequence[Player] = (),
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> str | None:
     """Why a match of these teams' seat ratings breaks ``rules`` after ``waited`` s, or None.
 
-    ``latencies`` are the seats' latencies to the match's region (None: unknown),
-    ``players`` the seated players (their attributes), when the rules need them.
+    ``waited``: the match's :class:`~matcher.ruleset.Waits` (each rule reads its
+    ``expansion_age``), or one wait for every rule. ``latencies`` are the seats'
+    latencies to the match's region (None: unknown), ``players`` the seated players
+    (their attributes), when the rules need them.
 
     >>> from matcher.ruleset import Expansion
     >>> rules = QueueRuleSet(max_spread=Expansion(500, growth_per_s=10, cap=1000))
@@ -73,23 +85,30 @@ def lineup_problem(
 
     Notes: O(seats).
     """
+    waits = waited if isinstance(waited, Waits) else Waits.both(waited)
     seats = [rating for team in teams for rating in team]
-    if rules.max_spread is not None and seats:
-        spread, limit = max(seats) - min(seats), rules.max_spread.at(waited)
+    if (rule := rules.max_spread) is not None and seats:
+        spread, limit, s = (
+            max(seats) - min(seats),
+            rule.reached(waits),
+            waits.of(rule.expansion_age),
+        )
         if spread > limit + EPSILON:
-            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {waited:g} s"
-    if rules.max_distance is not None and len(seats) == 2 and len(teams) == 2:
-        distance, limit = abs(seats[0] - seats[1]), rules.max_distance.at(waited)
+            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {s:g} s"
+    if (rule := rules.max_distance) is not None and len(seats) == 2 and len(teams) == 2:
+        distance, limit = abs(seats[0] - seats[1]), rule.reached(waits)
         if distance > limit + EPSILON:
-            return f"rating distance {distance:g} exceeds max_distance {limit:g} after {waited:g} s"
-    if rules.max_team_gap is not None and all(teams):
+            s = waits.of(rule.expansion_age)
+            return f"rating distance {distance:g} exceeds max_distance {limit:g} after {s:g} s"
+    if (rule := rules.max_team_gap) is not None and all(teams):
         means = [sum(team) / len(team) for team in teams]
-        gap, limit = max(means) - min(means), rules.max_team_gap.at(waited)
+        gap, limit, s = max(means) - min(means), rule.reached(waits), waits.of(rule.expansion_age)
         if gap > limit + EPSILON:
-            return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {waited:g} s"
-    problem = group_problem(rules, waited, latencies, players, (), met)
+            return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {s:g} s"
+    problem = group_problem(rules, waits, latencies, players, (), met)
     if problem is None and rules.checks and players:
-        problem = checks_problem(rules, teams, waited, latencies, players)
+        # Named rules relax by the match's oldest ticket, the default expansion age (ADR 0175).
+        problem = checks_problem(rules, teams, waits.oldest, latencies, players)
     return problem
 
 
@@ -126,7 +145,7 @@ def checks_problem(
 
 def group_problem(
     rules: QueueRuleSet,
-    waited: float,
+    waited: float | Waits,
     latencies: Sequence[int | None],
     players: Sequence[Player],
     ratings: Sequence[int] = (),
@@ -138,25 +157,29 @@ def group_problem(
 
     Notes: O(players).
     """
-    if rules.max_spread is not None and ratings:
-        spread, limit = max(ratings) - min(ratings), rules.max_spread.at(waited)
+    waits = waited if isinstance(waited, Waits) else Waits.both(waited)
+    if (limit_rule := rules.max_spread) is not None and ratings:
+        spread, limit = max(ratings) - min(ratings), limit_rule.reached(waits)
         if spread > limit + EPSILON:
-            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {waited:g} s"
-    if rules.max_latency_ms is not None:
+            s = waits.of(limit_rule.expansion_age)
+            return f"rating spread {spread:g} exceeds max_spread {limit:g} after {s:g} s"
+    if (limit_rule := rules.max_latency_ms) is not None:
         known = [ms for ms in latencies if ms is not None]
-        limit = rules.max_latency_ms.at(waited)
+        limit = limit_rule.reached(waits)
         if known and max(known) > limit + EPSILON:
-            return f"latency {max(known)} ms exceeds max_latency_ms {limit:g} after {waited:g} s"
+            s = waits.of(limit_rule.expansion_age)
+            return f"latency {max(known)} ms exceeds max_latency_ms {limit:g} after {s:g} s"
     for rule in rules.attributes:
-        problem = rule.problem([player.attribute(rule.name) for player in players], waited)
+        values = [player.attribute(rule.name) for player in players]
+        problem = rule.problem(values, waits.of(rule.expansion_age))
         if problem is not None:
             return problem
     for check in rules.monotone_checks:
-        problem = check.problem((players,), (latencies,), waited)
+        problem = check.problem((players,), (latencies,), waits.oldest)
         if problem is not None:
             if rules.tally is not None:
                 rules.tally.count(check.name, False)
-            return f"rule {check.name!r}: {problem} after {waited:g} s"
+            return f"rule {check.name!r}: {problem} after {waits.oldest:g} s"
     if met:
         ids = {player.player_id for player in players}
         for player in players:
@@ -260,7 +283,7 @@ def match_rule_problems(
         for seat in team.seats
         if seat.player_id in players
     ]
-    waited = waited_s(snapshot.closed_at_ms, joined) if joined else 0.0
+    waited = waits_of(snapshot.closed_at_ms, joined) if joined else Waits.both(0.0)
     seated = [
         players[s.player_id] for team in match.teams for s in team.seats if s.player_id in players
     ]

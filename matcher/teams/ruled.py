@@ -9,8 +9,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
 from matcher.rulelogic import Check, carries
-from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s
-from matcher.ruleset import QueueRuleSet
+from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s, waits_of
+from matcher.ruleset import AttributeRule, QueueRuleSet
 from matcher.teams.grouping import Fits, Splitter
 from matcher.teams.model import Lineup, Party, team_ratings
 from matcher.teams.running import Plan, Totals, compile_rules, merged, party_totals, passes
@@ -30,7 +30,7 @@ def lineup_rule_problem(
     """
     members = [parties[i] for team in lineup.teams for i in team]
     latencies = [player.latency_to(region) for party in members for player in party.players]
-    waited = waited_s(closed_at_ms, [party.joined_at_ms for party in members])
+    waited = waits_of(closed_at_ms, [party.joined_at_ms for party in members])
     seated = [player for party in members for player in party.players]
     ratings = team_ratings(parties, lineup)
     return lineup_problem(rules, ratings, waited, latencies, seated, met)
@@ -50,7 +50,7 @@ def group_rule_problem(
     players = [player for party in group for player in party.players]
     latencies = [player.latency_to(region) for player in players]
     ratings = [r for party in group for r in party.ratings] if split_free_ratings else []
-    waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
+    waited = waits_of(closed_at_ms, [party.joined_at_ms for party in group])
     return group_problem(rules, waited, latencies, players, ratings, met)
 
 
@@ -108,13 +108,16 @@ def playable_now(
     rules: QueueRuleSet, parties: Sequence[Party], closed_at_ms: int, region: str
 ) -> list[int]:
     """Indices of the parties that could be in some match of this wave: a party whose own
-    latency already exceeds the limit at its own wait cannot (a match's limit is at most
-    that), so the grouping does not try it in group after group."""
-    if rules.max_latency_ms is None:
+    latency already exceeds the widest limit a match of it can have (at its own wait, or
+    at the wave's oldest ticket's under ``expansion_age = "oldest"``) cannot, so the
+    grouping does not try it in group after group."""
+    if rules.max_latency_ms is None or not parties:
         return list(range(len(parties)))
+    oldest_ms = min(party.joined_at_ms for party in parties)
     kept = []
     for index, party in enumerate(parties):
-        limit = rules.max_latency_ms.at(waited_s(closed_at_ms, [party.joined_at_ms]))
+        waits = waits_of(closed_at_ms, [party.joined_at_ms, oldest_ms])
+        limit = rules.max_latency_ms.reached(waits)
         known = [ms for p in party.players if (ms := p.latency_to(region)) is not None]
         if not known or max(known) <= limit:
             kept.append(index)
@@ -126,6 +129,7 @@ def grouped_by_class(
     parties: Sequence[Party],
     candidates: Sequence[int],
     group: Callable[[Sequence[Party]], list[Lineup]],
+    closed_at_ms: int | None = None,
 ) -> list[Lineup]:
     """``group`` run on each class of ``candidates`` agreeing on the queue's ``equal``
     attribute rules (and sharing a band, as wide as the rule's ``max_spread``, of each
@@ -134,15 +138,32 @@ def grouped_by_class(
     the whole wave would put players of different values side by side in nearly every
     group and refuse group after group.
 
+    A party whose own wait (at ``closed_at_ms``) has relaxed a rule of ``expansion_age =
+    "oldest"`` relaxes it for any match it is in, so it joins the largest class agreeing
+    with it on the other rules: a lone speaker of a language would otherwise wait for a
+    leftover of the final pass, which a busy queue's class passes never leave.
+
     Lineups hold indices into ``parties``. Notes: O(candidates) plus the grouping's cost.
     """
-    names = [rule.name for rule in rules.attributes if rule.match == "equal"]
+    equal = [rule for rule in rules.attributes if rule.match == "equal"]
     spans = _number_spans(rules)
     classes: dict[tuple[object, ...], list[int]] = {}
+    relaxed: list[tuple[int, tuple[bool, ...]]] = []
     for index in candidates:
-        key = (*_class_key(parties[index], names), *_span_key(parties[index], spans))
-        classes.setdefault(key, []).append(index)
-    passes = [*classes.values()] if (names or spans) and len(classes) > 1 else []
+        free = _relaxed(equal, parties[index], closed_at_ms) + (False,) * len(spans)
+        if any(free):
+            relaxed.append((index, free))
+        else:
+            classes.setdefault(_class_key(parties[index], equal, spans), []).append(index)
+    for index, free in relaxed:
+        key = _class_key(parties[index], equal, spans)
+        agreeing = [
+            k for k in classes if all(f or a == b for f, a, b in zip(free, key, k, strict=True))
+        ]
+        home = max(agreeing, key=lambda k: len(classes[k]), default=key)
+        classes.setdefault(home, []).append(index)
+    passes = [sorted(members) for members in classes.values()]
+    passes = passes if (equal or spans) and len(classes) > 1 else []
     lineups: list[Lineup] = []
     taken: set[int] = set()
     for members in [*passes, list(candidates)]:
@@ -170,12 +191,28 @@ def _span_key(party: Party, spans: Sequence[tuple[str, float]]) -> tuple[int | N
     return tuple(key)
 
 
-def _class_key(party: Party, names: Sequence[str]) -> tuple[str | None, ...]:
+def _relaxed(
+    rules: Sequence[AttributeRule], party: Party, closed_at_ms: int | None
+) -> tuple[bool, ...]:
+    """Per rule: has ``party``'s own wait relaxed it for any match it is in?"""
+    waited = None if closed_at_ms is None else waits_of(closed_at_ms, [party.joined_at_ms])
+    return tuple(
+        waited is not None
+        and rule.relax_after_s is not None
+        and rule.expansion_age == "oldest"
+        and waited.oldest >= rule.relax_after_s
+        for rule in rules
+    )
+
+
+def _class_key(
+    party: Party, rules: Sequence[AttributeRule], spans: Sequence[tuple[str, float]] = ()
+) -> tuple[object, ...]:
     key: list[str | None] = []
-    for name in names:
-        values = {player.attribute(name) for player in party.players}
+    for rule in rules:
+        values = {player.attribute(rule.name) for player in party.players}
         key.append(values.pop() if len(values) == 1 else None)
-    return tuple(key)
+    return (*key, *_span_key(party, spans))
 
 
 def rule_fits(

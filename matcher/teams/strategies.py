@@ -90,6 +90,7 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
         parties,
         candidates,
         lambda group: group_parties(group, shape, ruled, fits, preference_key(rules)),
+        closed,
     )
     admit = _admitter(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
@@ -198,6 +199,7 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
             parties,
             candidates,
             lambda group: partition_wave(group, shape, params, wrap, fits, preference_key(rules)),
+            closed,
         )
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)

@@ -145,3 +145,63 @@ def test_huge_waves_against_the_sorted_neighbour_bound(name: str, n: int) -> Non
     matched[bw] = True
     matched[[b for _, b in pairs]] = True
     assert not legal_table(arrays, np.flatnonzero(~matched)).any(), "not maximal"
+
+
+@pytest.mark.parametrize("age", ["oldest", "newest"])
+def test_optimal_under_expanding_rules_makes_the_most_legal_pairs(age: str) -> None:
+    """``optimal`` with ``max_distance`` and ``max_latency_ms`` expanding with the wait of a
+    pair's oldest or newest ticket (ADR 0175) against brute force: a pair is legal when its
+    distance and both latencies are within the limits at the chosen wait; the blossom's
+    maximum on those pairs is what ``optimal`` makes, and every pair it makes is legal."""
+    from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
+    from matcher.strategies import run_wave
+
+    distance = {"base": 50, "growth_per_s": 10, "cap": 600, "expansion_age": age}
+    latency = {"base": 40, "growth_per_s": 2, "cap": 150, "expansion_age": age}
+    rules = {"rating": "mmr", "max_distance": distance, "max_latency_ms": latency}
+    profile = QueueProfile("1v1", "optimal", MAPS, rules=rules)
+    close_ms = 600_000
+    pick = max if age == "oldest" else min
+    for seed in range(30):
+        rng = np.random.default_rng(seed)
+        n = int(rng.integers(2, 24))
+        ratings = rng.integers(1000, 2000, n).tolist()
+        latencies = rng.integers(10, 160, n).tolist()
+        waits = rng.integers(0, 60, n).tolist()
+        tickets = tuple(
+            WaitingTicket(
+                Ticket(
+                    f"t{i}",
+                    "1v1",
+                    "eu",
+                    (Player(f"t{i}", (("mmr", ratings[i]),), latency_ms=(("eu", latencies[i]),)),),
+                    close_ms - waits[i] * 1000,
+                ),
+                0,
+            )
+            for i in range(n)
+        )
+        snapshot = WaveSnapshot("1v1", "eu", "w", 1, seed, close_ms, tickets)
+
+        def ok(
+            a: int,
+            b: int,
+            waits: list[int] = waits,
+            ratings: list[int] = ratings,
+            latencies: list[int] = latencies,
+        ) -> bool:
+            waited = pick(waits[a], waits[b])
+            reach = min(50 + 10 * waited, 600)
+            lag = min(40 + 2 * waited, 150)
+            return abs(ratings[a] - ratings[b]) <= reach and max(latencies[a], latencies[b]) <= lag
+
+        graph = nx.Graph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from((a, b) for a in range(n) for b in range(a + 1, n) if ok(a, b))
+        most = len(nx.max_weight_matching(graph, maxcardinality=True))
+        result = run_wave(snapshot, profile)
+        made = [
+            [int(s.ticket_id[1:]) for team in m.teams for s in team.seats] for m in result.matches
+        ]
+        assert all(ok(a, b) for a, b in made), (seed, made)
+        assert len(made) == most, (seed, len(made), most)

@@ -15,8 +15,8 @@ from itertools import combinations, product
 import pytest
 
 from matcher.core import Match, Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
-from matcher.rules.check import lineup_problem, rated_snapshot, waited_s
-from matcher.ruleset import QueueRuleSet
+from matcher.rules.check import lineup_problem, rated_snapshot
+from matcher.ruleset import QueueRuleSet, Waits
 from matcher.strategies import run_wave
 from matcher.teams.imbalance import imbalance
 from matcher.teams.options import game_queue_config
@@ -35,6 +35,10 @@ RULES: tuple[dict[str, object], ...] = (
     {"max_spread": {"base": 300, "growth_per_s": 0, "cap": 300}},
     {"max_team_gap": {"base": 40, "growth_per_s": 0, "cap": 40}},
     {"attributes": [{"name": "language"}], "max_spread": 1500},
+    # Expanding limits under both expansion ages (ADR 0175): the waits reach 590 s.
+    {"max_spread": {"base": 200, "growth_per_s": 40, "cap": 1200}},
+    {"max_spread": {"base": 200, "growth_per_s": 40, "cap": 1200, "expansion_age": "newest"}},
+    {"attributes": [{"name": "language", "relax_after_s": 15}], "max_team_gap": 300},
 )
 
 Rating = Callable[[random.Random], int]
@@ -75,7 +79,9 @@ def legal_splits(
     ratings = [[p.rating("mmr") or 0 for p in t.players] for t in tickets]
     if sum(map(len, ratings)) != 2 * TEAM:
         return []
-    waited = waited_s(CLOSED_AT_MS, [t.joined_at_ms for t in tickets])
+    # The match's newest and oldest waits, each rule reading the one its expansion_age names.
+    joined = [t.joined_at_ms for t in tickets]
+    waited = Waits((CLOSED_AT_MS - max(joined)) / 1000, (CLOSED_AT_MS - min(joined)) / 1000)
     seated = [p for t in tickets for p in t.players]
     found = []
     for sides in product((0, 1), repeat=len(tickets)):

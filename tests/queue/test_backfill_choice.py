@@ -118,7 +118,7 @@ def test_older_candidates_are_passed_over_with_their_reason():
     assert choice.teams == (("red", ()), ("blue", ("fr", "ok")))
     assert [(p.ticket_id, p.reason) for p in choice.passed_over] == [
         ("trio", "party of 3, more than any team's open slots (2)"),
-        ("far", "rule: latency 200 ms exceeds max_latency_ms 80 after 98 s"),
+        ("far", "rule: latency 200 ms exceeds max_latency_ms 80 after 99 s"),
         # (fr, de) disagree on language; (de, ok) is as balanced as (fr, ok), which is older.
         ("de", "an equally balanced fill of older parties came first"),
     ]
@@ -270,5 +270,5 @@ def test_the_checker_rejects_each_kind_of_illegal_fill():
     ]
     spread = parse_rules({"max_spread": {"base": 300}})
     assert check(Team("blue", sat(solo_a) + sat(solo_b)), rules=spread) == [
-        "session s-1: rating spread 600 exceeds max_spread 300 after 96 s"
+        "session s-1: rating spread 600 exceeds max_spread 300 after 97 s"
     ]

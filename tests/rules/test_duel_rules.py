@@ -65,14 +65,17 @@ def test_a_mirror_ladder_admits_and_matches_one_rating_per_player() -> None:
         assert sorted(team.seats[0].rating for team in match.teams) == [1500, 1520]
 
 
-def test_max_distance_expands_with_the_least_waited_tickets_wait() -> None:
-    queue = profile(
-        "optimal", {"rating": "mmr", "max_distance": {"base": 100, "growth_per_s": 10, "cap": 1000}}
+def test_max_distance_expands_with_the_wait_its_expansion_age_names() -> None:
+    limit = {"base": 100, "growth_per_s": 10, "cap": 1000}
+    queue = profile("optimal", {"rating": "mmr", "max_distance": limit})
+    newest = profile(
+        "optimal", {"rating": "mmr", "max_distance": {**limit, "expansion_age": "newest"}}
     )
     far = [(mmr("a", 1000), 60), (mmr("b", 1500), 60)]
     assert close(wave(far), queue) == [("a", "b")]  # 100 + 10/s over 60 s: 700 >= 500
     fresh = [(mmr("a", 1000), 60), (mmr("b", 1500), 10)]
-    assert close(wave(fresh), queue) == []  # b, the least waited, allows 200 after 10 s
+    assert close(wave(fresh), queue) == [("a", "b")]  # a, the oldest, allows 700 (default)
+    assert close(wave(fresh), newest) == []  # b, the least waited, allows 200 after 10 s
     # The rule replaces the pressure window (75 at this wave's pressure): 150 apart pair
     # under the rule, not without it.
     near = [(mmr("a", 1000), 60), (mmr("b", 1150), 10)]
@@ -81,21 +84,21 @@ def test_max_distance_expands_with_the_least_waited_tickets_wait() -> None:
 
 
 def test_attribute_rules_bind_optimal_until_relaxed() -> None:
-    rules = {
-        "rating": "mmr",
-        "attributes": [
-            {"name": "language", "match": "equal", "relax_after_s": 60},
-            {"name": "platform", "match": "intersect"},
-        ],
-    }
+    language = {"name": "language", "match": "equal", "relax_after_s": 60}
+    platform = {"name": "platform", "match": "intersect"}
+    rules = {"rating": "mmr", "attributes": [language, platform]}
     queue = profile("optimal", rules)
 
     def player(name: str, language: str, platform: str, waited_s: int) -> tuple[Player, int]:
         attributes = (("language", language), ("platform", platform))
         return Player(name, (("mmr", 1500),), attributes=attributes), waited_s
 
-    german, french = player("a", "de", "pc,xbox", 90), player("b", "fr", "xbox", 30)
-    assert close(wave([german, french]), queue) == []  # b waited 30 s: not relaxed yet
+    german, french = player("a", "de", "pc,xbox", 30), player("b", "fr", "xbox", 20)
+    assert close(wave([german, french]), queue) == []  # a, the oldest, waited 30 s
+    german = player("a", "de", "pc,xbox", 90)
+    assert close(wave([german, french]), queue) == [("a", "b")]  # a's 90 s relax it
+    newest = {**rules, "attributes": [{**language, "expansion_age": "newest"}, platform]}
+    assert close(wave([german, french]), profile("optimal", newest)) == []  # b's 20 s do not
     french = player("b", "fr", "xbox", 61)
     assert close(wave([german, french]), queue) == [("a", "b")]
     console = player("b", "fr", "ps", 61)

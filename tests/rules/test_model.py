@@ -10,10 +10,11 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+import streams.settings
 from matcher.core import Player, QueueProfile, Ticket
 from matcher.rules import Expansion, parse_rules
-from matcher.rules.check import lineup_problem, ticket_rule_problem
-from matcher.ruleset import QueueRuleSet
+from matcher.rules.check import lineup_problem, ticket_rule_problem, waits_of
+from matcher.ruleset import QueueRuleSet, Waits
 from streams.settings import SettingsError, load_settings
 
 
@@ -40,6 +41,14 @@ from streams.settings import SettingsError, load_settings
         ({"rematch": {"last": 3}}, "rules.rematch: must be a table {last, within_s}"),
         ({"rematch": {"last": 0, "within_s": 60}}, "rules.rematch.last: must be an integer"),
         ({"rematch": {"last": 2, "within_s": 0}}, "rules.rematch.within_s: must be > 0"),
+        (
+            {"max_spread": {"base": 1, "cap": 2, "expansion_age": "eldest"}},
+            "rules.max_spread.expansion_age: must be 'oldest' or 'newest' (got 'eldest')",
+        ),
+        (
+            {"attributes": [{"name": "x", "relax_after_s": 5, "expansion_age": 1}]},
+            "rules.attributes[0].expansion_age: must be 'oldest' or 'newest' (got 1)",
+        ),
     ],
 )
 def test_bad_rules_are_one_line_naming_the_field(raw: dict, message: str) -> None:
@@ -178,3 +187,70 @@ def test_a_profile_parses_its_rules_when_built() -> None:
     assert QueueProfile("q", "optimal", ("m",)).ruleset.empty
     with pytest.raises(ValueError, match=r"rules.max_sprad: unknown rule"):
         QueueProfile("q", "optimal", ("m",), rules={"max_sprad": 1})
+
+
+def test_whose_wait_widens_a_limit_is_each_rules_expansion_age() -> None:
+    """The live checker's predicate reads the oldest ticket's wait by default, the newest
+    one's where a rule says so; a match of a fresh and a long-waiting ticket shows both."""
+    latency = {"base": 50, "growth_per_s": 5, "cap": 120}
+    oldest = parse_rules({"max_latency_ms": latency, "max_spread": {"base": 100, "cap": 100}})
+    newest = parse_rules({"max_latency_ms": {**latency, "expansion_age": "newest"}})
+    assert oldest.max_latency_ms is not None and oldest.max_latency_ms.expansion_age == "oldest"
+    waits = waits_of(40_000, [39_000, 4_000])  # a fresh ticket and one of 36 s
+    assert waits == Waits(1.0, 36.0)
+    players = [Player("fresh", ()), Player("tail", ())]
+    assert lineup_problem(oldest, [[1500], [1500]], waits, [30, 105], players) is None
+    assert lineup_problem(newest, [[1500], [1500]], waits, [30, 105], players) == (
+        "latency 105 ms exceeds max_latency_ms 55 after 1 s"
+    )
+    # One wait (the older callers' float) is both ages.
+    assert lineup_problem(newest, [[1500], [1500]], 36.0, [30, 105], players) is None
+
+
+def test_expansion_age_is_in_the_fingerprint_only_when_set(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Under rebalance's revision before ADR 0175 (3), an unset expansion_age leaves the
+    # fingerprint of the release before it; the new default changes it only by the revision.
+    monkeypatch.setattr(streams.settings, "decision_revision", lambda name: 3)
+
+    def fingerprint(**age: str) -> str:
+        limit = {"base": 50, "growth_per_s": 5, "cap": 120, **age}
+        queue = {"name": "3v3", "strategy": "rebalance", "team_size": 3}
+        return load_settings(
+            queues=[{**queue, "rules": {"max_latency_ms": limit}}]
+        ).config_fingerprint()
+
+    unset = fingerprint()
+    assert unset == "648ddddf84fb889d"  # computed by 8456cde, before expansion_age
+    assert fingerprint(expansion_age="newest") != unset
+    assert fingerprint(expansion_age="oldest") != unset  # what was written is recorded
+    with pytest.raises(SettingsError, match="expansion_age: must be 'oldest' or 'newest'"):
+        fingerprint(expansion_age="first")
+
+
+def test_the_live_checker_judges_a_match_by_each_rules_expansion_age() -> None:
+    from matcher.core import Match, Seat, Team, WaitingTicket, WaveResult, WaveSnapshot
+    from matcher.rules.check import wave_rule_problems
+
+    def ticket(name: str, latency: int, joined_at_ms: int) -> WaitingTicket:
+        player = Player(name, (("mmr", 1500),), latency_ms=(("eu", latency),))
+        return WaitingTicket(Ticket(name, "1v1", "eu", (player,), joined_at_ms), 0)
+
+    snapshot = WaveSnapshot(
+        "1v1", "eu", "w", 1, 7, 40_000, (ticket("fresh", 30, 39_000), ticket("tail", 105, 4_000))
+    )
+    teams = tuple(Team(f"team{i}", (Seat(t, t, "", 1500),)) for i, t in ((1, "fresh"), (2, "tail")))
+    result = WaveResult("optimal", (Match("m", teams, "m", "s", "c"),), ())
+    latency = {"base": 50, "growth_per_s": 5, "cap": 120}
+
+    def problems(**age: str) -> list[str]:
+        rules = {"rating": "mmr", "max_latency_ms": {**latency, **age}}
+        return wave_rule_problems(
+            snapshot, QueueProfile("1v1", "optimal", ("m",), rules=rules), result
+        )
+
+    assert problems() == []  # the tail's 36 s allow 120 ms
+    assert problems(expansion_age="newest") == [
+        "match m: latency 105 ms exceeds max_latency_ms 55 after 1 s"
+    ]
