@@ -1,10 +1,11 @@
 """Running totals of a group under a queue's rules, so that the grouping's ``fits`` tests
 one more party in O(party + rules) instead of re-judging the whole group.
 
-A group's :class:`Totals` hold what the rules that no split can mend read of it: the
-latest join, the rating span, the highest known latency, each attribute rule's values,
-each leaf of a monotone named rule (counts, spans, value sets), each per-team count
-bound's count and, with rematch or block lists, who is in it and whom they may not meet.
+A group's :class:`Totals` hold what the rules that no split can mend read of it: its
+newest and oldest join, rating span, highest known latency, each attribute rule's
+values, each leaf of a monotone named rule (counts, spans, value sets), each per-team
+count bound's count and, with rematch or block lists, who is in it and whom they may not
+meet. Each rule reads the wait it reads in ``group_problem`` (its ``expansion_age``).
 Merging two totals is the totals of the two groups together; :func:`passes` gives the
 same verdict as ``group_problem`` followed by ``within`` (matcher/teams/ruled.py) and
 counts a refusing named rule in the wave's tally as ``group_problem`` does.
@@ -17,8 +18,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from matcher.rulelogic import Check, carries, elements
-from matcher.rules.check import EPSILON
-from matcher.ruleset import QueueRuleSet
+from matcher.rules.check import EPSILON, waits_of
+from matcher.ruleset import QueueRuleSet, Waits
 from matcher.teams.model import Party
 
 #: Leaf kinds :func:`compile_rules` can total; a monotone rule with another leaf kind
@@ -41,7 +42,7 @@ class Plan:
     closed_at_ms: int
     match_size: int
     #: :func:`_limits` per join time, filled as the grouping asks.
-    limits: dict[int, tuple[float | None, float | None, float]] = field(
+    limits: dict[tuple[int, int], tuple[float | None, float | None, Waits]] = field(
         default_factory=dict, compare=False, repr=False
     )
 
@@ -50,6 +51,7 @@ class Plan:
 class Totals:
     size: int
     joined_ms: int
+    first_ms: int
     ratings: tuple[float, float] | None
     latency: int | None
     attributes: tuple[Any, ...]
@@ -119,6 +121,7 @@ def party_totals(plan: Plan, party: Party) -> Totals:
     return Totals(
         party.size,
         party.joined_at_ms,
+        party.joined_at_ms,
         (min(ratings), max(ratings)) if ratings else None,
         max(known) if known else None,
         tuple(attributes),
@@ -142,6 +145,7 @@ def merged(plan: Plan, a: Totals, b: Totals) -> Totals:
     return Totals(
         a.size + b.size,
         max(a.joined_ms, b.joined_ms),
+        min(a.first_ms, b.first_ms),
         _span(a.ratings, b.ratings),
         b.latency
         if a.latency is None
@@ -163,7 +167,8 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
     it (the grouping refuses most candidates on their first broken rule)."""
     rules = plan.rules
     joined = a.joined_ms if b is None or a.joined_ms >= b.joined_ms else b.joined_ms
-    spread_limit, latency_limit, waited = _limits(plan, joined)
+    first = a.first_ms if b is None or a.first_ms <= b.first_ms else b.first_ms
+    spread_limit, latency_limit, waits = _limits(plan, joined, first)
     if spread_limit is not None:
         span = a.ratings if b is None else _span(a.ratings, b.ratings)
         if span is not None and span[1] - span[0] > spread_limit:
@@ -173,7 +178,7 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
         if latency is not None and latency > latency_limit:
             return False
     for index, rule in enumerate(rules.attributes):
-        if rule.relax_after_s is not None and waited >= rule.relax_after_s:
+        if rule.relax_after_s is not None and waits.of(rule.expansion_age) >= rule.relax_after_s:
             continue
         state = a.attributes[index]
         if rule.match == "equal":
@@ -187,7 +192,7 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
             if state is not None and not state:
                 return False
     for check, tree in plan.trees:
-        if not _holds(check, tree, a.leaves, None if b is None else b.leaves, waited):
+        if not _holds(check, tree, a.leaves, None if b is None else b.leaves, waits.oldest):
             if rules.tally is not None:
                 rules.tally.count(check.name, False)
             return False
@@ -197,7 +202,7 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
             return False
     room = plan.match_size - a.size - (0 if b is None else b.size)
     for index, check in enumerate(plan.bounds):
-        if check.optional_after_s is not None and waited >= check.optional_after_s:
+        if check.optional_after_s is not None and waits.newest >= check.optional_after_s:
             continue
         count = a.counts[index] + (0 if b is None else b.counts[index])
         if count > check.high or check.low - count > room:
@@ -205,19 +210,19 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
     return True
 
 
-def _limits(plan: Plan, joined_ms: int) -> tuple[float | None, float | None, float]:
-    """The spread and latency limits (with their slack) and the wait of a group whose
-    least waited ticket joined at ``joined_ms``; kept per join time, which the grouping
-    sees again and again."""
-    found = plan.limits.get(joined_ms)
+def _limits(plan: Plan, joined_ms: int, first_ms: int) -> tuple[float | None, float | None, Waits]:
+    """The spread and latency limits (with their slack) and the waits of a group whose
+    newest ticket joined at ``joined_ms`` and oldest at ``first_ms``; kept per pair of
+    join times, which the grouping sees again and again."""
+    found = plan.limits.get((joined_ms, first_ms))
     if found is None:
         rules = plan.rules
-        waited = max(0.0, (plan.closed_at_ms - joined_ms) / 1000.0)
+        waits = waits_of(plan.closed_at_ms, (joined_ms, first_ms))
         spread, latency = rules.max_spread, rules.max_latency_ms
-        found = plan.limits[joined_ms] = (
-            None if spread is None else spread.at(waited) + EPSILON,
-            None if latency is None else latency.at(waited) + EPSILON,
-            waited,
+        found = plan.limits[joined_ms, first_ms] = (
+            None if spread is None else spread.reached(waits) + EPSILON,
+            None if latency is None else latency.reached(waits) + EPSILON,
+            waits,
         )
     return found
 

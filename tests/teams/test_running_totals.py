@@ -19,7 +19,7 @@ RULES: list[dict[str, Any]] = [
     {
         "rating": "mmr",
         "max_spread": {"base": 150, "growth_per_s": 5, "cap": 600},
-        "max_latency_ms": {"base": 60, "growth_per_s": 1, "cap": 120},
+        "max_latency_ms": {"base": 60, "growth_per_s": 1, "cap": 120, "expansion_age": "newest"},
         "attributes": [{"name": "language", "relax_after_s": 60}],
         "rematch": {"last": 3, "within_s": 900},
         "checks": [
