@@ -31,10 +31,11 @@ class Player:
     platform...), read by a queue's attribute rules (matcher/rules).
     ``blocked`` are the ids of the players this one blocked, read by a queue's
     ``block_lists`` rule. ``deviation`` is the uncertainty of the ratings (None:
-    unknown), read by a queue's ``deviation`` rule.
-    platform...), read by a queue's attribute rules (matcher/rules). ``numbers`` are
-    numeric attributes as sorted ``(name, value)`` pairs (level, account age), read by
-    the queue's ``number`` rules (matcher/rulelogic.py).
+    unknown), read by a queue's ``deviation`` rule. ``numbers`` are numeric attributes as
+    sorted ``(name, value)`` pairs (level, account age), read by the queue's ``number``
+    rules (matcher/rulelogic.py).
+    ``data`` is opaque data for the game server as sorted ``(name, value)`` pairs: no
+    strategy or rule reads it; it only reaches the player's seat (:func:`seat_data`).
     """
 
     player_id: str
@@ -47,6 +48,7 @@ class Player:
     blocked: tuple[str, ...] = ()
     deviation: int | None = None
     numbers: tuple[tuple[str, float], ...] = ()
+    data: tuple[tuple[str, str], ...] = ()
 
     def attribute(self, name: str) -> str | None:
         """Return the player's string attribute ``name``, or None when not given."""
@@ -83,7 +85,10 @@ class Player:
 
 @dataclass(frozen=True, slots=True)
 class Ticket:
-    """A request to be matched: one player, or a party that must stay together."""
+    """A request to be matched: one player, or a party that must stay together.
+
+    ``data`` is the ticket's opaque data (sorted pairs), copied into each player's seat.
+    """
 
     ticket_id: str
     queue: str
@@ -91,6 +96,7 @@ class Ticket:
     players: tuple[Player, ...]
     joined_at_ms: int
     party_id: str | None = None
+    data: tuple[tuple[str, str], ...] = ()
 
     @property
     def size(self) -> int:
@@ -196,12 +202,14 @@ class WaveSnapshot:
 
 @dataclass(frozen=True, slots=True)
 class Seat:
-    """One player's place in a match."""
+    """One player's place in a match; ``data`` is :func:`seat_data`, attached after the
+    strategy decided (strategies build seats without it)."""
 
     ticket_id: str
     player_id: str
     role: str
     rating: int
+    data: tuple[tuple[str, str], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +253,22 @@ class WaveResult:
             if key == name:
                 return value
         return None
+
+
+def seat_data(ticket: Ticket, player: Player) -> tuple[tuple[str, str], ...]:
+    """The data a player's seat carries: the ticket's merged with the player's (the
+    player's entry wins on a shared name), sorted by name (docs/adr/0173).
+
+    >>> player = Player("p-1", (("bw", 1500),), data=(("skin", "red"),))
+    >>> ticket = Ticket("t-1", "1v1", "eu", (player,), 0, data=(("build", "1.4"), ("skin", "x")))
+    >>> seat_data(ticket, player)
+    (('build', '1.4'), ('skin', 'red'))
+    """
+    if not ticket.data:
+        return player.data
+    if not player.data:
+        return ticket.data
+    return tuple(sorted((dict(ticket.data) | dict(player.data)).items()))
 
 
 Strategy = Callable[[WaveSnapshot, QueueProfile], WaveResult]

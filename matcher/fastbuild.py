@@ -33,7 +33,7 @@ def builder(constructor: Callable[P, T]) -> Callable[P, T]:
 
     >>> from matcher.core import Seat
     >>> make_seat = builder(Seat)
-    >>> make_seat("t-1", "p-1", "bw", 1500) == Seat("t-1", "p-1", "bw", 1500)
+    >>> make_seat("t-1", "p-1", "bw", 1500, ()) == Seat("t-1", "p-1", "bw", 1500)
     True
 
     Notes: O(fields) per object.

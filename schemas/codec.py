@@ -131,13 +131,66 @@ def _load_known() -> tuple[dict[type[Record], KnownSchema], dict[bytes, KnownSch
 CURRENT, KNOWN = _load_known()
 
 #: Optional fields that earlier outputs never carried, by record: while a record leaves
-#: all of them null it is written as the named revision (the schema before them), so its
-#: bytes stay those of earlier releases and of the golden files (docs/adr/0171); readers
-#: resolve either revision. A field added here must default to null.
+#: all of them empty (null, or an empty map) it is written as the named revision (the
+#: schema before them), so its bytes stay those of earlier releases and of the golden
+#: files (docs/adr/0171); readers resolve either revision. A field added here must
+#: default to null or to an empty map. A field nested in arrays of records is named by
+#: its path, ``[]`` marking an array: ``teams[].players[].data`` is every seat's data
+#: (docs/adr/0173).
 WRITTEN_WITHOUT: Final[dict[str, tuple[str, frozenset[str]]]] = {
     "TicketStatus": ("r2", frozenset({"connection"})),
     "PlacementReported": ("r1", frozenset({"connection"})),
+    "TicketJoined": (
+        "r2",
+        frozenset(
+            {"players[].blocked_players", "players[].deviation", "players[].numbers"}
+            | {"players[].data", "searches", "data", "nearby"}
+        ),
+    ),
+    "MatchCreated": ("r1", frozenset({"teams[].players[].data"})),
+    "MatchProposed": ("r1", frozenset({"teams[].players[].data"})),
+    "BackfillResult": ("r1", frozenset({"teams[].players[].data"})),
 }
+
+
+def _values_at(body: Any, path: str) -> list[Any]:
+    """The values of the field ``path`` (``a[].b``: field b of every item of array a)."""
+    head, _, rest = path.partition("[].")
+    value = body.get(head) if isinstance(body, Mapping) else getattr(body, head, None)
+    if not rest:
+        return [value]
+    return [found for item in value or () for found in _values_at(item, rest)]
+
+
+def _empty(value: Any) -> bool:
+    """Null or an empty collection; 0 and false are values (a deviation of 0 is sent)."""
+    return value is None or (isinstance(value, Mapping | list | tuple | str) and not value)
+
+
+def leaves_out(body: Any, path: str) -> bool:
+    """True when every value of the field ``path`` in ``body`` is empty (null, {}, [])."""
+    return all(_empty(value) for value in _values_at(body, path))
+
+
+def without_unsent(body: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+    """``body`` (a record ``name``, else the one its ``"type"`` names) without the empty
+    fields of :data:`WRITTEN_WITHOUT`, as the revision before them has it; in place."""
+    _, unsent = WRITTEN_WITHOUT.get(name or body["type"], ("", frozenset()))
+    for path in unsent:
+        _drop_empty(body, path)
+    return body
+
+
+def _drop_empty(body: Any, path: str) -> None:
+    head, _, rest = path.partition("[].")
+    if not rest:
+        if _empty(body.get(head)):
+            body.pop(head, None)
+        return
+    for item in body.get(head) or ():
+        _drop_empty(item, rest)
+
+
 _OLDER: Final = {
     EVENTS[name]: (fields, older_revision(CURRENT[EVENTS[name]], revision, history(name)[revision]))
     for name, (revision, fields) in WRITTEN_WITHOUT.items()
@@ -148,7 +201,7 @@ def _writer_schema(model: type[Record], body: Mapping[str, Any]) -> KnownSchema:
     """The revision to write ``body`` with: the older one of :data:`WRITTEN_WITHOUT` when
     the record leaves its fields null, else the current schema."""
     older = _OLDER.get(model)
-    if older is not None and all(body.get(name) is None for name in older[0]):
+    if older is not None and all(leaves_out(body, path) for path in older[0]):
         return older[1]
     return CURRENT[model]
 
@@ -178,11 +231,8 @@ def encode(event: Record) -> bytes:
 def encode_json(event: Record) -> bytes:
     """Return ``event`` as the JSON input form: one UTF-8 object with a ``"type"`` member."""
     body = {"type": type(event).__name__, **event.model_dump(mode="json")}
-    _, unsent = WRITTEN_WITHOUT.get(type(event).__name__, ("", frozenset()))
-    for name in unsent:  # as in Avro: a field earlier outputs never carried, left out
-        if body[name] is None:
-            del body[name]
-    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    # As in Avro: a field earlier outputs never carried is left out while empty.
+    text = json.dumps(without_unsent(body), ensure_ascii=False, separators=(",", ":"))
     return within_limit(type(event), text.encode("utf-8"))
 
 

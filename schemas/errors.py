@@ -107,7 +107,9 @@ ERROR_CODES: Final[dict[str, Code]] = {
         "the value's registry schema is no committed revision of a wavematch schema", "always"
     ),
     "registry_unreachable": Code(
-        "the schema registry did not answer when the value's schema id was looked up", "always"
+        "the schema registry did not answer when the value's schema id was looked up "
+        "(a worker waits and asks again instead: docs/adr/0168)",
+        "always",
     ),
 }
 #: Code -> meaning, for callers that need only the words.

@@ -11,6 +11,7 @@ Scalar types carry their Avro type in their metadata (``AvroType("long")``) wher
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Annotated, Final
@@ -38,6 +39,13 @@ MAX_BLOCKED_PLAYERS: Final = 100
 MAX_NAMES_PER_PLAYER: Final = 16
 MAX_LATENCY_MS: Final = 60_000
 MAX_INTERVAL_MS: Final = 86_400_000
+#: Opaque data per player and per ticket (docs/adr/0173): entries per map, the longest
+#: value, and a ticket's data as its seats carry it (the ticket's entries once per player,
+#: plus each player's own), in UTF-8 bytes of names and values. The budget keeps a match
+#: of a few dozen seats well inside the 64 KiB an event may have.
+MAX_DATA_ENTRIES: Final = 16
+MAX_DATA_VALUE_CHARS: Final = 1024
+MAX_TICKET_DATA_BYTES: Final = 2048
 #: DeadLetter keeps at most this much of the original value and key (see codec.dead_letter_for).
 MAX_DEAD_LETTER_ORIGINAL_BYTES: Final = 65_536
 MAX_DEAD_LETTER_KEY_BYTES: Final = 1_024
@@ -71,6 +79,9 @@ KeyPart = Annotated[
 Line = Annotated[
     str, StringConstraints(strict=True, min_length=1, max_length=1024, pattern=_PRINTABLE)
 ]
+#: A data value is opaque (JSON text, a base64 blob): any characters, none read by us.
+DataValue = Annotated[str, StringConstraints(strict=True, max_length=MAX_DATA_VALUE_CHARS)]
+Data = Annotated[dict[Name, DataValue], Field(max_length=MAX_DATA_ENTRIES)]
 Rating = Annotated[int, Field(strict=True, ge=0, le=MAX_RATING)]
 Latency = Annotated[int, Field(strict=True, ge=0, le=MAX_LATENCY_MS)]
 Count = Annotated[int, Field(strict=True, ge=0, le=INT32_MAX)]
@@ -172,12 +183,18 @@ class Player(Record):
     blocked_players: Annotated[tuple[Id, ...], Field(max_length=MAX_BLOCKED_PLAYERS)] = ()
     deviation: Rating | None = None
     numbers: Annotated[dict[Name, Figure], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
+    data: Data = {}
 
 
 class Search(Record):
     region: KeyPart
     queue: KeyPart | None = None
     open_after_ms: Annotated[int, _LONG, Field(strict=True, ge=0, le=MAX_OPEN_AFTER_MS)] = 0
+
+
+class Nearby(Record):
+    open_after_ms: Annotated[int, _LONG, Field(strict=True, ge=0, le=MAX_OPEN_AFTER_MS)] = 0
+    max_latency_ms: Latency | None = None
 
 
 class TicketJoined(Record):
@@ -188,6 +205,8 @@ class TicketJoined(Record):
     players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
     joined_at_ms: TimestampMs
     searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
+    #: Regions chosen from latency by the home's worker (docs/adr/0147).
+    data: Data = {}
 
     @field_validator("searches")
     @classmethod
@@ -216,6 +235,29 @@ class TicketJoined(Record):
         if repeated:
             raise ValueError(f"player ids must be unique within a ticket; repeated: {repeated}")
         return players
+
+    nearby: Nearby | None = None
+
+    @field_validator("data")
+    @classmethod
+    def _data_within_budget(cls, data: dict[str, str], info: ValidationInfo) -> dict[str, str]:
+        players = info.data.get("players")
+        if players is not None:
+            size = seats_data_bytes(data, [player.data for player in players])
+            if size > MAX_TICKET_DATA_BYTES:
+                raise ValueError(
+                    f"the ticket's data is {size} bytes as its seats carry it (its own entries "
+                    f"once per player, plus each player's), over the "
+                    f"{MAX_TICKET_DATA_BYTES}-byte limit"
+                )
+        return data
+
+
+def seats_data_bytes(ticket: Mapping[str, str], players: Sequence[Mapping[str, str]]) -> int:
+    """The UTF-8 bytes of names and values a ticket's data takes in its players' seats."""
+    own = sum(len(k.encode()) + len(v.encode()) for k, v in ticket.items())
+    each = sum(len(k.encode()) + len(v.encode()) for p in players for k, v in p.items())
+    return own * len(players) + each
 
 
 class TicketLeft(Record):
@@ -345,8 +387,10 @@ class SearchClaim(Record):
     @field_validator("match_id")
     @classmethod
     def _match_named(cls, match_id: str | None, info: ValidationInfo) -> str | None:
-        if match_id is None and info.data.get("action") is not SearchClaimAction.ENDED:
-            raise ValueError("required unless action is ENDED")
+        # A REQUESTED without a match is a leave's claim (docs/adr/0146).
+        unmatched = (SearchClaimAction.ENDED, SearchClaimAction.REQUESTED)
+        if match_id is None and info.data.get("action") not in unmatched:
+            raise ValueError("required unless action is ENDED or REQUESTED (a leave)")
         return match_id
 
 
@@ -372,6 +416,8 @@ class Seat(Record):
     player_id: Id
     role: OptionalName
     rating: Rating
+    #: The ticket's data merged with the player's: up to both maps' entries.
+    data: Annotated[dict[Name, DataValue], Field(max_length=2 * MAX_DATA_ENTRIES)] = {}
 
 
 class Team(Record):

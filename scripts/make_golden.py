@@ -90,6 +90,26 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "joined_at_ms": T0 + 1,
         },
     ),
+    # Opaque data for the game server (docs/adr/0173): the ticket's and the player's own,
+    # merged on the player's seat (the player's entry wins on a shared name).
+    "TicketJoined/data": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-data-3",
+            "queue": "1v1",
+            "region": "eu",
+            "players": [
+                {
+                    "player_id": "p-3301",
+                    "ratings": {"bw": 1850},
+                    "latency_ms": {"eu": 18},
+                    "data": {"cosmetics": "hat-17,cape-2", "skin": "crimson"},
+                }
+            ],
+            "joined_at_ms": T0,
+            "data": {"build": "1.4.2", "skin": "default", "session": '{"lobby":"L-9"}'},
+        },
+    ),
     "TicketLeft/requested": (
         m.TicketLeft,
         {
@@ -214,6 +234,23 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
                 {"region": "na", "queue": None, "open_after_ms": 30_000},
                 {"region": "eu", "queue": "2v2", "open_after_ms": 0},
             ],
+        },
+    ),
+    "TicketJoined/nearby": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-7e03c6d1",
+            "queue": "1v1",
+            "region": "na",
+            "players": [
+                {
+                    "player_id": "p-6230",
+                    "ratings": {"sc2": 1640},
+                    "latency_ms": {"na": 25, "eu": 85},
+                }
+            ],
+            "joined_at_ms": T0,
+            "nearby": {"open_after_ms": 60_000, "max_latency_ms": 100},
         },
     ),
     "SearchClaim/requested": (
@@ -346,6 +383,41 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "wave_id": WAVE,
             "teams": [
                 {"name": "bw", "players": [_seat("t-2f9c1b7e", "p-4411", "bw", 1850)]},
+                {"name": "sc2", "players": [_seat("t-5d1e", "p-77", "sc2", 1815)]},
+            ],
+            "map": "Circuit Breaker",
+            "server": "default",
+            "channel": "scevo01",
+            "quality": {"mmr_diff": 35.0},
+            "strategy": "optimal",
+            "config_fingerprint": "cfg-9a1f03c2",
+            "created_at_ms": T0 + 5_000,
+        },
+    ),
+    # What the "1v1" queue publishes for TicketJoined/data and the rival of MatchCreated/duel:
+    # the seat of p-3301 carries its ticket's data merged with its own (docs/adr/0173).
+    "MatchCreated/data": (
+        m.MatchCreated,
+        {
+            "match_id": "108f33d0-597a-5a1d-9c1b-2481e1588c83",
+            "queue": "1v1",
+            "region": "eu",
+            "wave_id": WAVE,
+            "teams": [
+                {
+                    "name": "bw",
+                    "players": [
+                        _seat("t-data-3", "p-3301", "bw", 1850)
+                        | {
+                            "data": {
+                                "build": "1.4.2",
+                                "cosmetics": "hat-17,cape-2",
+                                "session": '{"lobby":"L-9"}',
+                                "skin": "crimson",
+                            }
+                        }
+                    ],
+                },
                 {"name": "sc2", "players": [_seat("t-5d1e", "p-77", "sc2", 1815)]},
             ],
             "map": "Circuit Breaker",

@@ -19,7 +19,9 @@ texts = st.text(max_size=8)
 maybe_texts = st.none() | texts
 ints = st.integers(-(10**6), 10**6)
 VALUES = {
-    Seat: st.tuples(texts, texts, texts, ints),
+    Seat: st.tuples(
+        texts, texts, texts, ints, st.lists(st.tuples(texts, texts), max_size=2).map(tuple)
+    ),
     Team: st.tuples(texts, st.lists(texts, max_size=3).map(tuple)),
     Match: st.tuples(texts, st.just(()), texts, texts, texts, st.just((("d", 1.0),))),
     LastMatch: st.tuples(texts, st.just(()), st.lists(texts, max_size=2).map(tuple)),

@@ -184,9 +184,9 @@ def _matches(
         bw, sc2 = pair.bw, pair.sc2
         bw_mmr, sc2_mmr = bw.bw_mmr, sc2.sc2_mmr
         assert bw_mmr is not None and sc2_mmr is not None
-        bw_team = make_team(first, (make_seat(bw.ticket_id, bw.player_id, first_role, bw_mmr),))
+        bw_team = make_team(first, (make_seat(bw.ticket_id, bw.player_id, first_role, bw_mmr, ()),))
         sc2_team = make_team(
-            second, (make_seat(sc2.ticket_id, sc2.player_id, second_role, sc2_mmr),)
+            second, (make_seat(sc2.ticket_id, sc2.player_id, second_role, sc2_mmr, ()),)
         )
         quality = qualities.get(diff)
         if quality is None:

@@ -6,7 +6,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 
 from matcher.core import QueueProfile
-from matcher.queue import lifecycle
+from matcher.queue import lifecycle, nearby
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, WaveTick
@@ -101,6 +101,9 @@ class QueueBook:
                 state = self.regions[queue, region] = RegionQueue(queue, region)
             policy = under.policies.get(queue, NO_POLICY) if under.policies else NO_POLICY
             rules = under.queue_rules.get(queue, under.rules) if under.queue_rules else under.rules
+            if type(event) is TicketJoined and event.nearby is not None:
+                regions = tuple(under.regions_by_queue[queue])
+                event = nearby.choose(event, regions, profile.ruleset.max_latency_ms)
             return state.apply(event, profile, rules, under.cadences.get(queue), policy)
         if isinstance(
             event,

@@ -6,7 +6,8 @@ regions on two workers can never both admit the same player (docs/adr/0110).
 
 A *search claim* (``match_id`` set, docs/adr/0145) claims a ticket that searches several
 places for one tentative match: keyed ``search/<ticket_id>``, the first place to ask wins
-it, and keeps it unless it releases it (its match was not made).
+it, and keeps it unless it releases it (its match was not made). A leave of the ticket
+asks too (match id ``""``): first, it holds the ticket for good (docs/adr/0146).
 """
 
 from __future__ import annotations
@@ -126,18 +127,29 @@ class ClaimBook:
         >>> book.apply(ClaimReleased("p", "t", "1v1", "eu", 7, "m1"), 1000)
         >>> book.apply(ClaimRequested("p", "t", "2v2", "na", 8, "m3"), 1000).granted
         True
+
+        A leave (match id ``""``) answers nothing and refuses the matches asking after it:
+
+        >>> book.apply(ClaimRequested("p", "u", "1v1", "eu", 9, ""), 1000) is None
+        True
+        >>> book.apply(ClaimRequested("p", "u", "2v2", "na", 10, "m4"), 1000).holder
+        ('u', '1v1', 'eu')
         """
         ticket_id, match_id = event.ticket_id, event.match_id
         assert match_id is not None
         held = self.searches.get(ticket_id)
         if isinstance(event, ClaimReleased):
-            if held is not None and held[0] == match_id:
+            if held is not None and held[0] == match_id and match_id:
                 del self.searches[ticket_id]
             self._remember_released(f"{ticket_id}@{match_id}", event.at_ms, retention_ms)
             return None
         if f"{ticket_id}@{match_id}" in self.released:
             return None
         player, queue, region, at_ms = event.player_id, event.queue, event.region, event.at_ms
+        if not match_id:  # a leave: it holds the ticket unless a match got it first
+            if held is None:
+                self.searches[ticket_id] = (match_id, queue, region, at_ms)
+            return None
         if held is None or held[0] == match_id:
             self.searches[ticket_id] = (match_id, queue, region, at_ms)
             return ClaimDecided(player, ticket_id, queue, region, True, at_ms, None, match_id)

@@ -37,12 +37,25 @@ class Search:
 
 
 @dataclass(frozen=True, slots=True)
+class Nearby:
+    """Search every other region of the join's queue whose latency is within
+    ``max_latency_ms`` (None: the queue's ``max_latency_ms`` cap) for every player,
+    opening ``open_after_ms`` after the join (docs/adr/0147)."""
+
+    open_after_ms: int = 0
+    max_latency_ms: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class TicketJoined:
     """A join. ``searches`` lists every place of a ticket searching several (its own
-    first, in preference order); empty for the usual one-place ticket (docs/adr/0145)."""
+    first, in preference order); empty for the usual one-place ticket (docs/adr/0145).
+    ``nearby`` asks for more places chosen from latency; the home's book turns it into
+    ``searches`` (docs/adr/0147)."""
 
     ticket: Ticket
     searches: tuple[Search, ...] = ()
+    nearby: Nearby | None = None
 
     @property
     def queue(self) -> str:

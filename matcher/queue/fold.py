@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from matcher.core import QueueProfile, Ticket
 from matcher.fastbuild import builder
-from matcher.queue import backfill, held, lifecycle, searches, statuses, wave
+from matcher.queue import backfill, held, lifecycle, nearby, searches, statuses, wave
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
@@ -51,7 +51,7 @@ class RegionQueue(RegionState):
         Notes: O(1) for joins and leaves; a tick is O(n) plus the strategy's cost.
         """
         if isinstance(event, TicketJoined):
-            if event.searches:
+            if event.searches or event.nearby is not None:
                 decided = _join_searches(self, event, profile, rules, policy)
             else:
                 decided = _join(self, event.ticket, profile, rules)
@@ -132,6 +132,8 @@ def _join_searches(
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)
     if policy.ready_check_ms or policy.placement_timeout_ms:
         problem = problem or "searches: not in a queue with a ready check or placement reports"
+    if event.nearby is not None:  # the book found no bound to choose by
+        problem = problem or nearby.UNBOUNDED
     if problem:
         return _refuse(queue, ticket, DequeueReason.REJECTED, problem)
     return searches.join(queue, event, rules)

@@ -12,7 +12,7 @@ from matcher.queue.tickets import Held, Lifecycle, QueuedTicket
 
 def match_to_record(match: Match) -> list[Any]:
     teams = [
-        [t.name, [[s.ticket_id, s.player_id, s.role, s.rating] for s in t.seats]]
+        [t.name, [[s.ticket_id, s.player_id, s.role, s.rating, *_data(s)] for s in t.seats]]
         for t in match.teams
     ]
     return [
@@ -29,11 +29,22 @@ def match_from_record(record: list[Any]) -> Match:
     match_id, teams, map_name, server, channel, quality = record
     return Match(
         match_id,
-        tuple(Team(name, tuple(Seat(*seat) for seat in seats)) for name, seats in teams),
+        tuple(Team(name, tuple(_seat(*seat) for seat in seats)) for name, seats in teams),
         map_name,
         server,
         channel,
         tuple((name, value) for name, value in quality),
+    )
+
+
+def _data(seat: Seat) -> list[Any]:
+    """A seat's data as an optional fifth item: a seat without keeps its earlier record."""
+    return [[list(d) for d in seat.data]] if seat.data else []
+
+
+def _seat(ticket_id: str, player_id: str, role: str, rating: int, *data: Any) -> Seat:
+    return Seat(
+        ticket_id, player_id, role, rating, tuple((k, v) for k, v in data[0]) if data else ()
     )
 
 

@@ -19,8 +19,24 @@ from matcher.queue.tickets import Lifecycle, QueuedTicket
 RECORD_VERSION = 1
 
 
+def _optional_items(p: Player) -> list[Any]:
+    """A player's optional fields in their fixed order, the empty ones at the end left out."""
+    items: list[Any] = [
+        [list(a) for a in p.attributes],
+        list(p.blocked),
+        p.deviation,
+        [list(n) for n in p.numbers],
+        [list(d) for d in p.data],
+    ]
+    while items and items[-1] in ([], None):
+        items.pop()
+    return items
+
+
 def ticket_to_record(ticket: Ticket) -> list[Any]:
-    return [
+    # Optional trailing items (attributes, data) only when present: a snapshot without
+    # them keeps its earlier bytes.
+    record = [
         ticket.ticket_id,
         ticket.queue,
         ticket.region,
@@ -34,21 +50,18 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
                 list(p.vetoed_maps),
                 [list(lat) for lat in p.latency_ms],
                 p.can_host,
-                *(
-                    [[list(a) for a in p.attributes]]
-                    if p.attributes or p.blocked or p.deviation is not None
-                    else []
-                ),
-                *([list(p.blocked)] if p.blocked or p.deviation is not None else []),
-                *([p.deviation] if p.deviation is not None else []),
+                *_optional_items(p),
             ]
             for p in ticket.players
         ],
     ]
+    if ticket.data:
+        record.append([list(d) for d in ticket.data])
+    return record
 
 
 def ticket_from_record(record: list[Any]) -> Ticket:
-    ticket_id, queue, region, party_id, joined_at_ms, players = record
+    ticket_id, queue, region, party_id, joined_at_ms, players, *data = record
     return Ticket(
         ticket_id=ticket_id,
         queue=queue,
@@ -66,9 +79,12 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 attributes=tuple((k, v) for k, v in (rest[0] if rest else ())),
                 blocked=tuple(rest[1]) if len(rest) > 1 else (),
                 deviation=rest[2] if len(rest) > 2 else None,
+                numbers=tuple((k, v) for k, v in (rest[3] if len(rest) > 3 else ())),
+                data=tuple((k, v) for k, v in (rest[4] if len(rest) > 4 else ())),
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),
+        data=tuple((k, v) for k, v in (data[0] if data else ())),
     )
 
 

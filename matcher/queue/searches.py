@@ -34,6 +34,10 @@ _make_joined = builder(TicketJoined)
 
 MATCHED_ELSEWHERE = "matched_elsewhere"
 LEFT = "left"
+#: The match id of a leave's search claim (a REQUESTED with a null match id on the
+#: wire): it holds the ticket in the claim partition's order, so that a match asking
+#: after it is refused; the claim book answers it nothing (docs/adr/0146).
+LEAVE_CLAIM = ""
 
 
 def place_here(queue: RegionState, searches: tuple[Search, ...]) -> Search | None:
@@ -60,9 +64,15 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | D
         t = ticket
         for other in searches[1:]:
             copy = _make_ticket(
-                t.ticket_id, other.queue, other.region, t.players, t.joined_at_ms, t.party_id
+                t.ticket_id,
+                other.queue,
+                other.region,
+                t.players,
+                t.joined_at_ms,
+                t.party_id,
+                t.data,
             )
-            copies.append(_make_joined(copy, searches))
+            copies.append(_make_joined(copy, searches, None))
     queue.life.search_places(ticket.ticket_id, searches)
     if here.open_after_ms > 0:
         queue.life.hold_unopened(ticket, ticket.joined_at_ms + here.open_after_ms)
@@ -146,7 +156,7 @@ def decided(queue: RegionState, event: ClaimDecided) -> Draft:
         return Draft("claim_stale")
     if not event.granted:
         holder = event.holder or (event.ticket_id, "?", "?")
-        detail = f"ticket {event.ticket_id} was matched in {holder[1]}/{holder[2]} first"
+        detail = f"ticket {event.ticket_id} was taken in {holder[1]}/{holder[2]} first"
         draft = Draft("match_dropped")
         _drop(queue, match_id, set(), DequeueReason.LEFT, event.at_ms, detail, draft)
         return draft
@@ -256,7 +266,8 @@ def _ended(queue: RegionState, event: ClaimDecided) -> Draft:
 
 
 def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
-    """A leave of a ticket searching several places: it ends here, and every other
+    """A leave of a ticket searching several places: it ends here, its search claim is
+    taken for the leave (a match elsewhere asking later is refused), and every other
     place is told; None when this region does not know the ticket."""
     searches = queue.life.places.get(event.ticket_id)
     if searches is None:
@@ -281,5 +292,8 @@ def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
                     break
     if ticket is None:
         return None
+    first = ticket.players[0].player_id
+    claim = ClaimRequested(first, ticket.ticket_id, queue.queue, queue.region, at_ms, LEAVE_CLAIM)
+    draft.life.append(claim)
     draft.life += notices(queue, ticket, searches, at_ms, None, LEFT)
     return draft

@@ -17,6 +17,7 @@ from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import WaveTick
 from matcher.queue.lifecycle import LifecyclePolicy
 from matcher.queue.outcomes import Draft, WaveFailure
+from matcher.queue.seat_data import with_seat_data
 from matcher.queue.state import QueuedTicket, QueueRules, RegionState
 from matcher.queue.wave_close import summarise
 from matcher.rules.check import rated_snapshot, wave_rule_problems
@@ -64,6 +65,7 @@ def close(
         return _fail(queue, tick, rules, expiring, str(error), draft)
     except Exception as error:  # a broken strategy must not stop expiry: tickets age out
         return _fail(queue, tick, rules, expiring, f"{type(error).__name__}: {error}", draft)
+    result = with_seat_data(result, snapshot)
     queue.prune_finished(tick.tick_at_ms - rules.finished_retention_ms)
     expired = queue.expire(expiring, tick)
     draft.dequeued += expired

@@ -107,8 +107,8 @@ def lineup_problem(
             return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {s:g} s"
     problem = group_problem(rules, waits, latencies, players, (), met)
     if problem is None and rules.checks and players:
-        # Named rules relax by the match's oldest ticket, the default expansion age (ADR 0175).
-        problem = checks_problem(rules, teams, waits.oldest, latencies, players)
+        # Named rules turn optional by the match's least waited ticket (ADR 0150).
+        problem = checks_problem(rules, teams, waits.newest, latencies, players)
     return problem
 
 
@@ -175,11 +175,11 @@ def group_problem(
         if problem is not None:
             return problem
     for check in rules.monotone_checks:
-        problem = check.problem((players,), (latencies,), waits.oldest)
+        problem = check.problem((players,), (latencies,), waits.newest)
         if problem is not None:
             if rules.tally is not None:
                 rules.tally.count(check.name, False)
-            return f"rule {check.name!r}: {problem} after {waits.oldest:g} s"
+            return f"rule {check.name!r}: {problem} after {waits.newest:g} s"
     if met:
         ids = {player.player_id for player in players}
         for player in players:

@@ -48,6 +48,15 @@ def add_instance_argument(parser: argparse.ArgumentParser) -> None:
     )
 
 
+def add_registry_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--schema-registry",
+        metavar="URL",
+        help="schema registry that reads registry-framed records "
+        "(default: $WAVEMATCH_SCHEMA_REGISTRY_URL or the settings' schema_registry_url)",
+    )
+
+
 def _state_of(path: Path) -> dict[str, Any] | None:
     try:
         state: dict[str, Any] = json.loads(path.read_text())
@@ -103,6 +112,8 @@ def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides
         if "://" not in broker:
             raise UsageError(f"--broker: {broker!r} is not a URL like kafka://host:port")
         overrides["broker_url"] = broker
+    if getattr(args, "schema_registry", None) is not None:
+        overrides["schema_registry_url"] = args.schema_registry
     try:
         return load_settings(config, **overrides)
     except SettingsError as error:
@@ -110,7 +121,8 @@ def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides
 
 
 def log_records(args: argparse.Namespace, settings: Settings, topics: tuple[str, ...]) -> list[Any]:
-    """The records of ``topics``: from ``--log FILE`` (an export) or else from the broker."""
+    """The records of ``topics``: from ``--log FILE`` (an export) or else from the broker,
+    registry-framed values read through the settings' schema registry (docs/adr/0167)."""
     from streams.audit.logfile import read_log
     from streams.audit.topics import read_topics
 
@@ -118,10 +130,24 @@ def log_records(args: argparse.Namespace, settings: Settings, topics: tuple[str,
         if not args.log.is_file():
             raise UsageError(f"--log: {args.log} not found")
         try:
-            return [r for r in read_log(args.log) if r.topic in topics]
+            records = [r for r in read_log(args.log) if r.topic in topics]
         except (ValueError, OSError) as error:
             raise UsageError(f"--log: {args.log} is not an exported log: {error}") from None
-    return on_broker(settings, lambda connection: read_topics(connection, topics))
+    else:
+        records = on_broker(settings, lambda connection: read_topics(connection, topics))
+    return _unframed(records, settings)
+
+
+def _unframed(records: list[Any], settings: Settings) -> list[Any]:
+    from streams.audit.unframe import UnreadableLog, is_framed, unframed
+    from streams.connection import registry_of
+
+    if not any(is_framed(r.value) for r in records):
+        return records
+    try:
+        return unframed(records, registry_of(settings))
+    except UnreadableLog as error:
+        raise UsageError(str(error)) from None
 
 
 def on_broker(

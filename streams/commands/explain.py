@@ -8,7 +8,12 @@ import sys
 from pathlib import Path
 
 from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, log_records, settings_from
+from streams.commands.common import (
+    add_connection_arguments,
+    add_registry_argument,
+    log_records,
+    settings_from,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,6 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--ticket", help="instead: a ticket's life (proposals, returns, timeouts, dequeue)"
     )
     add_connection_arguments(parser)
+    add_registry_argument(parser)
     parser.add_argument("--log", type=Path, help="read an exported file instead of the broker")
     parser.add_argument(
         "--nearest", type=int, default=3, help="alternative partners shown per player (default 3)"

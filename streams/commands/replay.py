@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, TextIO
 
 from streams.commands.common import (
     add_connection_arguments,
+    add_registry_argument,
     log_records,
     on_broker,
     settings_from,
@@ -31,6 +32,7 @@ if TYPE_CHECKING:
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_connection_arguments(parser)
+    add_registry_argument(parser)
     parser.add_argument("--log", type=Path, help="replay an exported file offline (no broker)")
     parser.add_argument("--queue", help="only this queue")
     parser.add_argument("--region", help="only this region")

@@ -11,7 +11,12 @@ from collections.abc import Callable
 from typing import Any
 
 from streams.cli import UsageError
-from streams.commands.common import add_connection_arguments, on_broker, settings_from
+from streams.commands.common import (
+    add_connection_arguments,
+    add_registry_argument,
+    on_broker,
+    settings_from,
+)
 from streams.connection import Connection, registry_of
 from streams.wire.avro import REGISTRY_MAGIC
 from streams.wire.registry import SchemaRegistry, no_registry
@@ -29,6 +34,7 @@ TOPICS = {
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("topic", choices=sorted(TOPICS))
     add_connection_arguments(parser)
+    add_registry_argument(parser)
     start = parser.add_mutually_exclusive_group()
     start.add_argument("--from-beginning", action="store_true", help="every event kept")
     start.add_argument(

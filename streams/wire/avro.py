@@ -16,10 +16,21 @@ value; arrays and maps are a count, the items, and a zero count.
 
 from __future__ import annotations
 
+import io
 import struct
 from typing import Final
 
-from schemas.codec import CURRENT, HEADER_BYTES, MAGIC, history, schema_fingerprint
+from fastavro import schemaless_reader, schemaless_writer
+
+from schemas.codec import (
+    CURRENT,
+    HEADER_BYTES,
+    KNOWN,
+    MAGIC,
+    WRITTEN_WITHOUT,
+    history,
+    schema_fingerprint,
+)
 from schemas.models import EVENTS
 
 NULL: Final = b"\x00"  # union branch 0 ("null")
@@ -31,10 +42,10 @@ double = struct.Struct("<d").pack
 #: its Parsing Canonical Form, which covers field order, types, unions and enum symbols
 #: (everything that decides the bytes) and nothing else (docs, defaults).
 WRITTEN_FOR: Final = {
-    "MatchCreated": "10ac60f1145a4bd1",
+    "MatchCreated": "53e3e005d031e367",
     "TicketDequeued": "13177aff4f3e842c",
     "TicketStatus": "8ca7109e83f8bc21",
-    "MatchProposed": "7edb783e69f9ffa5",
+    "MatchProposed": "deb251c9cf7e70c5",
     "SearchClaim": "128059dc385153c7",
 }
 
@@ -242,7 +253,48 @@ class Framing:
         if not self._prefixes:
             return value
         prefix = self._prefixes.get((topic, value[2:HEADER_BYTES]))
-        return value if prefix is None else prefix + value[HEADER_BYTES:]
+        if prefix is None:
+            return self._as_current(topic, value)
+        return prefix + value[HEADER_BYTES:]
+
+    def _as_current(self, topic: str, value: bytes) -> bytes:
+        """An older revision's value (written without a new empty field, ADR 0171) in the
+        current schema, the one registered: its body differs, so it is written again.
+
+        Notes: O(len(value)), through fastavro; only records without the new fields.
+        """
+        older = KNOWN.get(bytes(value[2:HEADER_BYTES]))
+        if older is None or older.reader is None:
+            return value
+        current = CURRENT[older.model]
+        prefix = self._prefixes.get((topic, current.fingerprint))
+        if prefix is None:
+            return value
+        tail = _TAILS.get((older.model.__name__, older.revision))
+        if tail is not None:  # the usual status: only empty fields appended at the end
+            return prefix + value[HEADER_BYTES:] + tail
+        body = schemaless_reader(io.BytesIO(value[HEADER_BYTES:]), older.writer, older.reader)
+        buffer = io.BytesIO()
+        buffer.write(prefix)
+        schemaless_writer(buffer, current.writer, body)
+        return buffer.getvalue()
+
+
+def _empty_tail(name: str, revision: str) -> bytes | None:
+    """The bytes the current schema of ``name`` adds to a body of ``revision`` when the
+    fields after it are all top-level, at the end, and empty (a null, an empty map: one
+    zero byte each); None when they are not (a nested field: write the body again)."""
+    fields = [field["name"] for field in CURRENT[EVENTS[name]].source["fields"]]
+    old = [field["name"] for field in history(name)[revision]["fields"]]
+    added = fields[len(old) :]
+    plain = fields[: len(old)] == old and set(added) == WRITTEN_WITHOUT[name][1]
+    return b"\x00" * len(added) if plain else None
+
+
+#: Per record of :data:`WRITTEN_WITHOUT` and its older revision: :func:`_empty_tail`.
+_TAILS: Final = {
+    (name, revision): _empty_tail(name, revision) for name, (revision, _) in WRITTEN_WITHOUT.items()
+}
 
 
 def revision_header(name: str, revision: str) -> bytes:

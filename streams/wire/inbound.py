@@ -30,7 +30,7 @@ from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
-from matcher.queue.events import Search
+from matcher.queue.events import Nearby, Search
 from matcher.queue.lifecycle import (
     BackfillCancelled,
     BackfillRequested,
@@ -50,7 +50,9 @@ _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: colon ends an object key: counting them finds keys that ``json.loads`` merged.
 _KEY_END = re.compile(r'"[ \t\n\r]*:')
 
-_JOINED_FIELDS = frozenset(("ticket_id", "queue", "region", "party_id", "players", "joined_at_ms"))
+_JOINED_FIELDS = frozenset(
+    ("ticket_id", "queue", "region", "party_id", "players", "joined_at_ms", "data")
+)
 _JOINED_REQUIRED = frozenset(("ticket_id", "queue", "region", "players", "joined_at_ms"))
 _LEFT_FIELDS = frozenset(("ticket_id", "queue", "region", "reason", "left_at_ms"))
 _PLAYER_FIELDS = frozenset(
@@ -64,6 +66,7 @@ _PLAYER_FIELDS = frozenset(
         "attributes",
         "blocked_players",
         "deviation",
+        "data",
     )
 )
 _PLAYER_FIELDS |= {"numbers"}
@@ -149,6 +152,7 @@ def _nested_keys(players: list[dict[str, Any]]) -> int:
     for player in players:
         keys += len(player) + len(player["ratings"]) + len(player.get("latency_ms", ()))
         keys += len(player.get("attributes", ())) + len(player.get("numbers", ()))
+        # Data is always empty here (:func:`_no_data`): nothing to count inside it.
     return keys
 
 
@@ -175,8 +179,11 @@ def _search_keys(searches: Any) -> int:
 
 def _joined(body: dict[str, Any]) -> TicketJoined:
     places = body.pop("searches", None)
+    if body.pop("nearby", None) is not None:  # rare: the model's path checks it
+        raise _Unsure
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
+    _no_data(body)
     party_id = body.get("party_id")
     if party_id is not None:
         _id(party_id)
@@ -193,8 +200,11 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         members,
         _timestamp(body["joined_at_ms"]),
         party_id,
+        (),
     )
-    return _make_joined(ticket, _searches(places, ticket.queue, ticket.region) if places else ())
+    return _make_joined(
+        ticket, _searches(places, ticket.queue, ticket.region) if places else (), None
+    )
 
 
 _SEARCH_FIELDS = frozenset(("region", "queue", "open_after_ms"))
@@ -248,6 +258,7 @@ def _player(body: Any) -> Player:
     can_host = body.get("can_host", False)
     if type(can_host) is not bool:
         raise _Unsure
+    _no_data(body)
     return _make_player(
         _id(body.get("player_id")),
         tuple(sorted(ratings.items())) if len(ratings) > 1 else tuple(ratings.items()),
@@ -259,6 +270,7 @@ def _player(body: Any) -> Player:
         _blocked(body.get("blocked_players", ())),
         _deviation(body.get("deviation")),
         _numbers(body.get("numbers", _NO_NUMBERS)),
+        (),
     )
 
 
@@ -274,6 +286,13 @@ def _blocked(ids: Any) -> tuple[str, ...]:
     if type(ids) is not list or len(ids) > wire.MAX_BLOCKED_PLAYERS:
         raise _Unsure  # an explicit null too: the full path's to refuse
     return tuple([_id(player_id) for player_id in ids])
+
+
+def _no_data(body: dict[str, Any]) -> None:
+    """Opaque data (docs/adr/0173) is rare and has its own bounds: the full path checks it."""
+    data = body.get("data", _NO_ATTRIBUTES)
+    if data or type(data) is not dict:
+        raise _Unsure
 
 
 def _attributes(attributes: Any) -> tuple[tuple[str, str], ...]:
@@ -418,22 +437,31 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
             blocked=tuple(p.blocked_players),
             deviation=p.deviation,
             numbers=tuple(sorted((k, float(v)) for k, v in p.numbers.items())),
+            data=tuple(sorted(p.data.items())),
         )
         for p in event.players
     )
     return Ticket(
-        event.ticket_id, event.queue, event.region, players, event.joined_at_ms, event.party_id
+        event.ticket_id,
+        event.queue,
+        event.region,
+        players,
+        event.joined_at_ms,
+        event.party_id,
+        tuple(sorted(event.data.items())),
     )
 
 
 def _joined_event(event: wire.TicketJoined) -> TicketJoined:
     ticket = ticket_from_wire(event)
-    if not event.searches:
+    near = event.nearby
+    nearby = None if near is None else Nearby(near.open_after_ms, near.max_latency_ms)
+    if not event.searches and nearby is None:
         return TicketJoined(ticket)
     searches = tuple(
         Search(s.queue or event.queue, s.region, s.open_after_ms) for s in event.searches
     )
-    return TicketJoined(ticket, searches)
+    return TicketJoined(ticket, searches, nearby)
 
 
 def _search_claim(event: wire.SearchClaim) -> ClaimRequested | ClaimDecided | ClaimReleased:

@@ -8,6 +8,8 @@ server, channel, provenance) once. The two records share their fields up to the
 provenance: MatchCreated ends with ``created_at_ms``, MatchProposed with
 ``proposed_at_ms`` and ``deadline_at_ms``; each has its own header and limit. The bytes
 are fastavro's (tests/streams/test_records.py, tests/streams/test_lifecycle_log.py).
+A match none of whose seats carries data is written as the revision before the seats'
+``data`` (its bytes unchanged, docs/adr/0171); one with data as the current schema.
 """
 
 from __future__ import annotations
@@ -15,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from matcher.core import Match
-from schemas.codec import max_bytes, within_limit
+from schemas.codec import WRITTEN_WITHOUT, max_bytes, within_limit
 from schemas.models import MatchCreated, MatchProposed
-from streams.wire.avro import END, Binary, double, fresh_string, header
+from streams.wire.avro import END, Binary, double, fresh_string, header, revision_header
 
 _ONE, _TWO = b"\x02", b"\x04"  # the longs 1 and 2: a team count, a seat count
 #: A wave's writers remembered by the writer (a worker sees few waves at a time).
@@ -34,8 +36,12 @@ class MatchWriter:
     def __init__(self, binary: Binary) -> None:
         self._binary = binary
         self._waves: dict[WaveKey, Write] = {}
-        self._created = (header("MatchCreated"), max_bytes(MatchCreated), MatchCreated)
-        self._proposed = (header("MatchProposed"), max_bytes(MatchProposed), MatchProposed)
+        self._created = (_without_data("MatchCreated"), max_bytes(MatchCreated), MatchCreated)
+        self._proposed = (_without_data("MatchProposed"), max_bytes(MatchProposed), MatchProposed)
+        self._with_data = {
+            MatchCreated: header("MatchCreated"),
+            MatchProposed: header("MatchProposed"),
+        }
 
     def for_wave(self, key: WaveKey) -> Write:
         """The writer of the wave ``key`` names (remembered: a wave writes thousands)."""
@@ -55,10 +61,13 @@ class MatchWriter:
         if deadline is not None:
             provenance += long(deadline)
         duel = self._duel_writer(head, wave, provenance)
+        with_data = self._with_data[model]
 
         def write(match: Match) -> bytes:
             teams = match.teams
-            if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+            if any(seat.data for team in teams for seat in team.seats):
+                data = self._any_shape(with_data, match, wave, provenance, True)
+            elif len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
                 data = duel(match)
             else:
                 data = self._any_shape(head, match, wave, provenance)
@@ -128,7 +137,9 @@ class MatchWriter:
 
         return write
 
-    def _any_shape(self, head: bytes, match: Match, wave: bytes, provenance: bytes) -> bytes:
+    def _any_shape(
+        self, head: bytes, match: Match, wave: bytes, provenance: bytes, data: bool = False
+    ) -> bytes:
         string, long = self._binary.string, self._binary.long
         parts = [head, string(match.match_id), wave]
         append = parts.append
@@ -144,6 +155,8 @@ class MatchWriter:
                         append(string(seat.player_id))
                         append(string(seat.role))
                         append(long(seat.rating))
+                        if data:
+                            append(self._data(seat.data))
                 append(END)
         append(END)
         append(string(match.map_name))
@@ -151,6 +164,16 @@ class MatchWriter:
         append(string(match.channel))
         append(self._quality(match.quality))
         append(provenance)
+        return b"".join(parts)
+
+    def _data(self, data: tuple[tuple[str, str], ...]) -> bytes:
+        if not data:
+            return END
+        parts = [self._binary.long(len(data))]
+        for name, value in data:  # sorted, unique names: the map's bytes are fixed
+            parts.append(fresh_string(name))
+            parts.append(fresh_string(value))
+        parts.append(END)
         return b"".join(parts)
 
     def _quality(self, quality: tuple[tuple[str, float], ...]) -> bytes:
@@ -165,3 +188,9 @@ class MatchWriter:
             parts.append(double(float(value)))
         parts.append(END)
         return b"".join(parts)
+
+
+def _without_data(name: str) -> bytes:
+    """The header of the revision before the seats' ``data`` (schemas.codec.WRITTEN_WITHOUT)."""
+    header(name)  # the current schema must still be the one this writer knows
+    return revision_header(name, WRITTEN_WITHOUT[name][0])

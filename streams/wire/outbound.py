@@ -235,7 +235,7 @@ def _search_claim(output: ClaimRequested | ClaimDecided | ClaimReleased, action:
             string(output.player_id),
             string(output.queue),
             string(output.region),
-            optional(output.match_id),
+            optional(output.match_id or None),  # a leave's claim: null (docs/adr/0146)
             optional(holder[1] if holder else None),
             optional(holder[2] if holder else None),
             NULL if ended is None else SOME + _SEARCH_ENDS[ended.upper()],
@@ -270,6 +270,14 @@ def _search_copy(copy: TicketJoined) -> Record:
             player["can_host"] = True
         if p.attributes:
             player["attributes"] = dict(p.attributes)
+        if p.blocked:
+            player["blocked_players"] = list(p.blocked)
+        if p.deviation is not None:
+            player["deviation"] = p.deviation
+        if p.numbers:
+            player["numbers"] = dict(p.numbers)
+        if p.data:
+            player["data"] = dict(p.data)
         players.append(player)
     body: dict[str, Any] = {
         "type": "TicketJoined",
@@ -285,6 +293,8 @@ def _search_copy(copy: TicketJoined) -> Record:
     }
     if ticket.party_id is not None:
         body["party_id"] = ticket.party_id
+    if ticket.data:
+        body["data"] = dict(ticket.data)
     value = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
     return (_QUEUE, queue_key(ticket.queue, ticket.region), value)
 
@@ -305,6 +315,7 @@ def _backfill_result(result: BackfillResult) -> Record:
                         "player_id": s.player_id,
                         "role": s.role,
                         "rating": s.rating,
+                        "data": dict(s.data),
                     }
                     for s in team.seats
                 ],

@@ -7,9 +7,10 @@ registry framing (:class:`streams.wire.avro.Framing`). Whatever the setting, a
 registry-framed value on the queue topic is read: its schema id is resolved here, once per
 id, to the committed schema revision with the same fingerprint, and the value is then
 decoded as the single-object form it is equivalent to (one decoder, schemas.codec). An id
-the registry does not know, a schema wavematch has no revision of, or a registry that does
-not answer is the record's dead letter (field ``schema_id``), never a crash
-(docs/adr/0165).
+the registry does not know, or a schema wavematch has no revision of, is the record's dead
+letter (field ``schema_id``), never a crash (docs/adr/0165); a registry that does not
+answer holds the records back until it does (docs/adr/0168). The audit commands read a
+framed log through the same class (docs/adr/0167).
 
 The HTTP client is confluent-kafka's ``AsyncSchemaRegistryClient``: maintained with the
 Confluent API it speaks (Confluent, Apicurio's ccompat, Karapace), asyncio-native like the
@@ -20,8 +21,9 @@ have to grow those features and follow the API's changes itself.
 
 from __future__ import annotations
 
+import asyncio
 import json
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
 from schemas.codec import CURRENT, KNOWN, MAGIC, schema_fingerprint
@@ -34,6 +36,10 @@ from streams.wire.avro import REGISTRY_HEADER_BYTES, REGISTRY_MAGIC, Framing
 #: its ticks and claims must not wait on a registry (docs/adr/0165).
 OUTPUT_TOPICS: Final[tuple[Topic, ...]] = (MATCHES, CLEANUP, STATUS, WAVES, DEADLETTER)
 
+
+#: The first pause before asking a registry that did not answer again, and the longest.
+_RETRY_FIRST_S: Final = 0.5
+_RETRY_MAX_S: Final = 30.0
 
 #: Unresolved ids remembered (each with its reason) before the memory starts over.
 _PROBLEMS_LIMIT: Final = 4_096
@@ -110,7 +116,7 @@ def no_registry(value: bytes) -> bytes:
     """The unframing of a worker without a registry: every registry-framed value is refused."""
     raise InvalidEvent(
         "no_registry",
-        f"the value is registry-framed (schema id {_schema_id(value)}) and no schema registry "
+        f"the value is registry-framed (schema id {schema_id_of(value)}) and no schema registry "
         "is set (WAVEMATCH_SCHEMA_REGISTRY_URL)",
         "schema_id",
     )
@@ -164,7 +170,7 @@ class SchemaRegistry:
         for value in values:
             if not value or value[:1] != REGISTRY_MAGIC or len(value) < REGISTRY_HEADER_BYTES:
                 continue
-            schema_id = _schema_id(value)
+            schema_id = schema_id_of(value)
             if schema_id in self._headers or schema_id in asked:
                 continue
             asked.add(schema_id)
@@ -180,6 +186,40 @@ class SchemaRegistry:
             else:
                 self._problems.pop(schema_id, None)
 
+    def unreachable(self, values: Iterable[bytes | None]) -> InvalidEvent | None:
+        """Why the registry could not be asked about one of ``values``' ids, if it could
+        not: a ``registry_unreachable`` problem left from the last :meth:`resolve`."""
+        for value in values:
+            if not value or value[:1] != REGISTRY_MAGIC or len(value) < REGISTRY_HEADER_BYTES:
+                continue
+            problem = self._problems.get(schema_id_of(value))
+            if problem is not None and problem.code == "registry_unreachable":
+                return problem
+        return None
+
+    async def resolve_through_outage(
+        self,
+        values: Sequence[bytes | None],
+        waiting: Callable[[InvalidEvent | None, float], None],
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+    ) -> None:
+        """:meth:`resolve` ``values``, asking again while the registry does not answer.
+
+        A registry outage holds the records back instead of dead-lettering valid joins
+        (docs/adr/0168): ``waiting(problem, seconds)`` is told of each failed round, and
+        ``waiting(None, seconds)`` once when it answers again after an outage.
+        """
+        delay, waited = _RETRY_FIRST_S, 0.0
+        await self.resolve(values)
+        while (problem := self.unreachable(values)) is not None:
+            waiting(problem, waited)
+            await sleep(delay)
+            waited += delay
+            delay = min(delay * 2, _RETRY_MAX_S)
+            await self.resolve(values)
+        if waited:
+            waiting(None, waited)
+
     def unframe(self, value: bytes) -> bytes:
         """``value`` (registry-framed, its id resolved) in the single-object form.
 
@@ -191,7 +231,7 @@ class SchemaRegistry:
                 f"the value ends inside the 5-byte registry header ({len(value)} bytes)",
                 "schema_id",
             )
-        schema_id = _schema_id(value)
+        schema_id = schema_id_of(value)
         headers = self._headers.get(schema_id)
         if headers is None:
             raise self._problems.get(schema_id) or InvalidEvent(
@@ -263,7 +303,8 @@ def _expanded(schema: Any, namespace: str, defined: dict[str, Any]) -> Any:
     return schema
 
 
-def _schema_id(value: bytes) -> int:
+def schema_id_of(value: bytes) -> int:
+    """The schema id in the registry header of ``value``."""
     return int.from_bytes(value[1:REGISTRY_HEADER_BYTES], "big")
 
 

@@ -68,6 +68,11 @@ class WorkerMetrics:
             ["queue", "region"],
             **kwargs,
         )
+        self.registry_waiting = Gauge(
+            "wavematch_registry_waiting",
+            "1 while queue records wait for a schema registry that does not answer",
+            **kwargs,
+        )
         self.catch_up_events = Counter(
             "wavematch_catch_up_events_total",
             "Events re-folded after a takeover",

@@ -21,8 +21,9 @@ from __future__ import annotations
 import asyncio
 import logging
 from collections.abc import AsyncIterator, Callable, Sequence
-from typing import Any, Protocol
+from typing import Any, Final, Protocol
 
+from schemas.errors import InvalidEvent
 from schemas.topics import QUEUE
 from streams.wire.outbound import Record, Writer
 from streams.wire.registry import SchemaRegistry
@@ -33,6 +34,9 @@ from streams.worker.outputs import records_of
 from streams.worker.publisher import Publisher
 
 log = logging.getLogger(__name__)
+
+#: How often a registry outage that holds records back is said again in the log.
+_REGISTRY_REMINDER_S: Final = 60.0
 
 
 class StateTable(Protocol):
@@ -113,7 +117,7 @@ class QueueWorker:
         writer = self.writer
         topic = QUEUE.name
         if self.registry is not None:
-            await self.registry.resolve(record.value for record in records)
+            await self._resolve([record.value for record in records])
         for record in records:
             partition, offset = record.partition, record.offset
             key, value = record.key, record.value
@@ -135,6 +139,30 @@ class QueueWorker:
         await self.publisher.publish(outputs)
         for partition in touched:
             await self.maybe_snapshot(self.states[partition])
+
+    async def _resolve(self, values: Sequence[bytes | None]) -> None:
+        """Resolve the schema ids of ``values``; while the registry does not answer, hold
+        the records back (one warning, a reminder a minute, a gauge), never dead-letter
+        a valid join for it: the fold of the log must not depend on an outage
+        (docs/adr/0168)."""
+        assert self.registry is not None
+        reminded = [-_REGISTRY_REMINDER_S]
+
+        def waiting(problem: InvalidEvent | None, waited_s: float) -> None:
+            if problem is None:
+                self.metrics.registry_waiting.set(0)
+                log.warning("schema registry: answers again; held records for %.0f s", waited_s)
+                return
+            self.metrics.registry_waiting.set(1)
+            if waited_s - reminded[0] >= _REGISTRY_REMINDER_S:
+                reminded[0] = waited_s
+                log.warning(
+                    "schema registry: %s; queue records held back until it answers (%.0f s so far)",
+                    problem.reason,
+                    waited_s,
+                )
+
+        await self.registry.resolve_through_outage(values, waiting)
 
     async def _catch_up(self, partition: int, offset: int, outputs: list[Record]) -> PartitionState:
         """The partition's state up to ``offset`` - 1, in one read of the log: silent below
@@ -173,7 +201,7 @@ class QueueWorker:
         start, refolded, published = state.applied_offset + 1, 0, 0
         async for record in self._read(state.partition, start, end):
             if self.registry is not None:
-                await self.registry.resolve((record.value,))
+                await self._resolve((record.value,))
             folded = self.folder.fold(
                 state, record.key, record.value, record.offset, record.timestamp
             )

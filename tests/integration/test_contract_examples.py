@@ -3,15 +3,24 @@ worker configured as the examples say, has the outcome schemas/README.md documen
 
 from __future__ import annotations
 
+import json
+import time
 from collections import Counter
 from pathlib import Path
 
 import pytest
 from confluent_kafka import Producer
 
-from schemas.codec import decode
-from schemas.models import ConfigPublished, DeadLetter, TicketDequeued, TicketStatus, WaveClosed
-from schemas.topics import CLEANUP, CONFIG, DEADLETTER, QUEUE, STATUS, WAVES, queue_key
+from schemas.codec import decode, decode_json
+from schemas.models import (
+    ConfigPublished,
+    DeadLetter,
+    MatchCreated,
+    TicketDequeued,
+    TicketStatus,
+    WaveClosed,
+)
+from schemas.topics import CLEANUP, CONFIG, DEADLETTER, MATCHES, QUEUE, STATUS, WAVES, queue_key
 from streams.settings import load_settings
 from tests.integration.conftest import wait_until
 from tests.integration.kafka import read_topic
@@ -70,6 +79,8 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
             (party, golden("TicketJoined/party.avro"), None),
             # Searching 1v1/eu, 2v2/eu at once and 1v1/na after 30 s (docs/adr/0145).
             (duel, golden("TicketJoined/searches.json"), None),
+            # Searching 1v1/na, and after 60 s every region within 100 ms: eu (ADR 0147).
+            (queue_key("1v1", "na"), golden("TicketJoined/nearby.json"), None),
             (duel, golden("TicketLeft/requested.json"), None),
             (duel, golden("TicketLeft/requested.avro"), None),  # not waiting: nothing
             # A platform's copy of the example tick: dated 2026-01-01, stamped now.
@@ -104,6 +115,17 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
     searching = {(s.queue, s.region) for s in seen[STATUS.name] if s.ticket_id == "t-5d21aa90"}
     assert searching == {("1v1", "eu"), ("2v2", "eu")}  # na opens after 30 s: not yet
     del statuses["t-5d21aa90"]
+    nearby = {(s.queue, s.region) for s in seen[STATUS.name] if s.ticket_id == "t-7e03c6d1"}
+    assert nearby == {("1v1", "na")}  # eu opens after 60 s: not yet
+    del statuses["t-7e03c6d1"]
+    copies = [
+        (r.key, decode_json(r.value or b""))  # copies are written in the JSON form
+        for r in read_topic(bootstrap, QUEUE.name)
+        if (r.key or b"").startswith(b"1v1/eu") and b"t-7e03c6d1" in (r.value or b"")
+    ]
+    assert [(key, [(p.region, p.open_after_ms) for p in c.searches]) for key, c in copies] == [
+        (b"1v1/eu", [("na", 0), ("eu", 60_000)])
+    ]
     assert statuses == {"t-2f9c1b7e": 1, "t-party-81": 1}
     (left,) = seen[CLEANUP.name]
     assert isinstance(left, TicketDequeued)
@@ -123,3 +145,29 @@ def test_every_golden_input_has_its_documented_outcome(broker, worker_factory) -
     configs = [decode(r.value or b"") for r in read_topic(bootstrap, CONFIG.name)]
     assert {c.config_fingerprint for c in configs} == {settings.config_fingerprint()}
     assert all(isinstance(c, ConfigPublished) for c in configs)
+    # The data example (schemas/README.md): the golden join with data and a rival, dated
+    # now (the broker may stamp append times), then a tick of now closes their wave.
+    now = int(time.time() * 1000)
+    example = json.loads(golden("TicketJoined/data.json")) | {"joined_at_ms": now}
+    rival = example | {
+        "ticket_id": "t-data-rival",
+        "players": [{"player_id": "p-rival", "ratings": {"sc2": 1815}, "latency_ms": {"eu": 23}}],
+        "data": {},
+    }
+    tick = json.loads(golden("WaveTick/tick-42.json")) | {
+        "wave_id": str(now),
+        "sequence": now,
+        "tick_at_ms": now,
+    }
+    publish(bootstrap, [(duel, json.dumps(body).encode(), now) for body in (example, rival, tick)])
+
+    def created() -> list[object] | None:
+        return [decode(r.value or b"") for r in read_topic(bootstrap, MATCHES.name)] or None
+
+    (match,) = wait_until(created, 60, "the data example's match")
+    assert isinstance(match, MatchCreated)
+    expected = decode(golden("MatchCreated/data.avro"))
+    assert isinstance(expected, MatchCreated)
+    seats = {seat.player_id: seat.data for team in match.teams for seat in team.players}
+    assert seats == {"p-3301": expected.teams[0].players[0].data, "p-rival": {}}
+    assert seats["p-3301"]["skin"] == "crimson"  # the player's entry over the ticket's

@@ -3,6 +3,9 @@ tick, every returned ticket keeping the wave it joined in (docs/adr/0111)."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 import pytest
 
 from matcher.core import QueueProfile
@@ -232,3 +235,32 @@ def test_a_snapshot_of_held_tickets_continues_exactly():
     assert queue_to_record(whole.regions["1v1", "eu"]) == queue_to_record(
         restored.regions["1v1", "eu"]
     )
+
+
+def test_seat_data_survives_a_snapshot_of_the_queue_and_of_the_held_match():
+    """A ticket's opaque data (docs/adr/0173) is in the queue's snapshot while it waits and
+    in the held match's: the match created after the snapshot still carries it."""
+
+    def with_data(ticket_id: str) -> TicketJoined:
+        ticket = make_ticket(ticket_id, queue="1v1", joined_at_ms=1_000)
+        player = replace(ticket.players[0], data=(("skin", ticket_id),))
+        return TicketJoined(replace(ticket, players=(player,), data=(("build", "7"),)))
+
+    def restored(b: QueueBook) -> QueueBook:
+        copy = book(READY)
+        saved = json.loads(json.dumps(queue_to_record(b.regions["1v1", "eu"])))
+        copy.regions["1v1", "eu"] = queue_from_record(saved)
+        return copy
+
+    b = book(READY)
+    b.apply(with_data("a"))
+    join(b, "b")
+    b = restored(b)  # while the tickets wait
+    made = proposal(b.apply(tick(1)))
+    b = restored(b)  # while the match is held
+    answer(b, made.match.match_id, "p-a", True, 11_000)
+    step = answer(b, made.match.match_id, "p-b", True, 12_000)
+    (created,) = [o for o in step.outputs if isinstance(o, MatchProposal)]
+    assert created.deadline_at_ms is None
+    data = {s.player_id: s.data for t in created.match.teams for s in t.seats}
+    assert data == {"p-a": (("build", "7"), ("skin", "a")), "p-b": ()}

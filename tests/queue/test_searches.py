@@ -248,3 +248,58 @@ def test_a_queue_holding_its_matches_after_the_wave_refuses_a_searching_join():
     (refused,) = b.apply(join("t", "alice", searches=searches)).dequeued
     assert refused.reason is DequeueReason.REJECTED
     assert refused.detail == "searches: not in a queue with a ready check or placement reports"
+
+
+def _split_leave(log: Log) -> tuple[list[object], list[object]]:
+    """The records a leave wrote: those for the claim partition, and the end notices."""
+    written = list(log.todo)
+    log.todo.clear()
+    notices = [r for r in written if isinstance(r, ClaimDecided)]
+    return [r for r in written if not isinstance(r, ClaimDecided)], notices
+
+
+def test_a_leave_first_in_the_claim_order_wins_over_a_match_elsewhere():
+    b = book()
+    log = Log(b)
+    log.fold(join("t", "alice", searches=EVERYWHERE), join("c", "carol", region="na"))
+    log.settle()
+    log.fold(tick("1v1", "na", 1, 2_000))  # na holds t+c tentative; its request unfolded
+    request = list(log.todo)
+    log.todo.clear()
+    log.fold(TicketLeft("t", "1v1", "eu", LeaveReason.REQUESTED, 2_100))
+    claims, notices = _split_leave(log)
+    # The claim partition folds the leave before na's request; na hears the answer
+    # before the end notice from eu (its partition lags).
+    log.fold(*claims, *request)
+    log.settle()
+    log.fold(*notices)
+    log.settle()
+    assert log.matched_players() == []
+    assert sorted(log.dequeued("t")) == [
+        ("1v1", "eu", DequeueReason.LEFT),
+        ("1v1", "na", DequeueReason.LEFT),
+        ("duo", "eu", DequeueReason.LEFT),
+    ]
+    assert "c" in b.regions["1v1", "na"].tickets and not b.regions["1v1", "na"].life.tentative
+    assert [type(r) for r in claims] == [ClaimRequested]  # the leave, in the claim order
+
+
+def test_a_leave_after_the_grant_in_the_claim_order_loses_and_the_player_is_matched():
+    b = book()
+    log = Log(b)
+    log.fold(join("t", "alice", searches=EVERYWHERE), join("c", "carol", region="na"))
+    log.settle()
+    log.fold(tick("1v1", "na", 1, 2_000))
+    log.fold(log.todo.popleft())  # the claim partition grants na's request
+    log.fold(log.todo.popleft())  # na makes its match; its end notices not yet folded
+    made = list(log.todo)
+    log.todo.clear()
+    log.fold(TicketLeft("t", "1v1", "eu", LeaveReason.REQUESTED, 2_100))
+    log.settle()  # the leave's claim finds the grant: it changes nothing, answers nothing
+    log.fold(*made)
+    log.settle()
+    assert sorted(log.matched_players()) == ["alice", "carol"]
+    assert b.claims.searches["t"][1:3] == ("1v1", "na")  # the match still holds the ticket
+    dequeued = dict(((q, r), why) for q, r, why in log.dequeued("t"))
+    assert dequeued["1v1", "eu"] is DequeueReason.LEFT
+    assert dequeued["1v1", "na"] is DequeueReason.MATCHED

@@ -1,7 +1,8 @@
 """A worker with a schema registry, on Apache Kafka with Apicurio Registry: outside readers
 (confluent-kafka's deserializer, Apicurio's JVM serde) read its matches with no wavematch
 code; joins framed by confluent-kafka's serializer are folded; an unknown schema id is a
-dead letter; the registry refuses an incompatible change of an output schema.
+dead letter; `wavematch replay` of that log is IDENTICAL through the registry and one line
+without it; the registry refuses an incompatible change of an output schema.
 
 One broker (the session's), one registry (the session's) and one worker for the module.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
 import time
@@ -148,6 +150,18 @@ def read_until(
     raise AssertionError(f"no such record on {topic} within {timeout_s:.0f} s; saw {seen}")
 
 
+def wavematch_cli(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_SCHEMA_REGISTRY")}
+    return subprocess.run(
+        [sys.executable, "-m", "streams.cli", *args, "--quiet"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        env=env,
+        timeout=120,
+    )
+
+
 def seated(match: dict[str, Any]) -> set[str]:
     return {seat["ticket_id"] for team in match["teams"] for seat in team["players"]}
 
@@ -187,6 +201,21 @@ def test_outside_readers_read_the_match_of_registry_framed_joins(
     assert tail.returncode == 0, tail.stderr
     shown = json.loads(tail.stdout.splitlines()[0])
     assert (shown["type"], shown["match_id"]) == ("MatchCreated", match["match_id"])
+
+    # An auditor replays that log, framed joins and framed outputs, through the registry
+    # of the settings (docs/adr/0167); without one, one line naming the setting.
+    identical = wavematch_cli("replay", "--broker", kafka_broker.url, "--config", str(config))
+    assert identical.returncode == 0, identical.stdout + identical.stderr
+    lines = {line[:21].strip(): line[21:] for line in identical.stdout.splitlines()}
+    assert lines["verdict"] == "IDENTICAL", identical.stdout
+    matched, _, checked = lines["matches identical"].partition(" of ")
+    assert matched == checked and int(checked) >= 1, identical.stdout
+    bare = tmp_path / "no-registry.toml"
+    bare.write_text(config.read_text().replace(f'schema_registry_url = "{apicurio.url}"', ""))
+    refused = wavematch_cli("replay", "--broker", kafka_broker.url, "--config", str(bare))
+    assert refused.returncode == 2 and refused.stdout == "", refused.stdout + refused.stderr
+    (line,) = refused.stderr.splitlines()
+    assert "schema_registry_url:" in line and "registry-framed" in line, line
 
     # The Python example of schemas/README.md, as a user runs it.
     example = subprocess.run(

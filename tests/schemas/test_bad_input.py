@@ -73,8 +73,7 @@ CASES: list[tuple[str, bytes | None, str, str | None]] = [
     ("oversize-json", b"{" + b" " * MAX_EVENT_BYTES + b"}", "oversize", None),
     ("oversize-avro", SOLO + b"\x00" * MAX_EVENT_BYTES, "oversize", None),
     ("header-truncated", SOLO[:6], "truncated", None),
-    # The last byte is the empty ``searches`` array: the one before ends joined_at_ms.
-    ("body-truncated", SOLO[:-2], "truncated", "joined_at_ms"),
+    ("body-truncated", SOLO[:-1], "truncated", "joined_at_ms"),
     ("body-truncated-in-player", SOLO[:40], "truncated", "players[0].ratings"),
     ("body-truncated-in-rating", SOLO[:43], "truncated", "players[0].ratings.zerg"),
     ("trailing-bytes", SOLO + b"\x00", "trailing_bytes", None),

@@ -17,7 +17,7 @@ import avro.schema
 import pytest
 from fastavro.schema import to_parsing_canonical_form
 
-from schemas.codec import CURRENT, KNOWN, MAGIC, decode, encode, load_schema
+from schemas.codec import CURRENT, KNOWN, MAGIC, decode, encode, load_schema, without_unsent
 from schemas.models import EVENTS
 
 GOLDEN = Path(__file__).resolve().parents[2] / "schemas" / "golden"
@@ -103,7 +103,10 @@ def test_official_avro_decodes_our_single_object_payloads(path: Path) -> None:
     plain = avro.schema.parse(json.dumps(_without_logical_types(source)))
     assert plain.fingerprint("CRC-64-AVRO") == data[2:10]
     decoded = avro.io.DatumReader(schema).read(avro.io.BinaryDecoder(io.BytesIO(data[10:])))
-    ours = _plain(decode(data).model_dump())
+    ours = decode(data).model_dump()
+    if KNOWN[data[2:10]].revision != "current":  # the fields it leaves out
+        without_unsent(ours, path.parent.name)
+    ours = _plain(ours)
     assert _plain(decoded) == {key: ours[key] for key in decoded}
     assert all(ours[key] is None for key in ours.keys() - decoded.keys())  # newer, unsent
 
@@ -113,6 +116,8 @@ def test_we_decode_what_official_avro_encodes(path: Path) -> None:
     name = path.parent.name
     event = decode(path.read_bytes())
     body = event.model_dump()
+    if KNOWN[path.read_bytes()[2:10]].revision != "current":  # the fields it leaves out
+        without_unsent(body, name)
     for field in load_schema(name)["fields"]:  # avro wants datetimes for timestamp-millis
         if field["name"].endswith("at_ms") and body[field["name"]] is not None:
             body[field["name"]] = datetime.fromtimestamp(body[field["name"]] / 1000, UTC)

@@ -175,3 +175,16 @@ def test_values_the_models_refuse_are_left_to_the_full_path() -> None:
         data = json.dumps({**body, field: value}).encode()
         assert fast_queue_event(data) is None, (field, value)
         assert isinstance(full_path(data), InvalidEvent), (field, value)
+
+
+def test_a_join_with_nearby_is_read_with_it_from_either_encoding() -> None:
+    from pathlib import Path
+
+    from matcher.queue.events import Nearby
+    from streams.wire.inbound import read
+
+    golden = Path(__file__).resolve().parents[2] / "schemas" / "golden" / "TicketJoined"
+    for name in ("nearby.json", "nearby.avro"):
+        event = read((golden / name).read_bytes())
+        assert event.nearby == Nearby(60_000, 100) and event.searches == (), name
+    assert read((golden / "solo.avro").read_bytes()).nearby is None

@@ -6,13 +6,15 @@ their outputs, and records below the committed offset stay silent."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 from prometheus_client import CollectorRegistry
 
-from schemas.codec import decode
+from schemas.codec import CURRENT, decode
 from schemas.models import WaveClosed
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
@@ -136,3 +138,55 @@ async def test_in_order_records_are_folded_once_with_their_outputs(
     await worker.process(log[3:])
     await worker.process(log[3:])  # a redelivery changes nothing
     assert waves_published(publisher) == ["1", "2", "3"]
+
+
+def decided(publisher: CollectingPublisher) -> list[Any]:
+    from streams.audit.compare import comparable
+
+    return [(topic, key, comparable(topic, value)) for topic, key, value in publisher.records]
+
+
+async def test_a_registry_outage_holds_framed_joins_back_and_loses_none(
+    folder: Folder, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    from dataclasses import replace
+
+    from schemas.models import TicketJoined
+    from streams.wire import registry as registry_module
+    from streams.wire.avro import registry_header
+    from streams.wire.registry import SchemaRegistry
+    from tests.streams.test_registry_wire import FakeClient
+
+    class Away(FakeClient):  # does not answer the first two look-ups
+        async def get_schema(self, schema_id: int):  # type: ignore[no-untyped-def]
+            self.failing = OSError("connection refused") if self.lookups < 2 else None
+            return await super().get_schema(schema_id)
+
+    monkeypatch.setattr(registry_module, "_RETRY_FIRST_S", 0.01)
+    plain = the_log()
+    framed = [
+        replace(r, value=registry_header(7) + r.value[10:])  # type: ignore[index]
+        if isinstance(decode(r.value or b""), TicketJoined)
+        else r
+        for r in plain
+    ]
+    assert sum(r.value != p.value for r, p in zip(framed, plain, strict=True)) == 2
+    expected_worker, expected = make_worker(folder, plain, committed=0)
+    await expected_worker.process(plain)
+
+    client = Away({7: json.dumps(CURRENT[TicketJoined].source)})
+    registry = SchemaRegistry(client)
+    metrics = CollectorRegistry()
+    worker, publisher = make_worker(
+        replace(folder, unframe=registry.unframe), framed, committed=0, registry=metrics
+    )
+    worker.registry = registry
+    with caplog.at_level("WARNING"):
+        await worker.process(framed)
+    assert client.lookups == 3
+    # The same outputs as of the log single-object (timings aside), no dead letter.
+    assert decided(publisher) == decided(expected) and len(decided(expected)) > 2
+    assert metrics.get_sample_value("wavematch_registry_waiting") == 0
+    said = [r.getMessage() for r in caplog.records if "schema registry" in r.getMessage()]
+    assert len(said) == 2 and "connection refused" in said[0] and "held back" in said[0]
+    assert "answers again" in said[1]

@@ -14,12 +14,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from fastavro import parse_schema, schemaless_reader
+from fastavro import parse_schema, schemaless_reader, schemaless_writer
 
 from schemas.codec import CURRENT, decode, encoder_for
 from schemas.errors import InvalidEvent
-from schemas.models import MatchCreated, TicketJoined
-from schemas.topics import MATCHES
+from schemas.models import MatchCreated, TicketJoined, TicketStatus
+from schemas.topics import MATCHES, STATUS
 from streams.settings import SettingsError, load_settings
 from streams.wire.avro import registry_header
 from streams.wire.registry import (
@@ -75,9 +75,18 @@ def joined_source() -> str:
     return json.dumps(CURRENT[TicketJoined].source)
 
 
+def current_join() -> bytes:
+    """JOIN single-object encoded with the current schema (the one registered), not the
+    older revision the encoder picks for a join without data (ADR 0171)."""
+    known = CURRENT[TicketJoined]
+    buffer = io.BytesIO(known.header)
+    buffer.seek(0, io.SEEK_END)
+    schemaless_writer(buffer, known.writer, TicketJoined.model_validate(JOIN).model_dump())
+    return buffer.getvalue()
+
+
 def framed_join(schema_id: int) -> bytes:
-    single = encoder_for("TicketJoined", validate=True)(JOIN)
-    return registry_header(schema_id) + single[10:]
+    return registry_header(schema_id) + current_join()[10:]
 
 
 def test_each_output_topic_is_framed_so_its_registered_schema_alone_reads_it() -> None:
@@ -86,6 +95,7 @@ def test_each_output_topic_is_framed_so_its_registered_schema_alone_reads_it() -
     assert set(client.registered) == {subject(topic) for topic in OUTPUT_TOPICS}
     assert subject(MATCHES) == "wavematch.matches.v1-value"
     single = (GOLDEN / "MatchCreated" / "duel.avro").read_bytes()  # the worker's bytes
+    assert CURRENT[MatchCreated].header != single[:10]  # the revision before seats' data
     framed = framing.frame(MATCHES.name, single)
     assert framed[:5] == registry_header(41)  # the matches topic's id, registered first
     registered = json.loads(client.registered[subject(MATCHES)])
@@ -143,8 +153,8 @@ def test_a_resolved_id_folds_as_the_single_object_value_would(folder: Folder) ->
     assert client.lookups == 1  # one look-up per id for the process's life
     folded = fold_value(folder, values[0])
     assert folded.rejection is None
-    single = encoder_for("TicketJoined", validate=True)(JOIN)
-    assert registry.unframe(values[0]) == single
+    assert registry.unframe(values[0]) == current_join()
+    assert decode(current_join()) == decode(encoder_for("TicketJoined", validate=True)(JOIN))
 
 
 @pytest.mark.parametrize(
@@ -255,6 +265,34 @@ def test_a_union_framed_value_reads_back_as_its_own_record(name: str) -> None:
     framed = framing.frame(MATCHES.name, single)
     reader = SchemaRegistry(FakeClient({41: writer.registered[subject(MATCHES)]}))
     asyncio.run(reader.resolve([framed]))
-    assert reader.unframe(framed) == single
+    # An older revision (no seat carries data, ADR 0173) is framed as the current one.
+    assert decode(reader.unframe(framed)) == decode(single)
+    assert reader.unframe(framed)[:10] == CURRENT[type(decode(single))].header
     with pytest.raises(InvalidEvent, match="union of 3 records"):
         reader.unframe(framed[:5] + b"\x06" + framed[6:])  # branch 3 of 0-2
+
+
+@pytest.mark.parametrize(
+    "golden", ["TicketStatus/searching.avro", "MatchCreated/duel.avro", "MatchCreated/data.avro"]
+)
+def test_a_record_written_as_an_older_revision_is_framed_in_the_registered_schema(
+    golden: str,
+) -> None:
+    """A status without connection details (ADR 0171), a match without seat data (ADR
+    0173): their single-object bytes name the older revision, but the registry has the
+    current schema: the framed body is the current schema's, which it alone reads."""
+    client = FakeClient({})
+    framing = asyncio.run(SchemaRegistry(client).register_outputs())
+    single = (GOLDEN / golden).read_bytes()
+    event = decode(single)
+    topic = STATUS if isinstance(event, TicketStatus) else MATCHES
+    framed = framing.frame(topic.name, single)
+    assert framed[:1] == b"\x00"
+    registered = parse_schema(json.loads(client.registered[subject(topic)]))
+    stream = io.BytesIO(framed[5:])  # the matches topic's union reads its branch index
+    body = schemaless_reader(stream, registered, None)
+    assert stream.tell() == len(framed) - 5
+    for name, value in body.items():  # fastavro gives timestamps as datetimes
+        if name.endswith("at_ms") and value is not None:
+            body[name] = round(value.timestamp() * 1000)
+    assert type(event).model_validate(body) == event

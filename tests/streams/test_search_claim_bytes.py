@@ -20,6 +20,8 @@ OUTPUTS = [
         "p-1", "t-1", "2v2", "eu", False, AT, ("t-1", "1v1", "na"), "m-2", "matched_elsewhere"
     ),
     ClaimDecided("p-1", "t-1", "2v2", "eu", False, AT, ("t-1", "1v1", "na"), None, "left"),
+    # A leave's claim (docs/adr/0146): REQUESTED with a null match id.
+    ClaimRequested("p-1", "t-1", "1v1", "eu", AT, ""),
 ]
 
 
@@ -31,3 +33,9 @@ def test_search_claim_bytes_are_fastavros_and_read_back(output) -> None:
     assert read(value) == output
     own = routing_key(read(value))
     assert key == (own if own is not None else f"{output.queue}/{output.region}".encode())
+
+
+def test_a_leaves_claim_is_a_request_without_a_match_keyed_by_the_ticket() -> None:
+    _, key, value = Writer().record(ClaimRequested("p-1", "t-1", "1v1", "eu", AT, ""))
+    event = decode(value)
+    assert (event.action.value, event.match_id, key) == ("REQUESTED", None, b"search/t-1")
