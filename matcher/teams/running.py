@@ -5,7 +5,7 @@ A group's :class:`Totals` hold what the rules that no split can mend read of it:
 newest and oldest join, rating span, highest known latency, each attribute rule's
 values, each leaf of a monotone named rule (counts, spans, value sets), each per-team
 count bound's count and, with rematch or block lists, who is in it and whom they may not
-meet. Each rule reads the wait it reads in ``group_problem`` (its ``expansion_age``).
+meet. Each rule reads the wait it reads in ``group_problem``.
 Merging two totals is the totals of the two groups together; :func:`passes` gives the
 same verdict as ``group_problem`` followed by ``within`` (matcher/teams/ruled.py) and
 counts a refusing named rule in the wave's tally as ``group_problem`` does.
@@ -192,7 +192,7 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
             if state is not None and not state:
                 return False
     for check, tree in plan.trees:
-        if not _holds(check, tree, a.leaves, None if b is None else b.leaves, waits.oldest):
+        if not _holds(check, tree, a.leaves, None if b is None else b.leaves, waits.newest):
             if rules.tally is not None:
                 rules.tally.count(check.name, False)
             return False
