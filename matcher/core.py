@@ -97,6 +97,8 @@ class Ticket:
     joined_at_ms: int
     party_id: str | None = None
     data: tuple[tuple[str, str], ...] = ()
+    #: Higher goes first when a wave cannot match everyone (a queue's ``priority`` rule).
+    priority: int = 0
 
     @property
     def size(self) -> int:

@@ -92,6 +92,7 @@ def _why(
 ) -> str:
     newcomer = ticket.players[0]
     joined = {w.ticket.ticket_id: w.ticket.joined_at_ms for w in snapshot.tickets}
+    priorities = {w.ticket.ticket_id: w.ticket.priority for w in snapshot.tickets}
     seats_of = Counter(s.ticket_id for team in match.teams for s in team.seats)
     refusals: Counter[str] = Counter()
     first: dict[str, str] = {}
@@ -107,6 +108,12 @@ def _why(
         latencies = [p.latency_to(snapshot.region) for p in seated]
         problem = lineup_problem(rules, ratings, waited, latencies, seated, met)
         if problem is None:
+            held = priorities.get(out.ticket_id, 0)
+            if rules.priority and held >= ticket.priority:
+                return (
+                    f"rule 'priority': the seat of {out.player_id} went to a ticket of "
+                    f"priority {held}, not below its {ticket.priority}"
+                )
             return f"the rules allowed the seat of {out.player_id}; the strategy chose otherwise"
         name, detail = _rule_of(problem)
         refusals[name] += 1

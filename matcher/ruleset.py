@@ -29,6 +29,7 @@ RULE_NAMES = (
     "deviation",
     "checks",
     "sort",
+    "priority",
 )
 _EXPANSION_KEYS = ("base", "growth_per_s", "steps", "cap", "expansion_age")
 _ATTRIBUTE_KEYS = ("name", "match", "relax_after_s", "missing", "expansion_age")
@@ -210,6 +211,8 @@ class QueueRuleSet:
     deviation: DeviationRule | None = None
     checks: tuple[Check, ...] = ()
     sort: tuple[SortKey, ...] = ()
+    #: Higher ``Ticket.priority`` is matched first when a wave cannot match everyone.
+    priority: bool = False
     #: The ``checks`` a group breaks whatever is added to it and however it is split: the
     #: grouping may refuse a party that breaks one before any split is tried.
     monotone_checks: tuple[Check, ...] = field(init=False, repr=False, compare=False)
@@ -256,6 +259,9 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
     block_lists = raw.get("block_lists", False)
     if not isinstance(block_lists, bool):
         raise ValueError(f"rules.block_lists: must be true or false (got {block_lists!r})")
+    priority = raw.get("priority", False)
+    if not isinstance(priority, bool):
+        raise ValueError(f"rules.priority: must be true or false (got {priority!r})")
     return QueueRuleSet(
         rating=rating,
         max_spread=_limit(raw, "max_spread"),
@@ -267,6 +273,7 @@ def parse_rules(raw: Mapping[str, object]) -> QueueRuleSet:
         checks=parse_checks(raw["checks"]) if "checks" in raw else (),
         sort=_sort_keys(raw.get("sort", ())),
         block_lists=block_lists,
+        priority=priority,
         deviation=_deviation(raw["deviation"], rating) if "deviation" in raw else None,
     )
 

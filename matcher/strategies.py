@@ -77,7 +77,8 @@ _BUILT_IN = (
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_optimal",
         revision=14,
-        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "checks", "sort"},
+        # ``priority``: its sit-out order is the duel code's own (docs/adr/0162).
+        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "checks", "sort", "priority"},
     ),
     # The reference pipeline as designed (its pressure windows): the rating key alone.
     StrategyEntry(
@@ -113,8 +114,9 @@ _BUILT_IN = (
         checker="matcher.multifactor.checks:multifactor_result_problems",
         check="matcher.multifactor.config:multifactor_settings",
         revision=6,
-        # Its search orders nothing by a sweep: the soft ``sort`` has no place to act.
-        rules_honoured=_ALL_RULES - {"sort"},
+        # Its search orders nothing by a sweep: the soft ``sort`` has no place to act, and
+        # its packing has no priority repair yet (docs/adr/0162).
+        rules_honoured=_ALL_RULES - {"sort", "priority"},
     ),
 )
 
@@ -244,6 +246,11 @@ def check_rules(profile: QueueProfile) -> object:
         raise ValueError(
             f"rules.sort: not honoured by strategy {profile.strategy!r} in mode 'queue' "
             "(its game queue pops games by imbalance, not by a sweep)"
+        )
+    if profile.ruleset.priority and profile.options.get("max_imbalance") is not None:
+        raise ValueError(
+            f"rules.priority: not honoured by strategy {profile.strategy!r} with "
+            "options.max_imbalance (a swap the rules allow may exceed it; docs/adr/0162)"
         )
     if profile.ruleset.rating is not None and (profile.roles or profile.team_roles):
         raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")

@@ -144,7 +144,7 @@ WRITTEN_WITHOUT: Final[dict[str, tuple[str, frozenset[str]]]] = {
         "r2",
         frozenset(
             {"players[].blocked_players", "players[].deviation", "players[].numbers"}
-            | {"players[].data", "searches", "data", "nearby"}
+            | {"players[].data", "searches", "data", "nearby", "priority"}
         ),
     ),
     "MatchCreated": ("r1", frozenset({"teams[].players[].data"})),

@@ -34,6 +34,8 @@ MAX_PLAYERS_PER_TICKET: Final = 10
 MAX_VETOED_MAPS: Final = 64
 #: The most player ids one player's block list may hold.
 MAX_BLOCKED_PLAYERS: Final = 100
+#: A ticket's priority lies within plus or minus this (``TicketJoined.priority``).
+MAX_PRIORITY: Final = 1_000_000
 #: Ratings, offered roles and latencies per player: generous, and it keeps a full
 #: ticket's worst case within a few tens of KiB.
 MAX_NAMES_PER_PLAYER: Final = 16
@@ -205,7 +207,6 @@ class TicketJoined(Record):
     players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
     joined_at_ms: TimestampMs
     searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
-    #: Regions chosen from latency by the home's worker (docs/adr/0147).
     data: Data = {}
 
     @field_validator("searches")
@@ -236,7 +237,10 @@ class TicketJoined(Record):
             raise ValueError(f"player ids must be unique within a ticket; repeated: {repeated}")
         return players
 
+    #: Regions chosen from latency by the home's worker (docs/adr/0147).
     nearby: Nearby | None = None
+    # Null rather than 0 by default: a join without it is written as it was before it.
+    priority: Annotated[int, Field(ge=-MAX_PRIORITY, le=MAX_PRIORITY)] | None = None
 
     @field_validator("data")
     @classmethod

@@ -1,7 +1,7 @@
 """A/B of tickets searching several places (docs/adr/0145) against a tree without them.
 
     .venv/bin/python scripts/bench_ab_searches.py BASE NEW [--rounds 5]
-        [--events 30000] [--players 10000]
+        [--events 30000] [--players 10000] [--base-searches]
 
 Each round runs both trees in a rotated order, each in its own process, so both see the
 same load on a shared machine; only ratios inside the same rounds are evidence. Per tree:
@@ -16,6 +16,8 @@ same load on a shared machine; only ratios inside the same rounds are evidence. 
   are tentative: the wave writes search claims instead of creating them). ``settle``
   (NEW only): the CPU of folding those claims and their answers until every tentative
   match is created.
+- ``--base-searches``: BASE has the feature too (a change to it): both trees run NEW's
+  workloads, and every figure is compared with BASE's own.
 - ``records``: on NEW, queue-topic records written per join searching two places, over
   its whole life (copy, claim request and answer, end notice), and the records of the
   other topics (dequeue in the other place).
@@ -52,6 +54,11 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--events", type=int, default=30_000)
     parser.add_argument("--players", type=int, default=10_000)
+    parser.add_argument(
+        "--base-searches",
+        action="store_true",
+        help="BASE has several places too: run NEW's workloads on both (a change to them)",
+    )
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--new", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -66,7 +73,7 @@ def main() -> int:
         for tree in trees[number % 2 :] + trees[: number % 2]:
             command = [sys.executable, str(HERE), "--child", str(tree)]
             command += ["--events", str(args.events), "--players", str(args.players)]
-            command += ["--new"] if tree == trees[1] else []
+            command += ["--new"] if tree == trees[1] or args.base_searches else []
             run = subprocess.run(command, capture_output=True, text=True)
             if run.returncode:
                 sys.exit(f"{tree}: {run.stderr}")
@@ -78,6 +85,8 @@ def main() -> int:
         median = statistics.median(values)
         shown = ", ".join(f"{v:.1f}" for v in values)
         compared = base.get(name) or base.get(_BASE_OF.get(name, ""))
+        if name.startswith("per searching join"):
+            compared = None  # counts, not costs
         ratio = f" ({median / compared:.2f}x BASE {compared:.1f})" if compared else ""
         print(f"{name}: NEW median {median:.1f}{ratio} [{shown}]")
     return 0

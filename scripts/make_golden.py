@@ -253,6 +253,17 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "nearby": {"open_after_ms": 60_000, "max_latency_ms": 100},
         },
     ),
+    "TicketJoined/priority": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-8a03c6d1",
+            "queue": "5v5",
+            "region": "eu",
+            "players": [{"player_id": "p-7302", "ratings": {"mmr": 1640}}],
+            "joined_at_ms": T0,
+            "priority": 10,
+        },
+    ),
     "SearchClaim/requested": (
         m.SearchClaim,
         {

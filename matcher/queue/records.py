@@ -55,13 +55,15 @@ def ticket_to_record(ticket: Ticket) -> list[Any]:
             for p in ticket.players
         ],
     ]
-    if ticket.data:
-        record.append([list(d) for d in ticket.data])
-    return record
+    # Optional trailing items in a fixed order, the empty ones at the end left out.
+    extra: list[Any] = [ticket.priority, [list(d) for d in ticket.data]]
+    while extra and not extra[-1]:
+        extra.pop()
+    return record + extra
 
 
 def ticket_from_record(record: list[Any]) -> Ticket:
-    ticket_id, queue, region, party_id, joined_at_ms, players, *data = record
+    ticket_id, queue, region, party_id, joined_at_ms, players, *extra = record
     return Ticket(
         ticket_id=ticket_id,
         queue=queue,
@@ -84,7 +86,8 @@ def ticket_from_record(record: list[Any]) -> Ticket:
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),
-        data=tuple((k, v) for k, v in (data[0] if data else ())),
+        data=tuple((k, v) for k, v in (extra[1] if len(extra) > 1 else ())),
+        priority=extra[0] if extra else 0,
     )
 
 

@@ -31,9 +31,14 @@ from matcher.queue.tickets import Held
 # A copy per other place of every such join (matcher/fastbuild.py).
 _make_ticket = builder(Ticket)
 _make_joined = builder(TicketJoined)
+# A wave holds thousands of tentative matches, each asking a claim per searching ticket.
+_make_proposal = builder(MatchProposal)
+_make_request = builder(ClaimRequested)
 
 MATCHED_ELSEWHERE = "matched_elsewhere"
 LEFT = "left"
+#: No copy waits to open: later than any log time.
+_NEVER = 1 << 62
 #: The match id of a leave's search claim (a REQUESTED with a null match id on the
 #: wire): it holds the ticket in the claim partition's order, so that a match asking
 #: after it is refused; the claim book answers it nothing (docs/adr/0146).
@@ -71,6 +76,7 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | D
                 t.joined_at_ms,
                 t.party_id,
                 t.data,
+                t.priority,
             )
             copies.append(_make_joined(copy, searches, None))
     queue.life.search_places(ticket.ticket_id, searches)
@@ -92,7 +98,11 @@ def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft)
     """Open the copies whose time has come (in opening then id order); one whose TTL ran
     out first expires; forget the places of tickets gone."""
     life, now = queue.life, tick.tick_at_ms
-    due = sorted((at, t) for t, (_, at) in life.unopened.items() if at <= now)
+    due: list[tuple[int, str]] = []
+    if life.unopened and life.unopened_due_at <= now:  # else none opens: no pass over them
+        due = sorted((at, t) for t, (_, at) in life.unopened.items() if at <= now)
+        later = [at for _, at in life.unopened.values() if at > now]
+        life.unopened_due_at = min(later, default=_NEVER)
     for _, ticket_id in due:
         ticket = life.end_unopened(ticket_id)
         assert ticket is not None
@@ -102,6 +112,8 @@ def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft)
             )
         else:
             queue.admit(ticket)
+    if len(queue.tickets) >= len(life.places):  # every place's ticket may still be here
+        return
     present = set(queue.tickets).union(life.unopened, life.pending)
     for held in life.tentative.values():
         present.update(held.tickets)
@@ -110,7 +122,11 @@ def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft)
 
 def is_tentative(queue: RegionState, match: Match) -> bool:
     places = queue.life.places
-    return any(seat.ticket_id in places for team in match.teams for seat in team.seats)
+    for team in match.teams:
+        for seat in team.seats:
+            if seat.ticket_id in places:
+                return True
+    return False
 
 
 def hold_tentative(
@@ -122,26 +138,22 @@ def hold_tentative(
 ) -> None:
     """Hold a wave's matches that hold a ticket searching elsewhere; ask for the search
     claim of each such ticket."""
-    at_ms, places = tick.tick_at_ms, queue.life.places
+    at_ms, places, life = tick.tick_at_ms, queue.life.places, queue.life
+    name, region, wave_id, fingerprint = (
+        queue.queue,
+        queue.region,
+        tick.wave_id,
+        tick.config_fingerprint,
+    )
+    requests = draft.life
     for match, tickets in zip(matches, queue.take_matched(matches), strict=True):
-        proposal = MatchProposal(
-            match,
-            queue.queue,
-            queue.region,
-            tick.wave_id,
-            strategy,
-            tick.config_fingerprint,
-            at_ms,
-        )
-        queue.life.hold_tentative(match.match_id, Held(tickets, at_ms, proposal))
+        match_id = match.match_id
+        proposal = _make_proposal(match, name, region, wave_id, strategy, fingerprint, at_ms, None)
+        life.hold_tentative(match_id, Held(tickets, at_ms, proposal))
         for ticket_id, queued in tickets.items():  # ticket id order
             if ticket_id in places:
                 first = queued.ticket.players[0].player_id
-                draft.life.append(
-                    ClaimRequested(
-                        first, ticket_id, queue.queue, queue.region, at_ms, match.match_id
-                    )
-                )
+                requests.append(_make_request(first, ticket_id, name, region, at_ms, match_id))
 
 
 def decided(queue: RegionState, event: ClaimDecided) -> Draft:

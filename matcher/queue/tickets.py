@@ -55,6 +55,9 @@ class Lifecycle:
     #: Tentative matches awaiting their search claims: ``accepted`` holds the tickets
     #: granted so far.
     tentative: dict[str, Held] = field(default_factory=dict)
+    #: At most the earliest opening time in ``unopened`` (a wave before it opens none);
+    #: derived, not kept in snapshots: 0 after a restore, so the first wave looks.
+    unopened_due_at: int = field(default=0, compare=False)
 
     def holds(self) -> bool:
         return bool(self.players)
@@ -156,6 +159,7 @@ class Lifecycle:
 
     def hold_unopened(self, ticket: Ticket, open_at_ms: int) -> None:
         self.unopened[ticket.ticket_id] = (ticket, open_at_ms)
+        self.unopened_due_at = min(self.unopened_due_at, open_at_ms)
         self.hold(ticket.ticket_id, ticket)
 
     def end_unopened(self, ticket_id: str) -> Ticket | None:

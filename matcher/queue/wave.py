@@ -115,11 +115,13 @@ def _take_or_hold(
     check or a placement; returns the matches published as created. A match holding a
     ticket that searches other places too is tentative until its search claims answer."""
     if queue.life.places:
-        matches = tuple(m for m in result.matches if not searches.is_tentative(queue, m))
-        if len(matches) < len(result.matches):
-            tentative = tuple(m for m in result.matches if searches.is_tentative(queue, m))
-            searches.hold_tentative(queue, tentative, tick, result.strategy, draft)
-            result = replace(result, matches=matches)
+        plain: list[Match] = []
+        tentative: list[Match] = []
+        for match in result.matches:  # one look per match, the wave's order kept
+            (tentative if searches.is_tentative(queue, match) else plain).append(match)
+        if tentative:
+            searches.hold_tentative(queue, tuple(tentative), tick, result.strategy, draft)
+            result = replace(result, matches=tuple(plain))
     if policy.ready_check_ms or policy.placement_timeout_ms:
         created = held.divert(queue, result.matches, tick, result.strategy, policy, draft)
         queue.held_wave()

@@ -316,6 +316,21 @@ def wave_rule_problems(
                             f"match {match.match_id}: seat of {seat.player_id} is rated "
                             f"{seat.rating}, not the player's {rules.rating!r} rating{bound}"
                         )
+    if rules.priority:
+        from matcher.rules.priority_check import priority_problems
+
+        def judge(teams: list[list[int]], seated: list[Player], joined: list[int]) -> str | None:
+            waited = waited_s(snapshot.closed_at_ms, joined)
+            latencies = [player.latency_to(snapshot.region) for player in seated]
+            return lineup_problem(rules, teams, waited, latencies, seated, met)
+
+        def rate(player: Player) -> int | None:  # as matcher.teams.model seats a player
+            if rules.rating is not None:
+                return rated(player, rules)
+            return max((value for _, value in player.ratings), default=None)
+
+        shape = (profile.team_count, profile.team_size) if profile.team_steps else None
+        problems += priority_problems(snapshot, result, judge, rate, shape)
     return problems
 
 

@@ -146,6 +146,8 @@ class Party:
     joined_at_ms: int
     wait_cycles: int
     order: int
+    #: The ticket's priority (``Ticket.priority``), read under a queue's ``priority`` rule.
+    priority: int = 0
 
     @property
     def size(self) -> int:
@@ -195,6 +197,7 @@ def parties_of(
                 ticket.joined_at_ms,
                 waiting.wait_cycles,
                 order,
+                ticket.priority,
             )
         )
     return tuple(playable), tuple(unplayable)

@@ -33,12 +33,13 @@ from matcher.teams.model import (
     seat_rating,
     team_ratings,
 )
-from matcher.teams.offline import partition_wave
+from matcher.teams.offline import optimal_split, partition_wave
 from matcher.teams.options import (
     GameQueueConfig,
     game_queue_settings,
     rebalance_settings,
 )
+from matcher.teams.priority import prioritized
 from matcher.teams.rebalance import choose_method, rebalance
 from matcher.teams.roles import shortest_role_interval, split_representatives
 from matcher.teams.ruled import (
@@ -95,6 +96,9 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     admit = _admitter(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
     lineups = complete(parties, lineups, shape, config.imbalance, accept, admit)
+    if rules.priority:
+        more = lambda found: complete(parties, found, shape, config.imbalance, accept, admit)  # noqa: E731
+        lineups = prioritized(parties, lineups, ruled, accept, more)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
     stats = (("method_" + method, 1.0), *rules.tally_stats())
@@ -210,6 +214,10 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     lineups = [lineup for lineup in lineups if accept(parties, lineup)]
     admit = _admitter(snapshot, rules, shape, met)
     lineups = complete(parties, lineups, shape, params, accept, admit)
+    if rules.priority:
+        resplit = wrap(lambda group: optimal_split(group, shape, params))
+        more = lambda found: complete(parties, found, shape, params, accept, admit)  # noqa: E731
+        lineups = prioritized(parties, lineups, resplit, accept, more)
     matches = _matches(snapshot, profile, parties, lineups, rng, params)
     stats = (("mode_" + config.mode, 1.0), *rules.tally_stats())
     return build_result("game-queue", snapshot, matches, stats)

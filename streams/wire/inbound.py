@@ -86,6 +86,7 @@ _make_player = builder(Player)
 _make_ticket = builder(Ticket)
 _make_joined = builder(TicketJoined)
 _make_left = builder(TicketLeft)
+_make_search = builder(Search)
 
 
 class _Unsure(Exception):
@@ -181,6 +182,11 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
     places = body.pop("searches", None)
     if body.pop("nearby", None) is not None:  # rare: the model's path checks it
         raise _Unsure
+    priority = body.pop("priority", None)  # every Avro join has it, most JSON joins not
+    if priority is None:
+        priority = 0
+    elif type(priority) is not int or not -wire.MAX_PRIORITY <= priority <= wire.MAX_PRIORITY:
+        raise _Unsure
     if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
         raise _Unsure
     _no_data(body)
@@ -201,6 +207,7 @@ def _joined(body: dict[str, Any]) -> TicketJoined:
         _timestamp(body["joined_at_ms"]),
         party_id,
         (),
+        priority,
     )
     return _make_joined(
         ticket, _searches(places, ticket.queue, ticket.region) if places else (), None
@@ -216,14 +223,21 @@ def _searches(places: Any, queue: str, region: str) -> tuple[Search, ...]:
         raise _Unsure
     out = []
     for place in places:
-        if type(place) is not dict or not place.keys() <= _SEARCH_FIELDS or "region" not in place:
+        if type(place) is not dict:
+            raise _Unsure
+        if len(place) == 1:  # the usual place, a copy's too: its region only
+            out.append(_make_search(queue, _key_part(place.get("region")), 0))
+            continue
+        if not place.keys() <= _SEARCH_FIELDS or "region" not in place:
             raise _Unsure
         named = place.get("queue")
         after = place.get("open_after_ms", 0)
         if type(after) is not int or not 0 <= after <= wire.MAX_OPEN_AFTER_MS:
             raise _Unsure
         out.append(
-            Search(queue if named is None else _key_part(named), _key_part(place["region"]), after)
+            _make_search(
+                queue if named is None else _key_part(named), _key_part(place["region"]), after
+            )
         )
     if out[0].open_after_ms or len({(s.queue, s.region) for s in out}) != len(out):
         raise _Unsure
@@ -449,6 +463,7 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
         event.joined_at_ms,
         event.party_id,
         tuple(sorted(event.data.items())),
+        event.priority or 0,
     )
 
 

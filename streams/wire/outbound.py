@@ -30,7 +30,7 @@ from schemas.topics import (
     queue_key,
     search_key,
 )
-from streams.wire.avro import NULL, SOME, Binary, header, symbols
+from streams.wire.avro import NULL, SOME, Binary, fresh_string, header, symbols
 from streams.wire.matches import MatchWriter, Write
 from streams.wire.tickets import TicketWriter
 
@@ -183,7 +183,7 @@ def _claim(output: ClaimRequested | ClaimDecided | ClaimReleased) -> dict[str, A
 
 def _claim_requested(output: ClaimRequested) -> Record:
     if output.match_id is not None:
-        return _search_claim(output, "REQUESTED")
+        return _search_request(output, output.match_id)
     body = _claim(output) | {"requested_at_ms": output.at_ms}
     return (_QUEUE, claim_key(output.player_id), _encode["ClaimRequested"](body))
 
@@ -249,21 +249,47 @@ def _search_claim(output: ClaimRequested | ClaimDecided | ClaimReleased, action:
     return (_QUEUE, key, value)
 
 
+_REQUESTED = _SEARCH_CLAIM + _SEARCH_ACTIONS["REQUESTED"]
+_NO_HOLDER_NOR_END = NULL + NULL + NULL
+
+
+def _search_request(output: ClaimRequested, match_id: str) -> Record:
+    """:func:`_search_claim`'s REQUESTED, the one a wave writes per tentative ticket:
+    the ids are written fresh (each once), not remembered among the wave's strings."""
+    string = _SEARCH_BINARY.string
+    value = b"".join(
+        (
+            _REQUESTED,
+            fresh_string(output.ticket_id),
+            fresh_string(output.player_id),
+            string(output.queue),
+            string(output.region),
+            SOME + fresh_string(match_id) if match_id else NULL,  # a leave's claim (ADR 0146)
+            _NO_HOLDER_NOR_END,
+            _SEARCH_BINARY.long(output.at_ms),
+        )
+    )
+    return (_QUEUE, search_key(output.ticket_id), value)
+
+
 def _search_copy(copy: TicketJoined) -> Record:
     """The copy of a join searching several places, for one of its other places.
 
     Written in the JSON input form, not Avro: the queue's fast decoder reads a JSON join
     in half the CPU of an Avro one (docs/benchmarks/searches.md), and a copy is folded
-    once more than it is written.
+    once more than it is written. Every player field is written (the copy is the same
+    ticket), and a place's ``queue`` and ``open_after_ms`` only when they are not what
+    the reader defaults them to (the copy's queue, 0): less text to scan and check.
+    tests/streams/test_search_copy.py reads it back as the same join.
     """
     ticket = copy.ticket
     players = []
     for p in ticket.players:
         player: dict[str, Any] = {"player_id": p.player_id, "ratings": dict(p.ratings)}
         if p.roles:
-            player["roles"] = list(p.roles)
+            player["roles"] = p.roles
         if p.vetoed_maps:
-            player["vetoed_maps"] = list(p.vetoed_maps)
+            player["vetoed_maps"] = p.vetoed_maps
         if p.latency_ms:
             player["latency_ms"] = dict(p.latency_ms)
         if p.can_host:
@@ -271,7 +297,7 @@ def _search_copy(copy: TicketJoined) -> Record:
         if p.attributes:
             player["attributes"] = dict(p.attributes)
         if p.blocked:
-            player["blocked_players"] = list(p.blocked)
+            player["blocked_players"] = p.blocked
         if p.deviation is not None:
             player["deviation"] = p.deviation
         if p.numbers:
@@ -279,24 +305,35 @@ def _search_copy(copy: TicketJoined) -> Record:
         if p.data:
             player["data"] = dict(p.data)
         players.append(player)
+    queue = ticket.queue
+    places = []
+    for s in copy.searches:
+        place: dict[str, Any] = {"region": s.region}
+        if s.queue != queue:
+            place["queue"] = s.queue
+        if s.open_after_ms:
+            place["open_after_ms"] = s.open_after_ms
+        places.append(place)
     body: dict[str, Any] = {
         "type": "TicketJoined",
         "ticket_id": ticket.ticket_id,
-        "queue": ticket.queue,
+        "queue": queue,
         "region": ticket.region,
         "players": players,
         "joined_at_ms": ticket.joined_at_ms,
-        "searches": [
-            {"region": s.region, "queue": s.queue, "open_after_ms": s.open_after_ms}
-            for s in copy.searches
-        ],
+        "searches": places,
     }
     if ticket.party_id is not None:
         body["party_id"] = ticket.party_id
+    if ticket.priority:
+        body["priority"] = ticket.priority
     if ticket.data:
         body["data"] = dict(ticket.data)
-    value = json.dumps(body, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-    return (_QUEUE, queue_key(ticket.queue, ticket.region), value)
+    return (_QUEUE, queue_key(queue, ticket.region), _json(body).encode("utf-8"))
+
+
+#: One encoder for every copy: ``json.dumps`` with options builds a new one per call.
+_json = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
 
 
 def _backfill_result(result: BackfillResult) -> Record:

@@ -250,6 +250,42 @@ def test_a_queue_holding_its_matches_after_the_wave_refuses_a_searching_join():
     assert refused.detail == "searches: not in a queue with a ready check or placement reports"
 
 
+def opened(region, ticket_id: str) -> bool:
+    """Open in ``region``: queued, or already in one of its tentative matches."""
+    held = any(ticket_id in h.tickets for h in region.life.tentative.values())
+    return ticket_id not in region.life.unopened and (ticket_id in region.tickets or held)
+
+
+def test_late_places_open_each_at_its_own_tick_across_a_snapshot():
+    b = book()
+    log = Log(b)
+    log.fold(
+        join("t", "alice", searches=(Search("1v1", "eu"), Search("1v1", "na", 30_000))),
+        join("u", "bob", searches=(Search("1v1", "eu"), Search("1v1", "na", 10_000))),
+    )
+    log.settle()
+    na = b.regions["1v1", "na"]
+    assert set(na.life.unopened) == {"t", "u"}
+    log.fold(tick("1v1", "na", 1, 11_000))
+    assert opened(na, "u") and set(na.life.unopened) == {"t"}
+    log.fold(tick("1v1", "na", 2, 20_000))
+    assert set(na.life.unopened) == {"t"}
+    b.regions["1v1", "na"] = na = queue_from_record(queue_to_record(na))
+    log.fold(tick("1v1", "na", 3, 30_999))
+    assert not opened(na, "t")
+    log.fold(tick("1v1", "na", 4, 31_000))
+    assert opened(na, "t") and not na.life.unopened
+    # A copy held after a wave looked is still seen at its own tick.
+    log.fold(
+        join("v", "carol", at_ms=31_500, searches=(Search("1v1", "eu"), Search("1v1", "na", 500)))
+    )
+    log.settle()
+    log.fold(tick("1v1", "na", 5, 31_999))
+    assert not opened(na, "v")
+    log.fold(tick("1v1", "na", 6, 32_000))
+    assert opened(na, "v")
+
+
 def _split_leave(log: Log) -> tuple[list[object], list[object]]:
     """The records a leave wrote: those for the claim partition, and the end notices."""
     written = list(log.todo)

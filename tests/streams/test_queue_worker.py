@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from prometheus_client import CollectorRegistry
 
-from schemas.codec import CURRENT, decode
+from schemas.codec import decode, history, schema_fingerprint
 from schemas.models import WaveClosed
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
@@ -174,7 +174,14 @@ async def test_a_registry_outage_holds_framed_joins_back_and_loses_none(
     expected_worker, expected = make_worker(folder, plain, committed=0)
     await expected_worker.process(plain)
 
-    client = Away({7: json.dumps(CURRENT[TicketJoined].source)})
+    # The joins' own writer schema (a join without the newer fields is written as r2).
+    (written,) = {r.value[2:10] for r in plain if isinstance(decode(r.value or b""), TicketJoined)}
+    (source,) = [
+        schema
+        for schema in history("TicketJoined").values()
+        if schema_fingerprint(schema) == written
+    ]
+    client = Away({7: json.dumps(source)})
     registry = SchemaRegistry(client)
     metrics = CollectorRegistry()
     worker, publisher = make_worker(

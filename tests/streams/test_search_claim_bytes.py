@@ -13,6 +13,7 @@ from streams.wire.outbound import Writer
 AT = 1_767_225_635_000
 OUTPUTS = [
     ClaimRequested("p-1", "t-1", "1v1", "na", AT, "m-1"),
+    ClaimRequested("p-é" * 30, "t-1" * 40, "1v1", "na", AT, "m-" + "9" * 100),
     ClaimReleased("p-1", "t-1", "1v1", "na", AT, "m-1"),
     ClaimDecided("p-1", "t-1", "1v1", "na", True, AT, None, "m-1"),
     ClaimDecided("p-1", "t-1", "1v1", "na", False, AT, ("t-1", "2v2", "eu"), "m-1"),

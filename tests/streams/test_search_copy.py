@@ -1,13 +1,65 @@
-"""A copy of a join searching several places carries every field of the join."""
+"""The copy a home writes of a join searching several places (docs/adr/0145) is read
+back in its other place as the same join: every player field, every place."""
 
 from __future__ import annotations
+
+import json
+
+import pytest
 
 from matcher.core import Player, Ticket
 from matcher.queue import TicketJoined
 from matcher.queue.events import Search
 from schemas.codec import decode_json
+from schemas.topics import QUEUE, queue_key
+from streams.wire import inbound
 from streams.wire.inbound import ticket_from_wire
-from streams.wire.outbound import _search_copy
+from streams.wire.outbound import Writer, _search_copy
+
+FULL = Player(
+    "p-1",
+    (("bw", 1500), ("sc2", 1550)),
+    roles=("tank",),
+    vetoed_maps=("Polypoid",),
+    latency_ms=(("eu-west", 30),),
+    can_host=True,
+    attributes=(("lang", "fr"),),
+    blocked=("p-9", "p-8"),
+    deviation=120,
+    numbers=(("height", 1.5), ("level", 3.0)),
+)
+PLAIN = Player("p-2", (("bw", 1400),))
+
+
+def copy_of(players: tuple[Player, ...], searches: tuple[Search, ...], party: str | None):
+    ticket = Ticket("t-1", searches[1].queue, searches[1].region, players, 1767225600000, party)
+    return TicketJoined(ticket, searches)
+
+
+@pytest.mark.parametrize(
+    "players, searches, party",
+    [
+        ((FULL,), (Search("1v1", "eu"), Search("1v1", "na")), None),
+        ((FULL, PLAIN), (Search("1v1", "eu"), Search("1v1", "na", 30_000)), "party-1"),
+        ((PLAIN,), (Search("1v1", "eu"), Search("2v2", "eu", 5_000), Search("1v1", "na")), None),
+    ],
+)
+def test_a_copy_reads_back_as_the_same_join(players, searches, party):
+    copy = copy_of(players, searches, party)
+    topic, key, value = Writer().record(copy)
+    assert (topic, key) == (QUEUE.name, queue_key(copy.ticket.queue, copy.ticket.region))
+    assert inbound.fast_queue_event(value) == copy  # the worker's usual path
+    assert inbound.decode(value) == copy  # the validating path agrees
+
+
+def test_a_copy_leaves_out_what_its_reader_would_default():
+    copy = copy_of((PLAIN,), (Search("1v1", "eu"), Search("1v1", "na"), Search("2v2", "na")), None)
+    body = json.loads(Writer().record(copy)[2])
+    assert body["searches"] == [
+        {"region": "eu"},
+        {"region": "na"},
+        {"region": "na", "queue": "2v2"},
+    ]
 
 
 def test_a_copy_carries_every_field_of_the_join() -> None:
@@ -22,7 +74,9 @@ def test_a_copy_carries_every_field_of_the_join() -> None:
         numbers=(("level", 42.0),),
         data=(("skin", "red"),),
     )
-    ticket = Ticket("t1", "1v1", "na", (player,), 1_767_225_600_000, data=(("build", "1.2"),))
+    ticket = Ticket(
+        "t1", "1v1", "na", (player,), 1_767_225_600_000, data=(("build", "1.2"),), priority=3
+    )
     places = (Search("1v1", "eu", 0), Search("1v1", "na", 30_000))
     _, _, value = _search_copy(TicketJoined(ticket, places, None))
     assert ticket_from_wire(decode_json(value)) == ticket
