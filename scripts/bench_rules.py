@@ -13,10 +13,12 @@ on the level.
 
     .venv/bin/python scripts/bench_rules.py [players]
     .venv/bin/python scripts/bench_rules.py --ab BASE_TREE [--rounds 5] [--players 10000]
+        [--before TREE]
 
 ``--ab`` runs, in rotated order each round, one process per variant: BASE_TREE (an older
 checkout, ``git worktree add /tmp/NAME COMMIT``) under today's rules, this tree under
-today's rules, and this tree under the full set; each process closes the wave once
+today's rules, and this tree under the full set (and ``--before TREE`` under the full
+set: the same rules on a tree before a change); each process closes the wave once
 untimed (imports) and takes the lower CPU time of two more closes; it prints each
 variant's median over the rounds and its ratio to the base tree's. Only those ratios are
 evidence on a shared machine. The machine is printed first.
@@ -167,7 +169,7 @@ def child(tree: str, strategy: str, variant: str, players: int) -> None:
     print(json.dumps(timed(strategy, variant, players, numbers)))
 
 
-def ab(base: str, rounds: int, players: int) -> None:
+def ab(base: str, rounds: int, players: int, before: str | None = None) -> None:
     sys.path.insert(0, str(HERE))
     from scripts.machine import machine_line
 
@@ -176,6 +178,7 @@ def ab(base: str, rounds: int, players: int) -> None:
         (base, "today", "base today"),
         (str(HERE), "today", "this today"),
         (str(HERE), "full", "this full"),
+        *([(before, "full", "prev full")] if before else []),
     ]
     for strategy in STRATEGIES:
         times: dict[str, list[float]] = {label: [] for _, _, label in runs}
@@ -334,8 +337,9 @@ if __name__ == "__main__":
         parser.add_argument("--ab", required=True)
         parser.add_argument("--rounds", type=int, default=5)
         parser.add_argument("--players", type=int, default=10_000)
+        parser.add_argument("--before", help="a tree to close the full set on too")
         args = parser.parse_args()
-        ab(args.ab, args.rounds, args.players)
+        ab(args.ab, args.rounds, args.players, args.before)
     else:
         sys.path.insert(0, str(HERE))
         main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)

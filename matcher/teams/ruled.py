@@ -4,6 +4,7 @@ every team strategy uses, so that no lineup breaking a rule becomes a match."""
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 
@@ -12,6 +13,7 @@ from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, wait
 from matcher.ruleset import AttributeRule, QueueRuleSet
 from matcher.teams.grouping import Fits, Splitter
 from matcher.teams.model import Lineup, Party, team_ratings
+from matcher.teams.running import Plan, Totals, compile_rules, merged, party_totals, passes
 
 
 def lineup_rule_problem(
@@ -228,6 +230,17 @@ def rule_fits(
     if rules.empty:
         return None
     bounds = team_bounds(rules, team_count)
+    plan = compile_rules(
+        rules,
+        bounds,
+        split_free_ratings=not roles,
+        met=met,
+        region=region,
+        closed_at_ms=closed_at_ms,
+        match_size=match_size,
+    )
+    if plan is not None:
+        return running_fits(plan)
 
     def fits(members: Sequence[Party], candidate: Party) -> bool:
         group = [*members, candidate]
@@ -238,6 +251,38 @@ def rule_fits(
             return problem is None
         room = match_size - sum(party.size for party in group)
         return within(bounds, group, closed_at_ms, room)
+
+    return fits
+
+
+def running_fits(plan: Plan) -> Fits:
+    """``fits`` on running totals: the grouping tests candidate after candidate against
+    the same members, and grows them one party at a time, so the members' totals are
+    kept (with the parties they are of, compared by identity) and extended by the party
+    added, and each party's own totals are computed once."""
+    own: dict[int, tuple[Party, Totals]] = {}
+    kept: list[Party] = []
+    kept_totals: list[Totals | None] = [None]
+
+    def totals_of(party: Party) -> Totals:
+        found = own.get(id(party))
+        if found is None or found[0] is not party:
+            found = own[id(party)] = (party, party_totals(plan, party))
+        return found[1]
+
+    def fits(members: Sequence[Party], candidate: Party) -> bool:
+        same = len(members) >= len(kept) and all(map(operator.is_, members, kept))
+        if not same:
+            kept.clear()
+            kept_totals[0] = None
+        for party in members[len(kept) :]:
+            add = totals_of(party)
+            held = kept_totals[0]
+            kept_totals[0] = add if held is None else merged(plan, held, add)
+            kept.append(party)
+        held = kept_totals[0]
+        add = totals_of(candidate)
+        return passes(plan, add) if held is None else passes(plan, held, add)
 
     return fits
 

@@ -1,0 +1,314 @@
+"""Running totals of a group under a queue's rules, so that the grouping's ``fits`` tests
+one more party in O(party + rules) instead of re-judging the whole group.
+
+A group's :class:`Totals` hold what the rules that no split can mend read of it: its
+newest and oldest join, rating span, highest known latency, each attribute rule's
+values, each leaf of a monotone named rule (counts, spans, value sets), each per-team
+count bound's count and, with rematch or block lists, who is in it and whom they may not
+meet. Each rule reads the wait it reads in ``group_problem``.
+Merging two totals is the totals of the two groups together; :func:`passes` gives the
+same verdict as ``group_problem`` followed by ``within`` (matcher/teams/ruled.py) and
+counts a refusing named rule in the wave's tally as ``group_problem`` does.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from matcher.rulelogic import Check, carries, elements
+from matcher.rules.check import EPSILON, waits_of
+from matcher.ruleset import QueueRuleSet, Waits
+from matcher.teams.model import Party
+
+#: Leaf kinds :func:`compile_rules` can total; a monotone rule with another leaf kind
+#: (none today) makes it answer None, and the caller re-judges whole groups instead.
+_LEAVES = ("latency", "number", "count", "equal", "unique", "intersect")
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """A queue's rules as the totals read them: each monotone rule's tree with its
+    leaves numbered in order, and the per-team count bounds of ``team_bounds``."""
+
+    rules: QueueRuleSet
+    trees: tuple[tuple[Check, Any], ...]
+    leaves: tuple[Check, ...]
+    bounds: tuple[Check, ...]
+    split_free_ratings: bool
+    met: Mapping[str, frozenset[str]]
+    region: str
+    closed_at_ms: int
+    match_size: int
+    #: :func:`_limits` per join time, filled as the grouping asks.
+    limits: dict[tuple[int, int], tuple[float | None, float | None, Waits]] = field(
+        default_factory=dict, compare=False, repr=False
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Totals:
+    size: int
+    joined_ms: int
+    first_ms: int
+    ratings: tuple[float, float] | None
+    latency: int | None
+    attributes: tuple[Any, ...]
+    leaves: tuple[Any, ...]
+    counts: tuple[int, ...]
+    ids: frozenset[str]
+    avoid: frozenset[str]
+
+
+def compile_rules(
+    rules: QueueRuleSet,
+    bounds: tuple[Check, ...],
+    *,
+    split_free_ratings: bool,
+    met: Mapping[str, frozenset[str]],
+    region: str,
+    closed_at_ms: int,
+    match_size: int,
+) -> Plan | None:
+    """The plan for ``rules``; None when a monotone rule has a leaf it cannot total."""
+    leaves: list[Check] = []
+
+    def tree(check: Check) -> Any:
+        if check.kind in ("all", "any"):
+            return tuple(tree(rule) for rule in check.rules)
+        if check.kind not in _LEAVES:
+            raise LookupError(check.kind)
+        leaves.append(check)
+        return len(leaves) - 1
+
+    try:
+        trees = tuple((check, tree(check)) for check in rules.monotone_checks)
+    except LookupError:
+        return None
+    return Plan(
+        rules,
+        trees,
+        tuple(leaves),
+        bounds,
+        split_free_ratings,
+        met,
+        region,
+        closed_at_ms,
+        match_size,
+    )
+
+
+def party_totals(plan: Plan, party: Party) -> Totals:
+    """The totals of a group of ``party`` alone. Notes: O(players x rules)."""
+    players = party.players
+    known = [ms for p in players if (ms := p.latency_to(plan.region)) is not None]
+    ratings = party.ratings if plan.split_free_ratings else ()
+    attributes: list[frozenset[str] | None] = []
+    for rule in plan.rules.attributes:
+        values = [p.attribute(rule.name) for p in players]
+        if rule.missing is not None:
+            values = [rule.missing if v is None else v for v in values]
+        given = [v for v in values if v is not None]
+        if rule.match == "equal":
+            attributes.append(frozenset(given))
+        else:
+            attributes.append(_meet([frozenset(elements(v)) for v in given]))
+    leaves = [_leaf(check, players, known) for check in plan.leaves]
+    counts = tuple(_count(check, players) for check in plan.bounds)
+    ids = frozenset(p.player_id for p in players) if plan.met else frozenset()
+    avoid = frozenset().union(*(plan.met.get(i, frozenset()) for i in ids))
+    return Totals(
+        party.size,
+        party.joined_at_ms,
+        party.joined_at_ms,
+        (min(ratings), max(ratings)) if ratings else None,
+        max(known) if known else None,
+        tuple(attributes),
+        tuple(leaves),
+        counts,
+        ids,
+        avoid,
+    )
+
+
+def merged(plan: Plan, a: Totals, b: Totals) -> Totals:
+    """The totals of the groups of ``a`` and ``b`` together. Notes: O(rules + met)."""
+    attributes = tuple(
+        (x | y) if rule.match == "equal" else _and(x, y)
+        for rule, x, y in zip(plan.rules.attributes, a.attributes, b.attributes, strict=True)
+    )
+    leaves = tuple(
+        _merge_leaf(check.kind, x, y)
+        for check, x, y in zip(plan.leaves, a.leaves, b.leaves, strict=True)
+    )
+    return Totals(
+        a.size + b.size,
+        max(a.joined_ms, b.joined_ms),
+        min(a.first_ms, b.first_ms),
+        _span(a.ratings, b.ratings),
+        b.latency
+        if a.latency is None
+        else a.latency
+        if b.latency is None
+        else max(a.latency, b.latency),
+        attributes,
+        leaves,
+        tuple(x + y for x, y in zip(a.counts, b.counts, strict=True)),
+        (a.ids | b.ids) if plan.met else a.ids,
+        (a.avoid | b.avoid) if plan.met else a.avoid,
+    )
+
+
+def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
+    """Whether the group of ``a`` (with the group of ``b`` when given) breaks no rule that
+    no split can mend and can still meet every count bound with the room left: the verdict
+    of ``group_problem`` then ``within``. ``b`` is merged only as far as the verdict reads
+    it (the grouping refuses most candidates on their first broken rule)."""
+    rules = plan.rules
+    joined = a.joined_ms if b is None or a.joined_ms >= b.joined_ms else b.joined_ms
+    first = a.first_ms if b is None or a.first_ms <= b.first_ms else b.first_ms
+    spread_limit, latency_limit, waits = _limits(plan, joined, first)
+    if spread_limit is not None:
+        span = a.ratings if b is None else _span(a.ratings, b.ratings)
+        if span is not None and span[1] - span[0] > spread_limit:
+            return False
+    if latency_limit is not None:
+        latency = a.latency if b is None else _merge_leaf("latency", a.latency, b.latency)
+        if latency is not None and latency > latency_limit:
+            return False
+    for index, rule in enumerate(rules.attributes):
+        if rule.relax_after_s is not None and waits.of(rule.expansion_age) >= rule.relax_after_s:
+            continue
+        state = a.attributes[index]
+        if rule.match == "equal":
+            if b is not None:
+                state = state | b.attributes[index]
+            if len(state) > 1:
+                return False
+        else:
+            if b is not None:
+                state = _and(state, b.attributes[index])
+            if state is not None and not state:
+                return False
+    for check, tree in plan.trees:
+        if not _holds(check, tree, a.leaves, None if b is None else b.leaves, waits.newest):
+            if rules.tally is not None:
+                rules.tally.count(check.name, False)
+            return False
+    if plan.met:
+        ids, avoid = (a.ids, a.avoid) if b is None else (a.ids | b.ids, a.avoid | b.avoid)
+        if avoid & ids:
+            return False
+    room = plan.match_size - a.size - (0 if b is None else b.size)
+    for index, check in enumerate(plan.bounds):
+        if check.optional_after_s is not None and waits.newest >= check.optional_after_s:
+            continue
+        count = a.counts[index] + (0 if b is None else b.counts[index])
+        if count > check.high or check.low - count > room:
+            return False
+    return True
+
+
+def _limits(plan: Plan, joined_ms: int, first_ms: int) -> tuple[float | None, float | None, Waits]:
+    """The spread and latency limits (with their slack) and the waits of a group whose
+    newest ticket joined at ``joined_ms`` and oldest at ``first_ms``; kept per pair of
+    join times, which the grouping sees again and again."""
+    found = plan.limits.get((joined_ms, first_ms))
+    if found is None:
+        rules = plan.rules
+        waits = waits_of(plan.closed_at_ms, (joined_ms, first_ms))
+        spread, latency = rules.max_spread, rules.max_latency_ms
+        found = plan.limits[joined_ms, first_ms] = (
+            None if spread is None else spread.reached(waits) + EPSILON,
+            None if latency is None else latency.reached(waits) + EPSILON,
+            waits,
+        )
+    return found
+
+
+def _holds(
+    check: Check, tree: Any, a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float
+) -> bool:
+    if check.optional_after_s is not None and waited >= check.optional_after_s:
+        return True
+    if isinstance(tree, tuple):
+        held = [
+            _holds(rule, sub, a, b, waited) for rule, sub in zip(check.rules, tree, strict=True)
+        ]
+        return all(held) if check.kind == "all" else any(held)
+    kind = check.kind
+    state = a[tree] if b is None else _merge_leaf(kind, a[tree], b[tree])
+    if kind == "latency":
+        return state is None or state <= check.high + EPSILON
+    if kind == "number":
+        if state is None:
+            return True
+        low, high = state
+        if low < check.low - EPSILON or high > check.high + EPSILON:
+            return False
+        return check.max_spread is None or high - low <= check.max_spread + EPSILON
+    if kind == "count":
+        return bool(check.low <= state <= check.high)
+    if kind == "equal":
+        return len(state) <= 1
+    if kind == "unique":
+        return not state[1]
+    return state is None or bool(state)  # intersect
+
+
+def _leaf(check: Check, players: Sequence[Any], known: Sequence[int]) -> Any:
+    kind = check.kind
+    if kind == "latency":
+        return max(known) if known else None
+    if kind == "number":
+        values = [v for p in players if (v := p.number(check.attribute)) is not None]
+        return (min(values), max(values)) if values else None
+    if kind == "count":
+        return _count(check, players)
+    given = [v for p in players if (v := p.attribute(check.attribute)) is not None]
+    if kind == "equal":
+        return frozenset(given)
+    if kind == "unique":
+        return frozenset(given), len(set(given)) != len(given)
+    return _meet([elements(v) for v in given])
+
+
+def _merge_leaf(kind: str, x: Any, y: Any) -> Any:
+    if kind == "latency":
+        return y if x is None else x if y is None or x >= y else y
+    if kind == "number":
+        return _span(x, y)
+    if kind == "count":
+        return x + y
+    if kind == "equal":
+        return x | y
+    if kind == "unique":
+        return x[0] | y[0], x[1] or y[1] or bool(x[0] & y[0])
+    return _and(x, y)
+
+
+def _count(check: Check, players: Sequence[Any]) -> int:
+    count = 0
+    for player in players:
+        value = player.attribute(check.attribute)
+        if value is not None and carries(value, check.value):
+            count += 1
+    return count
+
+
+def _meet(sets: Sequence[frozenset[str]]) -> frozenset[str] | None:
+    """The elements every set holds; None for no sets (nothing to agree on yet)."""
+    return frozenset.intersection(*sets) if sets else None
+
+
+def _and(x: frozenset[str] | None, y: frozenset[str] | None) -> frozenset[str] | None:
+    return y if x is None else x if y is None else x & y
+
+
+def _span(
+    x: tuple[float, float] | None, y: tuple[float, float] | None
+) -> tuple[float, float] | None:
+    if x is None or y is None:
+        return y if x is None else x
+    return (x[0] if x[0] <= y[0] else y[0]), (x[1] if x[1] >= y[1] else y[1])
