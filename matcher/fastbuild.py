@@ -2,13 +2,13 @@
 
 A frozen dataclass's ``__init__`` sets each field through ``object.__setattr__`` by
 name (it must get past the frozen ``__setattr__``). :func:`builder` builds the object as
-an instance of a mutable twin class with the very same slots, whose plain ``__init__``
-stores each field with the interpreter's fast slot store, then gives the object its real
-class (``__class__`` assignment, which CPython allows between classes of identical
-layout). The object is equal in every way (type, fields, hash, repr, frozenness) to the
-one ``cls(...)`` makes (tests/test_fastbuild.py). It is used only for the classes whose
-measured saving matters (docs/benchmarks/duel.md, "Where fastbuild is used"); every
-other class is built through its own constructor.
+an instance of a mutable twin class with the very same slots (made without a call of
+its own: ``make`` stores each field with the interpreter's fast slot store), then
+gives the object its real class (``__class__`` assignment, which CPython allows between
+classes of identical layout). The object is equal in every way (type, fields, hash,
+repr, frozenness) to the one ``cls(...)`` makes (tests/test_fastbuild.py). It is used
+only for the classes whose measured saving matters (docs/benchmarks/duel.md, "Where
+fastbuild is used"); every other class is built through its own constructor.
 """
 
 from __future__ import annotations
@@ -59,13 +59,14 @@ def _through_twin(cls: type[T], names: list[str]) -> Callable[..., T] | None:
     if cls.__bases__ != (object,) or tuple(cls.__dict__["__slots__"]) != tuple(names):
         return None
     arguments = ", ".join(names)
-    stores = "".join(f"\n        self.{name} = {name}" for name in names)
-    namespace: dict[str, Any] = {"cls": cls}
+    stores = "".join(f"\n    obj.{name} = {name}" for name in names)
+    namespace: dict[str, Any] = {"cls": cls, "new": object.__new__}
     # Generated like dataclasses generates __init__: the source holds nothing but field names.
+    # The twin has no __init__: ``make`` stores the slots itself, in its own frame, instead
+    # of a class call entering a second one.
     source = (
         f"class Twin:\n    __slots__ = {tuple(names)!r}\n"
-        f"    def __init__(self, {arguments}):{stores}\n"
-        f"def make({arguments}):\n    obj = Twin({arguments})\n    obj.__class__ = cls\n"
+        f"def make({arguments}):\n    obj = new(Twin){stores}\n    obj.__class__ = cls\n"
         "    return obj\n"
     )
     exec(source, namespace)
