@@ -25,8 +25,8 @@ from fastavro import schemaless_reader  # noqa: E402
 
 from schemas import models as m  # noqa: E402
 from schemas.codec import (  # noqa: E402
-    CURRENT,
     HEADER_BYTES,
+    KNOWN,
     decode_queue_event,
     encode,
     encode_json,
@@ -49,7 +49,7 @@ def cases() -> dict[str, Callable[[], object]]:
     party = encode(_party(5))
     left = (GOLDEN / "TicketLeft" / "requested.avro").read_bytes()
     tick = (GOLDEN / "WaveTick" / "tick-42.avro").read_bytes()
-    known = CURRENT[m.TicketJoined]
+    known = KNOWN[solo[2:HEADER_BYTES]]  # the revision the golden join is written in
     event = decode_queue_event(solo)
     record = schemaless_reader(io.BytesIO(solo[HEADER_BYTES:]), known.writer, None)
     match = decode_queue_event  # keep names short below

@@ -1,0 +1,95 @@
+"""Every ``scripts/bench_*.py`` runs: each once with tiny inputs (issue 31).
+
+A benchmark nobody runs rots (``bench_join_fold.py`` crashed for a session unnoticed).
+The in-memory ones run here, a few seconds each; two that start the embedded broker run
+with a few hundred events. The fold benchmarks have their own file
+(tests/test_bench_fold_scripts.py). Each must exit 0 and print what it measures.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: (script, tiny arguments, a text its output must hold).
+IN_MEMORY = [
+    ("bench_ab_teams.py", [".", ".", "--rounds", "1", "--tickets", "60"], "(1.000x)"),
+    (
+        "bench_ab_searches.py",
+        [".", ".", "--rounds", "1", "--events", "400", "--players", "60", "--base-searches"],
+        "per searching join",
+    ),
+    ("bench_backfill.py", ["--tickets", "50", "--repeat", "1"], "ms"),
+    ("bench_checker.py", ["--players", "40", "--seeds", "1", "--repeat", "1"], "ms"),
+    ("bench_codec.py", ["--number", "20", "--repeat", "1"], "us"),
+    ("bench_duel.py", ["--sizes", "30", "--exact-up-to", "30", "--ladder-up-to", "30"], "|"),
+    ("bench_duel_small.py", ["--seeds", "1"], "ms"),
+    (
+        "bench_duel_ties.py",
+        [
+            "--mix",
+            "tied",
+            "--players",
+            "30",
+            "--seeds",
+            "1",
+            "--exact-up-to",
+            "30",
+            "--maximum-up-to",
+            "30",
+        ],
+        "30",
+    ),
+    ("bench_multifactor.py", ["--quick", "--seeds", "1", "--repeats", "1", "--sizes", "20"], "|"),
+    ("bench_rules.py", ["50"], "players=50"),
+    ("bench_snapshot.py", ["--waves", "2", "--per-wave", "20"], "ms"),
+    ("bench_teams.py", ["--quick", "--repeat", "1"], "|"),
+    ("bench_wave_close.py", ["--players", "40", "--repeat", "1"], "ms"),
+]
+#: Scripts that start the embedded broker (or time the CLI's start): slower, run once.
+WITH_BROKER = [
+    ("bench_direct_fold.py", ["--events", "200"], "fold"),
+    ("bench_worker.py", ["backlog", "--events", "200"], "events"),
+    ("bench_cli.py", ["--rounds", "1"], "{"),
+]
+#: Covered elsewhere or too long for a smoke run, and why.
+NOT_HERE = {
+    "bench_ab_fold.py": "tests/test_bench_fold_scripts.py",
+    "bench_join_fold.py": "tests/test_bench_fold_scripts.py",
+    "bench_brokers.py": "starts Tansu and Apache Kafka in turn (minutes); run by hand",
+    "bench_outage.py": "cuts a proxy for a wave of seconds (minutes); run by hand",
+}
+
+
+def _run(script: str, arguments: list[str]) -> str:
+    run = subprocess.run(
+        [sys.executable, f"scripts/{script}", *arguments],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    )
+    assert run.returncode == 0, f"{script}: {run.stderr[-2000:]}"
+    return run.stdout
+
+
+def test_every_bench_script_is_run_here_or_named_with_a_reason() -> None:
+    listed = {script for script, _, _ in IN_MEMORY + WITH_BROKER} | set(NOT_HERE)
+    present = {path.name for path in (ROOT / "scripts").glob("bench_*.py")}
+    assert present - listed == set(), "a new benchmark needs a smoke run here"
+    assert listed - present == set(), "a listed benchmark is gone"
+
+
+@pytest.mark.parametrize(("script", "arguments", "shown"), IN_MEMORY, ids=lambda v: str(v))
+def test_an_in_memory_benchmark_runs_tiny(script: str, arguments: list[str], shown: str) -> None:
+    assert shown in _run(script, arguments)
+
+
+@pytest.mark.parametrize(("script", "arguments", "shown"), WITH_BROKER, ids=lambda v: str(v))
+def test_a_broker_benchmark_runs_tiny(script: str, arguments: list[str], shown: str) -> None:
+    assert shown in _run(script, arguments)
