@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from schemas.errors import InvalidEvent
+from schemas.topics import QUEUE
 from streams.audit.rederive import LogRecord
 from streams.wire.avro import REGISTRY_MAGIC
 from streams.wire.registry import SchemaRegistry, schema_id_of
@@ -31,7 +32,8 @@ def is_framed(value: bytes | None) -> bool:
 def unframed(records: Iterable[LogRecord], registry: SchemaRegistry | None) -> list[LogRecord]:
     """``records``, each registry-framed value in its single-object form.
 
-    Without ``registry``, a framed record is an UnreadableLog naming the setting; so is a
+    Without ``registry``, a framed output is an UnreadableLog naming the setting (framed
+    inputs alone are what a worker without a registry dead-lettered); so is a
     registry that does not answer (a replay must not judge a log it could not read). An
     id the registry does not have, or a schema with no committed revision, stays framed:
     the fold dead-letters it as the worker did, and a framed output it cannot read is
@@ -40,6 +42,11 @@ def unframed(records: Iterable[LogRecord], registry: SchemaRegistry | None) -> l
     records = list(records)
     framed = [r for r in records if is_framed(r.value)]
     if not framed:
+        return records
+    if registry is None and all(r.topic == QUEUE.name for r in framed):
+        # Outputs in the single-object form: the workers ran without a registry and
+        # dead-lettered these inputs (no_registry, or garbage that starts with 00); the
+        # fold does the same.
         return records
     if registry is None:
         first = framed[0]

@@ -64,6 +64,8 @@ OUTPUTS = (
 ACLS = (
     ("worker", TOPIC, QUEUE.name, (R, W, D)),
     *(("worker", TOPIC, name, (W, D)) for name in OUTPUTS),
+    # Every worker follows the configurations published while it runs (docs/adr/0160).
+    ("worker", TOPIC, "wavematch.config.v1", (R,)),
     ("worker", TOPIC, f"{APP_ID}-queue-snapshots", (R, W, D)),
     # Faust declares its leader topic at every start (it exists: the topic job made it).
     ("worker", TOPIC, f"{APP_ID}-__assignor-__leader", (R, W, D, C)),
