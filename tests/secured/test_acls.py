@@ -264,10 +264,14 @@ def describe_scram_in_a_child(config: dict[str, str], user: str) -> str:
         "else:\n"
         "    print('described', flush=True)\n"
     )
-    child = subprocess.run(
-        [sys.executable, "-c", code, json.dumps(config), user],
-        capture_output=True,
-        text=True,
-        timeout=60,
-    )
-    return child.stdout.strip()
+    # The abort sometimes comes before the answer is printed (munmap_chunk): ask again.
+    for _ in range(8):
+        child = subprocess.run(
+            [sys.executable, "-c", code, json.dumps(config), user],
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        if child.stdout.strip():
+            return child.stdout.strip()
+    return f"no answer: {child.returncode} {child.stderr.strip()[-300:]}"
