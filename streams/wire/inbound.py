@@ -5,11 +5,12 @@ well-formed record, else the validating decoder (``schemas.codec.decode_queue_ev
 pydantic) and :func:`to_domain`, one table keyed by wire type. Every rejection, its
 code, field and reason, comes from the validating decoder.
 
-The fast decoder checks the same rules by hand and builds the matcher's dataclasses
-directly (the full path costs about as much again as a join's fold, docs/adr/0061), but
-only for records it can judge with certainty: a JSON or Avro TicketJoined or TicketLeft
-of the usual shape. For anything else (a WaveTick, an escape sequence in JSON, an unknown
-field, any value out of bounds, any doubt) it returns None and the full path decides.
+The fast decoder checks the same rules, declared as msgspec Structs (docs/adr/0142), and
+builds the matcher's dataclasses directly (the full path costs about as much again as a
+join's fold, docs/adr/0061), but only for records it can judge with certainty: a JSON or
+Avro TicketJoined or TicketLeft of the usual shape. For anything else (a WaveTick, an
+escape sequence in JSON, an unknown field, any value out of bounds, any doubt) it
+returns None and the full path decides.
 tests/streams/test_fastpath.py proves, on generated events, that a record this path
 accepts is decoded exactly as the full path decodes it, and that it accepts nothing the
 full path rejects.
@@ -18,13 +19,14 @@ full path rejects.
 from __future__ import annotations
 
 import io
-import json
-import math
 import re
+import sys
 from collections.abc import Callable
-from typing import Any
+from typing import Annotated, Any, Literal
 
+import msgspec
 from fastavro import schemaless_reader
+from msgspec import UNSET, Meta, Struct, UnsetType
 
 from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
@@ -44,42 +46,87 @@ from schemas import models as wire
 from schemas.codec import HEADER_BYTES, KNOWN, MAGIC, MAX_EVENT_BYTES, decode_queue_event
 from schemas.topics import claim_key, search_key
 
+#: A raw DEL or C1 control character: JSON lets it stand unescaped in a string, the
+#: models refuse it (C0 ones are refused by the JSON parser, escapes by the caller).
+_C1 = re.compile(r"[\x7f-\x9f]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: In JSON without a backslash every quote delimits a string, so a quote followed by a
-#: colon ends an object key: counting them finds keys that ``json.loads`` merged.
-_KEY_END = re.compile(r'"[ \t\n\r]*:')
-
-_JOINED_FIELDS = frozenset(
-    ("ticket_id", "queue", "region", "party_id", "players", "joined_at_ms", "data")
-)
-_JOINED_REQUIRED = frozenset(("ticket_id", "queue", "region", "players", "joined_at_ms"))
-_LEFT_FIELDS = frozenset(("ticket_id", "queue", "region", "reason", "left_at_ms"))
-_PLAYER_FIELDS = frozenset(
-    (
-        "player_id",
-        "ratings",
-        "roles",
-        "vetoed_maps",
-        "latency_ms",
-        "can_host",
-        "attributes",
-        "blocked_players",
-        "deviation",
-        "data",
-    )
-)
-_PLAYER_FIELDS |= {"numbers"}
-_REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
-_NO_LATENCY: dict[str, int] = {}
-_NO_ATTRIBUTES: dict[str, str] = {}
-_NO_NUMBERS: dict[str, float] = {}
-#: ``json.loads`` is this scanner plus whitespace checks around it (json/decoder.py).
-_scan_once = json.JSONDecoder().scan_once  # type: ignore[attr-defined]  # set in __init__, not typed
+#: colon ends an object key: counting them finds keys that the parser merged.
+_KEY_END = re.compile(rb'"[ \t\n\r]*:')
 #: Queue, region and latency-group names that passed ``_KEY_PART``: checked once each.
 _KEY_PARTS_SEEN: set[str] = set()
+_MAGIC_FIRST = MAGIC[0]
 _AVRO_MODELS = {wire.TicketJoined: "TicketJoined", wire.TicketLeft: "TicketLeft"}
 
+# The models' bounds as msgspec constraints (printable and key-part rules: see _strings).
+_Id = Annotated[str, Meta(min_length=1, max_length=128)]
+_Name = Annotated[str, Meta(min_length=1, max_length=64)]
+_Part = Annotated[str, Meta(min_length=1, max_length=64)]
+_Rating = Annotated[int, Meta(ge=0, le=wire.MAX_RATING)]
+_Latency = Annotated[int, Meta(ge=0, le=wire.MAX_LATENCY_MS)]
+_Time = Annotated[int, Meta(ge=wire.MIN_TIMESTAMP_MS, lt=wire.MAX_TIMESTAMP_MS)]
+#: The models' finite floats: the bounds refuse infinities and NaN.
+_Figure = Annotated[float, Meta(ge=-sys.float_info.max, le=sys.float_info.max)]
+_OpenAfter = Annotated[int, Meta(ge=0, le=wire.MAX_OPEN_AFTER_MS)]
+_Priority = Annotated[int, Meta(ge=-wire.MAX_PRIORITY, le=wire.MAX_PRIORITY)]
+#: Opaque data (docs/adr/0173) is rare and has its own bounds: only an empty map stays
+#: here, any entry sends the record to the full path.
+_NoData = Annotated[dict[str, Any], Meta(max_length=0)]
+_NAMES = Meta(max_length=wire.MAX_NAMES_PER_PLAYER)
+_Blocked = Annotated[list[_Id], Meta(max_length=wire.MAX_BLOCKED_PLAYERS)]
+
+
+class _Player(Struct, forbid_unknown_fields=True):
+    """``wire.Player``'s shape; an absent optional field stays UNSET (its keys are counted)."""
+
+    player_id: _Id
+    ratings: Annotated[dict[_Name, _Rating], Meta(min_length=1), _NAMES]
+    roles: Annotated[list[_Name], _NAMES] | UnsetType = UNSET
+    vetoed_maps: Annotated[list[_Name], Meta(max_length=wire.MAX_VETOED_MAPS)] | UnsetType = UNSET
+    latency_ms: Annotated[dict[_Part, _Latency], _NAMES] | UnsetType = UNSET
+    can_host: bool | UnsetType = UNSET
+    attributes: Annotated[dict[_Name, _Name], _NAMES] | UnsetType = UNSET
+    blocked_players: _Blocked | UnsetType = UNSET
+    deviation: _Rating | UnsetType | None = UNSET
+    numbers: Annotated[dict[_Name, _Figure], _NAMES] | UnsetType = UNSET
+    data: _NoData | UnsetType = UNSET
+
+
+class _Search(Struct, forbid_unknown_fields=True):
+    """``wire.Search``'s shape (docs/adr/0145)."""
+
+    region: _Part
+    queue: _Part | UnsetType | None = UNSET
+    open_after_ms: _OpenAfter | UnsetType = UNSET
+
+
+class _Joined(Struct, tag_field="type", tag="TicketJoined", forbid_unknown_fields=True):
+    ticket_id: _Id
+    queue: _Part
+    region: _Part
+    players: Annotated[list[_Player], Meta(min_length=1, max_length=wire.MAX_PLAYERS_PER_TICKET)]
+    joined_at_ms: _Time
+    party_id: _Id | UnsetType | None = UNSET
+    searches: Annotated[list[_Search], Meta(max_length=wire.MAX_SEARCHES)] | UnsetType = UNSET
+    data: _NoData | UnsetType = UNSET
+    #: Regions chosen from latency (docs/adr/0147) are rare: any but null takes the full path.
+    nearby: UnsetType | None = UNSET
+    priority: _Priority | UnsetType | None = UNSET
+
+
+class _Left(Struct, tag_field="type", tag="TicketLeft", forbid_unknown_fields=True):
+    ticket_id: _Id
+    queue: _Part
+    region: _Part
+    reason: Literal["REQUESTED", "DISCONNECTED"]
+    left_at_ms: _Time
+
+
+# msgspec parses and checks types and bounds in one C pass: the fast path's JSON half
+# is this declaration, not a hand-written walk over json's dicts (docs/adr/0142).
+_json_event = msgspec.json.Decoder(_Joined | _Left).decode
+_REASONS = {"REQUESTED": LeaveReason.REQUESTED, "DISCONNECTED": LeaveReason.DISCONNECTED}
 
 # Frozen dataclasses built without __init__'s per-field object.__setattr__ (equal objects).
 _make_player = builder(Player)
@@ -106,7 +153,7 @@ def fast_queue_event(data: bytes | None) -> QueueEvent | None:
     if not data or len(data) > MAX_EVENT_BYTES:
         return None
     try:
-        if data[:2] == MAGIC:
+        if data[0] == _MAGIC_FIRST and data[:2] == MAGIC:  # JSON's "{" costs no slice
             return _from_avro(data)
         return _from_json(data)
     except _Unsure:
@@ -114,46 +161,69 @@ def fast_queue_event(data: bytes | None) -> QueueEvent | None:
 
 
 def _from_json(data: bytes) -> QueueEvent:
-    try:
-        text = data.decode("utf-8")
-    except ValueError:
-        raise _Unsure from None
-    if "\\" in text:
+    if b"\\" in data:  # an escape could hide a control character or a key's name
+        raise _Unsure
+    if data.isascii():
+        if b"\x7f" in data:
+            raise _Unsure
+    elif _C1.search(data.decode("utf-8", "replace")):
         raise _Unsure
     try:
-        if text[:1] == "{":  # the usual record: json.loads' own scanner, without its wrapper
-            body, end = _scan_once(text, 0)
-            if end != len(text) and text[end:].strip(" \t\n\r"):
-                raise _Unsure
-        else:
-            body = json.loads(text)
-    except (ValueError, StopIteration, RecursionError):  # deep nesting: the full path says why
+        body = _json_event(data)
+    except (msgspec.DecodeError, RecursionError):  # deep nesting: the full path says why
         raise _Unsure from None
-    if type(body) is not dict:  # json.loads allows only JSON whitespace before the "{"
-        raise _Unsure
-    kind = body.pop("type", None)
-    if kind == "TicketJoined":
-        fields = len(body) + _search_keys(body.get("searches"))  # before _joined drops it
+    if isinstance(body, _Joined):
         event: QueueEvent = _joined(body)
-        keys = 1 + fields + _nested_keys(body["players"])
-    elif kind == "TicketLeft":
-        event = _left(body)
-        keys = 1 + len(body)
+        keys = 6 + _ticket_optional_keys(body)
+        for player in body.players:
+            keys += 2 + len(player.ratings) + _optional_keys(player)
     else:
-        raise _Unsure
-    # A repeated key (json.loads keeps the last; the full path refuses it) shows as more
+        event = _left(body)
+        keys = 6
+    # A repeated key (the parser keeps the last; the full path refuses it) shows as more
     # key ends than keys. When every colon of the text ends a key, counting colons is enough.
-    if text.count(":") != keys and len(_KEY_END.findall(text)) != keys:
+    if data.count(b":") != keys and len(_KEY_END.findall(data)) != keys:
         raise _Unsure
     return event
 
 
-def _nested_keys(players: list[dict[str, Any]]) -> int:
+def _ticket_optional_keys(t: _Joined) -> int:
     keys = 0
-    for player in players:
-        keys += len(player) + len(player["ratings"]) + len(player.get("latency_ms", ()))
-        keys += len(player.get("attributes", ())) + len(player.get("numbers", ()))
-        # Data is always empty here (:func:`_no_data`): nothing to count inside it.
+    if t.party_id is not UNSET:
+        keys += 1
+    if t.searches is not UNSET:
+        keys += 1
+        for place in t.searches:
+            keys += 1 + (place.queue is not UNSET) + (place.open_after_ms is not UNSET)
+    if t.data is not UNSET:  # empty: nothing to count inside it
+        keys += 1
+    if t.nearby is not UNSET:
+        keys += 1
+    if t.priority is not UNSET:
+        keys += 1
+    return keys
+
+
+def _optional_keys(p: _Player) -> int:
+    keys = 0
+    if p.roles is not UNSET:
+        keys += 1
+    if p.vetoed_maps is not UNSET:
+        keys += 1
+    if p.latency_ms is not UNSET:
+        keys += 1 + len(p.latency_ms)
+    if p.can_host is not UNSET:
+        keys += 1
+    if p.attributes is not UNSET:
+        keys += 1 + len(p.attributes)
+    if p.blocked_players is not UNSET:
+        keys += 1
+    if p.deviation is not UNSET:
+        keys += 1
+    if p.numbers is not UNSET:
+        keys += 1 + len(p.numbers)
+    if p.data is not UNSET:  # empty: nothing to count inside it
+        keys += 1
     return keys
 
 
@@ -169,74 +239,67 @@ def _from_avro(data: bytes) -> QueueEvent:
         raise _Unsure from None
     if stream.tell() != len(data) or type(body) is not dict:
         raise _Unsure
-    return _joined(body) if known.model is wire.TicketJoined else _left(body)
+    try:
+        if known.model is wire.TicketJoined:
+            joined = msgspec.convert(body, _Joined)
+            _strings_printable(joined)
+            return _joined(joined)
+        return _left(msgspec.convert(body, _Left))
+    except msgspec.ValidationError:
+        raise _Unsure from None
 
 
-def _search_keys(searches: Any) -> int:
-    if type(searches) is not list:
-        return 0
-    return sum(len(place) if type(place) is dict else 0 for place in searches)
+def _strings_printable(joined: _Joined) -> None:
+    """Avro strings may hold any character: each must pass the models' printable rule
+    (in JSON, the caller's scan of the text covers every string at once)."""
+    _printable(joined.ticket_id)
+    if joined.party_id:
+        _printable(joined.party_id)
+    for p in joined.players:
+        _printable(p.player_id)
+        for name in (*p.ratings, *(p.roles or ()), *(p.vetoed_maps or ())):
+            _printable(name)
+        for pair in (p.attributes or {}).items():
+            _printable(pair[0])
+            _printable(pair[1])
+        for name in (*(p.blocked_players or ()), *(p.numbers or ())):
+            _printable(name)
 
 
-def _joined(body: dict[str, Any]) -> TicketJoined:
-    places = body.pop("searches", None)
-    if body.pop("nearby", None) is not None:  # rare: the model's path checks it
-        raise _Unsure
-    priority = body.pop("priority", None)  # every Avro join has it, most JSON joins not
-    if priority is None:
-        priority = 0
-    elif type(priority) is not int or not -wire.MAX_PRIORITY <= priority <= wire.MAX_PRIORITY:
-        raise _Unsure
-    if not body.keys() <= _JOINED_FIELDS or not body.keys() >= _JOINED_REQUIRED:
-        raise _Unsure
-    _no_data(body)
-    party_id = body.get("party_id")
-    if party_id is not None:
-        _id(party_id)
-    players = body["players"]
-    if type(players) is not list or not 1 <= len(players) <= wire.MAX_PLAYERS_PER_TICKET:
-        raise _Unsure
-    members = tuple([_player(player) for player in players])
-    if len({player.player_id for player in members}) != len(members):
-        raise _Unsure
+def _joined(body: _Joined) -> TicketJoined:
+    players, queue, region = body.players, body.queue, body.region
+    if len(players) == 1:  # the usual solo join
+        members: tuple[Player, ...] = (_player(players[0]),)
+    else:
+        members = tuple([_player(player) for player in players])
+        if len({player.player_id for player in members}) != len(members):
+            raise _Unsure
+    party_id, priority, places = body.party_id, body.priority, body.searches
+    queue = queue if queue in _KEY_PARTS_SEEN else _key_part(queue)
+    region = region if region in _KEY_PARTS_SEEN else _key_part(region)
     ticket = _make_ticket(
-        _id(body["ticket_id"]),
-        _key_part(body["queue"]),
-        _key_part(body["region"]),
+        body.ticket_id,
+        queue,
+        region,
         members,
-        _timestamp(body["joined_at_ms"]),
-        party_id,
+        body.joined_at_ms,
+        None if party_id is UNSET else party_id,
         (),
-        priority,
+        0 if priority is UNSET or priority is None else priority,
     )
-    return _make_joined(
-        ticket, _searches(places, ticket.queue, ticket.region) if places else (), None
-    )
+    return _make_joined(ticket, _searches(places, queue, region) if places else (), None)
 
 
-_SEARCH_FIELDS = frozenset(("region", "queue", "open_after_ms"))
-
-
-def _searches(places: Any, queue: str, region: str) -> tuple[Search, ...]:
+def _searches(places: list[_Search], queue: str, region: str) -> tuple[Search, ...]:
     """A join's places, when plainly valid (the model's rules, docs/adr/0145)."""
-    if type(places) is not list or len(places) > wire.MAX_SEARCHES:
-        raise _Unsure
     out = []
     for place in places:
-        if type(place) is not dict:
-            raise _Unsure
-        if len(place) == 1:  # the usual place, a copy's too: its region only
-            out.append(_make_search(queue, _key_part(place.get("region")), 0))
-            continue
-        if not place.keys() <= _SEARCH_FIELDS or "region" not in place:
-            raise _Unsure
-        named = place.get("queue")
-        after = place.get("open_after_ms", 0)
-        if type(after) is not int or not 0 <= after <= wire.MAX_OPEN_AFTER_MS:
-            raise _Unsure
+        named, after = place.queue, place.open_after_ms
         out.append(
             _make_search(
-                queue if named is None else _key_part(named), _key_part(place["region"]), after
+                queue if named is None or named is UNSET else _key_part(named),
+                _key_part(place.region),
+                0 if after is UNSET else after,
             )
         )
     if out[0].open_after_ms or len({(s.queue, s.region) for s in out}) != len(out):
@@ -246,147 +309,52 @@ def _searches(places: Any, queue: str, region: str) -> tuple[Search, ...]:
     return tuple(out)
 
 
-def _player(body: Any) -> Player:
-    if type(body) is not dict or not body.keys() <= _PLAYER_FIELDS:
-        raise _Unsure
-    ratings = body.get("ratings")
-    if type(ratings) is not dict or not 1 <= len(ratings) <= wire.MAX_NAMES_PER_PLAYER:
-        raise _Unsure
-    for name, rating in ratings.items():
-        _name(name)
-        if type(rating) is not int or not 0 <= rating <= wire.MAX_RATING:
-            raise _Unsure
-    latency = body.get("latency_ms", _NO_LATENCY)  # an explicit null is the full path's to refuse
+def _player(body: _Player) -> Player:
+    ratings, latency, attributes = body.ratings, body.latency_ms, body.attributes
+    roles, maps, blocked, numbers = body.roles, body.vetoed_maps, body.blocked_players, body.numbers
+    deviation = body.deviation
     if latency:
-        if type(latency) is not dict or len(latency) > wire.MAX_NAMES_PER_PLAYER:
-            raise _Unsure
-        for group, ms in latency.items():
+        for group in latency:
             _key_part(group)
-            if type(ms) is not int or not 0 <= ms <= wire.MAX_LATENCY_MS:
-                raise _Unsure
-        latency_ms = tuple(sorted(latency.items()))
-    elif type(latency) is dict:
-        latency_ms = ()
-    else:
-        raise _Unsure
-    can_host = body.get("can_host", False)
-    if type(can_host) is not bool:
-        raise _Unsure
-    _no_data(body)
     return _make_player(
-        _id(body.get("player_id")),
+        body.player_id,
         tuple(sorted(ratings.items())) if len(ratings) > 1 else tuple(ratings.items()),
-        _names(body.get("roles", ()), wire.MAX_NAMES_PER_PLAYER),
-        _names(body.get("vetoed_maps", ()), wire.MAX_VETOED_MAPS),
-        latency_ms,
-        can_host,
-        _attributes(body.get("attributes", _NO_ATTRIBUTES)),
-        _blocked(body.get("blocked_players", ())),
-        _deviation(body.get("deviation")),
-        _numbers(body.get("numbers", _NO_NUMBERS)),
+        tuple(roles) if roles else (),
+        tuple(maps) if maps else (),
+        tuple(sorted(latency.items())) if latency else (),
+        body.can_host is True,
+        tuple(sorted(attributes.items())) if attributes else (),
+        tuple(blocked) if blocked else (),
+        None if deviation is UNSET else deviation,
+        tuple(sorted(numbers.items())) if numbers else (),
         (),
     )
 
 
-def _deviation(value: Any) -> int | None:
-    if value is None or (type(value) is int and 0 <= value <= wire.MAX_RATING):
-        return value
-    raise _Unsure
-
-
-def _blocked(ids: Any) -> tuple[str, ...]:
-    if not ids and type(ids) in (list, tuple):  # the usual join: none
-        return ()
-    if type(ids) is not list or len(ids) > wire.MAX_BLOCKED_PLAYERS:
-        raise _Unsure  # an explicit null too: the full path's to refuse
-    return tuple([_id(player_id) for player_id in ids])
-
-
-def _no_data(body: dict[str, Any]) -> None:
-    """Opaque data (docs/adr/0173) is rare and has its own bounds: the full path checks it."""
-    data = body.get("data", _NO_ATTRIBUTES)
-    if data or type(data) is not dict:
-        raise _Unsure
-
-
-def _attributes(attributes: Any) -> tuple[tuple[str, str], ...]:
-    if not attributes and type(attributes) is dict:  # the usual join: none
-        return ()
-    if type(attributes) is not dict or len(attributes) > wire.MAX_NAMES_PER_PLAYER:
-        raise _Unsure  # an explicit null too: the full path's to refuse
-    for name, value in attributes.items():
-        _name(name)
-        _name(value)
-    return tuple(sorted(attributes.items()))
-
-
-def _numbers(numbers: Any) -> tuple[tuple[str, float], ...]:
-    if not numbers and type(numbers) is dict:  # the usual join: none
-        return ()
-    if type(numbers) is not dict or len(numbers) > wire.MAX_NAMES_PER_PLAYER:
-        raise _Unsure  # an explicit null too: the full path's to refuse
-    for name, value in numbers.items():
-        _name(name)
-        if type(value) not in (int, float) or not math.isfinite(value):
-            raise _Unsure
-    return tuple(sorted((name, float(value)) for name, value in numbers.items()))
-
-
-def _left(body: dict[str, Any]) -> TicketLeft:
-    if body.keys() != _LEFT_FIELDS:
-        raise _Unsure
-    reason = _REASONS.get(body["reason"]) if type(body["reason"]) is str else None
-    if reason is None:
-        raise _Unsure
+def _left(body: _Left) -> TicketLeft:
     return _make_left(
-        _id(body["ticket_id"]),
-        _key_part(body["queue"]),
-        _key_part(body["region"]),
-        reason,
-        _timestamp(body["left_at_ms"]),
+        body.ticket_id,
+        _key_part(body.queue),
+        _key_part(body.region),
+        _REASONS[body.reason],
+        body.left_at_ms,
     )
 
 
-def _printable(value: Any, longest: int) -> str:
-    """The wire's ``Id`` (128) and ``Name`` (64) rule: 1 to ``longest`` characters, no
-    control character."""
-    if type(value) is not str or not 1 <= len(value) <= longest:
-        raise _Unsure
+def _printable(value: str) -> None:
+    """The wire's ``Id`` and ``Name`` rule: no control character."""
     # Printable ASCII is exactly ASCII without the refused control characters.
     if not (value.isascii() and value.isprintable()) and _CONTROL.search(value):
         raise _Unsure
-    return value
 
 
-def _id(value: Any) -> str:
-    return _printable(value, 128)
-
-
-def _name(value: Any) -> str:
-    return _printable(value, 64)
-
-
-def _names(values: Any, most: int) -> tuple[str, ...]:
-    if not values and type(values) in (list, tuple):
-        return ()
-    if type(values) not in (list, tuple) or len(values) > most:
-        raise _Unsure
-    return tuple([_name(value) for value in values])
-
-
-def _key_part(value: Any) -> str:
-    if type(value) is str and value in _KEY_PARTS_SEEN:  # a worker sees few queues, regions
+def _key_part(value: str) -> str:
+    if value in _KEY_PARTS_SEEN:  # a worker sees few queues, regions
         return value
-    if type(value) is not str or len(value) > 64 or not _KEY_PART.fullmatch(value):
+    if not _KEY_PART.fullmatch(value):
         raise _Unsure
     if len(_KEY_PARTS_SEEN) < 4_096:
         _KEY_PARTS_SEEN.add(value)
-    return value
-
-
-def _timestamp(value: Any) -> int:
-    if type(value) is not int or not wire.MIN_TIMESTAMP_MS <= value < wire.MAX_TIMESTAMP_MS:
-        raise _Unsure
     return value
 
 

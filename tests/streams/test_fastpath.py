@@ -188,3 +188,62 @@ def test_a_join_with_nearby_is_read_with_it_from_either_encoding() -> None:
         event = read((golden / name).read_bytes())
         assert event.nearby == Nearby(60_000, 100) and event.searches == (), name
     assert read((golden / "solo.avro").read_bytes()).nearby is None
+
+
+def test_the_fields_added_since_the_msgspec_decoder_take_the_fast_path_or_the_full_one() -> None:
+    """Searches, priority and the player's blocked, deviation and numbers are decoded here
+    in JSON and Avro; data with an entry, nearby, and values the models refuse are not."""
+    body = json.loads(encode_json(sample(m.TicketJoined)))
+    player = {
+        **body["players"][0],
+        "blocked_players": ["p-9", "p-8"],
+        "deviation": 50,
+        "numbers": {"mmr": 3, "luck": -0.5},
+        "data": {},
+    }
+    own = {"region": body["region"]}
+    other = {"region": "far", "queue": None, "open_after_ms": 30_000}
+    taken = {
+        **body,
+        "players": [player],
+        "searches": [own, other],
+        "priority": -7,
+        "data": {},
+        "nearby": None,
+    }
+    data = json.dumps(taken).encode()
+    assert assert_agrees(data)
+    event = fast_queue_event(data)
+    assert event.ticket.priority == -7 and len(event.searches) == 2
+    assert event.ticket.players[0].numbers == (("luck", -0.5), ("mmr", 3.0))
+    fields = {key: value for key, value in taken.items() if key != "type"}
+    assert assert_agrees(encode(m.TicketJoined.model_validate(fields)))
+    for field, value in (
+        ("blocked_players", None),
+        ("blocked_players", [""]),
+        ("deviation", True),
+        ("numbers", {"mmr": True}),
+        ("numbers", {"mmr": 1e400}),
+        ("data", None),
+    ):
+        changed = json.dumps({**taken, "players": [{**player, field: value}]}).encode()
+        assert fast_queue_event(changed) is None, (field, value)
+        assert isinstance(full_path(changed), InvalidEvent), (field, value)
+    for field, value in (
+        ("searches", None),
+        ("searches", [other, own]),  # the first place must open at once
+        ("searches", [own, own]),
+        ("searches", [{"region": "far"}]),  # the join's own place is missing
+        ("priority", 1.5),
+        ("priority", 2_000_000),
+    ):
+        changed = json.dumps({**taken, field: value}).encode()
+        assert fast_queue_event(changed) is None, (field, value)
+        assert isinstance(full_path(changed), InvalidEvent), (field, value)
+    for field, value in (("data", {"k": "v"}), ("nearby", {"open_after_ms": 0})):
+        rare = json.dumps({**taken, field: value}).encode()
+        assert fast_queue_event(rare) is None, field
+        assert not isinstance(full_path(rare), InvalidEvent), field
+    rare = json.dumps({**taken, "players": [{**player, "data": {"k": "v"}}]}).encode()
+    assert fast_queue_event(rare) is None
+    assert not isinstance(full_path(rare), InvalidEvent)
