@@ -157,12 +157,11 @@ def create_app(
             log.error("%s; stopping the worker", error)
             await app.crash(error)
             return
-        folder = Folder.from_settings(settings)
-        if registry is not None:
-            folder = replace(folder, unframe=registry.unframe)
+        # The one Folder whose layouts the config follower fills (replace shares the table).
+        queue_folder = folder if registry is None else replace(folder, unframe=registry.unframe)
         # Built now, strategies imported, before the first assignment rather than inside it.
         runtime.worker = QueueWorker(
-            folder,
+            queue_folder,
             table,
             Publisher(producer, lambda topic: settings.partitions, framing),
             producer.flush,

@@ -81,12 +81,6 @@ def refused(web: str) -> float:
 
 
 @pytest.mark.wavematch_config(NARROW)
-@pytest.mark.xfail(
-    strict=True,
-    reason="known defect of the merged tree (issue 35): the worker takes the published "
-    "configuration in force, yet no match follows under it end to end; the fold-level "
-    "tests of tests/streams/test_config_log.py pass",
-)
 def test_a_published_configuration_switches_every_region_at_a_tick_and_replays(
     broker, worker_factory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ):
