@@ -15,6 +15,7 @@ import re
 import shutil
 import subprocess
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -86,20 +87,20 @@ def prepare_kafka(
     run: Run = _run,
 ) -> str | None:
     """Install Kafka's jars if missing; return None, or one line saying what to do."""
-    if jars_ready():
-        return None
-    missing = [tool for tool in ("java", "mvn") if which(tool) is None]
-    hint = SKIP_HINT.format(tier="kafka")
-    if missing:
-        return (
-            f"Apache Kafka tier: {' and '.join(missing)} not installed; install Java 17+ and "
-            f"Maven (Debian: apt-get install openjdk-17-jre-headless maven), {hint}"
-        )
-    print(f"Apache Kafka tier: fetching the jars ({INSTALL_KAFKA}) ...", flush=True)
-    code = run(["bash", INSTALL_KAFKA])
-    if code != 0 or not jars_ready():
-        return f"Apache Kafka tier: {INSTALL_KAFKA} failed (exit {code}); run it to see why, {hint}"
-    return None
+    return _prepare_from_maven(
+        MavenTier(
+            "kafka",
+            "Apache Kafka tier",
+            ("java", "mvn"),
+            "Java 17+ and Maven (Debian: apt-get install openjdk-17-jre-headless maven)",
+            INSTALL_KAFKA,
+            "the jars",
+            "run it to see why",
+        ),
+        jars_ready,
+        which,
+        run,
+    )
 
 
 def prepare_registry(
@@ -108,19 +109,54 @@ def prepare_registry(
     run: Run = _run,
 ) -> str | None:
     """Install Apicurio Registry and its serde if missing; None, or one line saying what to do."""
+    return _prepare_from_maven(
+        MavenTier(
+            "registry",
+            "schema registry tier",
+            ("java", "javac", "mvn"),
+            "a JDK 17+ and Maven (Debian: apt-get install openjdk-17-jdk-headless maven)",
+            INSTALL_REGISTRY,
+            "Apicurio Registry",
+            "run it",
+        ),
+        ready,
+        which,
+        run,
+    )
+
+
+@dataclass(frozen=True)
+class MavenTier:
+    """A tier fetched from Maven Central by an install script, and how to name it."""
+
+    name: str
+    label: str
+    tools: tuple[str, ...]
+    install_hint: str
+    script: str
+    fetched: str
+    failed_hint: str
+
+
+def _prepare_from_maven(
+    tier: MavenTier,
+    ready: Callable[[], bool],
+    which: Callable[[str], str | None],
+    run: Run,
+) -> str | None:
     if ready():
         return None
-    missing = [tool for tool in ("java", "javac", "mvn") if which(tool) is None]
-    hint = SKIP_HINT.format(tier="registry")
+    missing = [tool for tool in tier.tools if which(tool) is None]
+    hint = SKIP_HINT.format(tier=tier.name)
     if missing:
         return (
-            f"schema registry tier: {' and '.join(missing)} not installed; install a JDK 17+ "
-            f"and Maven (Debian: apt-get install openjdk-17-jdk-headless maven), {hint}"
+            f"{tier.label}: {' and '.join(missing)} not installed; install {tier.install_hint}, "
+            f"{hint}"
         )
-    print(f"schema registry tier: fetching Apicurio Registry ({INSTALL_REGISTRY}) ...", flush=True)
-    code = run(["bash", INSTALL_REGISTRY])
+    print(f"{tier.label}: fetching {tier.fetched} ({tier.script}) ...", flush=True)
+    code = run(["bash", tier.script])
     if code != 0 or not ready():
-        return f"schema registry tier: {INSTALL_REGISTRY} failed (exit {code}); run it, {hint}"
+        return f"{tier.label}: {tier.script} failed (exit {code}); {tier.failed_hint}, {hint}"
     return None
 
 
