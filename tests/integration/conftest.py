@@ -10,6 +10,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -128,6 +129,42 @@ def wait_until(predicate, timeout_s: float, what: str, alive=lambda: True, inter
             return value
         time.sleep(interval_s)
     raise AssertionError(f"timed out after {timeout_s:.0f} s waiting for {what}")
+
+
+def sigkill_one_of_two_under_traffic(broker: AnyBroker, worker_factory, traffic):
+    """Two workers share the partitions while ``traffic.run(bootstrap, stop)`` publishes;
+    one is SIGKILLed and the survivor takes every partition over; then traffic stops.
+    Returns the survivor (the killed worker owned partitions: asserted)."""
+    first, second = worker_factory.start(), worker_factory.start()
+    wait_until(
+        lambda: all(set(w.partitions() or ()) for w in (first, second)),
+        90,
+        "both workers to own partitions",
+    )
+    stop = threading.Event()
+    producer = threading.Thread(target=traffic.run, args=(broker.bootstrap, stop), daemon=True)
+    producer.start()
+    try:
+        time.sleep(6)
+        wait_until(
+            lambda: all(set(w.partitions() or ()) for w in (first, second)),
+            60,
+            "both workers to own partitions again",
+        )
+        killed = set(second.partitions() or ())
+        second.stop(signal.SIGKILL)
+        wait_until(
+            lambda: first.partitions() == list(range(8)),
+            60,
+            "the survivor to take every partition over",
+            alive=lambda: first.process.poll() is None,
+        )
+        time.sleep(4)
+    finally:
+        stop.set()
+        producer.join(30)
+    assert killed, "the killed worker owned no partition: the test proved nothing"
+    return first
 
 
 @contextmanager

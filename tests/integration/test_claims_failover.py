@@ -6,7 +6,6 @@ two admitted tickets at once, no ticket may end twice, and the replay of the who
 from __future__ import annotations
 
 import json
-import signal
 import threading
 import time
 from collections import defaultdict
@@ -20,7 +19,7 @@ from schemas.topics import QUEUE, queue_key
 from streams.audit.replay import JUDGED, replay
 from streams.audit.topics import committed_offsets, read_topics
 from streams.settings import load_settings
-from tests.integration.conftest import run, wait_until
+from tests.integration.conftest import run, sigkill_one_of_two_under_traffic, wait_until
 from tests.integration.kafka import read_topic
 from tests.integration.traffic import REGIONS
 
@@ -107,36 +106,8 @@ def overlapping_claims(records) -> list[str]:
 
 @pytest.mark.wavematch_config(CONFIG)
 def test_claims_hold_through_a_sigkill_and_replay_identically(broker, worker_factory):
-    first, second = worker_factory.start(), worker_factory.start()
-    wait_until(
-        lambda: all(set(w.partitions() or ()) for w in (first, second)),
-        90,
-        "both workers to own partitions",
-    )
     traffic = TwoQueueTraffic(per_second=8)
-    stop = threading.Event()
-    producer = threading.Thread(target=traffic.run, args=(broker.bootstrap, stop), daemon=True)
-    producer.start()
-    try:
-        time.sleep(6)
-        wait_until(
-            lambda: all(set(w.partitions() or ()) for w in (first, second)),
-            60,
-            "both workers to own partitions again",
-        )
-        killed = set(second.partitions() or ())
-        second.stop(signal.SIGKILL)
-        wait_until(
-            lambda: first.partitions() == list(range(8)),
-            60,
-            "the survivor to take every partition over",
-            alive=lambda: first.process.poll() is None,
-        )
-        time.sleep(4)
-    finally:
-        stop.set()
-        producer.join(30)
-    assert killed, "the killed worker owned no partition: the test proved nothing"
+    first = sigkill_one_of_two_under_traffic(broker, worker_factory, traffic)
     tickets = dict(traffic.tickets)
     assert len(tickets) > 100
 

@@ -8,7 +8,6 @@ search claims included) is IDENTICAL."""
 from __future__ import annotations
 
 import json
-import signal
 import threading
 import time
 from collections import defaultdict
@@ -22,7 +21,7 @@ from schemas.topics import QUEUE, queue_key
 from streams.audit.replay import JUDGED, replay
 from streams.audit.topics import committed_offsets, read_topics
 from streams.settings import load_settings
-from tests.integration.conftest import run, wait_until
+from tests.integration.conftest import run, sigkill_one_of_two_under_traffic, wait_until
 from tests.integration.kafka import read_topic
 
 pytestmark = pytest.mark.integration
@@ -106,36 +105,8 @@ class Traffic:
 def test_each_searching_ticket_is_matched_once_through_a_sigkill_and_replays(
     broker, worker_factory
 ):
-    first, second = worker_factory.start(), worker_factory.start()
-    wait_until(
-        lambda: all(set(w.partitions() or ()) for w in (first, second)),
-        90,
-        "both workers to own partitions",
-    )
     traffic = Traffic(per_second=8)
-    stop = threading.Event()
-    producer = threading.Thread(target=traffic.run, args=(broker.bootstrap, stop), daemon=True)
-    producer.start()
-    try:
-        time.sleep(6)
-        wait_until(
-            lambda: all(set(w.partitions() or ()) for w in (first, second)),
-            60,
-            "both workers to own partitions again",
-        )
-        killed = set(second.partitions() or ())
-        second.stop(signal.SIGKILL)
-        wait_until(
-            lambda: first.partitions() == list(range(8)),
-            60,
-            "the survivor to take every partition over",
-            alive=lambda: first.process.poll() is None,
-        )
-        time.sleep(4)
-    finally:
-        stop.set()
-        producer.join(30)
-    assert killed, "the killed worker owned no partition: the test proved nothing"
+    first = sigkill_one_of_two_under_traffic(broker, worker_factory, traffic)
     tickets = dict(traffic.tickets)
     assert len(tickets) > 90
 
