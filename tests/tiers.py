@@ -47,6 +47,19 @@ def skipped_tiers() -> set[str]:
     return names
 
 
+#: Headless Chromium without a sandbox, a GPU or any traffic of its own (tests render pages).
+CHROMIUM_FLAGS = (
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+)
+
+
 def chromium_path(which: Callable[[str], str | None] = shutil.which) -> Path | None:
     """Where Chromium is, under any of its usual names."""
     for name in CHROMIUM_NAMES:

@@ -30,19 +30,9 @@ from streams.embedded.broker import EmbeddedBroker
 from tests.integration.conftest import WorkerFactory, wait_until, write_config
 from tests.integration.kafka import produce, read_topic
 from tests.integration.traffic import join_body
-from tests.tiers import chromium_path, skipped_tiers
+from tests.tiers import CHROMIUM_FLAGS, chromium_path, skipped_tiers
 
 CHROMIUM = chromium_path() or Path("/usr/bin/chromium")
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
 CONFIG = """
 partitions = 4
 session_timeout_ms = 6000
@@ -127,7 +117,7 @@ def chromium(tmp: Path, *arguments: str) -> subprocess.CompletedProcess[str]:
     profile = tmp / "chromium-profile"
     profile.mkdir(exist_ok=True)
     return subprocess.run(
-        [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *arguments],
+        [str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments],
         capture_output=True,
         text=True,
         timeout=120,

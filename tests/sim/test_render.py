@@ -15,19 +15,9 @@ from matplotlib import image
 
 from streams.cli import main
 from tests.sim.test_cli import TINY
-from tests.tiers import chromium_path, skipped_tiers
+from tests.tiers import CHROMIUM_FLAGS, chromium_path, skipped_tiers
 
 CHROMIUM = chromium_path() or Path("/usr/bin/chromium")
-FLAGS = (
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-)
 #: matplotlib's first two line colours: only the embedded plots can paint them.
 BLUE, ORANGE = (31, 119, 180), (255, 127, 14)
 
@@ -41,7 +31,7 @@ def chromium(tmp_path: Path, *arguments: str) -> subprocess.CompletedProcess[str
     profile = tmp_path / "chromium-profile"
     profile.mkdir(exist_ok=True)
     return subprocess.run(
-        [str(CHROMIUM), *FLAGS, f"--user-data-dir={profile}", *arguments],
+        [str(CHROMIUM), *CHROMIUM_FLAGS, f"--user-data-dir={profile}", *arguments],
         capture_output=True,
         text=True,
         timeout=120,
