@@ -10,6 +10,7 @@ import numpy as np
 from matcher.alternatives import Alternative
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.checks import DuelRules, duel_rules
+from matcher.duel.graph import duel_arrays
 from matcher.duel.limits import DuelLimits, duel_limits
 from matcher.duel.model import BW, SC2, DuelPlayer
 from matcher.duel.windows import pair_wait
@@ -24,6 +25,13 @@ class _Judge:
     #: The queue's rules as ``optimal`` filters pairs (None: no rule limits a pair).
     limits: DuelLimits | None = None
     index: Mapping[str, int] | None = None
+    #: ``optimal``'s sit-out priority per overdue wave (0: none), so that a cost here is
+    #: the one its objective compares (:func:`matcher.duel.graph.sit_out_priority`).
+    priority: int = 0
+
+    def overdue(self, player: DuelPlayer) -> int:
+        after = self.rules.config.optimal_sit_out_after
+        return 0 if not self.priority or after is None else max(player.wait_cycles - after, 0)
 
     def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> float:
         """The pair's largest diff: its window, or its ``max_distance`` when that replaces it."""
@@ -53,6 +61,7 @@ class _Judge:
                 continue
             bonus = self.rules.config.wait_bonus
             cost = diff * diff - bonus * (bw.wait_cycles + sc2.wait_cycles)
+            cost -= self.priority * (self.overdue(bw) + self.overdue(sc2))
             if best is None or cost < best[0]:
                 best = (cost, diff)
         return best
@@ -99,11 +108,14 @@ def explain_duel(
     rules = duel_rules(snapshot, profile, profile.strategy)
     players = rules.players
     # What optimal filters by; ladder-v2.1 honours no pair rule (refused at start).
-    limits = None
+    limits, priority = None, 0
     if profile.strategy == "optimal":
         limits = duel_limits(players, snapshot, profile.ruleset)
+        lead_is_bw = rules.lead_side == BW
+        arrays = duel_arrays(players, profile.maps, rules.window, rules.config, lead_is_bw, limits)
+        priority = arrays.priority
     index = {p.ticket_id: i for i, p in enumerate(players)}
-    judge = _Judge(rules, profile.maps, limits, index)
+    judge = _Judge(rules, profile.maps, limits, index, priority)
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:
@@ -127,7 +139,13 @@ def explain_duel(
         ("window", window),
         (
             "pair cost",
-            f"diff^2 - {rules.config.wait_bonus} x waits = "
+            f"diff^2 - {rules.config.wait_bonus} x waits"
+            + (
+                f" - {priority} x waves past {rules.config.optimal_sit_out_after}"
+                if priority
+                else ""
+            )
+            + " = "
             f"{chosen[0] if chosen else 'illegal'} (lower is better)",
         ),
     )

@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parent.parent
 
 #: (script, tiny arguments, a text its output must hold).
 IN_MEMORY = [
+    ("bench_ab_optimal.py", [".", "--rounds", "1", "--players", "40"], "(1.00x)"),
     ("bench_ab_teams.py", [".", ".", "--rounds", "1", "--tickets", "60"], "(1.000x)"),
     (
         "bench_ab_searches.py",

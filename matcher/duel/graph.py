@@ -4,7 +4,12 @@ and at what cost.
 A directed edge ``(u, v)`` means "u plays BW against v playing SC2". It is legal
 when both offer those races, ``u != v``, the diff is inside the pair's window (by
 the config's window rule) and some map is vetoed by neither. Its cost is the
-design's score, ``diff**2 - wait_bonus * (wait_u + wait_v)``.
+design's score, ``diff**2 - wait_bonus * (wait_u + wait_v)``, less ``optimal``'s sit-out
+priority ``priority * (overdue_u + overdue_v)``: ``overdue`` counts the waves a player waited
+past ``optimal_sit_out_after`` and ``priority`` exceeds every legal ``diff**2``, so among
+matchings of as many pairs one wave more of matched overdue wait outweighs any one pair's
+rating gap: a far-rated ticket whose window has reached a partner is not left out for
+ever by fresh players (docs/adr/0191).
 
 Costs are 1-D (a rating difference), so the pairs worth considering lie close in
 rating order: :func:`candidate_edges` keeps, for every rating, the ``k`` nearest
@@ -79,6 +84,11 @@ class DuelArrays:
     bw_sorted: Ints
     sc2_sorted: Ints
     limits: DuelLimits | None = None
+    #: Per wave a matched player waited past ``optimal_sit_out_after`` (0: off), above
+    #: every legal ``diff**2`` of the wave (:func:`sit_out_priority`).
+    priority: int = 0
+    #: The waves each player waited past ``optimal_sit_out_after`` (None: off).
+    overdue: Ints | None = None
 
     @property
     def size(self) -> int:
@@ -130,6 +140,10 @@ def duel_arrays(
         radius = limits.window_radius(np.concatenate([bw, sc2]))
         if limits.distance_oldest:  # the pair's limit is the larger of its two radii
             rule = "longer"
+    after, priority, overdue = config.optimal_sit_out_after, 0, None
+    if after is not None and len(wait) and int(wait.max()) > after:
+        overdue = np.maximum(wait - after, 0)
+        priority = sit_out_priority(radius)
     return DuelArrays(
         bw=bw,
         sc2=sc2,
@@ -145,7 +159,19 @@ def duel_arrays(
         bw_sorted=bw[bw_order],
         sc2_sorted=sc2[sc2_order],
         limits=limits,
+        priority=priority,
+        overdue=overdue,
     )
+
+
+def sit_out_priority(radius: Ints) -> int:
+    """The reward per overdue wave of a matched player that outweighs any legal pair's
+    ``diff**2`` (no legal diff exceeds the largest radius).
+
+    >>> sit_out_priority(np.array([75, 100]))
+    10001
+    """
+    return int(radius.max(initial=0)) ** 2 + 1
 
 
 def _veto_masks(
@@ -256,13 +282,19 @@ def cost_table(arrays: DuelArrays, members: Ints) -> Ints:
     diff = arrays.bw[members][:, None] - arrays.sc2[members][None, :]
     wait = arrays.wait[members]
     result: Ints = diff * diff - arrays.bonus * (wait[:, None] + wait[None, :])
+    if arrays.overdue is not None:
+        overdue = arrays.overdue[members]
+        result -= arrays.priority * (overdue[:, None] + overdue[None, :])
     return result
 
 
 def cost(arrays: DuelArrays, u: Ints, v: Ints) -> Ints:
-    """The design's score of u (BW) against v (SC2): ``diff**2 - bonus * waits``."""
+    """The score of u (BW) against v (SC2): ``diff**2 - bonus * waits``, less the sit-out
+    priority of their overdue waves."""
     diff = arrays.bw[u] - arrays.sc2[v]
     result: Ints = diff * diff - arrays.bonus * (arrays.wait[u] + arrays.wait[v])
+    if arrays.overdue is not None:
+        result -= arrays.priority * (arrays.overdue[u] + arrays.overdue[v])
     return result
 
 
@@ -326,6 +358,8 @@ def big_weight(arrays: DuelArrays, pairs: int | None = None) -> int:
     5627
     """
     spread = arrays.max_radius() ** 2 + 2 * arrays.bonus * int(arrays.wait.max(initial=0)) + 1
+    if arrays.overdue is not None:
+        spread += 2 * arrays.priority * int(arrays.overdue.max(initial=0))
     return ((arrays.size // 2 if pairs is None else pairs) + 1) * spread + 1
 
 
@@ -417,6 +451,8 @@ def subset(arrays: DuelArrays, players: Ints) -> DuelArrays:
         bw_sorted=bw[bw_order],
         sc2_sorted=sc2[sc2_order],
         limits=None if arrays.limits is None else arrays.limits.subset(players),
+        priority=arrays.priority,
+        overdue=None if arrays.overdue is None else arrays.overdue[players],
     )
 
 

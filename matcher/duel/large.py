@@ -74,13 +74,22 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) ->
     weight = big_weight(arrays, min(cap, n // 2))
     entries = symmetric_entries(n, bw, sc2, cost, weight)
     edges = _EdgeIndex(n, bw, sc2, cost)
-    successor = sparse_assignment(n, *entries, order=rating_order(arrays, n))
+    # Row and column potentials of the overdue waits take the sit-out priority off the
+    # edges: the same optimum (every permutation meets each row and column once), and edge
+    # costs in the design's range, which LAPJV solves faster.
+    overdue = arrays.overdue
+    potential = None if overdue is None else arrays.priority * overdue
+    successor = sparse_assignment(n, *entries, order=rating_order(arrays, n), potential=potential)
     best = _Rounded(edges, successor, n, weight)
     sit_outs = 0
     if parity and best.odd_cycles % 2:
         free = int((successor == np.arange(n)).sum()) + 1
         with_free = _with_sit_outs(n, entries, free, weight)
-        again = sparse_assignment(n + free, *with_free, order=rating_order(arrays, n + free))
+        padded = None
+        if potential is not None:
+            padded = np.concatenate([potential, np.zeros(free, dtype=np.int64)])
+        order = rating_order(arrays, n + free)
+        again = sparse_assignment(n + free, *with_free, order=order, potential=padded)
         other = _Rounded(edges, again, n, weight)
         if other.value > best.value:
             best, sit_outs = other, free
@@ -145,12 +154,21 @@ def symmetric_entries(
 
 
 def sparse_assignment(
-    n: int, rows: Ints, cols: Ints, values: Ints, order: Ints | None = None
+    n: int,
+    rows: Ints,
+    cols: Ints,
+    values: Ints,
+    order: Ints | None = None,
+    potential: Ints | None = None,
 ) -> Ints:
     """The optimal permutation of a sparse ``n x n`` assignment (LAPJV); integer costs.
 
     ``order``: the rows and columns renumbered so that ``order[k]`` becomes ``k``.
+    ``potential``: added to every entry of row ``i`` and of column ``i`` (the optimum
+    stays the same).
     """
+    if potential is not None:
+        values = values + potential[rows] + potential[cols]
     # Every permutation takes n entries, so a common offset keeps the optimum; it makes
     # every entry positive (a stored zero would read as "no edge").
     shifted = (values - values.min() + 1).astype(np.float64)

@@ -90,6 +90,9 @@ class DuelConfig:
     relaxation on the ``optimal_neighbours``-nearest candidate graph, where one more pair
     outweighs re-pairing up to ``optimal_relax_cap`` pairs; waves of more than
     ``optimal_prepair_limit`` players first pair equal ratings in dense rating ranges.
+    Past ``optimal_sit_out_after`` waves waited, each further wave of a matched player
+    outweighs any legal pair's squared gap, so a long-waiting player is not the one left
+    out (None: the design's score alone).
     """
 
     mean_gap_limit: int = 50
@@ -113,15 +116,18 @@ class DuelConfig:
     optimal_prepair_limit: int = 1000
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
+    optimal_sit_out_after: int | None = None
 
 
-#: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
-OPTIMAL_DEFAULTS = DuelConfig(window_rule="longer")
+#: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's
+#: default), and past nine waves a player's wait outweighs any pair's gap (docs/adr/0191).
+OPTIMAL_DEFAULTS = DuelConfig(window_rule="longer", optimal_sit_out_after=9)
 LADDER_DEFAULTS = DuelConfig()
 
 _NON_NEGATIVE_INTS = {
     "optimal_prepair_limit",
     "optimal_relax_cap",
+    "optimal_sit_out_after",
     "mean_gap_limit",
     "small_population",
     "medium_population",

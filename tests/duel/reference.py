@@ -40,9 +40,18 @@ def count_and_cost(arrays: DuelArrays, pairs: tuple[tuple[int, int], ...]) -> tu
     return len(pairs), int(cost(arrays, u, v).sum())
 
 
-def score_of(pairs: object, config: DuelConfig) -> int:
-    """Summed design score ``diff**2 - bonus * waits`` of DuelPairs."""
+def score_of(pairs: object, config: DuelConfig, arrays: DuelArrays | None = None) -> int:
+    """Summed score of DuelPairs: the design's ``diff**2 - bonus * waits``, less
+    ``optimal``'s sit-out priority (``arrays``' wave's) per wave waited past
+    ``optimal_sit_out_after``."""
+    priority, after = 0 if arrays is None else arrays.priority, config.optimal_sit_out_after
+
+    def overdue(wait: int) -> int:
+        return 0 if after is None else max(wait - after, 0)
+
     return sum(
-        p.diff**2 - config.wait_bonus * (p.bw.wait_cycles + p.sc2.wait_cycles)
+        p.diff**2
+        - config.wait_bonus * (p.bw.wait_cycles + p.sc2.wait_cycles)
+        - priority * (overdue(p.bw.wait_cycles) + overdue(p.sc2.wait_cycles))
         for p in pairs  # type: ignore[attr-defined]
     )

@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 
 import numpy as np
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -44,7 +45,7 @@ def test_relaxed_pairs_are_legal_and_lose_at_most_one_pair_per_odd_cycle(
     assert len(whole.pairs) >= best - whole.odd_cycles
     if whole.odd_cycles == 0:
         pairs = [DuelPair(players[a], players[b]) for a, b in whole.pairs]
-        assert (len(pairs), score_of(pairs, config)) == (best, best_score)
+        assert (len(pairs), score_of(pairs, config, arrays)) == (best, best_score)
 
 
 def value(arrays: DuelArrays, pairs: tuple[tuple[int, int], ...]) -> tuple[int, int]:
@@ -94,3 +95,27 @@ def test_large_waves_take_one_relaxation_and_pass_the_checker() -> None:
     outcome = optimal_pairs(players, 4800, MAPS, OPTIMAL_DEFAULTS)
     assert not outcome.exact and dict(result.stats)["proven_optimal"] == 0.0
     assert len(result.matches) == len(outcome.pairs)
+
+
+@pytest.mark.parametrize("fresh", (60, 600, 1200))
+def test_a_fresh_player_sits_out_not_an_overdue_far_rated_one(fresh: int) -> None:
+    """An even number of fresh players close in rating and one far-rated player whose
+    window, widened by its wait, reaches them: someone must sit out, and every tier (small,
+    large, large with the pre-pass) leaves out a fresh one, not the one waiting past
+    ``optimal_sit_out_after`` (docs/adr/0191); the count stays the maximum. Without the
+    sit-out priority the tail is the one left out."""
+    rng = np.random.default_rng(fresh)
+    players = [
+        DuelPlayer(f"f{i}", int(r), int(r), 0, ticket_id=f"f{i}")
+        for i, r in enumerate(rng.integers(1400, 1601, fresh))
+    ]
+    players.append(DuelPlayer("tail", 2000, 2000, 30, ticket_id="tail"))
+    for config, tail_matched in (
+        (OPTIMAL_DEFAULTS, True),
+        (dataclasses.replace(OPTIMAL_DEFAULTS, optimal_sit_out_after=None), False),
+    ):
+        outcome = optimal_pairs(players, 100 * len(players), MAPS, config)
+        assert outcome.exact == (len(players) <= config.optimal_exact_limit)
+        assert len(outcome.pairs) == fresh // 2
+        matched = {p.player_id for pair in outcome.pairs for p in (pair.bw, pair.sc2)}
+        assert ("tail" in matched) == tail_matched

@@ -13,7 +13,7 @@ from matcher.duel.model import OPTIMAL_DEFAULTS, DuelConfig, DuelPlayer, parse_c
 from matcher.duel.optimal import optimal_pairs
 from matcher.strategies import get_strategy
 from tests.duel.reference import reference_optimum, score_of
-from tests.duel.waves import MAPS, profile_of, snapshot_of
+from tests.duel.waves import MAPS, arrays_of, profile_of, snapshot_of
 
 STRATEGIES = ("ladder-v2.1", "optimal")
 
@@ -78,7 +78,8 @@ def test_optimal_equals_the_networkx_optimum(wave: tuple[list[DuelPlayer], int, 
     players, _, population, rule = wave
     config = dataclasses.replace(OPTIMAL_DEFAULTS, window_rule=rule)
     outcome = optimal_pairs(players, population, MAPS, config)
-    assert (len(outcome.pairs), score_of(outcome.pairs, config)) == reference_optimum(
+    arrays = arrays_of(players, population, config, MAPS)
+    assert (len(outcome.pairs), score_of(outcome.pairs, config, arrays)) == reference_optimum(
         players, population, MAPS, config
     )
     assert outcome.exact

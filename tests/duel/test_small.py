@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from matcher.duel.model import OPTIMAL_DEFAULTS
 from matcher.duel.optimal import optimal_pairs
 from tests.duel.reference import reference_optimum, score_of
-from tests.duel.waves import MAPS, synthetic_players, worker_benchmark_mix
+from tests.duel.waves import MAPS, arrays_of, synthetic_players, worker_benchmark_mix
 
 
 @pytest.mark.parametrize(("n", "seed"), [(150, 1), (300, 2)])
@@ -16,4 +18,20 @@ def test_mid_size_waves_take_the_networkx_optimum(n: int, seed: int) -> None:
         outcome = optimal_pairs(players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
         best = reference_optimum(players, 4 * n, MAPS, OPTIMAL_DEFAULTS)
         assert outcome.exact
-        assert (len(outcome.pairs), score_of(outcome.pairs, OPTIMAL_DEFAULTS)) == best
+        arrays = arrays_of(players, 4 * n, OPTIMAL_DEFAULTS, MAPS)
+        assert (len(outcome.pairs), score_of(outcome.pairs, OPTIMAL_DEFAULTS, arrays)) == best
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_long_waits_take_the_networkx_optimum_of_the_sit_out_score(seed: int) -> None:
+    """Waves where many players wait past ``optimal_sit_out_after``: the blossom's result is
+    the exact optimum of the score with the sit-out priority (docs/adr/0191)."""
+    players = [
+        dataclasses.replace(p, wait_cycles=p.wait_cycles + (i * 7 + seed) % 13)
+        for i, p in enumerate(synthetic_players(60, seed))
+    ]
+    outcome = optimal_pairs(players, 240, MAPS, OPTIMAL_DEFAULTS)
+    arrays = arrays_of(players, 240, OPTIMAL_DEFAULTS, MAPS)
+    assert arrays.priority > 0
+    best = reference_optimum(players, 240, MAPS, OPTIMAL_DEFAULTS)
+    assert (len(outcome.pairs), score_of(outcome.pairs, OPTIMAL_DEFAULTS, arrays)) == best

@@ -51,15 +51,11 @@ TEAM_CASES = [
     )
     for tail in (LATENCY, SPREAD, LANGUAGE)
 ]
-#: ``optimal`` takes the most pairs, then the least squared rating distance: with an even
-#: stream of fresh players, a far-rated tail is the one left out in every wave, at any
-#: limit. That is its objective, not whose wait widens the limit (docs/adr/0175).
-_OPTIMAL_OBJECTIVE = pytest.mark.xfail(
-    strict=True, reason="optimal's objective leaves a far-rated odd player out (ADR 0175)"
-)
 DUEL_CASES = [
     ("optimal", {}, LATENCY),
-    pytest.param("optimal", {}, DISTANCE, marks=_OPTIMAL_OBJECTIVE),
+    # With an even stream of fresh players a far-rated tail is the odd one out of every
+    # wave: matched because past nine waves its wait outweighs any pair's gap (ADR 0191).
+    ("optimal", {}, DISTANCE),
     ("optimal", {}, LANGUAGE),
 ]
 
