@@ -3,12 +3,13 @@
     .venv/bin/python scripts/bench_ab_optimal.py TREE [TREE ...] [--rounds 5] [--players 10000]
 
 ``bench_ab_fold.py``'s wave close queues every player in one go, so nobody has waited;
-the sit-out priority (docs/adr/0191) only weighs waits past ``optimal_sit_out_after``. Here each tree, in its own process
-and in rotated order per round (only ratios within the same rounds are evidence on a
-shared machine), times ``optimal_pairs`` on two seeded waves with waits: the duel
-benchmark's mix (``tests/duel/waves.py`` ``synthetic_players``, geometric waits) and
-issue 30's ``long_waits`` ladder (``tests/oracle/distributions.py``). CPU ms, the fastest
-of 3 calls after one warm-up, then the median over the rounds.
+the sit-out priority (docs/adr/0191) only weighs waits past ``optimal_sit_out_after``.
+Here each tree, in its own process and in rotated order per round (only ratios within
+the same rounds are evidence on a shared machine), times ``optimal_pairs`` on two seeded
+waves with waits: the duel benchmark's mix (``tests/duel/waves.py``
+``synthetic_players``, geometric waits) and issue 30's ``long_waits`` ladder
+(``tests/oracle/distributions.py``). CPU ms, the fastest of 3 calls after one warm-up,
+then the median over the rounds.
 """
 
 from __future__ import annotations
