@@ -15,6 +15,7 @@ import dataclasses
 import math
 import random
 from fractions import Fraction
+from pathlib import Path
 
 import pytest
 
@@ -238,3 +239,17 @@ def test_the_large_tier_keeps_to_the_percentile_window(prepair: int) -> None:
     assert duel_result_problems(snapshot, profile, result) == []
     for a, b in made_pairs(result):
         assert legal_cost(players, a, b, 2) is not None, (a, b)
+
+
+def test_the_simulator_scenario_runs_the_option() -> None:
+    """docs/sim/ideas-windows.toml loads as ``wavematch simulate`` reads it: the default and
+    the percentile variants, options checked as the worker checks them."""
+    from streams.commands.simulate import load_config
+
+    config = load_config(Path(__file__).resolve().parents[2] / "docs/sim/ideas-windows.toml")
+    variants = config.scenarios[0].variants
+    assert [dict(v.options) for v in variants] == [
+        {},
+        {"window_percentile": 5},
+        {"window_percentile": 10},
+    ]
