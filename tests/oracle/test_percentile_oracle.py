@@ -253,3 +253,19 @@ def test_the_simulator_scenario_runs_the_option() -> None:
         {"window_percentile": 5},
         {"window_percentile": 10},
     ]
+
+
+def test_explain_judges_alternatives_by_the_percentile_window() -> None:
+    """``explain`` shows the pair's count against its reach, and calls an alternative the
+    points window allows but the percentile window does not illegal, by the count."""
+    from matcher.explain_duel import explain_duel
+
+    snapshot = snapshot_of(lopsided(), active_population=ACTIVE)
+    profile = profile_of("optimal", window_percentile=5)
+    result = run_wave(snapshot, profile)
+    facts, alternatives = explain_duel(snapshot, profile, result, result.matches[0], 3)
+    window = dict(facts)["window"]
+    assert "percentile 5 of the wave's 4 ratings" in window, window
+    assert "at most 0 between, 0 for this pair" in window, window
+    verdicts = {(a.player, a.candidate): a.verdict for a in alternatives}
+    assert "1 ratings between > percentile window 0" in verdicts[("p2", "p0")], verdicts
