@@ -17,14 +17,18 @@ import random
 from fractions import Fraction
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from matcher.core import WaveResult
 from matcher.duel.checks import duel_result_problems
-from matcher.duel.model import DuelPlayer
+from matcher.duel.graph import legal_table
+from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer, parse_config
+from matcher.duel.optimal import wave_arrays
+from matcher.duel.windows import pressure, tier_window
 from matcher.strategies import check_profile, run_wave
 from streams.settings import SettingsError, load_settings
-from tests.duel.waves import profile_of, snapshot_of
+from tests.duel.waves import MAPS, profile_of, snapshot_of
 
 #: A wave of at most 10 players against a population of 1,000: the LOW pressure tier.
 ACTIVE = 1000
@@ -55,25 +59,41 @@ def reach(percent: float, pool: list[int], wait: int) -> int:
     return math.floor(share)
 
 
-def legal_cost(players: list[DuelPlayer], a: int, b: int, percent: float) -> int | None:
-    """The cheaper legal side choice of players a and b (None: no legal one), by the ADR."""
-    pool, best = pool_of(players), None
+def may_play(
+    players: list[DuelPlayer], bw: DuelPlayer, sc2: DuelPlayer, percent: float, rule: str
+) -> bool:
+    """Whether ``bw`` may play BW against ``sc2`` by the ADR: at most the pair's reach of
+    the pool's ratings strictly between the two; the pair's wait the longer or the shorter
+    of the two (``window_rule``)."""
+    if bw is sc2 or bw.bw_mmr is None or sc2.sc2_mmr is None:
+        return False
+    pool = pool_of(players)
+    low, high = sorted((bw.bw_mmr, sc2.sc2_mmr))
+    between = sum(low < r < high for r in pool)
+    pick = max if rule == "longer" else min
+    return between <= reach(percent, pool, pick(bw.wait_cycles, sc2.wait_cycles))
+
+
+def legal_cost(
+    players: list[DuelPlayer], a: int, b: int, percent: float, rule: str = "longer"
+) -> int | None:
+    """The cheaper legal side choice of players a and b (None: no legal one)."""
+    best = None
     for bw, sc2 in ((players[a], players[b]), (players[b], players[a])):
-        if bw.bw_mmr is None or sc2.sc2_mmr is None:
+        if not may_play(players, bw, sc2, percent, rule):
             continue
-        low, high = sorted((bw.bw_mmr, sc2.sc2_mmr))
-        between = sum(low < r < high for r in pool)
-        if between > reach(percent, pool, max(bw.wait_cycles, sc2.wait_cycles)):
-            continue
+        assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
         cost = (bw.bw_mmr - sc2.sc2_mmr) ** 2 - BONUS * (bw.wait_cycles + sc2.wait_cycles)
         best = cost if best is None else min(best, cost)
     return best
 
 
-def best_matching(players: list[DuelPlayer], percent: float) -> tuple[int, int]:
+def best_matching(players: list[DuelPlayer], percent: float, rule: str) -> tuple[int, int]:
     """(most pairs, least summed cost among those) over every matching of legal pairs."""
     n = len(players)
-    costs = {(a, b): legal_cost(players, a, b, percent) for a in range(n) for b in range(a + 1, n)}
+    costs = {
+        (a, b): legal_cost(players, a, b, percent, rule) for a in range(n) for b in range(a + 1, n)
+    }
 
     def search(left: tuple[int, ...]) -> tuple[int, int]:
         """(most pairs, minus their least summed cost) among ``left``."""
@@ -100,15 +120,25 @@ def made_pairs(result: WaveResult) -> list[tuple[int, int]]:
     ]
 
 
-@pytest.mark.parametrize("percent", [5, 12.5, 30])
-def test_optimal_is_the_best_matching_inside_the_percentile_window(percent: float) -> None:
-    profile = profile_of("optimal", window_percentile=percent)
+@pytest.mark.parametrize(
+    ("percent", "rule"), [(5, "longer"), (12.5, "longer"), (30, "longer"), (10, "shorter")]
+)
+def test_optimal_is_the_best_matching_inside_the_percentile_window(
+    percent: float, rule: str
+) -> None:
+    profile = profile_of("optimal", window_percentile=percent, window_rule=rule)
+    pick = max if rule == "longer" else min
     for seed in range(40):
         players = random_wave(seed)
         snapshot = snapshot_of(players, seed=seed, active_population=ACTIVE)
+        config = parse_config(profile.options, OPTIMAL_DEFAULTS)
+        window = tier_window(pressure(len(players), ACTIVE, config), config)
+        table = legal_table(wave_arrays(players, MAPS, window, config), np.arange(len(players)))
+        expected = [[may_play(players, u, v, percent, rule) for v in players] for u in players]
+        assert table.tolist() == expected, seed  # every pair, not only the optimum's
         result = run_wave(snapshot, profile)
         made = made_pairs(result)
-        costs = [legal_cost(players, a, b, percent) for a, b in made]
+        costs = [legal_cost(players, a, b, percent, rule) for a, b in made]
         assert None not in costs, (seed, made)
         for a, b in made:  # each pair at the side choice the oracle calls legal
             bw, sc2 = players[a], players[b]
@@ -117,8 +147,9 @@ def test_optimal_is_the_best_matching_inside_the_percentile_window(percent: floa
                 min(bw.bw_mmr, sc2.sc2_mmr) < r < max(bw.bw_mmr, sc2.sc2_mmr)
                 for r in pool_of(players)
             )
-            assert between <= reach(percent, pool_of(players), max(bw.wait_cycles, sc2.wait_cycles))
-        pairs, total = best_matching(players, percent)
+            wait = pick(bw.wait_cycles, sc2.wait_cycles)
+            assert between <= reach(percent, pool_of(players), wait), (seed, a, b)
+        pairs, total = best_matching(players, percent, rule)
         assert len(made) == pairs, (seed, made, pairs)
         found = sum(
             ((players[a].bw_mmr or 0) - (players[b].sc2_mmr or 0)) ** 2
