@@ -41,6 +41,19 @@ class _Judge:
             return float(pair(self.limits.distance[i], self.limits.distance[j]))
         return self.rules.limit(bw, sc2)
 
+    def outside(self, bw: DuelPlayer, sc2: DuelPlayer, diff: int) -> str | None:
+        """Why the pair is outside its window, or None when inside."""
+        if self.rules.rank is not None:
+            between, allowed = self.rules.rank_limit(bw, sc2)
+            if between <= allowed:
+                return None
+            return f"{between} ratings between > percentile window {allowed}"
+        limit = self.limit(bw, sc2)
+        if diff <= limit:
+            return None
+        named = "max_distance" if self.limits and self.limits.replaces_window else "window"
+        return f"diff {diff} > {named} {limit:g}"
+
     def ruled_out(self, bw: DuelPlayer, sc2: DuelPlayer, diff: int) -> bool:
         """Whether the queue's latency, attribute, rematch or block-list rule forbids the pair."""
         if self.limits is None or self.index is None:
@@ -55,7 +68,7 @@ class _Judge:
         for bw, sc2 in _sides(u, v):
             assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
             diff = abs(bw.bw_mmr - sc2.sc2_mmr)
-            if diff > self.limit(bw, sc2) or not self._free_map(bw, sc2):
+            if self.outside(bw, sc2, diff) or not self._free_map(bw, sc2):
                 continue
             if self.ruled_out(bw, sc2, diff):
                 continue
@@ -73,11 +86,10 @@ class _Judge:
         reasons = []
         for bw, sc2 in sides:
             assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
-            diff, limit = abs(bw.bw_mmr - sc2.sc2_mmr), self.limit(bw, sc2)
+            diff = abs(bw.bw_mmr - sc2.sc2_mmr)
             side = "BW" if self.rules.sides[0] == BW else self.rules.sides[0]
-            if diff > limit:
-                named = "max_distance" if self.limits and self.limits.replaces_window else "window"
-                reasons.append(f"{bw.player_id} as {side}: diff {diff} > {named} {limit:g}")
+            if outside := self.outside(bw, sc2, diff):
+                reasons.append(f"{bw.player_id} as {side}: {outside}")
             elif self.ruled_out(bw, sc2, diff):
                 rule = "the queue's latency, attribute, rematch or block_lists rule"
                 reasons.append(f"{bw.player_id} as {side}: {rule}")
@@ -130,6 +142,13 @@ def explain_duel(
         f"{rules.window.growth} per wave waited; rule '{rules.config.window_rule}' "
         f"uses {wait} waves -> max diff {rules.limit(bw, sc2)}"
     )
+    if rules.rank is not None:
+        between, allowed = rules.rank_limit(bw, sc2)
+        window = (
+            f"percentile {rules.config.window_percentile:g} of the wave's "
+            f"{len(rules.rank.pool)} ratings; rule '{rules.config.window_rule}' uses {wait} "
+            f"waves -> at most {allowed} between, {between} for this pair"
+        )
     if limits is not None and limits.replaces_window:
         window = (
             f"the queue's max_distance replaces it: {judge.limit(bw, sc2):g} for this pair "

@@ -292,7 +292,13 @@ def _loaded(target: str | _T) -> _T:
 def _check_optimal(profile: QueueProfile) -> object:
     from matcher.duel.model import OPTIMAL_DEFAULTS
 
-    return _check_duel(profile, OPTIMAL_DEFAULTS)
+    config = _check_duel(profile, OPTIMAL_DEFAULTS)
+    if "window_percentile" in profile.options and "max_distance" in profile.rules:
+        # The queue's max_distance replaces every window (docs/adr/0177).
+        raise ValueError(
+            "options.window_percentile: rules.max_distance replaces the windows; set one of them"
+        )
+    return config
 
 
 def _check_ladder(profile: QueueProfile) -> object:
@@ -309,4 +315,8 @@ def _check_duel(profile: QueueProfile, defaults: object) -> object:
     assert isinstance(defaults, DuelConfig)
     if profile.team_count != 2 or profile.team_size != 1:
         raise ValueError("profile: duel strategies need team_count 2 and team_size 1")
+    if profile.strategy == "ladder-v2.1":
+        from matcher.duel.model import parse_ladder_config
+
+        return parse_ladder_config(profile.options)
     return parse_config(profile.options, defaults)

@@ -18,7 +18,6 @@ from matcher.duel.ladder import lead_side
 from matcher.duel.limits import duel_limits
 from matcher.duel.model import (
     BW,
-    LADDER_DEFAULTS,
     MIRROR_SIDES,
     OPTIMAL_DEFAULTS,
     SC2,
@@ -26,8 +25,10 @@ from matcher.duel.model import (
     DuelPlayer,
     Window,
     parse_config,
+    parse_ladder_config,
 )
 from matcher.duel.near import legal_between
+from matcher.duel.percentile import RankWindow, rank_window, reach
 from matcher.duel.result import duel_players, seat_roles
 from matcher.duel.windows import pair_wait, pressure, tier_window
 
@@ -43,10 +44,23 @@ class DuelRules:
     sides: tuple[str, str] = (BW, SC2)
     #: The queue's ``max_distance`` replaces the window (the rules check judges it).
     windowless: bool = False
+    #: The percentile window of the whole wave (docs/adr/0177), players in ``players``' order.
+    rank: RankWindow | None = None
 
     def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> int:
         """The largest diff allowed for ``bw`` playing BW against ``sc2`` playing SC2."""
         return self.window.max_diff(pair_wait(self.config.window_rule, bw, sc2, self.lead_side))
+
+    def rank_limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> tuple[int, int]:
+        """Under the percentile window: the pool's ratings between the pair's, and how many
+        its reach allows (its wait by the window rule, as :meth:`limit`)."""
+        percent, rank = self.config.window_percentile, self.rank
+        assert percent is not None and rank is not None
+        assert bw.bw_mmr is not None and sc2.sc2_mmr is not None
+        wait = pair_wait(self.config.window_rule, bw, sc2, self.lead_side)
+        allowed = reach(percent, len(rank.pool), self.window, np.array([wait], dtype=np.int64))
+        between = rank.between(np.array([bw.bw_mmr]), np.array([sc2.sc2_mmr]))
+        return int(between[0]), int(allowed[0])
 
 
 def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> DuelRules:
@@ -54,13 +68,19 @@ def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> 
 
     Notes: O(n log n) for n tickets (stages 1-2 are replayed for the lead side).
     """
-    defaults = LADDER_DEFAULTS if strategy == "ladder-v2.1" else OPTIMAL_DEFAULTS
-    config = parse_config(profile.options, defaults)
+    if strategy == "ladder-v2.1":
+        config = parse_ladder_config(profile.options)
+    else:
+        config = parse_config(profile.options, OPTIMAL_DEFAULTS)
     rules = profile.ruleset
     rating = rules.rating  # a mirror 1v1: one rating, either side
     players, _ = duel_players(snapshot, rating)
     window = tier_window(pressure(len(players), snapshot.active_population, config), config)
     sides = (BW, SC2) if rating is None else MIRROR_SIDES
+    windowless = rules.max_distance is not None
+    rank = None
+    if config.window_percentile is not None and not windowless:
+        rank = rank_window(players, config.window_percentile, window)
     # Both strategies: stage 4's lead side (docs/adr/0013).
     return DuelRules(
         tuple(players),
@@ -68,7 +88,8 @@ def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> 
         window,
         lead_side(players, config),
         sides,
-        windowless=rules.max_distance is not None,
+        windowless=windowless,
+        rank=rank,
     )
 
 
@@ -125,7 +146,10 @@ def _completeness_problems(
         return []
     limits = duel_limits(players, snapshot, profile.ruleset)
     lead_is_bw = rules.lead_side == BW
-    arrays = duel_arrays(players, profile.maps, rules.window, rules.config, lead_is_bw, limits)
+    pool = None if rules.rank is None else rules.rank.pool  # the whole wave's, not theirs
+    arrays = duel_arrays(
+        players, profile.maps, rules.window, rules.config, lead_is_bw, limits, pool
+    )
     everyone = np.arange(len(players), dtype=np.int64)
     bw, sc2 = legal_between(arrays, everyone, everyone)
     if not len(bw):
@@ -187,8 +211,14 @@ def _match_problems(
     if problems:
         return problems
     diff = abs(bw_seat.rating - sc2_seat.rating)
-    limit = rules.limit(bw, sc2)
-    if diff > limit and not rules.windowless:
+    if rules.rank is not None:
+        between, allowed = rules.rank_limit(bw, sc2)
+        if between > allowed:
+            problems.append(
+                f"{label}: {between} of the wave's ratings lie between the pair's, "
+                f"outside the percentile window {allowed}"
+            )
+    elif diff > (limit := rules.limit(bw, sc2)) and not rules.windowless:
         problems.append(f"{label}: diff {diff} outside the window {limit}")
     if match.quality_of("mmr_diff") != float(diff):
         problems.append(f"{label}: quality mmr_diff is not the seats' diff {diff}")

@@ -28,6 +28,7 @@ from numpy.typing import NDArray
 
 from matcher.duel.limits import DuelLimits
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
+from matcher.duel.percentile import RankWindow, rank_window
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
@@ -68,6 +69,8 @@ class DuelArrays:
     ``bw_order``/``sc2_order`` list the players offering each race by rating (ties by
     wave order); ``bw_sorted``/``sc2_sorted`` are those ratings. ``limits``: the queue's
     rules as a filter on every pair (None: the queue has no rule limiting a pair).
+    ``rank``: the percentile window (docs/adr/0177), which then decides a pair's window,
+    ``radius`` only bounding its diff for the searches by rating (None: off).
     """
 
     bw: Ints
@@ -89,6 +92,7 @@ class DuelArrays:
     priority: int = 0
     #: The waves each player waited past ``optimal_sit_out_after`` (None: off).
     overdue: Ints | None = None
+    rank: RankWindow | None = None
 
     @property
     def size(self) -> int:
@@ -119,13 +123,15 @@ def duel_arrays(
     config: DuelConfig,
     lead_is_bw: bool = True,
     limits: DuelLimits | None = None,
+    pool: Ints | None = None,
 ) -> DuelArrays:
     """Build the arrays of a wave's players.
 
     ``lead_is_bw`` matters only under the ``lead`` window rule: whether the BW player's
     wait widens a pair's window (the caller passes ``ladder-v2.1``'s lead side, so every
     ladder pair is legal here, docs/adr/0013). ``limits``: the queue's rules, whose
-    ``max_distance`` replaces the window (:mod:`matcher.duel.limits`).
+    ``max_distance`` replaces the window (:mod:`matcher.duel.limits`). ``pool``: the
+    whole wave's rating pool of the percentile window when ``players`` are part of it.
 
     Notes: O(n log n + n * maps / 64).
     """
@@ -136,10 +142,14 @@ def duel_arrays(
     bw_order, sc2_order = _rating_orders(bw), _rating_orders(sc2)
     radius = window.base + window.growth * wait
     rule = config.window_rule
+    rank = None
     if limits is not None and limits.replaces_window:
         radius = limits.window_radius(np.concatenate([bw, sc2]))
         if limits.distance_oldest:  # the pair's limit is the larger of its two radii
             rule = "longer"
+    elif config.window_percentile is not None:
+        rank = rank_window(players, config.window_percentile, window, pool)
+        radius = rank.points(bw, sc2)
     after, priority, overdue = config.optimal_sit_out_after, 0, None
     if after is not None and len(wait) and int(wait.max()) > after:
         overdue = np.maximum(wait - after, 0)
@@ -161,6 +171,7 @@ def duel_arrays(
         limits=limits,
         priority=priority,
         overdue=overdue,
+        rank=rank,
     )
 
 
@@ -219,6 +230,8 @@ def legal(arrays: DuelArrays, u: Ints, v: Ints) -> Bools:
     elif not arrays.lead_is_bw:
         radius = other
     ok &= diff <= radius
+    if arrays.rank is not None:
+        ok &= _within_rank(arrays, arrays.rank, u, v)
     if arrays.limits is not None:
         ok &= arrays.limits.allowed(u, v, diff)
     word = arrays.free_word
@@ -257,6 +270,9 @@ def legal_table(arrays: DuelArrays, members: Ints) -> Bools:
         radius = ru if arrays.lead_is_bw else rv
     diff = np.abs(bw - sc2)
     ok &= diff <= radius
+    if arrays.rank is not None:
+        column = members[None, :]
+        ok &= _within_rank(arrays, arrays.rank, members[:, None], column, bw, sc2)
     if arrays.limits is not None:
         ok &= arrays.limits.allowed_table(members, diff)
     veto = arrays.veto[members]
@@ -265,6 +281,28 @@ def legal_table(arrays: DuelArrays, members: Ints) -> Bools:
     elif not arrays.all_maps.any():
         ok &= False
     return ok
+
+
+def _within_rank(
+    arrays: DuelArrays,
+    rank: RankWindow,
+    u: Ints,
+    v: Ints,
+    bw: Ints | None = None,
+    sc2: Ints | None = None,
+) -> Bools:
+    """Mask of the pairs (u as BW, v as SC2) within the percentile window: the pair's
+    reach is its players' by the window rule, as its points window would be."""
+    mine, theirs = rank.reach[u], rank.reach[v]
+    if arrays.rule == "longer":
+        reach = np.maximum(mine, theirs)
+    elif arrays.rule == "shorter":
+        reach = np.minimum(mine, theirs)
+    else:
+        reach = mine if arrays.lead_is_bw else theirs
+    bw = arrays.bw[u] if bw is None else bw
+    sc2 = arrays.sc2[v] if sc2 is None else sc2
+    return rank.allowed(bw, sc2, reach)
 
 
 def _any_free_map(arrays: DuelArrays, veto: NDArray[np.uint64]) -> Bools:
@@ -453,6 +491,7 @@ def subset(arrays: DuelArrays, players: Ints) -> DuelArrays:
         limits=None if arrays.limits is None else arrays.limits.subset(players),
         priority=arrays.priority,
         overdue=None if arrays.overdue is None else arrays.overdue[players],
+        rank=None if arrays.rank is None else arrays.rank.subset(players),
     )
 
 

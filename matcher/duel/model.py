@@ -93,6 +93,8 @@ class DuelConfig:
     Past ``optimal_sit_out_after`` waves waited, each further wave of a matched player
     outweighs any legal pair's squared gap, so a long-waiting player is not the one left
     out (None: the design's score alone).
+    ``window_percentile`` (``optimal`` only; None: off) replaces the points window by a
+    share of the wave's rating pool that may lie between a pair (docs/adr/0177).
     """
 
     mean_gap_limit: int = 50
@@ -117,6 +119,7 @@ class DuelConfig:
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
     optimal_sit_out_after: int | None = None
+    window_percentile: float | None = None
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's
@@ -167,7 +170,37 @@ def parse_config(
     changes: dict[str, Any] = {}
     for key, value in options.items():
         changes[key] = _checked_option(key, value)
-    return dataclasses.replace(defaults, **changes) if changes else defaults
+    config = dataclasses.replace(defaults, **changes) if changes else defaults
+    if config.window_percentile is not None:
+        _check_percentile_bases(config)
+    return config
+
+
+#: Options ``ladder-v2.1`` refuses: it stays the reference design, windows in points.
+OPTIMAL_ONLY = ("window_percentile", "optimal_sit_out_after")
+
+
+def parse_ladder_config(options: Mapping[str, object]) -> DuelConfig:
+    """:func:`parse_config` for ``ladder-v2.1``, refusing the options of ``optimal`` only.
+
+    >>> parse_ladder_config({"window_percentile": 5})
+    Traceback (most recent call last):
+    ...
+    ValueError: options.window_percentile: not honoured by 'ladder-v2.1' (optimal honours it)
+    """
+    for key in OPTIMAL_ONLY:
+        if key in options:
+            raise ValueError(f"options.{key}: not honoured by 'ladder-v2.1' (optimal honours it)")
+    return parse_config(options, LADDER_DEFAULTS)
+
+
+def _check_percentile_bases(config: DuelConfig) -> None:
+    # The reach widens with the wait as the tier's window does, by growth / base.
+    if min(config.high_base, config.moderate_base, config.low_base) <= 0:
+        raise ValueError(
+            "options.window_percentile: needs high_base, moderate_base and low_base > 0 "
+            "(the wait widens it by the tier's growth / base)"
+        )
 
 
 def _checked_option(key: str, value: object) -> object:
@@ -183,5 +216,9 @@ def _checked_option(key: str, value: object) -> object:
     if key in _FLOATS:
         if isinstance(value, bool) or not isinstance(value, int | float) or value < 0:
             raise ValueError(f"options.{key}: must be a number >= 0")
+        return float(value)
+    if key == "window_percentile":
+        if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value <= 100:
+            raise ValueError("options.window_percentile: must be a number > 0 and <= 100")
         return float(value)
     raise ValueError(f"options.{key}: unknown option")

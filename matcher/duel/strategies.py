@@ -18,6 +18,7 @@ from matcher.duel.model import (
     SC2,
     DuelConfig,
     parse_config,
+    parse_ladder_config,
 )
 from matcher.duel.optimal import optimal_pairs
 from matcher.duel.result import build_result, duel_players
@@ -34,7 +35,7 @@ def ladder_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
 
     Notes: O(n^2 log n) for n players.
     """
-    config = _config(profile, LADDER_DEFAULTS)
+    config = _config(profile, LADDER_DEFAULTS, reference=True)
     rating = profile.ruleset.rating
     players, unfit = duel_players(snapshot, rating)
     outcome = ladder_pairs(players, snapshot.active_population, profile.maps, config)
@@ -85,7 +86,9 @@ def _sides(rating: str | None) -> tuple[str, str]:
     return (BW, SC2) if rating is None else MIRROR_SIDES
 
 
-def _config(profile: QueueProfile, defaults: DuelConfig) -> DuelConfig:
+def _config(profile: QueueProfile, defaults: DuelConfig, reference: bool = False) -> DuelConfig:
     if profile.team_count != 2 or profile.team_size != 1:
         raise ValueError("profile: duel strategies need team_count 2 and team_size 1")
+    if reference:
+        return parse_ladder_config(profile.options)
     return parse_config(profile.options, defaults)
