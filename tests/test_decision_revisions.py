@@ -27,7 +27,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (15, "debc211c57854a40"),
+    "optimal": (15, "b7403ffd7e4d78cf"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
     "rebalance": (4, "78b312f67fc204c4"),
     "game-queue": (4, "78b312f67fc204c4"),
@@ -99,7 +99,17 @@ def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
         other = profile_of(
             "optimal", window_rule="longer", optimal_relax_cap=0, optimal_prepair_limit=5000
         )
-        return [*defaults, (duel_waves((1200,))[0][0], other)]
+        # A wave where many players waited past optimal_sit_out_after (ADR 0191).
+        waited = [
+            replace(p, wait_cycles=p.wait_cycles + i % 14)
+            for i, p in enumerate(synthetic_players(120, seed=7))
+        ]
+        overdue = snapshot_of(waited, seed=7, active_population=480)
+        return [
+            *defaults,
+            (duel_waves((1200,))[0][0], other),
+            (overdue, profile_of("optimal", window_rule="longer")),
+        ]
     if name == "ladder-v2.1":
         return [(s, profile_of("ladder-v2.1")) for s, _ in duel_waves((30, 300))]
     if name in ("rebalance", "game-queue"):
