@@ -28,8 +28,11 @@ from matcher.duel.model import (
     parse_config,
 )
 from matcher.duel.near import legal_between
+from matcher.duel.objective import objective_problems, optimal_options_on
 from matcher.duel.result import duel_players, seat_roles
+from matcher.duel.virtual import virtual_players
 from matcher.duel.windows import pair_wait, pressure, tier_window
+from matcher.rules.check import hard_rules
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,13 @@ class DuelRules:
     sides: tuple[str, str] = (BW, SC2)
     #: The queue's ``max_distance`` replaces the window (the rules check judges it).
     windowless: bool = False
+    #: The players as paired, by ticket: their virtual ratings (ADR 0179), else none.
+    virtual: dict[str, DuelPlayer] | None = None
+
+    @property
+    def paired(self) -> tuple[DuelPlayer, ...]:
+        """The players as the strategy paired them (virtual ratings when on)."""
+        return self.players if self.virtual is None else tuple(self.virtual.values())
 
     def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> int:
         """The largest diff allowed for ``bw`` playing BW against ``sc2`` playing SC2."""
@@ -61,14 +71,19 @@ def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> 
     players, _ = duel_players(snapshot, rating)
     window = tier_window(pressure(len(players), snapshot.active_population, config), config)
     sides = (BW, SC2) if rating is None else MIRROR_SIDES
+    virtual = None
+    if config.virtual_rating_half_life_ms and strategy == "optimal":
+        moved = virtual_players(players, snapshot, config.virtual_rating_half_life_ms)
+        virtual = {player.ticket_id: player for player in moved}
     # Both strategies: stage 4's lead side (docs/adr/0013).
     return DuelRules(
         tuple(players),
         config,
         window,
-        lead_side(players, config),
+        lead_side(players if virtual is None else list(virtual.values()), config),
         sides,
         windowless=rules.max_distance is not None,
+        virtual=virtual,
     )
 
 
@@ -102,6 +117,9 @@ def duel_result_problems(
         problems.extend(_match_problems(match, by_ticket, rules))
     if result.strategy == "optimal" and not problems:
         problems.extend(_completeness_problems(snapshot, profile, result, rules))
+    if result.strategy == "optimal" and not problems and optimal_options_on(rules.config):
+        wave = (rules.config, rules.window, rules.lead_side == BW)
+        problems.extend(objective_problems(snapshot, profile, result, rules.paired, wave))
     return problems
 
 
@@ -120,10 +138,10 @@ def _completeness_problems(
     (:mod:`matcher.duel.near`).
     """
     unmatched = frozenset(result.unmatched)
-    players = [player for player in rules.players if player.ticket_id in unmatched]
+    players = [player for player in rules.paired if player.ticket_id in unmatched]
     if len(players) < 2:
         return []
-    limits = duel_limits(players, snapshot, profile.ruleset)
+    limits = duel_limits(players, snapshot, hard_rules(profile))
     lead_is_bw = rules.lead_side == BW
     arrays = duel_arrays(players, profile.maps, rules.window, rules.config, lead_is_bw, limits)
     everyone = np.arange(len(players), dtype=np.int64)
@@ -188,7 +206,14 @@ def _match_problems(
         return problems
     diff = abs(bw_seat.rating - sc2_seat.rating)
     limit = rules.limit(bw, sc2)
-    if diff > limit and not rules.windowless:
+    if rules.virtual is not None:
+        paired = rules.virtual[bw.ticket_id].bw_mmr, rules.virtual[sc2.ticket_id].sc2_mmr
+        assert paired[0] is not None and paired[1] is not None
+        if abs(paired[0] - paired[1]) > limit and not rules.windowless:
+            problems.append(
+                f"{label}: virtual diff {abs(paired[0] - paired[1])} outside the window {limit}"
+            )
+    elif diff > limit and not rules.windowless:
         problems.append(f"{label}: diff {diff} outside the window {limit}")
     if match.quality_of("mmr_diff") != float(diff):
         problems.append(f"{label}: quality mmr_diff is not the seats' diff {diff}")

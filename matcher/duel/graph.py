@@ -23,6 +23,7 @@ from numpy.typing import NDArray
 
 from matcher.duel.limits import DuelLimits
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
+from matcher.duel.rematch_cost import RematchPenalty
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
@@ -63,6 +64,7 @@ class DuelArrays:
     ``bw_order``/``sc2_order`` list the players offering each race by rating (ties by
     wave order); ``bw_sorted``/``sc2_sorted`` are those ratings. ``limits``: the queue's
     rules as a filter on every pair (None: the queue has no rule limiting a pair).
+    ``penalty``: the priced rematches the exact tier adds to the score (ADR 0180).
     """
 
     bw: Ints
@@ -79,6 +81,7 @@ class DuelArrays:
     bw_sorted: Ints
     sc2_sorted: Ints
     limits: DuelLimits | None = None
+    penalty: RematchPenalty | None = None
 
     @property
     def size(self) -> int:
@@ -109,6 +112,7 @@ def duel_arrays(
     config: DuelConfig,
     lead_is_bw: bool = True,
     limits: DuelLimits | None = None,
+    penalty: RematchPenalty | None = None,
 ) -> DuelArrays:
     """Build the arrays of a wave's players.
 
@@ -145,6 +149,7 @@ def duel_arrays(
         bw_sorted=bw[bw_order],
         sc2_sorted=sc2[sc2_order],
         limits=limits,
+        penalty=penalty,
     )
 
 
@@ -256,6 +261,8 @@ def cost_table(arrays: DuelArrays, members: Ints) -> Ints:
     diff = arrays.bw[members][:, None] - arrays.sc2[members][None, :]
     wait = arrays.wait[members]
     result: Ints = diff * diff - arrays.bonus * (wait[:, None] + wait[None, :])
+    if arrays.penalty is not None:
+        result += arrays.penalty.table(members)
     return result
 
 

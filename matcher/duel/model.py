@@ -10,7 +10,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matcher.ruleset import QueueRuleSet
 
 BW = "bw"
 SC2 = "sc2"
@@ -113,6 +116,12 @@ class DuelConfig:
     optimal_prepair_limit: int = 1000
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
+    #: ``optimal`` only (ADR 0179): pair on ratings pulled toward the wave's mean, halfway
+    #: after this wait in ms; 0 is off.
+    virtual_rating_half_life_ms: int = 0
+    #: ``optimal`` only (ADR 0180): a recent rematch adds up to this to the pair's score
+    #: instead of being forbidden by the queue's ``rematch`` rule; 0 is off (the filter).
+    rematch_cost: int = 0
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -133,6 +142,8 @@ _NON_NEGATIVE_INTS = {
     "low_growth",
     "wait_bonus",
     "refinement_passes",
+    "virtual_rating_half_life_ms",
+    "rematch_cost",
 }
 _POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
 _FLOATS = {
@@ -162,6 +173,41 @@ def parse_config(
     for key, value in options.items():
         changes[key] = _checked_option(key, value)
     return dataclasses.replace(defaults, **changes) if changes else defaults
+
+
+#: Options only ``optimal`` reads (ADRs 0179, 0180): another duel strategy refuses them.
+OPTIMAL_ONLY = ("virtual_rating_half_life_ms", "rematch_cost")
+
+
+def refuse_optimal_only(config: DuelConfig, strategy: str) -> None:
+    """Raise ValueError naming the first ``optimal``-only option ``config`` turns on.
+
+    >>> refuse_optimal_only(DuelConfig(rematch_cost=100), "ladder-v2.1")
+    Traceback (most recent call last):
+    ...
+    ValueError: options.rematch_cost: not honoured by strategy 'ladder-v2.1' (optimal only)
+    """
+    for name in OPTIMAL_ONLY:
+        if getattr(config, name):
+            raise ValueError(
+                f"options.{name}: not honoured by strategy {strategy!r} (optimal only)"
+            )
+
+
+def check_optimal_only(config: DuelConfig, rules: QueueRuleSet) -> None:
+    """Raise ValueError when an ``optimal``-only option lacks what it reads from the rules.
+
+    ``rematch_cost`` prices the meetings the ``rematch`` rule keeps; the virtual rating
+    widens the pressure windows, which ``max_distance`` replaces (its limit holds on the
+    real gap and already widens with the wait).
+    """
+    if config.rematch_cost and rules.rematch is None:
+        raise ValueError("options.rematch_cost: needs rules.rematch (the meetings it prices)")
+    if config.virtual_rating_half_life_ms and rules.max_distance is not None:
+        raise ValueError(
+            "options.virtual_rating_half_life_ms: not with rules.max_distance "
+            "(it replaces the windows the virtual rating widens)"
+        )
 
 
 def _checked_option(key: str, value: object) -> object:
