@@ -29,10 +29,11 @@ from matcher.duel.model import (
 )
 from matcher.duel.near import legal_between
 from matcher.duel.objective import objective_problems, optimal_options_on
+from matcher.duel.rematch_cost import pair_rules, wave_priced
 from matcher.duel.result import duel_players, seat_roles
 from matcher.duel.virtual import virtual_players
 from matcher.duel.windows import pair_wait, pressure, tier_window
-from matcher.rules.check import hard_rules
+from matcher.rules.check import met_recently, rematch_priced
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +118,8 @@ def duel_result_problems(
         problems.extend(_match_problems(match, by_ticket, rules))
     if result.strategy == "optimal" and not problems:
         problems.extend(_completeness_problems(snapshot, profile, result, rules))
+    if result.strategy == "optimal" and not problems and rematch_priced(profile):
+        problems.extend(_unpriced_rematches(snapshot, profile, result, rules))
     if result.strategy == "optimal" and not problems and optimal_options_on(rules.config):
         wave = (rules.config, rules.window, rules.lead_side == BW)
         problems.extend(objective_problems(snapshot, profile, result, rules.paired, wave))
@@ -141,7 +144,8 @@ def _completeness_problems(
     players = [player for player in rules.paired if player.ticket_id in unmatched]
     if len(players) < 2:
         return []
-    limits = duel_limits(players, snapshot, hard_rules(profile))
+    priced = wave_priced(profile, rules.config, len(rules.players))
+    limits = duel_limits(players, snapshot, pair_rules(profile, priced))
     lead_is_bw = rules.lead_side == BW
     arrays = duel_arrays(players, profile.maps, rules.window, rules.config, lead_is_bw, limits)
     everyone = np.arange(len(players), dtype=np.int64)
@@ -154,6 +158,25 @@ def _completeness_problems(
         f"not maximal: {count} legal pairs left among the unmatched, e.g. "
         f"{first.player_id} against {second.player_id}"
     ]
+
+
+def _unpriced_rematches(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult, rules: DuelRules
+) -> list[str]:
+    """A wave too large to price rematches keeps the ``rematch`` rule as a hard filter
+    (ADR 0180); the queue's rules check, which no longer filters them, cannot say so."""
+    if wave_priced(profile, rules.config, len(rules.players)):
+        return []
+    met = met_recently(snapshot, profile.ruleset)
+    problems = []
+    for match in result.matches:
+        a, b = (team.seats[0].player_id for team in match.teams)
+        if b in met.get(a, frozenset()) or a in met.get(b, frozenset()):
+            problems.append(
+                f"match {match.match_id}: players {a} and {b} met too recently (rematch; "
+                f"priced only in waves of at most {rules.config.optimal_exact_limit} players)"
+            )
+    return problems
 
 
 def is_valid_wave_result(snapshot: WaveSnapshot, result: WaveResult, profile: QueueProfile) -> bool:

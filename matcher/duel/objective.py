@@ -19,8 +19,7 @@ from matcher.core import QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.graph import cost_table, duel_arrays, legal_table
 from matcher.duel.limits import duel_limits
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
-from matcher.duel.rematch_cost import rematch_penalty
-from matcher.rules.check import hard_rules, rematch_priced
+from matcher.duel.rematch_cost import pair_rules, rematch_penalty, wave_priced
 
 #: The largest wave whose objective the checker proves (4,096 subsets).
 CHECKED_LIMIT = 12
@@ -50,10 +49,11 @@ def objective_problems(
     if len(players) > CHECKED_LIMIT or len(players) < 2:
         return []
     config, window, lead_is_bw = wave
+    priced = wave_priced(profile, config, len(players))
     penalty = None
-    if rematch_priced(profile):
+    if priced:
         penalty = rematch_penalty(players, snapshot, profile.ruleset, config.rematch_cost)
-    limits = duel_limits(players, snapshot, hard_rules(profile))
+    limits = duel_limits(players, snapshot, pair_rules(profile, priced))
     arrays = duel_arrays(players, profile.maps, window, config, lead_is_bw, limits, penalty)
     everyone = np.arange(len(players), dtype=np.int64)
     legal = legal_table(arrays, everyone)

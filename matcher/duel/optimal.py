@@ -74,8 +74,8 @@ def optimal_pairs(
     """Pair the valid players of a wave: most pairs first, then least summed score.
 
     ``limits``: the queue's rules, a hard filter on which pairs are legal. ``penalty``:
-    priced rematches added to the score; every wave then takes the exact tier, whose
-    cost table alone reads them (ADR 0180).
+    priced rematches added to the score, for waves of the exact tier, whose cost table
+    alone reads them (ADR 0180).
 
     >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
     ...            DuelPlayer("c", None, 1390)]
@@ -89,7 +89,7 @@ def optimal_pairs(
     wave_pressure = pressure(len(players), active_population, config)
     window = tier_window(wave_pressure, config)
     arrays = wave_arrays(players, maps, window, config, limits, penalty)
-    exact = arrays.size <= config.optimal_exact_limit or penalty is not None
+    exact = arrays.size <= config.optimal_exact_limit
     pairs, odd = (exact_pairs(arrays), 0) if exact else _large(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
     sc2 = np.array([b for _, b in pairs], dtype=np.int64)

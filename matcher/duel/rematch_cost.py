@@ -8,8 +8,11 @@ the meeting is ``within_s`` old. Of several meetings of a pair the newest counts
 most-pairs-then-least-score objective trades a rematch against rating gap and wait in
 one sum. ``block_lists`` stay a hard filter.
 
-Priced pairs are not rating-local, which the large tier's rating-order passes assume:
-with the option every wave takes the exact tier (docs/optimal.md).
+Priced pairs are not rating-local, which the large tier's passes assume, and the exact
+tier's blossom on every pair takes seconds past a thousand players: a wave is priced up
+to ``optimal_exact_limit`` players, and a larger one keeps the ``rematch`` rule as the
+hard filter it is without the option, which the ``rematch_priced`` stat (0) and the live
+checker both say (ADR 0180).
 """
 
 from __future__ import annotations
@@ -20,8 +23,9 @@ from dataclasses import dataclass
 import numpy as np
 from numpy.typing import NDArray
 
-from matcher.core import WaveSnapshot
-from matcher.duel.model import DuelPlayer
+from matcher.core import QueueProfile, WaveSnapshot
+from matcher.duel.model import DuelConfig, DuelPlayer
+from matcher.rules.check import hard_rules, rematch_priced
 from matcher.ruleset import QueueRuleSet
 
 Ints = NDArray[np.int64]
@@ -48,6 +52,16 @@ class RematchPenalty:
             return np.zeros(keys.shape, dtype=np.int64)
         added: Ints = np.where(self.keys[found] == keys, self.costs[found], 0)
         return added
+
+
+def wave_priced(profile: QueueProfile, config: DuelConfig, size: int) -> bool:
+    """Whether a wave of ``size`` duel players prices rematches (the exact tier's waves)."""
+    return rematch_priced(profile) and size <= config.optimal_exact_limit
+
+
+def pair_rules(profile: QueueProfile, priced: bool) -> QueueRuleSet:
+    """The rules that filter a wave's pairs: without ``rematch`` when the wave prices it."""
+    return hard_rules(profile) if priced else profile.ruleset
 
 
 def rematch_penalty(

@@ -24,10 +24,10 @@ from matcher.duel.model import (
     parse_config,
 )
 from matcher.duel.optimal import OptimalOutcome, optimal_pairs
-from matcher.duel.rematch_cost import rematch_penalty
+from matcher.duel.rematch_cost import pair_rules, rematch_penalty, wave_priced
 from matcher.duel.result import build_result, duel_players
 from matcher.duel.virtual import virtual_players
-from matcher.rules.check import hard_rules, rematch_priced
+from matcher.rules.check import rematch_priced
 
 LADDER = "ladder-v2.1"
 OPTIMAL = "optimal"
@@ -72,10 +72,9 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     config = _config(profile, OPTIMAL_DEFAULTS)
     rules = profile.ruleset
     players, unfit = duel_players(snapshot, rules.rating)
-    limits = duel_limits(players, snapshot, hard_rules(profile))
-    penalty = None
-    if rematch_priced(profile):
-        penalty = rematch_penalty(players, snapshot, rules, config.rematch_cost)
+    priced = wave_priced(profile, config, len(players))
+    limits = duel_limits(players, snapshot, pair_rules(profile, priced))
+    penalty = rematch_penalty(players, snapshot, rules, config.rematch_cost) if priced else None
     paired = players
     if config.virtual_rating_half_life_ms:
         paired = virtual_players(players, snapshot, config.virtual_rating_half_life_ms)
@@ -84,7 +83,7 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     )
     if paired is not players:  # the outputs keep the real ratings
         outcome = _real(outcome, players)
-    extra = (
+    extra: tuple[tuple[str, float], ...] = (
         ("pressure", outcome.pressure),
         ("window_base", float(outcome.window.base)),
         ("window_growth", float(outcome.window.growth)),
@@ -97,6 +96,8 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         ),
         ("unfit_tickets", float(len(unfit))),
     )
+    if rematch_priced(profile):
+        extra = (*extra, ("rematch_priced", 1.0 if priced else 0.0))
     return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra, _sides(rules.rating))
 
 

@@ -160,13 +160,21 @@ def test_a_rematch_left_unmatched_by_the_hard_filter_is_not_maximal() -> None:
     assert problems(snap, queue, priced) == []
 
 
-def test_priced_waves_take_the_exact_tier_whatever_their_size() -> None:
-    ratings = [1500 + 7 * i for i in range(10)]
-    snap = snapshot(ratings, [0] * 10, (("p0", 590_000, "p1"),))
-    queue = profile({"rematch_cost": 50, "optimal_exact_limit": 4}, REMATCH)
-    result = run_wave(snap, queue)
-    assert dict(result.stats)["proven_optimal"] == 1.0
-    assert problems(snap, queue, result) == []
+def test_a_wave_above_the_exact_limit_keeps_the_hard_filter_and_says_so() -> None:
+    ratings = [1500, 1500, 1510, 1520, 1900, 1905]
+    snap = snapshot(ratings, [0] * 6, (("p0", 590_000, "p1"),))
+    small = profile({"rematch_cost": 100}, REMATCH)
+    large = profile({"rematch_cost": 100, "optimal_exact_limit": 4}, REMATCH)
+    priced = run_wave(snap, small)
+    assert frozenset({"p0", "p1"}) in pairs(priced)
+    assert dict(priced.stats)["rematch_priced"] == 1.0
+    filtered = run_wave(snap, large)
+    assert dict(filtered.stats)["rematch_priced"] == 0.0
+    assert frozenset({"p0", "p1"}) not in pairs(filtered)
+    assert problems(snap, large, filtered) == []
+    # The rematch the small wave priced breaks the large wave's filter.
+    assert any("priced only in waves of at most 4" in p for p in problems(snap, large, priced))
+    assert "rematch_priced" not in dict(run_wave(snap, profile({}, REMATCH)).stats)
 
 
 def test_the_large_tier_pairs_on_the_virtual_ratings() -> None:
