@@ -12,6 +12,7 @@ from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.checks import DuelRules, duel_rules
 from matcher.duel.limits import DuelLimits, duel_limits
 from matcher.duel.model import BW, SC2, DuelPlayer
+from matcher.duel.rematch_cost import RematchPenalty, pair_rules, rematch_penalty, wave_priced
 from matcher.duel.windows import pair_wait
 
 
@@ -24,6 +25,8 @@ class _Judge:
     #: The queue's rules as ``optimal`` filters pairs (None: no rule limits a pair).
     limits: DuelLimits | None = None
     index: Mapping[str, int] | None = None
+    #: Rematches ``optimal`` priced in this wave (``rematch_cost``, ADR 0180).
+    penalty: RematchPenalty | None = None
 
     def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> float:
         """The pair's largest diff: its window, or its ``max_distance`` when that replaces it."""
@@ -53,6 +56,9 @@ class _Judge:
                 continue
             bonus = self.rules.config.wait_bonus
             cost = diff * diff - bonus * (bw.wait_cycles + sc2.wait_cycles)
+            if self.penalty is not None and self.index is not None:
+                at = np.array([self.index[bw.ticket_id], self.index[sc2.ticket_id]])
+                cost += int(self.penalty.table(at)[0, 1])
             if best is None or cost < best[0]:
                 best = (cost, diff)
         return best
@@ -97,13 +103,18 @@ def explain_duel(
     Notes: O(n log n) for n players (a sort per player of the match).
     """
     rules = duel_rules(snapshot, profile, profile.strategy)
-    players = rules.players
+    players = rules.paired  # as optimal paired them: virtual ratings when on (ADR 0179)
     # What optimal filters by; ladder-v2.1 honours no pair rule (refused at start).
-    limits = None
+    limits: DuelLimits | None = None
+    penalty: RematchPenalty | None = None
     if profile.strategy == "optimal":
-        limits = duel_limits(players, snapshot, profile.ruleset)
+        priced = wave_priced(profile, rules.config, len(players))
+        limits = duel_limits(players, snapshot, pair_rules(profile, priced))
+        if priced:
+            cost = rules.config.rematch_cost
+            penalty = rematch_penalty(players, snapshot, profile.ruleset, cost)
     index = {p.ticket_id: i for i, p in enumerate(players)}
-    judge = _Judge(rules, profile.maps, limits, index)
+    judge = _Judge(rules, profile.maps, limits, index, penalty)
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:
@@ -123,14 +134,24 @@ def explain_duel(
             f"the queue's max_distance replaces it: {judge.limit(bw, sc2):g} for this pair "
             f"(the limit of its {limits.distance_age} ticket)"
         )
-    facts = (
+    rematch = " + rematch cost" if penalty is not None else ""
+    facts: tuple[tuple[str, str], ...] = (
         ("window", window),
         (
             "pair cost",
-            f"diff^2 - {rules.config.wait_bonus} x waits = "
+            f"diff^2 - {rules.config.wait_bonus} x waits{rematch} = "
             f"{chosen[0] if chosen else 'illegal'} (lower is better)",
         ),
     )
+    if rules.virtual is not None:
+        half_life = rules.config.virtual_rating_half_life_ms
+        facts += (
+            (
+                "ratings",
+                f"virtual: pulled toward the wave's mean, halfway per {half_life} ms waited "
+                "(diffs and costs here are between virtual ratings)",
+            ),
+        )
     alternatives: list[Alternative] = []
     for me, mate, side in ((bw, sc2, BW), (sc2, bw, SC2)):
         rating = me.bw_mmr if side == BW else me.sc2_mmr

@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
+from matcher.explain import explain_match
 from matcher.rules.check import wave_rule_problems
 from matcher.strategies import check_profile, result_problems, run_wave
 
@@ -185,3 +186,19 @@ def test_the_large_tier_pairs_on_the_virtual_ratings() -> None:
     assert dict(result.stats)["proven_optimal"] == 0.0
     assert len(result.matches) == 6
     assert problems(snap, queue, result) == []
+
+
+def test_explain_prices_the_rematch_and_names_the_virtual_ratings() -> None:
+    snap = snapshot([1500, 1500, 1510, 1520], [0, 0, 0, 0], (("p0", 590_000, "p1"),))
+    queue = profile({"rematch_cost": 100}, REMATCH)
+    result = run_wave(snap, queue)
+    (match,) = [
+        m for m in result.matches if {s.player_id for t in m.teams for s in t.seats} == {"p0", "p1"}
+    ]
+    facts = dict(explain_match(snap, queue, result, match.match_id).facts)
+    assert facts["pair cost"] == "diff^2 - 20 x waits + rematch cost = 98 (lower is better)"
+    far = snapshot([1500, 1510, 2400, 600], [0, 0, 240, 240])
+    moved = profile({"virtual_rating_half_life_ms": 60_000})
+    result = run_wave(far, moved)
+    facts = dict(explain_match(far, moved, result, result.matches[0].match_id).facts)
+    assert facts["ratings"].startswith("virtual: pulled toward the wave's mean")
