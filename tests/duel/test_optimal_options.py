@@ -4,12 +4,16 @@ live checker, which fails a result that ignores them."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
 from matcher.explain import explain_match
 from matcher.rules.check import wave_rule_problems
 from matcher.strategies import check_profile, result_problems, run_wave
+from streams.settings import SettingsError, load_settings
+from streams.worker.config_record import config_published, settings_of
 
 CLOSED_AT_MS = 600_000
 REMATCH = {"rematch": {"last": 3, "within_s": 900}}
@@ -202,3 +206,44 @@ def test_explain_prices_the_rematch_and_names_the_virtual_ratings() -> None:
     result = run_wave(far, moved)
     facts = dict(explain_match(far, moved, result, result.matches[0].match_id).facts)
     assert facts["ratings"].startswith("virtual: pulled toward the wave's mean")
+
+
+@pytest.mark.parametrize(
+    ("extra", "message"),
+    [
+        ("options = { virtual_rating_half_life_ms = 60000 }\n", None),
+        (
+            "options = { rematch_cost = 40000 }\n"
+            "rules = { rematch = { last = 3, within_s = 900 } }\n",
+            None,
+        ),
+        ("options = { rematch_cost = -1 }\n", "options.rematch_cost: must be an integer >= 0"),
+    ],
+)
+def test_the_options_are_in_the_record_and_the_fingerprint(
+    tmp_path: Path, extra: str, message: str | None
+) -> None:
+    base = tmp_path / "base.toml"
+    base.write_text(SETTINGS)
+    config = tmp_path / "config.toml"
+    config.write_text(SETTINGS + extra)
+    if message is not None:
+        with pytest.raises(SettingsError, match=message):
+            load_settings(config)
+        return
+    settings = load_settings(config)
+    assert settings.config_fingerprint() != load_settings(base).config_fingerprint()
+    record = config_published(settings, 1_767_225_600_000)
+    rebuilt = settings_of(record, load_settings())
+    assert rebuilt is not None
+    assert rebuilt.config_fingerprint() == settings.config_fingerprint()
+    assert rebuilt.queues[0].options == settings.queues[0].options != {}
+
+
+SETTINGS = """
+[[queues]]
+name = "1v1"
+strategy = "optimal"
+regions = ["eu"]
+maps = ["Fighting Spirit"]
+"""
