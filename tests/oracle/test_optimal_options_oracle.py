@@ -1,5 +1,6 @@
 """``optimal``'s virtual rating (ADR 0179) and priced rematches (ADR 0180) against brute
-force on small mirror-ladder waves: every matching of the wave is enumerated and scored
+force on small waves, mirror ladders and BW against SC2 (players of one race or both):
+every matching of the wave is enumerated and scored
 from first principles (the pressure window on the virtual gap, the score
 ``gap**2 - wait_bonus * waits + rematch cost``); the strategy must make the most pairs
 at the least summed score, and the live checker must accept its result."""
@@ -26,7 +27,17 @@ WAVES = 40
 RATINGS = (1500, 1500, 1520, 1560, 1650, 1900, 2300, 800, 1100)
 
 
-def wave(seed: int, met: bool) -> WaveSnapshot:
+def ratings(rng: random.Random, races: bool) -> tuple[tuple[str, int], ...]:
+    rating = rng.choice(RATINGS)
+    if not races:
+        return (("mmr", rating),)
+    which = rng.randrange(3)
+    if which == 2:  # rated for both races, a little apart
+        return (("bw", rating), ("sc2", rating + rng.choice((-60, 0, 40))))
+    return ((("bw", "sc2")[which], rating),)
+
+
+def wave(seed: int, met: bool, races: bool = False) -> WaveSnapshot:
     rng = random.Random(seed)
     n = rng.randint(2, 9)
     tickets = tuple(
@@ -35,7 +46,7 @@ def wave(seed: int, met: bool) -> WaveSnapshot:
                 f"t{i}",
                 "q",
                 "eu",
-                (Player(f"p{i}", (("mmr", rng.choice(RATINGS)),)),),
+                (Player(f"p{i}", ratings(rng, races)),),
                 CLOSED_AT_MS - rng.randint(0, 240) * 1000,
             ),
             rng.randint(0, 4),
@@ -83,18 +94,26 @@ class Oracle:
     """The wave as the documented rules see it: virtual ratings, window, meetings."""
 
     def __init__(self, snapshot: WaveSnapshot, half_life_ms: int, cost: int) -> None:
-        tickets = [w.ticket for w in snapshot.tickets]
-        real = [t.players[0].rating("mmr") or 0 for t in tickets]
-        mean = sum(real) // len(real)
-        waited = [CLOSED_AT_MS - t.joined_at_ms for t in tickets]
-        self.rating = (
-            [virtual(r, mean, w, half_life_ms) for r, w in zip(real, waited, strict=True)]
-            if half_life_ms
-            else real
-        )
+        players = [w.ticket.players[0] for w in snapshot.tickets]
+        mirror = [p.rating("mmr") for p in players]
+        bw = [p.rating("bw") if m is None else m for p, m in zip(players, mirror, strict=True)]
+        sc2 = [p.rating("sc2") if m is None else m for p, m in zip(players, mirror, strict=True)]
+        offered = [r for r in bw + sc2 if r is not None]
+        mean = sum(offered) // len(offered)
+        waited = [CLOSED_AT_MS - w.ticket.joined_at_ms for w in snapshot.tickets]
+
+        def moved(side: list[int | None]) -> list[int | None]:
+            if not half_life_ms:
+                return side
+            return [
+                None if r is None else virtual(r, mean, w, half_life_ms)
+                for r, w in zip(side, waited, strict=True)
+            ]
+
+        self.bw, self.sc2 = moved(bw), moved(sc2)
         self.cycles = [w.wait_cycles for w in snapshot.tickets]
         config = OPTIMAL_DEFAULTS
-        self.window = tier_window(pressure(len(real), snapshot.active_population, config), config)
+        self.window = tier_window(pressure(len(bw), snapshot.active_population, config), config)
         self.cost = cost
         self.newest: dict[frozenset[int], int] = {}
         for player_id, history in snapshot.meetings:
@@ -104,8 +123,17 @@ class Oracle:
                     self.newest[pair] = max(self.newest.get(pair, at_ms), at_ms)
 
     def score(self, a: int, b: int) -> int | None:
-        """The pair's score, None when it may not play (window, or the hard filter)."""
-        gap = abs(self.rating[a] - self.rating[b])
+        """The pair's score on its cheaper side choice, None when it may not play."""
+        sides = [s for s in (self.oriented(a, b), self.oriented(b, a)) if s is not None]
+        return min(sides) if sides else None
+
+    def oriented(self, a: int, b: int) -> int | None:
+        """The score of ``a`` on BW against ``b`` on SC2, None when they may not play so
+        (a race missing, the window, or the hard filter)."""
+        rating_a, rating_b = self.bw[a], self.sc2[b]
+        if rating_a is None or rating_b is None:
+            return None
+        gap = abs(rating_a - rating_b)
         if gap > self.window.max_diff(max(self.cycles[a], self.cycles[b])):
             return None
         met = self.newest.get(frozenset({a, b}))
@@ -118,7 +146,7 @@ class Oracle:
     def best(self) -> tuple[int, int]:
         """Most pairs, then least summed score, over every matching of the wave."""
         best = (0, 0)
-        for matching in matchings(list(range(len(self.rating)))):
+        for matching in matchings(list(range(len(self.bw)))):
             scores = [self.score(a, b) for a, b in matching]
             if all(s is not None for s in scores):
                 best = max(best, (len(matching), -sum(s for s in scores if s is not None)))
@@ -129,7 +157,7 @@ class Oracle:
         at = {w.ticket.ticket_id: i for i, w in enumerate(snapshot.tickets)}
         total = 0
         for match in result.matches:
-            score = self.score(
+            score = self.oriented(
                 at[match.teams[0].seats[0].ticket_id], at[match.teams[1].seats[0].ticket_id]
             )
             assert score is not None, f"{match.match_id} may not play"
@@ -137,23 +165,29 @@ class Oracle:
         return len(result.matches), total
 
 
-def profile(half_life_ms: int, cost: int) -> QueueProfile:
+def profile(half_life_ms: int, cost: int, races: bool) -> QueueProfile:
     options = {}
     if half_life_ms:
         options["virtual_rating_half_life_ms"] = half_life_ms
     if cost:
         options["rematch_cost"] = cost
-    rules: dict[str, object] = {"rating": "mmr", "rematch": {"last": LAST, "within_s": WITHIN_S}}
+    rules: dict[str, object] = {"rematch": {"last": LAST, "within_s": WITHIN_S}}
+    if not races:
+        rules["rating"] = "mmr"
     return QueueProfile("q", "optimal", ("m",), options=options, rules=rules)
 
 
+@pytest.mark.parametrize("races", [False, True], ids=["mirror", "bw-sc2"])
 @pytest.mark.parametrize(
     ("half_life_ms", "cost"), [(60_000, 0), (0, 40_000), (0, 400_000), (90_000, 90_000)]
 )
-def test_optimal_with_the_options_is_the_brute_force_optimum(half_life_ms: int, cost: int) -> None:
-    queue = profile(half_life_ms, cost)
+def test_optimal_with_the_options_is_the_brute_force_optimum(
+    half_life_ms: int, cost: int, races: bool
+) -> None:
+    queue = profile(half_life_ms, cost, races)
     for seed in range(WAVES):
-        snapshot = rated_snapshot(wave(seed, met=bool(cost) or seed % 2 == 0), queue.ruleset)
+        snapshot = wave(seed, met=bool(cost) or seed % 2 == 0, races=races)
+        snapshot = rated_snapshot(snapshot, queue.ruleset)
         result = run_wave(snapshot, queue)
         assert result_problems(snapshot, queue, result) == [], seed
         assert wave_rule_problems(snapshot, queue, result) == [], seed
