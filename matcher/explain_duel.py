@@ -13,6 +13,7 @@ from matcher.duel.checks import DuelRules, duel_rules
 from matcher.duel.graph import duel_arrays
 from matcher.duel.limits import DuelLimits, duel_limits
 from matcher.duel.model import BW, SC2, DuelPlayer
+from matcher.duel.rematch_cost import RematchPenalty, pair_rules, rematch_penalty, wave_priced
 from matcher.duel.windows import pair_wait
 
 
@@ -28,6 +29,8 @@ class _Judge:
     #: ``optimal``'s sit-out priority per overdue wave (0: none), so that a cost here is
     #: the one its objective compares (:func:`matcher.duel.graph.sit_out_priority`).
     priority: int = 0
+    #: Rematches ``optimal`` priced in this wave (``rematch_cost``, ADR 0180).
+    penalty: RematchPenalty | None = None
 
     def overdue(self, player: DuelPlayer) -> int:
         after = self.rules.config.optimal_sit_out_after
@@ -75,6 +78,9 @@ class _Judge:
             bonus = self.rules.config.wait_bonus
             cost = diff * diff - bonus * (bw.wait_cycles + sc2.wait_cycles)
             cost -= self.priority * (self.overdue(bw) + self.overdue(sc2))
+            if self.penalty is not None and self.index is not None:
+                at = np.array([self.index[bw.ticket_id], self.index[sc2.ticket_id]])
+                cost += int(self.penalty.table(at)[0, 1])
             if best is None or cost < best[0]:
                 best = (cost, diff)
         return best
@@ -118,16 +124,22 @@ def explain_duel(
     Notes: O(n log n) for n players (a sort per player of the match).
     """
     rules = duel_rules(snapshot, profile, profile.strategy)
-    players = rules.players
+    players = rules.paired  # as optimal paired them: virtual ratings when on (ADR 0179)
     # What optimal filters by; ladder-v2.1 honours no pair rule (refused at start).
-    limits, priority = None, 0
+    limits: DuelLimits | None = None
+    penalty: RematchPenalty | None = None
+    priority = 0
     if profile.strategy == "optimal":
-        limits = duel_limits(players, snapshot, profile.ruleset)
+        priced = wave_priced(profile, rules.config, len(players))
+        limits = duel_limits(players, snapshot, pair_rules(profile, priced))
+        if priced:
+            cost = rules.config.rematch_cost
+            penalty = rematch_penalty(players, snapshot, profile.ruleset, cost)
         lead_is_bw = rules.lead_side == BW
         arrays = duel_arrays(players, profile.maps, rules.window, rules.config, lead_is_bw, limits)
         priority = arrays.priority
     index = {p.ticket_id: i for i, p in enumerate(players)}
-    judge = _Judge(rules, profile.maps, limits, index, priority)
+    judge = _Judge(rules, profile.maps, limits, index, priority, penalty)
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:
@@ -154,11 +166,12 @@ def explain_duel(
             f"the queue's max_distance replaces it: {judge.limit(bw, sc2):g} for this pair "
             f"(the limit of its {limits.distance_age} ticket)"
         )
-    facts = (
+    rematch = " + rematch cost" if penalty is not None else ""
+    facts: tuple[tuple[str, str], ...] = (
         ("window", window),
         (
             "pair cost",
-            f"diff^2 - {rules.config.wait_bonus} x waits"
+            f"diff^2 - {rules.config.wait_bonus} x waits{rematch}"
             + (
                 f" - {priority} x waves past {rules.config.optimal_sit_out_after}"
                 if priority
@@ -168,6 +181,15 @@ def explain_duel(
             f"{chosen[0] if chosen else 'illegal'} (lower is better)",
         ),
     )
+    if rules.virtual is not None:
+        half_life = rules.config.virtual_rating_half_life_ms
+        facts += (
+            (
+                "ratings",
+                f"virtual: pulled toward the wave's mean, halfway per {half_life} ms waited "
+                "(diffs and costs here are between virtual ratings)",
+            ),
+        )
     alternatives: list[Alternative] = []
     for me, mate, side in ((bw, sc2, BW), (sc2, bw, SC2)):
         rating = me.bw_mmr if side == BW else me.sc2_mmr

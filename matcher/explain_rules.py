@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
-from matcher.rules.check import lineup_problem, met_recently, waited_s
+from matcher.rules.check import hard_rules, lineup_problem, met_recently, waited_s
 from matcher.ruleset import QueueRuleSet
 
 
@@ -37,7 +37,7 @@ def kept_out_facts(
 
     Notes: O(unmatched x seats^2).
     """
-    rules = profile.ruleset
+    rules = hard_rules(profile)  # a priced rematch keeps nobody out (ADR 0180)
     if rules.empty:
         return []
     tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}

@@ -290,7 +290,7 @@ def _loaded(target: str | _T) -> _T:
 
 
 def _check_optimal(profile: QueueProfile) -> object:
-    from matcher.duel.model import OPTIMAL_DEFAULTS
+    from matcher.duel.model import OPTIMAL_DEFAULTS, DuelConfig, check_optimal_only
 
     config = _check_duel(profile, OPTIMAL_DEFAULTS)
     if "window_percentile" in profile.options and "max_distance" in profile.rules:
@@ -298,13 +298,18 @@ def _check_optimal(profile: QueueProfile) -> object:
         raise ValueError(
             "options.window_percentile: rules.max_distance replaces the windows; set one of them"
         )
+    assert isinstance(config, DuelConfig)
+    check_optimal_only(config, profile.ruleset)
     return config
 
 
 def _check_ladder(profile: QueueProfile) -> object:
-    from matcher.duel.model import LADDER_DEFAULTS
+    from matcher.duel.model import LADDER_DEFAULTS, DuelConfig, refuse_optimal_only
 
-    return _check_duel(profile, LADDER_DEFAULTS)
+    config = _check_duel(profile, LADDER_DEFAULTS)
+    assert isinstance(config, DuelConfig)
+    refuse_optimal_only(config, "ladder-v2.1")
+    return config
 
 
 def _check_duel(profile: QueueProfile, defaults: object) -> object:

@@ -28,9 +28,13 @@ from matcher.duel.model import (
     parse_ladder_config,
 )
 from matcher.duel.near import legal_between
+from matcher.duel.objective import objective_problems, optimal_options_on
 from matcher.duel.percentile import RankWindow, rank_window, reach
+from matcher.duel.rematch_cost import pair_rules, wave_priced
 from matcher.duel.result import duel_players, seat_roles
+from matcher.duel.virtual import virtual_players
 from matcher.duel.windows import pair_wait, pressure, tier_window
+from matcher.rules.check import met_recently, rematch_priced
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +50,13 @@ class DuelRules:
     windowless: bool = False
     #: The percentile window of the whole wave (docs/adr/0177), players in ``players``' order.
     rank: RankWindow | None = None
+    #: The players as paired, by ticket: their virtual ratings (ADR 0179), else none.
+    virtual: dict[str, DuelPlayer] | None = None
+
+    @property
+    def paired(self) -> tuple[DuelPlayer, ...]:
+        """The players as the strategy paired them (virtual ratings when on)."""
+        return self.players if self.virtual is None else tuple(self.virtual.values())
 
     def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> int:
         """The largest diff allowed for ``bw`` playing BW against ``sc2`` playing SC2."""
@@ -81,15 +92,20 @@ def duel_rules(snapshot: WaveSnapshot, profile: QueueProfile, strategy: str) -> 
     rank = None
     if config.window_percentile is not None and not windowless:
         rank = rank_window(players, config.window_percentile, window)
+    virtual = None
+    if config.virtual_rating_half_life_ms and strategy == "optimal":
+        moved = virtual_players(players, snapshot, config.virtual_rating_half_life_ms)
+        virtual = {player.ticket_id: player for player in moved}
     # Both strategies: stage 4's lead side (docs/adr/0013).
     return DuelRules(
         tuple(players),
         config,
         window,
-        lead_side(players, config),
+        lead_side(players if virtual is None else list(virtual.values()), config),
         sides,
         windowless=windowless,
         rank=rank,
+        virtual=virtual,
     )
 
 
@@ -123,6 +139,11 @@ def duel_result_problems(
         problems.extend(_match_problems(match, by_ticket, rules))
     if result.strategy == "optimal" and not problems:
         problems.extend(_completeness_problems(snapshot, profile, result, rules))
+    if result.strategy == "optimal" and not problems and rematch_priced(profile):
+        problems.extend(_unpriced_rematches(snapshot, profile, result, rules))
+    if result.strategy == "optimal" and not problems and optimal_options_on(rules.config):
+        wave = (rules.config, rules.window, rules.lead_side == BW)
+        problems.extend(objective_problems(snapshot, profile, result, rules.paired, wave))
     return problems
 
 
@@ -141,10 +162,11 @@ def _completeness_problems(
     (:mod:`matcher.duel.near`).
     """
     unmatched = frozenset(result.unmatched)
-    players = [player for player in rules.players if player.ticket_id in unmatched]
+    players = [player for player in rules.paired if player.ticket_id in unmatched]
     if len(players) < 2:
         return []
-    limits = duel_limits(players, snapshot, profile.ruleset)
+    priced = wave_priced(profile, rules.config, len(rules.players))
+    limits = duel_limits(players, snapshot, pair_rules(profile, priced))
     lead_is_bw = rules.lead_side == BW
     pool = None if rules.rank is None else rules.rank.pool  # the whole wave's, not theirs
     arrays = duel_arrays(
@@ -160,6 +182,25 @@ def _completeness_problems(
         f"not maximal: {count} legal pairs left among the unmatched, e.g. "
         f"{first.player_id} against {second.player_id}"
     ]
+
+
+def _unpriced_rematches(
+    snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult, rules: DuelRules
+) -> list[str]:
+    """A wave too large to price rematches keeps the ``rematch`` rule as a hard filter
+    (ADR 0180); the queue's rules check, which no longer filters them, cannot say so."""
+    if wave_priced(profile, rules.config, len(rules.players)):
+        return []
+    met = met_recently(snapshot, profile.ruleset)
+    problems = []
+    for match in result.matches:
+        a, b = (team.seats[0].player_id for team in match.teams)
+        if b in met.get(a, frozenset()) or a in met.get(b, frozenset()):
+            problems.append(
+                f"match {match.match_id}: players {a} and {b} met too recently (rematch; "
+                f"priced only in waves of at most {rules.config.optimal_exact_limit} players)"
+            )
+    return problems
 
 
 def is_valid_wave_result(snapshot: WaveSnapshot, result: WaveResult, profile: QueueProfile) -> bool:
@@ -211,6 +252,7 @@ def _match_problems(
     if problems:
         return problems
     diff = abs(bw_seat.rating - sc2_seat.rating)
+    limit = rules.limit(bw, sc2)
     if rules.rank is not None:
         between, allowed = rules.rank_limit(bw, sc2)
         if between > allowed:
@@ -218,7 +260,14 @@ def _match_problems(
                 f"{label}: {between} of the wave's ratings lie between the pair's, "
                 f"outside the percentile window {allowed}"
             )
-    elif diff > (limit := rules.limit(bw, sc2)) and not rules.windowless:
+    elif rules.virtual is not None:
+        paired = rules.virtual[bw.ticket_id].bw_mmr, rules.virtual[sc2.ticket_id].sc2_mmr
+        assert paired[0] is not None and paired[1] is not None
+        if abs(paired[0] - paired[1]) > limit and not rules.windowless:
+            problems.append(
+                f"{label}: virtual diff {abs(paired[0] - paired[1])} outside the window {limit}"
+            )
+    elif diff > limit and not rules.windowless:
         problems.append(f"{label}: diff {diff} outside the window {limit}")
     if match.quality_of("mmr_diff") != float(diff):
         problems.append(f"{label}: quality mmr_diff is not the seats' diff {diff}")

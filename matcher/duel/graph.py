@@ -29,6 +29,7 @@ from numpy.typing import NDArray
 from matcher.duel.limits import DuelLimits
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
 from matcher.duel.percentile import RankWindow, rank_window
+from matcher.duel.rematch_cost import RematchPenalty
 
 Ints = NDArray[np.int64]
 Bools = NDArray[np.bool_]
@@ -71,6 +72,7 @@ class DuelArrays:
     rules as a filter on every pair (None: the queue has no rule limiting a pair).
     ``rank``: the percentile window (docs/adr/0177), which then decides a pair's window,
     ``radius`` only bounding its diff for the searches by rating (None: off).
+    ``penalty``: the priced rematches the exact tier adds to the score (ADR 0180).
     """
 
     bw: Ints
@@ -93,6 +95,7 @@ class DuelArrays:
     #: The waves each player waited past ``optimal_sit_out_after`` (None: off).
     overdue: Ints | None = None
     rank: RankWindow | None = None
+    penalty: RematchPenalty | None = None
 
     @property
     def size(self) -> int:
@@ -124,6 +127,7 @@ def duel_arrays(
     lead_is_bw: bool = True,
     limits: DuelLimits | None = None,
     pool: Ints | None = None,
+    penalty: RematchPenalty | None = None,
 ) -> DuelArrays:
     """Build the arrays of a wave's players.
 
@@ -172,6 +176,7 @@ def duel_arrays(
         priority=priority,
         overdue=overdue,
         rank=rank,
+        penalty=penalty,
     )
 
 
@@ -323,6 +328,8 @@ def cost_table(arrays: DuelArrays, members: Ints) -> Ints:
     if arrays.overdue is not None:
         overdue = arrays.overdue[members]
         result -= arrays.priority * (overdue[:, None] + overdue[None, :])
+    if arrays.penalty is not None:
+        result += arrays.penalty.table(members)
     return result
 
 

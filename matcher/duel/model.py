@@ -10,7 +10,10 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from matcher.ruleset import QueueRuleSet
 
 BW = "bw"
 SC2 = "sc2"
@@ -120,6 +123,12 @@ class DuelConfig:
     optimal_relax_cap: int = 2
     optimal_sit_out_after: int | None = None
     window_percentile: float | None = None
+    #: ``optimal`` only (ADR 0179): pair on ratings pulled toward the wave's mean, halfway
+    #: after this wait in ms; 0 is off.
+    virtual_rating_half_life_ms: int = 0
+    #: ``optimal`` only (ADR 0180): a recent rematch adds up to this to the pair's score
+    #: instead of being forbidden by the queue's ``rematch`` rule; 0 is off (the filter).
+    rematch_cost: int = 0
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's
@@ -142,6 +151,8 @@ _NON_NEGATIVE_INTS = {
     "low_growth",
     "wait_bonus",
     "refinement_passes",
+    "virtual_rating_half_life_ms",
+    "rematch_cost",
 }
 _POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
 _FLOATS = {
@@ -176,8 +187,14 @@ def parse_config(
     return config
 
 
-#: Options ``ladder-v2.1`` refuses: it stays the reference design, windows in points.
-OPTIMAL_ONLY = ("window_percentile", "optimal_sit_out_after")
+#: Options only ``optimal`` reads (ADRs 0177, 0179, 0180, 0191): ``ladder-v2.1`` stays the
+#: reference design and refuses them.
+OPTIMAL_ONLY = (
+    "window_percentile",
+    "optimal_sit_out_after",
+    "virtual_rating_half_life_ms",
+    "rematch_cost",
+)
 
 
 def parse_ladder_config(options: Mapping[str, object]) -> DuelConfig:
@@ -200,6 +217,37 @@ def _check_percentile_bases(config: DuelConfig) -> None:
         raise ValueError(
             "options.window_percentile: needs high_base, moderate_base and low_base > 0 "
             "(the wait widens it by the tier's growth / base)"
+        )
+
+
+def refuse_optimal_only(config: DuelConfig, strategy: str) -> None:
+    """Raise ValueError naming the first ``optimal``-only option ``config`` turns on.
+
+    >>> refuse_optimal_only(DuelConfig(rematch_cost=100), "ladder-v2.1")
+    Traceback (most recent call last):
+    ...
+    ValueError: options.rematch_cost: not honoured by strategy 'ladder-v2.1' (optimal only)
+    """
+    for name in OPTIMAL_ONLY:
+        if getattr(config, name):
+            raise ValueError(
+                f"options.{name}: not honoured by strategy {strategy!r} (optimal only)"
+            )
+
+
+def check_optimal_only(config: DuelConfig, rules: QueueRuleSet) -> None:
+    """Raise ValueError when an ``optimal``-only option lacks what it reads from the rules.
+
+    ``rematch_cost`` prices the meetings the ``rematch`` rule keeps; the virtual rating
+    widens the pressure windows, which ``max_distance`` replaces (its limit holds on the
+    real gap and already widens with the wait).
+    """
+    if config.rematch_cost and rules.rematch is None:
+        raise ValueError("options.rematch_cost: needs rules.rematch (the meetings it prices)")
+    if config.virtual_rating_half_life_ms and rules.max_distance is not None:
+        raise ValueError(
+            "options.virtual_rating_half_life_ms: not with rules.max_distance "
+            "(it replaces the windows the virtual rating widens)"
         )
 
 

@@ -34,6 +34,7 @@ from matcher.duel.large_rematch import sorted_rematch, twin_rematch
 from matcher.duel.large_twins import neighbour_pairs
 from matcher.duel.limits import DuelLimits
 from matcher.duel.model import BW, DuelConfig, DuelPair, DuelPlayer, Window
+from matcher.duel.rematch_cost import RematchPenalty
 from matcher.duel.small import exact_pairs
 from matcher.duel.windows import pressure, tier_window
 
@@ -68,10 +69,13 @@ def optimal_pairs(
     maps: tuple[str, ...],
     config: DuelConfig,
     limits: DuelLimits | None = None,
+    penalty: RematchPenalty | None = None,
 ) -> OptimalOutcome:
     """Pair the valid players of a wave: most pairs first, then least summed score.
 
-    ``limits``: the queue's rules, a hard filter on which pairs are legal.
+    ``limits``: the queue's rules, a hard filter on which pairs are legal. ``penalty``:
+    priced rematches added to the score, for waves of the exact tier, whose cost table
+    alone reads them (ADR 0180).
 
     >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
     ...            DuelPlayer("c", None, 1390)]
@@ -84,7 +88,7 @@ def optimal_pairs(
     """
     wave_pressure = pressure(len(players), active_population, config)
     window = tier_window(wave_pressure, config)
-    arrays = wave_arrays(players, maps, window, config, limits)
+    arrays = wave_arrays(players, maps, window, config, limits, penalty)
     exact = arrays.size <= config.optimal_exact_limit
     pairs, odd = (exact_pairs(arrays), 0) if exact else _large(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
@@ -101,11 +105,12 @@ def wave_arrays(
     window: Window,
     config: DuelConfig,
     limits: DuelLimits | None = None,
+    penalty: RematchPenalty | None = None,
 ) -> DuelArrays:
     """The wave's arrays; under the ``lead`` rule the lead side is ``ladder-v2.1``'s, so
     every pair the ladder may form is legal here (docs/adr/0013)."""
     lead_is_bw = config.window_rule != "lead" or lead_side(players, config) == BW
-    return duel_arrays(players, maps, window, config, lead_is_bw, limits)
+    return duel_arrays(players, maps, window, config, lead_is_bw, limits, penalty=penalty)
 
 
 def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], int]:

@@ -7,6 +7,8 @@ player with neither race) stay queued and are counted in the ``unfit_tickets`` s
 
 from __future__ import annotations
 
+import dataclasses
+
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.ladder import ladder_pairs
 from matcher.duel.limits import duel_limits
@@ -17,11 +19,16 @@ from matcher.duel.model import (
     OPTIMAL_DEFAULTS,
     SC2,
     DuelConfig,
+    DuelPair,
+    DuelPlayer,
     parse_config,
     parse_ladder_config,
 )
-from matcher.duel.optimal import optimal_pairs
+from matcher.duel.optimal import OptimalOutcome, optimal_pairs
+from matcher.duel.rematch_cost import pair_rules, rematch_penalty, wave_priced
 from matcher.duel.result import build_result, duel_players
+from matcher.duel.virtual import virtual_players
+from matcher.rules.check import rematch_priced
 
 LADDER = "ladder-v2.1"
 OPTIMAL = "optimal"
@@ -56,7 +63,9 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     Options as for :func:`ladder_strategy`; ``window_rule`` defaults to ``longer``.
     The queue's ``max_distance``, ``max_latency_ms``, ``attributes``, ``rematch`` and
     ``block_lists`` rules filter the pair graph: an illegal pair is never considered
-    (:mod:`matcher.duel.limits`).
+    (:mod:`matcher.duel.limits`); with ``rematch_cost`` a recent rematch is priced
+    instead (:mod:`matcher.duel.rematch_cost`). ``virtual_rating_half_life_ms`` pairs on
+    ratings pulled toward the wave's mean by the wait (:mod:`matcher.duel.virtual`).
 
     Notes: the proved optimum for waves of at most ``optimal_exact_limit`` players;
     larger waves one sparse relaxation (docs/optimal.md).
@@ -64,9 +73,18 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     config = _config(profile, OPTIMAL_DEFAULTS)
     rules = profile.ruleset
     players, unfit = duel_players(snapshot, rules.rating)
-    limits = duel_limits(players, snapshot, rules)
-    outcome = optimal_pairs(players, snapshot.active_population, profile.maps, config, limits)
-    extra = (
+    priced = wave_priced(profile, config, len(players))
+    limits = duel_limits(players, snapshot, pair_rules(profile, priced))
+    penalty = rematch_penalty(players, snapshot, rules, config.rematch_cost) if priced else None
+    paired = players
+    if config.virtual_rating_half_life_ms:
+        paired = virtual_players(players, snapshot, config.virtual_rating_half_life_ms)
+    outcome = optimal_pairs(
+        paired, snapshot.active_population, profile.maps, config, limits, penalty
+    )
+    if paired is not players:  # the outputs keep the real ratings
+        outcome = _real(outcome, players)
+    extra: tuple[tuple[str, float], ...] = (
         ("pressure", outcome.pressure),
         ("window_base", float(outcome.window.base)),
         ("window_growth", float(outcome.window.growth)),
@@ -79,7 +97,16 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         ),
         ("unfit_tickets", float(len(unfit))),
     )
+    if rematch_priced(profile):
+        extra = (*extra, ("rematch_priced", 1.0 if priced else 0.0))
     return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra, _sides(rules.rating))
+
+
+def _real(outcome: OptimalOutcome, players: list[DuelPlayer]) -> OptimalOutcome:
+    """``outcome`` with its (virtual) players replaced by the real ones."""
+    real = {player.ticket_id: player for player in players}
+    pairs = tuple(DuelPair(real[p.bw.ticket_id], real[p.sc2.ticket_id]) for p in outcome.pairs)
+    return dataclasses.replace(outcome, pairs=pairs)
 
 
 def _sides(rating: str | None) -> tuple[str, str]:

@@ -291,6 +291,24 @@ def match_rule_problems(
     return [] if problem is None else [f"match {match.match_id}: {problem}"]
 
 
+def rematch_priced(profile: QueueProfile) -> bool:
+    """Whether the queue's strategy prices rematches instead of forbidding them
+    (``optimal``'s ``rematch_cost``, ADR 0180; other strategies refuse the option)."""
+    return profile.ruleset.rematch is not None and bool(profile.options.get("rematch_cost"))
+
+
+def hard_rules(profile: QueueProfile) -> QueueRuleSet:
+    """The queue's rules that forbid: without ``rematch`` when it is priced.
+
+    >>> profile = QueueProfile("q", "optimal", ("m",), options={"rematch_cost": 9},
+    ...                        rules={"rematch": {"last": 1, "within_s": 60}})
+    >>> hard_rules(profile).rematch is None
+    True
+    """
+    rules = profile.ruleset
+    return replace(rules, rematch=None) if rematch_priced(profile) else rules
+
+
 def wave_rule_problems(
     snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult
 ) -> list[str]:
@@ -298,7 +316,7 @@ def wave_rule_problems(
 
     Notes: O(seats of the result).
     """
-    rules = profile.ruleset
+    rules = hard_rules(profile)
     if rules.empty:
         return []
     tickets = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}

@@ -50,6 +50,8 @@ class MatchRecord:
     imbalance: float
     spread: float
     mean_wait_ms: float
+    #: The seated players, for the rematch count (matcher/sim/metrics.py).
+    players: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -297,6 +299,7 @@ def match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord
         float(max(team_totals) - min(team_totals)),
         float(max(seats) - min(seats)),
         sum(ticket_waits) / len(ticket_waits),
+        tuple(seat.player_id for team in match.teams for seat in team.seats),
     )
 
 

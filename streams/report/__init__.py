@@ -100,6 +100,8 @@ def _table(
     lines = [(label, [read(block) for _, block in rows]) for label, read in COLUMNS]
     if checks is not None:
         lines += [(label, [read(variant) for variant in checks]) for label, read in CHECKS]
+        if any("rematches" in variant for variant in checks):  # scenarios that count them
+            lines.append(("rematches", [variant.get("rematches") for variant in checks]))
     body = "".join(
         f"<tr><th>{html.escape(label)}</th>"
         + "".join(f"<td>{_fmt(value)}</td>" for value in values)
