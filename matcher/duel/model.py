@@ -203,11 +203,11 @@ def parse_ladder_config(options: Mapping[str, object]) -> DuelConfig:
     >>> parse_ladder_config({"window_percentile": 5})
     Traceback (most recent call last):
     ...
-    ValueError: options.window_percentile: not honoured by 'ladder-v2.1' (optimal honours it)
+    ValueError: options.window_percentile: not honoured by strategy 'ladder-v2.1' (optimal only)
     """
     for key in OPTIMAL_ONLY:
         if key in options:
-            raise ValueError(f"options.{key}: not honoured by 'ladder-v2.1' (optimal honours it)")
+            raise ValueError(f"options.{key}: not honoured by strategy 'ladder-v2.1' (optimal only)")
     return parse_config(options, LADDER_DEFAULTS)
 
 

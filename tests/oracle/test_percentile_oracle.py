@@ -221,7 +221,7 @@ def test_the_reach_widens_with_the_longer_wait() -> None:
             {"rating": "mmr", "max_distance": 100},
             "rules.max_distance replaces the windows",
         ),
-        ("ladder-v2.1", {"window_percentile": 5}, {}, "not honoured by 'ladder-v2.1'"),
+        ("ladder-v2.1", {"window_percentile": 5}, {}, "not honoured by strategy 'ladder-v2.1'"),
     ],
 )
 def test_a_bad_percentile_stops_the_start_in_one_line(
