@@ -15,6 +15,8 @@ from typing import Any
 BW = "bw"
 SC2 = "sc2"
 WINDOW_RULES = ("lead", "longer", "shorter")
+#: ``optimal_choice``: the least-cost matching, or a seeded draw weighted by closeness.
+OPTIMAL_CHOICES = ("best", "weighted")
 #: The teams of a mirror 1v1 (one rating per player, ``rules.rating``): no races, so
 #: named as the team strategies name theirs.
 MIRROR_SIDES = ("team1", "team2")
@@ -90,6 +92,9 @@ class DuelConfig:
     relaxation on the ``optimal_neighbours``-nearest candidate graph, where one more pair
     outweighs re-pairing up to ``optimal_relax_cap`` pairs; waves of more than
     ``optimal_prepair_limit`` players first pair equal ratings in dense rating ranges.
+    ``optimal_choice = "weighted"`` draws, from the wave's seed, which maximum matching
+    the small tier returns, a pair's chance falling with ``exp(-score /
+    optimal_choice_scale**2)`` (:mod:`matcher.duel.choice`, docs/adr/0181).
     """
 
     mean_gap_limit: int = 50
@@ -113,6 +118,8 @@ class DuelConfig:
     optimal_prepair_limit: int = 1000
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
+    optimal_choice: str = "best"
+    optimal_choice_scale: int = 50
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).
@@ -135,6 +142,8 @@ _NON_NEGATIVE_INTS = {
     "refinement_passes",
 }
 _POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
+#: A scale's square times a Gumbel draw (below 40) stays far inside int64 with the scores.
+_MAX_SCALE = 100_000
 _FLOATS = {
     "small_scale",
     "medium_scale",
@@ -161,6 +170,8 @@ def parse_config(
     changes: dict[str, Any] = {}
     for key, value in options.items():
         changes[key] = _checked_option(key, value)
+    if "optimal_choice_scale" in changes and changes.get("optimal_choice") != "weighted":
+        raise ValueError('options.optimal_choice_scale: read only under optimal_choice "weighted"')
     return dataclasses.replace(defaults, **changes) if changes else defaults
 
 
@@ -168,6 +179,16 @@ def _checked_option(key: str, value: object) -> object:
     if key == "window_rule":
         if value not in WINDOW_RULES:
             raise ValueError(f"options.window_rule: must be one of {', '.join(WINDOW_RULES)}")
+        return value
+    if key == "optimal_choice_scale":
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= _MAX_SCALE:
+            raise ValueError(
+                f"options.optimal_choice_scale: must be an integer from 1 to {_MAX_SCALE}"
+            )
+        return value
+    if key == "optimal_choice":
+        if value not in OPTIMAL_CHOICES:
+            raise ValueError(f"options.optimal_choice: must be one of {', '.join(OPTIMAL_CHOICES)}")
         return value
     if key in _NON_NEGATIVE_INTS or key in _POSITIVE_INTS:
         floor = 1 if key in _POSITIVE_INTS else 0

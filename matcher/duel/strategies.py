@@ -64,8 +64,10 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     rules = profile.ruleset
     players, unfit = duel_players(snapshot, rules.rating)
     limits = duel_limits(players, snapshot, rules)
-    outcome = optimal_pairs(players, snapshot.active_population, profile.maps, config, limits)
-    extra = (
+    outcome = optimal_pairs(
+        players, snapshot.active_population, profile.maps, config, limits, snapshot.seed
+    )
+    extra: tuple[tuple[str, float], ...] = (
         ("pressure", outcome.pressure),
         ("window_base", float(outcome.window.base)),
         ("window_growth", float(outcome.window.growth)),
@@ -78,6 +80,8 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         ),
         ("unfit_tickets", float(len(unfit))),
     )
+    if config.optimal_choice == "weighted":  # only then: the default's stats stay as they were
+        extra += (("choice_weighted", 1.0 if outcome.weighted else 0.0),)
     return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra, _sides(rules.rating))
 
 

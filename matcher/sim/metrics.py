@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from matcher.sim.engine import EstimateRecord, MatchRecord, TicketOutcome, VariantRun, WaveRecord
+from matcher.sim.repeats import repeat_percent
 
 OUTCOMES = ("matched", "left", "expired", "rejected", "queued")
 
@@ -114,6 +115,7 @@ def _figures(
         "mean_interval_s": sum(w.interval_ms for w in waves) / len(waves) / 1000 if waves else None,
         "matches_per_wave": len(matches) / len(waves) if waves else None,
         "estimate_error": estimate_error(estimates),
+        "repeat_pairs_pct": repeat_percent([m.repeat for m in matches]),
     }
 
 

@@ -74,6 +74,7 @@ COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
     ("rating diff mean", lambda f: f["rating_diff"]["mean"]),
     ("rating diff p95", lambda f: f["rating_diff"]["p95"]),
     ("rating diff max", lambda f: f["rating_diff"]["max"]),
+    ("repeat pairs %", lambda f: f["repeat_pairs_pct"]),
     ("team imbalance mean", lambda f: f["team_imbalance"]["mean"]),
     ("in-game spread mean", lambda f: f["in_game_spread"]["mean"]),
     ("queue mean players", lambda f: f["queue_players"]["mean"]),

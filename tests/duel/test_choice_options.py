@@ -1,0 +1,69 @@
+"""``optimal_choice`` and ``optimal_choice_scale`` (docs/adr/0181) as settings: checked at
+load in one line, in the config fingerprint and the ConfigPublished record only when set,
+so that a replay needs no settings file and today's configurations keep their
+fingerprints."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from matcher.duel.model import OPTIMAL_DEFAULTS, parse_config
+from streams.settings import SettingsError, load_settings
+from streams.worker.config_record import config_published, settings_of
+
+QUEUE = '[[queues]]\nname = "q1"\nstrategy = "optimal"\nteam_size = 1\n'
+BAD = [
+    ('optimal_choice = "random"', "options.optimal_choice: must be one of best, weighted"),
+    (
+        'optimal_choice = "weighted", optimal_choice_scale = 0',
+        "options.optimal_choice_scale: must be an integer from 1 to 100000",
+    ),
+    (
+        'optimal_choice = "weighted", optimal_choice_scale = 2.5',
+        "options.optimal_choice_scale: must be an integer from 1 to 100000",
+    ),
+    (
+        "optimal_choice_scale = 50",
+        'options.optimal_choice_scale: read only under optimal_choice "weighted"',
+    ),
+]
+
+
+@pytest.mark.parametrize(("options", "message"), BAD)
+def test_a_bad_choice_stops_loading_in_one_line(tmp_path: Path, options: str, message: str) -> None:
+    config = tmp_path / "bad.toml"
+    config.write_text(QUEUE + f"options = {{{options}}}\n")
+    with pytest.raises(SettingsError) as caught:
+        load_settings(config)
+    text = str(caught.value)
+    assert text == f"queues.0: queue 'q1': {message}", text
+
+
+def test_the_default_is_best_and_weighted_takes_a_scale() -> None:
+    assert (OPTIMAL_DEFAULTS.optimal_choice, OPTIMAL_DEFAULTS.optimal_choice_scale) == ("best", 50)
+    config = parse_config({"optimal_choice": "weighted", "optimal_choice_scale": 80})
+    assert (config.optimal_choice, config.optimal_choice_scale) == ("weighted", 80)
+
+
+def test_the_choice_is_in_the_fingerprint_and_the_record(tmp_path: Path) -> None:
+    fingerprints = {}
+    for name, options in (
+        ("none", ""),
+        ("best", 'options = { optimal_choice = "best" }\n'),
+        ("w50", 'options = { optimal_choice = "weighted" }\n'),
+        ("w80", 'options = { optimal_choice = "weighted", optimal_choice_scale = 80 }\n'),
+    ):
+        config = tmp_path / f"{name}.toml"
+        config.write_text(QUEUE + options)
+        settings = load_settings(config)
+        record = config_published(settings, 1_767_225_600_000)
+        assert ("optimal_choice" in record.settings_json) is (name != "none")
+        rebuilt = settings_of(record, load_settings())
+        assert rebuilt is not None
+        assert rebuilt.queues[0].options == settings.queues[0].options
+        assert rebuilt.config_fingerprint() == settings.config_fingerprint()
+        fingerprints[name] = settings.config_fingerprint()
+    # Each setting that can change a decision changes the fingerprint.
+    assert len({fingerprints["none"], fingerprints["w50"], fingerprints["w80"]}) == 3
