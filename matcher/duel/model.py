@@ -119,7 +119,7 @@ class DuelConfig:
     optimal_neighbours: int = 6
     optimal_relax_cap: int = 2
     optimal_choice: str = "best"
-    optimal_choice_scale: int = 50
+    optimal_choice_scale: int = 100
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's default).

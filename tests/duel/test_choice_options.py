@@ -42,7 +42,7 @@ def test_a_bad_choice_stops_loading_in_one_line(tmp_path: Path, options: str, me
 
 
 def test_the_default_is_best_and_weighted_takes_a_scale() -> None:
-    assert (OPTIMAL_DEFAULTS.optimal_choice, OPTIMAL_DEFAULTS.optimal_choice_scale) == ("best", 50)
+    assert (OPTIMAL_DEFAULTS.optimal_choice, OPTIMAL_DEFAULTS.optimal_choice_scale) == ("best", 100)
     config = parse_config({"optimal_choice": "weighted", "optimal_choice_scale": 80})
     assert (config.optimal_choice, config.optimal_choice_scale) == ("weighted", 80)
 
