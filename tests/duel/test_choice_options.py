@@ -67,3 +67,42 @@ def test_the_choice_is_in_the_fingerprint_and_the_record(tmp_path: Path) -> None
         fingerprints[name] = settings.config_fingerprint()
     # Each setting that can change a decision changes the fingerprint.
     assert len({fingerprints["none"], fingerprints["w50"], fingerprints["w80"]}) == 3
+
+
+def test_the_fold_replays_the_draw_identically() -> None:
+    """Through the real queue fold (the simulator drives it as the worker does): the same
+    joins and ticks give the same matches under the draw, which are not the default's,
+    and the live checker, which the fold runs on every wave (a seeded run raises on a
+    failed one), passes each."""
+    from matcher.sim import config_from_mapping, simulate
+
+    weighted = {"optimal_choice": "weighted", "optimal_choice_scale": 100}
+    config = config_from_mapping(
+        {
+            "seed": 3,
+            "scenario": [
+                {
+                    "name": "s",
+                    "queue": "1v1",
+                    "kind": "duel",
+                    "duration_s": 900,
+                    "maps": ["m"],
+                    "region": [{"name": "eu", "sessions_per_hour": 1200}],
+                    "variant": [
+                        {"name": "default", "strategy": "optimal", "wave_interval_ms": 20000},
+                        {
+                            "name": "w",
+                            "strategy": "optimal",
+                            "wave_interval_ms": 20000,
+                            "options": weighted,
+                        },
+                    ],
+                }
+            ],
+        }
+    )
+    (first,), (again,) = simulate(config), simulate(config)
+    default, drawn = first.runs
+    assert drawn.matches == again.runs[1].matches and len(drawn.matches) > 50
+    assert drawn.failed_waves == 0 and len(drawn.waves) == 45
+    assert [m.rating_diff for m in drawn.matches] != [m.rating_diff for m in default.matches]

@@ -22,9 +22,11 @@ from matcher.duel.choice import pair_noise
 from matcher.duel.graph import DuelArrays, cost, legal
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer, parse_config
 from matcher.duel.result import duel_players
+from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import result_problems, run_wave
 from tests.duel.waves import arrays_of, snapshot_of
 from tests.oracle.distributions import DUEL, MAPS
+from tests.oracle.test_block_oracle import WAVES, duel_wave, most_pairs, no_blocked_pair_together
 
 SCALE = 50
 WEIGHTED = {"optimal_choice": "weighted", "optimal_choice_scale": SCALE}
@@ -203,3 +205,24 @@ def test_the_checker_fails_a_maximal_result_with_fewer_pairs_than_the_maximum() 
     problems = result_problems(snapshot, profile(**WEIGHTED), maximal)
     assert problems == ["weighted choice: 1 pairs, a maximum matching has 2"], problems
     assert len(run_wave(snapshot, profile(**WEIGHTED)).matches) == 2
+
+
+@pytest.mark.parametrize("limit", (100, 200))
+def test_under_the_queue_rules_the_most_pairs_none_blocked(limit: int) -> None:
+    """A mirror queue with ``max_distance`` and block lists (tests/oracle/test_block_oracle's
+    waves and brute force): the weighted draw still makes the most pairs, none blocked,
+    and both live checkers (the strategy's and the rules') pass it."""
+    rules = {"rating": "mmr", "max_distance": limit, "block_lists": True}
+    queue = QueueProfile("q", "optimal", ("m",), options=WEIGHTED, rules=rules)
+    varied = 0
+    for seed in range(WAVES):
+        snapshot = rated_snapshot(duel_wave(seed), queue.ruleset)
+        result = run_wave(snapshot, queue)
+        no_blocked_pair_together(snapshot, result, queue)
+        assert result_problems(snapshot, queue, result) == []
+        assert wave_rule_problems(snapshot, queue, result) == []
+        players = [w.ticket.players[0] for w in snapshot.tickets]
+        assert len(result.matches) == most_pairs(players, limit), seed
+        best = run_wave(snapshot, replace(queue, options={}))
+        varied += pairs_of(best) != pairs_of(result)
+    assert varied > 0
