@@ -46,7 +46,7 @@ def pair_noise(seed: int, scale: int, size: int) -> PairNoise:
     >>> bool((noise(low, high) == pair_noise(7, 50, 3)(low, high)).all())
     True
 
-    Notes: O(size^2) draws, once per call of the returned function's maker.
+    Notes: O(size^2) draws when made; the returned function O(pairs asked).
     """
     count = size * (size - 1) // 2
     raw = np.random.PCG64([seed, CHOICE_STREAM]).random_raw(count)

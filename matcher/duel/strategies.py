@@ -71,7 +71,8 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         ("pressure", outcome.pressure),
         ("window_base", float(outcome.window.base)),
         ("window_growth", float(outcome.window.growth)),
-        ("proven_optimal", 1.0 if outcome.exact else 0.0),
+        # A seeded draw has the proved most pairs, not the least score.
+        ("proven_optimal", 1.0 if outcome.exact and not outcome.weighted else 0.0),
         ("odd_cycles", float(outcome.odd_cycles)),
         ("max_pairs_bound", float(outcome.pair_bound)),
         (

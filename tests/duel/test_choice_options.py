@@ -106,3 +106,25 @@ def test_the_fold_replays_the_draw_identically() -> None:
     assert drawn.matches == again.runs[1].matches and len(drawn.matches) > 50
     assert drawn.failed_waves == 0 and len(drawn.waves) == 45
     assert [m.rating_diff for m in drawn.matches] != [m.rating_diff for m in default.matches]
+
+
+def test_the_stats_say_which_waves_were_drawn() -> None:
+    """Small-tier waves are drawn (the count proved, the score not the least); a wave
+    above ``optimal_exact_limit`` is paired as by default and says so."""
+    from matcher.strategies import result_problems, run_wave
+    from tests.duel.waves import profile_of, snapshot_of, synthetic_players
+
+    snapshot = snapshot_of(synthetic_players(12, 4), seed=11, active_population=24)
+    weighted = {"optimal_choice": "weighted"}
+    drawn = run_wave(snapshot, profile_of("optimal", **weighted))
+    assert drawn.stat("choice_weighted") == 1.0 and drawn.stat("proven_optimal") == 0.0
+    assert drawn.stat("max_pairs_bound") == len(drawn.matches) > 0
+    assert run_wave(snapshot, profile_of("optimal")).stat("choice_weighted") is None
+    large = profile_of("optimal", optimal_exact_limit=4, **weighted)
+    by_default = run_wave(snapshot, large)
+    assert by_default.stat("choice_weighted") == 0.0
+    assert result_problems(snapshot, large, by_default) == []
+    assert (
+        by_default.matches
+        == run_wave(snapshot, profile_of("optimal", optimal_exact_limit=4)).matches
+    )
