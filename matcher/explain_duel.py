@@ -24,6 +24,8 @@ class _Judge:
     #: The queue's rules as ``optimal`` filters pairs (None: no rule limits a pair).
     limits: DuelLimits | None = None
     index: Mapping[str, int] | None = None
+    #: ``optimal_choice = "weighted"``: the pairs are a seeded draw, not the least cost.
+    drawn: bool = False
 
     def limit(self, bw: DuelPlayer, sc2: DuelPlayer) -> float:
         """The pair's largest diff: its window, or its ``max_distance`` when that replaces it."""
@@ -103,7 +105,8 @@ def explain_duel(
     if profile.strategy == "optimal":
         limits = duel_limits(players, snapshot, profile.ruleset)
     index = {p.ticket_id: i for i, p in enumerate(players)}
-    judge = _Judge(rules, profile.maps, limits, index)
+    drawn = profile.strategy == "optimal" and rules.config.optimal_choice == "weighted"
+    judge = _Judge(rules, profile.maps, limits, index, drawn)
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:
@@ -123,7 +126,7 @@ def explain_duel(
             f"the queue's max_distance replaces it: {judge.limit(bw, sc2):g} for this pair "
             f"(the limit of its {limits.distance_age} ticket)"
         )
-    facts = (
+    facts: tuple[tuple[str, str], ...] = (
         ("window", window),
         (
             "pair cost",
@@ -131,6 +134,14 @@ def explain_duel(
             f"{chosen[0] if chosen else 'illegal'} (lower is better)",
         ),
     )
+    if drawn:
+        facts += (
+            (
+                "choice",
+                "optimal_choice weighted: the wave's seeded draw among its maximum "
+                f"matchings, closer pairs likelier (scale {rules.config.optimal_choice_scale})",
+            ),
+        )
     alternatives: list[Alternative] = []
     for me, mate, side in ((bw, sc2, BW), (sc2, bw, SC2)):
         rating = me.bw_mmr if side == BW else me.sc2_mmr
@@ -188,6 +199,8 @@ def _judge(
         )
     delta = cost + swap[0] - current - (their_cost[0] if their_cost else 0)
     judged = "no better" if delta >= 0 else "better: the strategy missed it"
+    if delta < 0 and judge.drawn:
+        judged = "cheaper, not drawn: optimal_choice weighted"
     return Alternative(
         me.player_id,
         candidate.player_id,

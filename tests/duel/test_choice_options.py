@@ -128,3 +128,23 @@ def test_the_stats_say_which_waves_were_drawn() -> None:
         by_default.matches
         == run_wave(snapshot, profile_of("optimal", optimal_exact_limit=4)).matches
     )
+
+
+def test_explain_says_the_pairs_are_drawn() -> None:
+    """``explain`` names the draw, and an exchange that costs less is not called a miss."""
+    from matcher.explain import explain_match
+    from matcher.strategies import run_wave
+    from tests.duel.waves import profile_of, snapshot_of
+    from tests.oracle.test_choice_oracle import LADDER
+
+    queue = profile_of("optimal", optimal_choice="weighted")
+    texts = []
+    for seed in range(10):
+        snapshot = snapshot_of(LADDER, seed=seed, active_population=1000)
+        result = run_wave(snapshot, queue)
+        for match in result.matches:
+            found = explain_match(snapshot, queue, result, match.match_id)
+            assert dict(found.facts)["choice"].startswith("optimal_choice weighted: the wave's")
+            texts += [alternative.verdict for alternative in found.alternatives]
+    assert any("cheaper, not drawn" in text for text in texts)
+    assert not any("missed" in text for text in texts)
