@@ -4,7 +4,9 @@ Every matching of a wave of up to 10 players is enumerated: the strategy's resul
 the most pairs any legal matching has, and the largest perturbed gain (``-score`` plus
 the wave seed's draw) among those; the live checker agrees. The same seed gives the
 same pairs; across a fixed set of seeds, a player gets the closer of two acceptable
-opponents about as often as the Gumbel-max law says, and the default never varies.
+opponents about as often as the Gumbel-max law says, and the default never varies. Under
+``max_distance`` and block lists (the block oracle's brute force) and on hypothesis waves
+(the networkx reference's count) the draw still makes the most pairs.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from dataclasses import replace
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
 
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.choice import pair_noise
@@ -24,7 +27,9 @@ from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer, parse_config
 from matcher.duel.result import duel_players
 from matcher.rules.check import rated_snapshot, wave_rule_problems
 from matcher.strategies import result_problems, run_wave
-from tests.duel.waves import arrays_of, snapshot_of
+from tests.duel.reference import reference_optimum
+from tests.duel.test_properties import waves
+from tests.duel.waves import arrays_of, profile_of, snapshot_of
 from tests.oracle.distributions import DUEL, MAPS
 from tests.oracle.test_block_oracle import WAVES, duel_wave, most_pairs, no_blocked_pair_together
 
@@ -226,3 +231,21 @@ def test_under_the_queue_rules_the_most_pairs_none_blocked(limit: int) -> None:
         best = run_wave(snapshot, replace(queue, options={}))
         varied += pairs_of(best) != pairs_of(result)
     assert varied > 0
+
+
+@settings(max_examples=30, deadline=None)
+@given(waves)
+def test_any_wave_any_window_rule_the_most_pairs_and_a_passing_check(
+    wave: tuple[list[DuelPlayer], int, int, str],
+) -> None:
+    """Hypothesis waves of up to 22 players (races, "both" players, vetoes, waits, every
+    window rule): the draw makes the networkx reference's count of pairs, passes the
+    checker, and a second run of the same snapshot gives the same pairs."""
+    players, seed, population, rule = wave
+    snapshot = snapshot_of(players, seed=seed, active_population=population)
+    queue = profile_of("optimal", window_rule=rule, **WEIGHTED)  # the waves' own maps
+    result = run_wave(snapshot, queue)
+    assert result_problems(snapshot, queue, result) == []
+    config = parse_config({"window_rule": rule}, OPTIMAL_DEFAULTS)
+    assert len(result.matches) == reference_optimum(players, population, queue.maps, config)[0]
+    assert run_wave(snapshot, queue).matches == result.matches
