@@ -31,6 +31,8 @@ class _Judge:
     priority: int = 0
     #: Rematches ``optimal`` priced in this wave (``rematch_cost``, ADR 0180).
     penalty: RematchPenalty | None = None
+    #: ``optimal_choice = "weighted"``: the pairs are a seeded draw, not the least cost.
+    drawn: bool = False
 
     def overdue(self, player: DuelPlayer) -> int:
         after = self.rules.config.optimal_sit_out_after
@@ -139,7 +141,8 @@ def explain_duel(
         arrays = duel_arrays(players, profile.maps, rules.window, rules.config, lead_is_bw, limits)
         priority = arrays.priority
     index = {p.ticket_id: i for i, p in enumerate(players)}
-    judge = _Judge(rules, profile.maps, limits, index, priority, penalty)
+    drawn = profile.strategy == "optimal" and rules.config.optimal_choice == "weighted"
+    judge = _Judge(rules, profile.maps, limits, index, priority, penalty, drawn)
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:
@@ -188,6 +191,14 @@ def explain_duel(
                 "ratings",
                 f"virtual: pulled toward the wave's mean, halfway per {half_life} ms waited "
                 "(diffs and costs here are between virtual ratings)",
+            ),
+        )
+    if drawn:
+        facts += (
+            (
+                "choice",
+                "optimal_choice weighted: the wave's seeded draw among its maximum "
+                f"matchings, closer pairs likelier (scale {rules.config.optimal_choice_scale})",
             ),
         )
     alternatives: list[Alternative] = []
@@ -247,6 +258,8 @@ def _judge(
         )
     delta = cost + swap[0] - current - (their_cost[0] if their_cost else 0)
     judged = "no better" if delta >= 0 else "better: the strategy missed it"
+    if delta < 0 and judge.drawn:
+        judged = "cheaper, not drawn: optimal_choice weighted"
     return Alternative(
         me.player_id,
         candidate.player_id,

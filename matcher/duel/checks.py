@@ -13,6 +13,7 @@ import numpy as np
 
 from matcher.checks import wave_result_problems
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
+from matcher.duel.choice_check import weighted_choice_problems
 from matcher.duel.graph import duel_arrays
 from matcher.duel.ladder import lead_side
 from matcher.duel.limits import duel_limits
@@ -119,7 +120,9 @@ def duel_result_problems(
     held by two different duel-fit players who offer that race at the seated rating
     (either side at the queue's rating in a mirror); every diff lies inside the pair's
     window; tickets unfit for a duel stay unmatched. ``optimal`` promises the most pairs,
-    so its result must also be maximal: no two unmatched players may play each other.
+    so its result must also be maximal: no two unmatched players may play each other;
+    under ``optimal_choice = "weighted"`` it must be the wave's seeded choice, with as
+    many pairs as a maximum matching (:mod:`matcher.duel.choice_check`).
 
     >>> from matcher.core import QueueProfile, WaveResult, WaveSnapshot
     >>> snapshot = WaveSnapshot("q", "eu", "w1", 1, 7, 0, ())
@@ -144,6 +147,12 @@ def duel_result_problems(
     if result.strategy == "optimal" and not problems and optimal_options_on(rules.config):
         wave = (rules.config, rules.window, rules.lead_side == BW)
         problems.extend(objective_problems(snapshot, profile, result, rules.paired, wave))
+    if result.strategy == "optimal" and not problems and rules.config.optimal_choice != "best":
+        problems.extend(
+            weighted_choice_problems(
+                snapshot, profile, result, rules.players, rules.window, rules.config
+            )
+        )
     return problems
 
 

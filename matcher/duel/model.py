@@ -18,6 +18,8 @@ if TYPE_CHECKING:
 BW = "bw"
 SC2 = "sc2"
 WINDOW_RULES = ("lead", "longer", "shorter")
+#: ``optimal_choice``: the least-cost matching, or a seeded draw weighted by closeness.
+OPTIMAL_CHOICES = ("best", "weighted")
 #: The teams of a mirror 1v1 (one rating per player, ``rules.rating``): no races, so
 #: named as the team strategies name theirs.
 MIRROR_SIDES = ("team1", "team2")
@@ -98,6 +100,9 @@ class DuelConfig:
     out (None: the design's score alone).
     ``window_percentile`` (``optimal`` only; None: off) replaces the points window by a
     share of the wave's rating pool that may lie between a pair (docs/adr/0177).
+    ``optimal_choice = "weighted"`` draws, from the wave's seed, which maximum matching
+    the small tier returns, a pair's chance falling with ``exp(-score /
+    optimal_choice_scale**2)`` (:mod:`matcher.duel.choice`, docs/adr/0181).
     """
 
     mean_gap_limit: int = 50
@@ -129,6 +134,8 @@ class DuelConfig:
     #: ``optimal`` only (ADR 0180): a recent rematch adds up to this to the pair's score
     #: instead of being forbidden by the queue's ``rematch`` rule; 0 is off (the filter).
     rematch_cost: int = 0
+    optimal_choice: str = "best"
+    optimal_choice_scale: int = 100
 
 
 #: ``optimal`` widens a pair's window by the longer-waiting player's wait (the issue's
@@ -155,6 +162,8 @@ _NON_NEGATIVE_INTS = {
     "rematch_cost",
 }
 _POSITIVE_INTS = {"optimal_exact_limit", "optimal_neighbours"}
+#: A scale's square times a Gumbel draw (below 40) stays far inside int64 with the scores.
+_MAX_SCALE = 100_000
 _FLOATS = {
     "small_scale",
     "medium_scale",
@@ -181,6 +190,8 @@ def parse_config(
     changes: dict[str, Any] = {}
     for key, value in options.items():
         changes[key] = _checked_option(key, value)
+    if "optimal_choice_scale" in changes and changes.get("optimal_choice") != "weighted":
+        raise ValueError('options.optimal_choice_scale: read only under optimal_choice "weighted"')
     config = dataclasses.replace(defaults, **changes) if changes else defaults
     if config.window_percentile is not None:
         _check_percentile_bases(config)
@@ -207,7 +218,9 @@ def parse_ladder_config(options: Mapping[str, object]) -> DuelConfig:
     """
     for key in OPTIMAL_ONLY:
         if key in options:
-            raise ValueError(f"options.{key}: not honoured by strategy 'ladder-v2.1' (optimal only)")
+            raise ValueError(
+                f"options.{key}: not honoured by strategy 'ladder-v2.1' (optimal only)"
+            )
     return parse_config(options, LADDER_DEFAULTS)
 
 
@@ -255,6 +268,16 @@ def _checked_option(key: str, value: object) -> object:
     if key == "window_rule":
         if value not in WINDOW_RULES:
             raise ValueError(f"options.window_rule: must be one of {', '.join(WINDOW_RULES)}")
+        return value
+    if key == "optimal_choice_scale":
+        if not isinstance(value, int) or isinstance(value, bool) or not 1 <= value <= _MAX_SCALE:
+            raise ValueError(
+                f"options.optimal_choice_scale: must be an integer from 1 to {_MAX_SCALE}"
+            )
+        return value
+    if key == "optimal_choice":
+        if value not in OPTIMAL_CHOICES:
+            raise ValueError(f"options.optimal_choice: must be one of {', '.join(OPTIMAL_CHOICES)}")
         return value
     if key in _NON_NEGATIVE_INTS or key in _POSITIVE_INTS:
         floor = 1 if key in _POSITIVE_INTS else 0

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from matcher.duel.bound import pair_bound
+from matcher.duel.choice import PairNoise, pair_noise
 from matcher.duel.graph import DuelArrays, by_rating, duel_arrays, subset
 from matcher.duel.ladder import lead_side
 from matcher.duel.large import relaxed_pairs
@@ -52,7 +53,8 @@ class OptimalOutcome:
     ``exact``: the pairs are the proved optimum (the small tier); ``odd_cycles``: odd
     cycles of the large tier's relaxation, rounded (0 for the small tier);
     ``pair_bound``: no legal matching of the wave has more pairs (the small tier's count
-    itself; the large tier's from :mod:`matcher.duel.bound`).
+    itself; the large tier's from :mod:`matcher.duel.bound`). ``weighted``: the pairs
+    are the seeded weighted choice of ``optimal_choice = "weighted"`` (small tier only).
     """
 
     pairs: tuple[DuelPair, ...]
@@ -61,6 +63,7 @@ class OptimalOutcome:
     exact: bool
     odd_cycles: int
     pair_bound: int
+    weighted: bool = False
 
 
 def optimal_pairs(
@@ -70,12 +73,14 @@ def optimal_pairs(
     config: DuelConfig,
     limits: DuelLimits | None = None,
     penalty: RematchPenalty | None = None,
+    seed: int = 0,
 ) -> OptimalOutcome:
     """Pair the valid players of a wave: most pairs first, then least summed score.
 
     ``limits``: the queue's rules, a hard filter on which pairs are legal. ``penalty``:
     priced rematches added to the score, for waves of the exact tier, whose cost table
-    alone reads them (ADR 0180).
+    alone reads them (ADR 0180). ``seed``: the wave's, read only under
+    ``optimal_choice = "weighted"`` (:func:`choice_noise`).
 
     >>> players = [DuelPlayer("a", 1500, 1400), DuelPlayer("b", 1450, None),
     ...            DuelPlayer("c", None, 1390)]
@@ -90,13 +95,25 @@ def optimal_pairs(
     window = tier_window(wave_pressure, config)
     arrays = wave_arrays(players, maps, window, config, limits, penalty)
     exact = arrays.size <= config.optimal_exact_limit
-    pairs, odd = (exact_pairs(arrays), 0) if exact else _large(arrays, config)
+    noise = choice_noise(config, seed, arrays.size) if exact else None
+    pairs, odd = (exact_pairs(arrays, noise), 0) if exact else _large(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
     sc2 = np.array([b for _, b in pairs], dtype=np.int64)
     bound = len(pairs) if exact else pair_bound(arrays, bw, sc2)
     order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
     made = [DuelPair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
-    return OptimalOutcome(tuple(made), wave_pressure, window, exact, odd, bound)
+    weighted = noise is not None
+    return OptimalOutcome(tuple(made), wave_pressure, window, exact, odd, bound, weighted)
+
+
+def choice_noise(config: DuelConfig, seed: int, size: int) -> PairNoise | None:
+    """The small tier's seeded perturbation under ``optimal_choice = "weighted"``; None
+    under ``"best"``. The large tier's rating-order steps assume 1-D costs, which the
+    perturbation breaks, so waves above ``optimal_exact_limit`` are paired as by default
+    (docs/adr/0181)."""
+    if config.optimal_choice != "weighted":
+        return None
+    return pair_noise(seed, config.optimal_choice_scale, size)
 
 
 def wave_arrays(

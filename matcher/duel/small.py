@@ -13,10 +13,11 @@ from __future__ import annotations
 import numpy as np
 import rustworkx as rx
 
+from matcher.duel.choice import PairNoise
 from matcher.duel.graph import DuelArrays, Ints, cost_table, legal_table
 
 
-def exact_pairs(arrays: DuelArrays) -> list[tuple[int, int]]:
+def exact_pairs(arrays: DuelArrays, noise: PairNoise | None = None) -> list[tuple[int, int]]:
     """The optimum's pairs ``(bw_player, sc2_player)``, by BW player.
 
     >>> from matcher.duel.graph import duel_arrays
@@ -26,12 +27,20 @@ def exact_pairs(arrays: DuelArrays) -> list[tuple[int, int]]:
     >>> exact_pairs(duel_arrays(players, ("m",), Window(75, 25), DuelConfig()))
     [(1, 0)]
 
+    ``noise``: a seeded perturbation added to each pair's gain ``-score``
+    (``optimal_choice = "weighted"``, :mod:`matcher.duel.choice`); the pair count still
+    comes first.
+
     Notes: O(n^2) to build the edges (vectorised), then the blossom, O(n^3) at worst.
     """
     bw, sc2, score = legal_edges(arrays)
     if not len(bw):
         return []
-    weight = int(score.max()) + 1 - score
+    if noise is None:
+        weight = int(score.max()) + 1 - score
+    else:
+        gain = noise(bw, sc2) - score
+        weight = gain - int(gain.min()) + 1
     graph = rx.PyGraph(multigraph=False, node_count_hint=arrays.size, edge_count_hint=len(bw))
     graph.add_nodes_from(range(arrays.size))
     graph.add_edges_from(list(zip(bw.tolist(), sc2.tolist(), weight.tolist(), strict=True)))

@@ -80,7 +80,13 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     if config.virtual_rating_half_life_ms:
         paired = virtual_players(players, snapshot, config.virtual_rating_half_life_ms)
     outcome = optimal_pairs(
-        paired, snapshot.active_population, profile.maps, config, limits, penalty
+        paired,
+        snapshot.active_population,
+        profile.maps,
+        config,
+        limits,
+        penalty=penalty,
+        seed=snapshot.seed,
     )
     if paired is not players:  # the outputs keep the real ratings
         outcome = _real(outcome, players)
@@ -88,7 +94,8 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         ("pressure", outcome.pressure),
         ("window_base", float(outcome.window.base)),
         ("window_growth", float(outcome.window.growth)),
-        ("proven_optimal", 1.0 if outcome.exact else 0.0),
+        # A seeded draw has the proved most pairs, not the least score.
+        ("proven_optimal", 1.0 if outcome.exact and not outcome.weighted else 0.0),
         ("odd_cycles", float(outcome.odd_cycles)),
         ("max_pairs_bound", float(outcome.pair_bound)),
         (
@@ -99,6 +106,8 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     )
     if rematch_priced(profile):
         extra = (*extra, ("rematch_priced", 1.0 if priced else 0.0))
+    if config.optimal_choice == "weighted":  # only then: the default's stats stay as they were
+        extra += (("choice_weighted", 1.0 if outcome.weighted else 0.0),)
     return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra, _sides(rules.rating))
 
 

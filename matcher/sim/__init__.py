@@ -74,7 +74,7 @@ def figures(results: tuple[ScenarioRun, ...], seed: int) -> dict[str, Any]:
                 "team_size": r.scenario.team_size,
                 "duration_s": r.scenario.duration_s,
                 "sessions": r.sessions,
-                "variants": [run_figures(run, r.scenario.count_rematches) for run in r.runs],
+                "variants": [run_figures(run) for run in r.runs],
             }
             for r in results
         ],

@@ -81,8 +81,6 @@ class Scenario:
     start_hour: float = 18.0
     ticket_ttl_ms: int = 600_000
     maps: tuple[str, ...] = DEFAULT_MAPS
-    #: Report each variant's rematches (matches repeating an earlier pairing of the run).
-    count_rematches: bool = False
 
     @property
     def players_per_match(self) -> int:
@@ -137,7 +135,6 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
             "region",
             "behaviour",
             "variant",
-            "count_rematches",
         },
     )
     kind = _str(data, "kind", where, DUEL if data.get("team_size", 1) == 1 else TEAM)
@@ -172,15 +169,7 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
         start_hour=_float(data, "start_hour", where, 18.0, low=0.0, high=24.0),
         ticket_ttl_ms=_int(data, "ticket_ttl_ms", where, 600_000, low=1_000),
         maps=maps,
-        count_rematches=_flag(data, "count_rematches", where),
     )
-
-
-def _flag(data: Mapping[str, Any], key: str, where: str) -> bool:
-    value = data.get(key, False)
-    if not isinstance(value, bool):
-        raise ConfigError(f"{_path(where, key)}: must be true or false")
-    return value
 
 
 def _region(data: Mapping[str, Any], where: str) -> RegionSpec:

@@ -21,6 +21,7 @@ from matcher.queue.fold import QueueRules, rating_diff
 from matcher.queue.outcomes import Step
 from matcher.sim.config import Scenario, Variant
 from matcher.sim.population import Session, break_ms, patience_waves
+from matcher.sim.repeats import met_before
 
 _JOIN, _TICK = 0, 1  # at equal times joins go first, so a ticket joining at a tick is in it
 
@@ -50,8 +51,8 @@ class MatchRecord:
     imbalance: float
     spread: float
     mean_wait_ms: float
-    #: The seated players, for the rematch count (matcher/sim/metrics.py).
-    players: tuple[str, ...] = ()
+    #: Two of its opponents already played each other earlier in the run.
+    repeat: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +88,8 @@ class VariantRun:
     violations: list[str] = field(default_factory=list)
     #: Waves whose strategy raised (the worker would dead-letter them and go on).
     failed_waves: int = 0
+    #: Every pair of opponents matched so far (:mod:`matcher.sim.repeats`).
+    met: set[tuple[str, str]] = field(default_factory=set)
 
 
 @dataclass(frozen=True, slots=True)
@@ -283,10 +286,12 @@ def record_estimates_and_matches(
                 (status.at_ms, status.estimated_wait_ms)
             )
     for match in step.matches:
-        run.matches.append(match_record(step, match, waits))
+        run.matches.append(match_record(step, match, waits, met_before(run.met, match)))
 
 
-def match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord:
+def match_record(
+    step: Step, match: Match, waits: dict[str, int], repeat: bool = False
+) -> MatchRecord:
     """The figures of ``match``, created by the wave of ``step``; ``waits`` by ticket id."""
     assert step.summary is not None
     team_totals = [sum(seat.rating for seat in team.seats) for team in match.teams]
@@ -299,7 +304,7 @@ def match_record(step: Step, match: Match, waits: dict[str, int]) -> MatchRecord
         float(max(team_totals) - min(team_totals)),
         float(max(seats) - min(seats)),
         sum(ticket_waits) / len(ticket_waits),
-        tuple(seat.player_id for team in match.teams for seat in team.seats),
+        repeat,
     )
 
 

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from matcher.sim.engine import EstimateRecord, MatchRecord, TicketOutcome, VariantRun, WaveRecord
+from matcher.sim.repeats import repeat_percent
 
 OUTCOMES = ("matched", "left", "expired", "rejected", "queued")
 
@@ -69,9 +70,8 @@ def estimate_error(records: Sequence[EstimateRecord]) -> dict[str, float | None]
     }
 
 
-def run_figures(run: VariantRun, count_rematches: bool = False) -> dict[str, Any]:
-    """All figures of one variant: overall and per region (and its rematches, when the
-    scenario counts them)."""
+def run_figures(run: VariantRun) -> dict[str, Any]:
+    """All figures of one variant: overall and per region."""
     regions = sorted({t.region for t in run.tickets} | {w.region for w in run.waves})
     figures = {
         "variant": run.variant,
@@ -82,8 +82,6 @@ def run_figures(run: VariantRun, count_rematches: bool = False) -> dict[str, Any
         "first_violations": run.violations[:3],
         "failed_waves": run.failed_waves,
     }
-    if count_rematches:
-        figures["rematches"] = rematches(run.matches)
     figures["regions"] = {
         region: _figures(
             [t for t in run.tickets if t.region == region],
@@ -117,24 +115,8 @@ def _figures(
         "mean_interval_s": sum(w.interval_ms for w in waves) / len(waves) / 1000 if waves else None,
         "matches_per_wave": len(matches) / len(waves) if waves else None,
         "estimate_error": estimate_error(estimates),
+        "repeat_pairs_pct": repeat_percent([m.repeat for m in matches]),
     }
-
-
-def rematches(matches: Sequence[MatchRecord]) -> int:
-    """Matches of two players who were already in one match earlier in the run.
-
-    >>> from matcher.sim.engine import MatchRecord as M
-    >>> rematches([M("eu", 1, 0, 0, 0, 0, ("a", "b")), M("eu", 2, 0, 0, 0, 0, ("b", "c")),
-    ...            M("eu", 3, 0, 0, 0, 0, ("b", "a"))])
-    1
-    """
-    met: set[tuple[str, str]] = set()
-    count = 0
-    for match in sorted(matches, key=lambda m: m.at_ms):
-        pairs = {(a, b) for a in match.players for b in match.players if a < b}
-        count += bool(pairs & met)
-        met |= pairs
-    return count
 
 
 def players_never_matched(tickets: Sequence[TicketOutcome]) -> int:

@@ -74,6 +74,7 @@ COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
     ("rating diff mean", lambda f: f["rating_diff"]["mean"]),
     ("rating diff p95", lambda f: f["rating_diff"]["p95"]),
     ("rating diff max", lambda f: f["rating_diff"]["max"]),
+    ("repeat pairs %", lambda f: f["repeat_pairs_pct"]),
     ("team imbalance mean", lambda f: f["team_imbalance"]["mean"]),
     ("in-game spread mean", lambda f: f["in_game_spread"]["mean"]),
     ("queue mean players", lambda f: f["queue_players"]["mean"]),
@@ -100,8 +101,6 @@ def _table(
     lines = [(label, [read(block) for _, block in rows]) for label, read in COLUMNS]
     if checks is not None:
         lines += [(label, [read(variant) for variant in checks]) for label, read in CHECKS]
-        if any("rematches" in variant for variant in checks):  # scenarios that count them
-            lines.append(("rematches", [variant.get("rematches") for variant in checks]))
     body = "".join(
         f"<tr><th>{html.escape(label)}</th>"
         + "".join(f"<td>{_fmt(value)}</td>" for value in values)
