@@ -8,8 +8,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from matcher.core import Player
+from matcher.core import Player, QueueProfile, Ticket
 from matcher.queue.cadence import CadencePolicy, size_due_at_ms
+from matcher.queue.events import TicketJoined
 from matcher.sim.config import (
     Behaviour,
     ConfigError,
@@ -20,6 +21,7 @@ from matcher.sim.config import (
 )
 from matcher.sim.engine import VariantRun, run_variant
 from matcher.sim.population import Session
+from matcher.sim.recorded import Arrival, Candidate, Timer, run_candidate
 from tests.queue.conftest import PAIRS
 from tests.sim.conftest import scenario_data
 
@@ -175,3 +177,17 @@ def test_a_bad_trigger_is_one_line_naming_the_field() -> None:
     variant = {"name": "s", "strategy": "rebalance", "cadence": "size", "trigger_tickets": 1}
     with pytest.raises(ConfigError, match=r"variant\[0\]\.trigger_tickets: must be between 2"):
         config_from_mapping({"seed": 1, "scenario": [scenario_data(variant=[variant])]})
+
+
+def test_a_size_candidate_on_recorded_traffic_ticks_on_the_join() -> None:
+    def join(name: str, at_ms: int) -> Arrival:
+        player = Player(name, (("mmr", 1500),))
+        return Arrival(at_ms, TicketJoined(Ticket(name, "1v1", "eu", (player,), at_ms)))
+
+    profile = QueueProfile("1v1", "optimal", ("m",), rules={"rating": "mmr"})
+    traffic = {"eu": [join("a", 1_000), join("b", 3_000), join("c", 3_100), join("d", 3_150)]}
+    timers = {"eu": Timer(cadence=SIZE)}
+    run = run_candidate(Candidate("size", "1v1", profile, timers), traffic, 0, 25_000)
+    waits = {t.ticket_id: t.wait_ms for t in run.tickets}
+    assert waits == {"a": 2_000, "b": 0, "c": 150, "d": 100}
+    assert [w.at_ms for w in run.waves] == [3_000, 3_250, 13_250, 23_250]
