@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 from matcher.core import Player, QueueProfile, Ticket
 from matcher.queue.cadence import CadencePolicy, size_due_at_ms
 from matcher.queue.events import TicketJoined
+from matcher.sim import figures, simulate
 from matcher.sim.config import (
     Behaviour,
     ConfigError,
@@ -191,3 +192,14 @@ def test_a_size_candidate_on_recorded_traffic_ticks_on_the_join() -> None:
     waits = {t.ticket_id: t.wait_ms for t in run.tickets}
     assert waits == {"a": 2_000, "b": 0, "c": 150, "d": 100}
     assert [w.at_ms for w in run.waves] == [3_000, 3_250, 13_250, 23_250]
+
+
+def test_a_size_variant_is_replayed_identically_and_closes_waves_between_the_ticks() -> None:
+    size = {"name": "size", "strategy": "rebalance", "cadence": "size", "trigger_tickets": 4}
+    data = scenario_data(variant=[{"name": "fixed", "strategy": "rebalance"}, size])
+    config = config_from_mapping({"seed": 5, "scenario": [data]})
+    assert figures(simulate(config), 5) == figures(simulate(config), 5)
+    (result,) = simulate(config)
+    fixed, triggered = result.runs
+    assert {w.at_ms % 10_000 for w in fixed.waves} == {0}
+    assert any(w.at_ms % 10_000 for w in triggered.waves)
