@@ -93,11 +93,17 @@ class QueueSettings(_Frozen):
     rules: dict[str, Any] = Field(default_factory=dict)
     # "pop": the next wave is due when about pop_target_matches matches' worth of players
     # have arrived (moving average), within [pop_floor_ms, pop_cap_ms] (docs/adr/0050).
-    cadence: Literal["fixed", "pop"] = "fixed"
+    cadence: Literal["fixed", "pop", "size"] = "fixed"
     pop_target_matches: float = Field(default=2.5, gt=0)
     pop_floor_ms: int = Field(default=5_000, ge=100)
     pop_cap_ms: int = Field(default=90_000, ge=100, le=3_600_000)
     pop_smoothing: float = Field(default=0.3, gt=0, le=1)
+    # "size": a wave as soon as size_trigger_tickets tickets wait (2: re-check on every
+    # join), at least size_floor_ms after the last one (a burst closes one wave, not one
+    # per join), and wave_interval_ms after it at the latest (docs/adr/0183). A lower
+    # trigger or floor: shorter waits, fewer players for the strategy to choose from.
+    size_trigger_tickets: int = Field(default=2, ge=2, le=100_000)
+    size_floor_ms: int = Field(default=250, ge=20, le=3_600_000)
     # A match's life after the wave (docs/adr/0111). 0: a wave creates its matches at
     # once; else it proposes them and every player must accept within this long (a
     # ready check costs its players this much more waiting when one declines).
@@ -127,6 +133,8 @@ class QueueSettings(_Frozen):
     def _known_strategy(self) -> QueueSettings:
         if self.pop_cap_ms < self.pop_floor_ms:
             raise ValueError("pop_cap_ms must be >= pop_floor_ms")
+        if self.cadence == "size" and self.size_floor_ms > self.wave_interval_ms:
+            raise ValueError("size_floor_ms must be <= wave_interval_ms (the fallback)")
         if self.strategy not in strategy_names():
             raise ValueError(
                 f"unknown strategy {self.strategy!r} (known: {', '.join(strategy_names())})"
@@ -196,6 +204,8 @@ FINGERPRINT_ADDITIONS: dict[str, tuple[int, object]] = {
     "queues.team_sizes": (6, ()),
     "queues.team_roles": (6, ()),
     "queues.auto_backfill": (6, False),
+    "queues.size_trigger_tickets": (7, 2),
+    "queues.size_floor_ms": (7, 250),
 }
 _QUEUE_ADDITIONS = {
     name.removeprefix("queues."): added
@@ -577,10 +587,10 @@ class Settings(BaseSettings):
         return dict(self._profiles)
 
     def cadences(self) -> dict[str, CadencePolicy]:
-        """The pop-timer policies of the queues that use one."""
+        """The pop-timer and size-trigger policies of the queues that use one."""
         from matcher.queue.cadence import CadencePolicy
 
-        return {
+        pops = {
             q.name: CadencePolicy(
                 mode="pop",
                 interval_ms=q.wave_interval_ms,
@@ -591,6 +601,23 @@ class Settings(BaseSettings):
             )
             for q in self.queues
             if q.cadence == "pop"
+        }
+        return pops | self._size_cadences()
+
+    def _size_cadences(self) -> dict[str, CadencePolicy]:
+        from matcher.queue.cadence import CadencePolicy
+
+        return {
+            q.name: CadencePolicy(
+                mode="size",
+                interval_ms=q.wave_interval_ms,
+                floor_ms=q.size_floor_ms,
+                cap_ms=q.wave_interval_ms,
+                smoothing=q.pop_smoothing,
+                trigger_tickets=q.size_trigger_tickets,
+            )
+            for q in self.queues
+            if q.cadence == "size"
         }
 
     def regions_by_queue(self) -> dict[str, tuple[str, ...]]:

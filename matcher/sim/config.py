@@ -225,18 +225,22 @@ def _variant(data: Mapping[str, Any], where: str) -> Variant:
             "floor_ms",
             "cap_ms",
             "smoothing",
+            "trigger_tickets",
             "options",
             "rules",
         },
     )
     try:
+        mode = _str(data, "cadence", where, "fixed")
         cadence = CadencePolicy(
-            mode=_str(data, "cadence", where, "fixed"),
+            mode=mode,
             interval_ms=_int(data, "wave_interval_ms", where, 10_000, low=100),
             target_matches=_float(data, "target_matches", where, 2.5, low=0.01, high=1e4),
-            floor_ms=_int(data, "floor_ms", where, 5_000, low=100),
+            # A size trigger's floor is a gap between waves, not a pop timer's interval.
+            floor_ms=_int(data, "floor_ms", where, 250 if mode == "size" else 5_000, low=20),
             cap_ms=_int(data, "cap_ms", where, 90_000, low=100),
             smoothing=_float(data, "smoothing", where, 0.3, low=0.0, high=1.0),
+            trigger_tickets=_int(data, "trigger_tickets", where, 2, low=2),
         )
     except ValueError as error:
         if isinstance(error, ConfigError):

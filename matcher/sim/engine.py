@@ -4,7 +4,8 @@ Events go through :class:`~matcher.queue.book.QueueBook` exactly as the worker a
 them - joins, leaves and wave ticks in time order - so every decision (admission,
 strategy, expiry, wait estimates) is the production one. The engine only decides *when*
 things happen: arrivals from the sessions, leaves from each ticket's patience, the next
-wave from the cadence policy, re-queues after a game.
+wave from the cadence policy (a size trigger re-checks the queue after each join),
+re-queues after a game.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass, field
 
 from matcher.core import Match, QueueProfile, Ticket
 from matcher.queue.book import QueueBook
-from matcher.queue.cadence import next_interval_ms, update_arrival_rate
+from matcher.queue.cadence import SIZE, next_interval_ms, size_due_at_ms, update_arrival_rate
 from matcher.queue.events import DequeueReason, LeaveReason, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.fold import QueueRules, rating_diff
 from matcher.queue.outcomes import Step
@@ -99,6 +100,13 @@ class _NextTick:
     elapsed_ms: int
 
 
+@dataclass(frozen=True, slots=True)
+class _SizeCheck:
+    """A size-triggered wave may be due (docs/adr/0183): checked again when it pops."""
+
+    region: str
+
+
 @dataclass(slots=True)
 class _Live:
     """Book-keeping of one run; the queue state itself lives only in the fold."""
@@ -110,6 +118,9 @@ class _Live:
     pending_estimates: dict[str, list[tuple[int, int]]] = field(default_factory=dict)
     arrivals_since_tick: dict[str, int] = field(default_factory=dict)
     rates: dict[str, float | None] = field(default_factory=dict)
+    #: Each region's next wave number: a fallback tick a size-triggered wave overtook is
+    #: stale.
+    numbers: dict[str, int] = field(default_factory=dict)
     heap: list[tuple[int, int, int, object]] = field(default_factory=list)
     counter: int = 0
 
@@ -160,15 +171,20 @@ def run_variant(
         live.push(start, _JOIN, _ticket(scenario, session, 0, start))
     first = variant.cadence.interval_ms
     for spec in scenario.regions:
-        live.rates[spec.name] = None
+        live.rates[spec.name], live.numbers[spec.name] = None, 1
         live.push(first, _TICK, _NextTick(spec.name, 1, first))
     end_ms = scenario.duration_s * 1000
     while live.heap and live.heap[0][0] <= end_ms:
         at_ms, _, _, payload = heapq.heappop(live.heap)
         if isinstance(payload, Ticket):
             _join(book, live, payload)
-        else:
-            assert isinstance(payload, _NextTick)
+            if variant.cadence.mode == SIZE:
+                _after_join(scenario, variant, book, live, payload.region, at_ms)
+            continue
+        if isinstance(payload, _SizeCheck):
+            payload = _size_tick(scenario, variant, book, live, payload.region, at_ms)
+        assert payload is None or isinstance(payload, _NextTick)
+        if payload is not None and payload.number == live.numbers[payload.region]:
             _tick(scenario, variant, book, live, seed, payload, at_ms)
             if on_time is not None:
                 on_time(at_ms)
@@ -200,6 +216,35 @@ def _join(book: QueueBook, live: _Live, ticket: Ticket) -> None:
     _observe(book, live, step)
 
 
+def _size_due(
+    scenario: Scenario, variant: Variant, book: QueueBook, region: str, at_ms: int
+) -> int:
+    """When ``region``'s size-triggered wave is due, read from the folded state as the
+    worker's timer reads it."""
+    state = book.region_queue(scenario.queue, region)
+    waiting, arrivals = len(state.tickets), state.arrivals_since_tick
+    return size_due_at_ms(variant.cadence, waiting, arrivals, state.last_tick_at_ms, at_ms)
+
+
+def _after_join(
+    scenario: Scenario, variant: Variant, book: QueueBook, live: _Live, region: str, at_ms: int
+) -> None:
+    due = _size_due(scenario, variant, book, region, at_ms)
+    last = book.region_queue(scenario.queue, region).last_tick_at_ms
+    if due < size_due_at_ms(variant.cadence, 0, 0, last, at_ms):  # before the fallback
+        live.push(due, _TICK, _SizeCheck(region))
+
+
+def _size_tick(
+    scenario: Scenario, variant: Variant, book: QueueBook, live: _Live, region: str, at_ms: int
+) -> _NextTick | None:
+    """The wave a size check closes now, or None (a wave, or a leave, came first)."""
+    if _size_due(scenario, variant, book, region, at_ms) > at_ms:
+        return None
+    last = book.region_queue(scenario.queue, region).last_tick_at_ms
+    return _NextTick(region, live.numbers[region], at_ms - last)
+
+
 def _tick(
     scenario: Scenario,
     variant: Variant,
@@ -223,18 +268,19 @@ def _tick(
     rate = update_arrival_rate(policy, live.rates[region], arrived, due.elapsed_ms)
     live.rates[region], live.arrivals_since_tick[region] = rate, 0
     interval = next_interval_ms(policy, rate, scenario.players_per_match)
+    # A size-triggered wave's interval is the one it closed, not the fallback's.
+    used = due.elapsed_ms if policy.mode == SIZE else interval
     wave_id = f"{region}-{number}"
-    tick = WaveTick(scenario.queue, region, wave_id, number, at_ms, variant.name, interval)
+    tick = WaveTick(scenario.queue, region, wave_id, number, at_ms, variant.name, used)
     step = book.apply(tick)
     if step.failure is not None:  # the worker would go on; a what-if run must say so
         raise RuntimeError(f"wave {wave_id} of {variant.name!r} failed: {step.failure.reason}")
     _observe(book, live, step, scenario, seed)
     if step.summary is not None:
         live.run.waves.append(
-            WaveRecord(
-                region, at_ms, step.summary.players_in_snapshot, step.summary.matches, interval
-            )
+            WaveRecord(region, at_ms, step.summary.players_in_snapshot, step.summary.matches, used)
         )
+    live.numbers[region] = number + 1
     live.push(at_ms + interval, _TICK, _NextTick(region, number + 1, interval))
 
 

@@ -20,7 +20,7 @@ from typing import Any
 
 from matcher.core import QueueProfile, Ticket, WaveSnapshot
 from matcher.queue.book import QueueBook
-from matcher.queue.cadence import CadencePolicy
+from matcher.queue.cadence import SIZE, CadencePolicy, size_due_at_ms
 from matcher.queue.events import DequeueReason, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.fold import QueueRules
 from matcher.queue.outcomes import Step
@@ -149,6 +149,8 @@ def _run_region(
         if isinstance(event, TicketJoined):
             live.tickets.setdefault(event.ticket.ticket_id, event.ticket)
         _observe(live, book.apply(event))
+        if due is not None and timer is not None and timer.cadence.mode == SIZE:
+            due = _size_due(candidate, book, region, timer.cadence, arrival.at_ms)
     while due is not None and timer is not None and due <= end_ms:
         due = _generated_tick(candidate, book, live, region, timer, due)
 
@@ -158,6 +160,15 @@ def _first_tick(timer: Timer, start_ms: int) -> int:
     interval = timer.cadence.interval_ms
     offset = timer.offset_ms if timer.cadence.mode == "fixed" else 0
     return ((start_ms - offset) // interval + 1) * interval + offset
+
+
+def _size_due(
+    candidate: Candidate, book: QueueBook, region: str, cadence: CadencePolicy, at_ms: int
+) -> int:
+    """A size-triggered region's next wave, re-read after each event as the timer does."""
+    state = book.region_queue(candidate.queue, region)
+    waiting, arrivals = len(state.tickets), state.arrivals_since_tick
+    return size_due_at_ms(cadence, waiting, arrivals, state.last_tick_at_ms, at_ms)
 
 
 def _generated_tick(

@@ -46,6 +46,8 @@ FRAME_QUEUE_FIELDS = (
     "pop_floor_ms",
     "pop_cap_ms",
     "pop_smoothing",
+    "size_trigger_tickets",
+    "size_floor_ms",
 )
 
 

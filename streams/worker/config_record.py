@@ -51,6 +51,9 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
         for name in ("team_steps", "team_sizes", "team_roles", "auto_backfill"):
             if not getattr(queue, name):  # as above: a release before them reads the rest
                 del dumped[name]
+        for name in ("size_trigger_tickets", "size_floor_ms"):
+            if getattr(queue, name) == type(queue).model_fields[name].default:  # as above
+                del dumped[name]
     if not settings.one_ticket_per_player:  # as in the fingerprint: only when it is on
         del decisive["one_ticket_per_player"]
     return ConfigPublished(

@@ -8,7 +8,9 @@ shifted by its own offset when ``stagger_ticks`` is on (:func:`tick_offsets`,
 docs/adr/0063); pop-timer queues
 (docs/adr/0050) tick at ``last tick + next interval``, both read from the folded log. So
 two workers briefly owning a partition during a rebalance write the same sequence, and
-the fold ignores the second as stale.
+the fold ignores the second as stale. Size-triggered queues (docs/adr/0183) tick at the
+fallback the same way, and at the present instant once the folded region holds enough
+tickets (:func:`~matcher.queue.cadence.size_due_at_ms` decides).
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from matcher.queue.cadence import CadencePolicy
+from matcher.queue.cadence import SIZE, CadencePolicy, size_due_at_ms
 from matcher.queue.fold import RegionQueue
 from schemas.codec import encode
 from schemas.models import WaveTick
@@ -31,6 +33,9 @@ SendTick = Callable[[int, bytes, bytes], Awaitable[object]]
 RegionState = Callable[[str, str], RegionQueue | None]
 #: How often a pop-timer region re-reads its state while waiting for its next wave.
 POLL_S = 0.25
+#: How often a size-triggered region this worker holds re-reads its folded state: the
+#: delay between folding the join that brings it to its trigger and sending the tick.
+SIZE_POLL_S = 0.02
 #: A pop-timer tick due longer ago than this is sent for the present instant instead.
 OVERDUE_MS = 5_000
 
@@ -80,6 +85,8 @@ class Ticker:
             for region in queue.regions:
                 if policy is None:
                     loops.append(self._run_fixed(queue, region, offsets[(queue.name, region)]))
+                elif policy.mode == SIZE:
+                    loops.append(self._run_size(queue, region, policy))
                 else:
                     loops.append(self._run_pop(queue, region, policy))
         await asyncio.gather(*loops)
@@ -114,6 +121,24 @@ class Ticker:
             last = state.last_tick_at_ms if state is not None else 0
             interval = due - last if last else policy.interval_ms
             await self._emit(queue, region, due, interval)
+            await self._until_folded(queue, region, due)
+
+    async def _run_size(self, queue: QueueSettings, region: str, policy: CadencePolicy) -> None:
+        while True:
+            state = self._region_state(queue.name, region)
+            waiting = len(state.tickets) if state is not None else 0
+            arrivals = state.arrivals_since_tick if state is not None else 0
+            last = state.last_tick_at_ms if state is not None else 0
+            now_ms = self._now_ms()
+            due = size_due_at_ms(policy, waiting, arrivals, last, now_ms)
+            if due > now_ms:
+                # A region held elsewhere (no state here) only waits for its fallback.
+                poll_s = SIZE_POLL_S if state is not None else POLL_S
+                await asyncio.sleep(min(poll_s, (due - now_ms) / 1000))
+                continue
+            if now_ms - due > OVERDUE_MS:  # as for a pop timer (docs/adr/0074)
+                due = now_ms
+            await self._emit(queue, region, due, due - last if last else policy.interval_ms)
             await self._until_folded(queue, region, due)
 
     async def _until_folded(self, queue: QueueSettings, region: str, due: int) -> None:

@@ -85,7 +85,7 @@ def test_same_config_same_report(tmp_path: Path) -> None:
         ),
         (
             TINY.replace('cadence = "pop"', 'cadence = "often"'),
-            "scenario[0].variant[1].mode: must be 'fixed' or 'pop'",
+            "scenario[0].variant[1].mode: must be 'fixed', 'pop' or 'size'",
         ),
         (
             TINY.replace("floor_ms = 2000", "floor_ms = 2000\ncap_ms = 1000"),

@@ -127,6 +127,12 @@ ADDED_VALUES: dict[str, dict[str, Any]] = {
             QueueSettings(name="3v3", strategy="rebalance", team_size=3, auto_backfill=True),
         )
     },
+    "queues.size_trigger_tickets": {
+        "queues": (QueueSettings(name="1v1", cadence="size", size_trigger_tickets=4),)
+    },
+    "queues.size_floor_ms": {
+        "queues": (QueueSettings(name="1v1", cadence="size", size_floor_ms=1_000),)
+    },
     "queues.team_roles": {
         "queues": (
             QueueSettings(
