@@ -21,6 +21,11 @@ RECORD_VERSION = 1
 
 def _optional_items(p: Player) -> list[Any]:
     """A player's optional fields in their fixed order, the empty ones at the end left out."""
+    if (
+        not (p.attributes or p.blocked or p.numbers or p.data or p.peer_latency_ms)
+        and p.deviation is None
+    ):  # the usual player: no list built only to be dropped
+        return []
     items: list[Any] = [
         [list(a) for a in p.attributes],
         list(p.blocked),
