@@ -15,6 +15,7 @@ from matcher.multifactor.report import score_teams
 from matcher.multifactor.search import Search
 from matcher.multifactor.strategy import multifactor_strategy
 from matcher.peers import choose_host, reachable_hosts
+from streams.wave_input import WaveInputError, parse_wave
 from tests.multifactor.conftest import profile
 from tests.multifactor.peer_waves import peer_wave
 from tests.multifactor.test_search import _sides
@@ -123,3 +124,32 @@ def test_nobody_able_to_host_means_no_match() -> None:
     wave = peer_wave(7, 12, hosts=0.0)
     result = multifactor_strategy(wave, profile(3, **P2P))
     assert result.matches == () and len(result.unmatched) == 12
+
+
+def test_an_offline_wave_file_carries_peer_round_trips_to_the_host_rule() -> None:
+    def solo(i: int, host: bool, peers: dict[str, int]) -> dict[str, object]:
+        player = {
+            "player_id": f"p{i}",
+            "ratings": {"mmr": 1500},
+            "latency_ms": {"eu": 60},
+            "can_host": host,
+            "peer_latency_ms": peers,
+        }
+        return {"ticket_id": f"t{i}", "wait_cycles": 0, "players": [player]}
+
+    data = {
+        "wave_id": "w1",
+        "seed": 3,
+        "active_population": 2,
+        "queue": "q",
+        "region": "eu",
+        "profile": {"maps": ["arena"], "team_size": 1, "options": {"p2p_host_max_ms": 50}},
+        "tickets": [solo(0, True, {"p1": 30}), solo(1, False, {})],
+    }
+    snapshot, queue, _ = parse_wave(data, "multifactor")
+    assert snapshot.tickets[0].ticket.players[0].peer_latency_ms == (("p1", 30),)
+    (match,) = multifactor_strategy(snapshot, queue).matches
+    assert match.server == "p0"  # 120 ms via eu, 30 measured
+    bad = {**data, "tickets": [solo(0, True, {"p1": -3}), solo(1, False, {})]}
+    with pytest.raises(WaveInputError, match=r"tickets\[0\].players\[0\].peer_latency_ms.p1"):
+        parse_wave(bad, "multifactor")
