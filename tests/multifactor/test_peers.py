@@ -70,13 +70,22 @@ def test_off_by_default_peer_round_trips_change_nothing(options: dict[str, objec
     assert multifactor_strategy(wave, queue) == multifactor_strategy(_without_peers(wave), queue)
 
 
-def test_ping_peer_changes_what_the_search_sees() -> None:
+def test_ping_peer_scores_the_measured_round_trips() -> None:
+    """On a map a measured round trip is never longer than the route via the region, so
+    every match scores at least the ping it would without the option, some strictly more;
+    and the live checker recomputes the published factor under the option."""
     wave = peer_wave(4, 24)
     queue = profile(3, budget_evaluations=2_000, ping_peer=1)
-    peered, estimated = multifactor_strategy(wave, queue), multifactor_strategy(wave, profile(3))
+    peered = multifactor_strategy(wave, queue)
     assert multifactor_result_problems(wave, queue, peered) == []
-    pings = {m.match_id: m.quality_of("factor.ping") for m in estimated.matches}
-    assert any(pings.get(m.match_id) != m.quality_of("factor.ping") for m in peered.matches)
+    assert multifactor_result_problems(wave, profile(3, budget_evaluations=2_000), peered)
+    players = {p.player_id: p for w in wave.tickets for p in w.ticket.players}
+    gains = []
+    for match in peered.matches:
+        sides = [[[(players[s.player_id], s.rating)] for s in team.seats] for team in match.teams]
+        plain = score_teams(sides[0], sides[1], {}, MultifactorConfig()).factors[3]
+        gains.append((match.quality_of("factor.ping") or 0.0) - plain)
+    assert gains and min(gains) >= 0 and max(gains) > 0
 
 
 @pytest.mark.parametrize("options", [{"ping_peer": 1}, P2P, {**P2P, "ping_peer": 1}])
