@@ -65,7 +65,7 @@ class Pool:
     capped_int: IntArray
     #: With ``p2p_host_max_ms``: ``reach[a, b]`` is True when player ``a`` can host and
     #: reaches ``b`` within the limit (``a == b`` included); a candidate's possible hosts
-    #: are its seats whose row is True on every seat of it (matcher/multifactor/peers.py).
+    #: are its seats whose row is True on every seat of it (matcher/peers.py).
     reach: npt.NDArray[np.bool_] | None = None
 
     def ticket_key(self, index: int) -> float:

@@ -66,7 +66,7 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
     kept = [
         plan
         for plan in plans
-        if not _rule_problem(rules, snapshot, plan, met) and _host(config, plan) is not False
+        if not _rule_problem(rules, snapshot, plan, met) and not _hostless(config, plan)
     ]
     missed = left_out_matches(snapshot, profile, config, rules, _ticket_ids(kept))
     matches, dropped = _build_matches(snapshot, profile, config, [*kept, *missed])
@@ -127,8 +127,8 @@ def _build_matches(
         except NoPlayableMap:
             dropped += 1
             continue
-        host = _host(config, Plan(pool, ticket_of, team1, team2))
-        if isinstance(host, str):
+        host = _host_id(config, Plan(pool, ticket_of, team1, team2))
+        if host is not None:
             server = host
         else:
             first = [pool.tickets[ticket_of[seats[0]]] for seats in (team1, team2)]
@@ -178,14 +178,18 @@ def _rule_problem(
     return lineup_problem(rules, ratings, waited, latencies, seated, met)
 
 
-def _host(config: MultifactorConfig, plan: Plan) -> str | bool:
-    """With ``p2p_host_max_ms``: the host's player id (the match's server), or False when
-    nobody may host (the match is illegal); True when the option is off."""
+def _host_id(config: MultifactorConfig, plan: Plan) -> str | None:
+    """With ``p2p_host_max_ms``: the host's player id (the match's server), else None."""
     if not config.p2p_host_max_ms:
-        return True
+        return None
     pool, _, team1, team2 = plan
     host = choose_host([pool.players[p] for p in team1 + team2], config.p2p_host_max_ms)
-    return False if host is None else host.player_id
+    return None if host is None else host.player_id
+
+
+def _hostless(config: MultifactorConfig, plan: Plan) -> bool:
+    """True when ``p2p_host_max_ms`` finds nobody to host the match (it is not made)."""
+    return bool(config.p2p_host_max_ms) and _host_id(config, plan) is None
 
 
 def _parties(pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> list[list[int]]:
