@@ -36,6 +36,9 @@ class Player:
     rules (matcher/rulelogic.py).
     ``data`` is opaque data for the game server as sorted ``(name, value)`` pairs: no
     strategy or rule reads it; it only reaches the player's seat (:func:`seat_data`).
+    ``peer_latency_ms`` holds measured round trips to other players as sorted
+    ``(player_id, milliseconds)`` pairs (peer-to-peer games), read by the multifactor
+    ``ping_peer`` and ``p2p_host_max_ms`` options.
     """
 
     player_id: str
@@ -49,6 +52,7 @@ class Player:
     deviation: int | None = None
     numbers: tuple[tuple[str, float], ...] = ()
     data: tuple[tuple[str, str], ...] = ()
+    peer_latency_ms: tuple[tuple[str, int], ...] = ()
 
     def attribute(self, name: str) -> str | None:
         """Return the player's string attribute ``name``, or None when not given."""

@@ -145,11 +145,19 @@ WRITTEN_WITHOUT: Final[dict[str, tuple[str, frozenset[str]]]] = {
         frozenset(
             {"players[].blocked_players", "players[].deviation", "players[].numbers"}
             | {"players[].data", "searches", "data", "nearby", "priority"}
+            | {"players[].peer_latency_ms"}
         ),
     ),
     "MatchCreated": ("r1", frozenset({"teams[].players[].data"})),
     "MatchProposed": ("r1", frozenset({"teams[].players[].data"})),
     "BackfillResult": ("r1", frozenset({"teams[].players[].data"})),
+}
+
+#: The same for a record with a revision between the named one above and the current
+#: one: while it leaves these (later) fields empty, but not all of the above, it is
+#: written as this revision, so a join that was written as r3 stays r3 (docs/adr/0185).
+THEN_WRITTEN_WITHOUT: Final[dict[str, tuple[str, frozenset[str]]]] = {
+    "TicketJoined": ("r3", frozenset({"players[].peer_latency_ms"})),
 }
 
 
@@ -172,11 +180,19 @@ def leaves_out(body: Any, path: str) -> bool:
     return all(_empty(value) for value in _values_at(body, path))
 
 
-def without_unsent(body: dict[str, Any], name: str | None = None) -> dict[str, Any]:
+def without_unsent(
+    body: dict[str, Any], name: str | None = None, revision: str | None = None
+) -> dict[str, Any]:
     """``body`` (a record ``name``, else the one its ``"type"`` names) without the empty
-    fields of :data:`WRITTEN_WITHOUT`, as the revision before them has it; in place."""
-    _, unsent = WRITTEN_WITHOUT.get(name or body["type"], ("", frozenset()))
-    for path in unsent:
+    fields of :data:`WRITTEN_WITHOUT` and :data:`THEN_WRITTEN_WITHOUT`, as the revision
+    before them has it (only those the older ``revision`` lacks, when given); in place."""
+    record = name or body["type"]
+    tiers = [
+        tier
+        for tier in (WRITTEN_WITHOUT.get(record), THEN_WRITTEN_WITHOUT.get(record))
+        if tier is not None and revision in (None, tier[0])
+    ]
+    for path in frozenset().union(*(fields for _, fields in tiers)):
         _drop_empty(body, path)
     return body
 
@@ -195,14 +211,19 @@ _OLDER: Final = {
     EVENTS[name]: (fields, older_revision(CURRENT[EVENTS[name]], revision, history(name)[revision]))
     for name, (revision, fields) in WRITTEN_WITHOUT.items()
 }
+_LATER: Final = {
+    EVENTS[name]: (fields, older_revision(CURRENT[EVENTS[name]], revision, history(name)[revision]))
+    for name, (revision, fields) in THEN_WRITTEN_WITHOUT.items()
+}
 
 
 def _writer_schema(model: type[Record], body: Mapping[str, Any]) -> KnownSchema:
     """The revision to write ``body`` with: the older one of :data:`WRITTEN_WITHOUT` when
-    the record leaves its fields null, else the current schema."""
-    older = _OLDER.get(model)
-    if older is not None and all(leaves_out(body, path) for path in older[0]):
-        return older[1]
+    the record leaves its fields null, else the one of :data:`THEN_WRITTEN_WITHOUT` when it
+    leaves those null, else the current schema."""
+    for older in (_OLDER.get(model), _LATER.get(model)):
+        if older is not None and all(leaves_out(body, path) for path in older[0]):
+            return older[1]
     return CURRENT[model]
 
 

@@ -34,6 +34,9 @@ MAX_PLAYERS_PER_TICKET: Final = 10
 MAX_VETOED_MAPS: Final = 64
 #: The most player ids one player's block list may hold.
 MAX_BLOCKED_PLAYERS: Final = 100
+#: Round trips a player may report to other players (peer-to-peer games): a match of
+#: two full teams of 50 stays within it.
+MAX_PEER_LATENCIES: Final = 100
 #: A ticket's priority lies within plus or minus this (``TicketJoined.priority``).
 MAX_PRIORITY: Final = 1_000_000
 #: Ratings, offered roles and latencies per player: generous, and it keeps a full
@@ -186,6 +189,14 @@ class Player(Record):
     deviation: Rating | None = None
     numbers: Annotated[dict[Name, Figure], Field(max_length=MAX_NAMES_PER_PLAYER)] = {}
     data: Data = {}
+    peer_latency_ms: Annotated[dict[Id, Latency], Field(max_length=MAX_PEER_LATENCIES)] = {}
+
+    @field_validator("peer_latency_ms")
+    @classmethod
+    def _peers_are_others(cls, peers: dict[str, int], info: ValidationInfo) -> dict[str, int]:
+        if info.data.get("player_id") in peers:
+            raise ValueError("a player's round trip to themselves is not a peer latency")
+        return peers
 
 
 class Search(Record):

@@ -264,6 +264,24 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "priority": 10,
         },
     ),
+    "TicketJoined/peers": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-9b14d7e2",
+            "queue": "3v3",
+            "region": "eu",
+            "players": [
+                {
+                    "player_id": "p-8101",
+                    "ratings": {"mmr": 1710},
+                    "latency_ms": {"eu": 24},
+                    "can_host": True,
+                    "peer_latency_ms": {"p-8102": 35, "p-9001": 120},
+                }
+            ],
+            "joined_at_ms": T0,
+        },
+    ),
     "SearchClaim/requested": (
         m.SearchClaim,
         {

@@ -286,6 +286,7 @@ def _player(obj: dict[str, Any], path: str) -> Player:
         _get(obj, path, "can_host", bool, False),
         _str_map(obj, path, "attributes"),
         numbers=_number_map(obj, path, "numbers"),
+        peer_latency_ms=_int_map(obj, path, "peer_latency_ms"),
     )
 
 

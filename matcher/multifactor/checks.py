@@ -19,6 +19,7 @@ from matcher.multifactor.config import FACTORS, MultifactorConfig, OptionError, 
 from matcher.multifactor.factors import wave_score
 from matcher.multifactor.pool import player_rating
 from matcher.multifactor.report import rating_figures, score_teams
+from matcher.peers import choose_host
 from matcher.teams.checks import team_result_problems
 
 REQUIRED_QUALITY = (
@@ -87,6 +88,8 @@ def _match_problems(
         sides.append(list(parties.values()))
     if problems:
         return problems
+    seated = [players[(s.ticket_id, s.player_id)] for team in match.teams for s in team.seats]
+    problems.extend(_host_problems(match, config, seated))
     report = score_teams(sides[0], sides[1], history, config)
     ratings = [[seat.rating for seat in team.seats] for team in match.teams]
     expected = (*report.quality(), *rating_figures(ratings[0], ratings[1]))
@@ -102,6 +105,23 @@ def _match_problems(
         if not 0.0 <= value <= 1.0
     )
     return problems
+
+
+def _host_problems(match: Match, config: MultifactorConfig, seated: list[Player]) -> list[str]:
+    """With ``p2p_host_max_ms``: a player with can_host reaches every other within the
+    limit, and the match's server names the one :func:`choose_host` picks (docs/adr/0185)."""
+    if not config.p2p_host_max_ms:
+        return []
+    where = f"match {match.match_id}"
+    host = choose_host(seated, config.p2p_host_max_ms)
+    if host is None:
+        return [
+            f"{where}: no player with can_host reaches every other within "
+            f"p2p_host_max_ms={config.p2p_host_max_ms}"
+        ]
+    if match.server != host.player_id:
+        return [f"{where}: server {match.server!r} is not its peer host {host.player_id!r}"]
+    return []
 
 
 def _wave_problems(

@@ -13,6 +13,7 @@ from typing import NamedTuple
 from matcher.core import QueueProfile, WaveSnapshot
 from matcher.multifactor.config import MultifactorConfig
 from matcher.multifactor.pool import Pool, build_pool
+from matcher.peers import reachable_hosts
 from matcher.rules.check import met_recently
 from matcher.ruleset import QueueRuleSet
 from matcher.teams.complete import complete
@@ -61,7 +62,7 @@ def left_out_matches(
     def admit(group: Sequence[Party]) -> bool:
         closed, region = snapshot.closed_at_ms, snapshot.region
         problem = group_rule_problem(rules, group, closed, region, split_free_ratings=True, met=met)
-        return problem is None
+        return problem is None and _hostable(group, config)
 
     plans = []
     for lineup in complete(parties, [], shape, Imbalance(), accept, admit):
@@ -69,6 +70,15 @@ def left_out_matches(
         if plan is not None:
             plans.append(plan)
     return plans
+
+
+def _hostable(group: Sequence[Party], config: MultifactorConfig) -> bool:
+    """A group may play unless ``p2p_host_max_ms`` finds nobody to host it (any split)."""
+    if not config.p2p_host_max_ms:
+        return True
+    return bool(
+        reachable_hosts([p for party in group for p in party.players], config.p2p_host_max_ms)
+    )
 
 
 def _plan(

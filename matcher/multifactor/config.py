@@ -32,6 +32,9 @@ DEFAULT_PING_CURVE: tuple[tuple[int, float], ...] = (
     (400, 0.0),
 )
 
+#: The largest round trip a join may report (schemas: TicketJoined latency_ms).
+MAX_ROUND_TRIP_MS = 60_000
+
 FACTORS = ("team_skill", "player_skill", "premades", "ping", "variation", "hosts")
 
 
@@ -68,6 +71,12 @@ class MultifactorConfig:
     max_restarts: int = 1_000
     restart_jitter: float = 0.5
     restart_kicks: int = 6
+    #: 1: a pair's ping is its measured round trip (Player.peer_latency_ms) when either
+    #: reported it, else the estimate via regions; 0: the estimate always (docs/adr/0185).
+    ping_peer: int = 0
+    #: > 0: a match needs a player with can_host whose round trip to every other player
+    #: is within this many ms; the host is named in the match's server (docs/adr/0185).
+    p2p_host_max_ms: int = 0
 
     def __post_init__(self) -> None:
         for name in (f"weight_{factor}" for factor in FACTORS):
@@ -91,6 +100,12 @@ class MultifactorConfig:
         _require("max_restarts", self.max_restarts >= 0, "must be >= 0")
         _require("restart_jitter", self.restart_jitter >= 0, "must be >= 0")
         _require("restart_kicks", self.restart_kicks >= 0, "must be >= 0")
+        _require("ping_peer", self.ping_peer in (0, 1), "must be 0 (regions) or 1 (peers)")
+        _require(
+            "p2p_host_max_ms",
+            0 <= self.p2p_host_max_ms <= MAX_ROUND_TRIP_MS,
+            f"must be within [0, {MAX_ROUND_TRIP_MS}] (0: off)",
+        )
         _check_curve(self.ping_curve)
 
     def weights(self) -> tuple[float, ...]:

@@ -208,7 +208,11 @@ def split_scores(
         variation *= weights[4]
         total += variation
     if weights[5]:
-        hosts = pool.hosts[columns].sum(axis=0)
+        if pool.reach is None:
+            hosts = pool.hosts[columns].sum(axis=0)
+        else:  # seats whose reach row covers every seat of the candidate (peers.py)
+            reach = pool.reach[columns[:, None, :], columns[None, :, :]]
+            hosts = reach.all(axis=1).sum(axis=0)
         score = np.where(hosts >= 2, 1.0, np.where(hosts == 1, config.hosts_one_score, 0.0))
         total += score * weights[5]
     total /= structures.total_weight

@@ -18,6 +18,7 @@ import numpy.typing as npt
 
 from matcher.core import LastMatch, Player
 from matcher.multifactor.config import FACTORS, UNIT, MultifactorConfig
+from matcher.peers import region_estimate_ms, round_trip_ms
 
 #: A factor value: a float in the report, an array of candidates in the search.
 Number = TypeVar("Number", float, npt.NDArray[np.float64])
@@ -105,15 +106,16 @@ def pair_ping_ms(a: Player, b: Player, config: MultifactorConfig) -> int:
     """Estimated round trip between two players: the best shared region, via it.
 
     ``min over regions both measured of (latency_a + latency_b)``; a pair without a
-    shared measurement gets ``ping_unknown_ms``.
+    shared measurement gets ``ping_unknown_ms``. With ``ping_peer`` = 1, a round trip
+    either player measured to the other (``Player.peer_latency_ms``) comes first.
 
-    >>> pair_ping_ms(Player("a", (), latency_ms=(("eu", 30), ("us", 90))),
-    ...              Player("b", (), latency_ms=(("eu", 50),)), MultifactorConfig())
-    80
+    >>> a = Player("a", (), latency_ms=(("eu", 30), ("us", 90)), peer_latency_ms=(("b", 45),))
+    >>> b = Player("b", (), latency_ms=(("eu", 50),))
+    >>> pair_ping_ms(a, b, MultifactorConfig()), pair_ping_ms(a, b, MultifactorConfig(ping_peer=1))
+    (80, 45)
     """
-    theirs = dict(b.latency_ms)
-    shared = [ms + theirs[region] for region, ms in a.latency_ms if region in theirs]
-    return min(shared) if shared else config.ping_unknown_ms
+    found = round_trip_ms(a, b) if config.ping_peer else region_estimate_ms(a, b)
+    return config.ping_unknown_ms if found is None else found
 
 
 def ping_units(ms: int, config: MultifactorConfig) -> int:

@@ -63,6 +63,10 @@ class Pool:
     whole_terms: IntArray
     cross_terms: IntArray
     capped_int: IntArray
+    #: With ``p2p_host_max_ms``: ``reach[a, b]`` is True when player ``a`` can host and
+    #: reaches ``b`` within the limit (``a == b`` included); a candidate's possible hosts
+    #: are its seats whose row is True on every seat of it (matcher/peers.py).
+    reach: npt.NDArray[np.bool_] | None = None
 
     def ticket_key(self, index: int) -> float:
         """Mean rating of a ticket's players: the order of the sorted start."""
@@ -109,6 +113,7 @@ def build_pool(snapshot: WaveSnapshot, profile: QueueProfile, config: Multifacto
         whole_terms=_channels(pairs, WHOLE_CHANNELS, size),
         cross_terms=_channels(pairs, CROSS_CHANNELS, size),
         capped_int=_narrow(capped, 2 * size),
+        reach=_reach_table(players, config) if config.p2p_host_max_ms else None,
     )
 
 
@@ -181,21 +186,56 @@ def _pair_tables(
     return pairs.reshape(4, count * count)
 
 
-def _ping_table(players: tuple[Player, ...], config: MultifactorConfig) -> FloatArray:
-    """Perceived score units of every pair's estimated round trip (see pair_ping_ms)."""
+#: A round trip nobody measured: larger than any sum of two latencies.
+_UNKNOWN = np.iinfo(np.int64).max // 4
+
+
+def _round_trips(players: tuple[Player, ...], peers: bool) -> npt.NDArray[np.int64]:
+    """Every pair's round trip: measured first when ``peers``, else the best shared region's
+    sum (peers.round_trip_ms and region_estimate_ms as a table); ``_UNKNOWN`` if neither."""
     regions = sorted({region for p in players for region, _ in p.latency_ms})
-    unknown = np.iinfo(np.int64).max // 4
-    latency = np.full((len(players), max(len(regions), 1)), unknown, dtype=np.int64)
+    latency = np.full((len(players), max(len(regions), 1)), _UNKNOWN, dtype=np.int64)
     column = {region: c for c, region in enumerate(regions)}
     for row, player in enumerate(players):
         for region, ms in player.latency_ms:
             latency[row, column[region]] = ms
-    best = (latency[:, None, :] + latency[None, :, :]).min(axis=2)
-    best[best >= unknown] = config.ping_unknown_ms
+    best: npt.NDArray[np.int64] = (latency[:, None, :] + latency[None, :, :]).min(axis=2)
+    if peers:
+        measured = _measured_table(players)
+        best = np.where(measured >= 0, measured, best)
+    return best
+
+
+def _ping_table(players: tuple[Player, ...], config: MultifactorConfig) -> FloatArray:
+    """Perceived score units of every pair's estimated round trip (see pair_ping_ms)."""
+    best = _round_trips(players, bool(config.ping_peer))
+    best[best >= _UNKNOWN] = config.ping_unknown_ms
     end = config.ping_curve[-1][0]
     curve = np.array([ping_units(ms, config) for ms in range(end + 1)], dtype=np.float64)
     result: FloatArray = curve[np.minimum(best, end)]
     return result
+
+
+def _measured_table(players: tuple[Player, ...]) -> npt.NDArray[np.int64]:
+    """Every pair's measured round trip (peers.measured_ms: the larger report), -1 if none."""
+    row_of = {p.player_id: i for i, p in enumerate(players)}
+    measured = np.full((len(players), len(players)), -1, dtype=np.int64)
+    for a, player in enumerate(players):
+        for peer, ms in player.peer_latency_ms:
+            b = row_of.get(peer)
+            if b is not None and ms > measured[a, b]:
+                measured[a, b] = measured[b, a] = ms
+    return measured
+
+
+def _reach_table(players: tuple[Player, ...], config: MultifactorConfig) -> npt.NDArray[np.bool_]:
+    """``reach[a, b]``: ``a`` can host and reaches ``b`` within ``p2p_host_max_ms``."""
+    hosts = np.array([p.can_host for p in players], dtype=np.bool_)
+    reach: npt.NDArray[np.bool_] = hosts[:, None] & (
+        _round_trips(players, peers=True) <= config.p2p_host_max_ms
+    )
+    np.fill_diagonal(reach, hosts)
+    return reach
 
 
 def _penalty_tables(

@@ -23,6 +23,7 @@ from matcher.multifactor.factors import (
     team_skill_score,
     variation_score,
 )
+from matcher.peers import reachable_hosts
 from matcher.teams.imbalance import Imbalance, quality_of
 
 #: A team as parties: each party is the (player, rating) pairs of one ticket.
@@ -49,9 +50,16 @@ def score_teams(
         premade_score([len(p) for p in team1], [len(p) for p in team2], config),
         ping_score(pings, config),
         variation_score(_ids(team1), _ids(team2), history, config),
-        hosts_score(sum(p.can_host for p, _ in seats1 + seats2), config),
+        hosts_score(_hosts(seats1 + seats2, config), config),
     )
     return MatchScore(total=combine(factors, config), factors=factors)
+
+
+def _hosts(seats: Sequence[tuple[Player, int]], config: MultifactorConfig) -> int:
+    """Players able to host: with ``p2p_host_max_ms``, only those who reach everyone."""
+    if config.p2p_host_max_ms:
+        return len(reachable_hosts([p for p, _ in seats], config.p2p_host_max_ms))
+    return sum(p.can_host for p, _ in seats)
 
 
 def _ids(team: Team) -> list[list[str]]:

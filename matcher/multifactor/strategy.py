@@ -25,6 +25,7 @@ from matcher.multifactor.factors import wave_score
 from matcher.multifactor.pool import Pool, build_pool
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
+from matcher.peers import choose_host
 from matcher.placement import NoPlayableMap, channel_name, choose_map, choose_server
 from matcher.rules.check import lineup_problem, met_recently, waits_of
 from matcher.ruleset import QueueRuleSet
@@ -62,7 +63,11 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
     rules = profile.ruleset.counting()
     plans = _in_priority_order(pool, outcome)
     met = met_recently(snapshot, rules)
-    kept = [plan for plan in plans if not _rule_problem(rules, snapshot, plan, met)]
+    kept = [
+        plan
+        for plan in plans
+        if not _rule_problem(rules, snapshot, plan, met) and not _hostless(config, plan)
+    ]
     missed = left_out_matches(snapshot, profile, config, rules, _ticket_ids(kept))
     matches, dropped = _build_matches(snapshot, profile, config, [*kept, *missed])
     dropped += len(plans) - len(kept)
@@ -122,9 +127,13 @@ def _build_matches(
         except NoPlayableMap:
             dropped += 1
             continue
-        first = [pool.tickets[ticket_of[seats[0]]] for seats in (team1, team2)]
-        latencies = [pool.players[p].latency_ms for seats in (team1, team2) for p in seats]
-        server = choose_server(rng, profile, first[0].region, first[1].region, latencies)
+        host = _host_id(config, Plan(pool, ticket_of, team1, team2))
+        if host is not None:
+            server = host
+        else:
+            first = [pool.tickets[ticket_of[seats[0]]] for seats in (team1, team2)]
+            latencies = [pool.players[p].latency_ms for seats in (team1, team2) for p in seats]
+            server = choose_server(rng, profile, first[0].region, first[1].region, latencies)
         teams = tuple(
             _team(f"team{i}", pool, ticket_of, seats)
             for i, seats in enumerate((team1, team2), start=1)
@@ -167,6 +176,20 @@ def _rule_problem(
     seated = [pool.players[p] for p in seats]
     waited = waits_of(snapshot.closed_at_ms, joined)
     return lineup_problem(rules, ratings, waited, latencies, seated, met)
+
+
+def _host_id(config: MultifactorConfig, plan: Plan) -> str | None:
+    """With ``p2p_host_max_ms``: the host's player id (the match's server), else None."""
+    if not config.p2p_host_max_ms:
+        return None
+    pool, _, team1, team2 = plan
+    host = choose_host([pool.players[p] for p in team1 + team2], config.p2p_host_max_ms)
+    return None if host is None else host.player_id
+
+
+def _hostless(config: MultifactorConfig, plan: Plan) -> bool:
+    """True when ``p2p_host_max_ms`` finds nobody to host the match (it is not made)."""
+    return bool(config.p2p_host_max_ms) and _host_id(config, plan) is None
 
 
 def _parties(pool: Pool, ticket_of: dict[int, int], seats: tuple[int, ...]) -> list[list[int]]:

@@ -21,12 +21,18 @@ RECORD_VERSION = 1
 
 def _optional_items(p: Player) -> list[Any]:
     """A player's optional fields in their fixed order, the empty ones at the end left out."""
+    if (
+        not (p.attributes or p.blocked or p.numbers or p.data or p.peer_latency_ms)
+        and p.deviation is None
+    ):  # the usual player: no list built only to be dropped
+        return []
     items: list[Any] = [
         [list(a) for a in p.attributes],
         list(p.blocked),
         p.deviation,
         [list(n) for n in p.numbers],
         [list(d) for d in p.data],
+        [list(peer) for peer in p.peer_latency_ms],
     ]
     while items and items[-1] in ([], None):
         items.pop()
@@ -83,6 +89,7 @@ def ticket_from_record(record: list[Any]) -> Ticket:
                 deviation=rest[2] if len(rest) > 2 else None,
                 numbers=tuple((k, v) for k, v in (rest[3] if len(rest) > 3 else ())),
                 data=tuple((k, v) for k, v in (rest[4] if len(rest) > 4 else ())),
+                peer_latency_ms=tuple((q, ms) for q, ms in (rest[5] if len(rest) > 5 else ())),
             )
             for pid, ratings, roles, vetoes, latency, can_host, *rest in players
         ),

@@ -58,6 +58,23 @@ class Behaviour:
 
 
 @dataclass(frozen=True, slots=True)
+class PeerSpec:
+    """Where players sit, for peer-to-peer round trips (matcher/sim/geography.py).
+
+    Players are spread uniformly over a disc of ``radius_ms`` around their region's
+    server; a round trip is ``base_ms`` plus the distance, in ms, so round trips between
+    players and to the region agree as a map would. Each player measured ``measured``
+    others of its region (those whose sessions start nearest in time); ``hosts`` is the
+    share of players able to host (``can_host``).
+    """
+
+    radius_ms: float = 60.0
+    base_ms: float = 10.0
+    measured: int = 100
+    hosts: float = 0.3
+
+
+@dataclass(frozen=True, slots=True)
 class Variant:
     """One way to run the queue: a strategy, its options, its rules and a wave cadence."""
 
@@ -81,6 +98,8 @@ class Scenario:
     start_hour: float = 18.0
     ticket_ttl_ms: int = 600_000
     maps: tuple[str, ...] = DEFAULT_MAPS
+    #: Player positions and round trips between players; None: players as before.
+    peers: PeerSpec | None = None
 
     @property
     def players_per_match(self) -> int:
@@ -135,6 +154,7 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
             "region",
             "behaviour",
             "variant",
+            "peers",
         },
     )
     kind = _str(data, "kind", where, DUEL if data.get("team_size", 1) == 1 else TEAM)
@@ -169,6 +189,18 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
         start_hour=_float(data, "start_hour", where, 18.0, low=0.0, high=24.0),
         ticket_ttl_ms=_int(data, "ticket_ttl_ms", where, 600_000, low=1_000),
         maps=maps,
+        peers=_peers(_table(data, "peers", where), f"{where}.peers") if "peers" in data else None,
+    )
+
+
+def _peers(data: Mapping[str, Any], where: str) -> PeerSpec:
+    _known(data, where, {"radius_ms", "base_ms", "measured", "hosts"})
+    return PeerSpec(
+        radius_ms=_float(data, "radius_ms", where, 60.0, low=0.0, high=10_000.0),
+        base_ms=_float(data, "base_ms", where, 10.0, low=0.0, high=10_000.0),
+        # TicketJoined carries at most 100 round trips to other players.
+        measured=_int(data, "measured", where, 100, low=0, high=100),
+        hosts=_float(data, "hosts", where, 0.3, low=0.0, high=1.0),
     )
 
 

@@ -14,7 +14,8 @@ import heapq
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from matcher.core import Match, QueueProfile, Ticket
+from matcher.core import Match, Player, QueueProfile, Ticket
+from matcher.peers import host_reach_ms, round_trip_ms
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import SIZE, next_interval_ms, size_due_at_ms, update_arrival_rate
 from matcher.queue.events import DequeueReason, LeaveReason, TicketJoined, TicketLeft, WaveTick
@@ -54,6 +55,10 @@ class MatchRecord:
     mean_wait_ms: float
     #: Two of its opponents already played each other earlier in the run.
     repeat: bool = False
+    #: Scenarios with [scenario.peers] only: the worst round trip between two players of
+    #: the match, and the best host's worst round trip to the others (None: nobody can).
+    round_trip_ms: float | None = None
+    host_reach_ms: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -315,7 +320,13 @@ def _observe(
         if scenario is not None and played < session.games:
             back_ms = gone.at_ms + break_ms(seed, gone.ticket_id, scenario.behaviour.game_length_s)
             live.push(back_ms, _JOIN, _ticket(scenario, session, int(game) + 1, back_ms))
-    record_estimates_and_matches(live.run, live.pending_estimates, step, waits)
+    record_estimates_and_matches(
+        live.run, live.pending_estimates, step, waits, lambda tid: _session_of(live, tid).players
+    )
+
+
+def _session_of(live: _Live, ticket_id: str) -> Session:
+    return live.sessions[ticket_id.rpartition(".g")[0]]
 
 
 def record_estimates_and_matches(
@@ -323,20 +334,28 @@ def record_estimates_and_matches(
     pending_estimates: dict[str, list[tuple[int, int]]],
     step: Step,
     waits: dict[str, int],
+    players_of: Callable[[str], tuple[Player, ...]] | None = None,
 ) -> None:
     """Keep each status's wait estimate until its ticket ends (it is scored then, if the
-    ticket is matched), and record the wave's matches; ``waits`` by ticket id."""
+    ticket is matched), and record the wave's matches; ``waits`` by ticket id,
+    ``players_of`` a ticket's players by its id (for the round trips of peers)."""
     for status in step.statuses:
         if status.estimated_wait_ms is not None:
             pending_estimates.setdefault(status.ticket_id, []).append(
                 (status.at_ms, status.estimated_wait_ms)
             )
     for match in step.matches:
-        run.matches.append(match_record(step, match, waits, met_before(run.met, match)))
+        run.matches.append(
+            match_record(step, match, waits, met_before(run.met, match), players_of)
+        )
 
 
 def match_record(
-    step: Step, match: Match, waits: dict[str, int], repeat: bool = False
+    step: Step,
+    match: Match,
+    waits: dict[str, int],
+    repeat: bool = False,
+    players_of: Callable[[str], tuple[Player, ...]] | None = None,
 ) -> MatchRecord:
     """The figures of ``match``, created by the wave of ``step``; ``waits`` by ticket id."""
     assert step.summary is not None
@@ -351,6 +370,26 @@ def match_record(
         float(max(seats) - min(seats)),
         sum(ticket_waits) / len(ticket_waits),
         repeat,
+        *_round_trips(match, players_of),
+    )
+
+
+def _round_trips(
+    match: Match, players_of: Callable[[str], tuple[Player, ...]] | None
+) -> tuple[float | None, float | None]:
+    """(worst pair round trip, best host's reach) of a match whose players measured peers."""
+    if players_of is None:
+        return None, None
+    seated = [p for tid in match.ticket_ids() for p in players_of(tid)]
+    if not any(p.peer_latency_ms for p in seated):
+        return None, None
+    pairs = [round_trip_ms(a, b) for i, a in enumerate(seated) for b in seated[i + 1 :]]
+    worst = None if None in pairs else max((ms for ms in pairs if ms is not None), default=0)
+    reaches = [host_reach_ms(p, seated) for p in seated if p.can_host]
+    known = [ms for ms in reaches if ms is not None]
+    return (
+        None if worst is None else float(worst),
+        float(min(known)) if known else None,
     )
 
 

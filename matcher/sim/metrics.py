@@ -116,6 +116,18 @@ def _figures(
         "matches_per_wave": len(matches) / len(waves) if waves else None,
         "estimate_error": estimate_error(estimates),
         "repeat_pairs_pct": repeat_percent([m.repeat for m in matches]),
+    } | _peer_figures(matches)
+
+
+def _peer_figures(matches: Sequence[MatchRecord]) -> dict[str, Any]:
+    """Round trips of the matches of a scenario with [scenario.peers]; else nothing."""
+    if all(m.round_trip_ms is None for m in matches):
+        return {}
+    reach = [m.host_reach_ms for m in matches if m.host_reach_ms is not None]
+    return {
+        "round_trip_ms": spread([m.round_trip_ms for m in matches if m.round_trip_ms is not None]),
+        "host_reach_ms": spread(reach),
+        "matches_without_host": len(matches) - len(reach),
     }
 
 

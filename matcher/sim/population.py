@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 import random
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from matcher.core import Player
 from matcher.sim.config import DUEL, RegionSpec, Scenario
+from matcher.sim.geography import with_peers
 
 RATING_MIN, RATING_MAX = 0, 5_000
 #: Spread of a party's members around the party's mean rating, as a share of the region's sd.
@@ -51,7 +52,11 @@ def draw_sessions(scenario: Scenario, seed: int) -> tuple[Session, ...]:
         for region in scenario.regions
         for session in _region_sessions(scenario, region, seed)
     ]
-    return tuple(sorted(sessions, key=lambda s: (s.started_at_ms, s.session_id)))
+    ordered = tuple(sorted(sessions, key=lambda s: (s.started_at_ms, s.session_id)))
+    if scenario.peers is None:
+        return ordered
+    placed = with_peers([(s.region, s.players) for s in ordered], scenario.peers, seed)
+    return tuple(replace(s, players=p) for s, p in zip(ordered, placed, strict=True))
 
 
 def _region_sessions(scenario: Scenario, region: RegionSpec, seed: int) -> list[Session]:

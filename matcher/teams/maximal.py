@@ -5,7 +5,8 @@ unmatched tickets could still make one.
 The unmatched tickets are searched by the team queues' completion
 (:func:`matcher.teams.complete.complete`, exhaustive on small remainders, bounded by its
 ``MAX_SPLITS`` on large ones) under the queue's rules and, for ``game-queue``, its
-``max_imbalance``. A match found there is a match the published result left out.
+``max_imbalance``, and for a multifactor queue with ``p2p_host_max_ms`` its host rule.
+A match found there is a match the published result left out.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot
+from matcher.peers import host_limit, reachable_hosts
 from matcher.rules.check import met_recently
 from matcher.teams.complete import complete
 from matcher.teams.imbalance import Imbalance, imbalance
@@ -60,8 +62,12 @@ def left_match_problem(
             return False
         return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
+    hosting = host_limit(profile)
+
     def admit(group: Sequence[Party]) -> bool:
         fixed = not shape.role_rated
+        if hosting and not reachable_hosts([p for party in group for p in party.players], hosting):
+            return False  # no peer-to-peer host, whatever the split (docs/adr/0185)
         return (
             group_rule_problem(rules, group, closed, region, split_free_ratings=fixed, met=met)
             is None

@@ -87,6 +87,16 @@ COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
 )
 
 
+#: Rows of a scenario whose players measured round trips to each other ([scenario.peers]).
+PEER_COLUMNS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
+    ("worst pair round trip p50 ms", lambda f: f["round_trip_ms"]["p50"]),
+    ("worst pair round trip p90 ms", lambda f: f["round_trip_ms"]["p90"]),
+    ("best host reach p50 ms", lambda f: f["host_reach_ms"]["p50"]),
+    ("best host reach p90 ms", lambda f: f["host_reach_ms"]["p90"]),
+    ("matches without a host", lambda f: f["matches_without_host"]),
+)
+
+
 #: Rows read from a variant's own block (all regions together), under the overall table.
 CHECKS: tuple[tuple[str, Callable[[dict[str, Any]], object]], ...] = (
     ("rule violations (live checker)", lambda v: v["rule_violations"]),
@@ -98,7 +108,8 @@ def _table(
     rows: list[tuple[str, dict[str, Any]]], checks: list[dict[str, Any]] | None = None
 ) -> str:
     head = "".join(f"<th>{html.escape(name)}</th>" for name, _ in rows)
-    lines = [(label, [read(block) for _, block in rows]) for label, read in COLUMNS]
+    peers = PEER_COLUMNS if rows and all("round_trip_ms" in b for _, b in rows) else ()
+    lines = [(label, [read(block) for _, block in rows]) for label, read in (*COLUMNS, *peers)]
     if checks is not None:
         lines += [(label, [read(variant) for variant in checks]) for label, read in CHECKS]
     body = "".join(

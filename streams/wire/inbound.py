@@ -91,6 +91,8 @@ class _Player(Struct, forbid_unknown_fields=True):
     deviation: _Rating | UnsetType | None = UNSET
     numbers: Annotated[dict[_Name, _Figure], _NAMES] | UnsetType = UNSET
     data: _NoData | UnsetType = UNSET
+    #: Round trips to other players (docs/adr/0185) are rare: any entry takes the full path.
+    peer_latency_ms: _NoData | UnsetType = UNSET
 
 
 class _Search(Struct, forbid_unknown_fields=True):
@@ -224,6 +226,8 @@ def _optional_keys(p: _Player) -> int:
         keys += 1 + len(p.numbers)
     if p.data is not UNSET:  # empty: nothing to count inside it
         keys += 1
+    if p.peer_latency_ms is not UNSET:  # empty, as data
+        keys += 1
     return keys
 
 
@@ -328,6 +332,7 @@ def _player(body: _Player) -> Player:
         None if deviation is UNSET else deviation,
         tuple(sorted(numbers.items())) if numbers else (),
         (),
+        (),
     )
 
 
@@ -420,6 +425,7 @@ def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
             deviation=p.deviation,
             numbers=tuple(sorted((k, float(v)) for k, v in p.numbers.items())),
             data=tuple(sorted(p.data.items())),
+            peer_latency_ms=tuple(sorted(p.peer_latency_ms.items())),
         )
         for p in event.players
     )

@@ -304,6 +304,8 @@ def _search_copy(copy: TicketJoined) -> Record:
             player["numbers"] = dict(p.numbers)
         if p.data:
             player["data"] = dict(p.data)
+        if p.peer_latency_ms:
+            player["peer_latency_ms"] = dict(p.peer_latency_ms)
         players.append(player)
     queue = ticket.queue
     places = []
