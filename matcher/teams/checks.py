@@ -25,6 +25,9 @@ from matcher.rules.check import waited_s
 from matcher.teams.imbalance import rating_spread, team_rating_diff
 from matcher.teams.maximal import left_match_problem
 from matcher.teams.model import TeamShape, seat_rating, team_shape
+from matcher.teams.options import GameQueueConfig, game_queue_config
+from matcher.teams.skill import skilled_snapshot
+from matcher.teams.skill_checks import skill_problems
 from matcher.teams.steps import step_shapes, waited_at_least
 
 #: Quality figures a team match must carry; the first two are re-derived from the seats.
@@ -47,8 +50,17 @@ def team_result_problems(
     problems = wave_result_problems(snapshot, profile, result)
     try:
         shape = team_shape(profile)
+        skill = _skill_options(profile)
     except ValueError as error:
         return [*problems, f"profile: {error}"]
+    if skill is not None:
+        # Seats carry the composite rating; tickets lacking a dimension could not play.
+        snapshot, vectors = skilled_snapshot(snapshot, skill.skill_dimensions)
+        problems.extend(
+            skill_problems(
+                snapshot, profile, result, skill.skill_dimensions, skill.imbalance, vectors
+            )
+        )
     players = {
         (waiting.ticket.ticket_id, player.player_id): player
         for waiting in snapshot.tickets
@@ -70,6 +82,12 @@ def team_result_problems(
         left = left_match_problem(waited, stepped, result, step_shape)
         problems.extend([f"{left} after {after_s:g} s (team_steps)"] if left else [])
     return problems
+
+
+def _skill_options(profile: QueueProfile) -> GameQueueConfig | None:
+    if profile.strategy != "game-queue" or "skill_dimensions" not in profile.options:
+        return None
+    return game_queue_config(profile.options)
 
 
 def _stepped_problems(

@@ -13,7 +13,7 @@ every random choice from ``snapshot.seed``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.rules.check import met_recently
@@ -51,6 +51,13 @@ from matcher.teams.ruled import (
     preference_key,
     rule_fits,
     ruled_splitter,
+)
+from matcher.teams.skill import (
+    Vectors,
+    lineup_vectors,
+    skill_imbalance,
+    skill_split,
+    skilled_snapshot,
 )
 from matcher.teams.steps import close_with_steps
 
@@ -181,9 +188,13 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     O(1) for fixed k but costly (docs/teams.md).
     """
     shape, config = game_queue_settings(profile)
+    whole, vectors = snapshot, None
+    if config.skill_dimensions:
+        snapshot, vectors = skilled_snapshot(snapshot, config.skill_dimensions)
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
+    by_skill = None if vectors is None else _skill_splitter(shape, config, vectors)
     rules = profile.ruleset.counting()
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
@@ -202,7 +213,9 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
             rules,
             parties,
             candidates,
-            lambda group: partition_wave(group, shape, params, wrap, fits, preference_key(rules)),
+            lambda group: partition_wave(
+                group, shape, params, wrap, fits, preference_key(rules), by_skill
+            ),
             closed,
         )
     elif shape.roles:
@@ -213,14 +226,30 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
     lineups = [lineup for lineup in lineups if accept(parties, lineup)]
     admit = _admitter(snapshot, rules, shape, met)
-    lineups = complete(parties, lineups, shape, params, accept, admit)
+    value = None if vectors is None else _skill_value(config, vectors)
+    lineups = complete(parties, lineups, shape, params, accept, admit, value)
     if rules.priority:
-        resplit = wrap(lambda group: optimal_split(group, shape, params))
-        more = lambda found: complete(parties, found, shape, params, accept, admit)  # noqa: E731
+        resplit = wrap(by_skill or (lambda group: optimal_split(group, shape, params)))
+        more = lambda found: complete(parties, found, shape, params, accept, admit, value)  # noqa: E731
         lineups = prioritized(parties, lineups, resplit, accept, more)
-    matches = _matches(snapshot, profile, parties, lineups, rng, params)
+    extra = [] if value is None else [(("skill_imbalance", value(parties, x)),) for x in lineups]
+    matches = _matches(snapshot, profile, parties, lineups, rng, params, extra)
     stats = (("mode_" + config.mode, 1.0), *rules.tally_stats())
-    return build_result("game-queue", snapshot, matches, stats)
+    return build_result("game-queue", whole, matches, stats)
+
+
+def _skill_splitter(shape: TeamShape, config: GameQueueConfig, vectors: Vectors) -> Splitter:
+    dimensions, params = config.skill_dimensions, config.imbalance
+    return lambda group: skill_split(group, shape.size_max, dimensions, params, vectors)
+
+
+def _skill_value(
+    config: GameQueueConfig, vectors: Vectors
+) -> Callable[[Sequence[Party], Lineup], float]:
+    dimensions, params = config.skill_dimensions, config.imbalance
+    return lambda group, lineup: skill_imbalance(
+        lineup_vectors(group, lineup, vectors), dimensions, params
+    )
 
 
 def _game_queue(
