@@ -41,6 +41,7 @@ from matcher.teams.options import (
 )
 from matcher.teams.priority import prioritized
 from matcher.teams.rebalance import choose_method, rebalance
+from matcher.teams.role_parties import interval_games
 from matcher.teams.roles import shortest_role_interval, split_representatives
 from matcher.teams.ruled import (
     allowed_lineups,
@@ -188,6 +189,7 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     O(1) for fixed k but costly (docs/teams.md).
     """
     shape, config = game_queue_settings(profile)
+    truncated = False
     whole, vectors = snapshot, None
     if config.skill_dimensions:
         snapshot, vectors = skilled_snapshot(snapshot, config.skill_dimensions)
@@ -218,6 +220,8 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
             ),
             closed,
         )
+    elif shape.roles and config.role_parties == "interval":
+        lineups, truncated = _interval_queue(parties, shape, config)
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
     else:
@@ -235,6 +239,8 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     extra = [] if value is None else [(("skill_imbalance", value(parties, x)),) for x in lineups]
     matches = _matches(snapshot, profile, parties, lineups, rng, params, extra)
     stats = (("mode_" + config.mode, 1.0), *rules.tally_stats())
+    if truncated:
+        stats = (*stats, ("role_interval_truncated", 1.0))
     return build_result("game-queue", whole, matches, stats)
 
 
@@ -277,6 +283,19 @@ def _game_queue(
     while (game := queue.pop_best()) is not None:
         lineups.append(game.lineup())
     return lineups
+
+
+def _interval_queue(
+    parties: Sequence[Party], shape: TeamShape, config: GameQueueConfig
+) -> tuple[list[Lineup], bool]:
+    """Role intervals over every party (solos too), then the offline grouping of the rest."""
+    lineups, truncated = interval_games(parties, shape.roles, config.imbalance)
+    taken = {i for lineup in lineups for team in lineup.teams for i in team}
+    rest = [i for i in range(len(parties)) if i not in taken]
+    for lineup in partition_wave([parties[i] for i in rest], shape, config.imbalance):
+        teams = tuple(tuple(rest[i] for i in team) for team in lineup.teams)
+        lineups.append(Lineup(teams, lineup.roles))
+    return lineups, truncated
 
 
 def _role_queue(
