@@ -81,6 +81,10 @@ class Scenario:
     start_hour: float = 18.0
     ticket_ttl_ms: int = 600_000
     maps: tuple[str, ...] = DEFAULT_MAPS
+    #: Team queues: the queue's role slots per team; players then offer one or two roles.
+    roles: tuple[str, ...] = ()
+    #: Team queues: named ratings every player also carries beside "any" (skill_dimensions).
+    skill_dimensions: tuple[str, ...] = ()
 
     @property
     def players_per_match(self) -> int:
@@ -135,6 +139,8 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
             "region",
             "behaviour",
             "variant",
+            "roles",
+            "skill_dimensions",
         },
     )
     kind = _str(data, "kind", where, DUEL if data.get("team_size", 1) == 1 else TEAM)
@@ -157,6 +163,12 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
             raise ConfigError(f"{where}.{label}.name: names must be distinct")
     behaviour = _behaviour(_table(data, "behaviour", where), f"{where}.behaviour", team_size)
     maps = tuple(str(m) for m in _list(data, "maps", where)) or DEFAULT_MAPS
+    roles = tuple(str(r) for r in _list(data, "roles", where))
+    if roles and (kind != TEAM or len(roles) != team_size):
+        raise ConfigError(f"{where}.roles: a team queue's role slots, one per seat (team_size)")
+    dimensions = tuple(str(d) for d in _list(data, "skill_dimensions", where))
+    if dimensions and (kind != TEAM or roles):
+        raise ConfigError(f"{where}.skill_dimensions: team queues without roles only")
     return Scenario(
         name=_str(data, "name", where, None),
         queue=_str(data, "queue", where, None),
@@ -169,6 +181,8 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
         start_hour=_float(data, "start_hour", where, 18.0, low=0.0, high=24.0),
         ticket_ttl_ms=_int(data, "ticket_ttl_ms", where, 600_000, low=1_000),
         maps=maps,
+        roles=roles,
+        skill_dimensions=dimensions,
     )
 
 
