@@ -182,8 +182,11 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     the game queue and pops the game of least priority g = f + beta * earliest join
     (seconds before the wave's close, negative) until none is left; with roles, solo
     players are matched by the shortest-role-interval approximation and the rest
-    (parties, leftovers) by the offline grouping. ``max_imbalance`` drops games whose
-    f exceeds it (their tickets stay queued).
+    (parties, leftovers) by the offline grouping, or with ``role_parties = "interval"``
+    parties too by the role intervals (:mod:`matcher.teams.role_parties`).
+    ``max_imbalance`` drops games whose f exceeds it (their tickets stay queued).
+    ``skill_dimensions`` seats players on their composite rating and splits by the
+    vector imbalance F (:mod:`matcher.teams.skill`).
 
     Notes: offline O(n log n); queue O(n W) window searches for W = window(k), each
     O(1) for fixed k but costly (docs/teams.md).
