@@ -30,6 +30,11 @@ IN_MEMORY = [
     ("bench_duel.py", ["--sizes", "30", "--exact-up-to", "30", "--ladder-up-to", "30"], "|"),
     ("bench_duel_small.py", ["--seeds", "1"], "ms"),
     (
+        "bench_gamequeue_rebuild.py",
+        ["--sizes", "40", "--full", "40", "--repeat", "1"],
+        "rebuild share",
+    ),
+    (
         "bench_duel_ties.py",
         [
             "--mix",
