@@ -37,20 +37,19 @@ def interval_games(
     """The wave's role-interval games (indices into ``parties``), in the order found, and
     whether a window search reached ``MAX_NODES``.
 
-    Notes: per game, O(n) windows (two pointers), each a search of at most MAX_NODES.
+    Notes: per game, O(n) windows (two pointers); a window is searched again only when
+    the last game took one of its units (each search at most MAX_NODES).
     """
-    left = sorted(range(len(parties)), key=lambda i: unit_key(parties[i]))
+    order = sorted(range(len(parties)), key=lambda i: unit_key(parties[i]))
+    intervals = _Intervals([parties[i] for i in order], roles, params)
     games: list[Lineup] = []
-    truncated = False
     while True:
-        found, cut = shortest_interval_game([parties[i] for i in left], roles, params)
-        truncated = truncated or cut
+        found = intervals.shortest_game()
         if found is None:
-            return games, truncated
-        teams = tuple(tuple(left[i] for i in team) for team in found.teams)
+            return games, intervals.truncated
+        teams = tuple(tuple(order[i] for i in team) for team in found.teams)
         games.append(Lineup(teams, found.roles))
-        used = {i for team in teams for i in team}
-        left = [i for i in left if i not in used]
+        intervals.remove([i for team in found.teams for i in team])
 
 
 def shortest_interval_game(
@@ -68,36 +67,70 @@ def shortest_interval_game(
     ...          unit(3, "tank", 1020), unit(4, "dps", 1030, 2), unit(5, "tank", 2000)]
     >>> shortest_interval_game(units, ("tank", "dps", "dps"), Imbalance())[0].teams
     ((2, 4), (1, 3))
-
-    Notes: two pointers over the units; the window's right end only moves forward, since
-    a window inside one that holds no game holds none either.
     """
-    k = len(roles)
-    best: tuple[float, int, int] | None = None  # (interval, lo, hi)
-    truncated = False
-    search = _Search(units, roles, params)
-    hi = 0
-    for lo in range(len(units)):
-        hi = max(hi, lo)
-        game = None
-        while hi < len(units):
-            # [lo, hi - 1] holds no game, so every game of [lo, hi] seats unit hi.
-            game, cut = search.best_game(lo, hi, k, first=True)
-            truncated = truncated or cut
-            if game is not None:
-                break
-            hi += 1
-        if game is None:
-            break  # a later start has fewer units: no interval from here on
-        length = units[hi].mean - units[lo].mean
-        if best is None or length < best[0]:
-            best = (length, lo, hi)
-    if best is None:
-        return None, truncated
-    # Only the shortest window is searched for its least f.
-    game, cut = search.best_game(best[1], best[2], k)
-    assert game is not None  # the same window held a game a moment ago
-    return game[1], truncated or cut
+    intervals = _Intervals(units, roles, params)
+    return intervals.shortest_game(), intervals.truncated
+
+
+class _Intervals:
+    """The units still queued (in rating order) and, per start, the end of its shortest
+    window holding a game, kept while no unit of that window is taken."""
+
+    def __init__(self, units: Sequence[Party], roles: tuple[str, ...], params: Imbalance):
+        self.units = units
+        self.alive = [True] * len(units)
+        self.search = _Search(units, roles, params)
+        self.k = len(roles)
+        self.ends: dict[int, int] = {}  # start -> first end whose window holds a game
+        self.truncated = False
+
+    def remove(self, taken: Sequence[int]) -> None:
+        for position in taken:
+            self.alive[position] = False
+        lowest, highest = min(taken), max(taken)
+        # A window that lost a unit may hold no game now: its start is searched again.
+        self.ends = {
+            lo: hi
+            for lo, hi in self.ends.items()
+            if self.alive[lo]
+            and (hi < lowest or lo > highest or not any(lo <= p <= hi for p in taken))
+        }
+
+    def shortest_game(self) -> Lineup | None:
+        """Two pointers over the queued units: the window's end only moves forward, since
+        a window inside one that holds no game holds none either, and every game of a
+        window whose shorter neighbour holds none seats the window's end."""
+        living = [p for p, alive in enumerate(self.alive) if alive]
+        where = {p: i for i, p in enumerate(living)}
+        best: tuple[float, int, int] | None = None  # (interval, lo, hi) as indices of living
+        end = 0
+        for start, lo in enumerate(living):
+            end = max(end, start)
+            known = self.ends.get(lo)
+            if known is not None:
+                # No unit of that window was taken since: still the first with a game
+                # (and never before the carried end, whose shorter windows hold none).
+                end = where[known]
+            else:
+                while end < len(living):
+                    game, cut = self.search.best_game(living[start : end + 1], self.k, True)
+                    self.truncated = self.truncated or cut
+                    if game is not None:
+                        self.ends[lo] = living[end]
+                        break
+                    end += 1
+                if end == len(living):
+                    break  # a later start has fewer units: no interval from here on
+            length = self.units[living[end]].mean - self.units[lo].mean
+            if best is None or length < best[0]:
+                best = (length, start, end)
+        if best is None:
+            return None
+        # Only the shortest window is searched for its least f.
+        game, cut = self.search.best_game(living[best[1] : best[2] + 1], self.k)
+        self.truncated = self.truncated or cut
+        assert game is not None  # the same window held a game a moment ago
+        return game[1]
 
 
 class _Search:
@@ -130,15 +163,16 @@ class _Search:
         return known
 
     def best_game(
-        self, lo: int, hi: int, k: int, first: bool = False
+        self, window: Sequence[int], k: int, first: bool = False
     ) -> tuple[tuple[float, Lineup] | None, bool]:
-        """The least-f game among units ``lo..hi`` that seats unit ``hi`` (first on ties),
-        or with ``first`` the first game found, and whether the search was cut short."""
+        """The least-f game among the units of ``window`` (positions, ascending) that seats
+        its last unit (first on ties), or with ``first`` the first game found, and whether
+        the search was cut short."""
         units, roles = self.units, self.roles
-        window = list(range(lo, hi + 1))
+        hi = window[-1]
         if units[hi].size > k or not self._covers(window):
             return None, False
-        others = window[:-1]
+        others = list(window[:-1])
         # Players still placeable from each position down: prunes hopeless branches.
         below = [0]
         for unit in others:
