@@ -37,6 +37,16 @@ def interval_games(
     """The wave's role-interval games (indices into ``parties``), in the order found, and
     whether a window search reached ``MAX_NODES``.
 
+    >>> from matcher.core import Player
+    >>> def unit(i, role, rating, size=1):
+    ...     players = tuple(Player(f"p{i}{j}", ((role, rating),)) for j in range(size))
+    ...     return Party(f"t{i}", players, (rating,) * size, 0, 0, i)
+    >>> wave = [unit(0, "tank", 900), unit(1, "dps", 1000, 2), unit(2, "tank", 1010),
+    ...         unit(3, "tank", 1020), unit(4, "dps", 1030, 2), unit(5, "tank", 2000)]
+    >>> games, _ = interval_games(wave, ("tank", "dps", "dps"), Imbalance())
+    >>> [game.teams for game in games]
+    [((2, 4), (1, 3))]
+
     Notes: per game, O(n) windows (two pointers); a window is searched again only when
     the last game took one of its units (each search at most MAX_NODES).
     """
@@ -50,26 +60,6 @@ def interval_games(
         teams = tuple(tuple(order[i] for i in team) for team in found.teams)
         games.append(Lineup(teams, found.roles))
         intervals.remove([i for team in found.teams for i in team])
-
-
-def shortest_interval_game(
-    units: Sequence[Party], roles: tuple[str, ...], params: Imbalance
-) -> tuple[Lineup | None, bool]:
-    """The least-f game of the shortest interval of ``units`` (sorted by :func:`unit_key`)
-    holding one, as indices into ``units``; ties go to the lowest start. Also whether a
-    window search was cut short.
-
-    >>> from matcher.core import Player
-    >>> def unit(i, role, rating, size=1):
-    ...     players = tuple(Player(f"p{i}{j}", ((role, rating),)) for j in range(size))
-    ...     return Party(f"t{i}", players, (rating,) * size, 0, 0, i)
-    >>> units = [unit(0, "tank", 900), unit(1, "dps", 1000, 2), unit(2, "tank", 1010),
-    ...          unit(3, "tank", 1020), unit(4, "dps", 1030, 2), unit(5, "tank", 2000)]
-    >>> shortest_interval_game(units, ("tank", "dps", "dps"), Imbalance())[0].teams
-    ((2, 4), (1, 3))
-    """
-    intervals = _Intervals(units, roles, params)
-    return intervals.shortest_game(), intervals.truncated
 
 
 class _Intervals:
