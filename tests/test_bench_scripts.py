@@ -31,6 +31,11 @@ IN_MEMORY = [
     ("bench_duel.py", ["--sizes", "30", "--exact-up-to", "30", "--ladder-up-to", "30"], "|"),
     ("bench_duel_small.py", ["--seeds", "1"], "ms"),
     (
+        "bench_gamequeue_rebuild.py",
+        ["--sizes", "40", "--full", "40", "--repeat", "1"],
+        "rebuild share",
+    ),
+    (
         "bench_duel_ties.py",
         [
             "--mix",
@@ -48,6 +53,7 @@ IN_MEMORY = [
     ),
     ("bench_multifactor.py", ["--quick", "--seeds", "1", "--repeats", "1", "--sizes", "20"], "|"),
     ("bench_rules.py", ["50"], "players=50"),
+    ("bench_size_timer.py", ["--seconds", "1"], "of a core"),
     ("bench_snapshot.py", ["--waves", "2", "--per-wave", "20"], "ms"),
     ("bench_teams.py", ["--quick", "--repeat", "1"], "|"),
     ("bench_wave_close.py", ["--players", "40", "--repeat", "1"], "ms"),

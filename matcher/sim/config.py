@@ -100,6 +100,10 @@ class Scenario:
     maps: tuple[str, ...] = DEFAULT_MAPS
     #: Player positions and round trips between players; None: players as before.
     peers: PeerSpec | None = None
+    #: Team queues: the queue's role slots per team; players then offer one or two roles.
+    roles: tuple[str, ...] = ()
+    #: Team queues: named ratings every player also carries beside "any" (skill_dimensions).
+    skill_dimensions: tuple[str, ...] = ()
 
     @property
     def players_per_match(self) -> int:
@@ -155,6 +159,8 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
             "behaviour",
             "variant",
             "peers",
+            "roles",
+            "skill_dimensions",
         },
     )
     kind = _str(data, "kind", where, DUEL if data.get("team_size", 1) == 1 else TEAM)
@@ -177,6 +183,12 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
             raise ConfigError(f"{where}.{label}.name: names must be distinct")
     behaviour = _behaviour(_table(data, "behaviour", where), f"{where}.behaviour", team_size)
     maps = tuple(str(m) for m in _list(data, "maps", where)) or DEFAULT_MAPS
+    roles = tuple(str(r) for r in _list(data, "roles", where))
+    if roles and (kind != TEAM or len(roles) != team_size):
+        raise ConfigError(f"{where}.roles: a team queue's role slots, one per seat (team_size)")
+    dimensions = tuple(str(d) for d in _list(data, "skill_dimensions", where))
+    if dimensions and (kind != TEAM or roles):
+        raise ConfigError(f"{where}.skill_dimensions: team queues without roles only")
     return Scenario(
         name=_str(data, "name", where, None),
         queue=_str(data, "queue", where, None),
@@ -190,6 +202,8 @@ def _scenario(data: Mapping[str, Any], where: str) -> Scenario:
         ticket_ttl_ms=_int(data, "ticket_ttl_ms", where, 600_000, low=1_000),
         maps=maps,
         peers=_peers(_table(data, "peers", where), f"{where}.peers") if "peers" in data else None,
+        roles=roles,
+        skill_dimensions=dimensions,
     )
 
 

@@ -141,6 +141,7 @@ def variant_profile(scenario: Scenario, variant: Variant) -> QueueProfile:
         strategy=variant.strategy,
         maps=scenario.maps,
         team_size=scenario.team_size,
+        roles=scenario.roles,
         options=dict(variant.options),
         rules=dict(variant.rules),
     )

@@ -22,6 +22,9 @@ RATING_MIN, RATING_MAX = 0, 5_000
 PARTY_SPREAD = 0.35
 #: Difference between a player's sc2 and bw ratings when rated for both, in rating points.
 CROSS_RACE_SD = 100.0
+#: Spread of a player's role ratings, and of their skill dimensions, around their rating.
+ROLE_SD = 80.0
+DIMENSION_SD = 200.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +102,22 @@ def _party(
         ratings = (
             _duel_ratings(scenario, rng, rating) if scenario.kind == DUEL else (("any", rating),)
         )
+        if scenario.roles or scenario.skill_dimensions:
+            players.append(_team_player(scenario, rng, f"{session_id}.p{index}", rating))
+            continue
         players.append(Player(f"{session_id}.p{index}", ratings))
     return tuple(players)
+
+
+def _team_player(scenario: Scenario, rng: random.Random, player_id: str, rating: int) -> Player:
+    """A player of a role queue (one or two roles, a rating each) or rated per dimension."""
+    if scenario.roles:
+        offered = tuple(sorted(rng.sample(sorted(set(scenario.roles)), rng.choice((1, 2)))))
+        rated = [(role, _clip(rng.gauss(rating, ROLE_SD))) for role in offered]
+        return Player(player_id, tuple(rated), roles=offered)
+    rated = [("any", rating)]
+    rated += [(name, _clip(rng.gauss(rating, DIMENSION_SD))) for name in scenario.skill_dimensions]
+    return Player(player_id, tuple(sorted(rated)))
 
 
 def _duel_ratings(

@@ -24,7 +24,11 @@ from matcher.core import Match, Player, QueueProfile, Seat, WaveResult, WaveSnap
 from matcher.rules.check import waited_s
 from matcher.teams.imbalance import rating_spread, team_rating_diff
 from matcher.teams.maximal import left_match_problem
-from matcher.teams.model import TeamShape, seat_rating, team_shape
+from matcher.teams.model import TeamShape, parties_of, seat_rating, team_shape
+from matcher.teams.options import GameQueueConfig, game_queue_config
+from matcher.teams.role_parties import interval_order_problem
+from matcher.teams.skill import skilled_snapshot
+from matcher.teams.skill_checks import skill_problems
 from matcher.teams.steps import step_shapes, waited_at_least
 
 #: Quality figures a team match must carry; the first two are re-derived from the seats.
@@ -47,8 +51,17 @@ def team_result_problems(
     problems = wave_result_problems(snapshot, profile, result)
     try:
         shape = team_shape(profile)
+        skill = _skill_options(profile)
     except ValueError as error:
         return [*problems, f"profile: {error}"]
+    if skill is not None:
+        # Seats carry the composite rating; tickets lacking a dimension could not play.
+        snapshot, vectors = skilled_snapshot(snapshot, skill.skill_dimensions)
+        problems.extend(
+            skill_problems(
+                snapshot, profile, result, skill.skill_dimensions, skill.imbalance, vectors
+            )
+        )
     players = {
         (waiting.ticket.ticket_id, player.player_id): player
         for waiting in snapshot.tickets
@@ -61,6 +74,11 @@ def team_result_problems(
         if found and steps:
             found = _stepped_problems(match, found, steps, players, snapshot, joined)
         problems.extend(found)
+    if not problems and _interval_ordered(profile, result, shape):
+        parties, _ = parties_of(snapshot, shape)
+        games = [match.ticket_ids() for match in result.matches]
+        order = interval_order_problem(parties, games)
+        problems.extend([f"{order} (role_parties)"] if order else [])
     if not problems:
         left = left_match_problem(snapshot, profile, result, shape)
         problems.extend([left] if left else [])
@@ -70,6 +88,25 @@ def team_result_problems(
         left = left_match_problem(waited, stepped, result, step_shape)
         problems.extend([f"{left} after {after_s:g} s (team_steps)"] if left else [])
     return problems
+
+
+def _interval_ordered(profile: QueueProfile, result: WaveResult, shape: TeamShape) -> bool:
+    """Whether the wave's games must be role intervals, shortest first: role_parties =
+    "interval" with nothing else deciding which games are played (rules drop and complete
+    games, team steps close the wave again, max_imbalance drops games)."""
+    if profile.strategy != "game-queue" or profile.options.get("role_parties") != "interval":
+        return False
+    if not shape.roles or profile.rules or profile.team_steps:
+        return False
+    if "max_imbalance" in profile.options:
+        return False
+    return not any(name == "role_interval_truncated" for name, _ in result.stats)
+
+
+def _skill_options(profile: QueueProfile) -> GameQueueConfig | None:
+    if profile.strategy != "game-queue" or "skill_dimensions" not in profile.options:
+        return None
+    return game_queue_config(profile.options)
 
 
 def _stepped_problems(

@@ -24,6 +24,8 @@ MAX_SPLITS = 5_000
 
 Accept = Callable[[Sequence[Party], Lineup], bool]
 Admit = Callable[[Sequence[Party]], bool]
+#: The value a split is chosen by (least first), when not the imbalance f.
+Value = Callable[[Sequence[Party], Lineup], float]
 
 
 def complete(
@@ -33,12 +35,14 @@ def complete(
     params: Imbalance,
     accept: Accept,
     admit: Admit | None = None,
+    value: Value | None = None,
 ) -> list[Lineup]:
     """``lineups`` plus every match completion finds among the parties they leave out.
 
     Only strict shapes are completed (every match has ``match_max`` players).
     ``accept`` judges a split; ``admit``, when given, a group before its splits are tried
-    (what no split can mend, such as an attribute rule).
+    (what no split can mend, such as an attribute rule); ``value``, when given, ranks a
+    group's splits instead of f.
 
     >>> from matcher.core import Player
     >>> duo = lambda i, r: Party(f"t{i}", tuple(Player(f"p{i}{j}", (("x", r),))
@@ -60,7 +64,7 @@ def complete(
     budget = [MAX_SPLITS]
     found: list[Lineup] = list(lineups)
     while sum(parties[i].size for i in rest) >= shape.match_max and budget[0] > 0:
-        lineup = _first_match(parties, rest, shape, params, accept, admit, budget)
+        lineup = _first_match(parties, rest, shape, params, accept, admit, budget, value)
         if lineup is None:
             break
         found.append(lineup)
@@ -77,6 +81,7 @@ def _first_match(
     accept: Accept,
     admit: Admit | None,
     budget: list[int],
+    value_of: Value | None = None,
 ) -> Lineup | None:
     for subset in _subsets(parties, rest, shape.match_max):
         budget[0] -= 1  # a subset no split fits costs its packing test
@@ -94,7 +99,12 @@ def _first_match(
                 continue
             ratings = team_ratings(group, lineup)
             # Teams of different sizes compare by their means: f compares team totals.
-            value = team_rating_diff(ratings) if shape.sizes else imbalance(ratings, params)
+            if value_of is not None:
+                value = value_of(group, lineup)
+            elif shape.sizes:
+                value = team_rating_diff(ratings)
+            else:
+                value = imbalance(ratings, params)
             if best is None or value < best[0]:
                 best = (value, lineup)
         if best is not None:

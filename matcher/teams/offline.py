@@ -56,11 +56,13 @@ def partition_wave(
     wrap: Callable[[Splitter], Splitter] | None = None,
     fits: Fits | None = None,
     key: Callable[[Party], float] | None = None,
+    split_with: Splitter | None = None,
 ) -> list[Lineup]:
     """Games of the wave: consecutive groups of 2k players in rating order, split optimally.
 
     ``wrap`` may refuse a group's split and ``fits`` a party's place in a group (the
-    queue's rules: matcher/teams/ruled.py); ``key`` orders the sweep instead of the rating.
+    queue's rules: matcher/teams/ruled.py); ``key`` orders the sweep instead of the rating;
+    ``split_with`` replaces the split by f (the vector imbalance: matcher/teams/skill.py).
 
     Notes: O(n log n) for the sort plus O(1) per group for fixed k; this is the paper's
     rho-approximation of the best partition of the whole wave.
@@ -69,4 +71,5 @@ def partition_wave(
     def split(group: Sequence[Party]) -> Lineup | None:
         return optimal_split(group, shape, params)
 
-    return group_parties(parties, shape, wrap(split) if wrap else split, fits, key)
+    chosen: Splitter = split if split_with is None else split_with
+    return group_parties(parties, shape, wrap(chosen) if wrap else chosen, fits, key)

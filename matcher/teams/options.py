@@ -14,10 +14,13 @@ from matcher.core import QueueProfile
 from matcher.teams.imbalance import Imbalance
 from matcher.teams.model import TeamShape, team_shape
 from matcher.teams.rebalance import DEFAULT_MAX_SEQUENCES, METHODS
+from matcher.teams.skill import Dimensions, parse_dimensions
 from matcher.teams.step_config import check_team_steps
 from matcher.teams.window import DEFAULT_MAX_NODES
 
 MODES = ("offline", "queue")
+#: How a role queue's queue mode plays parties: offline grouping, or role intervals too.
+ROLE_PARTIES = ("offline", "interval")
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,6 +38,10 @@ class GameQueueConfig:
     window: int | None = None
     max_imbalance: float | None = None
     max_nodes: int = DEFAULT_MAX_NODES
+    #: Named ratings weighed into the imbalance (matcher/teams/skill.py); empty: off.
+    skill_dimensions: Dimensions = ()
+    #: Queue mode with roles: "interval" plays parties in the role intervals (ADR 0188).
+    role_parties: str = "offline"
 
 
 def rebalance_config(options: Mapping[str, object]) -> RebalanceConfig:
@@ -67,7 +74,7 @@ def game_queue_config(options: Mapping[str, object]) -> GameQueueConfig:
     ValueError: options.alpha: must be a number >= 0 (got -1)
     """
     known = ("alpha", "p", "q", "beta", "mode", "window", "max_imbalance", "max_nodes")
-    _reject_unknown(options, known)
+    _reject_unknown(options, (*known, "skill_dimensions", "role_parties"))
     mode = options.get("mode", "offline")
     if mode not in MODES:
         raise ValueError(f"options.mode: {mode!r} is not one of {', '.join(MODES)}")
@@ -80,7 +87,30 @@ def game_queue_config(options: Mapping[str, object]) -> GameQueueConfig:
         window=None if window is None else _integer(options, "window", 0, 2),
         max_imbalance=None if limit is None else _number(options, "max_imbalance", 0.0, 0.0),
         max_nodes=_integer(options, "max_nodes", DEFAULT_MAX_NODES, 1),
+        skill_dimensions=_dimensions(options, str(mode), limit),
+        role_parties=_role_parties(options, str(mode)),
     )
+
+
+def _role_parties(options: Mapping[str, object], mode: str) -> str:
+    value = options.get("role_parties", "offline")
+    if value not in ROLE_PARTIES:
+        raise ValueError(f"options.role_parties: {value!r} is not one of {', '.join(ROLE_PARTIES)}")
+    if value != "offline" and mode != "queue":
+        raise ValueError('options.role_parties: needs mode = "queue" (the role intervals)')
+    return str(value)
+
+
+def _dimensions(options: Mapping[str, object], mode: str, limit: object) -> Dimensions:
+    if "skill_dimensions" not in options:
+        return ()
+    dimensions = parse_dimensions(options["skill_dimensions"])
+    # The vector imbalance is searched by the offline partition's exact splits only.
+    if mode != "offline":
+        raise ValueError('options.skill_dimensions: needs mode = "offline"')
+    if limit is not None:
+        raise ValueError("options.skill_dimensions: not with max_imbalance")
+    return dimensions
 
 
 def _reject_unknown(options: Mapping[str, object], known: tuple[str, ...]) -> None:
@@ -138,7 +168,14 @@ def game_queue_settings(profile: QueueProfile) -> tuple[TeamShape, GameQueueConf
     shape = _shape_for_game_queue(profile)
     # Two teams always (the game queue's model); the size may shrink, k vs k.
     check_team_steps(profile, frozenset({"team_size"}))
-    return shape, game_queue_config(profile.options)
+    config = game_queue_config(profile.options)
+    if config.role_parties != "offline" and not shape.roles:
+        raise ValueError("options.role_parties: needs the queue's roles")
+    if config.skill_dimensions and shape.role_rated:
+        raise ValueError("options.skill_dimensions: a role queue rates each seat by its role")
+    if config.skill_dimensions and profile.rules and profile.ruleset.rating is not None:
+        raise ValueError("options.skill_dimensions: not with rules.rating (one rating key)")
+    return shape, config
 
 
 def _shape_for_game_queue(profile: QueueProfile) -> TeamShape:

@@ -9,7 +9,8 @@ rho = 2 k^(1/q) (1 + alpha) of the best game (docs/adr/0034).
 
 Here the representatives are a bipartite matching of players to the 2k slots (a
 player may offer several roles); the interval game is played by solo tickets, and
-parties of a role queue go through the offline grouping instead (docs/teams.md).
+parties of a role queue go through the offline grouping instead (docs/teams.md), unless
+``role_parties = "interval"`` plays them in intervals too (:mod:`matcher.teams.role_parties`).
 """
 
 from __future__ import annotations

@@ -13,7 +13,7 @@ every random choice from ``snapshot.seed``.
 from __future__ import annotations
 
 import random
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.rules.check import met_recently
@@ -41,6 +41,7 @@ from matcher.teams.options import (
 )
 from matcher.teams.priority import prioritized
 from matcher.teams.rebalance import choose_method, rebalance
+from matcher.teams.role_parties import interval_games
 from matcher.teams.roles import shortest_role_interval, split_representatives
 from matcher.teams.ruled import (
     allowed_lineups,
@@ -51,6 +52,13 @@ from matcher.teams.ruled import (
     preference_key,
     rule_fits,
     ruled_splitter,
+)
+from matcher.teams.skill import (
+    Vectors,
+    lineup_vectors,
+    skill_imbalance,
+    skill_split,
+    skilled_snapshot,
 )
 from matcher.teams.steps import close_with_steps
 
@@ -174,16 +182,24 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     the game queue and pops the game of least priority g = f + beta * earliest join
     (seconds before the wave's close, negative) until none is left; with roles, solo
     players are matched by the shortest-role-interval approximation and the rest
-    (parties, leftovers) by the offline grouping. ``max_imbalance`` drops games whose
-    f exceeds it (their tickets stay queued).
+    (parties, leftovers) by the offline grouping, or with ``role_parties = "interval"``
+    parties too by the role intervals (:mod:`matcher.teams.role_parties`).
+    ``max_imbalance`` drops games whose f exceeds it (their tickets stay queued).
+    ``skill_dimensions`` seats players on their composite rating and splits by the
+    vector imbalance F (:mod:`matcher.teams.skill`).
 
     Notes: offline O(n log n); queue O(n W) window searches for W = window(k), each
     O(1) for fixed k but costly (docs/teams.md).
     """
     shape, config = game_queue_settings(profile)
+    truncated = False
+    whole, vectors = snapshot, None
+    if config.skill_dimensions:
+        snapshot, vectors = skilled_snapshot(snapshot, config.skill_dimensions)
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
     params = config.imbalance
+    by_skill = None if vectors is None else _skill_splitter(shape, config, vectors)
     rules = profile.ruleset.counting()
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
@@ -202,9 +218,13 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
             rules,
             parties,
             candidates,
-            lambda group: partition_wave(group, shape, params, wrap, fits, preference_key(rules)),
+            lambda group: partition_wave(
+                group, shape, params, wrap, fits, preference_key(rules), by_skill
+            ),
             closed,
         )
+    elif shape.roles and config.role_parties == "interval":
+        lineups, truncated = _interval_queue(parties, shape, config)
     elif shape.roles:
         lineups = _role_queue(parties, shape, config)
     else:
@@ -213,14 +233,32 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
     lineups = [lineup for lineup in lineups if accept(parties, lineup)]
     admit = _admitter(snapshot, rules, shape, met)
-    lineups = complete(parties, lineups, shape, params, accept, admit)
+    value = None if vectors is None else _skill_value(config, vectors)
+    lineups = complete(parties, lineups, shape, params, accept, admit, value)
     if rules.priority:
-        resplit = wrap(lambda group: optimal_split(group, shape, params))
-        more = lambda found: complete(parties, found, shape, params, accept, admit)  # noqa: E731
+        resplit = wrap(by_skill or (lambda group: optimal_split(group, shape, params)))
+        more = lambda found: complete(parties, found, shape, params, accept, admit, value)  # noqa: E731
         lineups = prioritized(parties, lineups, resplit, accept, more)
-    matches = _matches(snapshot, profile, parties, lineups, rng, params)
+    extra = [] if value is None else [(("skill_imbalance", value(parties, x)),) for x in lineups]
+    matches = _matches(snapshot, profile, parties, lineups, rng, params, extra)
     stats = (("mode_" + config.mode, 1.0), *rules.tally_stats())
-    return build_result("game-queue", snapshot, matches, stats)
+    if truncated:
+        stats = (*stats, ("role_interval_truncated", 1.0))
+    return build_result("game-queue", whole, matches, stats)
+
+
+def _skill_splitter(shape: TeamShape, config: GameQueueConfig, vectors: Vectors) -> Splitter:
+    dimensions, params = config.skill_dimensions, config.imbalance
+    return lambda group: skill_split(group, shape.size_max, dimensions, params, vectors)
+
+
+def _skill_value(
+    config: GameQueueConfig, vectors: Vectors
+) -> Callable[[Sequence[Party], Lineup], float]:
+    dimensions, params = config.skill_dimensions, config.imbalance
+    return lambda group, lineup: skill_imbalance(
+        lineup_vectors(group, lineup, vectors), dimensions, params
+    )
 
 
 def _game_queue(
@@ -248,6 +286,19 @@ def _game_queue(
     while (game := queue.pop_best()) is not None:
         lineups.append(game.lineup())
     return lineups
+
+
+def _interval_queue(
+    parties: Sequence[Party], shape: TeamShape, config: GameQueueConfig
+) -> tuple[list[Lineup], bool]:
+    """Role intervals over every party (solos too), then the offline grouping of the rest."""
+    lineups, truncated = interval_games(parties, shape.roles, config.imbalance)
+    taken = {i for lineup in lineups for team in lineup.teams for i in team}
+    rest = [i for i in range(len(parties)) if i not in taken]
+    for lineup in partition_wave([parties[i] for i in rest], shape, config.imbalance):
+        teams = tuple(tuple(rest[i] for i in team) for team in lineup.teams)
+        lineups.append(Lineup(teams, lineup.roles))
+    return lineups, truncated
 
 
 def _role_queue(
