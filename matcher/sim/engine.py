@@ -346,9 +346,7 @@ def record_estimates_and_matches(
                 (status.at_ms, status.estimated_wait_ms)
             )
     for match in step.matches:
-        run.matches.append(
-            match_record(step, match, waits, met_before(run.met, match), players_of)
-        )
+        run.matches.append(match_record(step, match, waits, met_before(run.met, match), players_of))
 
 
 def match_record(
