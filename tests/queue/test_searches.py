@@ -93,6 +93,24 @@ def test_the_home_writes_a_copy_to_each_other_place_and_a_late_place_opens_at_it
     assert log.book.apply(copies[0]).note == "duplicate"  # a copy written twice
 
 
+def test_the_player_is_told_each_place_it_searches_once_that_place_opens():
+    """Issue 34: TicketStatus tells a player where they are searching now. Every open place
+    writes its own status, with its queue and region: the home at the join, a late place at
+    the first wave after it opened, and not before."""
+    log = Log(book())
+    searches = (Search("1v1", "eu"), Search("1v1", "na", 30_000), Search("duo", "eu"))
+    (home,) = log.fold(join("t", "alice", searches=searches))
+    log.settle()
+
+    def places(steps: list[Step]) -> set[tuple[str, str]]:
+        return {(s.queue, s.region) for step in steps for s in step.statuses if s.ticket_id == "t"}
+
+    assert places([home]) == {("1v1", "eu")}
+    assert places(log.steps) == {("1v1", "eu"), ("duo", "eu")}
+    assert places(log.fold(tick("1v1", "na", 1, 30_999))) == set()  # not open yet
+    assert places(log.fold(tick("1v1", "na", 2, 31_000))) == {("1v1", "na")}
+
+
 def test_three_places_race_and_the_ticket_is_matched_once_the_others_requeued():
     log = Log(book())
     log.fold(
