@@ -1,0 +1,204 @@
+"""Partial backfill fills (a queue's ``partial_backfill``, docs/adr/0192): in the fold, a
+request no whole fill meets takes the legal fill of the most open slots, stays open for
+the rest under the same session id, is filled further at later ticks, and survives a
+snapshot; without the option nothing changes."""
+
+from __future__ import annotations
+
+import json
+
+from matcher.core import Player, QueueProfile, Seat, Team, Ticket
+from matcher.queue import DequeueReason, QueueRules, TicketJoined, WaveTick
+from matcher.queue.backfill_checks import backfill_problems
+from matcher.queue.book import QueueBook
+from matcher.queue.lifecycle import BackfillRequested, BackfillResult, BackfillTeam
+from matcher.queue.records import queue_from_record, queue_to_record
+from matcher.ruleset import NO_RULES, parse_rules
+from tests.queue.conftest import PAIRS
+
+RULES = QueueRules(ticket_ttl_ms=600_000, finished_retention_ms=600_000)
+RED = BackfillTeam("red", (("r1", 1500), ("r2", 1500)), 1)
+BLUE = BackfillTeam("blue", (("b1", 1500),), 2)
+
+
+def book(partial: bool = True, rules: dict[str, object] | None = None) -> QueueBook:
+    profile = QueueProfile(
+        "3v3", PAIRS, ("alpha",), team_size=3, rules=rules or {}, partial_backfill=partial
+    )
+    return QueueBook({"3v3": profile}, {"3v3": ("eu",)}, RULES)
+
+
+def ticket(ticket_id: str, size: int = 1, at_ms: int = 1_000, **attrs: str) -> Ticket:
+    players = tuple(
+        Player(f"{ticket_id}.{i}", (("mmr", 1500),), attributes=tuple(attrs.items()))
+        for i in range(size)
+    )
+    return Ticket(ticket_id, "3v3", "eu", players, at_ms)
+
+
+def tick(n: int) -> WaveTick:
+    return WaveTick("3v3", "eu", f"w{n}", n, 10_000 * n, "cfg", 10_000)
+
+
+def request(*teams: BackfillTeam) -> BackfillRequested:
+    return BackfillRequested("s-1", "3v3", "eu", teams or (RED, BLUE), 2_000)
+
+
+def results(step: object) -> list[BackfillResult]:
+    return [o for o in step.outputs if isinstance(o, BackfillResult)]  # type: ignore[attr-defined]
+
+
+def seated(result: BackfillResult) -> dict[str, list[str]]:
+    return {team.name: [s.ticket_id for s in team.seats] for team in result.teams}
+
+
+def test_a_partial_fill_seats_what_it_can_and_the_request_stays_open_for_the_rest() -> None:
+    b = book()
+    b.apply(request())
+    b.apply(TicketJoined(ticket("a")))
+    step = b.apply(tick(1))
+    (result,) = results(step)
+    # The shorter team first: equal team sizes are the first part of the balance key.
+    assert (result.session_id, result.outcome, seated(result)) == ("s-1", "FILLED", {"blue": ["a"]})
+    assert [(d.ticket_id, d.reason, d.match_id) for d in step.dequeued] == [
+        ("a", DequeueReason.MATCHED, "s-1")
+    ]
+    region = b.regions["3v3", "eu"]
+    (left,) = region.life.backfills.values()
+    assert (left.session_id, left.at_ms) == ("s-1", 2_000)
+    assert [(t.name, [p for p, _ in t.players], t.open_slots) for t in left.teams] == [
+        ("red", ["r1", "r2"], 1),
+        ("blue", ["b1", "a.0"], 1),
+    ]
+    b.apply(TicketJoined(ticket("duo", 2, at_ms=15_000)))
+    assert not results(b.apply(tick(2)))  # one slot per team: the duo stays whole, queued
+    b.apply(TicketJoined(ticket("b", at_ms=25_000)))
+    b.apply(TicketJoined(ticket("c", at_ms=25_000)))
+    (result,) = results(b.apply(tick(3)))
+    assert seated(result) == {"red": ["b"], "blue": ["c"]}
+    assert not region.life.backfills and not region.life.backfill_seated
+    assert "duo" in region.tickets
+
+
+def test_without_the_option_the_request_waits_for_a_whole_fill() -> None:
+    b = book(partial=False)
+    b.apply(request())
+    b.apply(TicketJoined(ticket("a")))
+    assert not results(b.apply(tick(1)))
+    assert "a" in b.regions["3v3", "eu"].tickets
+    (left,) = b.regions["3v3", "eu"].life.backfills.values()
+    assert left == request()
+
+
+def test_a_party_is_never_split_over_the_open_slots() -> None:
+    b = book()
+    red = BackfillTeam("red", (("r1", 1500), ("r2", 1500)), 1)
+    b.apply(request(red, BackfillTeam("blue", (("b1", 1500), ("b2", 1500)), 1)))
+    b.apply(TicketJoined(ticket("duo", 2)))
+    assert not results(b.apply(tick(1)))  # two single slots, one party of two: nothing
+    b.apply(TicketJoined(ticket("solo", at_ms=12_000)))
+    (result,) = results(b.apply(tick(2)))
+    assert seated(result) == {"red": ["solo"]}
+    assert "duo" in b.regions["3v3", "eu"].tickets
+
+
+def test_a_later_fill_keeps_the_rules_with_the_players_seated_earlier() -> None:
+    # The request carries no attributes of the session's players, but the fold knows
+    # those of the players it seated itself: a later fill must agree with them.
+    b = book(rules={"attributes": [{"name": "language", "match": "equal"}]})
+    b.apply(request())
+    b.apply(TicketJoined(ticket("de", language="de")))
+    (result,) = results(b.apply(tick(1)))
+    assert seated(result) == {"blue": ["de"]}
+    b.apply(TicketJoined(ticket("fr", at_ms=11_000, language="fr")))
+    assert not results(b.apply(tick(2)))
+    b.apply(TicketJoined(ticket("de2", at_ms=21_000, language="de")))
+    (result,) = results(b.apply(tick(3)))
+    assert seated(result) == {"red": ["de2"]}
+
+
+def test_a_snapshot_between_partial_fills_changes_nothing() -> None:
+    events = [
+        request(),
+        TicketJoined(ticket("de", language="de")),
+        tick(1),
+        TicketJoined(ticket("fr", at_ms=11_000, language="fr")),
+        TicketJoined(ticket("de2", at_ms=11_000, language="de")),
+        tick(2),
+    ]
+    rules = {"attributes": [{"name": "language", "match": "equal"}]}
+    straight = book(rules=rules)
+    expected = [straight.apply(e) for e in events]
+    first = book(rules=rules)
+    for event in events[:3]:
+        first.apply(event)
+    region = first.regions["3v3", "eu"]
+    record = json.loads(json.dumps(queue_to_record(region)))
+    (backfill,) = record["life"]["backfills"]
+    assert len(backfill) == 7  # the seated tickets, trailing
+    first.regions["3v3", "eu"] = queue_from_record(record)
+    assert first.regions["3v3", "eu"].life.backfill_seated == region.life.backfill_seated
+    assert [first.apply(e) for e in events[3:]] == expected[3:]
+    (result,) = results(expected[-1])
+    assert seated(result) == {"red": ["de2"]}
+
+
+def test_a_request_never_partly_filled_keeps_its_record() -> None:
+    b = book()
+    b.apply(request())
+    (backfill,) = queue_to_record(b.regions["3v3", "eu"])["life"]["backfills"]
+    assert backfill == [
+        "s-1",
+        "3v3",
+        "eu",
+        [["red", [["r1", 1500], ["r2", 1500]], 1], ["blue", [["b1", 1500]], 2]],
+        2_000,
+        None,
+    ]
+
+
+def test_an_expiring_partly_filled_request_says_expired_and_leaves_nothing() -> None:
+    b = book()
+    b.apply(BackfillRequested("s-1", "3v3", "eu", (RED, BLUE), 2_000, 15_000))
+    b.apply(TicketJoined(ticket("a")))
+    b.apply(tick(1))
+    (result,) = results(b.apply(tick(2)))
+    assert (result.outcome, result.teams) == ("EXPIRED", ())
+    region = b.regions["3v3", "eu"]
+    assert not region.life.backfills and not region.life.backfill_seated
+
+
+# -- the checker ----------------------------------------------------------------------
+
+
+def seats_of(team: str, *tickets: Ticket) -> Team:
+    return Team(
+        team, tuple(Seat(t.ticket_id, p.player_id, "", 1500) for t in tickets for p in t.players)
+    )
+
+
+def test_the_checker_fails_a_partial_fill_that_leaves_a_legal_candidate_out() -> None:
+    a, c = ticket("a"), ticket("c", at_ms=2_000)
+    filled = (seats_of("red", a),)
+    queued = {"a": a}
+    problems = backfill_problems(request(), filled, queued, 10_000, 0, NO_RULES, waiting=[a, c])
+    assert problems == ["ticket c fits team blue's 2 open slots legally but was left out"]
+    # Once blue's slots cannot take it legally, the same fill keeps the promise.
+    spread = parse_rules({"max_spread": 100})
+    far = Ticket("c", "3v3", "eu", (Player("c.0", (("mmr", 2500),)),), 2_000)
+    assert not backfill_problems(request(), filled, queued, 10_000, 0, spread, waiting=[a, far])
+
+
+def test_the_checker_fails_an_illegal_seat_an_empty_fill_and_a_partial_fill_when_off() -> None:
+    a = ticket("a")
+    spread = parse_rules({"max_spread": 100})
+    far = Ticket("a", "3v3", "eu", (Player("a.0", (("mmr", 2500),)),), 1_000)
+    bad = (Team("red", (Seat("a", "a.0", "", 2500),)),)
+    assert backfill_problems(request(), bad, {"a": far}, 10_000, 0, spread, waiting=[far])
+    assert backfill_problems(request(), (), {}, 10_000, 0, NO_RULES, waiting=[a]) == [
+        "3 open slots left unfilled"
+    ]
+    filled = (seats_of("red", a),)
+    assert backfill_problems(request(), filled, {"a": a}, 10_000, 0, NO_RULES) == [
+        "2 open slots left unfilled"
+    ]
