@@ -202,3 +202,17 @@ def test_the_checker_fails_an_illegal_seat_an_empty_fill_and_a_partial_fill_when
     assert backfill_problems(request(), filled, {"a": a}, 10_000, 0, NO_RULES) == [
         "2 open slots left unfilled"
     ]
+
+
+def test_candidates_beyond_the_search_pool_still_take_the_slots_they_fit() -> None:
+    # The eight oldest parties each speak another language (any two of them break the
+    # rule): the pool yields one; two younger ones without a language fit beside it.
+    b = book(rules={"attributes": [{"name": "language", "match": "equal"}]})
+    b.apply(request(BackfillTeam("red", (), 3)))
+    for i in range(8):
+        b.apply(TicketJoined(ticket(f"old{i}", at_ms=1_000 + i, language=f"l{i}")))
+    b.apply(TicketJoined(ticket("young1", at_ms=5_000)))
+    b.apply(TicketJoined(ticket("young2", at_ms=5_000)))
+    (result,) = results(b.apply(tick(1)))
+    assert seated(result) == {"red": ["old0", "young1", "young2"]}
+    assert not b.regions["3v3", "eu"].life.backfills
