@@ -7,6 +7,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from matcher.core import Player, QueueProfile, Seat, Team, Ticket
 from matcher.queue import DequeueReason, QueueRules, TicketJoined, WaveTick
 from matcher.queue.backfill_checks import backfill_problems
@@ -14,6 +16,8 @@ from matcher.queue.book import QueueBook
 from matcher.queue.lifecycle import BackfillRequested, BackfillResult, BackfillTeam
 from matcher.queue.records import queue_from_record, queue_to_record
 from matcher.ruleset import NO_RULES, parse_rules
+from streams.settings import SettingsError, load_settings
+from streams.worker.config_record import config_published, settings_of
 from tests.queue.conftest import PAIRS
 
 RULES = QueueRules(ticket_ttl_ms=600_000, finished_retention_ms=600_000)
@@ -216,3 +220,18 @@ def test_candidates_beyond_the_search_pool_still_take_the_slots_they_fit() -> No
     (result,) = results(b.apply(tick(1)))
     assert seated(result) == {"red": ["old0", "young1", "young2"]}
     assert not b.regions["3v3", "eu"].life.backfills
+
+
+def test_the_setting_is_validated_published_and_fingerprinted_only_when_on() -> None:
+    queue = {"name": "q", "strategy": "rebalance", "team_size": 3}
+    with pytest.raises(SettingsError, match=r"^queues\.0\.partial_backfill: Input should be"):
+        load_settings(queues=[{**queue, "partial_backfill": "maybe"}])
+    off, on = (load_settings(queues=[{**queue, "partial_backfill": v}]) for v in (False, True))
+    assert on.profiles()["q"].partial_backfill and not off.profiles()["q"].partial_backfill
+    assert off.config_fingerprint() == load_settings(queues=[queue]).config_fingerprint()
+    assert on.config_fingerprint() != off.config_fingerprint()
+    record = config_published(on, 1_767_225_610_000)
+    assert '"partial_backfill":true' in record.settings_json
+    assert "partial_backfill" not in config_published(off, 1_767_225_610_000).settings_json
+    rebuilt = settings_of(record, load_settings(queues=[queue]))
+    assert rebuilt is not None and rebuilt.queues[0].partial_backfill
