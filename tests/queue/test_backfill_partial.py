@@ -8,12 +8,20 @@ from __future__ import annotations
 import json
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from matcher.core import Player, QueueProfile, Seat, Team, Ticket
 from matcher.queue import DequeueReason, QueueRules, TicketJoined, WaveTick
 from matcher.queue.backfill_checks import backfill_problems
 from matcher.queue.book import QueueBook
-from matcher.queue.lifecycle import BackfillRequested, BackfillResult, BackfillTeam
+from matcher.queue.lifecycle import (
+    BackfillCancelled,
+    BackfillRequested,
+    BackfillResult,
+    BackfillTeam,
+    LifecycleRejected,
+)
 from matcher.queue.records import queue_from_record, queue_to_record
 from matcher.ruleset import NO_RULES, parse_rules
 from streams.settings import SettingsError, load_settings
@@ -235,3 +243,58 @@ def test_the_setting_is_validated_published_and_fingerprinted_only_when_on() -> 
     assert "partial_backfill" not in config_published(off, 1_767_225_610_000).settings_json
     rebuilt = settings_of(record, load_settings(queues=[queue]))
     assert rebuilt is not None and rebuilt.queues[0].partial_backfill
+
+
+@st.composite
+def logs(draw: st.DrawFn) -> list[object]:
+    """Joins (solos and duos, two languages), requests of two sessions, cancels, ticks."""
+    events: list[object] = []
+    clock, sequence = 1_000, 0
+    for n in range(draw(st.integers(4, 30))):
+        clock += draw(st.integers(0, 4_000))
+        kind = draw(st.sampled_from(("join", "join", "join", "request", "cancel", "tick")))
+        if kind == "join":
+            language = draw(st.sampled_from(("de", "fr")))
+            size = draw(st.sampled_from((1, 1, 2)))
+            events.append(TicketJoined(ticket(f"t{n}", size, at_ms=clock, language=language)))
+        elif kind == "request":
+            session = draw(st.sampled_from(("s-1", "s-2")))
+            slots = (draw(st.integers(0, 2)), draw(st.integers(1, 3)))
+            teams = (
+                BackfillTeam("red", ((f"{session}r", 1500),), slots[0]),
+                BackfillTeam("blue", (), slots[1]),
+            )
+            events.append(BackfillRequested(session, "3v3", "eu", teams, clock))
+        elif kind == "cancel":
+            session = draw(st.sampled_from(("s-1", "s-2")))
+            events.append(BackfillCancelled(session, "3v3", "eu", clock))
+        else:
+            sequence += 1
+            events.append(WaveTick("3v3", "eu", f"w{sequence}", sequence, clock, "cfg", 10_000))
+    return events
+
+
+def applied(b: QueueBook, event: object) -> object:
+    try:
+        return b.apply(event)  # type: ignore[arg-type]
+    except LifecycleRejected as error:  # a cancel of no request: dead-lettered, no change
+        return error.code
+
+
+@settings(max_examples=60, deadline=None)
+@given(events=logs(), data=st.data())
+def test_restoring_a_snapshot_anywhere_between_partial_fills_changes_nothing(events, data):
+    rules = {"attributes": [{"name": "language", "match": "equal"}]}
+    cut = data.draw(st.integers(0, len(events)))
+    straight = book(rules=rules)
+    expected = [applied(straight, e) for e in events]
+    first = book(rules=rules)
+    for event in events[:cut]:
+        applied(first, event)
+    if ("3v3", "eu") in first.regions:  # a region exists from its first event on
+        record = json.loads(json.dumps(queue_to_record(first.regions["3v3", "eu"])))
+        first.regions["3v3", "eu"] = queue_from_record(record)
+    assert [applied(first, e) for e in events[cut:]] == expected[cut:]
+    assert queue_to_record(first.regions["3v3", "eu"]) == queue_to_record(
+        straight.regions["3v3", "eu"]
+    )
