@@ -24,6 +24,7 @@ from matcher.queue.lifecycle import (
 )
 from matcher.queue.records import queue_from_record, queue_to_record
 from matcher.ruleset import NO_RULES, parse_rules
+from matcher.teams.step_config import parse_team_steps
 from streams.settings import SettingsError, load_settings
 from streams.worker.config_record import config_published, settings_of
 from tests.queue.conftest import PAIRS
@@ -298,3 +299,29 @@ def test_restoring_a_snapshot_anywhere_between_partial_fills_changes_nothing(eve
     assert queue_to_record(first.regions["3v3", "eu"]) == queue_to_record(
         straight.regions["3v3", "eu"]
     )
+
+
+def test_an_automatic_backfill_of_a_missing_team_fills_partly() -> None:
+    profile = QueueProfile(
+        "3v3",
+        "rebalance",
+        ("alpha",),
+        team_count=3,
+        team_size=3,
+        team_steps=parse_team_steps([{"after_s": 30, "team_count": 2}], 3, 3),
+        auto_backfill=True,
+        partial_backfill=True,
+    )
+    b = QueueBook({"3v3": profile}, {"3v3": ("eu",)}, RULES)
+    for i in range(6):
+        b.apply(TicketJoined(ticket(f"t{i}")))
+    (match,) = b.apply(tick(4)).matches
+    b.apply(TicketJoined(ticket("late", at_ms=41_000)))
+    (result,) = results(b.apply(tick(5)))
+    assert (result.session_id, seated(result)) == (match.match_id, {"team3": ["late"]})
+    (left,) = b.regions["3v3", "eu"].life.backfills.values()
+    assert [(t.name, t.open_slots) for t in left.teams] == [
+        ("team1", 0),
+        ("team2", 0),
+        ("team3", 2),
+    ]
