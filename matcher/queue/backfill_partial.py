@@ -126,8 +126,8 @@ def choose_partial(
         request.at_ms,
         wave_id,
         tuple(
-            (team.name, tuple(t.ticket_id for t in tickets))
-            for team, tickets in zip(request.teams, placed, strict=True)
+            (team.name, tuple(t.ticket_id for t in new))
+            for team, new in zip(request.teams, placed, strict=True)
         ),
         composition_key([[r for _, r in team.players] for team in request.teams])[1],
         composition_key(session.ratings(placed))[1],
