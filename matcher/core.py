@@ -168,6 +168,9 @@ class QueueProfile:
     #: A match created below the queue's full shape opens a backfill of its empty seats
     #: (matcher/queue/backfill.py, ``open_for``).
     auto_backfill: bool = False
+    #: A backfill request no whole fill meets takes the legal fill of the most open slots
+    #: and stays open for the rest (matcher/queue/backfill_partial.py, docs/adr/0192).
+    partial_backfill: bool = False
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ruleset", parse_rules(self.rules) if self.rules else NO_RULES)

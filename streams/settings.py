@@ -128,6 +128,9 @@ class QueueSettings(_Frozen):
     # of its empty seats itself; only for matches created at once (no ready check, no
     # placement wait: a held match is not yet a session).
     auto_backfill: bool = False
+    # A backfill request no whole fill meets takes the legal fill of the most open slots
+    # at a tick and stays open for the rest (docs/rules.md, "Partial fills").
+    partial_backfill: bool = False
 
     @model_validator(mode="after")
     def _known_strategy(self) -> QueueSettings:
@@ -178,6 +181,7 @@ def _checked_profile(
             team_sizes=queue.team_sizes,
             team_roles=queue.team_roles,
             auto_backfill=queue.auto_backfill,
+            partial_backfill=queue.partial_backfill,
         )
         check_profile(profile)
         check_rules(profile)
@@ -206,6 +210,7 @@ FINGERPRINT_ADDITIONS: dict[str, tuple[int, object]] = {
     "queues.auto_backfill": (6, False),
     "queues.size_trigger_tickets": (7, 2),
     "queues.size_floor_ms": (7, 250),
+    "queues.partial_backfill": (8, False),
 }
 _QUEUE_ADDITIONS = {
     name.removeprefix("queues."): added

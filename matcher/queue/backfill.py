@@ -14,6 +14,7 @@ from __future__ import annotations
 from matcher.core import Match, QueueProfile, Seat, Team, Ticket
 from matcher.queue.backfill_checks import backfill_problems
 from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seat_rating
+from matcher.queue.backfill_partial import choose_partial, remaining
 from matcher.queue.events import DequeueReason, WaveTick
 from matcher.queue.lifecycle import (
     BackfillCancelled,
@@ -133,7 +134,10 @@ def at_tick(
     request order; return how each was filled.
 
     Every fill is checked before any ticket is taken: on a bad one nothing changes and
-    :class:`InvalidBackfill` is raised. The dequeues and results go to ``draft``.
+    :class:`InvalidBackfill` is raised. The dequeues and results go to ``draft``. Under
+    the queue's ``partial_backfill`` a request no whole fill meets gets the legal fill of
+    the most open slots (:mod:`matcher.queue.backfill_partial`) and stays open for the
+    rest, its new players among the session's (docs/adr/0192).
 
     Notes: O(requests x (n + the choice's bounded search)) for n queued tickets.
     """
@@ -148,15 +152,29 @@ def at_tick(
             plans.append((event, None, ()))
             continue
         free = [q.ticket for ticket_id, q in queue.tickets.items() if ticket_id not in taken]
-        choice = choose_fill(event, free, now, expired_before, ruleset, met, tick.wave_id)
+        seated = queue.life.backfill_seated.get(event.session_id, ())
+        choice = choose_fill(event, free, now, expired_before, ruleset, met, tick.wave_id, seated)
+        if choice is None and profile.partial_backfill:
+            choice = choose_partial(
+                event, free, now, expired_before, ruleset, met, tick.wave_id, seated
+            )
         if choice is None:
             continue
         teams = _teams(queue, choice, ruleset.rating)
         if rules.verify_waves:
-            seated = {seat.ticket_id for team in teams for seat in team.seats}
-            queued = {t: queue.tickets[t].ticket for t in seated if t in queue.tickets}
+            chosen = {seat.ticket_id for team in teams for seat in team.seats}
+            queued = {t: queue.tickets[t].ticket for t in chosen if t in queue.tickets}
             problems = backfill_problems(
-                event, teams, queued, now, expired_before, ruleset, met, taken
+                event,
+                teams,
+                queued,
+                now,
+                expired_before,
+                ruleset,
+                met,
+                taken,
+                seated,
+                free if profile.partial_backfill else None,
             )
             if problems:
                 raise InvalidBackfill(f"backfill of session {event.session_id}: {problems[0]}")
@@ -173,13 +191,21 @@ def _apply(
 ) -> tuple[BackfillChoice, ...]:
     choices: list[BackfillChoice] = []
     for event, choice, teams in plans:
-        queue.life.cancel_backfill(event.session_id)
         if choice is None:
+            queue.life.cancel_backfill(event.session_id)
             draft.life.append(_result(queue, event, "EXPIRED", (), tick))
             continue
         draft.life.append(_result(queue, event, "FILLED", teams, tick))
         chosen = [queue.tickets[seat.ticket_id] for team in teams for seat in team.seats]
         unique = {q.ticket.ticket_id: q for q in chosen}.values()
+        left = remaining(
+            event, [(t.name, tuple((s.player_id, s.rating) for s in t.seats)) for t in teams]
+        )
+        if any(team.open_slots for team in left.teams):  # a partial fill: the rest stays open
+            seated = queue.life.backfill_seated.get(event.session_id, ())
+            queue.life.fill_backfill_partly(left, (*seated, *(q.ticket for q in unique)))
+        else:
+            queue.life.cancel_backfill(event.session_id)
         session_id, at_ms, wave_id = event.session_id, tick.tick_at_ms, tick.wave_id
         detail = f"backfill of session {session_id}"
         draft.dequeued += [

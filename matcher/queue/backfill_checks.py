@@ -8,10 +8,10 @@ used once at the tick, seat ratings, and the queue's rules on the whole session.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Set
+from collections.abc import Mapping, Sequence, Set
 
-from matcher.core import Player, Team, Ticket
-from matcher.queue.backfill_choice import seated_under
+from matcher.core import Seat, Team, Ticket
+from matcher.queue.backfill_choice import seated_under, session_players
 from matcher.queue.lifecycle import BackfillRequested
 from matcher.rules.check import NO_MEETINGS, lineup_problem, waits_of
 from matcher.ruleset import QueueRuleSet
@@ -26,13 +26,18 @@ def backfill_problems(
     rules: QueueRuleSet,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
     taken: Set[str] = frozenset(),
+    seated: Sequence[Ticket] = (),
+    waiting: Sequence[Ticket] | None = None,
 ) -> list[str]:
     """Why the seats ``filled`` (new seats per team) are not a legal fill of ``request``.
 
     ``queued`` are the region's queued tickets by id; ``taken`` the tickets an earlier
-    request filled at the same tick. Empty when legal.
+    request filled at the same tick; ``seated`` those earlier partial fills seated in the
+    session. Empty when legal. ``waiting`` (the queue's ``partial_backfill``: the tickets
+    the request could draw from) allows open slots to stay open, but only while no
+    waiting ticket fits one whole and legally (:func:`left_out_problems`).
 
-    >>> from matcher.core import Seat
+    >>> from matcher.core import Player
     >>> from matcher.queue.lifecycle import BackfillTeam
     >>> from matcher.ruleset import NO_RULES
     >>> request = BackfillRequested("s", "q", "eu", (BackfillTeam("red", (("r", 1500),), 1),), 0)
@@ -50,7 +55,9 @@ def backfill_problems(
         if team.name not in teams:
             return [f"team {team.name} is not a team of session {request.session_id}"]
         tickets = sorted({seat.ticket_id for seat in team.seats})
-        if len(team.seats) != teams[team.name].open_slots:
+        if len(team.seats) > teams[team.name].open_slots or (
+            waiting is None and len(team.seats) != teams[team.name].open_slots
+        ):
             problems.append(
                 f"team {team.name}: {len(team.seats)} new seats for "
                 f"{teams[team.name].open_slots} open slots"
@@ -62,9 +69,13 @@ def backfill_problems(
     if len({team.name for team in filled}) != len(filled):
         problems.append("a team is filled twice")
     missing = sum(t.open_slots for t in request.teams) - sum(len(t.seats) for t in filled)
-    if missing and not problems:
+    if missing and not problems and (waiting is None or not filled):
         problems.append(f"{missing} open slots left unfilled")
-    return problems or _rule_problems(request, filled, queued, closed_at_ms, rules, met)
+    fill = (request, filled, queued, closed_at_ms, rules, met, seated)
+    problems = problems or _rule_problems(*fill)
+    if missing and waiting is not None and not problems:
+        problems = left_out_problems(fill, waiting, expired_before)
+    return problems
 
 
 def _ticket_problems(
@@ -92,6 +103,56 @@ def _ticket_problems(
     return []
 
 
+_Fill = tuple[
+    BackfillRequested,
+    tuple[Team, ...],
+    Mapping[str, Ticket],
+    int,
+    QueueRuleSet,
+    Mapping[str, frozenset[str]],
+    Sequence[Ticket],
+]
+
+
+def left_out_problems(fill: _Fill, waiting: Sequence[Ticket], expired_before: int) -> list[str]:
+    """The partial fill's promise: each waiting ticket (unexpired, rated, not chosen)
+    that some team's still-open slots could seat whole, with the session still legal,
+    is a ticket left out.
+
+    Notes: O(waiting x teams) rule checks, only when slots stay open.
+    """
+    request, filled, queued, closed_at_ms, rules, met, seated = fill
+    new = {team.name: team.seats for team in filled}
+    chosen = {seat.ticket_id for team in filled for seat in team.seats}
+    rooms = {t.name: t.open_slots - len(new.get(t.name, ())) for t in request.teams}
+    for ticket in waiting:
+        size = len(ticket.players)
+        if ticket.ticket_id in chosen or ticket.joined_at_ms <= expired_before:
+            continue
+        ratings = [seated_under(p, rules) for p in ticket.players]
+        if size > max(rooms.values()) or None in ratings:
+            continue
+        seats = tuple(
+            Seat(ticket.ticket_id, p.player_id, "", r or 0)
+            for p, r in zip(ticket.players, ratings, strict=True)
+        )
+        for name, room in rooms.items():
+            if size > room:
+                continue
+            trial = tuple(
+                Team(t.name, (*new.get(t.name, ()), *(seats if t.name == name else ())))
+                for t in request.teams
+                if t.name in new or t.name == name
+            )
+            with_it = {**queued, ticket.ticket_id: ticket}
+            if not _rule_problems(request, trial, with_it, closed_at_ms, rules, met, seated):
+                return [
+                    f"ticket {ticket.ticket_id} fits team {name}'s {room} open slots "
+                    f"legally but was left out"
+                ]
+    return []
+
+
 def _rule_problems(
     request: BackfillRequested,
     filled: tuple[Team, ...],
@@ -99,6 +160,7 @@ def _rule_problems(
     closed_at_ms: int,
     rules: QueueRuleSet,
     met: Mapping[str, frozenset[str]],
+    seated: Sequence[Ticket] = (),
 ) -> list[str]:
     if rules.empty:
         return []
@@ -108,8 +170,7 @@ def _rule_problems(
         for team in request.teams
     ]
     tickets = [queued[t] for t in sorted({s.ticket_id for t in filled for s in t.seats})]
-    players = [Player(pid, ()) for team in request.teams for pid, _ in team.players]
-    players += [p for ticket in tickets for p in ticket.players]
+    players = [*session_players(request, seated), *(p for t in tickets for p in t.players)]
     latencies = [p.latency_to(request.region) for ticket in tickets for p in ticket.players]
     waited = waits_of(closed_at_ms, [ticket.joined_at_ms for ticket in tickets])
     problem = lineup_problem(rules, ratings, waited, latencies, players, met)

@@ -82,6 +82,23 @@ def seated_under(player: Player, rules: QueueRuleSet) -> int | None:
     )
 
 
+def session_players(
+    request: BackfillRequested, seated: Sequence[Ticket] = ()
+) -> tuple[Player, ...]:
+    """The session's players as the rules see them: ids only (a request carries no more),
+    but a player an earlier partial fill seated with their ticket's attributes.
+
+    >>> from matcher.queue.lifecycle import BackfillTeam
+    >>> request = BackfillRequested("s", "q", "eu", (BackfillTeam("red", (("a", 1),), 1),), 0)
+    >>> [player.player_id for player in session_players(request)]
+    ['a']
+    """
+    known = {player.player_id: player for ticket in seated for player in ticket.players}
+    return tuple(
+        known.get(pid, Player(pid, ())) for team in request.teams for pid, _ in team.players
+    )
+
+
 @dataclass(frozen=True, slots=True)
 class _Judged:
     """Per pool party: the best legal key of a fill holding it, else the last problem."""
@@ -98,11 +115,13 @@ def choose_fill(
     rules: QueueRuleSet,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
     wave_id: str = "",
+    seated: Sequence[Ticket] = (),
 ) -> BackfillChoice | None:
     """The most balanced legal fill of ``request`` from ``tickets`` (join order); None if none.
 
     A ticket joined at or before ``expired_before`` expires at this tick and is not a
-    candidate. ``met`` is whom each queued player met recently (the rematch rule).
+    candidate. ``met`` is whom each queued player met recently (the rematch rule);
+    ``seated`` the tickets earlier partial fills seated in the session.
 
     >>> from matcher.queue.lifecycle import BackfillTeam
     >>> from matcher.ruleset import NO_RULES
@@ -124,7 +143,7 @@ def choose_fill(
     """
     caps = tuple(len(team.players) + team.open_slots for team in request.teams)
     existing = tuple(tuple(r for _, r in team.players) for team in request.teams)
-    members = tuple(Player(pid, ()) for team in request.teams for pid, _ in team.players)
+    members = session_players(request, seated)
     pool, passed = _pool(request, tickets, closed_at_ms, expired_before, rules, met, members)
     session = _Session(request.region, caps, existing, members, closed_at_ms, rules, met)
     judged = [_Judged() for _ in pool]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from matcher.core import Match, Seat, Team
+from matcher.core import Match, Seat, Team, Ticket
 from matcher.queue.events import Search
 from matcher.queue.lifecycle import BackfillRequested, BackfillTeam, MatchProposal
 from matcher.queue.tickets import Held, Lifecycle, QueuedTicket
@@ -75,7 +75,10 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
         "claimed": [[t, list(p)] for t, p in life.claimed.items()],
         "placement_failures": [[t, n] for t, n in life.placement_failures.items()],
         "closed": [[m, at] for m, at in life.closed.items()],
-        "backfills": [_backfill_record(b) for b in life.backfills.values()],
+        "backfills": [
+            _backfill_record(b, life.backfill_seated.get(b.session_id, ()), ticket_to_record)
+            for b in life.backfills.values()
+        ],
     }
     if life.places:  # only with tickets searching several places (docs/adr/0145)
         record["places"] = [
@@ -86,13 +89,18 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
     return record
 
 
-def _backfill_record(event: BackfillRequested) -> list[Any]:
+def _backfill_record(
+    event: BackfillRequested, seated: tuple[Ticket, ...], ticket_to_record: Any
+) -> list[Any]:
     teams = [[t.name, [list(p) for p in t.players], t.open_slots] for t in event.teams]
-    return [event.session_id, event.queue, event.region, teams, event.at_ms, event.deadline_at_ms]
+    record = [event.session_id, event.queue, event.region, teams, event.at_ms]
+    record.append(event.deadline_at_ms)
+    # Trailing and only after a partial fill: a request without keeps its earlier record.
+    return [*record, [ticket_to_record(t) for t in seated]] if seated else record
 
 
 def _backfill_from_record(record: list[Any]) -> BackfillRequested:
-    session_id, queue, region, teams, at_ms, deadline = record
+    session_id, queue, region, teams, at_ms, deadline = record[:6]
     return BackfillRequested(
         session_id,
         queue,
@@ -136,10 +144,12 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
             players[player.player_id] = ticket.ticket_id
     tentative = {m: held(h) for m, h in record.get("tentative", ())}
     places = {t: tuple(Search(q, r, at) for q, r, at in p) for t, p in record.get("places", ())}
-    backfills = {}
+    backfills, seated = {}, {}
     for item in record.get("backfills", ()):
         event = _backfill_from_record(item)
         backfills[event.session_id] = event
+        if len(item) > 6:
+            seated[event.session_id] = tuple(ticket_from_record(t) for t in item[6])
     return Lifecycle(
         proposals=proposals,
         placing=placing,
@@ -149,6 +159,7 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
         placement_failures={t: n for t, n in record["placement_failures"]},
         closed={m: at for m, at in record["closed"]},
         backfills=backfills,
+        backfill_seated=seated,
         places=places,
         unopened=unopened,
         tentative=tentative,

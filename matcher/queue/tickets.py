@@ -48,6 +48,9 @@ class Lifecycle:
     closed: dict[str, int] = field(default_factory=dict)
     #: Active backfill requests by session, in request order (matcher/queue/backfill.py).
     backfills: dict[str, BackfillRequested] = field(default_factory=dict)
+    #: The tickets partial fills seated in a session whose request stays open (session id
+    #: -> tickets in fill order): their players' attributes count in the later fills' rules.
+    backfill_seated: dict[str, tuple[Ticket, ...]] = field(default_factory=dict)
     #: Tickets here that search several places: ticket id -> every place (docs/adr/0145).
     places: dict[str, tuple[Search, ...]] = field(default_factory=dict)
     #: Copies not open here yet: ticket id -> (ticket, log time it opens at).
@@ -184,6 +187,15 @@ class Lifecycle:
 
     def request_backfill(self, event: BackfillRequested) -> None:
         self.backfills[event.session_id] = event
+        self.backfill_seated.pop(event.session_id, None)  # the new request is the session
+
+    def fill_backfill_partly(
+        self, remaining: BackfillRequested, seated: tuple[Ticket, ...]
+    ) -> None:
+        """Keep ``remaining`` (same session, same request order) open after a partial fill."""
+        self.backfills[remaining.session_id] = remaining
+        self.backfill_seated[remaining.session_id] = seated
 
     def cancel_backfill(self, session_id: str) -> bool:
+        self.backfill_seated.pop(session_id, None)
         return self.backfills.pop(session_id, None) is not None

@@ -51,6 +51,8 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
         for name in ("team_steps", "team_sizes", "team_roles", "auto_backfill"):
             if not getattr(queue, name):  # as above: a release before them reads the rest
                 del dumped[name]
+        if not queue.partial_backfill:  # as above
+            del dumped["partial_backfill"]
         for name in ("size_trigger_tickets", "size_floor_ms"):
             if getattr(queue, name) == type(queue).model_fields[name].default:  # as above
                 del dumped[name]

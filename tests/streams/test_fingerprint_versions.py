@@ -133,6 +133,11 @@ ADDED_VALUES: dict[str, dict[str, Any]] = {
     "queues.size_floor_ms": {
         "queues": (QueueSettings(name="1v1", cadence="size", size_floor_ms=1_000),)
     },
+    "queues.partial_backfill": {
+        "queues": (
+            QueueSettings(name="3v3", strategy="rebalance", team_size=3, partial_backfill=True),
+        )
+    },
     "queues.team_roles": {
         "queues": (
             QueueSettings(
