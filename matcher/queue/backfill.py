@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from matcher.core import Match, QueueProfile, Seat, Team, Ticket
 from matcher.queue.backfill_checks import backfill_problems
-from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seat_rating
+from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seated_under
 from matcher.queue.backfill_partial import choose_partial, remaining
 from matcher.queue.events import DequeueReason, WaveTick
 from matcher.queue.lifecycle import (
@@ -26,6 +26,7 @@ from matcher.queue.lifecycle import (
 from matcher.queue.outcomes import Draft
 from matcher.queue.state import QueueRules, RegionState
 from matcher.rules.check import NO_MEETINGS, met_recently
+from matcher.ruleset import QueueRuleSet
 
 
 def request(queue: RegionState, event: BackfillRequested, profile: QueueProfile) -> Draft:
@@ -160,7 +161,7 @@ def at_tick(
             )
         if choice is None:
             continue
-        teams = _teams(queue, choice, ruleset.rating)
+        teams = _teams(queue, choice, ruleset)
         if rules.verify_waves:
             chosen = {seat.ticket_id for team in teams for seat in team.seats}
             queued = {t: queue.tickets[t].ticket for t in chosen if t in queue.tickets}
@@ -224,21 +225,25 @@ def _apply(
     return tuple(choices)
 
 
-def _teams(queue: RegionState, choice: BackfillChoice, key: str | None) -> tuple[Team, ...]:
-    """The new seats per team that received players (request order)."""
+def _teams(queue: RegionState, choice: BackfillChoice, rules: QueueRuleSet) -> tuple[Team, ...]:
+    """The new seats per team that received players (request order), each at the rating the
+    queue's rules rate its player by (the confidence bound under a deviation rule), as the
+    wave's own matches seat them."""
     return tuple(
         Team(
             name,
-            tuple(_seats([queue.tickets[t].ticket for t in ticket_ids if t in queue.tickets], key)),
+            tuple(
+                _seats([queue.tickets[t].ticket for t in ticket_ids if t in queue.tickets], rules)
+            ),
         )
         for name, ticket_ids in choice.teams
         if ticket_ids
     )
 
 
-def _seats(tickets: list[Ticket], key: str | None) -> list[Seat]:
+def _seats(tickets: list[Ticket], rules: QueueRuleSet) -> list[Seat]:
     return [
-        Seat(ticket.ticket_id, player.player_id, "", seat_rating(player, key) or 0)
+        Seat(ticket.ticket_id, player.player_id, "", seated_under(player, rules) or 0)
         for ticket in tickets
         for player in ticket.players
     ]

@@ -178,3 +178,26 @@ def test_an_asymmetric_queue_holds_each_requested_team_to_its_own_size():
     assert b.apply(BackfillRequested("s-1", "1v4", "eu", (hunter, survivors), 2_000)).note == (
         "backfill_requested"
     )
+
+
+def test_under_a_deviation_rule_a_fill_seats_the_confidence_bound_the_match_would():
+    """A queue whose rules rate players at ``rating - W x deviation``: the fill's seats
+    carry that bound, as the wave's own matches do, and its checker accepts them."""
+    profile = QueueProfile(
+        queue="5v5",
+        strategy=PAIRS,
+        maps=("alpha",),
+        team_size=5,
+        rules={"rating": "any", "deviation": {"weight": 2, "missing": 350}},
+    )
+    b = QueueBook({"5v5": profile}, {"5v5": ("eu",)}, RULES)
+    ticket = make_ticket("t-sure", "ann", "ben", queue="5v5")
+    sure = tuple(replace(p, deviation=100) for p in ticket.players)
+    b.apply(TicketJoined(replace(ticket, players=sure)))
+    b.apply(requested())
+    (result,) = results(b.apply(tick(1)))
+    assert result.outcome == "FILLED"
+    assert [(s.player_id, s.rating) for t in result.teams for s in t.seats] == [
+        ("ann", 1300),
+        ("ben", 1300),
+    ]
