@@ -11,7 +11,7 @@ session that ended without cancelling its request leaves nothing behind (docs/ad
 
 from __future__ import annotations
 
-from matcher.core import Match, QueueProfile, Seat, Team, Ticket
+from matcher.core import Match, QueueProfile, Seat, Team, Ticket, seat_data
 from matcher.queue.backfill_checks import backfill_problems
 from matcher.queue.backfill_choice import BackfillChoice, choose_fill, seated_under
 from matcher.queue.backfill_partial import choose_partial, remaining
@@ -227,8 +227,8 @@ def _apply(
 
 def _teams(queue: RegionState, choice: BackfillChoice, rules: QueueRuleSet) -> tuple[Team, ...]:
     """The new seats per team that received players (request order), each at the rating the
-    queue's rules rate its player by (the confidence bound under a deviation rule), as the
-    wave's own matches seat them."""
+    queue's rules rate its player by (the confidence bound under a deviation rule) and with
+    its data for the game server, as the wave's own matches seat them."""
     return tuple(
         Team(
             name,
@@ -243,7 +243,13 @@ def _teams(queue: RegionState, choice: BackfillChoice, rules: QueueRuleSet) -> t
 
 def _seats(tickets: list[Ticket], rules: QueueRuleSet) -> list[Seat]:
     return [
-        Seat(ticket.ticket_id, player.player_id, "", seated_under(player, rules) or 0)
+        Seat(
+            ticket.ticket_id,
+            player.player_id,
+            "",
+            seated_under(player, rules) or 0,
+            seat_data(ticket, player),
+        )
         for ticket in tickets
         for player in ticket.players
     ]

@@ -201,3 +201,20 @@ def test_under_a_deviation_rule_a_fill_seats_the_confidence_bound_the_match_woul
         ("ann", 1300),
         ("ben", 1300),
     ]
+
+
+def test_a_fill_carries_each_players_data_for_the_game_server():
+    """ADR 0173: the ticket's data merged with the player's (the player's entry wins) reach
+    the seats of a fill as they reach a match's."""
+    b = book()
+    ticket = make_ticket("t-data", "ann", "ben", queue="5v5")
+    ann, ben = ticket.players
+    players = (replace(ann, data=(("skin", "crimson"),)), ben)
+    data = (("build", "1.4.2"), ("skin", "plain"))
+    b.apply(TicketJoined(replace(ticket, players=players, data=data)))
+    b.apply(requested())
+    (result,) = results(b.apply(tick(1)))
+    assert {s.player_id: dict(s.data) for t in result.teams for s in t.seats} == {
+        "ann": {"build": "1.4.2", "skin": "crimson"},
+        "ben": {"build": "1.4.2", "skin": "plain"},
+    }
