@@ -78,7 +78,7 @@ _BUILT_IN = (
         check="matcher.strategies:_check_optimal",
         revision=15,
         # ``priority``: its sit-out order is the duel code's own (docs/adr/0162).
-        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "sort", "priority"},
+        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "priority"},
     ),
     # The reference pipeline as designed (its pressure windows): the rating key alone.
     StrategyEntry(

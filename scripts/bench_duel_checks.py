@@ -1,4 +1,5 @@
-"""A/B of ``optimal`` under a queue's named ``checks`` (ADR 0194) on a 10,000-player 1v1 wave.
+"""A/B of ``optimal`` under a queue's named ``checks`` (ADR 0194) and soft ``sort`` (ADR 0195)
+on a 10,000-player 1v1 wave.
 
     .venv/bin/python scripts/bench_duel_checks.py BASE_TREE [--rounds 5] [--players 10000]
 
@@ -7,7 +8,8 @@ round: ``base`` (BASE_TREE, a checkout before checks were honoured) and ``today`
 tree) under today's 1v1 rules (rating, max_distance, max_latency_ms, a language attribute
 rule relaxed after 60 s): a queue without checks must cost nothing more; ``checks`` (this
 tree) adds three named checks: latency at most 60 ms or one language (optional after
-90 s), at most one sniper per match, levels within 20 (optional after 60 s). Each process
+90 s), at most one sniper per match, levels within 20 (optional after 60 s); ``sort``
+(this tree) adds instead a soft sort on the level, weight 5. Each process
 closes the wave once untimed, then takes the median of three closes of the strategy alone
 (``run_wave``), the collector held as the worker holds it. Only the ratios of the medians
 over the rounds are evidence on a shared machine. Workload: ratings ~ N(1500, 300),
@@ -53,7 +55,12 @@ CHECKS: list[dict[str, Any]] = [
         "optional_after_s": 60,
     },
 ]
-RULES = {"base": TODAY, "today": TODAY, "checks": {**TODAY, "checks": CHECKS}}
+RULES = {
+    "base": TODAY,
+    "today": TODAY,
+    "checks": {**TODAY, "checks": CHECKS},
+    "sort": {**TODAY, "sort": [{"number": "level", "weight": 5}]},
+}
 
 
 def wave(players: int) -> Any:
@@ -102,12 +109,12 @@ def main(base: Path, players: int, rounds: int) -> None:
     from scripts.machine import machine_line
 
     print(machine_line())
-    trees = {"base": base.resolve(), "today": HERE, "checks": HERE}
+    trees = {"base": base.resolve(), "today": HERE, "checks": HERE, "sort": HERE}
     found: dict[str, list[float]] = {name: [] for name in trees}
     matches: dict[str, float] = {}
     names = list(trees)
     for round_ in range(rounds):
-        for name in names[round_ % 3 :] + names[: round_ % 3]:
+        for name in names[round_ % len(names) :] + names[: round_ % len(names)]:
             tree = trees[name]
             done = subprocess.run(
                 [sys.executable, str(Path(__file__).resolve()), "--one", name, str(players)],

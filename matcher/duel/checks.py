@@ -144,7 +144,8 @@ def duel_result_problems(
         problems.extend(_completeness_problems(snapshot, profile, result, rules))
     if result.strategy == "optimal" and not problems and rematch_priced(profile):
         problems.extend(_unpriced_rematches(snapshot, profile, result, rules))
-    if result.strategy == "optimal" and not problems and optimal_options_on(rules.config):
+    moved = optimal_options_on(rules.config) or bool(profile.ruleset.sort)
+    if result.strategy == "optimal" and not problems and moved:
         wave = (rules.config, rules.window, rules.lead_side == BW)
         problems.extend(objective_problems(snapshot, profile, result, rules.paired, wave))
     if result.strategy == "optimal" and not problems and rules.config.optimal_choice != "best":

@@ -25,6 +25,7 @@ from numpy.typing import NDArray
 from matcher.core import Player, WaveSnapshot
 from matcher.duel.model import DuelPlayer
 from matcher.duel.pair_checks import PairChecks, pair_checks
+from matcher.duel.sort_cost import SortCost, sort_cost
 from matcher.rules.check import EPSILON, met_recently
 from matcher.ruleset import AttributeRule, Expansion, QueueRuleSet
 
@@ -85,6 +86,9 @@ class DuelLimits:
     latency_oldest: bool = True
     #: The queue's named ``checks`` on the pair (None: the queue has none).
     checks: PairChecks | None = None
+    #: The queue's soft ``sort``: not a limit but a term of the pair's score, kept here
+    #: so that every tier, subset and checker that reads the rules reads it too.
+    sort: SortCost | None = None
 
     def allowed(self, u: Ints, v: Ints, diff: Ints) -> Bools:
         """Mask of the pairs ``(u[i], v[i])`` at rating distance ``diff[i]`` the rules allow.
@@ -154,6 +158,7 @@ class DuelLimits:
             self.distance_oldest,
             self.latency_oldest,
             None if self.checks is None else self.checks.subset(players),
+            None if self.sort is None else self.sort.subset(players),
         )
 
     def window_radius(self, ratings: Ints) -> Ints:
@@ -168,7 +173,8 @@ class DuelLimits:
 def duel_limits(
     players: Sequence[DuelPlayer], snapshot: WaveSnapshot, rules: QueueRuleSet
 ) -> DuelLimits | None:
-    """The limits of a wave's duel players under ``rules``; None when no rule limits a pair.
+    """The limits of a wave's duel players under ``rules`` (and its ``sort`` term); None
+    when no rule limits or prices a pair.
 
     >>> from matcher.core import Player, Ticket, WaitingTicket
     >>> from matcher.rules import parse_rules
@@ -189,6 +195,7 @@ def duel_limits(
         and not rules.block_lists
         and not rules.attributes
         and not rules.checks
+        and not rules.sort
     ):
         return None
     waiting = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
@@ -212,6 +219,7 @@ def duel_limits(
         distance_oldest=_oldest(rules.max_distance),
         latency_oldest=_oldest(rules.max_latency_ms),
         checks=pair_checks(rules.checks, firsts, snapshot.region, waited) if rules.checks else None,
+        sort=sort_cost(rules.sort, firsts) if rules.sort else None,
     )
 
 
