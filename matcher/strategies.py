@@ -114,9 +114,9 @@ _BUILT_IN = (
         checker="matcher.multifactor.checks:multifactor_result_problems",
         check="matcher.multifactor.config:multifactor_settings",
         revision=6,
-        # Its search orders nothing by a sweep: the soft ``sort`` has no place to act, and
-        # its packing has no priority repair yet (docs/adr/0162).
-        rules_honoured=_ALL_RULES - {"sort", "priority"},
+        # Its search orders nothing by a sweep: the soft ``sort`` has no place to act.
+        # ``priority``: its selection, then the team strategies' swap pass (ADR 0195).
+        rules_honoured=_ALL_RULES - {"sort"},
     ),
 )
 
