@@ -55,29 +55,41 @@ class PairRule:
     spread: float = np.inf
     rules: tuple[PairRule, ...] = ()
 
-    def holds(self, u: Ints, v: Ints, newest: Floats) -> Bools:
+    def holds(self, u: Ints, v: Ints, newest: Floats | None) -> Bools:
         """Mask of the pairs ``(u[i], v[i])`` the rule allows, ``newest[i]`` the pair's
-        least wait in seconds."""
+        least wait in seconds (None when no rule of the tree turns optional)."""
         ok = self._holds(u, v, newest)
         if self.optional_after_s is not None:
-            ok = ok | (newest >= self.optional_after_s)
+            assert newest is not None
+            ok |= newest >= self.optional_after_s
         return ok
 
-    def _holds(self, u: Ints, v: Ints, newest: Floats) -> Bools:
+    @property
+    def optional(self) -> bool:
+        """Whether the rule or one under it turns optional after a wait."""
+        return self.optional_after_s is not None or any(rule.optional for rule in self.rules)
+
+    def _holds(self, u: Ints, v: Ints, newest: Floats | None) -> Bools:
+        # Every branch returns a fresh array: :meth:`holds` and the compounds write in it.
         test = self.test
+        ok: Bools
         if test in ("codes_same", "codes_differ"):
             assert self.codes is not None
             cu, cv = self.codes[u], self.codes[v]
-            same = cu == cv if test == "codes_same" else cu != cv
-            return np.asarray((cu < 0) | (cv < 0) | same, dtype=np.bool_)
+            ok = cu == cv if test == "codes_same" else cu != cv
+            ok |= cu < 0
+            ok |= cv < 0
+            return ok
         if test == "sets":
             assert self.sets is not None
             su, sv = self.sets[u], self.sets[v]
-            shared = ~su.any(axis=1) | ~sv.any(axis=1) | (su & sv).any(axis=1)
-            return np.asarray(shared, dtype=np.bool_)
+            ok = np.asarray((su & sv).any(axis=1), dtype=np.bool_)
+            ok |= ~su.any(axis=1)
+            ok |= ~sv.any(axis=1)
+            return ok
         if test in ("both", "number"):
             assert self.alone is not None
-            ok: Bools = self.alone[u] & self.alone[v]
+            ok = self.alone[u] & self.alone[v]
             if test == "number" and self.spread != np.inf:
                 assert self.values is not None
                 gap = np.abs(self.values[u] - self.values[v])
@@ -86,17 +98,21 @@ class PairRule:
         if test == "count":
             assert self.carry is not None
             count = self.carry[u] + self.carry[v]
-            return np.asarray((count >= self.low) & (count <= self.high), dtype=np.bool_)
+            ok = count >= self.low
+            ok &= count <= self.high
+            return ok
         if test == "true":
             return np.ones(len(u), dtype=np.bool_)
-        masks = [rule.holds(u, v, newest) for rule in self.rules]
         if test == "not":
-            return ~masks[0]
-        combine = np.logical_and if test == "all" else np.logical_or
-        result: Bools = masks[0]
-        for mask in masks[1:]:
-            result = combine(result, mask)
-        return result
+            ok = self.rules[0].holds(u, v, newest)
+            return np.logical_not(ok, out=ok)
+        ok = self.rules[0].holds(u, v, newest)
+        for rule in self.rules[1:]:
+            if test == "all":
+                ok &= rule.holds(u, v, newest)
+            else:
+                ok |= rule.holds(u, v, newest)
+        return ok
 
     def subset(self, players: Ints) -> PairRule:
         def take(column: NDArray[np.generic] | None) -> NDArray[np.generic] | None:
@@ -124,24 +140,25 @@ class PairChecks:
 
     rules: tuple[PairRule, ...]
     waited: Floats
+    #: Whether some rule turns optional after a wait (else the waits are never read).
+    optional: bool = True
 
     def allowed(self, u: Ints, v: Ints) -> Bools:
         """Mask of the pairs ``(u[i], v[i])`` every check allows.
 
-        Notes: O(len(u) x rule nodes).
+        Notes: O(len(u) x rule nodes); no narrowing to the pairs still allowed between
+        rules: the repair of the large tier calls it on thousands of tiny batches, where
+        each extra NumPy call costs more than the rules' arithmetic.
         """
-        newest = np.minimum(self.waited[u], self.waited[v])
-        ok: Bools = np.ones(len(u), dtype=np.bool_)
-        for rule in self.rules:
-            # Only the pairs still allowed: a check that fails most pairs cuts the rest.
-            at = np.flatnonzero(ok)
-            if not len(at):
-                break
-            ok[at] = rule.holds(u[at], v[at], newest[at])
+        newest = np.minimum(self.waited[u], self.waited[v]) if self.optional else None
+        ok = self.rules[0].holds(u, v, newest)
+        for rule in self.rules[1:]:
+            ok &= rule.holds(u, v, newest)
         return ok
 
     def subset(self, players: Ints) -> PairChecks:
-        return PairChecks(tuple(rule.subset(players) for rule in self.rules), self.waited[players])
+        rules = tuple(rule.subset(players) for rule in self.rules)
+        return PairChecks(rules, self.waited[players], self.optional)
 
 
 def pair_checks(
@@ -161,7 +178,8 @@ def pair_checks(
     Notes: O(players x rule nodes).
     """
     columns = _Columns(players, region)
-    return PairChecks(tuple(columns.compile(check) for check in checks), waited)
+    rules = tuple(columns.compile(check) for check in checks)
+    return PairChecks(rules, waited, any(rule.optional for rule in rules))
 
 
 class _Columns:
