@@ -125,3 +125,42 @@ def test_a_large_wave_is_valid_under_the_sort() -> None:
     result = run_wave(snapshot, profile)
     assert len(result.matches) > 200
     assert duel_result_problems(snapshot, profile, result) == []
+
+
+@pytest.mark.parametrize(
+    ("options", "rules"),
+    [
+        ({}, {"sort": [{"number": "level", "weight": 30}]}),
+        ({"rematch_cost": 40_000}, {"rematch": {"last": 1, "within_s": 60}}),
+        ({"virtual_rating_half_life_ms": 20_000}, {}),
+    ],
+    ids=("sort", "rematch_cost", "virtual"),
+)
+def test_a_seeded_draw_is_judged_by_the_choice_check_not_the_least_score(
+    options: dict[str, object], rules: dict[str, object]
+) -> None:
+    """Under ``optimal_choice = "weighted"`` the result is the wave's draw, not the least
+    summed score: the checker proves the draw (ADR 0181, on the ratings as paired) and no
+    longer calls it "not optimal"; a result that is not the draw still fails."""
+    profile = QueueProfile(
+        "q",
+        "optimal",
+        ("m",),
+        options={"optimal_choice": "weighted", **options},
+        rules={"rating": "mmr", **rules},
+    )
+    best = QueueProfile("q", "optimal", ("m",), options=options, rules=profile.rules)
+    differing = 0
+    for seed in range(WAVES):
+        snapshot = rated_snapshot(wave(seed), profile.ruleset)
+        result = run_wave(snapshot, profile)
+        assert duel_result_problems(snapshot, profile, result) == [], seed
+        other = run_wave(snapshot, best)
+        if players_in(other) != players_in(result):
+            differing += 1
+            assert duel_result_problems(snapshot, profile, other), seed
+    assert differing  # the waves exercise a draw that differs from the least score
+
+
+def players_in(result) -> set[frozenset[str]]:  # type: ignore[no-untyped-def]
+    return {frozenset(s.player_id for t in m.teams for s in t.seats) for m in result.matches}
