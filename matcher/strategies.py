@@ -78,7 +78,7 @@ _BUILT_IN = (
         check="matcher.strategies:_check_optimal",
         revision=15,
         # ``priority``: its sit-out order is the duel code's own (docs/adr/0162).
-        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "checks", "sort", "priority"},
+        rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "priority"},
     ),
     # The reference pipeline as designed (its pressure windows): the rating key alone.
     StrategyEntry(
@@ -114,9 +114,9 @@ _BUILT_IN = (
         checker="matcher.multifactor.checks:multifactor_result_problems",
         check="matcher.multifactor.config:multifactor_settings",
         revision=6,
-        # Its search orders nothing by a sweep: the soft ``sort`` has no place to act, and
-        # its packing has no priority repair yet (docs/adr/0162).
-        rules_honoured=_ALL_RULES - {"sort", "priority"},
+        # Its search orders nothing by a sweep: the soft ``sort`` has no place to act.
+        # ``priority``: its selection, then the team strategies' swap pass (ADR 0195).
+        rules_honoured=_ALL_RULES - {"sort"},
     ),
 )
 

@@ -30,6 +30,7 @@ IN_MEMORY = [
     ("bench_codec.py", ["--number", "20", "--repeat", "1"], "us"),
     ("bench_duel.py", ["--sizes", "30", "--exact-up-to", "30", "--ladder-up-to", "30"], "|"),
     ("bench_duel_small.py", ["--seeds", "1"], "ms"),
+    ("bench_duel_checks.py", [".", "--rounds", "1", "--players", "40"], "ratio to base"),
     (
         "bench_gamequeue_rebuild.py",
         ["--sizes", "40", "--full", "40", "--repeat", "1"],

@@ -144,13 +144,17 @@ def duel_result_problems(
         problems.extend(_completeness_problems(snapshot, profile, result, rules))
     if result.strategy == "optimal" and not problems and rematch_priced(profile):
         problems.extend(_unpriced_rematches(snapshot, profile, result, rules))
-    if result.strategy == "optimal" and not problems and optimal_options_on(rules.config):
+    # The least summed score is the promise of ``best`` only: a seeded draw is proved by
+    # the choice check below instead.
+    moved = optimal_options_on(rules.config) or bool(profile.ruleset.sort)
+    moved = moved and rules.config.optimal_choice == "best"
+    if result.strategy == "optimal" and not problems and moved:
         wave = (rules.config, rules.window, rules.lead_side == BW)
         problems.extend(objective_problems(snapshot, profile, result, rules.paired, wave))
     if result.strategy == "optimal" and not problems and rules.config.optimal_choice != "best":
         problems.extend(
             weighted_choice_problems(
-                snapshot, profile, result, rules.players, rules.window, rules.config
+                snapshot, profile, result, rules.paired, rules.window, rules.config
             )
         )
     return problems

@@ -158,6 +158,8 @@ def duel_arrays(
     if after is not None and len(wait) and int(wait.max()) > after:
         overdue = np.maximum(wait - after, 0)
         priority = sit_out_priority(radius)
+        if limits is not None and limits.sort is not None:  # above every legal score too
+            priority += limits.sort.widest
     return DuelArrays(
         bw=bw,
         sc2=sc2,
@@ -330,16 +332,20 @@ def cost_table(arrays: DuelArrays, members: Ints) -> Ints:
         result -= arrays.priority * (overdue[:, None] + overdue[None, :])
     if arrays.penalty is not None:
         result += arrays.penalty.table(members)
+    if arrays.limits is not None and arrays.limits.sort is not None:
+        result += arrays.limits.sort.table(members)
     return result
 
 
 def cost(arrays: DuelArrays, u: Ints, v: Ints) -> Ints:
     """The score of u (BW) against v (SC2): ``diff**2 - bonus * waits``, less the sit-out
-    priority of their overdue waves."""
+    priority of their overdue waves, plus the queue's ``sort`` term (ADR 0195)."""
     diff = arrays.bw[u] - arrays.sc2[v]
     result: Ints = diff * diff - arrays.bonus * (arrays.wait[u] + arrays.wait[v])
     if arrays.overdue is not None:
         result -= arrays.priority * (arrays.overdue[u] + arrays.overdue[v])
+    if arrays.limits is not None and arrays.limits.sort is not None:
+        result += arrays.limits.sort.pairs(u, v)
     return result
 
 
@@ -405,6 +411,8 @@ def big_weight(arrays: DuelArrays, pairs: int | None = None) -> int:
     spread = arrays.max_radius() ** 2 + 2 * arrays.bonus * int(arrays.wait.max(initial=0)) + 1
     if arrays.overdue is not None:
         spread += 2 * arrays.priority * int(arrays.overdue.max(initial=0))
+    if arrays.limits is not None and arrays.limits.sort is not None:
+        spread += arrays.limits.sort.widest
     return ((arrays.size // 2 if pairs is None else pairs) + 1) * spread + 1
 
 

@@ -4,7 +4,8 @@ A pair is legal only when it respects ``max_distance`` and ``max_latency_ms`` at
 limit of its oldest ticket, or its newest by the rule's ``expansion_age`` (limits only
 grow with the wait, so that is the higher or the lower of the two players' limits,
 docs/adr/0175), the two agree on every attribute rule not yet relaxed for it, and they
-did not meet too recently (``rematch``). The same
+did not meet too recently (``rematch``), and the queue's named ``checks`` allow the two
+(:mod:`matcher.duel.pair_checks`). The same
 predicate as the live rules check (matcher/rules/check.py), on arrays: one mask per edge
 batch, so a 10,000-player wave pays a few vector operations.
 
@@ -23,6 +24,8 @@ from numpy.typing import NDArray
 
 from matcher.core import Player, WaveSnapshot
 from matcher.duel.model import DuelPlayer
+from matcher.duel.pair_checks import PairChecks, pair_checks
+from matcher.duel.sort_cost import SortCost, sort_cost
 from matcher.rules.check import EPSILON, met_recently
 from matcher.ruleset import AttributeRule, Expansion, QueueRuleSet
 
@@ -81,6 +84,11 @@ class DuelLimits:
     waited: Floats | None = None
     distance_oldest: bool = True
     latency_oldest: bool = True
+    #: The queue's named ``checks`` on the pair (None: the queue has none).
+    checks: PairChecks | None = None
+    #: The queue's soft ``sort``: not a limit but a term of the pair's score, kept here
+    #: so that every tier, subset and checker that reads the rules reads it too.
+    sort: SortCost | None = None
 
     def allowed(self, u: Ints, v: Ints, diff: Ints) -> Bools:
         """Mask of the pairs ``(u[i], v[i])`` at rating distance ``diff[i]`` the rules allow.
@@ -90,7 +98,7 @@ class DuelLimits:
         ok: Bools = diff <= _pair(self.distance_oldest, self.distance[u], self.distance[v])
         worst = np.maximum(self.latency[u], self.latency[v])
         ok &= worst <= _pair(self.latency_oldest, self.latency_limit[u], self.latency_limit[v])
-        if not len(self.met) and not self.attributes:
+        if not len(self.met) and not self.attributes and self.checks is None:
             return ok
         # The meetings' binary search and the attributes only on the pairs still allowed:
         # on a wave with latency limits most searched pairs fail the two tests above.
@@ -108,6 +116,8 @@ class DuelLimits:
                 pair = np.maximum if rule.oldest else np.minimum
                 agree |= pair(self.waited[u], self.waited[v]) >= rule.relax_after_s
             kept &= agree
+        if self.checks is not None:
+            kept &= self.checks.allowed(u, v)
         ok[at] = kept
         return ok
 
@@ -147,6 +157,8 @@ class DuelLimits:
             None if self.waited is None else self.waited[players],
             self.distance_oldest,
             self.latency_oldest,
+            None if self.checks is None else self.checks.subset(players),
+            None if self.sort is None else self.sort.subset(players),
         )
 
     def window_radius(self, ratings: Ints) -> Ints:
@@ -161,7 +173,8 @@ class DuelLimits:
 def duel_limits(
     players: Sequence[DuelPlayer], snapshot: WaveSnapshot, rules: QueueRuleSet
 ) -> DuelLimits | None:
-    """The limits of a wave's duel players under ``rules``; None when no rule limits a pair.
+    """The limits of a wave's duel players under ``rules`` (and its ``sort`` term); None
+    when no rule limits or prices a pair.
 
     >>> from matcher.core import Player, Ticket, WaitingTicket
     >>> from matcher.rules import parse_rules
@@ -181,6 +194,8 @@ def duel_limits(
         and rules.rematch is None
         and not rules.block_lists
         and not rules.attributes
+        and not rules.checks
+        and not rules.sort
     ):
         return None
     waiting = {w.ticket.ticket_id: w.ticket for w in snapshot.tickets}
@@ -203,6 +218,8 @@ def duel_limits(
         waited=waited,
         distance_oldest=_oldest(rules.max_distance),
         latency_oldest=_oldest(rules.max_latency_ms),
+        checks=pair_checks(rules.checks, firsts, snapshot.region, waited) if rules.checks else None,
+        sort=sort_cost(rules.sort, firsts) if rules.sort else None,
     )
 
 

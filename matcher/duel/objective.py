@@ -1,5 +1,6 @@
 """The live checker's exact test of ``optimal``'s objective on small waves, under the
-options that move it (the virtual rating, ADR 0179; priced rematches, ADR 0180).
+options that move it (the virtual rating, ADR 0179; priced rematches, ADR 0180; the
+queue's soft ``sort``, ADR 0195).
 
 A result is judged by the same score the strategy minimises (the pair's squared
 (virtual) diff, minus the wait bonus, plus a priced rematch), summed over its matches,

@@ -7,7 +7,9 @@ exactly ``team_size`` seats; seats without a role carrying the player's best rat
 a quality report whose every factor and total are what the definitions in
 :mod:`matcher.multifactor.factors` give for those seats; the wave's published score is
 the mean of its matches' (transformed) scores; and, in a wave of solo players with no
-match lost to map vetoes, the matched players are exactly the longest-waiting ones.
+match lost to map vetoes, the matched players are exactly the longest-waiting ones
+(under the queue's ``priority`` rule, but for those displaced by a ticket of higher
+priority, ADR 0195).
 """
 
 from __future__ import annotations
@@ -145,6 +147,25 @@ def _wave_problems(
         cut = len(ranked) // match_size * match_size
         expected_ids = {w.ticket.ticket_id for _, w in ranked[:cut]}
         matched = {tid for match in result.matches for tid in match.ticket_ids()}
-        if matched != expected_ids:
+        priority = {w.ticket.ticket_id: w.ticket.priority for w in snapshot.tickets}
+        came, went = matched - expected_ids, expected_ids - matched
+        if matched != expected_ids and not (
+            profile.ruleset.priority and displaced_by_priority(came, went, priority)
+        ):
             problems.append("the matched solo players are not the longest-waiting ones")
     return problems
+
+
+def displaced_by_priority(came: set[str], went: set[str], priority: dict[str, int]) -> bool:
+    """Whether the tickets that ``came`` in place of those that ``went`` can each be
+    paired with a distinct one of lower priority (the priority swaps' chains: each swap
+    puts a higher priority in a lower one's seats).
+
+    >>> displaced_by_priority({"a", "b"}, {"c", "d"}, {"a": 3, "b": 1, "c": 0, "d": 2})
+    True
+    >>> displaced_by_priority({"a"}, {"c"}, {"a": 1, "c": 1})
+    False
+    """
+    higher = sorted(priority[t] for t in came)
+    lower = sorted(priority[t] for t in went)
+    return len(higher) == len(lower) and all(h > w for h, w in zip(higher, lower, strict=True))

@@ -23,6 +23,7 @@ from matcher.multifactor.complete import Plan, left_out_matches, ticket_index
 from matcher.multifactor.config import MultifactorConfig, multifactor_settings
 from matcher.multifactor.factors import wave_score
 from matcher.multifactor.pool import Pool, build_pool
+from matcher.multifactor.priority import prioritized_plans
 from matcher.multifactor.report import rating_figures, score_teams
 from matcher.multifactor.search import Search, SearchOutcome
 from matcher.peers import choose_host
@@ -69,14 +70,19 @@ def multifactor_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveR
         if not _rule_problem(rules, snapshot, plan, met) and not _hostless(config, plan)
     ]
     missed = left_out_matches(snapshot, profile, config, rules, _ticket_ids(kept))
-    matches, dropped = _build_matches(snapshot, profile, config, [*kept, *missed])
+    planned, swapped = [*kept, *missed], False
+    if rules.priority:  # priority tickets first (ADR 0195)
+        mended = prioritized_plans(snapshot, profile, config, rules, planned, met)
+        swapped = [id(plan) for plan in mended] != [id(plan) for plan in planned]
+        planned = mended
+    matches, dropped = _build_matches(snapshot, profile, config, planned)
     dropped += len(plans) - len(kept)
     used = {tid for match in matches for tid in match.ticket_ids()}
     unmatched = tuple(
         w.ticket.ticket_id for w in snapshot.tickets if w.ticket.ticket_id not in used
     )
     score = outcome.wave_score
-    if missed:  # the published wave's score, as the search's covers only its own matches
+    if missed or swapped:  # the published wave's score: the search's covers its own matches
         score = wave_score([m.quality_of("score") or 0.0 for m in matches], config)
     stats = (
         ("score", score),

@@ -23,12 +23,13 @@ from matcher.strategies import run_wave
 from tests.oracle.test_block_oracle import WAVES, blocks, possible
 from tests.oracle.test_team_oracle import CLOSED_AT_MS, TEAM
 
-#: The team strategies that honour it (optimal, ladder and multifactor refuse it).
+#: The team strategies that honour it (optimal and ladder refuse it).
 STRATEGIES = (
     ("rebalance", {"method": "permutation"}),
     ("rebalance", {"method": "greedy"}),
     ("game-queue", {}),
     ("game-queue", {"mode": "queue"}),
+    ("multifactor", {"budget_evaluations": 2_000}),
 )
 RULES = {"rating": "mmr", "max_spread": 300, "block_lists": True}
 

@@ -73,7 +73,7 @@ def test_the_rule_is_validated() -> None:
         parse_rules({"priority": 1})
 
 
-@pytest.mark.parametrize("strategy", ("optimal", "ladder-v2.1", "multifactor"))
+@pytest.mark.parametrize("strategy", ("optimal", "ladder-v2.1"))
 def test_strategies_without_it_refuse_it_in_one_line(strategy: str) -> None:
     profile = QueueProfile("q", strategy, ("m",), rules={"priority": True})
     with pytest.raises(
@@ -88,7 +88,7 @@ def test_game_queue_refuses_it_with_a_max_imbalance() -> None:
     )
     with pytest.raises(ValueError, match=r"^rules\.priority: .*options\.max_imbalance"):
         check_rules(profile)
-    for strategy in ("rebalance", "game-queue"):
+    for strategy in ("rebalance", "game-queue", "multifactor"):
         check_rules(QueueProfile("q", strategy, ("m",), rules={"priority": True}))
 
 

@@ -217,8 +217,6 @@ def test_a_party_that_breaks_a_rule_for_good_is_rejected_at_join() -> None:
 @pytest.mark.parametrize(
     ("strategy", "options", "rules", "message"),
     [
-        ("optimal", {}, {"checks": []}, "rules.checks: not honoured by strategy 'optimal'"),
-        ("optimal", {}, {"sort": []}, "rules.sort: not honoured by strategy 'optimal'"),
         ("ladder-v2.1", {}, {"checks": []}, "rules.checks: not honoured by strategy 'ladder-v2.1'"),
         ("multifactor", {}, {"sort": []}, "rules.sort: not honoured by strategy 'multifactor'"),
         (
