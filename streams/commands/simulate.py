@@ -7,6 +7,7 @@ import tomllib
 from pathlib import Path
 
 from streams.cli import UsageError
+from streams.commands.common import add_registry_argument
 
 NAME = "simulate"
 HELP = "simulate strategies on seeded or recorded arrivals and write a report"
@@ -39,9 +40,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--broker", help="with --candidate and no --log: the broker to read the topics from"
     )
+    add_registry_argument(parser)  # a what-if on a registry-framed log
 
 
 def run(args: argparse.Namespace) -> int:
+    if args.schema_registry is not None and args.log is None and not args.candidate:
+        raise UsageError(
+            "--schema-registry: reads a recorded log; use it with --log or --candidate"
+        )
     if args.log is not None or args.candidate:
         from streams.commands.simulate_log import check_combination, run_log
 

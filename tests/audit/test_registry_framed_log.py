@@ -93,3 +93,47 @@ def test_an_id_the_registry_lacks_stays_framed_for_the_fold_to_dead_letter() -> 
     value = registry_header(4242) + b"\x00" * 8
     (record,) = unframed([LogRecord(QUEUE.name, 0, 0, None, value)], SchemaRegistry(FakeClient({})))
     assert record.value == value
+
+
+def test_a_what_if_on_a_framed_log_reads_it_through_the_registry_it_names(
+    framed_log: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    tmp_path: Path,
+) -> None:
+    """`simulate --log` takes `--schema-registry` as replay does: the recorded baseline
+    column of a framed log is the plain log's."""
+    client = FakeClient(SCHEMAS)
+    used: list[str | None] = []
+
+    def registry_of(settings):  # type: ignore[no-untyped-def]
+        used.append(settings.schema_registry_url)
+        return SchemaRegistry(client)
+
+    monkeypatch.setattr(connection, "registry_of", registry_of)
+    reports = {}
+    for name, log, extra in (
+        ("plain", LOG, ()),
+        ("framed", framed_log, ("--schema-registry", "http://registry.test:8081")),
+    ):
+        out = tmp_path / name
+        args = ["simulate", "--log", str(log), "--candidate", str(CONFIG), "--report", str(out)]
+        assert main([*args, "--quiet", *extra]) == 0, capsys.readouterr().err
+        figures = json.loads((out / "figures.json").read_text())
+        assert figures.pop("log") == log.name
+        reports[name] = figures
+    assert used == ["http://registry.test:8081"]
+    assert reports["framed"] == reports["plain"]
+    (scenario,) = reports["framed"]["scenarios"]
+    assert scenario["variants"][0]["overall"]["matches"] > 0  # the recorded baseline
+
+
+def test_schema_registry_without_a_recorded_log_is_one_line(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    args = ["simulate", "--config", "docs/sim/standard.toml", "--report", str(tmp_path)]
+    assert main([*args, "--schema-registry", "http://registry.test:8081"]) == 2
+    (line,) = capsys.readouterr().err.splitlines()
+    assert line.endswith(
+        "--schema-registry: reads a recorded log; use it with --log or --candidate"
+    )
