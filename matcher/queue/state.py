@@ -62,6 +62,8 @@ class QueueRules:
 # Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
 _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
+# Once per join, without the frozen __init__'s two object.__setattr__ calls.
+_make_queued = builder(QueuedTicket)
 
 
 @dataclass(slots=True)
@@ -148,7 +150,7 @@ class RegionState:
     def admit(self, ticket: Ticket) -> int:
         """Queue a join that passed every check; return its position (it is last)."""
         tickets = self.tickets
-        tickets[ticket.ticket_id] = QueuedTicket(ticket, self.waves_closed)
+        tickets[ticket.ticket_id] = _make_queued(ticket, self.waves_closed)
         players = ticket.players
         self.arrivals_since_tick += len(players)
         for player in players:

@@ -161,12 +161,15 @@ def fast_queue_event(data: bytes | None) -> QueueEvent | None:
 
 
 def _from_json(data: bytes) -> QueueEvent:
-    if b"\\" in data:  # an escape could hide a control character or a key's name
-        raise _Unsure
+    # Searched as str: bytes' ``in`` first tries its operand as an int (a TypeError's
+    # cost). A backslash's byte is never inside a UTF-8 character: both find the same.
     if data.isascii():
-        if b"\x7f" in data:
-            raise _Unsure
-    elif _C1.search(data.decode("utf-8", "replace")):
+        text = data.decode("ascii")
+        unsure = "\\" in text or "\x7f" in text
+    else:
+        text = data.decode("utf-8", "replace")
+        unsure = "\\" in text or _C1.search(text) is not None
+    if unsure:  # an escape could hide a control character or a key's name
         raise _Unsure
     try:
         body = _json_event(data)
