@@ -62,6 +62,7 @@ class QueueRules:
 # Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
 _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
+_make_waiting = builder(WaitingTicket)
 # Once per join, without the frozen __init__'s two object.__setattr__ calls.
 _make_queued = builder(QueuedTicket)
 
@@ -456,7 +457,7 @@ class RegionState:
         if leaving:
             queued = [q for q in queued if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed  # waves_waited(q), inlined
-        waiting = tuple(WaitingTicket(q.ticket, closed - q.joined_wave) for q in queued)
+        waiting = tuple([_make_waiting(q.ticket, closed - q.joined_wave) for q in queued])
         last_matches = self.last_matches
         history = tuple(
             last_matches[p.player_id]

@@ -390,6 +390,14 @@ def decode(data: bytes | None) -> Inbound:
     return to_domain(decode_queue_event(data or b""))
 
 
+def build_validators() -> None:
+    """Build the validating path's models now: they are built on first use (a command
+    that publishes one event type does not pay for all), and a worker's first tick
+    should not wait for WaveTick's."""
+    for model in wire.QUEUE_EVENTS:
+        model.model_rebuild()
+
+
 def to_domain(event: wire.QueueEvent) -> Inbound:
     """The matcher's event for a validated wire event of the queue topic."""
     return _TO_DOMAIN[type(event)](event)
