@@ -75,7 +75,7 @@ def _seat_problems(
     """Add the seat, party and veto problems of one match to ``problems``; return its
     tickets in the wave, each with its team."""
     team_of: dict[str, str] = {}
-    seats = 0
+    seats = solos = 0
     for team in match.teams:
         for seat in team.seats:
             seats += 1
@@ -83,15 +83,23 @@ def _seat_problems(
             if party is None:
                 problems.append(f"match {match.match_id}: ticket {seat.ticket_id} not in the wave")
                 continue
-            player = _member(party, seat.player_id)
+            # A solo's one player is read without a call (nearly every seat).
+            if len(party) == 1 and party[0].player_id == seat.player_id:
+                player: Player | None = party[0]
+            else:
+                player = _member(party, seat.player_id)
             if player is None:
                 problems.append(f"match {match.match_id}: {seat.player_id} not in its ticket")
             elif match.map_name in player.vetoed_maps:
                 problems.append(f"match {match.match_id}: map vetoed by {seat.player_id}")
-            if team_of.setdefault(seat.ticket_id, team.name) != team.name:
+            named = team_of.get(seat.ticket_id)
+            if named is None:
+                team_of[seat.ticket_id] = team.name
+                solos += len(party) == 1  # counted here: no generator per match
+            elif named != team.name:
                 problems.append(f"match {match.match_id}: party {seat.ticket_id} split")
-    # One seat per ticket (every duel): complete exactly when the ticket is a solo.
-    if seats == len(team_of) and all(len(parties[t]) == 1 for t in team_of):
+    # One seat per ticket (every duel): complete exactly when every ticket is a solo.
+    if seats == len(team_of) == solos:
         return team_of
     for ticket_id in team_of:
         seated = [s.player_id for t in match.teams for s in t.seats if s.ticket_id == ticket_id]

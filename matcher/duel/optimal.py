@@ -38,12 +38,15 @@ from matcher.duel.model import BW, DuelConfig, DuelPair, DuelPlayer, Window
 from matcher.duel.rematch_cost import RematchPenalty
 from matcher.duel.small import exact_pairs
 from matcher.duel.windows import pressure, tier_window
+from matcher.fastbuild import builder
 
 #: Pre-paired ratings need at least this many rating points within 10 MMR.
 _PREPAIR_DENSITY = 40
 #: Up to this size the relaxation, when it has an odd number of odd cycles, is solved
 #: again with one more free sit-out chosen over the whole wave (:mod:`matcher.duel.large`).
 _PARITY_LIMIT = 5000
+# Built 5,000 times a 10,000-player wave: fastbuild matters (docs/adr/0190).
+_make_pair = builder(DuelPair)
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,7 +104,7 @@ def optimal_pairs(
     sc2 = np.array([b for _, b in pairs], dtype=np.int64)
     bound = len(pairs) if exact else pair_bound(arrays, bw, sc2)
     order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
-    made = [DuelPair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
+    made = [_make_pair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
     weighted = noise is not None
     return OptimalOutcome(tuple(made), wave_pressure, window, exact, odd, bound, weighted)
 

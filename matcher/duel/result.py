@@ -35,6 +35,7 @@ from matcher.placement import (
 _make_player = builder(DuelPlayer)
 _make_seat = builder(Seat)
 _make_match = builder(Match)
+_make_team = builder(Team)
 
 
 def duel_players(
@@ -171,7 +172,7 @@ def _matches(
     placed_before: int,
 ) -> tuple[Match, ...]:
     """The placed matches, the n-th on channel ``channel_name(placed_before + n)``."""
-    make_seat, make_team, make_match = _make_seat, Team, _make_match
+    make_seat, make_team, make_match = _make_seat, _make_team, _make_match
     first, second = sides
     first_role, second_role = seat_roles(sides)
     channels = [channel_name(placed_before + n) for n in range(1, CHANNEL_COUNT + 1)]

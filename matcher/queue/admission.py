@@ -26,8 +26,9 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
         return f"ticket is for queue {ticket.queue!r}, not {profile.queue!r}"
     if not ticket.players:
         return "ticket has no players"
-    if ticket.size > profile.team_size:
-        return f"party of {ticket.size} does not fit a team of {profile.team_size}"
+    size = len(ticket.players)  # not Ticket.size: a property's call on every join
+    if size > profile.team_size:
+        return f"party of {size} does not fit a team of {profile.team_size}"
     # A mirror 1v1 (``rules.rating``) reads one rating per player: the rules check it.
     duel = is_duel(profile.strategy) and not profile.rules.get("rating")
     for player in ticket.players:

@@ -64,30 +64,8 @@ class QueueBook:
         if isinstance(event, (ClaimRequested, ClaimReleased)):
             decided = self.claims.apply(event, self.rules.finished_retention_ms)
             return Step("claim", () if decided is None else (decided,))
-        if self.layouts:
-            return self._apply(event, self._layout_for(event))
-        return self._apply(event, self)
-
-    def _layout_for(self, event: QueueEvent | LifecycleEvent) -> Layout | QueueBook:
-        """The configuration ``event``'s region is under; a fresh tick first switches the
-        region to the configuration it carries (the book's own when it is not known)."""
-        state = self.regions.get((event.queue, event.region))
-        if type(event) is WaveTick and (state is None or event.sequence > state.last_sequence):
-            fingerprint = event.config_fingerprint
-            switched = fingerprint if fingerprint in self.layouts else None
-            if state is None and switched is not None:
-                if event.region not in self.regions_by_queue.get(event.queue, ()):
-                    return self
-                state = self.region_queue(event.queue, event.region)
-            if state is not None:
-                state.config = switched
-        if state is None or state.config is None:
-            return self
-        return self.layouts.get(state.config, self)
-
-    def _apply(
-        self, event: QueueEvent | LifecycleEvent | ClaimDecided, under: Layout | QueueBook
-    ) -> Step:
+        # The body below is not a method of its own: one call less on every join.
+        under: Layout | QueueBook = self._layout_for(event) if self.layouts else self
         queue, region = event.queue, event.region  # a join's are properties: read once
         profile = under.profiles.get(queue)
         problem = None
@@ -131,6 +109,23 @@ class QueueBook:
             )
             return Step("rejected", (refused,))
         return Step("unknown_queue")
+
+    def _layout_for(self, event: QueueEvent | LifecycleEvent) -> Layout | QueueBook:
+        """The configuration ``event``'s region is under; a fresh tick first switches the
+        region to the configuration it carries (the book's own when it is not known)."""
+        state = self.regions.get((event.queue, event.region))
+        if type(event) is WaveTick and (state is None or event.sequence > state.last_sequence):
+            fingerprint = event.config_fingerprint
+            switched = fingerprint if fingerprint in self.layouts else None
+            if state is None and switched is not None:
+                if event.region not in self.regions_by_queue.get(event.queue, ()):
+                    return self
+                state = self.region_queue(event.queue, event.region)
+            if state is not None:
+                state.config = switched
+        if state is None or state.config is None:
+            return self
+        return self.layouts.get(state.config, self)
 
     def apply_all(self, events: Iterable[QueueEvent]) -> Iterator[Step]:
         """Fold ``events`` in order, yielding each event's step."""

@@ -62,6 +62,9 @@ class QueueRules:
 # Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
 _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
+_make_waiting = builder(WaitingTicket)
+# Once per join, without the frozen __init__'s two object.__setattr__ calls.
+_make_queued = builder(QueuedTicket)
 
 
 @dataclass(slots=True)
@@ -148,7 +151,7 @@ class RegionState:
     def admit(self, ticket: Ticket) -> int:
         """Queue a join that passed every check; return its position (it is last)."""
         tickets = self.tickets
-        tickets[ticket.ticket_id] = QueuedTicket(ticket, self.waves_closed)
+        tickets[ticket.ticket_id] = _make_queued(ticket, self.waves_closed)
         players = ticket.players
         self.arrivals_since_tick += len(players)
         for player in players:
@@ -454,7 +457,7 @@ class RegionState:
         if leaving:
             queued = [q for q in queued if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed  # waves_waited(q), inlined
-        waiting = tuple(WaitingTicket(q.ticket, closed - q.joined_wave) for q in queued)
+        waiting = tuple([_make_waiting(q.ticket, closed - q.joined_wave) for q in queued])
         last_matches = self.last_matches
         history = tuple(
             last_matches[p.player_id]

@@ -65,10 +65,16 @@ class MatchWriter:
 
         def write(match: Match) -> bytes:
             teams = match.teams
-            if any(seat.data for team in teams for seat in team.seats):
-                data = self._any_shape(with_data, match, wave, provenance, True)
-            elif len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+            # A duel's two seats are read directly: no generator on every match.
+            if (
+                len(teams) == 2
+                and len(first := teams[0].seats) == 1
+                and len(second := teams[1].seats) == 1
+                and not (first[0].data or second[0].data)
+            ):
                 data = duel(match)
+            elif any(seat.data for team in teams for seat in team.seats):
+                data = self._any_shape(with_data, match, wave, provenance, True)
             else:
                 data = self._any_shape(head, match, wave, provenance)
             return data if len(data) <= limit else within_limit(model, data)

@@ -250,6 +250,7 @@ class Folder:
         # Import each strategy now (SciPy for `optimal`), not inside the first wave's
         # latency; a no-op when the entry point loaded them already.
         load_strategies([profile.strategy for profile in profiles.values()])
+        inbound.build_validators()  # likewise the full decoder's (a tick takes it)
         return cls(
             profiles,
             settings.regions_by_queue(),
