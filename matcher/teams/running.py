@@ -171,7 +171,8 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
     rules = plan.rules
     joined = a.joined_ms if b is None or a.joined_ms >= b.joined_ms else b.joined_ms
     first = a.first_ms if b is None or a.first_ms <= b.first_ms else b.first_ms
-    spread_limit, latency_limit, waits = _limits(plan, joined, first)
+    found = plan.limits.get((joined, first))
+    spread_limit, latency_limit, waits = found or _limits(plan, joined, first)
     if spread_limit is not None:
         span = a.ratings if b is None else _span(a.ratings, b.ratings)
         if span is not None and span[1] - span[0] > spread_limit:
@@ -185,10 +186,13 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
             continue
         state = a.attributes[index]
         if rule.match == "equal":
-            if b is not None:
-                state = state | b.attributes[index]
-            if len(state) > 1:
-                return False
+            if b is None:
+                if len(state) > 1:
+                    return False
+            else:  # the union holds at most one value
+                other = b.attributes[index]
+                if len(state) > 1 or len(other) > 1 or (state and other and state != other):
+                    return False
         else:
             if b is not None:
                 state = _and(state, b.attributes[index])
@@ -254,15 +258,30 @@ def _test(check: Check, tree: Any) -> Test:
             return not wanted
 
         return combined
-    verdict = _verdict(check)
-    kind, index = check.kind, tree
+    verdict, joint = _verdict(check), _joint_verdict(check)
+    index = tree
 
     def leaf(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
         if optional is not None and waited >= optional:
             return True
-        return verdict(a[index] if b is None else _merge_leaf(kind, a[index], b[index]))
+        return verdict(a[index]) if b is None else joint(a[index], b[index])
 
     return leaf
+
+
+def _joint_verdict(check: Check) -> Callable[[Any, Any], bool]:
+    """Whether a leaf rule holds on the merge of two totals; for the leaves the grouping
+    refuses most on, without building the merged total."""
+    kind, low, high = check.kind, check.low, check.high
+    if kind == "latency":
+        limit = high + EPSILON
+        return lambda x, y: (x is None or x <= limit) and (y is None or y <= limit)
+    if kind == "count":
+        return lambda x, y: bool(low <= x + y <= high)
+    if kind == "equal":  # the union holds at most one value
+        return lambda x, y: len(x) <= 1 and len(y) <= 1 and (not x or not y or x == y)
+    verdict = _verdict(check)
+    return lambda x, y: verdict(_merge_leaf(kind, x, y))
 
 
 def _verdict(check: Check) -> Callable[[Any], bool]:
