@@ -120,6 +120,7 @@ def _collect(
     sizes: list[int] = []
     count = 0
     refusals = MAX_REFUSED_PER_MATCH_SEAT * shape.match_max
+    seats, solos = shape.team_count * shape.size_max, True
     for position in range(head, len(order)):
         index = order[position]
         if taken[index] or index in excluded:
@@ -128,7 +129,8 @@ def _collect(
         size = party.size
         if count + size > shape.match_max:
             continue
-        if not packable(
+        # Solos always pack while they fit in the seats (one to each team in turn).
+        if not (solos and size == 1 and count < seats) and not packable(
             tuple(sorted((*sizes, size), reverse=True)), shape.team_count, shape.size_max
         ):
             continue
@@ -140,6 +142,7 @@ def _collect(
         members.append(index)
         chosen.append(party)
         sizes.append(size)
+        solos = solos and size == 1
         count += size
         if count == shape.match_max:
             return members
