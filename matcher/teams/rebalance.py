@@ -160,15 +160,16 @@ def _key(
     base_totals: Sequence[int],
     base_sizes: Sequence[int],
 ) -> Key:
-    # composition_key from party totals: the same integer sums and divisions, no lists.
+    # composition_key from party totals: the same sums, in the same order, and divisions.
     # Loops, not generators: this runs for every split of every group of the wave.
     counts: list[int] = []
     means: list[float] = []
     for t, team in enumerate(split):
-        total, size = base_totals[t], base_sizes[t]
+        added, size = 0, base_sizes[t]
         for i in team:
-            total += totals[i]
+            added += totals[i]
             size += sizes[i]
+        total = base_totals[t] + added
         counts.append(size)
         if size:
             means.append(total / size)
