@@ -114,27 +114,35 @@ def _collect(
     fits: Fits | None = None,
 ) -> list[int] | None:
     members: list[int] = []
+    # The members' parties, grown with ``members``: ``fits`` reads them for every
+    # candidate, most of which it refuses.
+    chosen: list[Party] = []
     sizes: list[int] = []
     count = 0
     refusals = MAX_REFUSED_PER_MATCH_SEAT * shape.match_max
+    seats, solos = shape.team_count * shape.size_max, True
     for position in range(head, len(order)):
         index = order[position]
         if taken[index] or index in excluded:
             continue
-        size = parties[index].size
+        party = parties[index]
+        size = party.size
         if count + size > shape.match_max:
             continue
-        if not packable(
+        # Solos always pack while they fit in the seats (one to each team in turn).
+        if not (solos and size == 1 and count < seats) and not packable(
             tuple(sorted((*sizes, size), reverse=True)), shape.team_count, shape.size_max
         ):
             continue
-        if fits is not None and not fits([parties[i] for i in members], parties[index]):
+        if fits is not None and not fits(chosen, party):
             refusals -= 1
             if refusals < 0 or not members:  # a head no group can take ends its search
                 break
             continue
         members.append(index)
+        chosen.append(party)
         sizes.append(size)
+        solos = solos and size == 1
         count += size
         if count == shape.match_max:
             return members

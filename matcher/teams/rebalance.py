@@ -24,7 +24,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, role_slots
-from matcher.teams.split import Split, team_splits
+from matcher.teams.split import Split, split_table
 
 METHODS = ("auto", "permutation", "combination", "greedy")
 #: "auto" uses combination up to this many players in the match, greedy above.
@@ -139,12 +139,12 @@ def combination(
     Notes: O(t^n) compositions in the worst case; fine below ~12 players.
     """
     base = _existing(existing, shape.team_count)
-    splits = team_splits(
-        [party.size for party in parties],
+    splits = split_table(
+        tuple(party.size for party in parties),
         shape.team_count,
         shape.size_min,
         shape.size_max,
-        existing=[len(members) for members in base],
+        tuple(len(members) for members in base),
     )
     return _best_lineup(parties, shape, base, splits)
 
@@ -154,14 +154,22 @@ def _existing(existing: Sequence[Sequence[int]], team_count: int) -> list[tuple[
 
 
 def _key(
-    totals: Sequence[int], sizes: Sequence[int], split: Split, base: Sequence[tuple[int, ...]]
+    totals: Sequence[int],
+    sizes: Sequence[int],
+    split: Split,
+    base_totals: Sequence[int],
+    base_sizes: Sequence[int],
 ) -> Key:
-    # composition_key from party totals: the same integer sums and divisions, no lists.
+    # composition_key from party totals: the same sums, in the same order, and divisions.
+    # Loops, not generators: this runs for every split of every group of the wave.
     counts: list[int] = []
     means: list[float] = []
     for t, team in enumerate(split):
-        total = sum(base[t]) + sum(totals[i] for i in team)
-        size = len(base[t]) + sum(sizes[i] for i in team)
+        added, size = 0, base_sizes[t]
+        for i in team:
+            added += totals[i]
+            size += sizes[i]
+        total = base_totals[t] + added
         counts.append(size)
         if size:
             means.append(total / size)
@@ -180,11 +188,13 @@ def _best_lineup(
     seen: set[Split] = set()
     totals = [party.total for party in parties]
     sizes = [party.size for party in parties]
+    base_totals = [sum(members) for members in base]
+    base_sizes = [len(members) for members in base]
     for split in splits:
         if split is None or split in seen:
             continue
         seen.add(split)
-        key = _key(totals, sizes, split, base)
+        key = _key(totals, sizes, split, base_totals, base_sizes)
         if best is not None and not key < best[0]:
             continue
         # Role checks are the costly part: only a split that would win pays for one.

@@ -281,7 +281,8 @@ def running_fits(plan: Plan) -> Fits:
             kept_totals[0] = add if held is None else merged(plan, held, add)
             kept.append(party)
         held = kept_totals[0]
-        add = totals_of(candidate)
+        found = own.get(id(candidate))
+        add = found[1] if found is not None and found[0] is candidate else totals_of(candidate)
         return passes(plan, add) if held is None else passes(plan, held, add)
 
     return fits

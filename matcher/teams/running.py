@@ -13,7 +13,7 @@ counts a refusing named rule in the wave's tally as ``group_problem`` does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,6 +35,8 @@ class Plan:
     rules: QueueRuleSet
     trees: tuple[tuple[Check, Any], ...]
     leaves: tuple[Check, ...]
+    #: Per monotone rule: its verdict on leaf totals (:func:`_test`), with its rule.
+    tests: tuple[tuple[Check, Test], ...]
     bounds: tuple[Check, ...]
     split_free_ratings: bool
     met: Mapping[str, frozenset[str]]
@@ -90,6 +92,7 @@ def compile_rules(
         rules,
         trees,
         tuple(leaves),
+        tuple((check, _test(check, shape)) for check, shape in trees),
         bounds,
         split_free_ratings,
         met,
@@ -168,7 +171,8 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
     rules = plan.rules
     joined = a.joined_ms if b is None or a.joined_ms >= b.joined_ms else b.joined_ms
     first = a.first_ms if b is None or a.first_ms <= b.first_ms else b.first_ms
-    spread_limit, latency_limit, waits = _limits(plan, joined, first)
+    found = plan.limits.get((joined, first))
+    spread_limit, latency_limit, waits = found or _limits(plan, joined, first)
     if spread_limit is not None:
         span = a.ratings if b is None else _span(a.ratings, b.ratings)
         if span is not None and span[1] - span[0] > spread_limit:
@@ -182,17 +186,21 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
             continue
         state = a.attributes[index]
         if rule.match == "equal":
-            if b is not None:
-                state = state | b.attributes[index]
-            if len(state) > 1:
-                return False
+            if b is None:
+                if len(state) > 1:
+                    return False
+            else:  # the union holds at most one value
+                other = b.attributes[index]
+                if len(state) > 1 or len(other) > 1 or (state and other and state != other):
+                    return False
         else:
             if b is not None:
                 state = _and(state, b.attributes[index])
             if state is not None and not state:
                 return False
-    for check, tree in plan.trees:
-        if not _holds(check, tree, a.leaves, None if b is None else b.leaves, waits.newest):
+    leaves_b = None if b is None else b.leaves
+    for check, test in plan.tests:
+        if not test(a.leaves, leaves_b, waits.newest):
             if rules.tally is not None:
                 rules.tally.count(check.name, False)
             return False
@@ -227,34 +235,78 @@ def _limits(plan: Plan, joined_ms: int, first_ms: int) -> tuple[float | None, fl
     return found
 
 
-def _holds(
-    check: Check, tree: Any, a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float
-) -> bool:
-    if check.optional_after_s is not None and waited >= check.optional_after_s:
-        return True
+#: A rule's verdict on a group's leaf totals (with another group's, when given) after
+#: the group's newest ticket waited the given seconds.
+Test = Callable[[tuple[Any, ...], "tuple[Any, ...] | None", float], bool]
+
+
+def _test(check: Check, tree: Any) -> Test:
+    """The verdict of ``check`` (its leaves numbered as ``tree``) built once per plan: the
+    grouping asks it for nearly every candidate, so the tree is not walked again, and
+    ``all``/``any`` stop at their first deciding rule (the verdicts have no side effect)."""
+    optional = check.optional_after_s
     if isinstance(tree, tuple):
-        held = [
-            _holds(rule, sub, a, b, waited) for rule, sub in zip(check.rules, tree, strict=True)
-        ]
-        return all(held) if check.kind == "all" else any(held)
-    kind = check.kind
-    state = a[tree] if b is None else _merge_leaf(kind, a[tree], b[tree])
-    if kind == "latency":
-        return state is None or state <= check.high + EPSILON
-    if kind == "number":
-        if state is None:
+        tests = tuple(_test(rule, sub) for rule, sub in zip(check.rules, tree, strict=True))
+        wanted = check.kind == "any"
+
+        def combined(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+            if optional is not None and waited >= optional:
+                return True
+            for test in tests:
+                if test(a, b, waited) is wanted:
+                    return wanted
+            return not wanted
+
+        return combined
+    verdict, joint = _verdict(check), _joint_verdict(check)
+    index = tree
+
+    def leaf(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+        if optional is not None and waited >= optional:
             return True
-        low, high = state
-        if low < check.low - EPSILON or high > check.high + EPSILON:
-            return False
-        return check.max_spread is None or high - low <= check.max_spread + EPSILON
+        return verdict(a[index]) if b is None else joint(a[index], b[index])
+
+    return leaf
+
+
+def _joint_verdict(check: Check) -> Callable[[Any, Any], bool]:
+    """Whether a leaf rule holds on the merge of two totals; for the leaves the grouping
+    refuses most on, without building the merged total."""
+    kind, low, high = check.kind, check.low, check.high
+    if kind == "latency":
+        limit = high + EPSILON
+        return lambda x, y: (x is None or x <= limit) and (y is None or y <= limit)
     if kind == "count":
-        return bool(check.low <= state <= check.high)
+        return lambda x, y: bool(low <= x + y <= high)
+    if kind == "equal":  # the union holds at most one value
+        return lambda x, y: len(x) <= 1 and len(y) <= 1 and (not x or not y or x == y)
+    verdict = _verdict(check)
+    return lambda x, y: verdict(_merge_leaf(kind, x, y))
+
+
+def _verdict(check: Check) -> Callable[[Any], bool]:
+    """Whether a leaf rule holds on its merged total."""
+    kind, low, high, spread = check.kind, check.low, check.high, check.max_spread
+    if kind == "latency":
+        return lambda state: state is None or state <= high + EPSILON
+    if kind == "number":
+
+        def number(state: Any) -> bool:
+            if state is None:
+                return True
+            least, most = state
+            if least < low - EPSILON or most > high + EPSILON:
+                return False
+            return spread is None or most - least <= spread + EPSILON
+
+        return number
+    if kind == "count":
+        return lambda state: bool(low <= state <= high)
     if kind == "equal":
-        return len(state) <= 1
+        return lambda state: len(state) <= 1
     if kind == "unique":
-        return not state[1]
-    return state is None or bool(state)  # intersect
+        return lambda state: not state[1]
+    return lambda state: state is None or bool(state)  # intersect
 
 
 def _leaf(check: Check, players: Sequence[Any], known: Sequence[int]) -> Any:

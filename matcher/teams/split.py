@@ -9,6 +9,7 @@ open); teams that already hold members (backfill) are told apart.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
+from functools import lru_cache
 from typing import Any, Protocol, TypeVar
 
 Split = tuple[tuple[int, ...], ...]
@@ -76,6 +77,20 @@ def team_splits(
             teams[t].pop()
 
     yield from place(0)
+
+
+@lru_cache(maxsize=256)
+def split_table(
+    sizes: tuple[int, ...], team_count: int, size_min: int, size_max: int, existing: tuple[int, ...]
+) -> tuple[Split, ...]:
+    """:func:`team_splits` as a tuple, in the same order, kept per shape of the parties:
+    a wave splits group after group of the same sizes (ten solos), and the search costs
+    far more than reading its result again.
+
+    >>> split_table((1, 1, 2), 2, 2, 2, ())
+    (((0, 1), (2,)),)
+    """
+    return tuple(team_splits(sizes, team_count, size_min, size_max, existing))
 
 
 def best_split(
