@@ -7,6 +7,10 @@
     .venv/bin/python scripts/bench_worker.py restart  --rate 500 --seconds 60 --broker kafka
 
 backlog:  publish N joins first, then start the workers; events/s until all are folded.
+          With --raw, the same backlog is also read by two bare aiokafka consumers on the
+          same broker, before the workers and again after them (the worker's fetch
+          settings, nothing done with the records): a getmany batch loop and a per-record
+          `async for` loop; the worker's rate is given as a ratio of each (issue 31).
 steady:   publish at a fixed rate; records folded per second while publishing (from the
           workers' applied offsets), consumer lag (input end offset - applied offset, from
           the workers' /queues) sampled every second, the time to fold what is left once
@@ -196,6 +200,46 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
         await consumer.stop()
 
 
+def raw_rates(bootstrap: str, ends: dict[int, int], embedded: bool) -> dict[str, float]:
+    """Records a second of the two bare loops over the queue topic's backlog."""
+    return {
+        loop: asyncio.run(raw_rate(bootstrap, ends, loop == "per_record", embedded))
+        for loop in ("batch", "per_record")
+    }
+
+
+async def raw_rate(bootstrap: str, ends: dict[int, int], per_record: bool, embedded: bool) -> float:
+    """Records a second a bare aiokafka consumer reads the queue topic's backlog at, with
+    the worker's fetch settings (streams/worker/direct.py) and nothing done with them: a
+    ``getmany`` loop of the worker's batch size, or one ``async for`` record at a time."""
+    consumer = AIOKafkaConsumer(
+        bootstrap_servers=bootstrap,
+        group_id=None,
+        enable_auto_commit=False,
+        fetch_max_wait_ms=100 if embedded else 500,
+        max_partition_fetch_bytes=4 * 1024 * 1024,
+    )
+    await consumer.start()
+    try:
+        tps = [TopicPartition("wavematch.queue.v1", p) for p in sorted(ends)]
+        consumer.assign(tps)
+        await consumer.seek_to_beginning(*tps)
+        total, seen = sum(ends.values()), 0
+        started = time.monotonic()
+        if per_record:
+            async for _ in consumer:
+                seen += 1
+                if seen >= total:
+                    break
+        else:
+            while seen < total:
+                batches = await consumer.getmany(timeout_ms=500, max_records=2_000)
+                seen += sum(len(records) for records in batches.values())
+        return seen / (time.monotonic() - started)
+    finally:
+        await consumer.stop()
+
+
 async def wave_records(bootstrap: str) -> list[tuple[str, int, int]]:
     """(region, tick time, WaveClosed broker timestamp) of every closed wave."""
     consumer = AIOKafkaConsumer(bootstrap_servers=bootstrap, group_id=None)
@@ -236,6 +280,9 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=1_000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
+    parser.add_argument(
+        "--raw", action="store_true", help="backlog: also time bare aiokafka loops (ratios)"
+    )
     parser.add_argument(
         "--wave-interval-ms",
         type=int,
@@ -300,6 +347,7 @@ def main() -> int:
                         out.poll(0)
                 out.flush(60)
                 ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
+                raw = raw_rates(broker.bootstrap, ends, args.broker == "tansu") if args.raw else {}
                 workers = [
                     Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)
                 ]
@@ -318,6 +366,14 @@ def main() -> int:
                     # much (all threads; includes the web views' polling by this script).
                     worker_cpu_us_per_event=round(cpu / args.events * 1e6, 1),
                 )
+                if args.raw:
+                    # After the workers too: the machine's load in the same minutes.
+                    after = raw_rates(broker.bootstrap, ends, args.broker == "tansu")
+                    rate = args.events / elapsed
+                    for loop in ("batch", "per_record"):
+                        pair = [raw[loop], after[loop]]
+                        result[f"raw_{loop}_per_s"] = [round(r) for r in pair]
+                        result[f"ratio_to_raw_{loop}"] = round(rate / statistics.mean(pair), 3)
             else:
                 workers = [
                     Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)

@@ -62,7 +62,7 @@ IN_MEMORY = [
 #: Scripts that start the embedded broker (or time the CLI's start): slower, run once.
 WITH_BROKER = [
     ("bench_direct_fold.py", ["--events", "200"], "fold"),
-    ("bench_worker.py", ["backlog", "--events", "200"], "events"),
+    ("bench_worker.py", ["backlog", "--events", "200", "--raw"], "ratio_to_raw_batch"),
     ("bench_cli.py", ["--rounds", "1"], "{"),
 ]
 #: Covered elsewhere or too long for a smoke run, and why.
