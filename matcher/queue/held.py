@@ -164,12 +164,27 @@ def _cancel(
 ) -> Draft:
     """End a proposal: ``leaving`` tickets are dequeued, the others go back to the queue."""
     held = queue.life.end_proposal(match_id, at_ms)
-    queue.take_back_meeting(held.tickets)  # the match was never played
-    gone = {t: q for t, q in held.tickets.items() if t in leaving}
-    back = {t: q for t, q in held.tickets.items() if t not in leaving}
+    unmake(queue, held.tickets, leaving, reason, at_ms, detail, draft)
+    return draft
+
+
+def unmake(
+    queue: RegionState,
+    tickets: dict[str, QueuedTicket],
+    leaving: set[str],
+    reason: DequeueReason,
+    at_ms: int,
+    detail: str,
+    draft: Draft,
+) -> None:
+    """A held match that is not made (a proposal ended, a tentative match dropped): its
+    ``leaving`` tickets are dequeued, the others go back to the queue keeping their wait,
+    and the meeting it recorded is forgotten."""
+    queue.take_back_meeting(tickets)  # the match was never played
+    gone = {t: q for t, q in tickets.items() if t in leaving}
+    back = {t: q for t, q in tickets.items() if t not in leaving}
     draft.dequeued += queue.finish_held(gone, reason, at_ms, None, None, detail)
     draft.life += _requeue(queue, back, at_ms, f"returned to the queue: {detail}")
-    return draft
 
 
 def _requeue(

@@ -23,7 +23,7 @@ from matcher.fastbuild import builder
 from matcher.queue import held as held_step
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, Search, TicketJoined, TicketLeft, WaveTick
-from matcher.queue.lifecycle import MatchProposal, TicketStage
+from matcher.queue.lifecycle import MatchProposal
 from matcher.queue.outcomes import Draft, Step
 from matcher.queue.state import QueueRules, RegionState
 from matcher.queue.tickets import Held
@@ -228,7 +228,6 @@ def _drop(
     """A tentative match is not made: ``leaving`` tickets end here, the others return to
     the queue keeping their wait, and the search claims it may hold are given up."""
     held = queue.life.end_tentative(match_id)
-    queue.take_back_meeting(held.tickets)  # the match was never played
     places = queue.life.places
     for ticket_id, queued in sorted(held.tickets.items()):
         if ticket_id in places and ticket_id not in leaving:
@@ -236,14 +235,7 @@ def _drop(
             draft.life.append(
                 ClaimReleased(first, ticket_id, queue.queue, queue.region, at_ms, match_id)
             )
-    gone = {t: q for t, q in held.tickets.items() if t in leaving}
-    back = {t: q for t, q in held.tickets.items() if t not in leaving}
-    draft.dequeued += queue.finish_held(gone, reason, at_ms, None, None, detail)
-    if back:
-        queue.requeue(back)
-        why = f"returned to the queue: {detail}"
-        stage = TicketStage.SEARCHING
-        draft.life += held_step.stages(queue, back, stage, at_ms, None, None, why)
+    held_step.unmake(queue, held.tickets, leaving, reason, at_ms, detail, draft)
 
 
 def _ended(queue: RegionState, event: ClaimDecided) -> Draft:
