@@ -50,8 +50,9 @@ def paused_gc(age_after: int | None = None) -> Iterator[None]:
     the state holds 10,000+ tickets: the collector would walk that whole heap several times
     inside the wave, a large part of placement's time at 10,000 players. Re-enabled, its
     first young collection would still walk every object of the wave, alive until published
-    (figures: docs/benchmarks/code-figures.md). So after a fold that left more than
-    :data:`AGE_AFTER` new objects, ``freeze`` then ``unfreeze`` moves every tracked object
+    (figures: docs/benchmarks/code-figures.md). So after a fold that left more new objects
+    than the young generation's threshold (a young collection would start at the next
+    allocation anyway), ``freeze`` then ``unfreeze`` moves every tracked object
     to the oldest generation in O(1): nothing escapes collection (the next full collection
     examines them, as it would have), the wave's objects never cost a young collection, and
     the counters restart as after a collection. Smaller folds (every join) leave the
@@ -70,15 +71,10 @@ def paused_gc(age_after: int | None = None) -> Iterator[None]:
     try:
         yield
     finally:
-        if gc.get_count()[0] > (AGE_AFTER if age_after is None else age_after):
+        if gc.get_count()[0] > (gc.get_threshold()[0] if age_after is None else age_after):
             gc.freeze()
             gc.unfreeze()
         gc.enable()
-
-
-#: New tracked objects above which a fold's objects are aged rather than collected young
-#: (a young collection of this many costs a few ms; a 10,000-player wave leaves ~100,000).
-AGE_AFTER = 20_000
 
 
 @dataclass(frozen=True, slots=True)
