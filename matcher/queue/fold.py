@@ -52,7 +52,7 @@ class RegionQueue(RegionState):
         """
         if isinstance(event, TicketJoined):
             if event.searches or event.nearby is not None:
-                decided = _join_searches(self, event, profile, rules, policy)
+                decided = _join_searches(self, event, profile, rules)
             else:
                 decided = _join(self, event.ticket, profile, rules)
         elif isinstance(event, TicketLeft):
@@ -68,7 +68,7 @@ class RegionQueue(RegionState):
         elif isinstance(event, lifecycle.BackfillCancelled):
             decided = backfill.cancel(self, event)
         elif event.match_id is not None or event.ended is not None:
-            decided = searches.decided(self, event)
+            decided = searches.decided(self, event, policy)
         else:
             decided = held.claim_decided(self, event, rules)
         if type(decided) is Step:
@@ -116,11 +116,8 @@ def _join_searches(
     event: TicketJoined,
     profile: QueueProfile,
     rules: QueueRules,
-    policy: LifecyclePolicy,
 ) -> Step | Draft:
-    """A join of a ticket searching several places (docs/adr/0145): the same checks, and
-    not into a queue whose matches are held after their wave (a ready check, placement
-    reports): a claimed match would skip them."""
+    """A join of a ticket searching several places (docs/adr/0145): the same checks."""
     ticket = event.ticket
     if ticket.ticket_id in queue.tickets or ticket.ticket_id in queue.life.places:
         return Step("duplicate")
@@ -130,8 +127,6 @@ def _join_searches(
     if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
         return _refuse(queue, ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)
-    if policy.ready_check_ms or policy.placement_timeout_ms:
-        problem = problem or "searches: not in a queue with a ready check or placement reports"
     if event.nearby is not None:  # the book found no bound to choose by
         problem = problem or nearby.UNBOUNDED
     if problem:

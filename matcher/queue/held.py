@@ -23,6 +23,7 @@ from matcher.queue.lifecycle import (
     StageStatus,
     TicketStage,
 )
+from matcher.queue.other_places import LEFT, MATCHED_ELSEWHERE, end_elsewhere, give_back
 from matcher.queue.outcomes import Dequeued, Draft
 from matcher.queue.state import QueuedTicket, QueueRules, RegionState
 from matcher.queue.tickets import Held
@@ -146,11 +147,14 @@ def _matched(
     statuses = stages(
         queue, held.tickets, TicketStage.MATCHED, at_ms, match_id, None, connection=connection
     )
+    tickets = sorted(held.tickets.items())
+    ended = end_elsewhere(queue, tickets, at_ms, match_id, MATCHED_ELSEWHERE)
     queue.matched_late(held)
     draft.dequeued += queue.finish_held(
         held.tickets, DequeueReason.MATCHED, at_ms, match_id, wave_id, detail
     )
     draft.life += statuses
+    draft.life += ended
 
 
 def _cancel(
@@ -162,10 +166,32 @@ def _cancel(
     detail: str,
     draft: Draft,
 ) -> Draft:
-    """End a proposal: ``leaving`` tickets are dequeued, the others go back to the queue."""
+    """End a proposal: ``leaving`` tickets are dequeued, the others go back to the queue;
+    a searching ticket's claim is given back, or its other places told it left."""
     held = queue.life.end_proposal(match_id, at_ms)
+    _leave_or_search_again(queue, match_id, held.tickets, leaving, at_ms, draft)
     unmake(queue, held.tickets, leaving, reason, at_ms, detail, draft)
     return draft
+
+
+def _leave_or_search_again(
+    queue: RegionState,
+    match_id: str,
+    tickets: dict[str, QueuedTicket],
+    leaving: set[str] | dict[str, QueuedTicket],
+    at_ms: int,
+    draft: Draft,
+) -> None:
+    """For the tickets of a held match not made that search several places: ``leaving``
+    ones end their search everywhere, the others' search claims are released (they may
+    be matched anywhere again)."""
+    if not queue.life.places:
+        return
+    ordered = sorted(tickets.items())
+    gone = [(t, q) for t, q in ordered if t in leaving]
+    draft.life += end_elsewhere(queue, gone, at_ms, None, LEFT)
+    back = [(t, q) for t, q in ordered if t not in leaving]
+    draft.life += give_back(queue, back, at_ms, match_id)
 
 
 def unmake(
@@ -289,6 +315,7 @@ def placement(queue: RegionState, event: PlacementReported, policy: LifecyclePol
         (back if failures <= policy.placement_requeues else gone)[ticket_id] = queued
     reason = DequeueReason.PLACEMENT_FAILED
     draft = Draft("placement_failed")
+    _leave_or_search_again(queue, event.match_id, held.tickets, gone, event.at_ms, draft)
     draft.dequeued += queue.finish_held(gone, reason, event.at_ms, None, None, why)
     draft.life += _requeue(queue, back, event.at_ms, f"returned to the queue: {why}")
     return draft
@@ -307,10 +334,11 @@ def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
             return _cancel(queue, match_id, {event.ticket_id}, reason, at_ms, detail, draft)
     queued = queue.life.leave_placing(event.ticket_id)
     if queued is not None:
+        ended = end_elsewhere(queue, [(event.ticket_id, queued)], at_ms, None, LEFT)
         dequeued = queue.finish_held(
             {event.ticket_id: queued}, reason, at_ms, None, None, event.reason.value
         )
-        return Draft("left", dequeued=list(dequeued))
+        return Draft("left", dequeued=list(dequeued), life=list(ended))
     return None
 
 

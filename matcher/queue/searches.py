@@ -21,9 +21,16 @@ from dataclasses import replace
 from matcher.core import Match, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import held as held_step
-from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimRequested
 from matcher.queue.events import DequeueReason, Search, TicketJoined, TicketLeft, WaveTick
-from matcher.queue.lifecycle import MatchProposal
+from matcher.queue.lifecycle import LifecyclePolicy, MatchProposal, TicketStage
+from matcher.queue.other_places import (
+    LEFT,
+    MATCHED_ELSEWHERE,
+    end_elsewhere,
+    give_back,
+    notices,
+)
 from matcher.queue.outcomes import Draft, Step
 from matcher.queue.state import QueueRules, RegionState
 from matcher.queue.tickets import Held
@@ -35,8 +42,6 @@ _make_joined = builder(TicketJoined)
 _make_proposal = builder(MatchProposal)
 _make_request = builder(ClaimRequested)
 
-MATCHED_ELSEWHERE = "matched_elsewhere"
-LEFT = "left"
 #: No copy waits to open: later than any log time.
 _NEVER = 1 << 62
 #: The match id of a leave's search claim (a REQUESTED with a null match id on the
@@ -115,7 +120,7 @@ def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft)
     if len(queue.tickets) >= len(life.places):  # every place's ticket may still be here
         return
     present = set(queue.tickets).union(life.unopened, life.pending)
-    for held in life.tentative.values():
+    for held in (*life.tentative.values(), *life.proposals.values(), *life.placing.values()):
         present.update(held.tickets)
     life.keep_places(present)
 
@@ -156,7 +161,7 @@ def hold_tentative(
                 requests.append(_make_request(first, ticket_id, name, region, at_ms, match_id))
 
 
-def decided(queue: RegionState, event: ClaimDecided) -> Draft:
+def decided(queue: RegionState, event: ClaimDecided, policy: LifecyclePolicy) -> Draft:
     """A search claim's answer to one of this region's tentative matches, or a notice
     that a ticket's search ends here."""
     if event.ended is not None:
@@ -176,44 +181,35 @@ def decided(queue: RegionState, event: ClaimDecided) -> Draft:
     places = queue.life.places
     if any(t in places and t not in held.accepted for t in held.tickets):
         return Draft("claim_granted")
-    return _confirm(queue, match_id, event.at_ms)
+    return _confirm(queue, match_id, event.at_ms, policy)
 
 
-def _confirm(queue: RegionState, match_id: str, at_ms: int) -> Draft:
+def _confirm(queue: RegionState, match_id: str, at_ms: int, policy: LifecyclePolicy) -> Draft:
+    """Every search claim granted: the match is made, or goes on to the queue's ready
+    check or placement holding its claims; its searching tickets' other places are told
+    once it is made for good (docs/adr/0197)."""
     held = queue.life.end_tentative(match_id)
     proposal = held.proposal
     assert proposal is not None
+    if policy.ready_check_ms:
+        deadline = at_ms + policy.ready_check_ms
+        proposed = replace(proposal, at_ms=at_ms, deadline_at_ms=deadline)
+        queue.life.propose(match_id, Held(held.tickets, deadline, proposed))
+        stage = TicketStage.REQUIRES_ACCEPTANCE
+        statuses = held_step.stages(queue, held.tickets, stage, at_ms, match_id, deadline)
+        return Draft("match_proposed", proposals=[proposed], life=list(statuses))
     created = replace(proposal, at_ms=at_ms)
     draft = Draft("match_confirmed", proposals=[created])
+    if policy.placement_timeout_ms:
+        draft.life += held_step.start_placing(queue, match_id, held.tickets, at_ms, policy)
+        return draft
     queue.matched_late(held)
     draft.dequeued += queue.finish_held(
         held.tickets, DequeueReason.MATCHED, at_ms, match_id, proposal.wave_id
     )
-    for ticket_id, queued in sorted(held.tickets.items()):
-        searches = queue.life.places.get(ticket_id)
-        if searches is not None:
-            ended = MATCHED_ELSEWHERE
-            draft.life += notices(queue, queued.ticket, searches, at_ms, match_id, ended)
+    tickets = sorted(held.tickets.items())
+    draft.life += end_elsewhere(queue, tickets, at_ms, match_id, MATCHED_ELSEWHERE)
     return draft
-
-
-def notices(
-    queue: RegionState,
-    ticket: Ticket,
-    searches: tuple[Search, ...],
-    at_ms: int,
-    match_id: str | None,
-    ended: str,
-) -> list[ClaimDecided]:
-    """Tell every other place of ``ticket`` that its search there ends."""
-    first, here = ticket.players[0].player_id, (ticket.ticket_id, queue.queue, queue.region)
-    return [
-        ClaimDecided(
-            first, ticket.ticket_id, s.queue, s.region, False, at_ms, here, match_id, ended
-        )
-        for s in searches
-        if (s.queue, s.region) != (queue.queue, queue.region)
-    ]
 
 
 def _drop(
@@ -228,13 +224,8 @@ def _drop(
     """A tentative match is not made: ``leaving`` tickets end here, the others return to
     the queue keeping their wait, and the search claims it may hold are given up."""
     held = queue.life.end_tentative(match_id)
-    places = queue.life.places
-    for ticket_id, queued in sorted(held.tickets.items()):
-        if ticket_id in places and ticket_id not in leaving:
-            first = queued.ticket.players[0].player_id
-            draft.life.append(
-                ClaimReleased(first, ticket_id, queue.queue, queue.region, at_ms, match_id)
-            )
+    back = [(t, q) for t, q in sorted(held.tickets.items()) if t not in leaving]
+    draft.life += give_back(queue, back, at_ms, match_id)
     held_step.unmake(queue, held.tickets, leaving, reason, at_ms, detail, draft)
 
 

@@ -252,22 +252,6 @@ def test_a_join_without_searches_writes_nothing_more():
     assert len(wave.matches) == 1 and not log.todo
 
 
-def test_a_queue_holding_its_matches_after_the_wave_refuses_a_searching_join():
-    from matcher.queue.lifecycle import LifecyclePolicy
-
-    profile = QueueProfile(queue="1v1", strategy=PAIRS, maps=("alpha",))
-    b = QueueBook(
-        {"1v1": profile},
-        {"1v1": ("eu", "na")},
-        RULES,
-        policies={"1v1": LifecyclePolicy(ready_check_ms=10_000)},
-    )
-    searches = (Search("1v1", "eu"), Search("1v1", "na"))
-    (refused,) = b.apply(join("t", "alice", searches=searches)).dequeued
-    assert refused.reason is DequeueReason.REJECTED
-    assert refused.detail == "searches: not in a queue with a ready check or placement reports"
-
-
 def opened(region, ticket_id: str) -> bool:
     """Open in ``region``: queued, or already in one of its tentative matches."""
     held = any(ticket_id in h.tickets for h in region.life.tentative.values())

@@ -1,0 +1,82 @@
+"""What a held match tells the other places of its tickets that search several places:
+their search ends there, or their search claim is given back (docs/adr/0145, 0197).
+
+Used by the tentative matches of :mod:`matcher.queue.searches` and by the ready checks
+and placements of :mod:`matcher.queue.held`; a region with no such ticket (``places``
+empty) writes nothing here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from matcher.core import Ticket
+from matcher.queue.claims import ClaimDecided, ClaimReleased
+from matcher.queue.events import Search
+from matcher.queue.state import QueuedTicket, RegionState
+
+MATCHED_ELSEWHERE = "matched_elsewhere"
+LEFT = "left"
+
+
+def notices(
+    queue: RegionState,
+    ticket: Ticket,
+    searches: tuple[Search, ...],
+    at_ms: int,
+    match_id: str | None,
+    ended: str,
+) -> list[ClaimDecided]:
+    """Tell every other place of ``ticket`` that its search there ends."""
+    first, here = ticket.players[0].player_id, (ticket.ticket_id, queue.queue, queue.region)
+    return [
+        ClaimDecided(
+            first, ticket.ticket_id, s.queue, s.region, False, at_ms, here, match_id, ended
+        )
+        for s in searches
+        if (s.queue, s.region) != (queue.queue, queue.region)
+    ]
+
+
+def end_elsewhere(
+    queue: RegionState,
+    tickets: Iterable[tuple[str, QueuedTicket]],
+    at_ms: int,
+    match_id: str | None,
+    ended: str,
+) -> list[ClaimDecided]:
+    """The end notices of every searching ticket among ``tickets`` (in the order given)."""
+    places = queue.life.places
+    if not places:
+        return []
+    out: list[ClaimDecided] = []
+    for ticket_id, queued in tickets:
+        searches = places.get(ticket_id)
+        if searches is not None:
+            out += notices(queue, queued.ticket, searches, at_ms, match_id, ended)
+    return out
+
+
+def give_back(
+    queue: RegionState,
+    tickets: Iterable[tuple[str, QueuedTicket]],
+    at_ms: int,
+    match_id: str,
+) -> list[ClaimReleased]:
+    """Release the search claims ``match_id`` holds for the searching tickets among
+    ``tickets``: they search again, here and in their other places."""
+    places = queue.life.places
+    if not places:
+        return []
+    return [
+        ClaimReleased(
+            queued.ticket.players[0].player_id,
+            ticket_id,
+            queue.queue,
+            queue.region,
+            at_ms,
+            match_id,
+        )
+        for ticket_id, queued in tickets
+        if ticket_id in places
+    ]

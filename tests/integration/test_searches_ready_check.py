@@ -1,0 +1,108 @@
+"""A player searching two regions of a queue with a ready check and placement reports,
+on the real broker through an independent client (confluent-kafka): the first match is
+declined by the other player and the search goes on in both regions; the second,
+elsewhere, is accepted and placed, which ends the first region's search; then `replay`
+re-derives it all IDENTICAL (docs/adr/0197)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from schemas import models as m
+from schemas.topics import QUEUE, queue_key
+from streams.audit.replay import JUDGED, replay
+from streams.audit.topics import committed_offsets, read_topics
+from streams.settings import load_settings
+from tests.integration.conftest import run, wait_until
+from tests.integration.kafka import produce
+from tests.integration.test_lifecycle import (
+    CONFIG,
+    answer,
+    ended,
+    events,
+    join,
+    now_ms,
+    proposal_of,
+    send,
+)
+
+pytestmark = pytest.mark.integration
+
+
+def join_both(bootstrap: str, ticket: str, player: str) -> None:
+    body: dict[str, Any] = {
+        "type": "TicketJoined",
+        "ticket_id": ticket,
+        "queue": "1v1",
+        "region": "eu",
+        "joined_at_ms": now_ms(),
+        "players": [{"player_id": player, "ratings": {"bw": 1500}}],
+        "searches": [{"region": "eu"}, {"region": "na"}],
+    }
+    produce(bootstrap, [(queue_key("1v1", "eu"), json.dumps(body).encode())])
+
+
+def dequeues(bootstrap: str, ticket: str) -> list[m.TicketDequeued]:
+    return [e for e in events(bootstrap, "wavematch.cleanup.v1") if e.ticket_id == ticket]
+
+
+@pytest.mark.wavematch_config(CONFIG)
+def test_a_searching_player_goes_through_a_ready_check_and_a_placement(broker, worker_factory):
+    worker = worker_factory.start()
+    boot = broker.bootstrap
+    join_both(boot, "t-alice", "alice")
+    join(boot, "t-bob", "bob", "sc2")
+    first = proposal_of(boot, "t-alice", "t-bob")
+    answer(boot, first.match_id, "alice", True)
+    answer(boot, first.match_id, "bob", False)
+    declined = ended(boot, "t-bob")
+    assert (declined.reason, declined.cause) == (m.DequeueReason.LEFT, m.DequeueCause.DECLINED)
+    assert dequeues(boot, "t-alice") == []  # back in eu, still searching na
+
+    join(boot, "t-carol", "carol", "sc2", region="na")
+    second = proposal_of(boot, "t-alice", "t-carol")
+    assert second.region == "na"
+    answer(boot, second.match_id, "alice", True, region="na")
+    answer(boot, second.match_id, "carol", True, region="na")
+    wait_until(
+        lambda: any(
+            isinstance(e, m.MatchCreated) and e.match_id == second.match_id
+            for e in events(boot, "wavematch.matches.v1")
+        ),
+        60,
+        "the confirmed match in na",
+    )
+    assert dequeues(boot, "t-alice") == []  # placing: eu's search holds on
+    send(
+        boot,
+        "na",
+        {
+            "type": "PlacementReported",
+            "match_id": second.match_id,
+            "outcome": "STARTED",
+            "reported_at_ms": now_ms(),
+        },
+    )
+    gone = wait_until(
+        lambda: (lambda d: d if len(d) == 2 else None)(dequeues(boot, "t-alice")),
+        60,
+        "alice's two dequeues",
+    )
+    by_region = {d.region: d for d in gone}
+    assert (by_region["na"].reason, by_region["na"].match_id) == (
+        m.DequeueReason.MATCHED,
+        second.match_id,
+    )
+    assert by_region["eu"].reason is m.DequeueReason.LEFT
+    assert (by_region["eu"].detail or "").startswith("matched_elsewhere")
+
+    worker.stop()
+    settings = load_settings(worker_factory.config, broker_url=broker.url)
+    records = run(read_topics(boot, (QUEUE.name, *JUDGED)))
+    processed = run(committed_offsets(boot, settings.queue_group, QUEUE.name))
+    report = replay(settings, records, processed=processed)
+    assert report.ok, report.differences[:5]
+    assert report.verdict.identical["wavematch.matches.v1"] >= 3
