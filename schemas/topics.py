@@ -10,6 +10,7 @@ box; librdkafka clients (confluent-kafka, kcat, Go, .NET) must set
 
 from __future__ import annotations
 
+import functools
 import re
 import struct
 from collections.abc import Sequence
@@ -145,6 +146,7 @@ TOPICS: Final[tuple[Topic, ...]] = (QUEUE, MATCHES, CLEANUP, STATUS, WAVES, DEAD
 BY_NAME: Final[dict[str, Topic]] = {topic.name: topic for topic in TOPICS}
 
 
+@functools.lru_cache(maxsize=1_024)  # a worker writes to few places: each checked once
 def queue_key(queue: str, region: str) -> bytes:
     """Return the key of a queue event: ``"<queue>/<region>"`` in UTF-8.
 

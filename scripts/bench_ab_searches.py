@@ -21,13 +21,21 @@ same load on a shared machine; only ratios inside the same rounds are evidence. 
 - ``records``: on NEW, queue-topic records written per join searching two places, over
   its whole life (copy, claim request and answer, end notice), and the records of the
   other topics (dequeue in the other place).
+
+``--instructions`` counts instead, under ``valgrind --tool=callgrind``, the user-space
+instructions of ``plain`` (per join) and ``half`` (per folded record) in one run per
+tree, both through the loop that feeds the copies back: a figure the machine's load
+does not move (as ``bench_ab_fold.py --instructions``).
 """
 
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -59,15 +67,22 @@ def main() -> int:
         action="store_true",
         help="BASE has several places too: run NEW's workloads on both (a change to them)",
     )
+    parser.add_argument("--instructions", action="store_true", help="count under callgrind")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--new", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--counted", choices=("plain", "half"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child is not None and args.counted is not None:
+        print(counted_child(args.child, args.counted, args.events))
+        return 0
     if args.child is not None:
         print(json.dumps(child(args.child, args.new, args.events, args.players)))
         return 0
     if len(args.trees) != 2:
         parser.error("name BASE and NEW")
     trees = [tree.resolve() for tree in args.trees]
+    if args.instructions:
+        return instructions(trees, args.events, args.base_searches)
     figures: dict[Path, dict[str, list[float]]] = {tree: {} for tree in trees}
     for number in range(args.rounds):
         for tree in trees[number % 2 :] + trees[: number % 2]:
@@ -97,6 +112,62 @@ _BASE_OF = {
     "half: fold CPU us/join": "plain: fold CPU us/join",
     "half: fold CPU us/record": "plain: fold CPU us/join",
 }
+
+
+#: The one function callgrind counts inside (as scripts/count_instructions.py does).
+_COUNTED = "functools_reduce"
+
+
+def instructions(trees: list[Path], events: int, base_searches: bool) -> int:
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        sys.exit("bench_ab_searches.py: --instructions needs valgrind")
+    per: dict[str, dict[Path, float]] = {}
+    for what in ("plain", "half"):
+        for tree in trees if what == "plain" or base_searches else trees[1:]:
+            command = [valgrind, "--tool=callgrind", "--collect-atstart=no"]
+            command += [f"--toggle-collect={_COUNTED}", "--callgrind-out-file=/dev/null"]
+            command += [sys.executable, str(HERE), "--child", str(tree), "--counted", what]
+            command += ["--events", str(events)]
+            run = subprocess.run(command, capture_output=True, text=True, check=False)
+            found = re.search(r"Collected : (\d+)", run.stderr)
+            if run.returncode or found is None:
+                sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
+            folded = int(run.stdout.split()[-1])
+            per.setdefault(what, {})[tree] = int(found.group(1)) / folded
+            print(f"{what} {tree}: {int(found.group(1)):,} instructions", file=sys.stderr)
+    names = {"plain": "plain: instructions/join", "half": "half: instructions/record"}
+    base = per["plain"][trees[0]]
+    for what, by_tree in per.items():
+        print(f"{names[what]}:")
+        for tree, value in by_tree.items():
+            print(f"  {tree}: {value:,.0f} ({value / base:.2f}x BASE's plain join)")
+    return 0
+
+
+def counted_child(tree: Path, what: str, events: int) -> int:
+    """One tree's ``plain`` or ``half`` fold inside ``functools.reduce``, the only code
+    callgrind counts; returns the records folded."""
+    sys.path.insert(0, str(tree))
+    joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
+    from schemas.topics import murmur2_partition, queue_key
+    from streams.settings import load_settings
+    from streams.worker.folding import Folder
+
+    config = Path(tempfile.mkdtemp(prefix="bench-searches-")) / "wavematch.toml"
+    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
+    folder = Folder.from_settings(load_settings(config))
+    records = joins.joins(events, queue_key, murmur2_partition)
+    if what == "half":
+        records = _with_searches(records, joins.REGIONS)
+    folded: list[int] = []  # both through one loop: only the records differ
+
+    def fold_all(done: int, _: int) -> int:
+        folded.append(_fold_feeding_back(folder, records, joins)[1])
+        return done
+
+    functools.reduce(fold_all, [0], 0)
+    return folded[0]
 
 
 def child(tree: Path, new: bool, events: int, players: int) -> dict[str, float]:

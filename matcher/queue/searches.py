@@ -35,9 +35,10 @@ from matcher.queue.outcomes import Draft, Step
 from matcher.queue.state import QueueRules, RegionState
 from matcher.queue.tickets import Held
 
-# A copy per other place of every such join (matcher/fastbuild.py).
+# A copy per other place of every such join, and its step (matcher/fastbuild.py).
 _make_ticket = builder(Ticket)
 _make_joined = builder(TicketJoined)
+_make_step = builder(Step)
 # A wave holds thousands of tentative matches, each asking a claim per searching ticket.
 _make_proposal = builder(MatchProposal)
 _make_request = builder(ClaimRequested)
@@ -87,16 +88,16 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | D
     queue.life.search_places(ticket.ticket_id, searches)
     if here.open_after_ms > 0:
         queue.life.hold_unopened(ticket, ticket.joined_at_ms + here.open_after_ms)
-        return Step("unopened", tuple(copies))
+        return _make_step("unopened", tuple(copies), None, None, ())
     if rules.claims and here is searches[0]:
         pending = held_step.hold_for_claims(queue, ticket)
         pending.life[:0] = copies
         return pending
     position = queue.admit(ticket)
     if not rules.publish_status:
-        return Step("joined", tuple(copies))
+        return _make_step("joined", tuple(copies), None, None, ())
     status = queue.searching(ticket, position, ticket.joined_at_ms)
-    return Step("joined", (status, *copies))
+    return _make_step("joined", (status, *copies), None, None, ())
 
 
 def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft) -> None:

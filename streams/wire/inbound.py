@@ -95,8 +95,8 @@ class _Player(Struct, forbid_unknown_fields=True):
     peer_latency_ms: _NoData | UnsetType = UNSET
 
 
-class _Search(Struct, forbid_unknown_fields=True):
-    """``wire.Search``'s shape (docs/adr/0145)."""
+class _Search(Struct, forbid_unknown_fields=True, frozen=True):
+    """``wire.Search``'s shape (docs/adr/0145); hashable, to key :data:`_PLACES_SEEN`."""
 
     region: _Part
     queue: _Part | UnsetType | None = UNSET
@@ -295,7 +295,12 @@ def _joined(body: _Joined) -> TicketJoined:
 
 
 def _searches(places: list[_Search], queue: str, region: str) -> tuple[Search, ...]:
-    """A join's places, when plainly valid (the model's rules, docs/adr/0145)."""
+    """A join's places, when plainly valid (the model's rules, docs/adr/0145): the same
+    tuple for the same places of the same (queue, region)."""
+    key = (queue, region, *places)
+    known = _PLACES_SEEN.get(key)
+    if known is not None:
+        return known
     out = []
     for place in places:
         named, after = place.queue, place.open_after_ms
@@ -310,7 +315,16 @@ def _searches(places: list[_Search], queue: str, region: str) -> tuple[Search, .
         raise _Unsure
     if not any(s.queue == queue and s.region == region for s in out):
         raise _Unsure
-    return tuple(out)
+    if len(_PLACES_SEEN) >= 4_096:  # garbage places must not grow it forever
+        _PLACES_SEEN.clear()
+    known = _PLACES_SEEN[key] = tuple(out)
+    return known
+
+
+#: The places of valid joins, by (queue, region, *places): a region's joins and the
+#: copies reaching it name few lists (a home and its neighbours, a few waits). Kept, a
+#: list is checked and built once, and every ticket holding it shares one tuple.
+_PLACES_SEEN: dict[tuple[object, ...], tuple[Search, ...]] = {}
 
 
 def _player(body: _Player) -> Player:

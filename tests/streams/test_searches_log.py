@@ -5,6 +5,9 @@ tells the story across both places."""
 
 from __future__ import annotations
 
+import json
+from dataclasses import replace
+
 from schemas import models as m
 from schemas.codec import encode_json
 from schemas.topics import QUEUE, queue_key
@@ -60,3 +63,31 @@ def test_two_regions_race_for_a_ticket_one_wins_the_log_replays_and_explains():
     assert "claim refused to match" in text and "held in 1v1/na" in text
     assert "dequeued MATCHED in 1v1/na" in text
     assert "dequeued MATCHED_ELSEWHERE in 1v1/eu after 1 waves: matched_elsewhere" in text
+
+
+def test_copies_written_with_the_old_exponent_form_replay_identically():
+    """A log whose copies were written before msgspec wrote them (``1e+16``, ``1e-07``)
+    replays IDENTICAL: the copy's text changed for such floats, not what it reads as."""
+    log = Log(SETTINGS)
+    event = searching("t-alice", "alice", "bw")
+    player = event.players[0].model_copy(update={"numbers": {"reach": 1e16, "tiny": 1e-7}})
+    log.send(event.model_copy(update={"players": (player,)}))
+    log.send(join("t-carol", "carol", "sc2", region="na"))
+    na_tick = encode_json(fingerprinted(SETTINGS, tick(10, "na")))
+    log.produce(QUEUE.name, queue_key("1v1", "na"), na_tick)
+    log.drain()
+    assert len(log.published("wavematch.matches.v1")) == 1
+    old_records, copies = [], 0
+    for record in log.records:
+        value = record.value or b""
+        if record.topic == QUEUE.name and b'"searches"' in value and record.key == b"1v1/na":
+            assert b'"reach":1e16' in value  # msgspec's form
+            old = json.dumps(json.loads(value), ensure_ascii=False, separators=(",", ":"))
+            value = old.encode()  # the standard library's JSONEncoder, as copies were written
+            assert b'"reach":1e+16' in value and b'"tiny":1e-07' in value
+            copies += 1
+        old_records.append(replace(record, value=value))
+    assert copies == 1
+    report = replay(SETTINGS, old_records)
+    assert report.ok, report.differences[:3]
+    assert report.verdict.identical[QUEUE.name] >= 4
