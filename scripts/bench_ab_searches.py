@@ -24,8 +24,9 @@ same load on a shared machine; only ratios inside the same rounds are evidence. 
 
 ``--instructions`` counts instead, under ``valgrind --tool=callgrind``, the user-space
 instructions of ``plain`` (per join) and ``half`` (per folded record) in one run per
-tree, both through the loop that feeds the copies back: a figure the machine's load
-does not move (as ``bench_ab_fold.py --instructions``).
+tree, both through the loop that feeds the copies back, and of the ``wave`` close (its
+tick's fold and encoding): figures the machine's load does not move (as
+``bench_ab_fold.py --instructions``).
 """
 
 from __future__ import annotations
@@ -70,8 +71,11 @@ def main() -> int:
     parser.add_argument("--instructions", action="store_true", help="count under callgrind")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--new", action="store_true", help=argparse.SUPPRESS)
-    parser.add_argument("--counted", choices=("plain", "half"), help=argparse.SUPPRESS)
+    parser.add_argument("--counted", choices=("plain", "half", "wave"), help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.child is not None and args.counted == "wave":
+        counted_wave(args.child, args.new, args.players)
+        return 0
     if args.child is not None and args.counted is not None:
         print(counted_child(args.child, args.counted, args.events))
         return 0
@@ -82,7 +86,7 @@ def main() -> int:
         parser.error("name BASE and NEW")
     trees = [tree.resolve() for tree in args.trees]
     if args.instructions:
-        return instructions(trees, args.events, args.base_searches)
+        return instructions(trees, args.events, args.players, args.base_searches)
     figures: dict[Path, dict[str, list[float]]] = {tree: {} for tree in trees}
     for number in range(args.rounds):
         for tree in trees[number % 2 :] + trees[: number % 2]:
@@ -118,31 +122,48 @@ _BASE_OF = {
 _COUNTED = "functools_reduce"
 
 
-def instructions(trees: list[Path], events: int, base_searches: bool) -> int:
+def instructions(trees: list[Path], events: int, players: int, base_searches: bool) -> int:
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         sys.exit("bench_ab_searches.py: --instructions needs valgrind")
     per: dict[str, dict[Path, float]] = {}
-    for what in ("plain", "half"):
-        for tree in trees if what == "plain" or base_searches else trees[1:]:
+    for what in ("plain", "half", "wave"):
+        for tree in trees if what != "half" or base_searches else trees[1:]:
             command = [valgrind, "--tool=callgrind", "--collect-atstart=no"]
             command += [f"--toggle-collect={_COUNTED}", "--callgrind-out-file=/dev/null"]
             command += [sys.executable, str(HERE), "--child", str(tree), "--counted", what]
-            command += ["--events", str(events)]
+            command += ["--events", str(events), "--players", str(players)]
+            command += ["--new"] if tree == trees[1] or base_searches else []
             run = subprocess.run(command, capture_output=True, text=True, check=False)
             found = re.search(r"Collected : (\d+)", run.stderr)
             if run.returncode or found is None:
                 sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
-            folded = int(run.stdout.split()[-1])
+            folded = 1 if what == "wave" else int(run.stdout.split()[-1])
             per.setdefault(what, {})[tree] = int(found.group(1)) / folded
             print(f"{what} {tree}: {int(found.group(1)):,} instructions", file=sys.stderr)
     names = {"plain": "plain: instructions/join", "half": "half: instructions/record"}
     base = per["plain"][trees[0]]
-    for what, by_tree in per.items():
+    for what in ("plain", "half"):
         print(f"{names[what]}:")
-        for tree, value in by_tree.items():
+        for tree, value in per[what].items():
             print(f"  {tree}: {value:,.0f} ({value / base:.2f}x BASE's plain join)")
+    closes = per["wave"]
+    print(f"wave close of {players} players (NEW: half searching), instructions:")
+    for tree, value in closes.items():
+        print(f"  {tree}: {value:,.0f} ({value / closes[trees[0]]:.2f}x BASE's)")
     return 0
+
+
+def counted_wave(tree: Path, new: bool, players: int) -> None:
+    """One tree's wave close (``_wave``'s tick) inside ``functools.reduce``."""
+    sys.path.insert(0, str(tree))
+    joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
+    from streams.settings import load_settings
+    from streams.worker.folding import Folder
+
+    config = Path(tempfile.mkdtemp(prefix="bench-searches-")) / "wavematch.toml"
+    config.write_text(WAVE_CONFIG)
+    _wave(Folder.from_settings(load_settings(config)), joins, players, new, counted=True)
 
 
 def counted_child(tree: Path, what: str, events: int) -> int:
@@ -238,7 +259,11 @@ def _fold_feeding_back(folder: Any, records: list[Any], joins: Any) -> tuple[flo
     return time.process_time() - started, folded
 
 
-def _wave(folder: Any, joins: Any, players: int, new: bool) -> tuple[float, float, dict]:
+def _wave(
+    folder: Any, joins: Any, players: int, new: bool, counted: bool = False
+) -> tuple[float, float, dict]:
+    """The CPU of one tick's close (and of settling its tentative matches); ``counted``:
+    the close alone, inside ``functools.reduce`` for callgrind, and nothing after it."""
     from schemas.topics import murmur2_partition, queue_key
     from streams.worker.folding import paused_gc
 
@@ -280,12 +305,20 @@ def _wave(folder: Any, joins: Any, players: int, new: bool) -> tuple[float, floa
     value = json.dumps(tick).encode()
     partition = murmur2_partition(key, 8)
     offsets[partition] += 1
+
+    def close(written: list[Any], _: int) -> list[Any]:
+        with paused_gc():
+            done = folder.fold(states[partition], key, value, offsets[partition])
+            written += encode(
+                done, topic="wavematch.queue.v1", partition=partition, key=key, value=value
+            )
+        return written
+
+    if counted:
+        functools.reduce(close, [0], [])
+        return 0.0, 0.0, {}
     started = time.process_time()
-    with paused_gc():
-        done = folder.fold(states[partition], key, value, offsets[partition])
-        written = encode(
-            done, topic="wavematch.queue.v1", partition=partition, key=key, value=value
-        )
+    written = close([], 0)
     wave = time.process_time() - started
     todo = [(k, v) for t, k, v in written if t == "wavematch.queue.v1"]
     counts = Counter[str]()
