@@ -15,7 +15,7 @@ import re
 import struct
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Final
+from typing import Any, Final
 
 from schemas.models import (
     QUEUE_EVENTS,
@@ -219,7 +219,7 @@ def murmur2_partition(key: bytes, partitions: int) -> int:
 
 def murmur2_partitions(keys: Sequence[bytes], partitions: int) -> list[int]:
     """``[murmur2_partition(key, partitions) for key in keys]``, vectorised over keys of
-    equal length: a 10,000-player wave publishes 15,000 records (docs/benchmarks/code-figures.md).
+    equal length: a 10,000-player wave publishes 15,000 records, and every join one.
 
     >>> murmur2_partitions([b"1v1/eu", b"21"], 3) == [murmur2_partition(b"1v1/eu", 3),
     ...                                              murmur2_partition(b"21", 3)]
@@ -227,31 +227,42 @@ def murmur2_partitions(keys: Sequence[bytes], partitions: int) -> list[int]:
     """
     if partitions < 1:
         raise ValueError(f"partitions must be at least 1, got {partitions}")
-    return [(h & 0x7FFFFFFF) % partitions for h in murmur2_many(keys)]
+    hashes = _murmur2_array(keys)
+    return ((hashes & 0x7FFFFFFF) % partitions).tolist()  # type: ignore[no-any-return]
 
 
 def murmur2_many(keys: Sequence[bytes]) -> list[int]:
     """``[murmur2(key) for key in keys]``, with NumPy over each group of equal-length keys."""
+    return _murmur2_array(keys).tolist()  # type: ignore[no-any-return]
+
+
+def _murmur2_array(keys: Sequence[bytes]) -> Any:
+    """The hashes of ``keys`` as a NumPy uint64 array; no Python loop over the keys but
+    for groups of fewer than 16 keys of one length (NumPy's set-up costs more there)."""
     import numpy as np  # only the worker's publisher needs it: keep `schemas` light
 
-    hashes = [0] * len(keys)
-    by_length: dict[int, list[int]] = {}
-    for index, key in enumerate(keys):
-        by_length.setdefault(len(key), []).append(index)
+    lengths = np.fromiter(map(len, keys), dtype=np.intp, count=len(keys))
+    hashes = np.zeros(len(keys), dtype=np.uint64)
+    if not len(keys):
+        return hashes
+    # An object array picks a group's keys in C (keys[i] for each index would not).
+    column = np.empty(len(keys), dtype=object)
+    column[:] = keys
     m, mask = np.uint64(0x5BD1E995), np.uint64(0xFFFFFFFF)
-    for length, indexes in by_length.items():
-        if len(indexes) < 16:  # NumPy's set-up costs more than it saves
-            for index in indexes:
+    for length in np.unique(lengths).tolist():
+        indexes = np.flatnonzero(lengths == length)
+        if len(indexes) < 16:
+            for index in indexes.tolist():
                 hashes[index] = murmur2(keys[index])
             continue
-        rows = np.frombuffer(b"".join(keys[i] for i in indexes), dtype=np.uint8)
+        rows = np.frombuffer(b"".join(column[indexes]), dtype=np.uint8)
         rows = rows.reshape(len(indexes), length)
         h = np.full(len(indexes), (0x9747B28C ^ length) & 0xFFFFFFFF, dtype=np.uint64)
         whole = length & ~3
         # Products stay below 2**63 (32-bit by 31-bit), so uint64 is exact before masking.
         words = rows[:, :whole].copy().view("<u4").astype(np.uint64)
-        for column in range(words.shape[1]):
-            k = (words[:, column] * m) & mask
+        for word in range(words.shape[1]):
+            k = (words[:, word] * m) & mask
             k ^= k >> np.uint64(24)
             k = (k * m) & mask
             h = ((h * m) & mask) ^ k
@@ -265,8 +276,7 @@ def murmur2_many(keys: Sequence[bytes]) -> list[int]:
         h ^= h >> np.uint64(13)
         h = (h * m) & mask
         h ^= h >> np.uint64(15)
-        for index, value in zip(indexes, h.tolist(), strict=True):
-            hashes[index] = value
+        hashes[indexes] = h
     return hashes
 
 

@@ -17,8 +17,8 @@ and round, in memory (no broker: one is too noisy on a shared machine):
 
 Prints each figure's median over the rounds, and its ratio to the first tree's.
 ``--instructions`` counts instead, under ``valgrind --tool=callgrind``, the user-space
-instructions of the ``fold`` loop and of the wave close (one round: the counts do not
-move with the machine's load; the ``worker`` loop is not counted).
+instructions of the ``fold`` loop, of the ``worker`` loop and of the wave close (one
+round: the counts do not move with the machine's load).
 Make a tree of an older commit with ``git worktree add /tmp/NAME COMMIT``.
 """
 
@@ -114,7 +114,7 @@ def instructions(args: argparse.Namespace) -> int:
         sys.exit("bench_ab_fold.py: --instructions needs valgrind")
     trees = [tree.resolve() for tree in args.trees]
     counts: dict[str, dict[Path, int]] = {}
-    for what in ("fold", "wave"):
+    for what in ("fold", "worker", "wave"):
         for tree in trees:
             command = [
                 valgrind,
@@ -139,9 +139,10 @@ def instructions(args: argparse.Namespace) -> int:
                 sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
             counts.setdefault(what, {})[tree] = int(found.group(1))
             print(f"{what} {tree}: {int(found.group(1)):,} instructions", file=sys.stderr)
-    per = {"fold": args.events, "wave": 1}
+    per = {"fold": args.events, "worker": args.events, "wave": 1}
     names = {
         "fold": "fold instructions/join",
+        "worker": "worker instructions/join",
         "wave": f"wave close of {args.players} players, instructions",
     }
     for what, by_tree in counts.items():
@@ -172,6 +173,17 @@ def counted_child(tree: Path, what: str, events: int, players: int) -> None:
     config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
     folder = Folder.from_settings(load_settings(config))
     records = joins.joins(events, queue_key, murmur2_partition)
+    if what == "worker":
+        settings = load_settings(config)
+        # Imported before counting: worker_loop imports them, and only once.
+        import prometheus_client  # noqa: F401
+
+        import streams.worker.queue_worker  # noqa: F401
+
+        functools.reduce(
+            lambda done, _: (joins.worker_loop(folder, settings, records), done)[1], range(1), 0
+        )
+        return
     states = {p: folder.new_state(p) for p in {r.partition for r in records}}
     encode = joins.encoder()
 

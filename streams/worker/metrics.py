@@ -129,9 +129,15 @@ class WorkerMetrics:
             self.wave_failures.labels(step.failure.queue).inc()
         summary = step.summary
         if summary is None:  # counted here, added to the counter once per batch (flush)
-            self._pending[step.note] = self._pending.get(step.note, 0) + 1
-            if step.dequeued:  # an answer or a report may match held tickets for good
-                self._observe_waits(step.dequeued)
+            pending = self._pending
+            pending[step.note] = pending.get(step.note, 0) + 1
+            # An answer or a report may match held tickets for good. Looked for in the
+            # outputs, not through ``step.dequeued``: a join's one status is every other
+            # record, and building that empty tuple cost more than the counting.
+            for output in step.outputs:
+                if type(output) is Dequeued:
+                    self._observe_waits(step.dequeued)
+                    break
             return
         self._count(step.note, 1)
         if step.result is not None:
