@@ -35,19 +35,23 @@ Fits = Callable[[Sequence[Party], Party], bool]
 @dataclass(frozen=True, slots=True)
 class Need:
     """What every player of a party joining a group must be for the group's rules to
-    hold: carry ``value`` in ``attribute`` (``only`` False), or give no other value of
-    ``attribute`` than ``value`` (``only`` True)."""
+    hold: carry ``value`` in ``attribute`` (``kind`` "carries"), give no other value of
+    ``attribute`` than ``value`` ("only"), or have a latency to the region ``attribute``
+    of at most ``value`` ms, or none known ("latency")."""
 
+    kind: str
     attribute: str
-    value: str
-    only: bool
+    value: str | float
 
     def admits(self, party: Party) -> bool:
         name, value = self.attribute, self.value
-        if self.only:
+        if self.kind == "only":
             return all((v := p.attribute(name)) is None or v == value for p in party.players)
+        if self.kind == "latency":
+            limit = float(value)
+            return all((ms := p.latency_to(name)) is None or ms <= limit for p in party.players)
         return all(
-            (v := p.attribute(name)) is not None and carries(v, value) for p in party.players
+            (v := p.attribute(name)) is not None and carries(v, str(value)) for p in party.players
         )
 
 

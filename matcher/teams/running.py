@@ -96,7 +96,7 @@ def compile_rules(
         trees,
         tuple(leaves),
         tuple((check, _test(check, shape)) for check, shape in trees),
-        tuple(_pins(check, shape) for check, shape in trees),
+        tuple(_pins(check, shape, region) for check, shape in trees),
         bounds,
         split_free_ratings,
         met,
@@ -240,7 +240,7 @@ def needs(plan: Plan, a: Totals) -> tuple[Need, ...]:
             continue
         if room > 0 and check.low - a.counts[index] >= room:
             # A party of k players with fewer than k carriers leaves more missing than room.
-            found.append(Need(check.attribute, check.value, only=False))
+            found.append(Need("carries", check.attribute, check.value))
     return tuple(dict.fromkeys(found))
 
 
@@ -300,16 +300,16 @@ def _test(check: Check, tree: Any) -> Test:
 Pins = Callable[[tuple[Any, ...], float], tuple[Need, ...]]
 
 
-def _pins(check: Check, tree: Any) -> Pins:
+def _pins(check: Check, tree: Any, region: str) -> Pins:
     """What ``check`` (its leaves numbered as ``tree``) needs of a joining party: an
-    ``equal`` leaf the group gives one value of needs that value; ``all`` needs what each
-    of its rules needs; ``any`` what its one rule still holding on the group needs (its
-    other rules are monotone and broken, so they stay broken). Other leaves need nothing
-    that a :class:`Need` can say."""
+    ``equal`` leaf the group gives one value of needs that value, a ``latency`` leaf a
+    latency within its limit; ``all`` needs what each of its rules needs; ``any`` what its
+    one rule still holding on the group needs (its other rules are monotone and broken, so
+    they stay broken). Other leaves need nothing that a :class:`Need` can say."""
     optional = check.optional_after_s
     if isinstance(tree, tuple):
         branches = zip(check.rules, tree, strict=True)
-        subs = tuple((_test(rule, sub), _pins(rule, sub)) for rule, sub in branches)
+        subs = tuple((_test(rule, sub), _pins(rule, sub, region)) for rule, sub in branches)
         every = check.kind == "all"
 
         def compound(leaves: tuple[Any, ...], waited: float) -> tuple[Need, ...]:
@@ -321,6 +321,9 @@ def _pins(check: Check, tree: Any) -> Pins:
             return holding[0](leaves, waited) if len(holding) == 1 else ()
 
         return compound
+    if check.kind == "latency":
+        near = (Need("latency", region, check.high + EPSILON),)
+        return lambda leaves, waited: () if optional is not None and waited >= optional else near
     if check.kind != "equal":
         return lambda leaves, waited: ()
     index, attribute = tree, check.attribute
@@ -329,7 +332,7 @@ def _pins(check: Check, tree: Any) -> Pins:
         if optional is not None and waited >= optional:
             return ()
         state = leaves[index]
-        return (Need(attribute, next(iter(state)), only=True),) if len(state) == 1 else ()
+        return (Need("only", attribute, next(iter(state))),) if len(state) == 1 else ()
 
     return equal
 
