@@ -302,8 +302,7 @@ class _RunningFits(GuidedFits):
     def __call__(self, members: Sequence[Party], candidate: Party) -> bool:
         held = self._held(members)
         found = self._own.get(id(candidate))
-        own = found is not None and found[0] is candidate
-        add = found[1] if found is not None and own else self._totals_of(candidate)
+        add = self._totals_of(candidate) if found is None or found[0] is not candidate else found[1]
         return passes(self._plan, add) if held is None else passes(self._plan, held, add)
 
     def needs(self, members: Sequence[Party]) -> tuple[Need, ...]:

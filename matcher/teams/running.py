@@ -224,15 +224,12 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
 
 def needs(plan: Plan, a: Totals) -> tuple[Need, ...]:
     """What every party joining the group of ``a`` must be for :func:`passes` to take it:
-    a value of an ``equal`` leaf that is now the only way its rule can hold (the group
-    has it, and has broken the other branches of an ``any``), and the value a per-team
-    count bound still lacks when the room left is all for it. A party joining makes the
-    group's newest wait no longer, so a rule optional for the group alone is the only
-    one that may become binding, never the reverse; what a rule needs stays true.
-    Notes: O(rules)."""
-    waited = (plan.limits.get((a.joined_ms, a.first_ms)) or _limits(plan, a.joined_ms, a.first_ms))[
-        2
-    ].newest
+    what its monotone rules need where they can now hold only one way (:func:`_pins`),
+    and the value a per-team count bound still lacks when the room left is all for it.
+    A party joining makes the group's newest wait no longer, so a rule optional for the
+    group alone is the only one that may become binding, never the reverse: what the
+    rules need of a group stays needed as it grows. Notes: O(rules)."""
+    waited = _limits(plan, a.joined_ms, a.first_ms)[2].newest
     found = [need for pins in plan.pins for need in pins(a.leaves, waited)]
     room = plan.match_size - a.size
     for index, check in enumerate(plan.bounds):
