@@ -29,8 +29,8 @@ from tests.teams.factories import ticket
 PINNED = {
     "optimal": (15, "b7403ffd7e4d78cf"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
-    "rebalance": (4, "78b312f67fc204c4"),
-    "game-queue": (4, "78b312f67fc204c4"),
+    "rebalance": (5, "9607a84a7adf57b7"),
+    "game-queue": (5, "9607a84a7adf57b7"),
     "multifactor": (6, "cd09bfbd91d9b73f"),
 }
 
@@ -50,6 +50,47 @@ def team_wave(seed: int, tickets: int) -> WaveSnapshot:
         players = [Player(f"p{i}.{k}", (("mmr", rng.randint(800, 2200)),)) for k in range(size)]
         made.append(ticket(f"t{i}", players, joined_at_ms=i))
     return team_snapshot(made, seed=seed)
+
+
+def classed_wave(seed: int, tickets: int) -> WaveSnapshot:
+    """Solos with a class (few healers), a language and a latency: groups come to need a
+    healer, or their own language once they are too far apart for the latency branch."""
+    rng = random.Random(seed)
+    made = []
+    for i in range(tickets):
+        attributes = (
+            ("class", "healer" if rng.random() < 0.1 else "damage"),
+            ("language", rng.choice(("de", "fr", "en"))),
+        )
+        latency = (("eu", rng.randint(10, 150)),)
+        rating = (("mmr", rng.randint(1200, 1800)),)
+        player = Player(f"p{i}", rating, latency_ms=latency, attributes=attributes)
+        made.append(ticket(f"t{i}", [player], joined_at_ms=i))
+    return team_snapshot(made, seed=seed)
+
+
+#: Per-team healers and "near or one language": the rules whose needs the grouping reads.
+NEEDING = {
+    "rating": "mmr",
+    "checks": [
+        {
+            "name": "near-or-same",
+            "kind": "any",
+            "rules": [
+                {"kind": "latency", "max_ms": 60},
+                {"kind": "equal", "attribute": "language"},
+            ],
+        },
+        {
+            "name": "healer",
+            "kind": "count",
+            "attribute": "class",
+            "value": "healer",
+            "min": 1,
+            "per": "team",
+        },
+    ],
+}
 
 
 #: Regions hosting servers, so that players' latencies choose the server (ADR 0105).
@@ -117,8 +158,10 @@ def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
         ruled = QueueProfile(
             "q", name, ("m",), team_size=3, rules={"rating": "mmr", "max_spread": 500}
         )
+        needing = QueueProfile("q", name, ("m",), team_size=5, rules=NEEDING)
         return [(team_wave(seed, 40), team_profile(name)) for seed in (1, 2)] + [
-            (team_wave(seed, 14), ruled) for seed in (3, 4, 5)
+            *((team_wave(seed, 14), ruled) for seed in (3, 4, 5)),
+            (classed_wave(7, 150), needing),
         ]
     profile = multifactor_profile(budget_evaluations=30_000)
     return [(random_wave(seed, players), profile) for seed, players in ((1, 60), (2, 120))]

@@ -6,6 +6,10 @@ next group) until it holds a full match, and is then handed to a splitter (a reb
 method, or the optimal imbalance split). When the splitter finds no lineup (roles that
 cannot be filled), the last party added is set aside for that group and the sweep
 looks further; after ``2 x match size`` failures the group's first party is left out.
+When the rules say what every party joining a group must be (the room left is all for
+healers; the group's language is now the only way its rule can hold), the sweep jumps
+to the next such party through an index of the wave's order, so the parties the group
+cannot take are neither judged nor counted against its refusals.
 
 Before the sweep, in a strict queue, the newest tickets (fewest waves waited, latest
 in the log) are held back until the players left fill whole matches, so a wave never
@@ -14,14 +18,53 @@ leaves the longest-waiting tickets out just because of where they fall in the or
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
+from bisect import bisect_right
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
+from matcher.rulelogic import carries
 from matcher.teams.model import Lineup, Party, TeamShape
 
 Splitter = Callable[[Sequence[Party]], Lineup | None]
 #: Whether a party may join a group's members (a queue's rules, matcher/teams/ruled.py).
 Fits = Callable[[Sequence[Party], Party], bool]
+
+
+@dataclass(frozen=True, slots=True)
+class Need:
+    """What every player of a party joining a group must be for the group's rules to
+    hold: carry ``value`` in ``attribute`` (``kind`` "carries"), give no other value of
+    ``attribute`` than ``value`` ("only"), or have a latency to the region ``attribute``
+    of at most ``value`` ms, or none known ("latency")."""
+
+    kind: str
+    attribute: str
+    value: str | float
+
+    def admits(self, party: Party) -> bool:
+        name, value = self.attribute, self.value
+        if self.kind == "only":
+            return all((v := p.attribute(name)) is None or v == value for p in party.players)
+        if self.kind == "latency":
+            limit = float(value)
+            return all((ms := p.latency_to(name)) is None or ms <= limit for p in party.players)
+        return all(
+            (v := p.attribute(name)) is not None and carries(v, str(value)) for p in party.players
+        )
+
+
+class GuidedFits(ABC):
+    """A ``fits`` that also says what its group still needs of any party joining it
+    (:class:`Need`, all of them): ``fits`` refuses every party one of them does not admit."""
+
+    @abstractmethod
+    def __call__(self, members: Sequence[Party], candidate: Party) -> bool: ...
+
+    @abstractmethod
+    def needs(self, members: Sequence[Party]) -> tuple[Need, ...]: ...
+
 
 #: Parties ``fits`` refuses before a group gives up: bounds the scan for a group that no
 #: party of the rest can complete (the head is then left out), which would otherwise
@@ -55,6 +98,7 @@ def group_parties(
         order = [i for i in order if i not in held]
     taken = [False] * len(parties)
     lineups: list[Lineup] = []
+    lanes = _Lanes(parties, order) if isinstance(fits, GuidedFits) else None
     head = 0
     # Players not yet taken at or after head (all of them: taken ones are never before it):
     # kept as a count, so that each failed group costs O(1) here, not a pass over the rest.
@@ -64,7 +108,7 @@ def group_parties(
             head += 1
         if head == len(order):
             return lineups
-        group = _fill_group(parties, shape, order, head, taken, split, fits)
+        group = _fill_group(parties, shape, order, head, taken, split, fits, lanes)
         if group is None:
             if left < shape.match_min:
                 return lineups
@@ -88,11 +132,12 @@ def _fill_group(
     taken: Sequence[bool],
     split: Splitter,
     fits: Fits | None,
+    lanes: _Lanes | None = None,
 ) -> tuple[list[int], Lineup] | None:
     """The first group from ``head`` that fills a match and splits; None if none does."""
     excluded: set[int] = set()
     for _ in range(2 * shape.match_max + 1):
-        members = _collect(parties, shape, order, head, taken, excluded, fits)
+        members = _collect(parties, shape, order, head, taken, excluded, fits, lanes)
         if members is None:
             return None
         lineup = split([parties[i] for i in members])
@@ -112,6 +157,7 @@ def _collect(
     taken: Sequence[bool],
     excluded: set[int],
     fits: Fits | None = None,
+    lanes: _Lanes | None = None,
 ) -> list[int] | None:
     members: list[int] = []
     # The members' parties, grown with ``members``: ``fits`` reads them for every
@@ -121,7 +167,16 @@ def _collect(
     count = 0
     refusals = MAX_REFUSED_PER_MATCH_SEAT * shape.match_max
     seats, solos = shape.team_count * shape.size_max, True
-    for position in range(head, len(order)):
+    guide = fits if lanes is not None and isinstance(fits, GuidedFits) else None
+    # The positions of ``order`` still to visit: all of them, or once the group needs
+    # something of every party that joins it, only those of the parties that have it.
+    # The needs are asked at the group's first refusal after it grows (most groups grow
+    # without one); they only grow with the group, so the positions stay the right ones.
+    positions: Sequence[int] = range(head, len(order))
+    step, asked = 0, False
+    while step < len(positions):
+        position = positions[step]
+        step += 1
         index = order[position]
         if taken[index] or index in excluded:
             continue
@@ -135,6 +190,14 @@ def _collect(
         ):
             continue
         if fits is not None and not fits(chosen, party):
+            if guide is not None and lanes is not None and members and not asked:
+                asked = True
+                wanted = guide.needs(chosen)
+                if wanted:
+                    positions = lanes.of(wanted)
+                    step = bisect_right(positions, position)
+                    if not all(need.admits(party) for need in wanted):
+                        continue  # a party the group cannot take: not a refusal of a fit
             refusals -= 1
             if refusals < 0 or not members:  # a head no group can take ends its search
                 break
@@ -144,11 +207,30 @@ def _collect(
         sizes.append(size)
         solos = solos and size == 1
         count += size
+        asked = False
         if count == shape.match_max:
             return members
     if not shape.strict and count >= shape.match_min and members:
         return members
     return None
+
+
+class _Lanes:
+    """Per set of needs, the positions in the sweep's order of the parties every need
+    admits: built once per grouping when a group first needs it (a pass over the order),
+    so a group that needs a healer goes from healer to healer."""
+
+    def __init__(self, parties: Sequence[Party], order: Sequence[int]) -> None:
+        self._parties, self._order = parties, order
+        self._lanes: dict[tuple[Need, ...], list[int]] = {}
+
+    def of(self, needs: tuple[Need, ...]) -> list[int]:
+        lane = self._lanes.get(needs)
+        if lane is None:
+            parties, order, last = self._parties, self._order, needs[-1]
+            wider = self.of(needs[:-1]) if len(needs) > 1 else range(len(order))
+            lane = self._lanes[needs] = [p for p in wider if last.admits(parties[order[p]])]
+        return lane
 
 
 @lru_cache(maxsize=4096)

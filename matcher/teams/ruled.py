@@ -11,9 +11,17 @@ from dataclasses import replace
 from matcher.rulelogic import Check, carries
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s, waits_of
 from matcher.ruleset import AttributeRule, QueueRuleSet
-from matcher.teams.grouping import Fits, Splitter
+from matcher.teams.grouping import Fits, GuidedFits, Need, Splitter
 from matcher.teams.model import Lineup, Party, team_ratings
-from matcher.teams.running import Plan, Totals, compile_rules, merged, party_totals, passes
+from matcher.teams.running import (
+    Plan,
+    Totals,
+    compile_rules,
+    merged,
+    needs,
+    party_totals,
+    passes,
+)
 
 
 def lineup_rule_problem(
@@ -256,36 +264,50 @@ def rule_fits(
 
 
 def running_fits(plan: Plan) -> Fits:
+    """``fits`` on running totals (:class:`_RunningFits`)."""
+    return _RunningFits(plan)
+
+
+class _RunningFits(GuidedFits):
     """``fits`` on running totals: the grouping tests candidate after candidate against
     the same members, and grows them one party at a time, so the members' totals are
     kept (with the parties they are of, compared by identity) and extended by the party
     added, and each party's own totals are computed once."""
-    own: dict[int, tuple[Party, Totals]] = {}
-    kept: list[Party] = []
-    kept_totals: list[Totals | None] = [None]
 
-    def totals_of(party: Party) -> Totals:
-        found = own.get(id(party))
+    def __init__(self, plan: Plan) -> None:
+        self._plan = plan
+        self._own: dict[int, tuple[Party, Totals]] = {}
+        self._kept: list[Party] = []
+        self._kept_totals: Totals | None = None
+
+    def _totals_of(self, party: Party) -> Totals:
+        found = self._own.get(id(party))
         if found is None or found[0] is not party:
-            found = own[id(party)] = (party, party_totals(plan, party))
+            found = self._own[id(party)] = (party, party_totals(self._plan, party))
         return found[1]
 
-    def fits(members: Sequence[Party], candidate: Party) -> bool:
+    def _held(self, members: Sequence[Party]) -> Totals | None:
+        kept = self._kept
         same = len(members) >= len(kept) and all(map(operator.is_, members, kept))
         if not same:
             kept.clear()
-            kept_totals[0] = None
+            self._kept_totals = None
         for party in members[len(kept) :]:
-            add = totals_of(party)
-            held = kept_totals[0]
-            kept_totals[0] = add if held is None else merged(plan, held, add)
+            add = self._totals_of(party)
+            held = self._kept_totals
+            self._kept_totals = add if held is None else merged(self._plan, held, add)
             kept.append(party)
-        held = kept_totals[0]
-        found = own.get(id(candidate))
-        add = found[1] if found is not None and found[0] is candidate else totals_of(candidate)
-        return passes(plan, add) if held is None else passes(plan, held, add)
+        return self._kept_totals
 
-    return fits
+    def __call__(self, members: Sequence[Party], candidate: Party) -> bool:
+        held = self._held(members)
+        found = self._own.get(id(candidate))
+        add = self._totals_of(candidate) if found is None or found[0] is not candidate else found[1]
+        return passes(self._plan, add) if held is None else passes(self._plan, held, add)
+
+    def needs(self, members: Sequence[Party]) -> tuple[Need, ...]:
+        held = self._held(members)
+        return () if held is None else needs(self._plan, held)
 
 
 def team_bounds(rules: QueueRuleSet, team_count: int) -> tuple[Check, ...]:

@@ -20,6 +20,7 @@ from typing import Any
 from matcher.rulelogic import Check, carries, elements
 from matcher.rules.check import EPSILON, waits_of
 from matcher.ruleset import QueueRuleSet, Waits
+from matcher.teams.grouping import Need
 from matcher.teams.model import Party
 
 #: Leaf kinds :func:`compile_rules` can total; a monotone rule with another leaf kind
@@ -37,6 +38,8 @@ class Plan:
     leaves: tuple[Check, ...]
     #: Per monotone rule: its verdict on leaf totals (:func:`_test`), with its rule.
     tests: tuple[tuple[Check, Test], ...]
+    #: Per monotone rule: what it needs of a party joining a group (:func:`_pins`).
+    pins: tuple[Pins, ...]
     bounds: tuple[Check, ...]
     split_free_ratings: bool
     met: Mapping[str, frozenset[str]]
@@ -93,6 +96,7 @@ def compile_rules(
         trees,
         tuple(leaves),
         tuple((check, _test(check, shape)) for check, shape in trees),
+        tuple(_pins(check, shape, region) for check, shape in trees),
         bounds,
         split_free_ratings,
         met,
@@ -218,6 +222,25 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
     return True
 
 
+def needs(plan: Plan, a: Totals) -> tuple[Need, ...]:
+    """What every party joining the group of ``a`` must be for :func:`passes` to take it:
+    what its monotone rules need where they can now hold only one way (:func:`_pins`),
+    and the value a per-team count bound still lacks when the room left is all for it.
+    A party joining makes the group's newest wait no longer, so a rule optional for the
+    group alone is the only one that may become binding, never the reverse: what the
+    rules need of a group stays needed as it grows. Notes: O(rules)."""
+    waited = _limits(plan, a.joined_ms, a.first_ms)[2].newest
+    found = [need for pins in plan.pins for need in pins(a.leaves, waited)]
+    room = plan.match_size - a.size
+    for index, check in enumerate(plan.bounds):
+        if check.optional_after_s is not None and waited >= check.optional_after_s:
+            continue
+        if room > 0 and check.low - a.counts[index] >= room:
+            # A party of k players with fewer than k carriers leaves more missing than room.
+            found.append(Need("carries", check.attribute, check.value))
+    return tuple(dict.fromkeys(found))
+
+
 def _limits(plan: Plan, joined_ms: int, first_ms: int) -> tuple[float | None, float | None, Waits]:
     """The spread and latency limits (with their slack) and the waits of a group whose
     newest ticket joined at ``joined_ms`` and oldest at ``first_ms``; kept per pair of
@@ -267,6 +290,48 @@ def _test(check: Check, tree: Any) -> Test:
         return verdict(a[index]) if b is None else joint(a[index], b[index])
 
     return leaf
+
+
+#: What a rule needs of a party joining a group, from the group's leaf totals and its
+#: newest wait (:func:`needs`).
+Pins = Callable[[tuple[Any, ...], float], tuple[Need, ...]]
+
+
+def _pins(check: Check, tree: Any, region: str) -> Pins:
+    """What ``check`` (its leaves numbered as ``tree``) needs of a joining party: an
+    ``equal`` leaf the group gives one value of needs that value, a ``latency`` leaf a
+    latency within its limit; ``all`` needs what each of its rules needs; ``any`` what its
+    one rule still holding on the group needs (its other rules are monotone and broken, so
+    they stay broken). Other leaves need nothing that a :class:`Need` can say."""
+    optional = check.optional_after_s
+    if isinstance(tree, tuple):
+        branches = zip(check.rules, tree, strict=True)
+        subs = tuple((_test(rule, sub), _pins(rule, sub, region)) for rule, sub in branches)
+        every = check.kind == "all"
+
+        def compound(leaves: tuple[Any, ...], waited: float) -> tuple[Need, ...]:
+            if optional is not None and waited >= optional:
+                return ()
+            if every:
+                return tuple(need for _, pins in subs for need in pins(leaves, waited))
+            holding = [pins for test, pins in subs if test(leaves, None, waited)]
+            return holding[0](leaves, waited) if len(holding) == 1 else ()
+
+        return compound
+    if check.kind == "latency":
+        near = (Need("latency", region, check.high + EPSILON),)
+        return lambda leaves, waited: () if optional is not None and waited >= optional else near
+    if check.kind != "equal":
+        return lambda leaves, waited: ()
+    index, attribute = tree, check.attribute
+
+    def equal(leaves: tuple[Any, ...], waited: float) -> tuple[Need, ...]:
+        if optional is not None and waited >= optional:
+            return ()
+        state = leaves[index]
+        return (Need("only", attribute, next(iter(state))),) if len(state) == 1 else ()
+
+    return equal
 
 
 def _joint_verdict(check: Check) -> Callable[[Any, Any], bool]:

@@ -12,6 +12,7 @@ import pytest
 import matcher.teams.ruled as ruled
 from matcher.core import Player
 from matcher.ruleset import parse_rules
+from matcher.teams.grouping import GuidedFits
 from matcher.teams.model import Party
 
 CLOSED = 1_000_000
@@ -122,8 +123,8 @@ def test_running_fits_agree_with_rejudged_groups(
         patched.setattr(ruled, "compile_rules", lambda *a, **k: None)
         rejudged = ruled.rule_fits(rejudged_rules, CLOSED, "eu", **args)
     assert running is not None and rejudged is not None
-    assert running.__qualname__.startswith("running_fits")
-    assert not rejudged.__qualname__.startswith("running_fits")
+    assert isinstance(running, GuidedFits)
+    assert not isinstance(rejudged, GuidedFits)
 
     verdicts = {True: 0, False: 0}
     members: list[Party] = []
@@ -139,3 +140,58 @@ def test_running_fits_agree_with_rejudged_groups(
     assert verdicts[True] > 20 and verdicts[False] > 20, verdicts
     assert running_rules.tally_stats() == rejudged_rules.tally_stats()
     assert running_rules.tally_stats(), "no named rule refused a group: a weak workload"
+
+
+#: Rules whose needs a group comes to have: an ``any`` left with its ``equal`` branch, an
+#: ``all`` holding an ``equal`` leaf, per-team count bounds with a lower bound.
+NEEDING: list[dict[str, Any]] = [
+    RULES[0],
+    {
+        "rating": "mmr",
+        "checks": [
+            {
+                "name": "lang-and-near",
+                "kind": "all",
+                "rules": [
+                    {"kind": "equal", "attribute": "language"},
+                    {"kind": "latency", "max_ms": 130},
+                ],
+            },
+            {
+                "name": "tanks",
+                "kind": "count",
+                "attribute": "class",
+                "value": "tank",
+                "min": 1,
+                "max": 2,
+                "per": "team",
+            },
+        ],
+    },
+]
+
+
+@pytest.mark.parametrize("raw", NEEDING, ids=["any-and-bounds", "all-and-bounds"])
+def test_a_party_lacking_what_the_group_needs_is_refused(raw: dict[str, Any]) -> None:
+    """The grouping jumps over the parties a group's needs do not admit without judging
+    them: every one of them must be a party ``fits`` refuses, and the needs must name
+    some, or the jump would never happen."""
+    rng = random.Random(36)
+    parties = [_party(rng, n) for n in range(400)]
+    fits = ruled.rule_fits(parse_rules(raw), CLOSED, "eu", roles=False, match_size=10)
+    assert isinstance(fits, GuidedFits)
+    skipped = 0
+    kinds: set[str] = set()
+    members: list[Party] = []
+    for candidate in parties:
+        needs = fits.needs(members)
+        kinds.update(need.kind for need in needs)
+        fitting = fits(members, candidate)
+        if not all(need.admits(candidate) for need in needs):
+            assert not fitting, ([m.ticket_id for m in members], candidate.ticket_id, needs)
+            skipped += 1
+        if fitting:
+            members.append(candidate)
+        if sum(p.size for p in members) >= 10 or rng.random() < 0.03:
+            members = []
+    assert skipped > 20 and kinds == {"carries", "only", "latency"}, (skipped, kinds)
