@@ -128,6 +128,18 @@ def ended(bootstrap: str, ticket: str) -> m.TicketDequeued:
     return wait_until(found, 60, f"ticket {ticket} to end")
 
 
+def created(bootstrap: str, match_id: str) -> None:
+    """Wait for the MatchCreated of ``match_id`` (its ready check passed)."""
+    wait_until(
+        lambda: any(
+            isinstance(e, m.MatchCreated) and e.match_id == match_id
+            for e in events(bootstrap, "wavematch.matches.v1")
+        ),
+        60,
+        f"match {match_id} to be created",
+    )
+
+
 def proposals(bootstrap: str) -> list[m.MatchProposed]:
     return [e for e in events(bootstrap, "wavematch.matches.v1") if isinstance(e, m.MatchProposed)]
 
@@ -166,28 +178,14 @@ def test_a_match_life_on_the_broker_replays_identically(broker, worker_factory):
     second = proposal_of(boot, "t-alice", "t-dave")
     answer(boot, second.match_id, "alice", True)
     answer(boot, second.match_id, "dave", True)
-    wait_until(
-        lambda: any(
-            isinstance(e, m.MatchCreated) and e.match_id == second.match_id
-            for e in events(boot, "wavematch.matches.v1")
-        ),
-        60,
-        "the confirmed match",
-    )
+    created(boot, second.match_id)
     # Its placement fails: both return to the queue with their waits and meet again.
     seen = proposed_ids(boot)
     placed(boot, second.match_id, "FAILED")
     third = proposal_of(boot, "t-alice", "t-dave", besides=seen)
     answer(boot, third.match_id, "alice", True)
     answer(boot, third.match_id, "dave", True)
-    wait_until(
-        lambda: any(
-            isinstance(e, m.MatchCreated) and e.match_id == third.match_id
-            for e in events(boot, "wavematch.matches.v1")
-        ),
-        60,
-        "the second confirmed match",
-    )
+    created(boot, third.match_id)
     placed(boot, third.match_id, "STARTED")
     alice, dave = ended(boot, "t-alice"), ended(boot, "t-dave")
     assert (alice.reason, alice.match_id) == (m.DequeueReason.MATCHED, third.match_id)

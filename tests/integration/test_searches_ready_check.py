@@ -21,6 +21,7 @@ from tests.integration.kafka import produce
 from tests.integration.test_lifecycle import (
     CONFIG,
     answer,
+    created,
     ended,
     events,
     join,
@@ -67,14 +68,7 @@ def test_a_searching_player_goes_through_a_ready_check_and_a_placement(broker, w
     assert second.region == "na"
     answer(boot, second.match_id, "alice", True, region="na")
     answer(boot, second.match_id, "carol", True, region="na")
-    wait_until(
-        lambda: any(
-            isinstance(e, m.MatchCreated) and e.match_id == second.match_id
-            for e in events(boot, "wavematch.matches.v1")
-        ),
-        60,
-        "the confirmed match in na",
-    )
+    created(boot, second.match_id)
     assert dequeues(boot, "t-alice") == []  # placing: eu's search holds on
     send(
         boot,
