@@ -38,11 +38,10 @@ def optimal_split(
     """
     if not shape.roles:
         units = [Unit(i, party.ratings, 0.0) for i, party in enumerate(parties)]
-        game = game_of(units, shape.size_max, params, 0.0)
-        if game is None or keeps is None or keeps(parties, game.teams):
-            return None if game is None else game.lineup()
-        # The best split breaks a team rule: the search over every split finds the best
-        # that keeps them (seats without roles, so each lineup is its split).
+        # Units are at their parties' positions, so a game's split is the parties'.
+        allowed = None if keeps is None else lambda *split: keeps(parties, split)
+        game = game_of(units, shape.size_max, params, 0.0, allowed)
+        return None if game is None else game.lineup()
     best: tuple[float, Lineup] | None = None
     sizes = [party.size for party in parties]
     for split in team_splits(sizes, shape.team_count, shape.size_min, shape.size_max):

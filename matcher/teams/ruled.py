@@ -83,14 +83,44 @@ def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Kee
     checks = tuple(check for check in rules.checks if _reads_teams(check))
     if not checks:
         return None
+    # Per-team counts (the common per-team rule) are judged on each party's carriers,
+    # counted once per group: the splitter asks about many splits of the same group.
+    counted = tuple(c for c in checks if c.kind == "count" and c.per == "team" and not c.rules)
+    others = tuple(c for c in checks if c not in counted)
+    held: Sequence[Party] = ()  # held, so that the group's id is not reused meanwhile
+    waited = 0.0
+    live: list[tuple[float, float, list[int]]] = []
 
     def keeps(group: Sequence[Party], split: Sequence[Sequence[int]]) -> bool:
-        waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
+        nonlocal held, waited, live
+        if held is not group:
+            held = group
+            waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
+            live = [
+                (check.low, check.high, [_carriers(party, check) for party in group])
+                for check in counted
+                if check.optional_after_s is None or waited < check.optional_after_s
+            ]
+        for low, high, carriers in live:
+            for team in split:
+                count = sum(carriers[i] for i in team)
+                if count < low or count > high:
+                    return False
+        if not others:
+            return True
         teams = [[player for i in team for player in group[i].players] for team in split]
         latencies = [[player.latency_to(region) for player in team] for team in teams]
-        return all(check.problem(teams, latencies, waited) is None for check in checks)
+        return all(check.problem(teams, latencies, waited) is None for check in others)
 
     return keeps
+
+
+def _carriers(party: Party, check: Check) -> int:
+    return sum(
+        1
+        for player in party.players
+        if (value := player.attribute(check.attribute)) is not None and carries(value, check.value)
+    )
 
 
 def _reads_teams(check: Check) -> bool:
