@@ -29,8 +29,8 @@ from tests.teams.factories import ticket
 PINNED = {
     "optimal": (15, "b7403ffd7e4d78cf"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
-    "rebalance": (5, "9607a84a7adf57b7"),
-    "game-queue": (5, "9607a84a7adf57b7"),
+    "rebalance": (6, "ff6ef0b5893ebae4"),
+    "game-queue": (6, "ff6ef0b5893ebae4"),
     "multifactor": (6, "cd09bfbd91d9b73f"),
 }
 

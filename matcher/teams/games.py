@@ -9,12 +9,16 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from matcher.teams.imbalance import Imbalance, spread, strength
 from matcher.teams.model import Lineup
 from matcher.teams.split import team_splits
+
+Pair = tuple[tuple[int, ...], tuple[int, ...]]
+#: Whether a split (the two teams as positions into the units) may be chosen.
+Allowed = Callable[[tuple[int, ...], tuple[int, ...]], bool]
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,12 +56,13 @@ class Game:
 
 
 def best_split(
-    units: Sequence[Unit], k: int, params: Imbalance
-) -> tuple[float, tuple[tuple[int, ...], tuple[int, ...]]] | None:
+    units: Sequence[Unit], k: int, params: Imbalance, allowed: Allowed | None = None
+) -> tuple[float, Pair] | None:
     """Least ``alpha * |s_p(X) - s_p(Y)|`` over splits of ``units`` into two teams of k.
 
     Returns (that gap term, the two teams as positions into ``units``), ties to the
-    first split found; None when no split keeps every party whole.
+    first split found; None when no split keeps every party whole (or, with
+    ``allowed``, none it allows: the queue's rules read per team).
 
     >>> best_split([Unit(0, (10,), 0), Unit(1, (20,), 0), Unit(2, (30,), 0), Unit(3, (40,), 0)],
     ...            2, Imbalance(alpha=1.0))
@@ -66,14 +71,16 @@ def best_split(
     Notes: O(C(2k, k)) splits for solos, fewer with parties.
     """
     if all(unit.size == 1 for unit in units) and params.p == 1:
-        return _best_solo_sum_split(units, k, params.alpha)
-    best: tuple[float, tuple[tuple[int, ...], tuple[int, ...]]] | None = None
+        return _best_solo_sum_split(units, k, params.alpha, allowed)
+    best: tuple[float, Pair] | None = None
     for first, second in team_splits([unit.size for unit in units], 2, k, k):
         gap = abs(
             strength([r for i in first for r in units[i].ratings], params.p)
             - strength([r for i in second for r in units[i].ratings], params.p)
         )
         if best is None or params.alpha * gap < best[0]:
+            if allowed is not None and not allowed(first, second):
+                continue
             best = (params.alpha * gap, (first, second))
             if gap == 0:
                 break
@@ -81,8 +88,8 @@ def best_split(
 
 
 def _best_solo_sum_split(
-    units: Sequence[Unit], k: int, alpha: float
-) -> tuple[float, tuple[tuple[int, ...], tuple[int, ...]]]:
+    units: Sequence[Unit], k: int, alpha: float, allowed: Allowed | None = None
+) -> tuple[float, Pair] | None:
     # The hot path of every mode: solos and team sums. Unit 0 is always in team 1.
     ratings = [unit.ratings[0] for unit in units]
     total = sum(ratings)
@@ -91,23 +98,32 @@ def _best_solo_sum_split(
     for rest in itertools.combinations(range(1, len(units)), k - 1):
         gap = abs(total - 2 * (ratings[0] + sum(ratings[i] for i in rest)))
         if gap < best_gap:
+            if allowed is not None and not allowed(*_teams(len(units), (0, *rest))):
+                continue
             best_gap, best_rest = gap, rest
             if gap == 0:
                 break
-    first = (0, *best_rest)
-    second = tuple(i for i in range(len(units)) if i not in first)
-    return alpha * best_gap, (first, second)
+    if best_gap == math.inf:
+        return None
+    return alpha * best_gap, _teams(len(units), (0, *best_rest))
 
 
-def game_of(units: Sequence[Unit], k: int, params: Imbalance, beta: float) -> Game | None:
-    """The best game made of exactly ``units`` (2k players), roles left empty.
+def _teams(count: int, first: tuple[int, ...]) -> Pair:
+    return first, tuple(i for i in range(count) if i not in first)
+
+
+def game_of(
+    units: Sequence[Unit], k: int, params: Imbalance, beta: float, allowed: Allowed | None = None
+) -> Game | None:
+    """The best game made of exactly ``units`` (2k players), roles left empty; with
+    ``allowed``, the best of the splits it allows (:func:`best_split`).
 
     >>> game_of([Unit(0, (10,), 0), Unit(1, (12,), 0)], 1, Imbalance(alpha=1.0, q=2.0), 0.0)
     Game(teams=((0,), (1,)), roles=(('',), ('',)), imbalance=3.0, priority=3.0)
     """
     if sum(unit.size for unit in units) != 2 * k:
         return None
-    split = best_split(units, k, params)
+    split = best_split(units, k, params, allowed)
     if split is None:
         return None
     gap_term, (first, second) = split

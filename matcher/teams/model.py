@@ -10,7 +10,7 @@ role of every seat; :mod:`matcher.teams.build` turns it into a :class:`~matcher.
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from matcher.core import Player, QueueProfile, WaveSnapshot
@@ -284,6 +284,12 @@ class Lineup:
 
     teams: tuple[tuple[int, ...], ...]
     roles: tuple[tuple[str, ...], ...]
+
+
+#: Whether a split (teams of indices into a group) keeps the queue's rules that read
+#: teams (:func:`matcher.teams.ruled.team_rule_keeper`): the splitters choose the
+#: best-balanced split among those that do.
+Keeps = Callable[[Sequence[Party], Sequence[Sequence[int]]], bool]
 
 
 def lineup_with_roles(

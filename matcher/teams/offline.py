@@ -14,15 +14,18 @@ from collections.abc import Callable, Sequence
 from matcher.teams.games import Unit, game_of
 from matcher.teams.grouping import Fits, Splitter, group_parties
 from matcher.teams.imbalance import Imbalance, imbalance
-from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, team_ratings
+from matcher.teams.model import Keeps, Lineup, Party, TeamShape, lineup_with_roles, team_ratings
 from matcher.teams.split import team_splits
 
 
-def optimal_split(parties: Sequence[Party], shape: TeamShape, params: Imbalance) -> Lineup | None:
+def optimal_split(
+    parties: Sequence[Party], shape: TeamShape, params: Imbalance, keeps: Keeps | None = None
+) -> Lineup | None:
     """The split of all ``parties`` into two teams of k with the least f (first on ties).
 
     With roles, a split counts only if each team can fill its role slots, and seats
-    take the role assignment of highest total rating (:func:`model.role_slots`).
+    take the role assignment of highest total rating (:func:`model.role_slots`); with
+    ``keeps`` (the queue's rules that read teams), only if it keeps them.
 
     >>> from matcher.core import Player
     >>> solo = lambda i, r: Party(f"t{i}", (Player(f"p{i}", (("any", r),)),), (r,), 0, 0, i)
@@ -35,7 +38,9 @@ def optimal_split(parties: Sequence[Party], shape: TeamShape, params: Imbalance)
     """
     if not shape.roles:
         units = [Unit(i, party.ratings, 0.0) for i, party in enumerate(parties)]
-        game = game_of(units, shape.size_max, params, 0.0)
+        # Units are at their parties' positions, so a game's split is the parties'.
+        allowed = None if keeps is None else lambda *split: keeps(parties, split)
+        game = game_of(units, shape.size_max, params, 0.0, allowed)
         return None if game is None else game.lineup()
     best: tuple[float, Lineup] | None = None
     sizes = [party.size for party in parties]
@@ -44,7 +49,7 @@ def optimal_split(parties: Sequence[Party], shape: TeamShape, params: Imbalance)
         if lineup is None:
             continue
         value = imbalance(team_ratings(parties, lineup), params)
-        if best is None or value < best[0]:
+        if (best is None or value < best[0]) and (keeps is None or keeps(parties, split)):
             best = (value, lineup)
     return None if best is None else best[1]
 
@@ -57,19 +62,21 @@ def partition_wave(
     fits: Fits | None = None,
     key: Callable[[Party], float] | None = None,
     split_with: Splitter | None = None,
+    keeps: Keeps | None = None,
 ) -> list[Lineup]:
     """Games of the wave: consecutive groups of 2k players in rating order, split optimally.
 
     ``wrap`` may refuse a group's split and ``fits`` a party's place in a group (the
     queue's rules: matcher/teams/ruled.py); ``key`` orders the sweep instead of the rating;
-    ``split_with`` replaces the split by f (the vector imbalance: matcher/teams/skill.py).
+    ``split_with`` replaces the split by f (the vector imbalance: matcher/teams/skill.py);
+    ``keeps`` refuses the splits that break the rules reading teams (:func:`optimal_split`).
 
     Notes: O(n log n) for the sort plus O(1) per group for fixed k; this is the paper's
     rho-approximation of the best partition of the whole wave.
     """
 
     def split(group: Sequence[Party]) -> Lineup | None:
-        return optimal_split(group, shape, params)
+        return optimal_split(group, shape, params, keeps)
 
     chosen: Splitter = split if split_with is None else split_with
     return group_parties(parties, shape, wrap(chosen) if wrap else chosen, fits, key)

@@ -13,7 +13,9 @@ between two teams' means). Three methods:
   to the team with the lowest total that still has room.
 
 Ties keep the first composition found. With roles, a composition is kept only if
-every team can fill distinct role slots its players offer.
+every team can fill distinct role slots its players offer; with ``keeps`` (the queue's
+rules that read teams, such as at least one healer per team), only if it keeps them, so
+the best-balanced split that keeps them is chosen.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ import math
 import random
 from collections.abc import Iterable, Sequence
 
-from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, role_slots
+from matcher.teams.model import Keeps, Lineup, Party, TeamShape, lineup_with_roles, role_slots
 from matcher.teams.split import Split, split_table
 
 METHODS = ("auto", "permutation", "combination", "greedy")
@@ -71,8 +73,11 @@ def rebalance(
     method: str = "auto",
     rng: random.Random | None = None,
     max_sequences: int = DEFAULT_MAX_SEQUENCES,
+    keeps: Keeps | None = None,
 ) -> Lineup | None:
     """Split ``parties`` (all of them) into the shape's teams with ``method``; None if impossible.
+
+    ``keeps``, when given, refuses a split (greedy's one split, or the others' candidates).
 
     Notes: greedy O(n log n + n t); combination O(t^n) worst case (every exact fill);
     permutation O(min(n!, max_sequences) * n) for n parties and t teams.
@@ -80,11 +85,12 @@ def rebalance(
     players = sum(party.size for party in parties)
     chosen = choose_method(method, shape, players)
     if chosen == "greedy":
-        return greedy(parties, shape)
+        lineup = greedy(parties, shape)
+        return lineup if lineup is None or keeps is None or keeps(parties, lineup.teams) else None
     if chosen == "combination":
-        return combination(parties, shape)
+        return combination(parties, shape, keeps=keeps)
     if chosen == "permutation":
-        return permutation(parties, shape, rng=rng, max_sequences=max_sequences)
+        return permutation(parties, shape, rng=rng, max_sequences=max_sequences, keeps=keeps)
     raise ValueError(f"method: unknown rebalance method {method!r} (known: {', '.join(METHODS)})")
 
 
@@ -128,7 +134,10 @@ def _roles_fit(parties: Sequence[Party], team: list[int], party: Party, shape: T
 
 
 def combination(
-    parties: Sequence[Party], shape: TeamShape, existing: Sequence[Sequence[int]] = ()
+    parties: Sequence[Party],
+    shape: TeamShape,
+    existing: Sequence[Sequence[int]] = (),
+    keeps: Keeps | None = None,
 ) -> Lineup | None:
     """The best exact fill of the teams by the rebalance criterion.
 
@@ -146,7 +155,7 @@ def combination(
         shape.size_max,
         tuple(len(members) for members in base),
     )
-    return _best_lineup(parties, shape, base, splits)
+    return _best_lineup(parties, shape, base, splits, keeps)
 
 
 def _existing(existing: Sequence[Sequence[int]], team_count: int) -> list[tuple[int, ...]]:
@@ -182,8 +191,9 @@ def _best_lineup(
     shape: TeamShape,
     base: Sequence[tuple[int, ...]],
     splits: Iterable[Split | None],
+    keeps: Keeps | None = None,
 ) -> Lineup | None:
-    """The first split of least key whose teams can fill their roles."""
+    """The first split of least key whose teams can fill their roles and that ``keeps``."""
     best: tuple[Key, Split] | None = None
     seen: set[Split] = set()
     totals = [party.total for party in parties]
@@ -196,6 +206,8 @@ def _best_lineup(
         seen.add(split)
         key = _key(totals, sizes, split, base_totals, base_sizes)
         if best is not None and not key < best[0]:
+            continue
+        if keeps is not None and not keeps(parties, split):
             continue
         # Role checks are the costly part: only a split that would win pays for one.
         if shape.roles and lineup_with_roles(parties, split, shape.roles) is None:
@@ -211,6 +223,7 @@ def permutation(
     rng: random.Random | None = None,
     max_sequences: int = DEFAULT_MAX_SEQUENCES,
     capacities: Sequence[int] = (),
+    keeps: Keeps | None = None,
 ) -> Lineup | None:
     """The best composition over party sequences dealt to the teams in turn.
 
@@ -232,7 +245,7 @@ def permutation(
     splits = (
         _deal(parties, seq, shape, base, limits) for seq in _sequences(parties, rng, max_sequences)
     )
-    return _best_lineup(parties, shape, base, splits)
+    return _best_lineup(parties, shape, base, splits, keeps)
 
 
 def _deal(

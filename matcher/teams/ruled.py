@@ -12,7 +12,7 @@ from matcher.rulelogic import Check, carries
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s, waits_of
 from matcher.ruleset import AttributeRule, QueueRuleSet
 from matcher.teams.grouping import Fits, GuidedFits, Need, Splitter
-from matcher.teams.model import Lineup, Party, team_ratings
+from matcher.teams.model import Keeps, Lineup, Party, team_ratings
 from matcher.teams.running import (
     Plan,
     Totals,
@@ -60,6 +60,71 @@ def group_rule_problem(
     ratings = [r for party in group for r in party.ratings] if split_free_ratings else []
     waited = waits_of(closed_at_ms, [party.joined_at_ms for party in group])
     return group_problem(rules, waited, latencies, players, ratings, met)
+
+
+def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Keeps | None:
+    """Whether a split of a group keeps every named rule whose outcome depends on the
+    split (one with a per-team leaf or a ``disjoint``, at any depth), judged as the live
+    check judges it (at the group's newest wait); None when no rule depends on the split.
+    A rule's other leaves read the whole group, the same for every split, so a split it
+    refuses is refused by the lineup check too: the splitter never drops a legal split.
+
+    >>> from matcher.core import Player
+    >>> from matcher.ruleset import parse_rules
+    >>> rules = parse_rules({"checks": [{"name": "h", "kind": "count", "attribute": "class",
+    ...     "value": "healer", "min": 1, "per": "team"}]})
+    >>> keeps = team_rule_keeper(rules, 0, "eu")
+    >>> healer = Party("a", (Player("a", (), attributes=(("class", "healer"),)),), (1,), 0, 0, 0)
+    >>> damage = Party("b", (Player("b", (), attributes=(("class", "damage"),)),), (1,), 0, 0, 1)
+    >>> group = [healer, healer, damage, damage]
+    >>> keeps(group, [[0, 1], [2, 3]]), keeps(group, [[0, 2], [1, 3]])
+    (False, True)
+    """
+    checks = tuple(check for check in rules.checks if _reads_teams(check))
+    if not checks:
+        return None
+    # Per-team counts (the common per-team rule) are judged on each party's carriers,
+    # counted once per group: the splitter asks about many splits of the same group.
+    counted = tuple(c for c in checks if c.kind == "count" and c.per == "team" and not c.rules)
+    others = tuple(c for c in checks if c not in counted)
+    held: Sequence[Party] = ()  # held, so that the group's id is not reused meanwhile
+    waited = 0.0
+    live: list[tuple[float, float, list[int]]] = []
+
+    def keeps(group: Sequence[Party], split: Sequence[Sequence[int]]) -> bool:
+        nonlocal held, waited, live
+        if held is not group:
+            held = group
+            waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
+            live = [
+                (check.low, check.high, [_carriers(party, check) for party in group])
+                for check in counted
+                if check.optional_after_s is None or waited < check.optional_after_s
+            ]
+        for low, high, carriers in live:
+            for team in split:
+                count = sum(carriers[i] for i in team)
+                if count < low or count > high:
+                    return False
+        if not others:
+            return True
+        teams = [[player for i in team for player in group[i].players] for team in split]
+        latencies = [[player.latency_to(region) for player in team] for team in teams]
+        return all(check.problem(teams, latencies, waited) is None for check in others)
+
+    return keeps
+
+
+def _carriers(party: Party, check: Check) -> int:
+    return sum(
+        1
+        for player in party.players
+        if (value := player.attribute(check.attribute)) is not None and carries(value, check.value)
+    )
+
+
+def _reads_teams(check: Check) -> bool:
+    return check.per == "team" or check.kind == "disjoint" or any(map(_reads_teams, check.rules))
 
 
 def ruled_splitter(

@@ -52,6 +52,7 @@ from matcher.teams.ruled import (
     preference_key,
     rule_fits,
     ruled_splitter,
+    team_rule_keeper,
 )
 from matcher.teams.skill import (
     Vectors,
@@ -81,11 +82,12 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     rules = profile.ruleset.counting()
     rng = random.Random(snapshot.seed)
     parties, _ = parties_of(snapshot, shape)
+    keeps = team_rule_keeper(rules, snapshot.closed_at_ms, snapshot.region)
 
     def split(group: Sequence[Party]) -> Lineup | None:
         if shape.sizes:  # asymmetric teams: each team its own size and roles
             return asymmetric_split(group, shape)
-        return rebalance(group, shape, config.method, rng, config.max_sequences)
+        return rebalance(group, shape, config.method, rng, config.max_sequences, keeps)
 
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, shape.role_rated
@@ -203,6 +205,7 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     rules = profile.ruleset.counting()
     met = met_recently(snapshot, rules)
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
+    keeps = team_rule_keeper(rules, closed, region)
 
     def wrap(split: Splitter) -> Splitter:
         count = shape.team_count
@@ -219,7 +222,7 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
             parties,
             candidates,
             lambda group: partition_wave(
-                group, shape, params, wrap, fits, preference_key(rules), by_skill
+                group, shape, params, wrap, fits, preference_key(rules), by_skill, keeps
             ),
             closed,
         )
@@ -236,7 +239,7 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     value = None if vectors is None else _skill_value(config, vectors)
     lineups = complete(parties, lineups, shape, params, accept, admit, value)
     if rules.priority:
-        resplit = wrap(by_skill or (lambda group: optimal_split(group, shape, params)))
+        resplit = wrap(by_skill or (lambda group: optimal_split(group, shape, params, keeps)))
         more = lambda found: complete(parties, found, shape, params, accept, admit, value)  # noqa: E731
         lineups = prioritized(parties, lineups, resplit, accept, more)
     extra = [] if value is None else [(("skill_imbalance", value(parties, x)),) for x in lineups]
