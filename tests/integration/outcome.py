@@ -5,6 +5,7 @@ differently, and a replay of the whole log reproduces every published record."""
 from __future__ import annotations
 
 from collections import Counter, defaultdict
+from typing import Any
 
 from schemas.codec import decode
 from schemas.topics import QUEUE
@@ -65,9 +66,16 @@ def check_outcome(
 
     for worker in worker_factory.started:
         worker.stop()  # no more ticks: the log and the outputs are final
+    report, _ = replayed(broker, worker_factory)
+    assert report.verdict.identical["wavematch.matches.v1"] == len(copies)
+
+
+def replayed(broker: AnyBroker, worker_factory: WorkerFactory) -> tuple[Any, list[Any]]:
+    """`wavematch replay` of the whole log with the workers stopped: its report, asserted
+    IDENTICAL, and the records it read (the queue topic and the judged outputs)."""
     settings = load_settings(worker_factory.config, broker_url=broker.url)
     records = run(read_topics(broker.bootstrap, (QUEUE.name, *JUDGED)))
     processed = run(committed_offsets(broker.bootstrap, settings.queue_group, QUEUE.name))
     report = replay(settings, records, processed=processed)
     assert report.ok, report.differences[:5]
-    assert report.verdict.identical["wavematch.matches.v1"] == len(copies)
+    return report, records

@@ -13,12 +13,10 @@ import pytest
 
 from schemas import models as m
 from schemas.codec import decode
-from schemas.topics import QUEUE, queue_key
-from streams.audit.replay import JUDGED, replay
-from streams.audit.topics import committed_offsets, read_topics
-from streams.settings import load_settings
-from tests.integration.conftest import run, wait_until
+from schemas.topics import queue_key
+from tests.integration.conftest import wait_until
 from tests.integration.kafka import produce, read_topic
+from tests.integration.outcome import replayed
 
 pytestmark = pytest.mark.integration
 
@@ -219,11 +217,7 @@ def test_a_match_life_on_the_broker_replays_identically(broker, worker_factory):
     )
 
     worker.stop()
-    settings = load_settings(worker_factory.config, broker_url=broker.url)
-    records = run(read_topics(boot, (QUEUE.name, *JUDGED)))
-    processed = run(committed_offsets(boot, settings.queue_group, QUEUE.name))
-    report = replay(settings, records, processed=processed)
-    assert report.ok, report.differences[:5]
+    report, _ = replayed(broker, worker_factory)
     # 6 claim requests and decisions, 5 releases (erin still searches), all re-derived.
     assert report.verdict.identical["wavematch.queue.v1"] == 17
     assert report.verdict.identical["wavematch.matches.v1"] >= 6
@@ -284,9 +278,5 @@ def test_a_5v5_backfill_takes_a_party_of_two_and_replays_identically(broker, wor
     assert (seated.reason, seated.match_id) == (m.DequeueReason.MATCHED, "s-1")
 
     worker.stop()
-    settings = load_settings(worker_factory.config, broker_url=broker.url)
-    records = run(read_topics(boot, (QUEUE.name, *JUDGED)))
-    processed = run(committed_offsets(boot, settings.queue_group, QUEUE.name))
-    report = replay(settings, records, processed=processed)
-    assert report.ok, report.differences[:5]
+    report, _ = replayed(broker, worker_factory)
     assert report.verdict.identical["wavematch.matches.v1"] == 1

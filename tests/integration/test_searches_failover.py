@@ -18,11 +18,9 @@ from confluent_kafka import Producer
 from schemas import models as m
 from schemas.codec import decode
 from schemas.topics import QUEUE, queue_key
-from streams.audit.replay import JUDGED, replay
-from streams.audit.topics import committed_offsets, read_topics
-from streams.settings import load_settings
-from tests.integration.conftest import run, sigkill_one_of_two_under_traffic, wait_until
+from tests.integration.conftest import sigkill_one_of_two_under_traffic, wait_until
 from tests.integration.kafka import read_topic
+from tests.integration.outcome import replayed
 
 pytestmark = pytest.mark.integration
 
@@ -152,12 +150,8 @@ def test_each_searching_ticket_is_matched_once_through_a_sigkill_and_replays(
     assert {x.queue for x in created.values()} == {"1v1", "2v2"}, reasons
 
     first.stop()  # no more ticks: the log and the outputs are final
-    settings = load_settings(worker_factory.config, broker_url=broker.url)
-    records = run(read_topics(broker.bootstrap, (QUEUE.name, *JUDGED)))
+    report, records = replayed(broker, worker_factory)
     _print_added_latency(records, tickets)
-    processed = run(committed_offsets(broker.bootstrap, settings.queue_group, QUEUE.name))
-    report = replay(settings, records, processed=processed)
-    assert report.ok, report.differences[:5]
     assert report.verdict.identical["wavematch.queue.v1"] > len(tickets) // 2
 
 

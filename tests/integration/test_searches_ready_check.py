@@ -12,12 +12,10 @@ from typing import Any
 import pytest
 
 from schemas import models as m
-from schemas.topics import QUEUE, queue_key
-from streams.audit.replay import JUDGED, replay
-from streams.audit.topics import committed_offsets, read_topics
-from streams.settings import load_settings
-from tests.integration.conftest import run, wait_until
+from schemas.topics import queue_key
+from tests.integration.conftest import wait_until
 from tests.integration.kafka import produce
+from tests.integration.outcome import replayed
 from tests.integration.test_lifecycle import (
     CONFIG,
     answer,
@@ -94,9 +92,5 @@ def test_a_searching_player_goes_through_a_ready_check_and_a_placement(broker, w
     assert (by_region["eu"].detail or "").startswith("matched_elsewhere")
 
     worker.stop()
-    settings = load_settings(worker_factory.config, broker_url=broker.url)
-    records = run(read_topics(boot, (QUEUE.name, *JUDGED)))
-    processed = run(committed_offsets(boot, settings.queue_group, QUEUE.name))
-    report = replay(settings, records, processed=processed)
-    assert report.ok, report.differences[:5]
+    report, _ = replayed(broker, worker_factory)
     assert report.verdict.identical["wavematch.matches.v1"] >= 3

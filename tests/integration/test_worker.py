@@ -12,13 +12,11 @@ from collections import Counter, defaultdict
 import pytest
 
 from schemas.codec import decode
-from schemas.topics import QUEUE, queue_key
-from streams.audit.replay import JUDGED, replay
-from streams.audit.topics import committed_offsets, read_topics
+from schemas.topics import queue_key
 from streams.cli import main
-from streams.settings import load_settings
-from tests.integration.conftest import run, wait_until
+from tests.integration.conftest import wait_until
 from tests.integration.kafka import produce, read_topic
+from tests.integration.outcome import replayed
 from tests.integration.traffic import join_body, leave_body
 
 pytestmark = pytest.mark.integration
@@ -182,11 +180,7 @@ def test_tickets_flow_through_waves_and_every_output_rederives(broker, worker_fa
     # tick the worker did not read before it stopped: like the auditor's command, judge
     # what the worker committed (the ticks after it are pending, expected only if
     # published).
-    settings = load_settings(worker_factory.config, broker_url=broker.url)
-    records = run(read_topics(broker.bootstrap, (QUEUE.name, *JUDGED)))
-    processed = run(committed_offsets(broker.bootstrap, settings.queue_group, QUEUE.name))
-    report = replay(settings, records, processed=processed)
-    assert report.ok, report.differences[:5]
+    report, _ = replayed(broker, worker_factory)
     assert report.verdict.identical["wavematch.matches.v1"] == len(matches)
 
     # The auditor's command says the same, reading the live broker.
