@@ -147,8 +147,7 @@ def _matched(
     statuses = stages(
         queue, held.tickets, TicketStage.MATCHED, at_ms, match_id, None, connection=connection
     )
-    tickets = sorted(held.tickets.items())
-    ended = end_elsewhere(queue, tickets, at_ms, match_id, MATCHED_ELSEWHERE)
+    ended = end_elsewhere(queue, held.tickets, at_ms, match_id, MATCHED_ELSEWHERE)
     queue.matched_late(held)
     draft.dequeued += queue.finish_held(
         held.tickets, DequeueReason.MATCHED, at_ms, match_id, wave_id, detail
@@ -185,12 +184,11 @@ def _leave_or_search_again(
     """For the tickets of a held match not made that search several places: ``leaving``
     ones end their search everywhere, the others' search claims are released (they may
     be matched anywhere again)."""
-    if not queue.life.places:
+    if not queue.life.places:  # none searches elsewhere: no split of the tickets to build
         return
-    ordered = sorted(tickets.items())
-    gone = [(t, q) for t, q in ordered if t in leaving]
+    gone = {t: q for t, q in tickets.items() if t in leaving}
     draft.life += end_elsewhere(queue, gone, at_ms, None, LEFT)
-    back = [(t, q) for t, q in ordered if t not in leaving]
+    back = {t: q for t, q in tickets.items() if t not in leaving}
     draft.life += give_back(queue, back, at_ms, match_id)
 
 
@@ -334,7 +332,7 @@ def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
             return _cancel(queue, match_id, {event.ticket_id}, reason, at_ms, detail, draft)
     queued = queue.life.leave_placing(event.ticket_id)
     if queued is not None:
-        ended = end_elsewhere(queue, [(event.ticket_id, queued)], at_ms, None, LEFT)
+        ended = end_elsewhere(queue, {event.ticket_id: queued}, at_ms, None, LEFT)
         dequeued = queue.finish_held(
             {event.ticket_id: queued}, reason, at_ms, None, None, event.reason.value
         )

@@ -8,7 +8,7 @@ empty) writes nothing here.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Mapping
 
 from matcher.core import Ticket
 from matcher.queue.claims import ClaimDecided, ClaimReleased
@@ -40,17 +40,17 @@ def notices(
 
 def end_elsewhere(
     queue: RegionState,
-    tickets: Iterable[tuple[str, QueuedTicket]],
+    tickets: Mapping[str, QueuedTicket],
     at_ms: int,
     match_id: str | None,
     ended: str,
 ) -> list[ClaimDecided]:
-    """The end notices of every searching ticket among ``tickets`` (in the order given)."""
+    """The end notices of every searching ticket among ``tickets``, in ticket id order."""
     places = queue.life.places
-    if not places:
+    if not places:  # no ticket here searches elsewhere: nothing to sort
         return []
     out: list[ClaimDecided] = []
-    for ticket_id, queued in tickets:
+    for ticket_id, queued in sorted(tickets.items()):
         searches = places.get(ticket_id)
         if searches is not None:
             out += notices(queue, queued.ticket, searches, at_ms, match_id, ended)
@@ -59,12 +59,12 @@ def end_elsewhere(
 
 def give_back(
     queue: RegionState,
-    tickets: Iterable[tuple[str, QueuedTicket]],
+    tickets: Mapping[str, QueuedTicket],
     at_ms: int,
     match_id: str,
 ) -> list[ClaimReleased]:
     """Release the search claims ``match_id`` holds for the searching tickets among
-    ``tickets``: they search again, here and in their other places."""
+    ``tickets`` (in ticket id order): they search again, here and in their other places."""
     places = queue.life.places
     if not places:
         return []
@@ -77,6 +77,6 @@ def give_back(
             at_ms,
             match_id,
         )
-        for ticket_id, queued in tickets
+        for ticket_id, queued in sorted(tickets.items())
         if ticket_id in places
     ]

@@ -208,8 +208,7 @@ def _confirm(queue: RegionState, match_id: str, at_ms: int, policy: LifecyclePol
     draft.dequeued += queue.finish_held(
         held.tickets, DequeueReason.MATCHED, at_ms, match_id, proposal.wave_id
     )
-    tickets = sorted(held.tickets.items())
-    draft.life += end_elsewhere(queue, tickets, at_ms, match_id, MATCHED_ELSEWHERE)
+    draft.life += end_elsewhere(queue, held.tickets, at_ms, match_id, MATCHED_ELSEWHERE)
     return draft
 
 
@@ -225,7 +224,7 @@ def _drop(
     """A tentative match is not made: ``leaving`` tickets end here, the others return to
     the queue keeping their wait, and the search claims it may hold are given up."""
     held = queue.life.end_tentative(match_id)
-    back = [(t, q) for t, q in sorted(held.tickets.items()) if t not in leaving]
+    back = {t: q for t, q in held.tickets.items() if t not in leaving}
     draft.life += give_back(queue, back, at_ms, match_id)
     held_step.unmake(queue, held.tickets, leaving, reason, at_ms, detail, draft)
 
