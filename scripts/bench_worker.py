@@ -68,22 +68,21 @@ ticket_ttl_ms = 60000
 publish_status = {status}
 session_timeout_ms = {session}
 heartbeat_interval_ms = {heartbeat}
-one_ticket_per_player = {claims}
-[[queues]]
+{claims}[[queues]]
 name = "1v1"
 strategy = "optimal"
 regions = {regions}
 wave_interval_ms = {interval}
-ready_check_ms = {ready}
-"""
+{ready}"""
 
 
 class Worker:
-    def __init__(self, broker: str, config: Path, log: Path) -> None:
+    def __init__(self, broker: str, config: Path, log: Path, tree: Path = ROOT) -> None:
         self.port = free_port()
+        python = sys.executable if tree == ROOT else str(tree / ".venv" / "bin" / "python")
         self.process = subprocess.Popen(
             [
-                sys.executable,
+                python,
                 "-m",
                 "streams.cli",
                 "worker",
@@ -94,7 +93,7 @@ class Worker:
                 "--web-port",
                 str(self.port),
             ],
-            cwd=ROOT,
+            cwd=tree,
             stdout=log.open("ab"),
             stderr=subprocess.STDOUT,
             start_new_session=True,
@@ -304,7 +303,15 @@ def main() -> int:
     parser.add_argument(
         "--one-ticket-per-player", action="store_true", help="joins admitted by claims"
     )
+    parser.add_argument(
+        "--worker-tree",
+        help="run the workers from this checkout (its .venv), e.g. a `git worktree` of an "
+        "older commit, against the same broker, backlog and raw loops",
+    )
     args = parser.parse_args()
+    tree = Path(args.worker_tree).resolve() if args.worker_tree else ROOT
+    if not (tree / ".venv" / "bin" / "python").exists() and tree != ROOT:
+        parser.error(f"--worker-tree: {tree} has no .venv/bin/python")
     if args.mode == "restart" and args.broker != "kafka":
         parser.error("restart needs --broker kafka: the embedded broker loses every topic")
     # A `timeout` or Ctrl-C must still stop the workers and the broker (finally blocks).
@@ -319,8 +326,10 @@ def main() -> int:
             session=args.session_timeout_ms,
             heartbeat=args.session_timeout_ms // 10,
             interval=args.wave_interval_ms,
-            ready=args.ready_check_ms,
-            claims=str(args.one_ticket_per_player).lower(),
+            # Written only when set, so that a --worker-tree from before these settings
+            # reads the same configuration.
+            ready=f"ready_check_ms = {args.ready_check_ms}\n" if args.ready_check_ms else "",
+            claims="one_ticket_per_player = true\n" if args.one_ticket_per_player else "",
         )
     )
     result: dict[str, object] = {
@@ -332,6 +341,7 @@ def main() -> int:
         "session_timeout_ms": args.session_timeout_ms,
         "ready_check_ms": args.ready_check_ms,
         "one_ticket_per_player": args.one_ticket_per_player,
+        "worker_tree": str(tree),
     }
     with running_broker(args.broker, work) as broker:
         settings = load_settings(config, broker_url=broker.url)
@@ -349,7 +359,8 @@ def main() -> int:
                 ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
                 raw = raw_rates(broker.bootstrap, ends, args.broker == "tansu") if args.raw else {}
                 workers = [
-                    Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)
+                    Worker(broker.url, config, work / f"w{n}.log", tree)
+                    for n in range(args.workers)
                 ]
                 _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)), 120)
                 start = time.monotonic()
@@ -376,7 +387,8 @@ def main() -> int:
                         result[f"ratio_to_raw_{loop}"] = round(rate / statistics.mean(pair), 3)
             else:
                 workers = [
-                    Worker(broker.url, config, work / f"w{i}.log") for i in range(args.workers)
+                    Worker(broker.url, config, work / f"w{n}.log", tree)
+                    for n in range(args.workers)
                 ]
                 _wait(
                     lambda: (

@@ -158,13 +158,11 @@ def bounded_join(event: TicketJoined, timestamp_ms: int, skew_ms: int, ttl_ms: i
     return replace(event, ticket=replace(event.ticket, joined_at_ms=earliest))
 
 
-def _stale_tick(state: PartitionState, event: object) -> bool:
+def _stale_tick(state: PartitionState, tick: WaveTick) -> bool:
     """A tick at or below its region's last sequence: a no-op whatever its times (the
     contract lists it as valid; a second timer's or a redelivered tick changes nothing)."""
-    if type(event) is not WaveTick:
-        return False
-    region = state.book.regions.get((event.queue, event.region))
-    return region is not None and event.sequence <= region.last_sequence
+    region = state.book.regions.get((tick.queue, tick.region))
+    return region is not None and tick.sequence <= region.last_sequence
 
 
 #: The platform's answers whose own time is checked both ways, and its field's name.
@@ -185,7 +183,9 @@ class Folded:
     offset: int
     step: Step | None = None
     rejection: Rejection | None = None
-    duration_ms: float = 0.0
+    #: How long a tick's fold took; None for any other record: it closes no wave, so the
+    #: per-record paths need not look for a wave summary in its step.
+    duration_ms: float | None = None
 
 
 @dataclass(slots=True)
@@ -339,21 +339,22 @@ class Folder:
         if problem:
             return Folded(offset, rejection=problem)
         skew = self.max_clock_skew_ms
-        if (
-            skew is not None
-            and timestamp_ms is not None
-            and timestamp_ms >= 0
-            and not _stale_tick(state, event)
-        ):
-            problem = implausible_time(event, timestamp_ms, skew)
-            if problem:
-                return Folded(offset, rejection=problem)
+        if skew is not None and timestamp_ms is not None and timestamp_ms >= 0:
             if type(event) is TicketJoined:
-                ttl_ms = self.rules_of(event.queue).ticket_ttl_ms
-                event = bounded_join(event, timestamp_ms, skew, ttl_ms)
+                # Nearly every record: a join dated within the skew of its stamp calls nothing.
+                joined = event.ticket.joined_at_ms
+                if joined - timestamp_ms > skew:
+                    return Folded(offset, rejection=implausible_time(event, timestamp_ms, skew))
+                if joined < timestamp_ms - skew:
+                    ttl_ms = self.rules_of(event.queue).ticket_ttl_ms
+                    event = bounded_join(event, timestamp_ms, skew, ttl_ms)
+            elif not (type(event) is WaveTick and _stale_tick(state, event)):
+                problem = implausible_time(event, timestamp_ms, skew)
+                if problem:
+                    return Folded(offset, rejection=problem)
         if not isinstance(event, WaveTick):  # O(1): no wave's worth of garbage to hold
             try:
-                return _make_folded(offset, state.book.apply(event), None, 0.0)
+                return _make_folded(offset, state.book.apply(event), None, None)
             except LifecycleRejected as error:  # an answer, report or backfill it cannot apply
                 return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
         started = time.perf_counter()

@@ -127,8 +127,10 @@ class WorkerMetrics:
             return
         if step.failure is not None:
             self.wave_failures.labels(step.failure.queue).inc()
-        summary = step.summary
-        if summary is None:  # counted here, added to the counter once per batch (flush)
+        duration_ms = folded.duration_ms  # None: not a tick, so no summary to ask for
+        summary = None if duration_ms is None else step.summary
+        # Not a wave: counted here, added to the counter once per batch (flush).
+        if duration_ms is None or summary is None:
             pending = self._pending
             pending[step.note] = pending.get(step.note, 0) + 1
             # An answer or a report may match held tickets for good. Looked for in the
@@ -142,7 +144,7 @@ class WorkerMetrics:
         self._count(step.note, 1)
         if step.result is not None:
             self._observe_rules(summary.queue, step.result.stats)
-        self.wave_duration.labels(summary.queue).observe(folded.duration_ms / 1e3)
+        self.wave_duration.labels(summary.queue).observe(duration_ms / 1e3)
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
         where = (summary.queue, summary.region)

@@ -41,10 +41,11 @@ def records_of(
             return [letter] if step is None else [letter, *writer.records(step)]
         if step is None:
             return []
-        if step.summary is None:  # a join's or a leave's few records: no GC to hold
+        duration_ms = folded.duration_ms
+        if duration_ms is None or step.summary is None:  # no wave's records: no GC to hold
             return writer.records(step)
         with paused_gc():
-            return writer.records(step, folded.duration_ms)
+            return writer.records(step, duration_ms)
     except Exception as error:
         log.exception("outputs of the record at offset %d not encoded", folded.offset)
         failed = Folded(folded.offset, rejection=internal_error(error))

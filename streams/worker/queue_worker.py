@@ -133,7 +133,7 @@ class QueueWorker:
                 writer, folded, topic=topic, partition=partition, key=key, value=value
             )
             step = folded.step
-            if step is not None and step.summary is not None:
+            if folded.duration_ms is not None and step is not None and step.summary is not None:
                 await self.publisher.publish(outputs)
                 outputs.clear()
         await self.publisher.publish(outputs)
