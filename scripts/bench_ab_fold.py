@@ -9,7 +9,9 @@ shared machine; only the ratios between trees in the same rounds are evidence. P
 and round, in memory (no broker: one is too noisy on a shared machine):
 
 - ``fold``: CPU per join of ``Folder.fold`` plus the encoding of its records, over a
-  backlog of ``--events`` 1v1 JSON joins in 8 regions (``bench_join_fold.py``'s workload);
+  backlog of ``--events`` 1v1 JSON joins in 8 regions (``bench_join_fold.py``'s workload),
+  each with its broker timestamp as the worker passes it (a tree whose fold takes none,
+  such as 99e8068, folds without);
 - ``worker``: the same backlog through ``QueueWorker.process`` (the worker's per-record
   path: metrics, the publisher's grouping, aiokafka's batch builders);
 - ``wave``: CPU of one wave close of ``--players`` queued 1v1 players (``optimal``), the
@@ -186,12 +188,18 @@ def counted_child(tree: Path, what: str, events: int, players: int) -> None:
         return
     states = {p: folder.new_state(p) for p in {r.partition for r in records}}
     encode = joins.encoder()
+    stamped = joins.stamps_records(folder)
 
     def fold_all(done: int, _: int) -> int:
         for start in range(0, len(records), joins.BATCH):
             with paused_gc(age_after=0):
                 for r in records[start : start + joins.BATCH]:
-                    folded = folder.fold(states[r.partition], r.key, r.value, r.offset)
+                    state = states[r.partition]
+                    folded = (
+                        folder.fold(state, r.key, r.value, r.offset, r.timestamp)
+                        if stamped
+                        else folder.fold(state, r.key, r.value, r.offset)
+                    )
                     topic = "wavematch.queue.v1"
                     encode(folded, topic=topic, partition=r.partition, key=r.key, value=r.value)
         return done

@@ -25,6 +25,7 @@ import argparse
 import asyncio
 import functools
 import hashlib
+import inspect
 import json
 import random
 import statistics
@@ -128,6 +129,12 @@ def main() -> int:
     return 0
 
 
+def stamps_records(folder: Any) -> bool:
+    """Whether the tree's ``Folder.fold`` takes the record's broker timestamp (the worker
+    passes it; a tree from before the time checks takes none)."""
+    return "timestamp_ms" in inspect.signature(folder.fold).parameters
+
+
 def fold_loop(folder: Any, records: list[InputRecord]) -> tuple[float, str]:
     from streams.worker.folding import paused_gc
 
@@ -135,12 +142,21 @@ def fold_loop(folder: Any, records: list[InputRecord]) -> tuple[float, str]:
 
     states = {p: folder.new_state(p) for p in {r.partition for r in records}}
     outputs: list[tuple[str, bytes, bytes]] = []
+    stamped = stamps_records(folder)
     started = time.process_time()
     for start in range(0, len(records), BATCH):
         with paused_gc(age_after=0):
             for record in records[start : start + BATCH]:
-                folded = folder.fold(
-                    states[record.partition], record.key, record.value, record.offset
+                state, key, value, offset = (
+                    states[record.partition],
+                    record.key,
+                    record.value,
+                    record.offset,
+                )
+                folded = (
+                    folder.fold(state, key, value, offset, record.timestamp)
+                    if stamped
+                    else folder.fold(state, key, value, offset)
                 )
                 if folded is not None:
                     outputs += records_of(

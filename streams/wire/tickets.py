@@ -144,7 +144,9 @@ class TicketWriter:
         data = b"".join(
             (
                 _STATUS_HEADER,
-                binary.strings.get(ticket_id) or binary.string(ticket_id),
+                # Not remembered: the wave that matches or expires the ticket writes its
+                # id twice and remembers it then; a join's is written once.
+                fresh_string(ticket_id),
                 place,
                 binary.long(status.position),
                 self._waits.get(wait) or self._wait_bytes(wait),
@@ -217,7 +219,9 @@ class TicketWriter:
         data = b"".join(
             (
                 _STATUS_HEADER,
-                binary.strings.get(ticket_id) or binary.string(ticket_id),
+                # Not remembered: the wave that matches or expires the ticket writes its
+                # id twice and remembers it then; a join's is written once.
+                fresh_string(ticket_id),
                 place,
                 binary.long(position),
                 figures,
