@@ -141,12 +141,17 @@ class TicketWriter:
             status.next_wave_at_ms,
             status.wave_id,
         )
+        # A join's status (outside a wave) is its id's first write: not remembered. A
+        # wave writes every queued ticket's status again, so a wave's are remembered.
+        written_id = (
+            fresh_string(ticket_id)
+            if status.wave_id is None
+            else binary.strings.get(ticket_id) or binary.string(ticket_id)
+        )
         data = b"".join(
             (
                 _STATUS_HEADER,
-                # Not remembered: the wave that matches or expires the ticket writes its
-                # id twice and remembers it then; a join's is written once.
-                fresh_string(ticket_id),
+                written_id,
                 place,
                 binary.long(status.position),
                 self._waits.get(wait) or self._wait_bytes(wait),
@@ -219,9 +224,7 @@ class TicketWriter:
         data = b"".join(
             (
                 _STATUS_HEADER,
-                # Not remembered: the wave that matches or expires the ticket writes its
-                # id twice and remembers it then; a join's is written once.
-                fresh_string(ticket_id),
+                binary.strings.get(ticket_id) or binary.string(ticket_id),
                 place,
                 binary.long(position),
                 figures,
