@@ -196,8 +196,11 @@ class _Producer:
 
         return BatchBuilder(512 * 1024, 0)  # output_producer: max_batch_size, no compression
 
-    async def send_batch(self, batch: Any, topic: str, *, partition: int) -> None:
+    async def send_batch(self, batch: Any, topic: str, *, partition: int) -> Any:
         batch._builder.build()
+        delivered = asyncio.get_running_loop().create_future()
+        delivered.set_result(None)
+        return delivered
 
 
 class _Table:

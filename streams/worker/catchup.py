@@ -7,24 +7,32 @@ import time
 from collections.abc import AsyncIterator, Iterable
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
+from aiokafka.errors import OffsetOutOfRangeError
 from aiokafka.structs import ConsumerRecord
 
 from streams.connection import Brokers, client_kwargs
+
+
+class MissingRecords(RuntimeError):
+    """A range of the log to fold that the broker no longer holds."""
+
 
 #: Give up after this many empty one-second polls inside a range that should exist.
 MAX_IDLE_POLLS = 30
 
 
-def group_less_reader(brokers: Brokers) -> AIOKafkaConsumer:
+def group_less_reader(brokers: Brokers, offset_reset: str = "earliest") -> AIOKafkaConsumer:
     """A consumer outside every group, for reading ranges of a log (not started).
 
     It never joins a group or commits, so reading disturbs no worker's assignment or
     committed offsets. A short fetch wait: the embedded broker answers late otherwise
-    (ADR 4).
+    (ADR 4). An offset out of range moves a reader of whole partitions to their first
+    record (``earliest``), never past records to the end, as aiokafka's default would.
     """
     return AIOKafkaConsumer(
         **client_kwargs(brokers),
         enable_auto_commit=False,
+        auto_offset_reset=offset_reset,
         group_id=None,
         fetch_max_wait_ms=50,
         max_partition_fetch_bytes=4 * 1024 * 1024,
@@ -37,10 +45,11 @@ async def read_range(
     """Yield the records of ``topic``/``partition`` with ``start <= offset < end``, in order.
 
     Reads with :func:`group_less_reader`. Notes: O(end - start) records, fetched in batches.
+    A range the log no longer holds raises: a state folded without them would be wrong.
     """
     if start >= end:
         return
-    consumer = group_less_reader(brokers)
+    consumer = group_less_reader(brokers, offset_reset="none")
     await consumer.start()
     try:
         tp = TopicPartition(topic, partition)
@@ -48,7 +57,13 @@ async def read_range(
         consumer.seek(tp, start)
         position, idle_polls = start, 0
         while position < end:
-            batches = await consumer.getmany(tp, timeout_ms=1_000, max_records=5_000)
+            try:
+                batches = await consumer.getmany(tp, timeout_ms=1_000, max_records=5_000)
+            except OffsetOutOfRangeError:
+                raise MissingRecords(
+                    f"{topic}/{partition}: offset {position} is not in the log (deleted by "
+                    f"retention?); records {position} to {end - 1} cannot be folded"
+                ) from None
             records = batches.get(tp, ())
             if not records:
                 # Offsets may have holes (transaction markers): trust the fetch position.

@@ -9,6 +9,12 @@ The commit follows the flush, so the outputs of every committed record are in th
 broker (ADR 5's first point), and snapshots (ADR 5's second point) are written after a
 flush too, to the snapshot topic (:mod:`streams.worker.snapshot_topic`).
 
+Outputs the broker never took (their batch expired in an outage longer than the
+producer's request timeout) are never committed over: the flush is checked
+(:meth:`~streams.worker.publisher.Publisher.check_delivered`), and on a failure the
+owned partitions are forgotten and the consumer sent back to their committed offsets,
+so the records after them are folded again and their outputs published again.
+
 Rebalances (``ConsumerRebalanceListener``): on revocation the batch in progress finishes,
 the producer is flushed and its offsets committed. On assignment the partitions this
 worker lost are forgotten and the new ones rebuilt (snapshot + silent re-fold up to the
@@ -20,6 +26,7 @@ re-reads what another worker may have consumed in between.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -30,6 +37,7 @@ from aiokafka.errors import KafkaError
 from schemas.topics import QUEUE
 from streams.connection import client_kwargs, connection_of
 from streams.settings import Settings
+from streams.worker.publisher import Undelivered
 from streams.worker.queue_worker import QueueWorker
 from streams.worker.snapshot_topic import TopicStateTable
 
@@ -122,7 +130,7 @@ class DirectQueueConsumer:
                         await self._process(batches)
         finally:
             async with self._lock:
-                await self._flush_and_commit({})
+                await self._producer.flush()  # the successor re-folds from the last commit
             await self._consumer.stop()
 
     async def _process(self, batches: dict[TopicPartition, list[Any]]) -> None:
@@ -135,14 +143,18 @@ class DirectQueueConsumer:
         if not records:
             return
         worker = self._worker()
-        await worker.process(records)
-        self.records_processed += len(records)
         offsets = {
             tp: items[-1].offset + 1
             for tp, items in batches.items()
             if tp.partition in self._owned and items
         }
-        await self._flush_and_commit(offsets)
+        try:
+            await worker.process(records)
+            await self._flush_and_commit(offsets)
+        except Undelivered as error:
+            await self._rewind(error)
+            return
+        self.records_processed += len(records)
         for tp, offset in offsets.items():
             highwater = self._consumer.highwater(tp)
             if highwater is not None:
@@ -151,6 +163,7 @@ class DirectQueueConsumer:
     async def _flush_and_commit(self, offsets: dict[TopicPartition, int]) -> None:
         """Outputs first, then the offsets (ADR 5): a commit never covers an unsent output."""
         await self._producer.flush()
+        self._worker().publisher.check_delivered()
         if not offsets:
             return
         try:
@@ -164,10 +177,36 @@ class DirectQueueConsumer:
         for tp, offset in offsets.items():
             self.committed[tp.partition] = offset
 
+    async def _rewind(self, error: Undelivered) -> None:
+        """Fold the owned partitions again from their last commit: the records whose
+        outputs were lost publish them again (the delivered ones are published twice,
+        byte-identical: at least once, ADR 5)."""
+        worker = self._worker()
+        log.warning(
+            "outputs not delivered (%s); partitions %s are folded again from their last commit",
+            error,
+            sorted(self._owned),
+        )
+        worker.metrics.delivery_failures.inc()
+        await self._producer.flush()
+        with contextlib.suppress(Undelivered):  # what was in flight is sent again anyway
+            worker.publisher.check_delivered()
+        worker.forget(set(worker.states))  # rebuilt from the snapshot at their next record
+        for partition in sorted(self._owned):
+            committed = self.committed_offset(partition)
+            self._consumer.seek(TopicPartition(QUEUE.name, partition), committed)
+
     async def revoked(self, partitions: Iterable[TopicPartition]) -> None:
         lost = {tp.partition for tp in partitions if tp.topic == QUEUE.name}
         async with self._lock:  # the batch in progress has committed when this runs
             await self._producer.flush()
+            worker = self._worker()
+            try:
+                worker.publisher.check_delivered()
+            except Undelivered as error:  # kept partitions are rebuilt at their assignment
+                log.warning("outputs not delivered (%s); re-folded after the rebalance", error)
+                worker.metrics.delivery_failures.inc()
+                worker.forget(set(worker.states))
             self._owned -= lost
         log.info("queue partitions revoked: %s", sorted(lost))
 

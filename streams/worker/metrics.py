@@ -107,6 +107,13 @@ class WorkerMetrics:
             "Offset commits the group refused (a rebalance): their records are re-folded",
             **kwargs,
         )
+        self.delivery_failures = Counter(
+            "wavematch_output_delivery_failures_total",
+            "Times outputs handed to the producer were not delivered (a broker outage "
+            "longer than its request timeout): the owned partitions re-folded from their "
+            "last commit and published them again",
+            **kwargs,
+        )
         self.rule_evaluations = Counter(
             "wavematch_rule_evaluations_total",
             "Verdicts of a queue's named rules (rules.checks) while its waves were closed: "

@@ -14,13 +14,19 @@ import asyncio
 from collections.abc import Callable, Iterable
 
 from aiokafka import AIOKafkaProducer
+from aiokafka.errors import KafkaError
+from aiokafka.producer.message_accumulator import BatchBuilder
 
 from schemas.topics import murmur2_partitions
 from streams.wire.avro import Framing
 from streams.wire.outbound import Record
 from streams.worker.folding import paused_gc
 
-__all__ = ["Publisher", "Record"]
+__all__ = ["Publisher", "Record", "Undelivered"]
+
+
+class Undelivered(KafkaError):  # type: ignore[misc]
+    """Outputs handed to the producer that the broker never took (a long outage)."""
 
 
 class Publisher:
@@ -36,6 +42,8 @@ class Publisher:
         self._partitions_of = partitions_of
         #: How values are framed on the wire: a registry's per topic, or (None) as written.
         self._framing = framing
+        #: The delivery of every batch handed over since the last :meth:`check_delivered`.
+        self._deliveries: list[asyncio.Future[object]] = []
 
     async def publish(self, records: Iterable[Record]) -> int:
         """Send ``records``: per topic in order of first appearance, then per partition
@@ -54,6 +62,19 @@ class Publisher:
         """
         with paused_gc():
             return await self._publish(records)
+
+    def check_delivered(self) -> None:
+        """Raise :class:`Undelivered` if a batch handed over since the last call failed.
+
+        Call it after ``producer.flush()``, which waits for every delivery but reports
+        none: an output the broker never took (its batch expired in an outage) must not
+        be covered by a commit or a snapshot, or nobody would publish it again.
+        """
+        deliveries, self._deliveries = self._deliveries, []
+        failures = [f.exception() for f in deliveries if f.done() and not f.cancelled()]
+        failure = next((error for error in failures if error is not None), None)
+        if failure is not None or any(not f.done() for f in deliveries):
+            raise Undelivered(f"{failure or 'a batch still in flight'}")
 
     async def _publish(self, records: Iterable[Record]) -> int:
         by_topic: dict[str, tuple[list[bytes | None], list[bytes]]] = {}
@@ -89,13 +110,20 @@ class Publisher:
         for key, value in items:
             if batch.append(key=key, value=value, timestamp=None) is None:
                 batch.close()
-                await self._producer.send_batch(batch, topic, partition=partition)
+                await self._hand_over(batch, topic, partition)
                 batch = self._producer.create_batch()
                 batch.append(key=key, value=value, timestamp=None)
         if batch.record_count():
             batch.close()
-            await self._producer.send_batch(batch, topic, partition=partition)
+            await self._hand_over(batch, topic, partition)
         return len(items)
+
+    async def _hand_over(self, batch: BatchBuilder, topic: str, partition: int) -> None:
+        try:
+            delivery = await self._producer.send_batch(batch, topic, partition=partition)
+        except KafkaError as error:  # no room for it while an older batch waits for a broker
+            raise Undelivered(f"{topic}[{partition}]: {error!r}") from error
+        self._deliveries.append(delivery)
 
 
 async def _sender_turn() -> None:

@@ -236,7 +236,8 @@ class QueueWorker:
                     self.states[partition] = await self._rebuild(partition, offset)
 
     def forget(self, partitions: set[int]) -> None:
-        """Drop the state of partitions this worker no longer owns (rebalance)."""
+        """Drop the state of partitions this worker no longer owns (rebalance), or whose
+        outputs were not all delivered (the next record rebuilds it from the snapshot)."""
         for partition in partitions:
             self.states.pop(partition, None)
 
@@ -265,6 +266,7 @@ class QueueWorker:
         if state.events_since_snapshot < due:
             return
         await self._flush()  # everything up to applied_offset is published first
+        self.publisher.check_delivered()  # or the snapshot would cover outputs never sent
         partition, regions = state.partition, state.book.regions
         try:
             # The journals are taken now: if writing fails, the next snapshot starts a base.

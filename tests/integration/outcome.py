@@ -21,9 +21,12 @@ def check_outcome(
     worker_factory: WorkerFactory,
     tickets: set[str],
     survivor: Worker,
+    matched_share: float = 0.5,
 ) -> None:
     """Byte-identical copies of an output are allowed: delivery is at least once and
-    consumers de-duplicate by key (docs/operations.md, ADR 0090)."""
+    consumers de-duplicate by key (docs/operations.md, ADR 0090). More than
+    ``matched_share`` of the tickets are matched (joins held back by a long outage
+    arrive past their TTL and expire instead)."""
 
     def ended() -> set[str]:
         return {
@@ -43,7 +46,9 @@ def check_outcome(
     for record in cleanup:
         endings[decode(record.value).ticket_id].append(record.value)
     twice = {t for t, values in endings.items() if len(set(values)) > 1}
-    assert not twice, f"tickets that ended in two different ways: {sorted(twice)[:5]}"
+    assert not twice, "tickets that ended in two different ways: " + "; ".join(
+        f"{t}: {[decode(v) for v in dict.fromkeys(endings[t])]}" for t in sorted(twice)[:3]
+    )
 
     matches = read_topic(broker.bootstrap, "wavematch.matches.v1")
     copies: dict[str, list[bytes]] = defaultdict(list)
@@ -62,7 +67,8 @@ def check_outcome(
         f"players matched twice: {[p for p, n in seats.items() if n > 1][:5]}"
     )
     matched = sum(1 for values in endings.values() if decode(values[0]).reason.value == "MATCHED")
-    assert matched == sum(seats.values()) and matched > len(tickets) // 2
+    assert matched == sum(seats.values())
+    assert matched > len(tickets) * matched_share, f"{matched} of {len(tickets)} tickets matched"
 
     for worker in worker_factory.started:
         worker.stop()  # no more ticks: the log and the outputs are final

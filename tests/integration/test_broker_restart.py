@@ -18,13 +18,15 @@ from tests.integration.conftest import WorkerFactory, wait_until, write_config
 from tests.integration.outcome import check_outcome
 from tests.integration.test_failover import CONFIG, owners
 from tests.integration.traffic import Traffic
-from tests.kafka.broker import KafkaBroker
+from tests.kafka.broker import RESTART_TIMEOUT_S, KafkaBroker
 from tests.kafka.fixtures import KafkaBrokerFactory
 
 pytestmark = pytest.mark.integration
 
-#: Long enough for the workers' requests to time out and their sessions to lapse.
-DOWN_S = 8.0
+#: Long enough for the workers' requests to time out and their sessions to lapse; and
+#: longer than the producer's request timeout (aiokafka's 40 s), so that output batches
+#: handed over before the crash expire undelivered and must be published again.
+OUTAGES_S = (8.0, 50.0)
 
 
 @pytest.fixture
@@ -40,7 +42,9 @@ def workers(own_kafka: KafkaBroker, tmp_path: Path) -> Iterator[WorkerFactory]:
     factory.stop_all()
 
 
-def test_a_broker_sigkill_and_restart_lose_nothing(own_kafka, workers):
+@pytest.mark.timeout(480)
+@pytest.mark.parametrize("down_s", OUTAGES_S)
+def test_a_broker_sigkill_and_restart_lose_nothing(own_kafka, workers, down_s):
     first, second = workers.start(), workers.start()
     wait_until(lambda: all(owners([first, second])), 90, "both workers to own partitions")
     traffic = Traffic(random.Random(13), per_second=25)
@@ -54,9 +58,9 @@ def test_a_broker_sigkill_and_restart_lose_nothing(own_kafka, workers):
     try:
         time.sleep(6)
         own_kafka.stop(signal.SIGKILL)
-        time.sleep(DOWN_S)
+        time.sleep(down_s)
         assert alive(), "a worker exited while the broker was down"
-        own_kafka.start()
+        own_kafka.start(RESTART_TIMEOUT_S)
         wait_until(
             lambda: set().union(*owners([first, second])) == set(range(8)),
             120,
@@ -69,4 +73,6 @@ def test_a_broker_sigkill_and_restart_lose_nothing(own_kafka, workers):
         producer.join(60)
     tickets = traffic.tickets()
     assert len(tickets) > 300
-    check_outcome(own_kafka, workers, tickets, survivor=first)
+    # Joins the platform's producer held through a long outage arrive past their TTL.
+    share = 0.5 if down_s < 15 else 0.2
+    check_outcome(own_kafka, workers, tickets, survivor=first, matched_share=share)

@@ -26,7 +26,7 @@ from tests.integration.conftest import WorkerFactory, wait_until, write_config
 from tests.integration.outcome import check_outcome
 from tests.integration.test_failover import CONFIG, owners
 from tests.integration.traffic import REGIONS, Traffic
-from tests.kafka.broker import KafkaCluster
+from tests.kafka.broker import RESTART_TIMEOUT_S, KafkaCluster
 
 pytestmark = pytest.mark.integration
 
@@ -106,6 +106,7 @@ class WaveWatch:
         return [r for r in REGIONS if not any(since < t < until for t in self.arrivals[r])]
 
 
+@pytest.mark.timeout(480)  # a restart after SIGKILL may take RESTART_TIMEOUT_S alone
 def test_one_node_of_a_replicated_cluster_dies_under_load(kafka_cluster, workers):
     first, second = workers.start(), workers.start()
     wait_until(lambda: all(owners([first, second])), 90, "both workers to own partitions")
@@ -141,7 +142,7 @@ def test_one_node_of_a_replicated_cluster_dies_under_load(kafka_cluster, workers
         time.sleep(12)
         assert alive(), "a worker exited while a node was down"
         restarted_at = time.monotonic()
-        victim.start()
+        victim.start(RESTART_TIMEOUT_S)
         wait_until(
             lambda: all(leader in p.isrs for p in queue_partitions(admin)),
             60,

@@ -27,6 +27,10 @@ from streams.processes import StopsOnExit, stop_process
 
 HERE = Path(__file__).resolve().parent
 
+#: How long a test waits for a broker restarted after SIGKILL: it recovers every log
+#: before it listens, which takes over a minute on a 2-core machine busy with other tests.
+RESTART_TIMEOUT_S = 180.0
+
 
 class KafkaUnavailable(RuntimeError):
     """Java or the Kafka jars are missing: the message says which and how to install them."""

@@ -16,6 +16,7 @@ from prometheus_client import CollectorRegistry
 from schemas.topics import QUEUE
 from streams.worker.direct import DirectQueueConsumer
 from streams.worker.metrics import WorkerMetrics
+from streams.worker.publisher import Undelivered
 
 
 @dataclass(frozen=True)
@@ -66,6 +67,9 @@ class FakeConsumer:
     async def stop(self) -> None:
         self.journal.calls.append("stop")
 
+    def seek(self, partition: TopicPartition, offset: int) -> None:
+        self.journal.calls.append(("seek", partition.partition, offset))
+
 
 class FakeProducer:
     def __init__(self, journal: Journal) -> None:
@@ -86,15 +90,32 @@ class FakeTable:
         pass
 
 
+class FakePublisher:
+    def __init__(self) -> None:
+        #: What each delivery check finds, in turn: None when everything was delivered.
+        self.checks: list[str | None] = []
+
+    def check_delivered(self) -> None:
+        failure = self.checks.pop(0) if self.checks else None
+        if failure is not None:
+            raise Undelivered(failure)
+
+
 class FakeWorker:
     def __init__(self, journal: Journal) -> None:
         self.journal = journal
         self.states: dict[int, object] = {}
         self.registry = CollectorRegistry()
         self.metrics = WorkerMetrics(self.registry)
+        self.publisher = FakePublisher()
+        #: Raised by the next process call (a batch the producer had no room for).
+        self.refuse: Undelivered | None = None
 
     async def process(self, records: list[Rec]) -> None:
         self.journal.calls.append(("process", [(r.partition, r.offset) for r in records]))
+        refuse, self.refuse = self.refuse, None
+        if refuse is not None:
+            raise refuse
 
     async def load_owned(self, next_offsets: dict[int, int]) -> None:
         self.journal.calls.append(("load", next_offsets))
@@ -219,3 +240,36 @@ async def test_a_stop_while_the_consumer_starts_still_closes_it() -> None:
     with pytest.raises(asyncio.CancelledError):
         await task
     assert journal.calls == ["flush", "stop"]
+
+
+async def test_undelivered_outputs_are_never_committed_over_but_folded_again() -> None:
+    fetches = [{tp(0): [Rec(0, 3), Rec(0, 4)]}, {tp(0): [Rec(0, 3), Rec(0, 4)]}]
+    direct, journal, _ = make(fetches)
+    worker = direct._worker()
+    worker.publisher.checks = ["batch expired"]  # type: ignore[attr-defined]
+    await run_until_idle(direct)
+    after_load = journal.calls[2:]
+    assert after_load[:5] == [
+        ("process", [(0, 3), (0, 4)]),
+        "flush",
+        "flush",  # the rewind waits for what is still in flight
+        ("seek", 0, 3),  # back to the committed offsets of the owned partitions
+        ("seek", 1, 0),
+    ]
+    assert after_load[5:7] == [("process", [(0, 3), (0, 4)]), "flush"]
+    assert after_load[7] == ("commit", {0: 5})
+    assert [call for call in journal.calls if call[0] == "commit"] == [("commit", {0: 5})]
+    assert worker.states == {}  # rebuilt from the snapshot at its next record
+    registry = worker.registry  # type: ignore[attr-defined]
+    assert registry.get_sample_value("wavematch_output_delivery_failures_total") == 1
+
+
+async def test_a_batch_the_producer_could_not_take_rewinds_without_a_commit() -> None:
+    fetches = [{tp(1): [Rec(1, 0)]}]
+    direct, journal, _ = make(fetches)
+    worker = direct._worker()
+    worker.refuse = Undelivered("no room")  # type: ignore[attr-defined]
+    await run_until_idle(direct)
+    assert not [call for call in journal.calls if call[0] == "commit"]
+    assert ("seek", 1, 0) in journal.calls and ("seek", 0, 3) in journal.calls
+    assert direct.committed == {0: 3, 1: 0} and direct.records_processed == 0

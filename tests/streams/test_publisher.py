@@ -7,11 +7,13 @@ import asyncio
 from collections import defaultdict
 from typing import Any
 
+import pytest
+from aiokafka.errors import KafkaTimeoutError
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from schemas.topics import murmur2_partition
-from streams.worker.publisher import Publisher, Record
+from streams.worker.publisher import Publisher, Record, Undelivered
 
 
 class Batch:
@@ -41,9 +43,12 @@ class Producer:
     def create_batch(self) -> Batch:
         return Batch(self.room)
 
-    async def send_batch(self, batch: Batch, topic: str, *, partition: int) -> None:
+    async def send_batch(self, batch: Batch, topic: str, *, partition: int) -> asyncio.Future[None]:
         assert batch.closed, "an open batch lingers in the producer for records never to come"
         self.sent.append((topic, partition, batch.items))
+        delivered: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        delivered.set_result(None)
+        return delivered
 
 
 def reference(records: list[Record], partitions: dict[str, int], room: int) -> list[Any]:
@@ -99,10 +104,11 @@ class Sending(Producer):
     async def write(self, batches: list[Any]) -> None:
         self.written = batches
 
-    async def send_batch(self, batch: Batch, topic: str, *, partition: int) -> None:
-        await super().send_batch(batch, topic, partition=partition)
+    async def send_batch(self, batch: Batch, topic: str, *, partition: int) -> asyncio.Future[None]:
+        delivered = await super().send_batch(batch, topic, partition=partition)
         if self.wake is not None and not self.wake.done():
             self.wake.set_result(None)
+        return delivered
 
 
 async def test_the_sender_writes_the_batches_before_publish_returns() -> None:
@@ -130,3 +136,30 @@ def test_a_registry_framing_swaps_the_header_of_its_topics_only() -> None:
     sent = {topic: items for topic, _, items in producer.sent}
     assert sent["waves"] == [(b"k", b"\x00\x00\x00\x00\x07body")]
     assert sent["queue"] == [(b"k", single)]  # the queue topic stays single-object
+
+
+class Failing(Producer):
+    """Takes the first batch, which then expires undelivered; refuses the next one."""
+
+    async def send_batch(self, batch: Batch, topic: str, *, partition: int) -> asyncio.Future[None]:
+        if self.sent:
+            raise KafkaTimeoutError()
+        await super().send_batch(batch, topic, partition=partition)
+        expired: asyncio.Future[None] = asyncio.get_running_loop().create_future()
+        expired.set_exception(KafkaTimeoutError("batch expired"))
+        return expired
+
+
+async def test_a_batch_that_expired_undelivered_is_reported_once() -> None:
+    publisher = Publisher(Failing(room=10), lambda topic: 1)  # type: ignore[arg-type]
+    await publisher.publish([("a", b"k", b"v")])
+    with pytest.raises(Undelivered, match="batch expired"):
+        publisher.check_delivered()
+    publisher.check_delivered()  # reported: the caller folds those records again
+
+
+async def test_a_batch_the_producer_has_no_room_for_is_undelivered() -> None:
+    publisher = Publisher(Failing(room=10), lambda topic: 1)  # type: ignore[arg-type]
+    await publisher.publish([("a", b"k", b"v")])
+    with pytest.raises(Undelivered, match=r"a\[0\]: KafkaTimeoutError"):
+        await publisher.publish([("a", b"k", b"w")])

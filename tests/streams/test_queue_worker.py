@@ -40,6 +40,9 @@ class CollectingPublisher:
         self.records.extend(records)
         return len(records)
 
+    def check_delivered(self) -> None:
+        return None
+
 
 class MemoryTable:
     def __init__(self) -> None:
