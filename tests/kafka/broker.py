@@ -21,6 +21,7 @@ import uuid
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from streams.embedded.broker import EmbeddedBroker, free_port, wait_for_port
 from streams.processes import StopsOnExit, stop_process
@@ -370,9 +371,7 @@ def empty_broker(bootstrap: str, timeout_s: float = 30.0) -> None:
     from confluent_kafka.admin import AdminClient
 
     admin = AdminClient({"bootstrap.servers": bootstrap})
-    groups = [g.group_id for g in admin.list_consumer_groups().result(timeout_s).valid]
-    for future in (admin.delete_consumer_groups(groups) if groups else {}).values():
-        future.result(timeout_s)
+    _delete_groups(admin, timeout_s)
     deadline = time.monotonic() + timeout_s
     while topics := [
         t for t in admin.list_topics(timeout=timeout_s).topics if not t.startswith("__")
@@ -384,6 +383,34 @@ def empty_broker(bootstrap: str, timeout_s: float = 30.0) -> None:
             with contextlib.suppress(Exception):
                 future.result(timeout_s)
         time.sleep(0.2)
+
+
+#: A member of a stopped test's group lingers until its session times out (the
+#: consumers' default is 45 s): deleting such a group is retried this long.
+GROUP_SESSION_S = 60.0
+
+
+def _delete_groups(admin: Any, timeout_s: float) -> None:
+    """Delete every consumer group, waiting out members whose process has just stopped."""
+    from confluent_kafka import KafkaError, KafkaException
+
+    deadline = time.monotonic() + GROUP_SESSION_S
+    while groups := [g.group_id for g in admin.list_consumer_groups().result(timeout_s).valid]:
+        busy = []
+        for group, future in admin.delete_consumer_groups(groups).items():
+            try:
+                future.result(timeout_s)
+            except KafkaException as error:
+                code = error.args[0].code()
+                if code == KafkaError.NON_EMPTY_GROUP:
+                    busy.append(group)
+                elif code != KafkaError.GROUP_ID_NOT_FOUND:  # gone meanwhile: as wanted
+                    raise
+        if busy and time.monotonic() > deadline:
+            raise KafkaBrokerError(f"consumer groups still have members: {busy}")
+        if not busy:
+            return
+        time.sleep(0.5)
 
 
 @contextlib.contextmanager

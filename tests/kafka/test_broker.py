@@ -8,7 +8,7 @@ import signal
 import pytest
 
 from tests.integration.kafka import produce, read_topic
-from tests.kafka.broker import KafkaBroker
+from tests.kafka.broker import KafkaBroker, empty_broker
 from tests.kafka.fixtures import KafkaBrokerFactory
 
 pytestmark = pytest.mark.integration
@@ -36,3 +36,44 @@ def test_a_sigkilled_broker_restarts_on_its_directory_with_every_record(
     assert broker.bootstrap == bootstrap
     values = sorted(r.value for r in read_topic(broker.bootstrap, "t"))
     assert values == sorted(b"v%d" % i for i in range(500))
+
+
+def test_emptying_waits_out_a_group_member_whose_process_was_killed(
+    kafka_broker_factory: KafkaBrokerFactory,
+) -> None:
+    import subprocess
+    import sys
+    import time
+
+    from confluent_kafka.admin import AdminClient
+
+    broker = kafka_broker_factory.start()
+    _create(broker, "t")
+    member = subprocess.Popen(
+        [sys.executable, "-c", _JOIN_AND_WAIT, broker.bootstrap],
+        stdout=subprocess.PIPE,
+        start_new_session=True,
+    )
+    try:
+        assert member.stdout is not None and member.stdout.readline() == b"assigned\n"
+    finally:
+        member.kill()  # no LeaveGroup: the member stays until its session times out
+        member.wait(30)
+    started = time.monotonic()
+    empty_broker(broker.bootstrap)
+    admin = AdminClient({"bootstrap.servers": broker.bootstrap})
+    assert not admin.list_consumer_groups().result(30).valid
+    assert time.monotonic() - started > 1  # it did have to wait for the session to lapse
+
+
+_JOIN_AND_WAIT = """
+import sys, time
+from confluent_kafka import Consumer
+consumer = Consumer({"bootstrap.servers": sys.argv[1], "group.id": "lingering",
+                     "session.timeout.ms": 6000, "heartbeat.interval.ms": 500})
+consumer.subscribe(["t"])
+while not consumer.assignment():
+    consumer.poll(0.2)
+print("assigned", flush=True)
+time.sleep(600)
+"""
