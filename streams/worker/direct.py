@@ -181,6 +181,14 @@ class DirectQueueConsumer:
         """Fold the owned partitions again from their last commit: the records whose
         outputs were lost publish them again (the delivered ones are published twice,
         byte-identical: at least once, ADR 5)."""
+        await self._forget_states(error)
+        for partition in sorted(self._owned):
+            committed = self.committed_offset(partition)
+            self._consumer.seek(TopicPartition(QUEUE.name, partition), committed)
+
+    async def _forget_states(self, error: Undelivered) -> None:
+        """Say so once, count it, and drop every partition's state: each is rebuilt from
+        its snapshot at its next record, once the consumer is back at the commit."""
         worker = self._worker()
         log.warning(
             "outputs not delivered (%s); partitions %s are folded again from their last commit",
@@ -191,22 +199,16 @@ class DirectQueueConsumer:
         await self._producer.flush()
         with contextlib.suppress(Undelivered):  # what was in flight is sent again anyway
             worker.publisher.check_delivered()
-        worker.forget(set(worker.states))  # rebuilt from the snapshot at their next record
-        for partition in sorted(self._owned):
-            committed = self.committed_offset(partition)
-            self._consumer.seek(TopicPartition(QUEUE.name, partition), committed)
+        worker.forget(set(worker.states))
 
     async def revoked(self, partitions: Iterable[TopicPartition]) -> None:
         lost = {tp.partition for tp in partitions if tp.topic == QUEUE.name}
         async with self._lock:  # the batch in progress has committed when this runs
             await self._producer.flush()
-            worker = self._worker()
             try:
-                worker.publisher.check_delivered()
-            except Undelivered as error:  # kept partitions are rebuilt at their assignment
-                log.warning("outputs not delivered (%s); re-folded after the rebalance", error)
-                worker.metrics.delivery_failures.inc()
-                worker.forget(set(worker.states))
+                self._worker().publisher.check_delivered()
+            except Undelivered as error:  # the reassignment puts positions at the commits
+                await self._forget_states(error)
             self._owned -= lost
         log.info("queue partitions revoked: %s", sorted(lost))
 

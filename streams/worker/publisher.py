@@ -71,10 +71,10 @@ class Publisher:
         be covered by a commit or a snapshot, or nobody would publish it again.
         """
         deliveries, self._deliveries = self._deliveries, []
-        failures = [f.exception() for f in deliveries if f.done() and not f.cancelled()]
-        failure = next((error for error in failures if error is not None), None)
-        if failure is not None or any(not f.done() for f in deliveries):
-            raise Undelivered(f"{failure or 'a batch still in flight'}")
+        problems = [_undelivered(delivery) for delivery in deliveries]  # reads every error
+        problem = next((p for p in problems if p is not None), None)
+        if problem is not None:
+            raise Undelivered(problem)
 
     async def _publish(self, records: Iterable[Record]) -> int:
         by_topic: dict[str, tuple[list[bytes | None], list[bytes]]] = {}
@@ -124,6 +124,16 @@ class Publisher:
         except KafkaError as error:  # no room for it while an older batch waits for a broker
             raise Undelivered(f"{topic}[{partition}]: {error!r}") from error
         self._deliveries.append(delivery)
+
+
+def _undelivered(delivery: asyncio.Future[object]) -> str | None:
+    """Why ``delivery`` did not reach the broker, or None if it did."""
+    if not delivery.done():
+        return "a batch still in flight"
+    if delivery.cancelled():
+        return "a batch cancelled"
+    error = delivery.exception()
+    return None if error is None else str(error)
 
 
 async def _sender_turn() -> None:

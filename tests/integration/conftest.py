@@ -23,6 +23,7 @@ import pytest
 
 from streams.embedded.broker import EmbeddedBroker, free_port
 from streams.processes import stop_process
+from tests.integration.outage import CuttableBroker
 from tests.kafka.broker import KafkaBroker, empty_broker
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -65,6 +66,16 @@ def broker(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[AnyBroker
         kafka: KafkaBroker = request.getfixturevalue("kafka_broker")
         empty_broker(kafka.bootstrap)
         yield kafka
+
+
+@pytest.fixture
+def cuttable(tmp_path: Path) -> Iterator[CuttableBroker]:
+    """The embedded broker behind a proxy a test can cut and restore (outage.py)."""
+    broker = CuttableBroker(tmp_path / "broker.log").start()
+    try:
+        yield broker
+    finally:
+        broker.stop()
 
 
 @dataclass

@@ -8,10 +8,7 @@ import asyncio
 import json
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
-
-import pytest
 
 from streams.embedded.broker import free_port
 from streams.processes import stop_process
@@ -25,15 +22,6 @@ OUTAGE_S = 60
 #: One line when it goes, a reminder, one when it is back, and a couple of the clients'
 #: own lines (reconnecting to the group coordinator) around them.
 MOST_LINES = 10
-
-
-@pytest.fixture
-def cuttable(tmp_path: Path) -> Iterator[CuttableBroker]:
-    broker = CuttableBroker(tmp_path / "broker.log").start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
 
 
 def get(url: str) -> str:

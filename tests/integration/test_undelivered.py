@@ -5,8 +5,6 @@ the broker took. A real producer against the embedded broker behind a cuttable p
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 from aiokafka import AIOKafkaProducer
@@ -18,15 +16,6 @@ from tests.integration.outage import CuttableBroker
 pytestmark = pytest.mark.integration
 
 TOPIC = "undelivered-check"
-
-
-@pytest.fixture
-def cuttable(tmp_path: Path) -> Iterator[CuttableBroker]:
-    broker = CuttableBroker(tmp_path / "broker.log").start()
-    try:
-        yield broker
-    finally:
-        broker.stop()
 
 
 async def _publish_across_a_cut(broker: CuttableBroker) -> list[str]:

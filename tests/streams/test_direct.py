@@ -273,3 +273,15 @@ async def test_a_batch_the_producer_could_not_take_rewinds_without_a_commit() ->
     assert not [call for call in journal.calls if call[0] == "commit"]
     assert ("seek", 1, 0) in journal.calls and ("seek", 0, 3) in journal.calls
     assert direct.committed == {0: 3, 1: 0} and direct.records_processed == 0
+
+
+async def test_undelivered_outputs_found_at_a_revocation_drop_every_state() -> None:
+    direct, journal, _ = make([])
+    await direct.assigned([tp(0), tp(1)])
+    worker = direct._worker()
+    worker.publisher.checks = ["batch expired"]  # type: ignore[attr-defined]
+    await direct.revoked([tp(1)])
+    assert worker.states == {} and direct.owned() == {0}
+    assert not [call for call in journal.calls if call[0] == "seek"]  # the rebalance resets them
+    registry = worker.registry  # type: ignore[attr-defined]
+    assert registry.get_sample_value("wavematch_output_delivery_failures_total") == 1
