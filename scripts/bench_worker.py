@@ -26,6 +26,10 @@ restart:  steady, and SIGKILL the broker a third of the way in, restarted on its
           closed waves of a region (the outage included).
 --broker: tansu (the embedded broker, default) or kafka (Apache Kafka from the jars of
           tests/kafka/install.sh), both on loopback.
+--pin:    this script and the broker on the first CPU, the workers (and the raw loops) on
+          the others. Unpinned, a worker and the broker share both cores and a worker's
+          CPU per event swings by a quarter between runs of the same tree; pinned, far
+          less. A/B runs of two trees should pin.
 Results print as one JSON object (docs/benchmarks/worker.md records the runs).
 """
 
@@ -77,9 +81,17 @@ wave_interval_ms = {interval}
 
 
 class Worker:
-    def __init__(self, broker: str, config: Path, log: Path, tree: Path = ROOT) -> None:
+    def __init__(
+        self,
+        broker: str,
+        config: Path,
+        log: Path,
+        tree: Path = ROOT,
+        cpus: set[int] | None = None,
+    ) -> None:
         self.port = free_port()
         python = sys.executable if tree == ROOT else str(tree / ".venv" / "bin" / "python")
+        pin = None if cpus is None else lambda: os.sched_setaffinity(0, cpus)
         self.process = subprocess.Popen(
             [
                 python,
@@ -97,6 +109,7 @@ class Worker:
             stdout=log.open("ab"),
             stderr=subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=pin,
         )
 
     def get(self, path: str) -> dict | None:  # type: ignore[type-arg]
@@ -199,8 +212,22 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
         await consumer.stop()
 
 
-def raw_rates(bootstrap: str, ends: dict[int, int], embedded: bool) -> dict[str, float]:
-    """Records a second of the two bare loops over the queue topic's backlog."""
+def raw_rates(
+    bootstrap: str, ends: dict[int, int], embedded: bool, cpus: set[int] | None = None
+) -> dict[str, float]:
+    """Records a second of the two bare loops over the queue topic's backlog, on ``cpus``
+    when given (the workers' CPUs under ``--pin``)."""
+    if cpus is None:
+        return _raw_rates(bootstrap, ends, embedded)
+    before = os.sched_getaffinity(0)
+    os.sched_setaffinity(0, cpus)
+    try:
+        return _raw_rates(bootstrap, ends, embedded)
+    finally:
+        os.sched_setaffinity(0, before)
+
+
+def _raw_rates(bootstrap: str, ends: dict[int, int], embedded: bool) -> dict[str, float]:
     return {
         loop: asyncio.run(raw_rate(bootstrap, ends, loop == "per_record", embedded))
         for loop in ("batch", "per_record")
@@ -308,7 +335,20 @@ def main() -> int:
         help="run the workers from this checkout (its .venv), e.g. a `git worktree` of an "
         "older commit, against the same broker, backlog and raw loops",
     )
+    parser.add_argument(
+        "--pin",
+        action="store_true",
+        help="this script and the broker on the first CPU, the workers on the others "
+        "(Linux): the worker's CPU per event then varies far less between runs",
+    )
     args = parser.parse_args()
+    worker_cpus = None
+    if args.pin:
+        cpus = sorted(os.sched_getaffinity(0))
+        if len(cpus) < 2:
+            parser.error("--pin needs two CPUs or more")
+        os.sched_setaffinity(0, {cpus[0]})  # the broker, started below, inherits it
+        worker_cpus = set(cpus[1:])
     tree = Path(args.worker_tree).resolve() if args.worker_tree else ROOT
     if not (tree / ".venv" / "bin" / "python").exists() and tree != ROOT:
         parser.error(f"--worker-tree: {tree} has no .venv/bin/python")
@@ -342,6 +382,7 @@ def main() -> int:
         "ready_check_ms": args.ready_check_ms,
         "one_ticket_per_player": args.one_ticket_per_player,
         "worker_tree": str(tree),
+        "pinned": args.pin,
     }
     with running_broker(args.broker, work) as broker:
         settings = load_settings(config, broker_url=broker.url)
@@ -357,9 +398,13 @@ def main() -> int:
                         out.poll(0)
                 out.flush(60)
                 ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
-                raw = raw_rates(broker.bootstrap, ends, args.broker == "tansu") if args.raw else {}
+                raw = (
+                    raw_rates(broker.bootstrap, ends, args.broker == "tansu", worker_cpus)
+                    if args.raw
+                    else {}
+                )
                 workers = [
-                    Worker(broker.url, config, work / f"w{n}.log", tree)
+                    Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
                     for n in range(args.workers)
                 ]
                 _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)), 120)
@@ -379,7 +424,7 @@ def main() -> int:
                 )
                 if args.raw:
                     # After the workers too: the machine's load in the same minutes.
-                    after = raw_rates(broker.bootstrap, ends, args.broker == "tansu")
+                    after = raw_rates(broker.bootstrap, ends, args.broker == "tansu", worker_cpus)
                     rate = args.events / elapsed
                     for loop in ("batch", "per_record"):
                         pair = [raw[loop], after[loop]]
@@ -387,7 +432,7 @@ def main() -> int:
                         result[f"ratio_to_raw_{loop}"] = round(rate / statistics.mean(pair), 3)
             else:
                 workers = [
-                    Worker(broker.url, config, work / f"w{n}.log", tree)
+                    Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
                     for n in range(args.workers)
                 ]
                 _wait(

@@ -8,6 +8,7 @@ with a few hundred events. The fold benchmarks have their own file
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -62,7 +63,17 @@ IN_MEMORY = [
 #: Scripts that start the embedded broker (or time the CLI's start): slower, run once.
 WITH_BROKER = [
     ("bench_direct_fold.py", ["--events", "200"], "fold"),
-    ("bench_worker.py", ["backlog", "--events", "200", "--raw"], "ratio_to_raw_batch"),
+    (
+        "bench_worker.py",
+        [
+            "backlog",
+            "--events",
+            "200",
+            "--raw",
+            *(["--pin"] if len(os.sched_getaffinity(0)) > 1 else []),
+        ],
+        "ratio_to_raw_batch",
+    ),
     ("bench_cli.py", ["--rounds", "1"], "{"),
 ]
 #: Covered elsewhere or too long for a smoke run, and why.
