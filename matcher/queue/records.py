@@ -21,11 +21,6 @@ RECORD_VERSION = 1
 
 def _optional_items(p: Player) -> list[Any]:
     """A player's optional fields in their fixed order, the empty ones at the end left out."""
-    if (
-        not (p.attributes or p.blocked or p.numbers or p.data or p.peer_latency_ms)
-        and p.deviation is None
-    ):  # the usual player: no list built only to be dropped
-        return []
     items: list[Any] = [
         [list(a) for a in p.attributes],
         list(p.blocked),
@@ -40,32 +35,38 @@ def _optional_items(p: Player) -> list[Any]:
 
 
 def ticket_to_record(ticket: Ticket) -> list[Any]:
-    # Optional trailing items (attributes, data) only when present: a snapshot without
-    # them keeps its earlier bytes.
+    # Optional trailing items (a player's attributes, a ticket's priority and data) only
+    # when present: a snapshot without them keeps its earlier bytes. The usual ticket has
+    # none, and every queued ticket is written at every snapshot: no call or list for them.
+    players = []
+    for p in ticket.players:
+        row = [
+            p.player_id,
+            [list(r) for r in p.ratings],
+            list(p.roles),
+            list(p.vetoed_maps),
+            [list(lat) for lat in p.latency_ms],
+            p.can_host,
+        ]
+        if (
+            p.attributes or p.blocked or p.numbers or p.data or p.peer_latency_ms
+        ) or p.deviation is not None:
+            row += _optional_items(p)
+        players.append(row)
     record = [
         ticket.ticket_id,
         ticket.queue,
         ticket.region,
         ticket.party_id,
         ticket.joined_at_ms,
-        [
-            [
-                p.player_id,
-                [list(r) for r in p.ratings],
-                list(p.roles),
-                list(p.vetoed_maps),
-                [list(lat) for lat in p.latency_ms],
-                p.can_host,
-                *_optional_items(p),
-            ]
-            for p in ticket.players
-        ],
+        players,
     ]
-    # Optional trailing items in a fixed order, the empty ones at the end left out.
-    extra: list[Any] = [ticket.priority, [list(d) for d in ticket.data]]
-    while extra and not extra[-1]:
-        extra.pop()
-    return record + extra
+    priority, data = ticket.priority, ticket.data
+    if priority or data:
+        record.append(priority)
+        if data:
+            record.append([list(d) for d in data])
+    return record
 
 
 def ticket_from_record(record: list[Any]) -> Ticket:
