@@ -21,20 +21,23 @@ class MissingRecords(RuntimeError):
 MAX_IDLE_POLLS = 30
 
 
-def group_less_reader(brokers: Brokers, offset_reset: str = "earliest") -> AIOKafkaConsumer:
+def group_less_reader(
+    brokers: Brokers, offset_reset: str = "earliest", fetch_max_wait_ms: int = 50
+) -> AIOKafkaConsumer:
     """A consumer outside every group, for reading ranges of a log (not started).
 
     It never joins a group or commits, so reading disturbs no worker's assignment or
-    committed offsets. A short fetch wait: the embedded broker answers late otherwise
-    (ADR 4). An offset out of range moves a reader of whole partitions to their first
-    record (``earliest``), never past records to the end, as aiokafka's default would.
+    committed offsets. A short fetch wait by default: the embedded broker answers late
+    otherwise (ADR 4); a reader that follows a quiet topic for good waits longer. An offset
+    out of range moves a reader of whole partitions to their first record (``earliest``),
+    never past records to the end, as aiokafka's default would.
     """
     return AIOKafkaConsumer(
         **client_kwargs(brokers),
         enable_auto_commit=False,
         auto_offset_reset=offset_reset,
         group_id=None,
-        fetch_max_wait_ms=50,
+        fetch_max_wait_ms=fetch_max_wait_ms,
         max_partition_fetch_bytes=4 * 1024 * 1024,
     )
 

@@ -155,6 +155,36 @@ class ConfigCatalog:
 async def follow_config(brokers: Brokers, catalog: ConfigCatalog, loaded: asyncio.Event) -> None:
     """Fold the config topic into ``catalog`` from its start, set ``loaded`` once at its
     end (the queue consumer and the timer wait for it), then follow it for good."""
+    try:
+        positions = await _read_to_end(brokers, catalog, loaded)
+    finally:
+        loaded.set()
+    follower = group_less_reader(brokers, fetch_max_wait_ms=FOLLOW_FETCH_WAIT_MS)
+    await follower.start()
+    try:
+        follower.assign(list(positions))
+        for tp, offset in positions.items():
+            follower.seek(tp, offset)
+        while True:
+            batches = await follower.getmany(*positions, timeout_ms=FOLLOW_FETCH_WAIT_MS)
+            for records in batches.values():
+                for record in records:
+                    catalog.offer(record.key, record.value)
+    finally:
+        await follower.stop()
+
+
+#: The follower's fetch wait. A published configuration takes effect at a tick, so one
+#: seen a fraction of a second later costs nothing; the catch-up reader's short wait
+#: (ADR 4) would instead fetch the idle topic twenty times a second for the worker's life.
+FOLLOW_FETCH_WAIT_MS = 500
+
+
+async def _read_to_end(
+    brokers: Brokers, catalog: ConfigCatalog, loaded: asyncio.Event
+) -> dict[TopicPartition, int]:
+    """Fold the config topic from its start into ``catalog``, up to its end; the position
+    reached in each partition (where following it starts)."""
     consumer = group_less_reader(brokers)
     await consumer.start()
     try:
@@ -175,12 +205,6 @@ async def follow_config(brokers: Brokers, catalog: ConfigCatalog, loaded: asynci
                 catalog.offer(record.key, record.value)
         except TimeoutError:
             log.warning("config topic: end not reached; following it from here")
-        loaded.set()
-        while True:
-            batches = await consumer.getmany(*tps, timeout_ms=500)
-            for records in batches.values():
-                for record in records:
-                    catalog.offer(record.key, record.value)
+        return {tp: await consumer.position(tp) for tp in tps}
     finally:
-        loaded.set()
         await consumer.stop()
