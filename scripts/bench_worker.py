@@ -27,9 +27,10 @@ restart:  steady, and SIGKILL the broker a third of the way in, restarted on its
 --broker: tansu (the embedded broker, default) or kafka (Apache Kafka from the jars of
           tests/kafka/install.sh), both on loopback.
 --pin:    this script and the broker on the first CPU, the workers (and the raw loops) on
-          the others. Unpinned, a worker and the broker share both cores and a worker's
-          CPU per event swings by a quarter between runs of the same tree; pinned, far
-          less. A/B runs of two trees should pin.
+          the others. Unpinned, a worker and the broker share both cores, and a worker's
+          CPU per event varies between runs of one tree far more than pinned
+          (docs/benchmarks/rebuild.md, "On a broker, pinned"). A/B runs of two trees
+          should pin.
 Results print as one JSON object (docs/benchmarks/worker.md records the runs).
 """
 

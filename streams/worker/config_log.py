@@ -33,6 +33,11 @@ log = logging.getLogger(__name__)
 #: in order and compaction keeps the last one, the configuration in force.
 PUBLISHED_KEY = b"published"
 
+#: The follower's fetch wait. A published configuration takes effect at a tick, so one
+#: seen a fraction of a second later costs nothing; the catch-up reader's short wait
+#: (ADR 4) would instead fetch the idle topic twenty times a second for the worker's life.
+FOLLOW_FETCH_WAIT_MS = 500
+
 #: Settings a published configuration may not change: they shape the partitions, the
 #: claims and the timer's schedule, which a region cannot switch at one of its ticks.
 FRAME_FIELDS = ("partitions", "max_clock_skew_ms", "one_ticket_per_player", "finished_retention_ms")
@@ -172,12 +177,6 @@ async def follow_config(brokers: Brokers, catalog: ConfigCatalog, loaded: asynci
                     catalog.offer(record.key, record.value)
     finally:
         await follower.stop()
-
-
-#: The follower's fetch wait. A published configuration takes effect at a tick, so one
-#: seen a fraction of a second later costs nothing; the catch-up reader's short wait
-#: (ADR 4) would instead fetch the idle topic twenty times a second for the worker's life.
-FOLLOW_FETCH_WAIT_MS = 500
 
 
 async def _read_to_end(
