@@ -44,15 +44,25 @@ class Need:
     value: str | float
 
     def admits(self, party: Party) -> bool:
+        # Plain loops: the sweep asks this of most parties of a wave, one player each.
         name, value = self.attribute, self.value
         if self.kind == "only":
-            return all((v := p.attribute(name)) is None or v == value for p in party.players)
-        if self.kind == "latency":
+            for player in party.players:
+                given = player.attribute(name)
+                if given is not None and given != value:
+                    return False
+        elif self.kind == "latency":
             limit = float(value)
-            return all((ms := p.latency_to(name)) is None or ms <= limit for p in party.players)
-        return all(
-            (v := p.attribute(name)) is not None and carries(v, str(value)) for p in party.players
-        )
+            for player in party.players:
+                ms = player.latency_to(name)
+                if ms is not None and ms > limit:
+                    return False
+        else:
+            for player in party.players:
+                given = player.attribute(name)
+                if given is None or not carries(given, str(value)):
+                    return False
+        return True
 
 
 class GuidedFits(ABC):

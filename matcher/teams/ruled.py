@@ -228,12 +228,20 @@ def grouped_by_class(
             relaxed.append((index, free))
         else:
             classes.setdefault(_class_key(parties[index], equal, spans), []).append(index)
+    # The classes agreeing with a (relaxed rules, key) pair, kept until a class is added:
+    # most relaxed parties share a few such pairs.
+    agreeing_with: dict[tuple[tuple[bool, ...], tuple[object, ...]], list[tuple[object, ...]]]
+    agreeing_with = {}
     for index, free in relaxed:
         key = _class_key(parties[index], equal, spans)
-        agreeing = [
-            k for k in classes if all(f or a == b for f, a, b in zip(free, key, k, strict=True))
-        ]
+        agreeing = agreeing_with.get((free, key))
+        if agreeing is None:
+            agreeing = agreeing_with[free, key] = [
+                k for k in classes if all(f or a == b for f, a, b in zip(free, key, k, strict=True))
+            ]
         home = max(agreeing, key=lambda k: len(classes[k]), default=key)
+        if home not in classes:
+            agreeing_with.clear()
         classes.setdefault(home, []).append(index)
     passes = [sorted(members) for members in classes.values()]
     passes = passes if (equal or spans) and len(classes) > 1 else []

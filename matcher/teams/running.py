@@ -13,12 +13,14 @@ counts a refusing named rule in the wave's tally as ``group_problem`` does.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
+from matcher.core import Player
 from matcher.rulelogic import Check, carries, elements
-from matcher.rules.check import EPSILON, waits_of
+from matcher.rules.check import EPSILON
 from matcher.ruleset import QueueRuleSet, Waits
 from matcher.teams.grouping import Need
 from matcher.teams.model import Party
@@ -41,6 +43,11 @@ class Plan:
     #: Per monotone rule: what it needs of a party joining a group (:func:`_pins`).
     pins: tuple[Pins, ...]
     bounds: tuple[Check, ...]
+    #: Per leaf: its total of one party's players (:func:`_reader`) and the merge of two.
+    readers: tuple[Reader, ...]
+    merges: tuple[Callable[[Any, Any], Any], ...]
+    #: Per attribute rule: the merge of two groups' values.
+    attribute_merges: tuple[Callable[[Any, Any], Any], ...]
     split_free_ratings: bool
     met: Mapping[str, frozenset[str]]
     region: str
@@ -52,8 +59,10 @@ class Plan:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Totals:
+class Totals(NamedTuple):
+    """A group's totals; a tuple, as the grouping builds one for every party it grows a
+    group by."""
+
     size: int
     joined_ms: int
     first_ms: int
@@ -98,6 +107,9 @@ def compile_rules(
         tuple((check, _test(check, shape)) for check, shape in trees),
         tuple(_pins(check, shape, region) for check, shape in trees),
         bounds,
+        tuple(_reader(check, region) for check in leaves),
+        tuple(_MERGES[check.kind] for check in leaves),
+        tuple(operator.or_ if rule.match == "equal" else _and for rule in rules.attributes),
         split_free_ratings,
         met,
         region,
@@ -109,7 +121,8 @@ def compile_rules(
 def party_totals(plan: Plan, party: Party) -> Totals:
     """The totals of a group of ``party`` alone. Notes: O(players x rules)."""
     players = party.players
-    known = [ms for p in players if (ms := p.latency_to(plan.region)) is not None]
+    region = plan.region
+    known = [ms for p in players if (ms := p.latency_to(region)) is not None]
     ratings = party.ratings if plan.split_free_ratings else ()
     attributes: list[frozenset[str] | None] = []
     for rule in plan.rules.attributes:
@@ -121,19 +134,20 @@ def party_totals(plan: Plan, party: Party) -> Totals:
             attributes.append(frozenset(given))
         else:
             attributes.append(_meet([frozenset(elements(v)) for v in given]))
-    leaves = [_leaf(check, players, known) for check in plan.leaves]
-    counts = tuple(_count(check, players) for check in plan.bounds)
-    ids = frozenset(p.player_id for p in players) if plan.met else frozenset()
-    avoid = frozenset().union(*(plan.met.get(i, frozenset()) for i in ids))
+    if plan.met:
+        ids = frozenset(p.player_id for p in players)
+        avoid = frozenset().union(*(plan.met.get(i, frozenset()) for i in ids))
+    else:
+        ids = avoid = frozenset()
     return Totals(
-        party.size,
+        len(players),
         party.joined_at_ms,
         party.joined_at_ms,
         (min(ratings), max(ratings)) if ratings else None,
         max(known) if known else None,
         tuple(attributes),
-        tuple(leaves),
-        counts,
+        tuple([read(players, known) for read in plan.readers]),
+        tuple([_count(check, players) for check in plan.bounds]),
         ids,
         avoid,
     )
@@ -141,27 +155,16 @@ def party_totals(plan: Plan, party: Party) -> Totals:
 
 def merged(plan: Plan, a: Totals, b: Totals) -> Totals:
     """The totals of the groups of ``a`` and ``b`` together. Notes: O(rules + met)."""
-    attributes = tuple(
-        (x | y) if rule.match == "equal" else _and(x, y)
-        for rule, x, y in zip(plan.rules.attributes, a.attributes, b.attributes, strict=True)
-    )
-    leaves = tuple(
-        _merge_leaf(check.kind, x, y)
-        for check, x, y in zip(plan.leaves, a.leaves, b.leaves, strict=True)
-    )
+    call = operator.call
     return Totals(
         a.size + b.size,
-        max(a.joined_ms, b.joined_ms),
-        min(a.first_ms, b.first_ms),
+        a.joined_ms if a.joined_ms >= b.joined_ms else b.joined_ms,
+        a.first_ms if a.first_ms <= b.first_ms else b.first_ms,
         _span(a.ratings, b.ratings),
-        b.latency
-        if a.latency is None
-        else a.latency
-        if b.latency is None
-        else max(a.latency, b.latency),
-        attributes,
-        leaves,
-        tuple(x + y for x, y in zip(a.counts, b.counts, strict=True)),
+        _latest(a.latency, b.latency),
+        tuple(map(call, plan.attribute_merges, a.attributes, b.attributes)),
+        tuple(map(call, plan.merges, a.leaves, b.leaves)),
+        tuple(map(operator.add, a.counts, b.counts)),
         (a.ids | b.ids) if plan.met else a.ids,
         (a.avoid | b.avoid) if plan.met else a.avoid,
     )
@@ -182,7 +185,7 @@ def passes(plan: Plan, a: Totals, b: Totals | None = None) -> bool:
         if span is not None and span[1] - span[0] > spread_limit:
             return False
     if latency_limit is not None:
-        latency = a.latency if b is None else _merge_leaf("latency", a.latency, b.latency)
+        latency = a.latency if b is None else _latest(a.latency, b.latency)
         if latency is not None and latency > latency_limit:
             return False
     for index, rule in enumerate(rules.attributes):
@@ -248,7 +251,10 @@ def _limits(plan: Plan, joined_ms: int, first_ms: int) -> tuple[float | None, fl
     found = plan.limits.get((joined_ms, first_ms))
     if found is None:
         rules = plan.rules
-        waits = waits_of(plan.closed_at_ms, (joined_ms, first_ms))
+        closed = plan.closed_at_ms  # waits_of(closed, (joined_ms, first_ms)), inlined
+        waits = Waits(
+            max(0.0, (closed - joined_ms) / 1000.0), max(0.0, (closed - first_ms) / 1000.0)
+        )
         spread, latency = rules.max_spread, rules.max_latency_ms
         found = plan.limits[joined_ms, first_ms] = (
             None if spread is None else spread.reached(waits) + EPSILON,
@@ -346,7 +352,8 @@ def _joint_verdict(check: Check) -> Callable[[Any, Any], bool]:
     if kind == "equal":  # the union holds at most one value
         return lambda x, y: len(x) <= 1 and len(y) <= 1 and (not x or not y or x == y)
     verdict = _verdict(check)
-    return lambda x, y: verdict(_merge_leaf(kind, x, y))
+    merge = _MERGES[kind]
+    return lambda x, y: verdict(merge(x, y))
 
 
 def _verdict(check: Check) -> Callable[[Any], bool]:
@@ -374,35 +381,47 @@ def _verdict(check: Check) -> Callable[[Any], bool]:
     return lambda state: state is None or bool(state)  # intersect
 
 
-def _leaf(check: Check, players: Sequence[Any], known: Sequence[int]) -> Any:
-    kind = check.kind
-    if kind == "latency":
-        return max(known) if known else None
-    if kind == "number":
-        values = [v for p in players if (v := p.number(check.attribute)) is not None]
-        return (min(values), max(values)) if values else None
-    if kind == "count":
-        return _count(check, players)
-    given = [v for p in players if (v := p.attribute(check.attribute)) is not None]
-    if kind == "equal":
-        return frozenset(given)
-    if kind == "unique":
-        return frozenset(given), len(set(given)) != len(given)
-    return _meet([elements(v) for v in given])
+#: A leaf's total of one party: from its players and their known latencies.
+Reader = Callable[[Sequence[Player], Sequence[int]], Any]
 
 
-def _merge_leaf(kind: str, x: Any, y: Any) -> Any:
+def _reader(check: Check, region: str) -> Reader:
+    """The total of leaf ``check`` over a party's players, built once per plan."""
+    kind, attribute = check.kind, check.attribute
     if kind == "latency":
-        return y if x is None else x if y is None or x >= y else y
+        return lambda players, known: max(known) if known else None
     if kind == "number":
-        return _span(x, y)
+
+        def number(players: Sequence[Player], known: Sequence[int]) -> Any:
+            values = [v for p in players if (v := p.number(attribute)) is not None]
+            return (min(values), max(values)) if values else None
+
+        return number
     if kind == "count":
-        return x + y
+        return lambda players, known: _count(check, players)
+
+    def given(players: Sequence[Player]) -> list[str]:
+        return [v for p in players if (v := p.attribute(attribute)) is not None]
+
     if kind == "equal":
-        return x | y
+        return lambda players, known: frozenset(given(players))
     if kind == "unique":
-        return x[0] | y[0], x[1] or y[1] or bool(x[0] & y[0])
-    return _and(x, y)
+
+        def unique(players: Sequence[Player], known: Sequence[int]) -> Any:
+            values = given(players)
+            return frozenset(values), len(set(values)) != len(values)
+
+        return unique
+    return lambda players, known: _meet([elements(v) for v in given(players)])
+
+
+def _latest(x: int | None, y: int | None) -> int | None:
+    """The higher of two latencies, either unknown (None)."""
+    return y if x is None else x if y is None or x >= y else y
+
+
+def _unite(x: tuple[frozenset[str], bool], y: tuple[frozenset[str], bool]) -> Any:
+    return x[0] | y[0], x[1] or y[1] or bool(x[0] & y[0])
 
 
 def _count(check: Check, players: Sequence[Any]) -> int:
@@ -412,6 +431,17 @@ def _count(check: Check, players: Sequence[Any]) -> int:
         if value is not None and carries(value, check.value):
             count += 1
     return count
+
+
+#: Per leaf kind: the leaf total of two groups together.
+_MERGES: dict[str, Callable[[Any, Any], Any]] = {
+    "latency": _latest,
+    "number": lambda x, y: _span(x, y),
+    "count": operator.add,
+    "equal": operator.or_,
+    "unique": _unite,
+    "intersect": lambda x, y: _and(x, y),
+}
 
 
 def _meet(sets: Sequence[frozenset[str]]) -> frozenset[str] | None:
