@@ -136,15 +136,23 @@ def _acceptor(
     max_imbalance: float | None = None,
 ) -> Accept:
     """Whether a lineup may become a match: the queue's rules, and game-queue's limit on f."""
+    balanced = _balanced(params, max_imbalance)
 
     def accept(group: Sequence[Party], lineup: Lineup) -> bool:
-        limited = max_imbalance is not None and params is not None
-        if limited and _imbalance_of(group, lineup, params) > (max_imbalance or 0.0) + 1e-9:
+        if not balanced(group, lineup):
             return False
         closed, region = snapshot.closed_at_ms, snapshot.region
         return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
     return accept
+
+
+def _balanced(params: Imbalance | None, max_imbalance: float | None) -> Accept:
+    """Whether a lineup's imbalance f is within game-queue's ``max_imbalance``, if set."""
+    if max_imbalance is None or params is None:
+        return lambda group, lineup: True
+    limit = max_imbalance + 1e-9
+    return lambda group, lineup: _imbalance_of(group, lineup, params) <= limit
 
 
 def _imbalance_of(group: Sequence[Party], lineup: Lineup, params: Imbalance | None) -> float:
@@ -232,9 +240,11 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         lineups = _role_queue(parties, shape, config)
     else:
         lineups = _game_queue(snapshot, parties, shape, config, rng.getrandbits(32))
-    lineups = allowed_lineups(lineups, parties, rules, closed, region, met)
+    if config.mode != "offline":  # the offline grouping's splitter judged each lineup
+        lineups = allowed_lineups(lineups, parties, rules, closed, region, met)
+    balanced = _balanced(params, config.max_imbalance)
+    lineups = [lineup for lineup in lineups if balanced(parties, lineup)]
     accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
-    lineups = [lineup for lineup in lineups if accept(parties, lineup)]
     admit = _admitter(snapshot, rules, shape, met)
     value = None if vectors is None else _skill_value(config, vectors)
     lineups = complete(parties, lineups, shape, params, accept, admit, value)
