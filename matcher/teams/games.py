@@ -95,8 +95,13 @@ def _best_solo_sum_split(
     total = sum(ratings)
     best_gap = math.inf
     best_rest: tuple[int, ...] = ()
-    for rest in itertools.combinations(range(1, len(units)), k - 1):
-        gap = abs(total - 2 * (ratings[0] + sum(ratings[i] for i in rest)))
+    # Each split's sum from the ratings' own combinations, in the same order as the
+    # positions' (summed in C, not by a generator per split).
+    sums = map(sum, itertools.combinations(ratings[1:], k - 1))
+    for rest, rest_sum in zip(
+        itertools.combinations(range(1, len(units)), k - 1), sums, strict=True
+    ):
+        gap = abs(total - 2 * (ratings[0] + rest_sum))
         if gap < best_gap:
             if allowed is not None and not allowed(*_teams(len(units), (0, *rest))):
                 continue

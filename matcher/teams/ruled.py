@@ -136,10 +136,15 @@ def ruled_splitter(
     roles: bool,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
     team_count: int = 2,
+    fitted: int = 0,
 ) -> Splitter:
     """``split`` that answers None (no lineup) for a group whose lineup breaks a rule:
     the grouping then tries the next parties, as for roles it cannot fill. A group that
-    breaks a rule whatever its split is refused before any split is tried."""
+    breaks a rule whatever its split is refused before any split is tried.
+
+    ``fitted``: the match size of the groups, when a grouping built them with
+    :func:`rule_fits` under the same rules: a group of that many players was judged by it
+    with no room left, so only its split is judged here."""
     if rules.empty:
         return split
 
@@ -147,9 +152,13 @@ def ruled_splitter(
 
     def ruled(group: Sequence[Party]) -> Lineup | None:
         fixed = not roles
-        if group_rule_problem(
-            rules, group, closed_at_ms, region, split_free_ratings=fixed, met=met
-        ) or not within(bounds, group, closed_at_ms, 0):
+        judged = fitted > 0 and sum(party.size for party in group) == fitted
+        if not judged and (
+            group_rule_problem(
+                rules, group, closed_at_ms, region, split_free_ratings=fixed, met=met
+            )
+            or not within(bounds, group, closed_at_ms, 0)
+        ):
             return None
         lineup = split(group)
         if lineup is None or lineup_rule_problem(rules, group, lineup, closed_at_ms, region, met):

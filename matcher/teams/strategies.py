@@ -95,12 +95,15 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     ruled = ruled_splitter(split, rules, closed, region, roles=roles, met=met, team_count=count)
     size = shape.match_max
     fits = rule_fits(rules, closed, region, roles=roles, met=met, team_count=count, match_size=size)
+    fitted = ruled_splitter(
+        split, rules, closed, region, roles=roles, met=met, team_count=count, fitted=size
+    )
     candidates = playable_now(rules, parties, closed, region)
     lineups = grouped_by_class(
         rules,
         parties,
         candidates,
-        lambda group: group_parties(group, shape, ruled, fits, preference_key(rules)),
+        lambda group: group_parties(group, shape, fitted, fits, preference_key(rules)),
         closed,
     )
     admit = _admitter(snapshot, rules, shape, met)
@@ -215,9 +218,11 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     closed, region, roles = snapshot.closed_at_ms, snapshot.region, bool(shape.roles)
     keeps = team_rule_keeper(rules, closed, region)
 
-    def wrap(split: Splitter) -> Splitter:
+    def wrap(split: Splitter, fitted: int = 0) -> Splitter:
         count = shape.team_count
-        return ruled_splitter(split, rules, closed, region, roles=roles, met=met, team_count=count)
+        return ruled_splitter(
+            split, rules, closed, region, roles=roles, met=met, team_count=count, fitted=fitted
+        )
 
     if config.mode == "offline":
         count, size = shape.team_count, shape.match_max
@@ -225,12 +230,13 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
             rules, closed, region, roles=roles, met=met, team_count=count, match_size=size
         )
         candidates = playable_now(rules, parties, closed, region)
+        fitted = lambda split: wrap(split, size)  # noqa: E731
         lineups = grouped_by_class(
             rules,
             parties,
             candidates,
             lambda group: partition_wave(
-                group, shape, params, wrap, fits, preference_key(rules), by_skill, keeps
+                group, shape, params, fitted, fits, preference_key(rules), by_skill, keeps
             ),
             closed,
         )
