@@ -17,10 +17,11 @@ on the level.
 
 ``--ab`` runs, in rotated order each round, one process per variant: BASE_TREE (an older
 checkout, ``git worktree add /tmp/NAME COMMIT``) under today's rules, this tree under
-today's rules, and this tree under the full set (and ``--before TREE`` under the full
-set: the same rules on a tree before a change); each process closes the wave once
+today's rules, and this tree under the full set (and ``--before TREE`` under both: the
+same rules on a tree before a change); each process closes the wave once
 untimed (imports) and takes the lower CPU time of two more closes; it prints each
-variant's median over the rounds and its ratio to the base tree's. Only those ratios are
+variant's median over the rounds, its ratio to the base tree's and a hash of its
+decisions (the same hash: the same matches and unmatched tickets). Only those ratios are
 evidence on a shared machine. The machine is printed first.
 
 ``--duel-ab BASE_TREE [--rounds N] [players]``: the issue-35 floor, a 10,000-player 1v1
@@ -39,6 +40,7 @@ from __future__ import annotations
 
 import argparse
 import gc
+import hashlib
 import json
 import os
 import random
@@ -146,7 +148,19 @@ def timed(strategy: str, variant: str, players: int, numbers: bool) -> dict[str,
         "rules_check_ms": rules_ms,
         "matches": len(result.matches),
         "problems": len(problems),
+        "decisions": decisions_digest(result),
     }
+
+
+def decisions_digest(result: Any) -> str:
+    """A short hash of a close's decisions: every match's teams of (ticket, rating) seats
+    in order, and the unmatched tickets; two trees that decide alike print the same."""
+    seats = [
+        [[(seat.ticket_id, seat.rating) for seat in team.seats] for team in match.teams]
+        for match in result.matches
+    ]
+    text = repr((seats, sorted(result.unmatched)))
+    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 def main(players: int) -> None:
@@ -178,11 +192,12 @@ def ab(base: str, rounds: int, players: int, before: str | None = None) -> None:
         (base, "today", "base today"),
         (str(HERE), "today", "this today"),
         (str(HERE), "full", "this full"),
-        *([(before, "full", "prev full")] if before else []),
+        *([(before, "today", "prev today"), (before, "full", "prev full")] if before else []),
     ]
     for strategy in STRATEGIES:
         times: dict[str, list[float]] = {label: [] for _, _, label in runs}
         matches: dict[str, float] = {}
+        decisions: dict[str, str] = {}
         for round_number in range(rounds):
             shift = round_number % len(runs)
             for tree, variant, label in runs[shift:] + runs[:shift]:
@@ -200,13 +215,14 @@ def ab(base: str, rounds: int, players: int, before: str | None = None) -> None:
                 assert got["problems"] == 0, (label, got)
                 times[label].append(got["strategy_ms"])
                 matches[label] = got["matches"]
+                decisions[label] = got["decisions"]
         reference = statistics.median(times["base today"])
         for _, _, label in runs:
             median = statistics.median(times[label])
             print(
                 f"{strategy:10s} {label:10s} players={players} rounds={rounds} strategy median "
                 f"{median:6.0f} ms CPU  x{median / reference:.2f} of base today  "
-                f"matches {matches[label]:.0f}"
+                f"matches {matches[label]:.0f} decisions {decisions[label]}"
             )
 
 

@@ -112,3 +112,21 @@ def test_an_in_memory_benchmark_runs_tiny(script: str, arguments: list[str], sho
 @pytest.mark.parametrize(("script", "arguments", "shown"), WITH_BROKER, ids=lambda v: str(v))
 def test_a_broker_benchmark_runs_tiny(script: str, arguments: list[str], shown: str) -> None:
     assert shown in _run(script, arguments)
+
+
+def test_the_rules_ab_hashes_the_same_decisions_alike() -> None:
+    """``bench_rules.py --ab`` with this tree as base and before: each rule set's
+    variants decide alike, so their decision hashes agree (and today's and the full
+    set's differ: the hash reads the decisions)."""
+    shown = _run(
+        "bench_rules.py", ["--ab", ".", "--rounds", "1", "--players", "60", "--before", "."]
+    )
+    for strategy in ("rebalance", "game-queue"):
+        hashes = {
+            line.split()[1] + " " + line.split()[2]: line.rsplit("decisions ", 1)[1]
+            for line in shown.splitlines()
+            if line.startswith(strategy + " ")
+        }
+        assert len(hashes) == 5, shown
+        assert hashes["base today"] == hashes["this today"] == hashes["prev today"], hashes
+        assert hashes["this full"] == hashes["prev full"] != hashes["this today"], hashes
