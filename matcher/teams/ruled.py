@@ -239,8 +239,7 @@ def grouped_by_class(
             classes.setdefault(_class_key(parties[index], equal, spans), []).append(index)
     # The classes agreeing with a (relaxed rules, key) pair, kept until a class is added:
     # most relaxed parties share a few such pairs.
-    agreeing_with: dict[tuple[tuple[bool, ...], tuple[object, ...]], list[tuple[object, ...]]]
-    agreeing_with = {}
+    agreeing_with: dict[tuple[tuple[bool, ...], tuple[object, ...]], list[tuple[object, ...]]] = {}
     for index, free in relaxed:
         key = _class_key(parties[index], equal, spans)
         agreeing = agreeing_with.get((free, key))

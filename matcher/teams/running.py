@@ -107,7 +107,7 @@ def compile_rules(
         tuple((check, _test(check, shape)) for check, shape in trees),
         tuple(_pins(check, shape, region) for check, shape in trees),
         bounds,
-        tuple(_reader(check, region) for check in leaves),
+        tuple(_reader(check) for check in leaves),
         tuple(_MERGES[check.kind] for check in leaves),
         tuple(operator.or_ if rule.match == "equal" else _and for rule in rules.attributes),
         split_free_ratings,
@@ -251,7 +251,7 @@ def _limits(plan: Plan, joined_ms: int, first_ms: int) -> tuple[float | None, fl
     found = plan.limits.get((joined_ms, first_ms))
     if found is None:
         rules = plan.rules
-        closed = plan.closed_at_ms  # waits_of(closed, (joined_ms, first_ms)), inlined
+        closed = plan.closed_at_ms  # as waits_of(closed, (joined_ms, first_ms)), without lists
         waits = Waits(
             max(0.0, (closed - joined_ms) / 1000.0), max(0.0, (closed - first_ms) / 1000.0)
         )
@@ -385,7 +385,7 @@ def _verdict(check: Check) -> Callable[[Any], bool]:
 Reader = Callable[[Sequence[Player], Sequence[int]], Any]
 
 
-def _reader(check: Check, region: str) -> Reader:
+def _reader(check: Check) -> Reader:
     """The total of leaf ``check`` over a party's players, built once per plan."""
     kind, attribute = check.kind, check.attribute
     if kind == "latency":
@@ -433,17 +433,6 @@ def _count(check: Check, players: Sequence[Any]) -> int:
     return count
 
 
-#: Per leaf kind: the leaf total of two groups together.
-_MERGES: dict[str, Callable[[Any, Any], Any]] = {
-    "latency": _latest,
-    "number": lambda x, y: _span(x, y),
-    "count": operator.add,
-    "equal": operator.or_,
-    "unique": _unite,
-    "intersect": lambda x, y: _and(x, y),
-}
-
-
 def _meet(sets: Sequence[frozenset[str]]) -> frozenset[str] | None:
     """The elements every set holds; None for no sets (nothing to agree on yet)."""
     return frozenset.intersection(*sets) if sets else None
@@ -459,3 +448,14 @@ def _span(
     if x is None or y is None:
         return y if x is None else x
     return (x[0] if x[0] <= y[0] else y[0]), (x[1] if x[1] >= y[1] else y[1])
+
+
+#: Per leaf kind: the leaf total of two groups together.
+_MERGES: dict[str, Callable[[Any, Any], Any]] = {
+    "latency": _latest,
+    "number": _span,
+    "count": operator.add,
+    "equal": operator.or_,
+    "unique": _unite,
+    "intersect": _and,
+}
