@@ -21,8 +21,9 @@ today's rules, and this tree under the full set (and ``--before TREE`` under bot
 same rules on a tree before a change); each process closes the wave once
 untimed (imports) and takes the lower CPU time of two more closes; it prints each
 variant's median over the rounds, its ratio to the base tree's and a hash of its
-decisions (the same hash: the same matches and unmatched tickets). Only those ratios are
-evidence on a shared machine. The machine is printed first.
+decisions (the same hash: the same matches and unmatched tickets), then the full set's
+ratio to this tree's today (issue 35's floor). Only those ratios are evidence on a
+shared machine. The machine is printed first.
 
 ``--duel-ab BASE_TREE [--rounds N] [players]``: the issue-35 floor, a 10,000-player 1v1
 wave (``optimal``) closed (strategy, rules check, common check) under skill, latency,
@@ -224,6 +225,8 @@ def ab(base: str, rounds: int, players: int, before: str | None = None) -> None:
                 f"{median:6.0f} ms CPU  x{median / reference:.2f} of base today  "
                 f"matches {matches[label]:.0f} decisions {decisions[label]}"
             )
+        full = statistics.median(times["this full"]) / statistics.median(times["this today"])
+        print(f"{strategy:10s} full set x{full:.2f} of this tree's today (issue 35's floor: x1.2)")
 
 
 #: The 1v1 rules of each side of the A/B (the base tree's: today's rules).

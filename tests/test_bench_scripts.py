@@ -125,8 +125,9 @@ def test_the_rules_ab_hashes_the_same_decisions_alike() -> None:
         hashes = {
             line.split()[1] + " " + line.split()[2]: line.rsplit("decisions ", 1)[1]
             for line in shown.splitlines()
-            if line.startswith(strategy + " ")
+            if line.startswith(strategy + " ") and "decisions" in line
         }
         assert len(hashes) == 5, shown
         assert hashes["base today"] == hashes["this today"] == hashes["prev today"], hashes
         assert hashes["this full"] == hashes["prev full"] != hashes["this today"], hashes
+        assert f"{strategy} full set x" in shown, shown
