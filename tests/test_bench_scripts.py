@@ -130,4 +130,4 @@ def test_the_rules_ab_hashes_the_same_decisions_alike() -> None:
         assert len(hashes) == 5, shown
         assert hashes["base today"] == hashes["this today"] == hashes["prev today"], hashes
         assert hashes["this full"] == hashes["prev full"] != hashes["this today"], hashes
-        assert f"{strategy} full set x" in shown, shown
+        assert f"{strategy:10s} full set x" in shown, shown
