@@ -45,7 +45,8 @@ def wait_cdf(result: ScenarioRun) -> bytes:
         ylim=(0, 1.01),
     )
     axes.grid(alpha=0.3)
-    axes.legend(loc="lower right", fontsize="small")
+    if axes.get_legend_handles_labels()[0]:  # none when no variant matched a ticket
+        axes.legend(loc="lower right", fontsize="small")
     return _png(figure)
 
 
@@ -64,7 +65,8 @@ def quality_histogram(result: ScenarioRun) -> bytes:
         title=f"{result.scenario.name}: match quality",
     )
     axes.grid(alpha=0.3)
-    axes.legend(fontsize="small")
+    if axes.get_legend_handles_labels()[0]:
+        axes.legend(fontsize="small")
     return _png(figure)
 
 

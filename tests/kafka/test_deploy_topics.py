@@ -15,7 +15,13 @@ import pytest
 
 pytest.importorskip("yaml", reason="PyYAML parses the deployment files (test extra)")
 
-from confluent_kafka.admin import AdminClient, ConfigResource, ConfigSource
+from confluent_kafka.admin import (
+    AdminClient,
+    AlterConfigOpType,
+    ConfigEntry,
+    ConfigResource,
+    ConfigSource,
+)
 
 from schemas.topics import TOPICS
 from streams.settings import Settings
@@ -115,8 +121,9 @@ def test_topics_check_names_a_changed_retention(kafka_broker: KafkaBroker, tmp_p
     assert topics("create").returncode == 0
     assert topics("check").returncode == 0
     admin = AdminClient({"bootstrap.servers": kafka_broker.bootstrap})
-    changed = ConfigResource("TOPIC", "wavematch.matches.v1", set_config={"retention.ms": "1234"})
-    admin.alter_configs([changed])[changed].result(30)
+    retention = ConfigEntry("retention.ms", "1234", incremental_operation=AlterConfigOpType.SET)
+    changed = ConfigResource("TOPIC", "wavematch.matches.v1", incremental_configs=[retention])
+    admin.incremental_alter_configs([changed])[changed].result(30)
     planned = next(t for t in TOPICS if t.name == "wavematch.matches.v1").config()["retention.ms"]
     drifted = wait_until(
         lambda: (done := topics("check")).returncode == 1 and done,
