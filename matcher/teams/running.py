@@ -32,12 +32,11 @@ _LEAVES = ("latency", "number", "count", "equal", "unique", "intersect")
 
 @dataclass(frozen=True, slots=True)
 class Plan:
-    """A queue's rules as the totals read them: each monotone rule's tree with its
-    leaves numbered in order, and the per-team count bounds of ``team_bounds``."""
+    """A queue's rules as the totals read them: each monotone rule's verdict and needs
+    over its leaves (numbered in order), how each leaf is totalled, and the per-team
+    count bounds of ``team_bounds``."""
 
     rules: QueueRuleSet
-    trees: tuple[tuple[Check, Any], ...]
-    leaves: tuple[Check, ...]
     #: Per monotone rule: its verdict on leaf totals (:func:`_test`), with its rule.
     tests: tuple[tuple[Check, Test], ...]
     #: Per monotone rule: what it needs of a party joining a group (:func:`_pins`).
@@ -102,8 +101,6 @@ def compile_rules(
         return None
     return Plan(
         rules,
-        trees,
-        tuple(leaves),
         tuple((check, _test(check, shape)) for check, shape in trees),
         tuple(_pins(check, shape, region) for check, shape in trees),
         bounds,
