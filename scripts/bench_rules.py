@@ -336,29 +336,52 @@ def duel_ab(base: Path, players: int, rounds: int) -> None:
     )
 
 
+def parse_args(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        description="Cost of queue rules on a 10,000-player 5v5 wave (see the module text)."
+    )
+    parser.add_argument("players", nargs="?", type=int, default=10_000)
+    mode = parser.add_mutually_exclusive_group()
+    mode.add_argument("--ab", metavar="BASE_TREE", help="A/B against an older checkout")
+    mode.add_argument("--duel-ab", metavar="BASE_TREE", help="the 1v1 floor's A/B")
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--players", dest="players_option", type=int)
+    parser.add_argument("--before", help="--ab: a tree to close both rule sets on too")
+    # The A/B's own processes, one per variant and tree.
+    mode.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
+    mode.add_argument("--duel-one", nargs=2, help=argparse.SUPPRESS)
+    args = parser.parse_args(argv)
+    if args.players_option is not None:
+        args.players = args.players_option
+    for name in ("players", "rounds"):
+        if getattr(args, name) < 1:
+            parser.error(f"--{name}: must be at least 1, got {getattr(args, name)}")
+    for name in ("ab", "duel_ab", "before"):
+        tree = getattr(args, name)
+        if tree is not None and not Path(tree, "matcher").is_dir():
+            parser.error(f"--{name.replace('_', '-')}: {tree} is not a wavematch checkout")
+    if args.before and not args.ab:
+        parser.error("--before: only with --ab")
+    return args
+
+
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--duel-one"]:
+    args = parse_args(sys.argv[1:])
+    if args.duel_one:
         import matcher
 
         assert Path(matcher.__file__).resolve().is_relative_to(Path.cwd().resolve()), (
             matcher.__file__
         )
-        print(json.dumps(duel_close(int(sys.argv[3]), sys.argv[2], repeats=3)))
-    elif sys.argv[1:2] == ["--duel-ab"]:
-        rest = sys.argv[3:]
-        rounds = int(rest[rest.index("--rounds") + 1]) if "--rounds" in rest else 5
-        numbers = [a for a in rest if a.isdigit() and a != str(rounds)]
-        duel_ab(Path(sys.argv[2]), int(numbers[0]) if numbers else 10_000, rounds)
-    elif len(sys.argv) > 1 and sys.argv[1] == "--child":
-        child(sys.argv[2], sys.argv[3], sys.argv[4], int(sys.argv[5]))
-    elif len(sys.argv) > 1 and sys.argv[1] == "--ab":
-        parser = argparse.ArgumentParser()
-        parser.add_argument("--ab", required=True)
-        parser.add_argument("--rounds", type=int, default=5)
-        parser.add_argument("--players", type=int, default=10_000)
-        parser.add_argument("--before", help="a tree to close the full set on too")
-        args = parser.parse_args()
+        side, players = args.duel_one
+        print(json.dumps(duel_close(int(players), side, repeats=3)))
+    elif args.duel_ab:
+        duel_ab(Path(args.duel_ab), args.players, args.rounds)
+    elif args.child:
+        tree, strategy, variant, players = args.child
+        child(tree, strategy, variant, int(players))
+    elif args.ab:
         ab(args.ab, args.rounds, args.players, args.before)
     else:
         sys.path.insert(0, str(HERE))
-        main(int(sys.argv[1]) if len(sys.argv) > 1 else 10_000)
+        main(args.players)

@@ -131,3 +131,36 @@ def test_the_rules_ab_hashes_the_same_decisions_alike() -> None:
         assert hashes["base today"] == hashes["this today"] == hashes["prev today"], hashes
         assert hashes["this full"] == hashes["prev full"] != hashes["this today"], hashes
         assert f"{strategy:10s} full set x" in shown, shown
+
+
+def test_the_rules_duel_ab_runs_both_sides() -> None:
+    shown = _run("bench_rules.py", ["--duel-ab", ".", "--rounds", "1", "40"])
+    assert "ratio new/base" in shown, shown
+
+
+#: Scripts that do not refuse an unknown argument, and why.
+TAKE_ANY_ARGUMENT = {
+    "allocator_setting.py": "a helper the benchmarks import; it runs nothing",
+    "fuzz_worker_path.py": "hands the arguments it does not know to libFuzzer",
+}
+
+
+@pytest.mark.parametrize(
+    "script",
+    sorted(p.name for p in (ROOT / "scripts").glob("*.py") if p.name not in TAKE_ANY_ARGUMENT),
+)
+def test_a_script_refuses_an_unknown_argument_in_one_line(script: str) -> None:
+    """A mistyped flag gets argparse's usage and one error line, exit 2, no traceback."""
+    if "argparse" not in (ROOT / "scripts" / script).read_text():
+        pytest.skip(f"{script} takes no arguments")
+    run = subprocess.run(
+        [sys.executable, f"scripts/{script}", "--no-such-flag"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        stdin=subprocess.DEVNULL,
+    )
+    assert run.returncode == 2, (script, run.returncode, run.stderr[-800:])
+    assert "Traceback" not in run.stderr, run.stderr[-800:]
+    assert run.stderr.splitlines()[-1].startswith(f"{script}: error: "), run.stderr
