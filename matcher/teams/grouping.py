@@ -18,6 +18,7 @@ leaves the longest-waiting tickets out just because of where they fall in the or
 
 from __future__ import annotations
 
+import operator
 from abc import ABC, abstractmethod
 from bisect import bisect_right
 from collections.abc import Callable, Sequence
@@ -75,6 +76,12 @@ class GuidedFits(ABC):
     @abstractmethod
     def needs(self, members: Sequence[Party]) -> tuple[Need, ...]: ...
 
+    def least_carriers(self) -> tuple[tuple[Callable[[Party], int], float], ...]:
+        """Per rule every match must keep, whatever its wait: how many of a party's
+        players carry what the rule counts, and the fewest carriers a match holds. A
+        grouping whose parties left carry fewer can make no more matches."""
+        return ()
+
 
 #: Parties ``fits`` refuses before a group gives up: bounds the scan for a group that no
 #: party of the rest can complete (the head is then left out), which would otherwise
@@ -113,25 +120,34 @@ def group_parties(
     # Players not yet taken at or after head (all of them: taken ones are never before it):
     # kept as a count, so that each failed group costs O(1) here, not a pass over the rest.
     left = sum(parties[i].size for i in order)
+    # Likewise the carriers left of each rule every match must keep (a healer in each
+    # team): once fewer are left than a match holds, every head left would fail.
+    scarce = fits.least_carriers() if isinstance(fits, GuidedFits) else ()
+    carriers = [[count(parties[i]) for i in range(len(parties))] for count, _ in scarce]
+    carried = [sum(counts[i] for i in order) for counts in carriers]
+    least = [fewest for _, fewest in scarce]
     while True:
         while head < len(order) and taken[order[head]]:
             head += 1
-        if head == len(order):
+        if head == len(order) or any(map(operator.lt, carried, least)):
             return lineups
         group = _fill_group(parties, shape, order, head, taken, split, fits, lanes)
         if group is None:
             if left < shape.match_min:
                 return lineups
-            taken[order[head]] = True  # cannot complete a match: left out this wave
-            left -= parties[order[head]].size
-            continue
-        members, lineup = group
+            members = [order[head]]  # cannot complete a match: left out this wave
+        else:
+            members, lineup = group
+            lineups.append(
+                Lineup(
+                    tuple(tuple(members[i] for i in team) for team in lineup.teams), lineup.roles
+                )
+            )
         for index in members:
             taken[index] = True
             left -= parties[index].size
-        lineups.append(
-            Lineup(tuple(tuple(members[i] for i in team) for team in lineup.teams), lineup.roles)
-        )
+            for rule, counts in enumerate(carriers):
+                carried[rule] -= counts[index]
 
 
 def _fill_group(

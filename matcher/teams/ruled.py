@@ -7,6 +7,7 @@ import math
 import operator
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
+from functools import partial
 
 from matcher.rulelogic import Check, carries
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s, waits_of
@@ -121,6 +122,10 @@ def _carriers(party: Party, check: Check) -> int:
         for player in party.players
         if (value := player.attribute(check.attribute)) is not None and carries(value, check.value)
     )
+
+
+def _carrier_count(check: Check, party: Party) -> int:
+    return _carriers(party, check)
 
 
 def _reads_teams(check: Check) -> bool:
@@ -389,6 +394,15 @@ class _RunningFits(GuidedFits):
     def needs(self, members: Sequence[Party]) -> tuple[Need, ...]:
         held = self._held(members)
         return () if held is None else needs(self._plan, held)
+
+    def least_carriers(self) -> tuple[tuple[Callable[[Party], int], float], ...]:
+        # A per-team count bound with no ``optional_after_s`` binds every group; the
+        # grouping's groups are all judged against it with no room left (``fitted``).
+        return tuple(
+            (partial(_carrier_count, check), check.low)
+            for check in self._plan.bounds
+            if check.optional_after_s is None and check.low > 0
+        )
 
 
 def team_bounds(rules: QueueRuleSet, team_count: int) -> tuple[Check, ...]:
