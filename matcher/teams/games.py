@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import itertools
 import math
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
 from matcher.teams.imbalance import Imbalance, spread, strength
@@ -98,19 +98,39 @@ def _best_solo_sum_split(
     # Each split's sum from the ratings' own combinations, in the same order as the
     # positions' (summed in C, not by a generator per split).
     sums = map(sum, itertools.combinations(ratings[1:], k - 1))
+    if allowed is not None:
+        return _least_allowed_solo_split(ratings, k, alpha, allowed, total, sums)
     for rest, rest_sum in zip(
         itertools.combinations(range(1, len(units)), k - 1), sums, strict=True
     ):
         gap = abs(total - 2 * (ratings[0] + rest_sum))
         if gap < best_gap:
-            if allowed is not None and not allowed(*_teams(len(units), (0, *rest))):
-                continue
             best_gap, best_rest = gap, rest
             if gap == 0:
                 break
     if best_gap == math.inf:
         return None
     return alpha * best_gap, _teams(len(units), (0, *best_rest))
+
+
+def _least_allowed_solo_split(
+    ratings: Sequence[float],
+    k: int,
+    alpha: float,
+    allowed: Allowed,
+    total: float,
+    sums: Iterable[float],
+) -> tuple[float, Pair] | None:
+    # The allowed split of least gap, ties to the first in the combinations' order: the
+    # splits are asked in that order of (gap, position), so most groups ask one.
+    first = ratings[0]
+    gaps = [abs(total - 2 * (first + rest_sum)) for rest_sum in sums]
+    rests = list(itertools.combinations(range(1, len(ratings)), k - 1))
+    for position in sorted(range(len(gaps)), key=gaps.__getitem__):
+        teams = _teams(len(ratings), (0, *rests[position]))
+        if allowed(*teams):
+            return alpha * gaps[position], teams
+    return None
 
 
 def _teams(count: int, first: tuple[int, ...]) -> Pair:

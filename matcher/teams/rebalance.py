@@ -194,6 +194,8 @@ def _best_lineup(
     keeps: Keeps | None = None,
 ) -> Lineup | None:
     """The first split of least key whose teams can fill their roles and that ``keeps``."""
+    if keeps is not None:
+        return _least_kept_lineup(parties, shape, base, splits, keeps)
     best: tuple[Key, Split] | None = None
     seen: set[Split] = set()
     totals = [party.total for party in parties]
@@ -207,13 +209,36 @@ def _best_lineup(
         key = _key(totals, sizes, split, base_totals, base_sizes)
         if best is not None and not key < best[0]:
             continue
-        if keeps is not None and not keeps(parties, split):
-            continue
         # Role checks are the costly part: only a split that would win pays for one.
         if shape.roles and lineup_with_roles(parties, split, shape.roles) is None:
             continue
         best = (key, split)
     return None if best is None else lineup_with_roles(parties, best[1], shape.roles)
+
+
+def _least_kept_lineup(
+    parties: Sequence[Party],
+    shape: TeamShape,
+    base: Sequence[tuple[int, ...]],
+    splits: Iterable[Split | None],
+    keeps: Keeps,
+) -> Lineup | None:
+    """:func:`_best_lineup`'s choice under ``keeps``: the splits are asked in order of
+    (key, first seen), so most groups ask ``keeps`` (and the roles) once."""
+    totals = [party.total for party in parties]
+    sizes = [party.size for party in parties]
+    base_totals = [sum(members) for members in base]
+    base_sizes = [len(members) for members in base]
+    unique = list(dict.fromkeys(split for split in splits if split is not None))
+    keys = [_key(totals, sizes, split, base_totals, base_sizes) for split in unique]
+    for position in sorted(range(len(unique)), key=keys.__getitem__):
+        split = unique[position]
+        if not keeps(parties, split):
+            continue
+        lineup = lineup_with_roles(parties, split, shape.roles)
+        if lineup is not None or not shape.roles:
+            return lineup
+    return None
 
 
 def permutation(
