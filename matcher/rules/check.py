@@ -68,13 +68,18 @@ def lineup_problem(
     latencies: Sequence[int | None] = (),
     players: Sequence[Player] = (),
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    *,
+    group_judged: bool = False,
 ) -> str | None:
     """Why a match of these teams' seat ratings breaks ``rules`` after ``waited`` s, or None.
 
     ``waited``: the match's :class:`~matcher.ruleset.Waits` (each rule reads its
     ``expansion_age``), or one wait for every rule. ``latencies`` are the seats'
     latencies to the match's region (None: unknown), ``players`` the seated players
-    (their attributes), when the rules need them.
+    (their attributes), when the rules need them. ``group_judged``: a strategy's own
+    word that these very players already passed :func:`group_problem` (a grouping's
+    ``fits`` judged the group whole), so only what the split decides is judged here, and
+    the monotone named rules are counted as passed; the live check never says it.
 
     >>> from matcher.ruleset import Expansion
     >>> rules = QueueRuleSet(max_spread=Expansion(500, growth_per_s=10, cap=1000))
@@ -105,10 +110,12 @@ def lineup_problem(
         gap, limit, s = max(means) - min(means), rule.reached(waits), waits.of(rule.expansion_age)
         if gap > limit + EPSILON:
             return f"team rating gap {gap:g} exceeds max_team_gap {limit:g} after {s:g} s"
-    problem = group_problem(rules, waits, latencies, players, (), met)
+    problem = None if group_judged else group_problem(rules, waits, latencies, players, (), met)
     if problem is None and rules.checks and players:
         # Named rules turn optional by the match's least waited ticket (ADR 0150).
-        problem = checks_problem(rules, teams, waits.newest, latencies, players)
+        problem = checks_problem(
+            rules, teams, waits.newest, latencies, players, monotone_hold=group_judged
+        )
     return problem
 
 
@@ -118,10 +125,14 @@ def checks_problem(
     waited: float,
     latencies: Sequence[int | None],
     players: Sequence[Player],
+    *,
+    monotone_hold: bool = False,
 ) -> str | None:
     """The first of the queue's named ``checks`` the lineup breaks, named; or None.
 
     ``players`` and ``latencies`` are in seat order, team after team, as ``teams``.
+    ``monotone_hold``: the monotone rules are known to hold on these players (see
+    :func:`lineup_problem`'s ``group_judged``); they are counted, not judged again.
 
     Notes: O(seats x rules).
     """
@@ -135,7 +146,10 @@ def checks_problem(
         start += size
     tally = rules.tally
     for check in rules.checks:
-        problem = check.problem(by_team, latency_by_team, waited)
+        if monotone_hold and check.monotone:
+            problem = None
+        else:
+            problem = check.problem(by_team, latency_by_team, waited)
         if tally is not None:
             tally.count(check.name, problem is None)
         if problem is not None:

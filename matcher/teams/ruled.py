@@ -32,8 +32,11 @@ def lineup_rule_problem(
     closed_at_ms: int,
     region: str,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    *,
+    group_judged: bool = False,
 ) -> str | None:
-    """Why ``lineup`` (indices into ``parties``) breaks ``rules`` at the wave's close.
+    """Why ``lineup`` (indices into ``parties``) breaks ``rules`` at the wave's close;
+    ``group_judged`` as :func:`~matcher.rules.check.lineup_problem`'s.
 
     Notes: O(seats).
     """
@@ -42,7 +45,7 @@ def lineup_rule_problem(
     waited = waits_of(closed_at_ms, [party.joined_at_ms for party in members])
     seated = [player for party in members for player in party.players]
     ratings = team_ratings(parties, lineup)
-    return lineup_problem(rules, ratings, waited, latencies, seated, met)
+    return lineup_problem(rules, ratings, waited, latencies, seated, met, group_judged=group_judged)
 
 
 def group_rule_problem(
@@ -149,7 +152,7 @@ def ruled_splitter(
 
     ``fitted``: the match size of the groups, when a grouping built them with
     :func:`rule_fits` under the same rules: a group of that many players was judged by it
-    with no room left, so only its split is judged here."""
+    with no room left, so only its split (and what the split decides) is judged here."""
     if rules.empty:
         return split
 
@@ -166,7 +169,9 @@ def ruled_splitter(
         ):
             return None
         lineup = split(group)
-        if lineup is None or lineup_rule_problem(rules, group, lineup, closed_at_ms, region, met):
+        if lineup is None or lineup_rule_problem(
+            rules, group, lineup, closed_at_ms, region, met, group_judged=judged
+        ):
             return None
         return lineup
 
