@@ -37,17 +37,11 @@ def _optional_items(p: Player) -> list[Any]:
 def ticket_to_record(ticket: Ticket) -> list[Any]:
     # Optional trailing items (a player's attributes, a ticket's priority and data) only
     # when present: a snapshot without them keeps its earlier bytes. The usual ticket has
-    # none, and every queued ticket is written at every snapshot: no call or list for them.
+    # none, and every queued ticket is written at every snapshot: no call or list for
+    # them, and its tuples go as they are (JSON writes a tuple as a list).
     players = []
     for p in ticket.players:
-        row = [
-            p.player_id,
-            [list(r) for r in p.ratings],
-            list(p.roles),
-            list(p.vetoed_maps),
-            [list(lat) for lat in p.latency_ms],
-            p.can_host,
-        ]
+        row = [p.player_id, p.ratings, p.roles, p.vetoed_maps, p.latency_ms, p.can_host]
         if (
             p.attributes or p.blocked or p.numbers or p.data or p.peer_latency_ms
         ) or p.deviation is not None:
