@@ -194,14 +194,16 @@ def _best_lineup(
     keeps: Keeps | None = None,
 ) -> Lineup | None:
     """The first split of least key whose teams can fill their roles and that ``keeps``."""
-    if keeps is not None:
-        return _least_kept_lineup(parties, shape, base, splits, keeps)
-    best: tuple[Key, Split] | None = None
-    seen: set[Split] = set()
     totals = [party.total for party in parties]
     sizes = [party.size for party in parties]
     base_totals = [sum(members) for members in base]
     base_sizes = [len(members) for members in base]
+    if keeps is not None:
+        unique = list(dict.fromkeys(split for split in splits if split is not None))
+        keys = [_key(totals, sizes, split, base_totals, base_sizes) for split in unique]
+        return _least_kept_lineup(parties, shape, unique, keys, keeps)
+    best: tuple[Key, Split] | None = None
+    seen: set[Split] = set()
     for split in splits:
         if split is None or split in seen:
             continue
@@ -219,18 +221,13 @@ def _best_lineup(
 def _least_kept_lineup(
     parties: Sequence[Party],
     shape: TeamShape,
-    base: Sequence[tuple[int, ...]],
-    splits: Iterable[Split | None],
+    unique: Sequence[Split],
+    keys: Sequence[Key],
     keeps: Keeps,
 ) -> Lineup | None:
-    """:func:`_best_lineup`'s choice under ``keeps``: the splits are asked in order of
-    (key, first seen), so most groups ask ``keeps`` (and the roles) once."""
-    totals = [party.total for party in parties]
-    sizes = [party.size for party in parties]
-    base_totals = [sum(members) for members in base]
-    base_sizes = [len(members) for members in base]
-    unique = list(dict.fromkeys(split for split in splits if split is not None))
-    keys = [_key(totals, sizes, split, base_totals, base_sizes) for split in unique]
+    """:func:`_best_lineup`'s choice under ``keeps``, over the distinct splits in the order
+    first seen and their keys: they are asked in order of (key, first seen), so most
+    groups ask ``keeps`` (and the roles) once."""
     for position in sorted(range(len(unique)), key=keys.__getitem__):
         split = unique[position]
         if not keeps(parties, split):

@@ -101,7 +101,7 @@ def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Kee
             held = group
             waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
             live = [
-                (check.low, check.high, [_carriers(party, check) for party in group])
+                (check.low, check.high, [_carriers(check, party) for party in group])
                 for check in counted
                 if check.optional_after_s is None or waited < check.optional_after_s
             ]
@@ -119,16 +119,12 @@ def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Kee
     return keeps
 
 
-def _carriers(party: Party, check: Check) -> int:
+def _carriers(check: Check, party: Party) -> int:
     return sum(
         1
         for player in party.players
         if (value := player.attribute(check.attribute)) is not None and carries(value, check.value)
     )
-
-
-def _carrier_count(check: Check, party: Party) -> int:
-    return _carriers(party, check)
 
 
 def _reads_teams(check: Check) -> bool:
@@ -404,7 +400,7 @@ class _RunningFits(GuidedFits):
         # A per-team count bound with no ``optional_after_s`` binds every group; the
         # grouping's groups are all judged against it with no room left (``fitted``).
         return tuple(
-            (partial(_carrier_count, check), check.low)
+            (partial(_carriers, check), check.low)
             for check in self._plan.bounds
             if check.optional_after_s is None and check.low > 0
         )
