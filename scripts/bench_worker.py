@@ -423,21 +423,32 @@ def main() -> int:
                 start = time.monotonic()
                 cpu_before = sum(w.cpu_s() for w in workers)
                 # The workers start folding before they report their partitions: what they
-                # folded by then is left out of both the CPU and the events counted.
-                folded_before = sum(offset + 1 for offset in applied_by(workers).values())
+                # folded by then is left out of both the CPU and the events counted (and the
+                # ticks they append after the backlog are not part of it).
+                applied_before = applied_by(workers)
+                folded_before = sum(
+                    min(end, applied_before.get(partition, -1) + 1)
+                    for partition, end in ends.items()
+                )
                 while time.monotonic() - start < 600 and not folded_to(applied_by(workers), ends):
                     time.sleep(0.1)
                 elapsed = time.monotonic() - start
                 cpu = sum(w.cpu_s() for w in workers) - cpu_before
                 measured = sum(ends.values()) - folded_before
+                if not measured:  # a small backlog can be folded before the report
+                    print(
+                        "backlog: the workers folded all of it before they reported their "
+                        "partitions, so no rate was measured (give more --events)",
+                        file=sys.stderr,
+                    )
                 result.update(
                     events=args.events,
                     events_measured=measured,
                     seconds=round(elapsed, 2),
-                    events_per_s=round(measured / elapsed),
+                    events_per_s=round(measured / elapsed) if measured else None,
                     # The workers' own CPU per event: what a machine's load cannot inflate
                     # much (all threads; includes the web views' polling by this script).
-                    worker_cpu_us_per_event=round(cpu / measured * 1e6, 1),
+                    worker_cpu_us_per_event=round(cpu / measured * 1e6, 1) if measured else None,
                 )
                 if args.raw:
                     # After the workers too: the machine's load in the same minutes.
@@ -446,7 +457,8 @@ def main() -> int:
                     for loop in ("batch", "per_record"):
                         pair = [raw[loop], after[loop]]
                         result[f"raw_{loop}_per_s"] = [round(r) for r in pair]
-                        result[f"ratio_to_raw_{loop}"] = round(rate / statistics.mean(pair), 3)
+                        ratio = round(rate / statistics.mean(pair), 3) if measured else None
+                        result[f"ratio_to_raw_{loop}"] = ratio
             else:
                 workers = [
                     Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
