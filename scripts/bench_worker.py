@@ -219,7 +219,11 @@ async def end_offsets(bootstrap: str, topic: str) -> dict[int, int]:
         deadline = time.monotonic() + 30
         while any(consumer.highwater(tp) is None for tp in tps) and time.monotonic() < deadline:
             await consumer.getmany(timeout_ms=200, max_records=len(tps))
-        return {tp.partition: consumer.highwater(tp) or 0 for tp in tps}
+        ends = {tp.partition: consumer.highwater(tp) for tp in tps}
+        missing = sorted(p for p, end in ends.items() if end is None)
+        if missing:  # an end taken as 0 would measure a backlog that was never read
+            raise SystemExit(f"{topic}: no high-watermark in 30 s for partitions {missing}")
+        return {p: end for p, end in ends.items() if end is not None}
     finally:
         await consumer.stop()
 
@@ -425,17 +429,14 @@ def main() -> int:
                 # The workers start folding before they report their partitions: what they
                 # folded by then is left out of both the CPU and the events counted (and the
                 # ticks they append after the backlog are not part of it).
-                applied_before = applied_by(workers)
-                folded_before = sum(
-                    min(end, applied_before.get(partition, -1) + 1)
-                    for partition, end in ends.items()
-                )
+                folded_before = folded_of(applied_by(workers), ends)
                 while time.monotonic() - start < 600 and not folded_to(applied_by(workers), ends):
                     time.sleep(0.1)
                 elapsed = time.monotonic() - start
                 cpu = sum(w.cpu_s() for w in workers) - cpu_before
                 measured = sum(ends.values()) - folded_before
-                if not measured:  # a small backlog can be folded before the report
+                rate = measured / elapsed if measured else None
+                if rate is None:  # a small backlog can be folded before the report
                     print(
                         "backlog: the workers folded all of it before they reported their "
                         "partitions, so no rate was measured (give more --events)",
@@ -445,20 +446,22 @@ def main() -> int:
                     events=args.events,
                     events_measured=measured,
                     seconds=round(elapsed, 2),
-                    events_per_s=round(measured / elapsed) if measured else None,
+                    events_per_s=None if rate is None else round(rate),
                     # The workers' own CPU per event: what a machine's load cannot inflate
                     # much (all threads; includes the web views' polling by this script).
-                    worker_cpu_us_per_event=round(cpu / measured * 1e6, 1) if measured else None,
+                    worker_cpu_us_per_event=(
+                        None if rate is None else round(cpu / measured * 1e6, 1)
+                    ),
                 )
                 if args.raw:
                     # After the workers too: the machine's load in the same minutes.
                     after = raw_rates(broker.bootstrap, ends, args.broker == "tansu", worker_cpus)
-                    rate = measured / elapsed
                     for loop in ("batch", "per_record"):
                         pair = [raw[loop], after[loop]]
                         result[f"raw_{loop}_per_s"] = [round(r) for r in pair]
-                        ratio = round(rate / statistics.mean(pair), 3) if measured else None
-                        result[f"ratio_to_raw_{loop}"] = ratio
+                        result[f"ratio_to_raw_{loop}"] = (
+                            None if rate is None else round(rate / statistics.mean(pair), 3)
+                        )
             else:
                 workers = [
                     Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
@@ -597,7 +600,12 @@ def applied_by(workers: list[Worker]) -> dict[int, int]:
 
 def folded_to(applied: dict[int, int], ends: dict[int, int]) -> bool:
     """Every partition applied up to its end offset."""
-    return all(applied.get(p, -1) + 1 >= ends[p] for p in ends)
+    return folded_of(applied, ends) == sum(ends.values())
+
+
+def folded_of(applied: dict[int, int], ends: dict[int, int]) -> int:
+    """The records before ``ends`` applied (not what the workers appended after them)."""
+    return sum(min(end, applied.get(p, -1) + 1) for p, end in ends.items())
 
 
 def _wait(predicate, timeout_s: float) -> None:  # type: ignore[no-untyped-def]

@@ -76,7 +76,11 @@ NOT_HERE = {
 }
 
 
-def _run(script: str, arguments: list[str], stderr: list[str] | None = None) -> str:
+def _run(script: str, arguments: list[str]) -> str:
+    return _completed(script, arguments).stdout
+
+
+def _completed(script: str, arguments: list[str]) -> subprocess.CompletedProcess[str]:
     run = subprocess.run(
         [sys.executable, f"scripts/{script}", *arguments],
         cwd=ROOT,
@@ -85,9 +89,7 @@ def _run(script: str, arguments: list[str], stderr: list[str] | None = None) -> 
         timeout=600,
     )
     assert run.returncode == 0, f"{script}: {run.stderr[-2000:]}"
-    if stderr is not None:
-        stderr.append(run.stderr)
-    return run.stdout
+    return run
 
 
 def test_every_bench_script_is_run_here_or_named_with_a_reason() -> None:
@@ -114,9 +116,8 @@ def test_the_worker_backlog_counts_only_the_joins_it_measured() -> None:
     none were left, the rates are null and the script says why, instead of dividing by
     zero (or by a negative count, which printed negative rates)."""
     pin = ["--pin"] if len(os.sched_getaffinity(0)) > 1 else []
-    errors: list[str] = []
-    out = _run("bench_worker.py", ["backlog", "--events", "200", "--raw", *pin], errors)
-    result = json.loads(out.strip().splitlines()[-1])
+    run = _completed("bench_worker.py", ["backlog", "--events", "200", "--raw", *pin])
+    result = json.loads(run.stdout.strip().splitlines()[-1])
     assert 0 <= result["events_measured"] <= 200, result
     figures = ("events_per_s", "worker_cpu_us_per_event", "ratio_to_raw_batch")
     if result["events_measured"]:
@@ -124,7 +125,7 @@ def test_the_worker_backlog_counts_only_the_joins_it_measured() -> None:
         assert all(result[name] >= 0 for name in figures), result
     else:
         assert all(result[name] is None for name in figures), result
-        assert "no rate was measured (give more --events)" in errors[0]
+        assert "no rate was measured (give more --events)" in run.stderr
     assert all(rate > 0 for rate in result["raw_batch_per_s"]), result
 
 
