@@ -54,8 +54,10 @@ _KEY_PART = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]*")
 #: In JSON without a backslash every quote delimits a string, so a quote followed by a
 #: colon ends an object key: counting them finds keys that the parser merged.
 _KEY_END = re.compile(rb'"[ \t\n\r]*:')
-#: Queue, region and latency-group names that passed ``_KEY_PART``: checked once each.
-_KEY_PARTS_SEEN: set[str] = set()
+#: Queue, region and latency-group names that passed ``_KEY_PART``: checked once each,
+#: and each mapped to its first copy, which every ticket then holds instead of its own
+#: (the parser makes a new string per value; a queued ticket keeps two of them).
+_KEY_PARTS_SEEN: dict[str, str] = {}
 _MAGIC_FIRST = MAGIC[0]
 _AVRO_MODELS = {wire.TicketJoined: "TicketJoined", wire.TicketLeft: "TicketLeft"}
 
@@ -279,8 +281,8 @@ def _joined(body: _Joined) -> TicketJoined:
         if len({player.player_id for player in members}) != len(members):
             raise _Unsure
     party_id, priority, places = body.party_id, body.priority, body.searches
-    queue = queue if queue in _KEY_PARTS_SEEN else _key_part(queue)
-    region = region if region in _KEY_PARTS_SEEN else _key_part(region)
+    queue = _KEY_PARTS_SEEN.get(queue) or _key_part(queue)
+    region = _KEY_PARTS_SEEN.get(region) or _key_part(region)
     ticket = _make_ticket(
         body.ticket_id,
         queue,
@@ -368,12 +370,13 @@ def _printable(value: str) -> None:
 
 
 def _key_part(value: str) -> str:
-    if value in _KEY_PARTS_SEEN:  # a worker sees few queues, regions
-        return value
+    known = _KEY_PARTS_SEEN.get(value)  # a worker sees few queues, regions
+    if known is not None:
+        return known
     if not _KEY_PART.fullmatch(value):
         raise _Unsure
     if len(_KEY_PARTS_SEEN) < 4_096:
-        _KEY_PARTS_SEEN.add(value)
+        _KEY_PARTS_SEEN[value] = value
     return value
 
 

@@ -57,6 +57,26 @@ def test_ticks_and_other_events_take_the_full_path() -> None:
     assert fast_queue_event(encode(sample(m.TicketStatus))) is None
 
 
+
+def test_every_join_of_a_region_holds_one_copy_of_its_queue_and_region_names() -> None:
+    """A queued ticket holds the decoder's first copy of each name, not one of its own."""
+    joins = []
+    for number in range(3):
+        join = sample(m.TicketJoined)
+        player = join.players[0].model_copy(update={"player_id": f"p-{number}"})
+        join = join.model_copy(update={"ticket_id": f"t-{number}", "players": [player]})
+        for data in (encode_json(join), encode(join)):
+            event = fast_queue_event(data)
+            assert event is not None
+            joins.append(event.ticket)
+    first = joins[0]
+    for ticket in joins[1:]:
+        assert (ticket.queue, ticket.region) == (first.queue, first.region)
+        assert ticket.queue is first.queue and ticket.region is first.region
+    left = fast_queue_event(encode_json(sample(m.TicketLeft)))
+    assert left is not None and left.queue == first.queue
+    assert left.queue is first.queue
+
 @QUICK
 @given(STRATEGIES[m.TicketJoined] | STRATEGIES[m.TicketLeft], st.booleans())
 def test_every_valid_join_and_leave_decodes_as_the_full_path_does(
