@@ -20,7 +20,9 @@ and round, in memory (no broker: one is too noisy on a shared machine):
 Prints each figure's median over the rounds, and its ratio to the first tree's.
 ``--instructions`` counts instead, under ``valgrind --tool=callgrind``, the user-space
 instructions of the ``fold`` loop, of the ``worker`` loop and of the wave close (one
-round: the counts do not move with the machine's load).
+round: the counts do not move with the machine's load). ``--memory`` measures instead,
+under ``tracemalloc``, the bytes and memory blocks the state holds per queued ticket once
+the ``--events`` joins are folded (every one still queued: no tick), one process a tree.
 Make a tree of an older commit with ``git worktree add /tmp/NAME COMMIT``.
 """
 
@@ -57,17 +59,23 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=30_000)
     parser.add_argument("--players", type=int, default=10_000)
     parser.add_argument("--instructions", action="store_true")
+    parser.add_argument("--memory", action="store_true")
     parser.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--counted", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child is not None and args.counted:
         counted_child(args.child, args.counted, args.events, args.players)
         return 0
+    if args.child is not None and args.memory:
+        print(json.dumps(memory_child(args.child, args.events)))
+        return 0
     if args.child is not None:
         print(json.dumps(child(args.child, args.events, args.players)))
         return 0
     if args.instructions:
         return instructions(args)
+    if args.memory:
+        return memory(args)
     if not args.trees:
         parser.error("name at least one tree")
     trees = [tree.resolve() for tree in args.trees]
@@ -154,6 +162,69 @@ def instructions(args: argparse.Namespace) -> int:
             value = by_tree[tree] / per[what]
             print(f"  {tree}: {value:,.0f} ({value / base:.2f}x)")
     return 0
+
+
+def memory(args: argparse.Namespace) -> int:
+    """Each tree's state per queued ticket, in its own process (tracemalloc's counts do
+    not move with the machine's load: one run a tree)."""
+    trees = [tree.resolve() for tree in args.trees]
+    if not trees:
+        sys.exit("bench_ab_fold.py: --memory needs at least one tree")
+    figures = {}
+    for tree in trees:
+        command = [sys.executable, str(HERE), "--child", str(tree), "--memory"]
+        run = subprocess.run(
+            [*command, "--events", str(args.events)], capture_output=True, text=True, check=False
+        )
+        if run.returncode:
+            sys.exit(f"{tree}: {run.stderr[-800:]}")
+        figures[tree] = json.loads(run.stdout.splitlines()[-1])
+    for name in figures[trees[0]]:
+        print(f"{name}:")
+        base = figures[trees[0]][name]
+        for tree in trees:
+            value = figures[tree][name]
+            print(f"  {tree}: {value:,.1f} ({value / base:.2f}x)")
+    return 0
+
+
+def memory_child(tree: Path, events: int) -> dict[str, float]:
+    """One tree's traced memory per queued ticket after folding ``events`` joins."""
+    sys.path.insert(0, str(tree))
+    joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
+    import gc
+    import tempfile
+    import tracemalloc
+
+    from schemas.topics import murmur2_partition, queue_key
+    from streams.settings import load_settings
+    from streams.worker.folding import Folder
+
+    config = Path(tempfile.mkdtemp(prefix="bench-ab-")) / "wavematch.toml"
+    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
+    folder = Folder.from_settings(load_settings(config))
+    records = joins.joins(events, queue_key, murmur2_partition)
+    states = {p: folder.new_state(p) for p in {r.partition for r in records}}
+    stamped = joins.stamps_records(folder)
+    gc.collect()
+    tracemalloc.start()
+    for r in records:
+        state = states[r.partition]
+        if stamped:
+            folder.fold(state, r.key, r.value, r.offset, r.timestamp)
+        else:
+            folder.fold(state, r.key, r.value, r.offset)
+    gc.collect()
+    held, _ = tracemalloc.get_traced_memory()
+    blocks = sum(stat.count for stat in tracemalloc.take_snapshot().statistics("filename"))
+    tracemalloc.stop()
+    queued = sum(len(q.tickets) for s in states.values() for q in s.book.regions.values())
+    if queued == 0:
+        sys.exit("bench_ab_fold.py: no ticket queued after the joins")
+    return {
+        "state bytes a queued ticket": held / queued,
+        "memory blocks a queued ticket": blocks / queued,
+    }
 
 
 def counted_child(tree: Path, what: str, events: int, players: int) -> None:
