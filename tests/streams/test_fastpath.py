@@ -57,7 +57,6 @@ def test_ticks_and_other_events_take_the_full_path() -> None:
     assert fast_queue_event(encode(sample(m.TicketStatus))) is None
 
 
-
 def test_every_join_of_a_region_holds_one_copy_of_its_queue_and_region_names() -> None:
     """A queued ticket holds the decoder's first copy of each name, not one of its own."""
     joins = []
@@ -76,6 +75,7 @@ def test_every_join_of_a_region_holds_one_copy_of_its_queue_and_region_names() -
     left = fast_queue_event(encode_json(sample(m.TicketLeft)))
     assert left is not None and left.queue == first.queue
     assert left.queue is first.queue
+
 
 @QUICK
 @given(STRATEGIES[m.TicketJoined] | STRATEGIES[m.TicketLeft], st.booleans())
