@@ -193,17 +193,12 @@ def memory_child(tree: Path, events: int) -> dict[str, float]:
     sys.path.insert(0, str(tree))
     joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
     import gc
-    import tempfile
     import tracemalloc
 
-    from schemas.topics import murmur2_partition, queue_key
-    from streams.settings import load_settings
     from streams.worker.folding import Folder
 
-    config = Path(tempfile.mkdtemp(prefix="bench-ab-")) / "wavematch.toml"
-    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
-    folder = Folder.from_settings(load_settings(config))
-    records = joins.joins(events, queue_key, murmur2_partition)
+    settings, records = joins.backlog(events)
+    folder = Folder.from_settings(settings)
     states = {p: folder.new_state(p) for p in {r.partition for r in records}}
     stamped = joins.stamps_records(folder)
     gc.collect()
@@ -231,23 +226,17 @@ def counted_child(tree: Path, what: str, events: int, players: int) -> None:
     """One tree's ``what`` inside ``functools.reduce``, the only code callgrind counts."""
     sys.path.insert(0, str(tree))
     joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
-    import tempfile
-
-    from schemas.topics import murmur2_partition, queue_key
-    from streams.settings import load_settings
     from streams.worker.folding import Folder, paused_gc
 
-    config = Path(tempfile.mkdtemp(prefix="bench-ab-")) / "wavematch.toml"
     if what == "wave":
-        config.write_text(WAVE_CONFIG)
-        prepared = prepare_wave(Folder.from_settings(load_settings(config)), joins, players)
+        prepared = prepare_wave(
+            Folder.from_settings(joins.settings_from(WAVE_CONFIG)), joins, players
+        )
         functools.reduce(lambda done, _: (prepared(), done)[1], range(1), 0)
         return
-    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
-    folder = Folder.from_settings(load_settings(config))
-    records = joins.joins(events, queue_key, murmur2_partition)
+    settings, records = joins.backlog(events)
+    folder = Folder.from_settings(settings)
     if what == "worker":
-        settings = load_settings(config)
         # Imported before counting: worker_loop imports them, and only once.
         import prometheus_client  # noqa: F401
 
@@ -282,20 +271,12 @@ def child(tree: Path, events: int, players: int) -> dict[str, float]:
     """One round of one tree: its packages first on the path."""
     sys.path.insert(0, str(tree))
     joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
-    import tempfile
-
-    from schemas.topics import murmur2_partition, queue_key
-    from streams.settings import load_settings
     from streams.worker.folding import Folder
 
-    config = Path(tempfile.mkdtemp(prefix="bench-ab-")) / "wavematch.toml"
-    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
-    settings = load_settings(config)
-    records = joins.joins(events, queue_key, murmur2_partition)
+    settings, records = joins.backlog(events)
     seconds, _ = joins.fold_loop(Folder.from_settings(settings), records)
     worker = joins.worker_loop(Folder.from_settings(settings), settings, records)
-    config.write_text(WAVE_CONFIG)
-    wave = wave_close(Folder.from_settings(load_settings(config)), joins, players)
+    wave = wave_close(Folder.from_settings(joins.settings_from(WAVE_CONFIG)), joins, players)
     return {
         "fold CPU us/join": seconds / len(records) * 1e6,
         "worker CPU us/join": worker / len(records) * 1e6,

@@ -40,7 +40,6 @@ import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -158,12 +157,9 @@ def counted_wave(tree: Path, new: bool, players: int) -> None:
     """One tree's wave close (``_wave``'s tick) inside ``functools.reduce``."""
     sys.path.insert(0, str(tree))
     joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
-    from streams.settings import load_settings
     from streams.worker.folding import Folder
 
-    config = Path(tempfile.mkdtemp(prefix="bench-searches-")) / "wavematch.toml"
-    config.write_text(WAVE_CONFIG)
-    _wave(Folder.from_settings(load_settings(config)), joins, players, new, counted=True)
+    _wave(Folder.from_settings(joins.settings_from(WAVE_CONFIG)), joins, players, new, counted=True)
 
 
 def counted_child(tree: Path, what: str, events: int) -> int:
@@ -171,14 +167,10 @@ def counted_child(tree: Path, what: str, events: int) -> int:
     callgrind counts; returns the records folded."""
     sys.path.insert(0, str(tree))
     joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
-    from schemas.topics import murmur2_partition, queue_key
-    from streams.settings import load_settings
     from streams.worker.folding import Folder
 
-    config = Path(tempfile.mkdtemp(prefix="bench-searches-")) / "wavematch.toml"
-    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
-    folder = Folder.from_settings(load_settings(config))
-    records = joins.joins(events, queue_key, murmur2_partition)
+    settings, records = joins.backlog(events)
+    folder = Folder.from_settings(settings)
     if what == "half":
         records = _with_searches(records, joins.REGIONS)
     folded: list[int] = []  # both through one loop: only the records differ
@@ -194,14 +186,9 @@ def counted_child(tree: Path, what: str, events: int) -> int:
 def child(tree: Path, new: bool, events: int, players: int) -> dict[str, float]:
     sys.path.insert(0, str(tree))
     joins = _load("bench_join_fold", HERE.with_name("bench_join_fold.py"))
-    from schemas.topics import murmur2_partition, queue_key
-    from streams.settings import load_settings
     from streams.worker.folding import Folder
 
-    config = Path(tempfile.mkdtemp(prefix="bench-searches-")) / "wavematch.toml"
-    config.write_text(joins.CONFIG.format(regions=list(joins.REGIONS)))
-    settings = load_settings(config)
-    records = joins.joins(events, queue_key, murmur2_partition)
+    settings, records = joins.backlog(events)
     seconds, _ = joins.fold_loop(Folder.from_settings(settings), records)
     out = {"plain: fold CPU us/join": seconds / len(records) * 1e6}
     if new:
@@ -209,8 +196,9 @@ def child(tree: Path, new: bool, events: int, players: int) -> dict[str, float]:
         seconds, folded = _fold_feeding_back(Folder.from_settings(settings), half, joins)
         out["half: fold CPU us/join"] = seconds / len(half) * 1e6
         out["half: fold CPU us/record"] = seconds / folded * 1e6
-    config.write_text(WAVE_CONFIG)
-    wave, settle, counts = _wave(Folder.from_settings(load_settings(config)), joins, players, new)
+    wave, settle, counts = _wave(
+        Folder.from_settings(joins.settings_from(WAVE_CONFIG)), joins, players, new
+    )
     out[f"wave close of {players} players, CPU ms"] = wave * 1e3
     if new:
         out["settle of the tentative matches, CPU ms"] = settle * 1e3

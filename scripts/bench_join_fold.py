@@ -101,16 +101,9 @@ def main() -> int:
     parser.add_argument("--loop", choices=("fold", "worker", "both"), default="both")
     args = parser.parse_args()
     sys.path.insert(0, str(args.tree.resolve()))
-    import tempfile
-
-    from schemas.topics import murmur2_partition, queue_key
-    from streams.settings import load_settings
     from streams.worker.folding import Folder
 
-    config = Path(tempfile.mkdtemp(prefix="bench-join-")) / "wavematch.toml"
-    config.write_text(CONFIG.format(regions=list(REGIONS)))
-    settings = load_settings(config)
-    records = joins(args.events, queue_key, murmur2_partition)
+    settings, records = backlog(args.events)
     loops = ("fold", "worker") if args.loop == "both" else (args.loop,)
     for loop in loops:
         times, digest = [], ""
@@ -127,6 +120,28 @@ def main() -> int:
             f"[{', '.join(f'{t:.1f}' for t in times)}]" + (f" hash {digest}" if digest else "")
         )
     return 0
+
+
+def settings_from(text: str) -> Any:
+    """The tree's settings read from ``text``, written to a fresh configuration file (the
+    tree's packages first on ``sys.path``)."""
+    import tempfile
+
+    from streams.settings import load_settings
+
+    config = Path(tempfile.mkdtemp(prefix="bench-join-")) / "wavematch.toml"
+    config.write_text(text)
+    return load_settings(config)
+
+
+def backlog(events: int) -> tuple[Any, list[InputRecord]]:
+    """This workload's settings and its ``events`` join records, for the tree first on
+    ``sys.path``."""
+    from schemas.topics import murmur2_partition, queue_key
+
+    return settings_from(CONFIG.format(regions=list(REGIONS))), joins(
+        events, queue_key, murmur2_partition
+    )
 
 
 def stamps_records(folder: Any) -> bool:
