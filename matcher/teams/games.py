@@ -11,10 +11,11 @@ import itertools
 import math
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from matcher.teams.imbalance import Imbalance, spread, strength
 from matcher.teams.model import Lineup
-from matcher.teams.split import team_splits
+from matcher.teams.split import least_first, team_splits
 
 Pair = tuple[tuple[int, ...], tuple[int, ...]]
 #: Whether a split (the two teams as positions into the units) may be chosen.
@@ -121,16 +122,23 @@ def _least_allowed_solo_split(
     total: float,
     sums: Iterable[float],
 ) -> tuple[float, Pair] | None:
-    # The allowed split of least gap, ties to the first in the combinations' order: the
-    # splits are asked in that order of (gap, position), so most groups ask one.
+    # The allowed split of least gap, ties to the first in the combinations' order.
     first = ratings[0]
     gaps = [abs(total - 2 * (first + rest_sum)) for rest_sum in sums]
-    rests = list(itertools.combinations(range(1, len(ratings)), k - 1))
-    for position in sorted(range(len(gaps)), key=gaps.__getitem__):
-        teams = _teams(len(ratings), (0, *rests[position]))
-        if allowed(*teams):
-            return alpha * gaps[position], teams
+    splits = _solo_splits(len(ratings), k)
+    for position in least_first(gaps):
+        if allowed(*splits[position]):
+            return alpha * gaps[position], splits[position]
     return None
+
+
+@lru_cache(maxsize=64)
+def _solo_splits(count: int, k: int) -> tuple[Pair, ...]:
+    """Every split of ``count`` solos into two teams of ``k`` with position 0 in the first,
+    in the order of ``itertools.combinations`` (the order of the splits' sums)."""
+    return tuple(
+        _teams(count, (0, *rest)) for rest in itertools.combinations(range(1, count), k - 1)
+    )
 
 
 def _teams(count: int, first: tuple[int, ...]) -> Pair:

@@ -26,7 +26,7 @@ import random
 from collections.abc import Iterable, Sequence
 
 from matcher.teams.model import Keeps, Lineup, Party, TeamShape, lineup_with_roles, role_slots
-from matcher.teams.split import Split, split_table
+from matcher.teams.split import Split, least_first, split_table
 
 METHODS = ("auto", "permutation", "combination", "greedy")
 #: "auto" uses combination up to this many players in the match, greedy above.
@@ -228,7 +228,7 @@ def _least_kept_lineup(
     """:func:`_best_lineup`'s choice under ``keeps``, over the distinct splits in the order
     first seen and their keys: they are asked in order of (key, first seen), so most
     groups ask ``keeps`` (and the roles) once."""
-    for position in sorted(range(len(unique)), key=keys.__getitem__):
+    for position in least_first(keys):
         split = unique[position]
         if not keeps(parties, split):
             continue

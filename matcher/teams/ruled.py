@@ -120,11 +120,13 @@ def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Kee
 
 
 def _carriers(check: Check, party: Party) -> int:
-    return sum(
-        1
-        for player in party.players
-        if (value := player.attribute(check.attribute)) is not None and carries(value, check.value)
-    )
+    # Asked of every party of each group a splitter judges: a plain loop, no generator.
+    name, value, count = check.attribute, check.value, 0
+    for player in party.players:
+        given = player.attribute(name)
+        if given is not None and carries(given, value):
+            count += 1
+    return count
 
 
 def _reads_teams(check: Check) -> bool:

@@ -118,3 +118,22 @@ def best_split(
         if value is not None and (best is None or value < best[1]):
             best = (split, value)
     return best
+
+
+def least_first(keys: Sequence[K]) -> Iterator[int]:
+    """The positions of ``keys`` in order of (key, position), as
+    ``sorted(range(len(keys)), key=keys.__getitem__)``: the least is found first, and
+    the rest are sorted only when a caller asks past it (most splitters keep their
+    least split).
+
+    >>> list(least_first([3, 1, 2, 1]))
+    [1, 3, 2, 0]
+
+    Notes: O(n) for the first position, O(n log n) for the rest.
+    """
+    positions = range(len(keys))
+    least = min(positions, key=keys.__getitem__, default=None)
+    if least is None:
+        return
+    yield least
+    yield from (p for p in sorted(positions, key=keys.__getitem__) if p != least)
