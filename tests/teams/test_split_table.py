@@ -7,8 +7,10 @@ from __future__ import annotations
 import itertools
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from matcher.teams.split import split_table, team_splits
+from matcher.teams.split import least_first, split_table, team_splits
 
 
 @pytest.mark.parametrize(
@@ -41,3 +43,18 @@ def test_tables_of_different_backfills_are_kept_apart() -> None:
     }
     assert tables[(1, 0)] != tables[(0, 1)]
     assert tables[(0, 0)] == ()  # three players cannot fill two teams of two
+
+
+@given(
+    st.lists(
+        st.one_of(
+            st.integers(-3, 3),
+            st.tuples(st.integers(0, 2), st.floats(0, 2, allow_nan=False)),
+        ),
+        max_size=30,
+    ).filter(lambda keys: len({type(key) for key in keys}) <= 1)
+)
+def test_least_first_is_the_stable_sort_of_the_positions(keys: list[object]) -> None:
+    """The splitters ask splits in ``least_first`` order: it must be the stable sort's,
+    ties (many in integer gaps and equal ratings) to the first position."""
+    assert list(least_first(keys)) == sorted(range(len(keys)), key=keys.__getitem__)
