@@ -13,7 +13,7 @@ on the level.
 
     .venv/bin/python scripts/bench_rules.py [players]
     .venv/bin/python scripts/bench_rules.py --ab BASE_TREE [--rounds 5] [--players 10000]
-        [--before TREE]
+        [--before TREE] [--instructions]
 
 ``--ab`` runs, in rotated order each round, one process per variant: BASE_TREE (an older
 checkout, ``git worktree add /tmp/NAME COMMIT``) under today's rules, this tree under
@@ -24,6 +24,14 @@ variant's median over the rounds, its ratio to the base tree's and a hash of its
 decisions (the same hash: the same matches and unmatched tickets), then the full set's
 ratio to this tree's today (issue 35's floor). Only those ratios are evidence on a
 shared machine. The machine is printed first.
+
+``--ab BASE_TREE --instructions``: the same variants counted instead of timed, each once
+under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0``: the user-space
+instructions of one close after an untimed one (callgrind counts only inside
+``functools.reduce``, as scripts/count_instructions.py does). A count does not move with
+the machine's load (two counts of one close differ by under 0.1 %), so it tells a change
+of a few per cent that the timed rounds of a shared machine cannot; valgrind runs the
+close about 50 times slower (a minute a variant).
 
 ``--duel-ab BASE_TREE [--rounds N] [players]``: the issue-35 floor, a 10,000-player 1v1
 wave (``optimal``) closed (strategy, rules check, common check) under skill, latency,
@@ -40,11 +48,14 @@ deviation uniform in 0-200.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
 import hashlib
 import json
 import os
 import random
+import re
+import shutil
 import statistics
 import subprocess
 import sys
@@ -184,17 +195,82 @@ def child(tree: str, strategy: str, variant: str, players: int) -> None:
     print(json.dumps(timed(strategy, variant, players, numbers)))
 
 
-def ab(base: str, rounds: int, players: int, before: str | None = None) -> None:
-    sys.path.insert(0, str(HERE))
-    from scripts.machine import machine_line
+def counted(tree: str, strategy: str, variant: str, players: int) -> None:
+    """One close inside ``functools.reduce``, the only code callgrind counts, after an
+    uncounted one (imports, caches); prints the decisions' hash."""
+    sys.path.insert(0, tree)
+    from matcher.core import QueueProfile
+    from matcher.strategies import run_wave
 
-    print(machine_line())
-    runs = [
+    numbers = "numbers" in Path(tree, "matcher", "core.py").read_text()
+    snapshot = wave(players, numbers)
+    profile = QueueProfile("q", strategy, ("m",), team_size=5, rules=VARIANTS[variant])
+    run_wave(snapshot, profile)
+    result = functools.reduce(lambda _, __: run_wave(snapshot, profile), range(1), None)
+    print(json.dumps({"decisions": decisions_digest(result)}))
+
+
+#: The one function callgrind counts inside (as scripts/count_instructions.py does).
+_COUNTED = "functools_reduce"
+
+
+def ab_instructions(base: str, players: int, before: str | None = None) -> None:
+    valgrind = shutil.which("valgrind")
+    if valgrind is None:
+        sys.exit("bench_rules.py: --instructions needs valgrind (Debian: apt-get install valgrind)")
+    runs = _variants(base, before)
+    for strategy in STRATEGIES:
+        counts: dict[str, int] = {}
+        for tree, variant, label in runs:
+            command = [
+                valgrind,
+                "--tool=callgrind",
+                "--collect-atstart=no",
+                f"--toggle-collect={_COUNTED}",
+                "--callgrind-out-file=/dev/null",
+                sys.executable,
+                __file__,
+                "--counted",
+                tree,
+                strategy,
+                variant,
+                str(players),
+            ]
+            env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same set orders in every run
+            run = subprocess.run(
+                command, capture_output=True, text=True, check=False, cwd=tree, env=env
+            )
+            found = re.search(r"Collected : (\d+)", run.stderr)
+            if run.returncode or found is None:
+                sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
+            counts[label] = int(found.group(1))
+            decisions = json.loads(run.stdout.strip().splitlines()[-1])["decisions"]
+            print(
+                f"{strategy:10s} {label:10s} players={players} close "
+                f"{counts[label] / 1e6:9,.1f} M instructions  "
+                f"x{counts[label] / counts['base today']:.3f} of base today  decisions {decisions}",
+                flush=True,
+            )
+        full = counts["this full"] / counts["this today"]
+        print(f"{strategy:10s} full set x{full:.3f} of this tree's today, in instructions")
+
+
+def _variants(base: str, before: str | None) -> list[tuple[str, str, str]]:
+    """The A/B's (tree, rule set, label) runs."""
+    return [
         (base, "today", "base today"),
         (str(HERE), "today", "this today"),
         (str(HERE), "full", "this full"),
         *([(before, "today", "prev today"), (before, "full", "prev full")] if before else []),
     ]
+
+
+def ab(base: str, rounds: int, players: int, before: str | None = None) -> None:
+    sys.path.insert(0, str(HERE))
+    from scripts.machine import machine_line
+
+    print(machine_line())
+    runs = _variants(base, before)
     for strategy in STRATEGIES:
         times: dict[str, list[float]] = {label: [] for _, _, label in runs}
         matches: dict[str, float] = {}
@@ -347,9 +423,13 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--players", dest="players_option", type=int)
     parser.add_argument("--before", help="--ab: a tree to close both rule sets on too")
+    parser.add_argument(
+        "--instructions", action="store_true", help="--ab: count instructions under callgrind"
+    )
     # The A/B's own processes, one per variant and tree.
     mode.add_argument("--child", nargs=4, help=argparse.SUPPRESS)
     mode.add_argument("--duel-one", nargs=2, help=argparse.SUPPRESS)
+    mode.add_argument("--counted", nargs=4, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.players_option is not None:
         args.players = args.players_option
@@ -362,6 +442,8 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
             parser.error(f"--{name.replace('_', '-')}: {tree} is not a wavematch checkout")
     if args.before and not args.ab:
         parser.error("--before: only with --ab")
+    if args.instructions and not args.ab:
+        parser.error("--instructions: only with --ab")
     return args
 
 
@@ -380,6 +462,11 @@ if __name__ == "__main__":
     elif args.child:
         tree, strategy, variant, players = args.child
         child(tree, strategy, variant, int(players))
+    elif args.counted:
+        tree, strategy, variant, players = args.counted
+        counted(tree, strategy, variant, int(players))
+    elif args.ab and args.instructions:
+        ab_instructions(args.ab, args.players, args.before)
     elif args.ab:
         ab(args.ab, args.rounds, args.players, args.before)
     else:

@@ -148,6 +148,16 @@ def test_the_rules_ab_hashes_the_same_decisions_alike() -> None:
         assert f"{strategy:10s} full set x" in shown, shown
 
 
+def test_the_counted_rules_close_decides_as_the_timed_one() -> None:
+    """``--instructions`` counts each variant's ``--counted`` close under valgrind (not
+    installed here): that close must be the timed one's, the same decisions."""
+    for strategy, variant in (("rebalance", "full"), ("game-queue", "today")):
+        arguments = [".", strategy, variant, "60"]
+        timed = json.loads(_run("bench_rules.py", ["--child", *arguments]).splitlines()[-1])
+        counted = json.loads(_run("bench_rules.py", ["--counted", *arguments]).splitlines()[-1])
+        assert counted["decisions"] == timed["decisions"], (strategy, variant, counted, timed)
+
+
 def test_the_rules_duel_ab_runs_both_sides() -> None:
     shown = _run("bench_rules.py", ["--duel-ab", ".", "--rounds", "1", "40"])
     assert "ratio new/base" in shown, shown
