@@ -65,8 +65,9 @@ ERROR_CODES: Final[dict[str, Code]] = {
         "always",
     ),
     "wave_failed": Code(
-        "the wave closed by this WaveTick broke its checker and was not published "
-        "(a worker bug; the tickets stay queued)",
+        "the wave closed by this WaveTick broke its checker or its strategy raised: no "
+        "match was made (a worker bug); tickets past their TTL still expire, and only "
+        "the first failure for a reason is reported",
         "never",
     ),
     "internal_error": Code(

@@ -283,3 +283,23 @@ def _murmur2_array(keys: Sequence[bytes]) -> Any:
 def queue_partition(queue: str, region: str, partitions: int) -> int:
     """Return the partition of ``wavematch.queue.v1`` that holds ``queue`` in ``region``."""
     return murmur2_partition(queue_key(queue, region), partitions)
+
+
+def topics_table() -> str:
+    """The Markdown table of :data:`TOPICS` that schemas/README.md shows.
+
+    >>> topics_table().splitlines()[4]
+    '| `wavematch.cleanup.v1` | TicketDequeued | the ticket id in UTF-8 | `delete` | 7 d |'
+    """
+    lines = ["| topic | values | key | cleanup | retention |", "|---|---|---|---|---|"]
+    for topic in TOPICS:
+        values = ", ".join(value.__name__ for value in topic.values)
+        kept = "forever" if topic.retention_ms == FOREVER else f"{topic.retention_ms // _DAY_MS} d"
+        lines.append(
+            f"| `{topic.name}` | {values} | {topic.key} | `{topic.cleanup_policy}` | {kept} |"
+        )
+    return "\n".join(lines)
+
+
+if __name__ == "__main__":
+    print(topics_table())

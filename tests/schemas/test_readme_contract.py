@@ -1,5 +1,6 @@
 """schemas/README.md is true: its dead-letter codes come from the one list (schemas/errors.py),
-and what the list says of each code (does its DeadLetter name a field?) is what happens."""
+and what the list says of each code (does its DeadLetter name a field?) is what happens; its
+topic table comes from the topic map (schemas/topics.py)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections import defaultdict
 from pathlib import Path
 
 from schemas.errors import ERROR_CODES, codes_table
+from schemas.topics import topics_table
 from tests.fuzz.worker_path import KEYS, folder, seeds, split
 
 README = Path(__file__).resolve().parents[2] / "schemas" / "README.md"
@@ -17,6 +19,12 @@ def test_the_readme_table_is_generated_from_the_one_list() -> None:
     text = README.read_text()
     shown = text.split("<!-- codes:start -->\n")[1].split("\n<!-- codes:end -->")[0]
     assert shown == codes_table(), "regenerate: .venv/bin/python -m schemas.errors"
+
+
+def test_the_readme_topics_are_generated_from_the_topic_map() -> None:
+    text = README.read_text()
+    shown = text.split("<!-- topics:start -->\n")[1].split("\n<!-- topics:end -->")[0]
+    assert shown == topics_table(), "regenerate: .venv/bin/python -m schemas.topics"
 
 
 def test_every_code_the_worker_uses_is_in_the_list() -> None:
