@@ -32,7 +32,6 @@ import argparse
 import functools
 import importlib.util
 import json
-import re
 import shutil
 import statistics
 import subprocess
@@ -114,11 +113,9 @@ def main() -> int:
     return 0
 
 
-#: The one function callgrind counts inside (as scripts/count_instructions.py does).
-_COUNTED = "functools_reduce"
-
-
 def instructions(args: argparse.Namespace) -> int:
+    from callgrind import counted_run  # a sibling script: this directory is on the path
+
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         sys.exit("bench_ab_fold.py: --instructions needs valgrind")
@@ -126,29 +123,23 @@ def instructions(args: argparse.Namespace) -> int:
     counts: dict[str, dict[Path, int]] = {}
     for what in ("fold", "worker", "wave"):
         for tree in trees:
-            command = [
+            count, _ = counted_run(
                 valgrind,
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                f"--toggle-collect={_COUNTED}",
-                "--callgrind-out-file=/dev/null",
-                sys.executable,
-                str(HERE),
-                "--child",
+                [
+                    str(HERE),
+                    "--child",
+                    str(tree),
+                    "--counted",
+                    what,
+                    "--events",
+                    str(args.events),
+                    "--players",
+                    str(args.players),
+                ],
                 str(tree),
-                "--counted",
-                what,
-                "--events",
-                str(args.events),
-                "--players",
-                str(args.players),
-            ]
-            run = subprocess.run(command, capture_output=True, text=True, check=False)
-            found = re.search(r"Collected : (\d+)", run.stderr)
-            if run.returncode or found is None:
-                sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
-            counts.setdefault(what, {})[tree] = int(found.group(1))
-            print(f"{what} {tree}: {int(found.group(1)):,} instructions", file=sys.stderr)
+            )
+            counts.setdefault(what, {})[tree] = count
+            print(f"{what} {tree}: {count:,} instructions", file=sys.stderr)
     per = {"fold": args.events, "worker": args.events, "wave": 1}
     names = {
         "fold": "fold instructions/join",

@@ -54,7 +54,6 @@ import hashlib
 import json
 import os
 import random
-import re
 import shutil
 import statistics
 import subprocess
@@ -210,11 +209,9 @@ def counted(tree: str, strategy: str, variant: str, players: int) -> None:
     print(json.dumps({"decisions": decisions_digest(result)}))
 
 
-#: The one function callgrind counts inside (as scripts/count_instructions.py does).
-_COUNTED = "functools_reduce"
-
-
 def ab_instructions(base: str, players: int, before: str | None = None) -> None:
+    from callgrind import counted_run  # a sibling script: this directory is on the path
+
     valgrind = shutil.which("valgrind")
     if valgrind is None:
         sys.exit("bench_rules.py: --instructions needs valgrind (Debian: apt-get install valgrind)")
@@ -222,29 +219,14 @@ def ab_instructions(base: str, players: int, before: str | None = None) -> None:
     for strategy in STRATEGIES:
         counts: dict[str, int] = {}
         for tree, variant, label in runs:
-            command = [
+            counts[label], out = counted_run(
                 valgrind,
-                "--tool=callgrind",
-                "--collect-atstart=no",
-                f"--toggle-collect={_COUNTED}",
-                "--callgrind-out-file=/dev/null",
-                sys.executable,
-                __file__,
-                "--counted",
+                [__file__, "--counted", tree, strategy, variant, str(players)],
                 tree,
-                strategy,
-                variant,
-                str(players),
-            ]
-            env = {**os.environ, "PYTHONHASHSEED": "0"}  # the same set orders in every run
-            run = subprocess.run(
-                command, capture_output=True, text=True, check=False, cwd=tree, env=env
+                cwd=tree,
+                env={**os.environ, "PYTHONHASHSEED": "0"},  # the same set orders in every run
             )
-            found = re.search(r"Collected : (\d+)", run.stderr)
-            if run.returncode or found is None:
-                sys.exit(f"{tree}: valgrind failed: {run.stderr[-800:]}")
-            counts[label] = int(found.group(1))
-            decisions = json.loads(run.stdout.strip().splitlines()[-1])["decisions"]
+            decisions = json.loads(out.strip().splitlines()[-1])["decisions"]
             print(
                 f"{strategy:10s} {label:10s} players={players} close "
                 f"{counts[label] / 1e6:9,.1f} M instructions  "

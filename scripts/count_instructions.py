@@ -18,9 +18,7 @@ from __future__ import annotations
 
 import argparse
 import functools
-import re
 import shutil
-import subprocess
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -30,14 +28,12 @@ sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 from audit_duel import players_of  # noqa: E402
 from bench_duel import MAPS, seed_range  # noqa: E402
+from callgrind import counted_run  # noqa: E402
 
 from matcher.duel.ladder import ladder_pairs  # noqa: E402
 from matcher.duel.model import LADDER_DEFAULTS, OPTIMAL_DEFAULTS  # noqa: E402
 from matcher.duel.optimal import optimal_pairs  # noqa: E402
 from streams.allocator import keep_freed_memory  # noqa: E402
-
-#: The one function callgrind counts inside; nothing else in a strategy calls it.
-_COUNTED = "functools_reduce"
 
 
 def main() -> int:
@@ -62,24 +58,18 @@ def main() -> int:
 
 
 def _count(valgrind: str, args: argparse.Namespace, seed: int) -> int:
-    command = [
+    count, _ = counted_run(
         valgrind,
-        "--tool=callgrind",
-        "--collect-atstart=no",
-        f"--toggle-collect={_COUNTED}",
-        "--callgrind-out-file=/dev/null",
-        sys.executable,
-        __file__,
-        f"--strategy={args.strategy}",
-        f"--players={args.players}",
-        f"--calls={args.calls}",
-        f"--child-seed={seed}",
-    ]
-    run = subprocess.run(command, capture_output=True, text=True, check=False)
-    found = re.search(r"Collected : (\d+)", run.stderr)
-    if run.returncode or found is None:
-        sys.exit(f"count_instructions.py: seed {seed}: valgrind failed: {run.stderr[-500:]}")
-    return int(found.group(1))
+        [
+            __file__,
+            f"--strategy={args.strategy}",
+            f"--players={args.players}",
+            f"--calls={args.calls}",
+            f"--child-seed={seed}",
+        ],
+        f"count_instructions.py: seed {seed}",
+    )
+    return count
 
 
 def _run_counted(strategy: str, n: int, seed: int, calls: int) -> None:
