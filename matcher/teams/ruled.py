@@ -18,6 +18,7 @@ from matcher.teams.running import (
     Plan,
     Totals,
     compile_rules,
+    count_carriers,
     merged,
     needs,
     party_totals,
@@ -101,7 +102,7 @@ def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Kee
             held = group
             waited = waited_s(closed_at_ms, [party.joined_at_ms for party in group])
             live = [
-                (check.low, check.high, [_carriers(check, party) for party in group])
+                (check.low, check.high, [count_carriers(check, party.players) for party in group])
                 for check in counted
                 if check.optional_after_s is None or waited < check.optional_after_s
             ]
@@ -120,13 +121,7 @@ def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Kee
 
 
 def _carriers(check: Check, party: Party) -> int:
-    # Asked of every party of each group a splitter judges: a plain loop, no generator.
-    name, value, count = check.attribute, check.value, 0
-    for player in party.players:
-        given = player.attribute(name)
-        if given is not None and carries(given, value):
-            count += 1
-    return count
+    return count_carriers(check, party.players)
 
 
 def _reads_teams(check: Check) -> bool:

@@ -144,7 +144,7 @@ def party_totals(plan: Plan, party: Party) -> Totals:
         max(known) if known else None,
         tuple(attributes),
         tuple([read(players, known) for read in plan.readers]),
-        tuple([_count(check, players) for check in plan.bounds]),
+        tuple([count_carriers(check, players) for check in plan.bounds]),
         ids,
         avoid,
     )
@@ -395,7 +395,7 @@ def _reader(check: Check) -> Reader:
 
         return number
     if kind == "count":
-        return lambda players, known: _count(check, players)
+        return lambda players, known: count_carriers(check, players)
 
     def given(players: Sequence[Player]) -> list[str]:
         return [v for p in players if (v := p.attribute(attribute)) is not None]
@@ -421,7 +421,8 @@ def _unite(x: tuple[frozenset[str], bool], y: tuple[frozenset[str], bool]) -> An
     return x[0] | y[0], x[1] or y[1] or bool(x[0] & y[0])
 
 
-def _count(check: Check, players: Sequence[Any]) -> int:
+def count_carriers(check: Check, players: Sequence[Any]) -> int:
+    """How many of ``players`` carry what count rule ``check`` counts."""
     count = 0
     for player in players:
         value = player.attribute(check.attribute)
