@@ -19,7 +19,8 @@ on the level.
 checkout, ``git worktree add /tmp/NAME COMMIT``) under today's rules, this tree under
 today's rules, and this tree under the full set (and ``--before TREE`` under both: the
 same rules on a tree before a change); each process closes the wave once
-untimed (imports) and takes the lower CPU time of two more closes; it prints each
+untimed (imports) and takes the lower CPU time of two more closes, the garbage collector
+held during each as the worker holds it over a wave's fold; it prints each
 variant's median over the rounds, its ratio to the base tree's and a hash of its
 decisions (the same hash: the same matches and unmatched tickets), then the full set's
 ratio to this tree's today (issue 35's floor). Only those ratios are evidence on a
@@ -27,7 +28,7 @@ shared machine. The machine is printed first.
 
 ``--ab BASE_TREE --instructions``: the same variants counted instead of timed, each once
 under ``valgrind --tool=callgrind`` with ``PYTHONHASHSEED=0``: the user-space
-instructions of one close after an untimed one (callgrind counts only inside
+instructions of one close after an untimed one, the collector held (callgrind counts only inside
 ``functools.reduce``, as scripts/count_instructions.py does). A count does not move with
 the machine's load (two counts of one close differ by under 0.1 %), so it tells a change
 of a few per cent that the timed rounds of a shared machine cannot; valgrind runs the
@@ -48,6 +49,7 @@ deviation uniform in 0-200.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import functools
 import gc
 import hashlib
@@ -59,6 +61,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -145,9 +148,10 @@ def timed(strategy: str, variant: str, players: int, numbers: bool) -> dict[str,
     result = run_wave(snapshot, profile)  # untimed: the strategy's imports happen here
     cpu = []
     for _ in range(2):
-        started = time.process_time()
-        result = run_wave(snapshot, profile)
-        cpu.append((time.process_time() - started) * 1e3)
+        with collector_held():
+            started = time.process_time()
+            result = run_wave(snapshot, profile)
+            cpu.append((time.process_time() - started) * 1e3)
     strategy_ms = min(cpu)
     rated = rated_snapshot(snapshot, profile.ruleset)
     started = time.perf_counter()
@@ -161,6 +165,19 @@ def timed(strategy: str, variant: str, players: int, numbers: bool) -> dict[str,
         "problems": len(problems),
         "decisions": decisions_digest(result),
     }
+
+
+@contextlib.contextmanager
+def collector_held() -> Iterator[None]:
+    """The cyclic garbage collector collected, then held, as the worker holds it over a
+    wave's fold (``streams.worker.folding.paused_gc``): a close is measured as it runs
+    there, not with the collections of a process that never pauses it."""
+    gc.collect()
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def decisions_digest(result: Any) -> str:
@@ -205,7 +222,8 @@ def counted(tree: str, strategy: str, variant: str, players: int) -> None:
     snapshot = wave(players, numbers)
     profile = QueueProfile("q", strategy, ("m",), team_size=5, rules=VARIANTS[variant])
     run_wave(snapshot, profile)
-    result = functools.reduce(lambda _, __: run_wave(snapshot, profile), range(1), None)
+    with collector_held():
+        result = functools.reduce(lambda _, __: run_wave(snapshot, profile), range(1), None)
     print(json.dumps({"decisions": decisions_digest(result)}))
 
 
@@ -343,16 +361,13 @@ def duel_close(players: int, side: str, repeats: int) -> dict[str, float]:
     profile = QueueProfile("q", "optimal", ("m",), rules=DUEL_RULES[side])
     times, matches = [], 0
     for _ in range(repeats + 1):  # the first one warms the imports and caches up
-        # The collector held, as the worker holds it over a wave's fold (paused_gc).
-        gc.collect()
-        gc.disable()
-        started = time.perf_counter()
-        result = run_wave(snapshot, profile)
-        rated = rated_snapshot(snapshot, profile.ruleset)
-        problems = wave_rule_problems(rated, profile, result)
-        problems += wave_result_problems(rated, profile, result)
-        times.append((time.perf_counter() - started) * 1e3)
-        gc.enable()
+        with collector_held():
+            started = time.perf_counter()
+            result = run_wave(snapshot, profile)
+            rated = rated_snapshot(snapshot, profile.ruleset)
+            problems = wave_rule_problems(rated, profile, result)
+            problems += wave_result_problems(rated, profile, result)
+            times.append((time.perf_counter() - started) * 1e3)
         matches = len(result.matches)
         assert not problems, problems[:3]
     return {"ms": statistics.median(times[1:]), "matches": matches}
