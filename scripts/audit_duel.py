@@ -15,6 +15,7 @@ proved against every legal pair). Per seed: ``optimal``'s pairs against the opti
 its mean and 99th-percentile |rating difference| against the optimum's, flagged when
 under 99.5 % of the pairs, more than 1 point above the mean or 10 points above the
 99th percentile; then a summary with ``optimal``'s CPU time (``time.process_time``).
+Exits 1 when any seed misses the bar.
 ``--option KEY=VALUE`` (repeatable) sets a queue profile option of ``optimal``.
 """
 
@@ -81,8 +82,9 @@ def audit(
     seeds: range,
     config: DuelConfig,
     recorded: Recorded,
-) -> str:
-    """Print one line per seed; return the size's summary line."""
+) -> tuple[str, int]:
+    """Print one line per seed; return the size's summary line and how many seeds missed
+    the bar."""
     missed = 0
     worst = [1.0, 0.0, 0.0]
     times: list[float] = []
@@ -114,7 +116,7 @@ def audit(
         f"{max(times):.0f} ms"
     )
     print(summary, flush=True)
-    return summary
+    return summary, missed
 
 
 def read_reference(path: Path | None) -> Recorded:
@@ -150,10 +152,11 @@ def main() -> int:
         recorded = read_reference(args.reference)
     except (OSError, ValueError, KeyError) as error:
         parser.error(f"--reference: {error}")
-    summaries = [audit(args.mix, n, seed_range(args.seeds), config, recorded) for n in sizes]
-    if len(summaries) > 1:
-        print("\n".join(["", *summaries]))
-    return 0
+    audited = [audit(args.mix, n, seed_range(args.seeds), config, recorded) for n in sizes]
+    if len(audited) > 1:
+        print("\n".join(["", *(summary for summary, _ in audited)]))
+    # An audit that finds a miss fails, so a script or CI job can act on it.
+    return 1 if any(missed for _, missed in audited) else 0
 
 
 def _option(text: str) -> tuple[str, object]:

@@ -44,7 +44,7 @@ SESSIONS = {
 }
 
 
-def config(name: str, spec: dict) -> Path:
+def config(name: str, spec: dict, folder: Path) -> Path:
     routes = ""
     if spec.get("servers"):
         routes = """
@@ -68,7 +68,7 @@ regions = {json.dumps(spec["regions"])}
 maps = {json.dumps(MAPS)}
 wave_interval_ms = 2000
 {routes}"""
-    path = Path(tempfile.gettempdir()) / f"hash-wave-sessions-{name}.toml"
+    path = folder / f"{name}.toml"
     path.write_text(text)
     return path
 
@@ -146,8 +146,9 @@ def events(spec: dict, seed: int):
             )
 
 
-def run(name: str, spec: dict) -> str:
-    folder = Folder.from_settings(load_settings(config(name, spec), broker_url="kafka://x:1"))
+def run(name: str, spec: dict, configs: Path) -> str:
+    settings = load_settings(config(name, spec, configs), broker_url="kafka://x:1")
+    folder = Folder.from_settings(settings)
     writer = Writer()  # one per run, as a worker has one
     states = {}
     digest = hashlib.sha256()
@@ -169,5 +170,8 @@ def run(name: str, spec: dict) -> str:
     return digest.hexdigest()
 
 
-for name, spec in SESSIONS.items():
-    print(name, run(name, spec), flush=True)
+# A folder of its own: two runs at once (the trees before and after a change) must not
+# read each other's half-written configurations.
+with tempfile.TemporaryDirectory(prefix="hash-wave-sessions-") as configs:
+    for name, spec in SESSIONS.items():
+        print(name, run(name, spec, Path(configs)), flush=True)

@@ -7,6 +7,10 @@ the log with the worker's own fold), valid joins lost (no TicketStatus), whether
 region closed a wave after the load, and the worker's RSS before and after.
 
     .venv/bin/python scripts/hostile_load.py [--hostile 10000] [--valid 2000] [--seed 23]
+        [--keep-logs]
+
+The service's logs and configuration are removed at the end, kept with ``--keep-logs`` or
+when the run breaks off (their folder is printed).
 
 Figures: docs/benchmarks/hostile.md.
 """
@@ -18,6 +22,7 @@ import asyncio
 import json
 import os
 import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -155,6 +160,9 @@ def main() -> int:
     parser.add_argument("--hostile", type=int, default=10_000)
     parser.add_argument("--valid", type=int, default=2_000)
     parser.add_argument("--seed", type=int, default=23)
+    parser.add_argument(
+        "--keep-logs", action="store_true", help="keep the service's logs and configuration"
+    )
     args = parser.parse_args()
     print(machine_line())
     work = Path(tempfile.mkdtemp(prefix="wavematch-hostile-"))
@@ -178,14 +186,22 @@ def main() -> int:
         stderr=subprocess.STDOUT,
         start_new_session=True,
     )
+    failed = True
     try:
-        return run(args, up, work, config)
+        code = run(args, up, work, config)
+        failed = False
+        return code
     finally:
         up.terminate()
         try:
             up.wait(30)
         except subprocess.TimeoutExpired:
             up.kill()
+        # Kept when asked, and when the run broke off: they are what says why.
+        if args.keep_logs or failed:
+            print(f"logs: {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
 
 
 def run(args: argparse.Namespace, up: subprocess.Popen[bytes], work: Path, config: Path) -> int:

@@ -23,6 +23,12 @@ T0 = 1_767_225_600_000  # 2026-01-01T00:00:00Z
 MATCH = "abdc3540-f6cd-5abc-9510-02adf8125e26"
 #: Wave ids are the decimal tick instant (docs/adr/0007).
 WAVE = "1767225605000"
+#: MatchProposed/duel, ReadyCheckAnswered/* and PlacementReported/failed and /started are
+#: frozen at the ids they were written with, those of the example events in
+#: tests/schemas/events.py: a hand-picked match id and a queue/region/number wave id. A
+#: golden never changes, so these cases keep them.
+LIFECYCLE_MATCH = "0f8e7a52-3c1d-5b7e-9a41-2d6c8e0b1f37"
+LIFECYCLE_WAVE = "1v1/eu/000000000042"
 
 
 def _seat(ticket: str, player: str, role: str, rating: int) -> dict[str, Any]:
@@ -60,6 +66,63 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
                     "ratings": {"tank": 1500},
                     "attributes": {"class": "tank"},
                     "numbers": {"level": 42, "account_age_days": 380.5},
+                }
+            ],
+            "joined_at_ms": T0,
+        },
+    ),
+    "TicketJoined/attributes": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-attributes",
+            "queue": "1v1",
+            "region": "eu",
+            "players": [
+                {
+                    "player_id": "p-4411",
+                    "ratings": {"zerg": 1850, "protoss": 1720},
+                    "roles": ["zerg"],
+                    "vetoed_maps": ["Frost"],
+                    "latency_ms": {"eu": 18, "us-east": 95},
+                    "attributes": {"language": "de", "platform": "pc"},
+                }
+            ],
+            "joined_at_ms": T0,
+        },
+    ),
+    "TicketJoined/blocked": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-blocked",
+            "queue": "1v1",
+            "region": "eu",
+            "players": [
+                {
+                    "player_id": "p-4411",
+                    "ratings": {"zerg": 1850, "protoss": 1720},
+                    "roles": ["zerg"],
+                    "vetoed_maps": ["Frost"],
+                    "latency_ms": {"eu": 18, "us-east": 95},
+                    "attributes": {"language": "de", "platform": "pc"},
+                    "blocked_players": ["p-9001", "p-9002"],
+                }
+            ],
+            "joined_at_ms": T0,
+        },
+    ),
+    "TicketJoined/deviation": (
+        m.TicketJoined,
+        {
+            "ticket_id": "t-deviation",
+            "queue": "1v1",
+            "region": "eu",
+            "players": [
+                {
+                    "player_id": "p-4411",
+                    "ratings": {"bw": 1850, "sc2": 1720},
+                    "vetoed_maps": ["Frost"],
+                    "latency_ms": {"eu": 18, "us-east": 95},
+                    "deviation": 120,
                 }
             ],
             "joined_at_ms": T0,
@@ -135,7 +198,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "ReadyCheckAnswered/accepted": (
         m.ReadyCheckAnswered,
         {
-            "match_id": MATCH,
+            "match_id": LIFECYCLE_MATCH,
             "queue": "1v1",
             "region": "eu",
             "player_id": "p-1",
@@ -146,7 +209,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "ReadyCheckAnswered/declined": (
         m.ReadyCheckAnswered,
         {
-            "match_id": MATCH,
+            "match_id": LIFECYCLE_MATCH,
             "queue": "1v1",
             "region": "eu",
             "player_id": "p-2",
@@ -157,7 +220,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "PlacementReported/failed": (
         m.PlacementReported,
         {
-            "match_id": MATCH,
+            "match_id": LIFECYCLE_MATCH,
             "queue": "1v1",
             "region": "eu",
             "outcome": "FAILED",
@@ -168,7 +231,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "PlacementReported/started": (
         m.PlacementReported,
         {
-            "match_id": MATCH,
+            "match_id": LIFECYCLE_MATCH,
             "queue": "1v1",
             "region": "eu",
             "outcome": "STARTED",
@@ -322,10 +385,10 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "MatchProposed/duel": (
         m.MatchProposed,
         {
-            "match_id": MATCH,
+            "match_id": LIFECYCLE_MATCH,
             "queue": "1v1",
             "region": "eu",
-            "wave_id": WAVE,
+            "wave_id": LIFECYCLE_WAVE,
             "teams": [
                 {"name": "red", "players": [_seat("t-1", "p-1", "zerg", 1850)]},
                 {"name": "blue", "players": [_seat("t-2", "p-2", "terran", 1815)]},
@@ -630,6 +693,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "duration_ms": 3.75,
         },
     ),
+    # Frozen at the queue/region/number wave id it was written with: a golden never changes.
     "WaveClosed/empty": (
         m.WaveClosed,
         {

@@ -14,11 +14,13 @@ Both are ``optimal`` (the small tier's proved optimum: the scenario's waves stay
 ``optimal_exact_limit``) on a different pair filter. Prints one line per variant and region:
 matched tickets, wait p50/p90 (s), rating difference mean/p50/p90.
 
-Run: ``.venv/bin/python scripts/measure_adaptive_brackets.py`` (about a minute, one core).
+Run: ``.venv/bin/python scripts/measure_adaptive_brackets.py [--duration-s SECONDS]`` (about a
+minute, one core; ``--duration-s`` simulates that many seconds instead of the scenario's own).
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import sys
 import tomllib
@@ -36,7 +38,7 @@ from matcher.duel.percentile import RankWindow, rating_pool
 from matcher.duel.result import build_result, duel_players
 from matcher.duel.small import exact_pairs
 from matcher.duel.windows import pressure, tier_window
-from matcher.sim import config_from_mapping, figures, simulate
+from matcher.sim import ConfigError, config_from_mapping, figures, simulate
 from matcher.strategies import register_strategy
 
 SCENARIO = Path(__file__).resolve().parent.parent / "docs" / "sim" / "ideas-windows.toml"
@@ -100,9 +102,26 @@ def prototype(name: str, widths: Widths) -> None:
     register_strategy(name, strategy)
 
 
+def positive_seconds(text: str) -> int:
+    seconds = int(text)
+    if seconds <= 0:
+        raise argparse.ArgumentTypeError(f"must be a positive number of seconds, not {text}")
+    return seconds
+
+
 def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument(
+        "--duration-s",
+        type=positive_seconds,
+        metavar="SECONDS",
+        help="simulated seconds (default: the scenario file's duration_s)",
+    )
+    args = parser.parse_args()
     data = tomllib.loads(SCENARIO.read_text())
     scenario = data["scenario"][0]
+    if args.duration_s is not None:
+        scenario["duration_s"] = args.duration_s
     # More percentiles than the scenario's, to draw the option's wait/quality frontier.
     for percent in (2.5, 4, 7, 15, 20, 25, 30):
         options = {"window_percentile": percent}
@@ -116,7 +135,10 @@ def main() -> int:
         scenario["variant"].append({"name": f"brackets-{count}", "strategy": f"brackets-{count}"})
     for variant in scenario["variant"]:
         variant.setdefault("wave_interval_ms", 10000)
-    config = config_from_mapping(data)
+    try:
+        config = config_from_mapping(data)
+    except ConfigError as error:  # the simulator's own bounds, e.g. on duration_s
+        parser.error(str(error))
     found = figures(simulate(config), config.seed)
     for run in found["scenarios"][0]["variants"]:
         for region, f in [("all", run["overall"]), *run["regions"].items()]:
