@@ -63,7 +63,7 @@ def test_every_join_of_a_region_holds_one_copy_of_its_queue_and_region_names() -
     for number in range(3):
         join = sample(m.TicketJoined)
         player = join.players[0].model_copy(update={"player_id": f"p-{number}"})
-        join = join.model_copy(update={"ticket_id": f"t-{number}", "players": [player]})
+        join = join.model_copy(update={"ticket_id": f"t-{number}", "players": (player,)})
         for data in (encode_json(join), encode(join)):
             event = fast_queue_event(data)
             assert event is not None
