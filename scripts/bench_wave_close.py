@@ -279,11 +279,14 @@ def time_parts() -> None:
     import importlib
 
     for module_name, path, label in TIMED:
-        owner: Any = importlib.import_module(module_name)
+        try:
+            owner: Any = importlib.import_module(module_name)
+        except ModuleNotFoundError:  # a module of another tree's layout: nothing to time
+            continue
         *outer, name = path.split(".")
         for part in outer:
-            owner = getattr(owner, part)
-        if hasattr(owner, name):  # an older tree names some parts differently
+            owner = getattr(owner, part, None)
+        if hasattr(owner, name):  # another tree names some parts differently
             setattr(owner, name, _timed(getattr(owner, name), label))
 
 
