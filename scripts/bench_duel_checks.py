@@ -67,17 +67,24 @@ def wave(players: int) -> Any:
     from matcher.core import Player, Ticket, WaitingTicket, WaveSnapshot
 
     rng = random.Random(1)
+    # A base tree from before numeric attributes (8456cde) gets the same players without
+    # their level, which its rules do not read.
+    numbers = "numbers" in Player.__dataclass_fields__
     tickets = []
     for i in range(players):
+        rating, latency = int(rng.gauss(1500, 300)), rng.randint(10, 150)
+        attributes = (
+            ("class", rng.choice(["tank", "healer", "sniper", "damage", "damage"])),
+            ("language", rng.choice(["de", "fr", "en"])),
+        )
+        drawn = float(rng.randint(1, 60))  # drawn on both trees: the same wave follows
+        level = {"numbers": (("level", drawn),)} if numbers else {}
         player = Player(
             f"p{i}",
-            (("mmr", int(rng.gauss(1500, 300))),),
-            latency_ms=(("eu", rng.randint(10, 150)),),
-            attributes=(
-                ("class", rng.choice(["tank", "healer", "sniper", "damage", "damage"])),
-                ("language", rng.choice(["de", "fr", "en"])),
-            ),
-            numbers=(("level", float(rng.randint(1, 60))),),
+            (("mmr", rating),),
+            latency_ms=(("eu", latency),),
+            attributes=attributes,
+            **level,
         )
         joined = CLOSED_AT_MS - rng.randint(0, 120_000)
         tickets.append(

@@ -91,6 +91,7 @@ class Worker:
         cpus: set[int] | None = None,
     ) -> None:
         self.port = free_port()
+        self.last_cpu_s = 0.0
         python = sys.executable if tree == ROOT else str(tree / ".venv" / "bin" / "python")
         pin = None if cpus is None else lambda: os.sched_setaffinity(0, cpus)
         self.process = subprocess.Popen(
@@ -131,12 +132,14 @@ class Worker:
         )
 
     def cpu_s(self) -> float:
-        """CPU seconds the worker process used so far (Linux /proc; 0 elsewhere)."""
+        """CPU seconds the worker process used so far (Linux /proc; 0 elsewhere); once the
+        process is gone (a killed worker, reaped), the last figure read."""
         try:
             fields = Path(f"/proc/{self.process.pid}/stat").read_text().rsplit(")", 1)[1].split()
         except OSError:
-            return 0.0
-        return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+            return self.last_cpu_s
+        self.last_cpu_s = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        return self.last_cpu_s
 
     def stop(self, sig: int = signal.SIGTERM) -> None:
         stop_process(self.process, 30.0, sig)
@@ -490,18 +493,24 @@ def main() -> int:
                 thread.start()
                 lags, killed_at, takeover, restarted_at = [], None, None, None
                 folded: list[tuple[float, int]] = []  # (time, records applied so far)
+                # Per partition, the highest offset a worker reported applied: a killed
+                # worker's partitions keep theirs until the survivors report them again.
+                highest: dict[int, int] = {}
                 while thread.is_alive():
                     time.sleep(1)
                     ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
                     alive = [w for w in workers if w.process.poll() is None]
                     applied = applied_by(alive)
                     lags.append(sum(max(0, ends[p] - applied.get(p, -1) - 1) for p in ends))
-                    folded.append((time.monotonic(), sum(o + 1 for o in applied.values())))
+                    for partition, offset in applied.items():
+                        highest[partition] = max(offset, highest.get(partition, -1))
+                    folded.append((time.monotonic(), sum(o + 1 for o in highest.values())))
                     if (
                         args.mode == "failover"
                         and killed_at is None
                         and time.time() - started > args.seconds / 3
                     ):
+                        workers[-1].cpu_s()  # its CPU to the kill, counted once it is gone
                         workers[-1].stop(signal.SIGKILL)
                         killed_at = time.time()
                     if (

@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -128,6 +130,35 @@ def test_the_worker_backlog_counts_only_the_joins_it_measured() -> None:
         assert all(result[name] is None for name in figures), result
         assert "no rate was measured (give more --events)" in run.stderr
     assert all(rate > 0 for rate in result["raw_batch_per_s"]), result
+
+
+def test_the_worker_failover_counts_the_killed_workers_cpu() -> None:
+    """``failover`` SIGKILLs one of two workers: its CPU up to the kill stays counted (a
+    reaped worker has no /proc entry: it read 0 s, and the CPU per event came out
+    negative), and the records folded per second do not go back while its partitions
+    have no live owner (they came out negative when the run ended before the takeover)."""
+    arguments = ["failover", "--workers", "2", "--rate", "100", "--seconds", "2"]
+    run = _completed("bench_worker.py", [*arguments, "--session-timeout-ms", "3000"])
+    result = json.loads(run.stdout.strip().splitlines()[-1])
+    assert result["mode"] == "failover" and result["published"] == 200, result
+    assert result["worker_cpu_us_per_event"] > 0, result
+    assert result["folded_per_s"] is None or result["folded_per_s"] > 0, result
+
+
+def test_the_checks_ab_runs_on_a_base_tree_without_numeric_attributes(tmp_path: Path) -> None:
+    """``bench_duel_checks.py BASE_TREE``: a checkout before checks were honoured, such as
+    8456cde, has players without ``numbers`` (the level); its wave is the same players
+    without it. This tree's matcher without that field stands for such a tree here."""
+    shutil.copytree(
+        ROOT / "matcher", tmp_path / "matcher", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    core = tmp_path / "matcher" / "core.py"
+    field = "    numbers: tuple[tuple[str, float], ...] = ()\n"
+    assert field in core.read_text()
+    core.write_text(core.read_text().replace(field, ""))
+    shown = _run("bench_duel_checks.py", [str(tmp_path), "--rounds", "1", "--players", "40"])
+    assert re.search(r"^base +median .* matches \d+  ratio to base 1\.000$", shown, re.M), shown
+    assert re.search(r"^sort +median .* ratio to base \d", shown, re.M), shown
 
 
 def test_the_rules_ab_hashes_the_same_decisions_alike() -> None:
