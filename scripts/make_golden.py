@@ -35,6 +35,17 @@ def _seat(ticket: str, player: str, role: str, rating: int) -> dict[str, Any]:
     return {"ticket_id": ticket, "player_id": player, "role": role, "rating": rating}
 
 
+#: The player of TicketJoined/attributes; TicketJoined/blocked is the same player with a
+#: block list.
+_ATTRIBUTED_PLAYER: dict[str, Any] = {
+    "player_id": "p-4411",
+    "ratings": {"zerg": 1850, "protoss": 1720},
+    "roles": ["zerg"],
+    "vetoed_maps": ["Frost"],
+    "latency_ms": {"eu": 18, "us-east": 95},
+    "attributes": {"language": "de", "platform": "pc"},
+}
+
 CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
     "TicketJoined/solo": (
         m.TicketJoined,
@@ -77,16 +88,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "ticket_id": "t-attributes",
             "queue": "1v1",
             "region": "eu",
-            "players": [
-                {
-                    "player_id": "p-4411",
-                    "ratings": {"zerg": 1850, "protoss": 1720},
-                    "roles": ["zerg"],
-                    "vetoed_maps": ["Frost"],
-                    "latency_ms": {"eu": 18, "us-east": 95},
-                    "attributes": {"language": "de", "platform": "pc"},
-                }
-            ],
+            "players": [_ATTRIBUTED_PLAYER],
             "joined_at_ms": T0,
         },
     ),
@@ -96,17 +98,7 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "ticket_id": "t-blocked",
             "queue": "1v1",
             "region": "eu",
-            "players": [
-                {
-                    "player_id": "p-4411",
-                    "ratings": {"zerg": 1850, "protoss": 1720},
-                    "roles": ["zerg"],
-                    "vetoed_maps": ["Frost"],
-                    "latency_ms": {"eu": 18, "us-east": 95},
-                    "attributes": {"language": "de", "platform": "pc"},
-                    "blocked_players": ["p-9001", "p-9002"],
-                }
-            ],
+            "players": [{**_ATTRIBUTED_PLAYER, "blocked_players": ["p-9001", "p-9002"]}],
             "joined_at_ms": T0,
         },
     ),
