@@ -12,13 +12,11 @@ import json
 import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
+from tests.script_runs import ROOT, run_script
 
 #: (script, tiny arguments, a text its output must hold).
 IN_MEMORY = [
@@ -79,22 +77,6 @@ NOT_HERE = {
 }
 
 
-def _run(script: str, arguments: list[str]) -> str:
-    return _completed(script, arguments).stdout
-
-
-def _completed(script: str, arguments: list[str]) -> subprocess.CompletedProcess[str]:
-    run = subprocess.run(
-        [sys.executable, f"scripts/{script}", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, f"{script}: {run.stderr[-2000:]}"
-    return run
-
-
 def test_every_bench_script_is_run_here_or_named_with_a_reason() -> None:
     listed = {script for script, _, _ in IN_MEMORY + WITH_BROKER} | set(NOT_HERE)
     present = {path.name for path in (ROOT / "scripts").glob("bench_*.py")}
@@ -104,12 +86,12 @@ def test_every_bench_script_is_run_here_or_named_with_a_reason() -> None:
 
 @pytest.mark.parametrize(("script", "arguments", "shown"), IN_MEMORY, ids=lambda v: str(v))
 def test_an_in_memory_benchmark_runs_tiny(script: str, arguments: list[str], shown: str) -> None:
-    assert shown in _run(script, arguments)
+    assert shown in run_script(script, arguments).stdout
 
 
 @pytest.mark.parametrize(("script", "arguments", "shown"), WITH_BROKER, ids=lambda v: str(v))
 def test_a_broker_benchmark_runs_tiny(script: str, arguments: list[str], shown: str) -> None:
-    assert shown in _run(script, arguments)
+    assert shown in run_script(script, arguments).stdout
 
 
 def test_the_worker_backlog_counts_only_the_joins_it_measured() -> None:
@@ -119,7 +101,7 @@ def test_the_worker_backlog_counts_only_the_joins_it_measured() -> None:
     none were left, the rates are null and the script says why, instead of dividing by
     zero (or by a negative count, which printed negative rates)."""
     pin = ["--pin"] if len(os.sched_getaffinity(0)) > 1 else []
-    run = _completed("bench_worker.py", ["backlog", "--events", "200", "--raw", *pin])
+    run = run_script("bench_worker.py", ["backlog", "--events", "200", "--raw", *pin])
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert 0 <= result["events_measured"] <= 200, result
     figures = ("events_per_s", "worker_cpu_us_per_event", "ratio_to_raw_batch")
@@ -138,7 +120,7 @@ def test_the_worker_failover_counts_the_killed_workers_cpu() -> None:
     negative), and the records folded per second do not go back while its partitions
     have no live owner (they came out negative when the run ended before the takeover)."""
     arguments = ["failover", "--workers", "2", "--rate", "100", "--seconds", "2"]
-    run = _completed("bench_worker.py", [*arguments, "--session-timeout-ms", "3000"])
+    run = run_script("bench_worker.py", [*arguments, "--session-timeout-ms", "3000"])
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["mode"] == "failover" and result["published"] == 200, result
     assert result["worker_cpu_us_per_event"] > 0, result
@@ -156,7 +138,9 @@ def test_the_checks_ab_runs_on_a_base_tree_without_numeric_attributes(tmp_path: 
     field = "    numbers: tuple[tuple[str, float], ...] = ()\n"
     assert field in core.read_text()
     core.write_text(core.read_text().replace(field, ""))
-    shown = _run("bench_duel_checks.py", [str(tmp_path), "--rounds", "1", "--players", "40"])
+    shown = run_script(
+        "bench_duel_checks.py", [str(tmp_path), "--rounds", "1", "--players", "40"]
+    ).stdout
     assert re.search(r"^base +median .* matches \d+  ratio to base 1\.000$", shown, re.M), shown
     assert re.search(r"^sort +median .* ratio to base \d", shown, re.M), shown
 
@@ -165,9 +149,9 @@ def test_the_rules_ab_hashes_the_same_decisions_alike() -> None:
     """``bench_rules.py --ab`` with this tree as base and before: each rule set's
     variants decide alike, so their decision hashes agree (and today's and the full
     set's differ: the hash reads the decisions)."""
-    shown = _run(
+    shown = run_script(
         "bench_rules.py", ["--ab", ".", "--rounds", "1", "--players", "60", "--before", "."]
-    )
+    ).stdout
     for strategy in ("rebalance", "game-queue"):
         hashes = {
             line.split()[1] + " " + line.split()[2]: line.rsplit("decisions ", 1)[1]
@@ -185,13 +169,17 @@ def test_the_counted_rules_close_decides_as_the_timed_one() -> None:
     installed here): that close must be the timed one's, the same decisions."""
     for strategy, variant in (("rebalance", "full"), ("game-queue", "today")):
         arguments = [".", strategy, variant, "60"]
-        timed = json.loads(_run("bench_rules.py", ["--child", *arguments]).splitlines()[-1])
-        counted = json.loads(_run("bench_rules.py", ["--counted", *arguments]).splitlines()[-1])
+        timed = json.loads(
+            run_script("bench_rules.py", ["--child", *arguments]).stdout.splitlines()[-1]
+        )
+        counted = json.loads(
+            run_script("bench_rules.py", ["--counted", *arguments]).stdout.splitlines()[-1]
+        )
         assert counted["decisions"] == timed["decisions"], (strategy, variant, counted, timed)
 
 
 def test_the_rules_duel_ab_runs_both_sides() -> None:
-    shown = _run("bench_rules.py", ["--duel-ab", ".", "--rounds", "1", "40"])
+    shown = run_script("bench_rules.py", ["--duel-ab", ".", "--rounds", "1", "40"]).stdout
     assert "ratio new/base" in shown, shown
 
 
@@ -213,14 +201,6 @@ TAKE_ANY_ARGUMENT = {
 )
 def test_a_script_refuses_an_unknown_argument_in_one_line(script: str) -> None:
     """A mistyped flag gets argparse's usage and one error line, exit 2, no traceback."""
-    run = subprocess.run(
-        [sys.executable, f"scripts/{script}", "--no-such-flag"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-        stdin=subprocess.DEVNULL,
-    )
-    assert run.returncode == 2, (script, run.returncode, run.stderr[-800:])
+    run = run_script(script, ["--no-such-flag"], returncode=2, timeout=120)
     assert "Traceback" not in run.stderr, run.stderr[-800:]
     assert run.stderr.splitlines()[-1].startswith(f"{script}: error: "), run.stderr

@@ -12,37 +12,16 @@ import ast
 import os
 import re
 import shutil
-import subprocess
-import sys
 import tomllib
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parent.parent
-
-
-def _run(script: str, arguments: list[str], env: dict[str, str] | None = None) -> str:
-    return _completed(script, arguments, env).stdout
-
-
-def _completed(
-    script: str, arguments: list[str], env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    run = subprocess.run(
-        [sys.executable, f"scripts/{script}", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-        env=env,
-    )
-    assert run.returncode == 0, f"{script}: {run.stderr[-2000:]}"
-    return run
+from tests.script_runs import ROOT, run_script
 
 
 def test_audit_duel_finds_the_optimum_on_a_tiny_wave() -> None:
-    shown = _run("audit_duel.py", ["--players", "30", "--seeds", "1"])
+    shown = run_script("audit_duel.py", ["--players", "30", "--seeds", "1"]).stdout
     assert "seed 1: pairs 14/14, " in shown, shown
     assert "MISSES THE BAR" not in shown, shown
     assert "benchmark mix, 30 players, 1 seeds: 0 missing the bar;" in shown, shown
@@ -55,32 +34,25 @@ def test_audit_duel_fails_when_a_seed_misses_the_bar(tmp_path: Path) -> None:
         '{"mix": "benchmark", "n": 30, "seed": 1, "reference": [15, 34.0, 85.4]}\n'
     )
     arguments = ["--players", "30", "--seeds", "1", "--reference", str(reference)]
-    run = subprocess.run(
-        [sys.executable, "scripts/audit_duel.py", *arguments],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 1, (run.returncode, run.stdout, run.stderr[-2000:])
+    run = run_script("audit_duel.py", arguments, returncode=1)
     assert "seed 1: pairs 14/15, " in run.stdout and "MISSES THE BAR" in run.stdout, run.stdout
     assert "1 seeds: 1 missing the bar;" in run.stdout, run.stdout
 
 
 def test_choice_sniping_prints_a_row_per_variant_the_same_twice() -> None:
     arguments = ["--waves", "3", "--queued", "12", "--scales", "25"]
-    shown = _run("choice_sniping.py", arguments)
+    shown = run_script("choice_sniping.py", arguments).stdout
     rows = [line for line in shown.splitlines() if line.startswith("| 12 |")]
     assert [row.split(" | ")[1] for row in rows] == ["default", "weighted 25"], shown
     for row in rows:
         success = row.split(" | ")[2]
         assert success.endswith("%") and 0 <= float(success[:-1]) <= 100, row
     # Seeded: the same arguments must print the same table.
-    assert _run("choice_sniping.py", arguments) == shown
+    assert run_script("choice_sniping.py", arguments).stdout == shown
 
 
 def test_skill_dimensions_quality_prints_a_row_per_variant() -> None:
-    shown = _run("skill_dimensions_quality.py", ["--waves", "2", "--tickets", "20"])
+    shown = run_script("skill_dimensions_quality.py", ["--waves", "2", "--tickets", "20"]).stdout
     assert shown.startswith("2 waves of 20 tickets from scenario 'skill'"), shown
     rows = {
         cells[0]: cells[1:]
@@ -97,8 +69,12 @@ def test_skill_dimensions_quality_prints_a_row_per_variant() -> None:
 def test_hash_wave_sessions_prints_four_digests_the_same_on_two_runs() -> None:
     """Its one use is comparing two runs: the second run names this checkout as its TREE
     and gets another hash seed, so output that depends on set order shows here."""
-    first = _run("hash_wave_sessions.py", [], env={**os.environ, "PYTHONHASHSEED": "1"})
-    second = _run("hash_wave_sessions.py", [str(ROOT)], env={**os.environ, "PYTHONHASHSEED": "2"})
+    first = run_script(
+        "hash_wave_sessions.py", [], env={**os.environ, "PYTHONHASHSEED": "1"}
+    ).stdout
+    second = run_script(
+        "hash_wave_sessions.py", [str(ROOT)], env={**os.environ, "PYTHONHASHSEED": "2"}
+    ).stdout
     sessions = [line.split(" ") for line in first.splitlines()]
     names = [name for name, _ in sessions]
     assert names == ["optimal-mixed", "ladder-mixed", "optimal-big", "optimal-servers"], first
@@ -128,15 +104,7 @@ def _files(directory: Path) -> dict[str, bytes]:
 
 
 def _make_golden(tree: Path) -> str:
-    run = subprocess.run(
-        [sys.executable, "scripts/make_golden.py"],
-        cwd=tree,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-    assert run.returncode == 0, run.stderr[-2000:]
-    return run.stdout
+    return run_script("make_golden.py", [], cwd=tree).stdout
 
 
 def test_make_golden_writes_nothing_when_every_golden_file_exists(tmp_path: Path) -> None:
@@ -184,7 +152,7 @@ def test_make_golden_writes_every_committed_golden_file_again_byte_for_byte(
 
 
 def test_hostile_load_loses_no_valid_join_and_stops_no_worker() -> None:
-    shown = _run("hostile_load.py", ["--hostile", "60", "--valid", "20"])
+    shown = run_script("hostile_load.py", ["--hostile", "60", "--valid", "20"]).stdout
     assert "valid joins lost      0 of 20\n" in shown, shown
     lettered = re.search(r"^exactly one letter    (\d+) of (\d+) \(100\.00 %\)", shown, re.M)
     assert lettered and lettered[1] == lettered[2] != "0", shown
@@ -203,19 +171,16 @@ def test_count_instructions_runs_its_counted_child(strategy: str) -> None:
     """The child is what callgrind counts (valgrind is not installed in CI), so it runs
     here bare: it must run, and print nothing, the parent printing the count."""
     arguments = ["--child-seed", "1", "--players", "30", "--strategy", strategy, "--calls", "1"]
-    assert _run("count_instructions.py", arguments) == ""
+    assert run_script("count_instructions.py", arguments).stdout == ""
 
 
 def test_count_instructions_without_valgrind_stops_in_one_line(tmp_path: Path) -> None:
-    run = subprocess.run(
-        [sys.executable, "scripts/count_instructions.py", "--players", "30", "--seeds", "1"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=600,
+    run = run_script(
+        "count_instructions.py",
+        ["--players", "30", "--seeds", "1"],
+        returncode=2,
         env={**os.environ, "PATH": str(tmp_path)},  # an empty directory: no valgrind on it
     )
-    assert run.returncode == 2, run
     assert run.stdout == "", run.stdout
     assert "Traceback" not in run.stderr, run.stderr
     last = run.stderr.splitlines()[-1]
@@ -225,7 +190,7 @@ def test_count_instructions_without_valgrind_stops_in_one_line(tmp_path: Path) -
 
 
 def test_measure_adaptive_brackets_prints_every_variant_and_region() -> None:
-    shown = _run("measure_adaptive_brackets.py", ["--duration-s", "300"])
+    shown = run_script("measure_adaptive_brackets.py", ["--duration-s", "300"]).stdout
     scenario = tomllib.loads((ROOT / "docs" / "sim" / "ideas-windows.toml").read_text())
     scenario = scenario["scenario"][0]
     regions = ["all", *(region["name"] for region in scenario["region"])]
