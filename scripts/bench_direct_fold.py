@@ -190,26 +190,27 @@ def main() -> int:
     parser.add_argument("--events", type=int, default=60_000)
     parser.add_argument("--no-status", action="store_true")
     args = parser.parse_args()
-    work = Path(tempfile.mkdtemp(prefix="bench-direct-"))
-    config = work / "wavematch.toml"
-    status = str(not args.no_status).lower()
-    config.write_text(CONFIG.format(status=status, regions=list(REGIONS)))
-    with EmbeddedBroker(log_path=work / "broker.log") as broker:
-        settings = load_settings(config, broker_url=broker.url)
-        asyncio.run(ensure_topics(settings))
-        out, rng = producer(broker.bootstrap), random.Random(1)
-        for number in range(args.events):
-            key, value = join_value(number, rng)
-            out.produce(QUEUE_TOPIC, value, key)
-            if number % 10_000 == 0:
-                out.poll(0)
-        out.flush(60)
-        records, consume_s = asyncio.run(read_all(broker.bootstrap, 8, args.events))
-        fold_s = fold_in_memory(Folder.from_settings(settings), records)
-        direct_s = asyncio.run(
-            direct(broker.bootstrap, Folder.from_settings(settings), 8, args.events)
-        )
-        engine_s = asyncio.run(engine(settings, args.events))
+    with tempfile.TemporaryDirectory(prefix="bench-direct-") as folder:
+        work = Path(folder)
+        config = work / "wavematch.toml"
+        status = str(not args.no_status).lower()
+        config.write_text(CONFIG.format(status=status, regions=list(REGIONS)))
+        with EmbeddedBroker(log_path=work / "broker.log") as broker:
+            settings = load_settings(config, broker_url=broker.url)
+            asyncio.run(ensure_topics(settings))
+            out, rng = producer(broker.bootstrap), random.Random(1)
+            for number in range(args.events):
+                key, value = join_value(number, rng)
+                out.produce(QUEUE_TOPIC, value, key)
+                if number % 10_000 == 0:
+                    out.poll(0)
+            out.flush(60)
+            records, consume_s = asyncio.run(read_all(broker.bootstrap, 8, args.events))
+            fold_s = fold_in_memory(Folder.from_settings(settings), records)
+            direct_s = asyncio.run(
+                direct(broker.bootstrap, Folder.from_settings(settings), 8, args.events)
+            )
+            engine_s = asyncio.run(engine(settings, args.events))
     n = args.events
     print(f"events {n}, statuses {status}")
     print(f"consume only : {n / consume_s:9,.0f} events/s ({consume_s:.2f} s)")

@@ -129,9 +129,10 @@ def settings_from(text: str) -> Any:
 
     from streams.settings import load_settings
 
-    config = Path(tempfile.mkdtemp(prefix="bench-join-")) / "wavematch.toml"
-    config.write_text(text)
-    return load_settings(config)
+    with tempfile.TemporaryDirectory(prefix="bench-join-") as folder:
+        config = Path(folder) / "wavematch.toml"
+        config.write_text(text)
+        return load_settings(config)
 
 
 def backlog(events: int) -> tuple[Any, list[InputRecord]]:

@@ -17,7 +17,8 @@ as the worker folds the rest of a fetched batch (up to 2,000 records) before it 
 ``--rules`` makes the queue a mirror ladder (one ``mmr`` rating per player) with skill,
 latency and rematch rules (RULES below): players join over the two minutes before the
 tick with latencies to the region, and a first wave closes untimed, its players joining
-again, so that the timed wave's players carry real rematch histories. ``--hosted`` (with
+again, so that the timed wave's players carry real rematch histories (below ~250 players,
+their young windows and last opponents leave that wave few pairs or none). ``--hosted`` (with
 ``--rules``) routes three regions to themselves and has every player measure all three,
 so that the latencies choose every match's server (docs/adr/0105).
 The process keeps freed memory as a worker does (ADR 0072) unless ``--glibc-defaults``.
@@ -30,6 +31,7 @@ import asyncio
 import json
 import statistics
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -119,13 +121,12 @@ def one_run(
     hosted: bool = False,
 ) -> dict[str, float]:
     writer = Writer()  # one per run, as a worker has one
-    config = Path("/tmp/bench-wave-close.toml")
-    config.write_text(
+    text = (
         CONFIG.format(strategy=strategy, status=str(status).lower(), ready=ready_check_ms)
         + (RULES if rules else "")
         + (HOSTED if hosted else "")
     )
-    folder = Folder.from_settings(load_settings(config, broker_url="kafka://localhost:1"))
+    folder = Folder.from_settings(settings_of(text, "kafka://localhost:1"))
     key = queue_key("1v1", "eu")
     partition = murmur2_partition(key, 8)
     state = folder.new_state(partition)
@@ -215,6 +216,14 @@ def one_run(
         "matches": float(matches),
         "players_in_snapshot": float(folded_queued),
     }
+
+
+def settings_of(text: str, broker_url: str) -> Any:
+    """The settings of configuration ``text``, read from a file in a temporary folder."""
+    with tempfile.TemporaryDirectory(prefix="bench-wave-close-") as folder:
+        config = Path(folder) / "wavematch.toml"
+        config.write_text(text)
+        return load_settings(config, broker_url=broker_url)
 
 
 def _join(ticket_id: str, joined_at_ms: int, player: dict[str, Any]) -> bytes:
@@ -364,8 +373,6 @@ def main() -> int:
 
 
 def with_broker(args: argparse.Namespace) -> int:
-    import tempfile
-
     from aiokafka import AIOKafkaProducer
 
     from streams.topics import ensure_topics
@@ -375,12 +382,12 @@ def with_broker(args: argparse.Namespace) -> int:
 
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    with running_broker(args.broker, Path(tempfile.mkdtemp(prefix="bench-wave-close-"))) as broker:
-        config = Path("/tmp/bench-wave-close-topics.toml")
-        config.write_text(
-            CONFIG.format(strategy=args.strategy, status="true", ready=args.ready_check_ms)
-        )
-        settings = load_settings(config, broker_url=broker.url)
+    with (
+        tempfile.TemporaryDirectory(prefix="bench-wave-close-") as work,
+        running_broker(args.broker, Path(work)) as broker,
+    ):
+        text = CONFIG.format(strategy=args.strategy, status="true", ready=args.ready_check_ms)
+        settings = settings_of(text, broker.url)
         loop.run_until_complete(ensure_topics(settings))
 
         # The worker's own producer (idempotent on Apache Kafka).

@@ -31,7 +31,9 @@ restart:  steady, and SIGKILL the broker a third of the way in, restarted on its
           CPU per event varies between runs of one tree far more than pinned
           (docs/benchmarks/rebuild.md, "On a broker, pinned"). A/B runs of two trees
           should pin.
-Results print as one JSON object (docs/benchmarks/worker.md records the runs).
+Results print as one JSON object (docs/benchmarks/worker.md records the runs). The broker's
+and the workers' logs are removed at the end; kept with ``--keep-logs`` or when a run
+breaks off, their folder printed.
 """
 
 from __future__ import annotations
@@ -42,6 +44,7 @@ import itertools
 import json
 import os
 import random
+import shutil
 import signal
 import statistics
 import subprocess
@@ -326,6 +329,9 @@ def main() -> int:
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
     parser.add_argument(
+        "--keep-logs", action="store_true", help="keep the broker's and workers' logs"
+    )
+    parser.add_argument(
         "--raw", action="store_true", help="backlog: also time bare aiokafka loops (ratios)"
     )
     parser.add_argument(
@@ -377,214 +383,229 @@ def main() -> int:
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, lambda *_: sys.exit(130))
     work = Path(tempfile.mkdtemp(prefix="bench-worker-"))
-    config = work / "wavematch.toml"
-    config.write_text(
-        CONFIG.format(
-            status=str(not args.no_status).lower(),
-            regions=list(REGIONS),
-            session=args.session_timeout_ms,
-            heartbeat=args.session_timeout_ms // 10,
-            interval=args.wave_interval_ms,
-            # Written only when set, so that a --worker-tree from before these settings
-            # reads the same configuration.
-            ready=f"ready_check_ms = {args.ready_check_ms}\n" if args.ready_check_ms else "",
-            claims="one_ticket_per_player = true\n" if args.one_ticket_per_player else "",
+    failed = True
+    try:
+        config = work / "wavematch.toml"
+        config.write_text(
+            CONFIG.format(
+                status=str(not args.no_status).lower(),
+                regions=list(REGIONS),
+                session=args.session_timeout_ms,
+                heartbeat=args.session_timeout_ms // 10,
+                interval=args.wave_interval_ms,
+                # Written only when set, so that a --worker-tree from before these settings
+                # reads the same configuration.
+                ready=f"ready_check_ms = {args.ready_check_ms}\n" if args.ready_check_ms else "",
+                claims="one_ticket_per_player = true\n" if args.one_ticket_per_player else "",
+            )
         )
-    )
-    result: dict[str, object] = {
-        "mode": args.mode,
-        "broker": args.broker,
-        "workers": args.workers,
-        "logs": str(work),
-        "wave_interval_ms": args.wave_interval_ms,
-        "session_timeout_ms": args.session_timeout_ms,
-        "ready_check_ms": args.ready_check_ms,
-        "one_ticket_per_player": args.one_ticket_per_player,
-        "worker_tree": str(tree),
-        "pinned": args.pin,
-    }
-    with running_broker(args.broker, work) as broker:
-        settings = load_settings(config, broker_url=broker.url)
-        asyncio.run(ensure_topics(settings))
-        workers: list[Worker] = []
-        try:
-            if args.mode == "backlog":
-                out, rng = producer(broker.bootstrap), random.Random(1)
-                for number in range(args.events):
-                    key, value = join_value(number, rng)
-                    out.produce("wavematch.queue.v1", value, key)
-                    if number % 10_000 == 0:
-                        out.poll(0)
-                out.flush(60)
-                ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
-                raw = (
-                    raw_rates(broker.bootstrap, ends, args.broker == "tansu", worker_cpus)
-                    if args.raw
-                    else {}
-                )
-                workers = [
-                    Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
-                    for n in range(args.workers)
-                ]
-                _wait(lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)), 120)
-                start = time.monotonic()
-                cpu_before = sum(w.cpu_s() for w in workers)
-                # The workers start folding before they report their partitions: what they
-                # folded by then is left out of both the CPU and the events counted (and the
-                # ticks they append after the backlog are not part of it).
-                folded_before = folded_of(applied_by(workers), ends)
-                while time.monotonic() - start < 600 and not folded_to(applied_by(workers), ends):
-                    time.sleep(0.1)
-                elapsed = time.monotonic() - start
-                cpu = sum(w.cpu_s() for w in workers) - cpu_before
-                measured = sum(ends.values()) - folded_before
-                rate = measured / elapsed if measured else None
-                if rate is None:  # a small backlog can be folded before the report
-                    print(
-                        "backlog: the workers folded all of it before they reported their "
-                        "partitions, so no rate was measured (give more --events)",
-                        file=sys.stderr,
+        result: dict[str, object] = {
+            "mode": args.mode,
+            "broker": args.broker,
+            "workers": args.workers,
+            "wave_interval_ms": args.wave_interval_ms,
+            "session_timeout_ms": args.session_timeout_ms,
+            "ready_check_ms": args.ready_check_ms,
+            "one_ticket_per_player": args.one_ticket_per_player,
+            "worker_tree": str(tree),
+            "pinned": args.pin,
+        }
+        with running_broker(args.broker, work) as broker:
+            settings = load_settings(config, broker_url=broker.url)
+            asyncio.run(ensure_topics(settings))
+            workers: list[Worker] = []
+            try:
+                if args.mode == "backlog":
+                    out, rng = producer(broker.bootstrap), random.Random(1)
+                    for number in range(args.events):
+                        key, value = join_value(number, rng)
+                        out.produce("wavematch.queue.v1", value, key)
+                        if number % 10_000 == 0:
+                            out.poll(0)
+                    out.flush(60)
+                    ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
+                    raw = (
+                        raw_rates(broker.bootstrap, ends, args.broker == "tansu", worker_cpus)
+                        if args.raw
+                        else {}
                     )
-                result.update(
-                    events=args.events,
-                    events_measured=measured,
-                    seconds=round(elapsed, 2),
-                    events_per_s=None if rate is None else round(rate),
-                    # The workers' own CPU per event: what a machine's load cannot inflate
-                    # much (all threads; includes the web views' polling by this script).
-                    worker_cpu_us_per_event=(
-                        None if rate is None else round(cpu / measured * 1e6, 1)
-                    ),
-                )
-                if args.raw:
-                    # After the workers too: the machine's load in the same minutes.
-                    after = raw_rates(broker.bootstrap, ends, args.broker == "tansu", worker_cpus)
-                    for loop in ("batch", "per_record"):
-                        pair = [raw[loop], after[loop]]
-                        result[f"raw_{loop}_per_s"] = [round(r) for r in pair]
-                        result[f"ratio_to_raw_{loop}"] = (
-                            None if rate is None else round(rate / statistics.mean(pair), 3)
+                    workers = [
+                        Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
+                        for n in range(args.workers)
+                    ]
+                    _wait(
+                        lambda: set().union(*(w.partitions() for w in workers)) == set(range(8)),
+                        120,
+                    )
+                    start = time.monotonic()
+                    cpu_before = sum(w.cpu_s() for w in workers)
+                    # The workers start folding before they report their partitions: what they
+                    # folded by then is left out of both the CPU and the events counted (and the
+                    # ticks they append after the backlog are not part of it).
+                    folded_before = folded_of(applied_by(workers), ends)
+                    while time.monotonic() - start < 600 and not folded_to(
+                        applied_by(workers), ends
+                    ):
+                        time.sleep(0.1)
+                    elapsed = time.monotonic() - start
+                    cpu = sum(w.cpu_s() for w in workers) - cpu_before
+                    measured = sum(ends.values()) - folded_before
+                    rate = measured / elapsed if measured else None
+                    if rate is None:  # a small backlog can be folded before the report
+                        print(
+                            "backlog: the workers folded all of it before they reported their "
+                            "partitions, so no rate was measured (give more --events)",
+                            file=sys.stderr,
                         )
-            else:
-                workers = [
-                    Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
-                    for n in range(args.workers)
-                ]
-                _wait(
-                    lambda: (
-                        set().union(*(w.partitions() for w in workers)) == set(range(8))
-                        and all(w.partitions() for w in workers)
-                    ),
-                    180,
-                )
-                stop = threading.Event()
-                sent: list[int] = []
-                lead_s = 2 + args.rate * args.seconds / 100_000  # building them takes a while
-                start_at = time.time() + lead_s
-                joins = joins_at_rate(args.rate, args.seconds, int(start_at * 1000))
-                time.sleep(max(0.0, start_at - time.time()))
-                thread = threading.Thread(
-                    target=lambda: sent.append(
-                        publish_at_rate(broker.bootstrap, joins, args.rate, stop)
-                    )
-                )
-                started = time.time()
-                cpu_before = sum(w.cpu_s() for w in workers)
-                thread.start()
-                lags, killed_at, takeover, restarted_at = [], None, None, None
-                folded: list[tuple[float, int]] = []  # (time, records applied so far)
-                # Per partition, the highest offset a worker reported applied: a killed
-                # worker's partitions keep theirs until the survivors report them again.
-                highest: dict[int, int] = {}
-                while thread.is_alive():
-                    time.sleep(1)
-                    ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
-                    alive = [w for w in workers if w.process.poll() is None]
-                    applied = applied_by(alive)
-                    lags.append(sum(max(0, ends[p] - applied.get(p, -1) - 1) for p in ends))
-                    for partition, offset in applied.items():
-                        highest[partition] = max(offset, highest.get(partition, -1))
-                    folded.append((time.monotonic(), sum(o + 1 for o in highest.values())))
-                    if (
-                        args.mode == "failover"
-                        and killed_at is None
-                        and time.time() - started > args.seconds / 3
-                    ):
-                        workers[-1].cpu_s()  # its CPU to the kill, counted once it is gone
-                        workers[-1].stop(signal.SIGKILL)
-                        killed_at = time.time()
-                    if (
-                        args.mode == "restart"
-                        and restarted_at is None
-                        and time.time() - started > args.seconds / 3
-                    ):
-                        broker.stop(signal.SIGKILL)
-                        time.sleep(args.down_s)
-                        began = time.time()
-                        broker.start()
-                        restarted_at = time.time()
-                        result["broker_start_s"] = round(restarted_at - began, 1)
-                    if (
-                        killed_at
-                        and takeover is None
-                        and set().union(*(w.partitions() for w in alive)) == set(range(8))
-                    ):
-                        takeover = time.time() - killed_at
-                thread.join()
-                published_s = time.time() - started
-                drained_at = time.monotonic()
-                while time.monotonic() - drained_at < 120:  # until the backlog is folded
-                    ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
-                    if folded_to(applied_by(workers), ends):
-                        break
-                    time.sleep(0.2)
-                drain_s = time.monotonic() - drained_at
-                cpu = sum(w.cpu_s() for w in workers) - cpu_before
-                time.sleep(3)
-                waves = asyncio.run(wave_records(broker.bootstrap))
-                latency = [ts - tick for _, tick, ts in waves if tick >= started * 1000]
-                gaps: dict[str, list[int]] = {}
-                for region, _, ts in sorted(waves, key=lambda w: w[2]):
-                    gaps.setdefault(region, []).append(ts)
-                longest = max(
-                    (b - a for stamps in gaps.values() for a, b in itertools.pairwise(stamps)),
-                    default=0,
-                )
-                # Folded per second while publishing, from the workers' applied offsets
-                # (a worker's first sample can come before its state is loaded: skip it).
-                window = folded[1:] if len(folded) > 2 else folded
-                sustained = (
-                    (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
-                    if len(window) > 1
-                    else None
-                )
-                result.update(
-                    rate=args.rate,
-                    seconds=args.seconds,
-                    published=sent[0] if sent else 0,
-                    published_per_s=round((sent[0] if sent else 0) / published_s),
-                    folded_per_s=round(sustained) if sustained else None,
-                    drain_after_publishing_s=round(drain_s, 1),
-                    worker_cpu_us_per_event=(
-                        round(cpu / sent[0] * 1e6, 1) if sent and sent[0] else None
-                    ),
-                    lag_events_median=statistics.median(lags) if lags else None,
-                    lag_events_max=max(lags, default=0),
-                    waves=len(latency),
-                    wave_latency_ms_p50=percentile(latency, 0.5),
-                    wave_latency_ms_p99=percentile(latency, 0.99),
-                    longest_gap_between_waves_ms=longest,
-                )
-                if args.mode == "failover":
-                    result.update(takeover_s=round(takeover, 1) if takeover else None)
-                if restarted_at is not None:
                     result.update(
-                        down_s=args.down_s,
-                        recovery_s=recovery_s(waves, restarted_at, set(REGIONS)),
+                        events=args.events,
+                        events_measured=measured,
+                        seconds=round(elapsed, 2),
+                        events_per_s=None if rate is None else round(rate),
+                        # The workers' own CPU per event: what a machine's load cannot inflate
+                        # much (all threads; includes the web views' polling by this script).
+                        worker_cpu_us_per_event=(
+                            None if rate is None else round(cpu / measured * 1e6, 1)
+                        ),
                     )
-        finally:
-            for worker in workers:
-                worker.stop()
+                    if args.raw:
+                        # After the workers too: the machine's load in the same minutes.
+                        after = raw_rates(
+                            broker.bootstrap, ends, args.broker == "tansu", worker_cpus
+                        )
+                        for loop in ("batch", "per_record"):
+                            pair = [raw[loop], after[loop]]
+                            result[f"raw_{loop}_per_s"] = [round(r) for r in pair]
+                            result[f"ratio_to_raw_{loop}"] = (
+                                None if rate is None else round(rate / statistics.mean(pair), 3)
+                            )
+                else:
+                    workers = [
+                        Worker(broker.url, config, work / f"w{n}.log", tree, worker_cpus)
+                        for n in range(args.workers)
+                    ]
+                    _wait(
+                        lambda: (
+                            set().union(*(w.partitions() for w in workers)) == set(range(8))
+                            and all(w.partitions() for w in workers)
+                        ),
+                        180,
+                    )
+                    stop = threading.Event()
+                    sent: list[int] = []
+                    lead_s = 2 + args.rate * args.seconds / 100_000  # building them takes a while
+                    start_at = time.time() + lead_s
+                    joins = joins_at_rate(args.rate, args.seconds, int(start_at * 1000))
+                    time.sleep(max(0.0, start_at - time.time()))
+                    thread = threading.Thread(
+                        target=lambda: sent.append(
+                            publish_at_rate(broker.bootstrap, joins, args.rate, stop)
+                        )
+                    )
+                    started = time.time()
+                    cpu_before = sum(w.cpu_s() for w in workers)
+                    thread.start()
+                    lags, killed_at, takeover, restarted_at = [], None, None, None
+                    folded: list[tuple[float, int]] = []  # (time, records applied so far)
+                    # Per partition, the highest offset a worker reported applied: a killed
+                    # worker's partitions keep theirs until the survivors report them again.
+                    highest: dict[int, int] = {}
+                    while thread.is_alive():
+                        time.sleep(1)
+                        ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
+                        alive = [w for w in workers if w.process.poll() is None]
+                        applied = applied_by(alive)
+                        lags.append(sum(max(0, ends[p] - applied.get(p, -1) - 1) for p in ends))
+                        for partition, offset in applied.items():
+                            highest[partition] = max(offset, highest.get(partition, -1))
+                        folded.append((time.monotonic(), sum(o + 1 for o in highest.values())))
+                        if (
+                            args.mode == "failover"
+                            and killed_at is None
+                            and time.time() - started > args.seconds / 3
+                        ):
+                            workers[-1].cpu_s()  # its CPU to the kill, counted once it is gone
+                            workers[-1].stop(signal.SIGKILL)
+                            killed_at = time.time()
+                        if (
+                            args.mode == "restart"
+                            and restarted_at is None
+                            and time.time() - started > args.seconds / 3
+                        ):
+                            broker.stop(signal.SIGKILL)
+                            time.sleep(args.down_s)
+                            began = time.time()
+                            broker.start()
+                            restarted_at = time.time()
+                            result["broker_start_s"] = round(restarted_at - began, 1)
+                        if (
+                            killed_at
+                            and takeover is None
+                            and set().union(*(w.partitions() for w in alive)) == set(range(8))
+                        ):
+                            takeover = time.time() - killed_at
+                    thread.join()
+                    published_s = time.time() - started
+                    drained_at = time.monotonic()
+                    while time.monotonic() - drained_at < 120:  # until the backlog is folded
+                        ends = asyncio.run(end_offsets(broker.bootstrap, "wavematch.queue.v1"))
+                        if folded_to(applied_by(workers), ends):
+                            break
+                        time.sleep(0.2)
+                    drain_s = time.monotonic() - drained_at
+                    cpu = sum(w.cpu_s() for w in workers) - cpu_before
+                    time.sleep(3)
+                    waves = asyncio.run(wave_records(broker.bootstrap))
+                    latency = [ts - tick for _, tick, ts in waves if tick >= started * 1000]
+                    gaps: dict[str, list[int]] = {}
+                    for region, _, ts in sorted(waves, key=lambda w: w[2]):
+                        gaps.setdefault(region, []).append(ts)
+                    longest = max(
+                        (b - a for stamps in gaps.values() for a, b in itertools.pairwise(stamps)),
+                        default=0,
+                    )
+                    # Folded per second while publishing, from the workers' applied offsets
+                    # (a worker's first sample can come before its state is loaded: skip it).
+                    window = folded[1:] if len(folded) > 2 else folded
+                    sustained = (
+                        (window[-1][1] - window[0][1]) / (window[-1][0] - window[0][0])
+                        if len(window) > 1
+                        else None
+                    )
+                    result.update(
+                        rate=args.rate,
+                        seconds=args.seconds,
+                        published=sent[0] if sent else 0,
+                        published_per_s=round((sent[0] if sent else 0) / published_s),
+                        folded_per_s=round(sustained) if sustained else None,
+                        drain_after_publishing_s=round(drain_s, 1),
+                        worker_cpu_us_per_event=(
+                            round(cpu / sent[0] * 1e6, 1) if sent and sent[0] else None
+                        ),
+                        lag_events_median=statistics.median(lags) if lags else None,
+                        lag_events_max=max(lags, default=0),
+                        waves=len(latency),
+                        wave_latency_ms_p50=percentile(latency, 0.5),
+                        wave_latency_ms_p99=percentile(latency, 0.99),
+                        longest_gap_between_waves_ms=longest,
+                    )
+                    if args.mode == "failover":
+                        result.update(takeover_s=round(takeover, 1) if takeover else None)
+                    if restarted_at is not None:
+                        result.update(
+                            down_s=args.down_s,
+                            recovery_s=recovery_s(waves, restarted_at, set(REGIONS)),
+                        )
+            finally:
+                for worker in workers:
+                    worker.stop()
+        failed = False
+    finally:
+        # Kept when asked, and when the run broke off: they are what says why.
+        if args.keep_logs or failed:
+            print(f"logs: {work}", file=sys.stderr)
+        else:
+            shutil.rmtree(work, ignore_errors=True)
     print(json.dumps(result))
     return 0
 

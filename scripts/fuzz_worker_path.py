@@ -3,9 +3,11 @@ translate -> fold -> encode, from the golden inputs (tests/fuzz/worker_path.py s
 case is and what it checks). A crash leaves its input as ``crash-*`` in the artifact folder:
 make it a regression test (tests/fuzz/test_regressions.py).
 
-    .venv/bin/python scripts/fuzz_worker_path.py --seconds 3600 --corpus /tmp/wm-corpus
+    .venv/bin/python scripts/fuzz_worker_path.py --seconds 3600 [--corpus fuzz-corpus]
 
-The test suite runs it for under a minute (tests/fuzz/test_atheris.py); longer runs find more.
+The corpus folder is kept, so the next run starts from what this one found (the default,
+``fuzz-corpus/`` of the folder it is run from, is ignored by git). The test suite runs it
+for under a minute (tests/fuzz/test_atheris.py); longer runs find more.
 Extra arguments go to libFuzzer (``-jobs=2``, ``-seed=7``, ...).
 """
 
@@ -13,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import tempfile
 from pathlib import Path
 
 import atheris
@@ -30,11 +31,13 @@ with atheris.instrument_imports(include=["schemas", "streams", "matcher", "tests
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--seconds", type=int, default=600, help="how long to fuzz")
-    parser.add_argument("--corpus", type=Path, help="corpus folder (kept; default: temporary)")
+    parser.add_argument(
+        "--corpus", type=Path, default=Path("fuzz-corpus"), help="corpus folder, kept between runs"
+    )
     parser.add_argument("--artifacts", type=Path, default=Path("."), help="where crashes go")
     parser.add_argument("--seed", type=int, default=1, help="libFuzzer's random seed")
     args, extra = parser.parse_known_args()
-    corpus = args.corpus or Path(tempfile.mkdtemp(prefix="wavematch-corpus-"))
+    corpus = args.corpus
     corpus.mkdir(parents=True, exist_ok=True)
     args.artifacts.mkdir(parents=True, exist_ok=True)
     for index, seed in enumerate(seeds()):
