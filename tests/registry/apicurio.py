@@ -93,6 +93,8 @@ class Apicurio(StopsOnExit):
                     f"-Dquarkus.http.host={self.host}",
                     f"-Dquarkus.http.port={self.port}",
                     "-Dapicurio.rules.global.compatibility=BACKWARD",
+                    # Vert.x's file cache beside the log, not /tmp/vertx-cache.
+                    f"-Dvertx.cacheDirBase={self.log_path.parent / 'vertx-cache'}",
                     "-jar",
                     str(jar),
                 ],
