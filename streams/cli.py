@@ -45,12 +45,24 @@ COMMANDS: dict[str, tuple[str, str]] = {
 }
 
 
+#: What ``wavematch --help`` says first: for its user, not this module's reader.
+DESCRIPTION = (
+    "wavematch: matchmaking waves folded from the queue events of a Kafka log. "
+    "`wavematch up` runs the service on an embedded broker; the other commands "
+    "publish, read, replay and explain its events."
+)
+
+
 class UsageError(Exception):
     """A user mistake: printed as one line, exit code 2."""
 
 
 def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="wavematch", description=__doc__.splitlines()[0])
+    parser = argparse.ArgumentParser(
+        prog="wavematch",
+        description=DESCRIPTION,
+        epilog="`wavematch COMMAND --help` lists a command's options.",
+    )
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():
