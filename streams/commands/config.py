@@ -39,7 +39,8 @@ def run(args: argparse.Namespace) -> int:
     try:
         new = load_settings(args.file)
     except SettingsError as error:
-        raise UsageError(f"{args.file}: {error}") from None
+        said = str(error)  # named once: a missing or unreadable file's error names it
+        raise UsageError(said if str(args.file) in said else f"{args.file}: {said}") from None
     running = on_broker(settings, lambda connection: _in_force(connection, new))
     if running is not None:
         problem = _frame_problem(running, new)

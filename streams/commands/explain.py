@@ -45,7 +45,9 @@ def run(args: argparse.Namespace) -> int:
 
     if args.nearest < 0:
         raise UsageError("--nearest: must be >= 0")
-    if (args.match_id is None) == (args.ticket is None):
+    if args.match_id is None and args.ticket is None:
+        raise UsageError("match_id: give a match id, or --ticket TICKET_ID")
+    if args.match_id is not None and args.ticket is not None:
         raise UsageError("match_id: give a match id or --ticket, not both")
     settings = settings_from(args)
     records = log_records(args, settings, (QUEUE.name, WAVES.name, CONFIG.name))

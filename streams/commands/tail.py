@@ -69,6 +69,11 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.last < 0:
         raise UsageError(f"--last: {args.last} is negative")
+    if args.count is not None and args.count < 1:
+        raise UsageError(f"--count: {args.count} events: give 1 or more")
+    for flag, seconds in (("--timeout", args.timeout), ("--idle-timeout", args.idle_timeout)):
+        if seconds is not None and not seconds > 0:  # also NaN
+            raise UsageError(f"{flag}: {seconds:g} s: give a positive number of seconds")
     for condition in args.where:
         if "=" not in condition:
             raise UsageError(f"--where: {condition!r} is not like FIELD=VALUE")

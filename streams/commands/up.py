@@ -53,6 +53,10 @@ def run(args: argparse.Namespace) -> int:
     # jobs with SIGINT ignored, hence setting it explicitly).
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
+    if args.workers < 1:
+        raise UsageError(f"--workers: {args.workers}: give 1 or more")
+    if args.web_port is not None and not 1 <= args.web_port <= 65535:
+        raise UsageError(f"--web-port: {args.web_port} is not a port (1-65535)")
     settings = settings_from(args, find_up=False)
     _refuse_taken_name(args.name)
     if args.web_port:

@@ -129,3 +129,35 @@ def test_up_refuses_a_busy_web_port_before_it_starts(
 def test_worker_refuses_a_busy_web_port(busy_port: int, capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(capsys, ["worker", "--broker", NO_BROKER, "--web-port", str(busy_port)])
     assert f"--web-port: 127.0.0.1:{busy_port} is not free" in line
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["up", "--web-port", "99999"], "--web-port: 99999 is not a port (1-65535)"),
+        (["up", "--web-port", "-1"], "--web-port: -1 is not a port (1-65535)"),
+        (["up", "--workers", "0"], "--workers: 0: give 1 or more"),
+        (["tail", "matches", "--broker", NO_BROKER, "--count", "0"], "--count: 0 events"),
+        (["tail", "matches", "--broker", NO_BROKER, "--timeout", "-1"], "--timeout: -1 s"),
+        (
+            ["tail", "matches", "--broker", NO_BROKER, "--idle-timeout", "nan"],
+            "--idle-timeout: nan s",
+        ),
+        (["explain", "--broker", NO_BROKER], "match_id: give a match id, or --ticket"),
+        (["explain", "m1", "--ticket", "t1", "--broker", NO_BROKER], "not both"),
+    ],
+)
+def test_a_number_or_choice_out_of_range_is_named_before_anything_starts(
+    argv: list[str], said: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    line = one_line_error(capsys, argv)
+    assert said in line, line
+    assert "cannot reach" not in line  # refused before the broker is asked
+
+
+def test_config_publish_names_a_missing_file_once(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "nope.toml"
+    line = one_line_error(capsys, ["config", "publish", str(missing), "--broker", NO_BROKER])
+    assert line.count(str(missing)) == 1 and "not found" in line, line
