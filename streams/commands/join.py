@@ -43,6 +43,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from schemas.models import TicketJoined
 
+    if args.wait is not None and not args.wait > 0:  # also NaN
+        raise UsageError(f"--wait: {args.wait:g} s: give a positive number of seconds")
     players = [parse_player(text) | {"vetoed_maps": tuple(args.veto)} for text in args.player]
     ticket_id = args.ticket or new_ticket_id()
     event = validated(
