@@ -254,7 +254,32 @@ def check_rules(profile: QueueProfile) -> object:
         )
     if profile.ruleset.rating is not None and (profile.roles or profile.team_roles):
         raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
+    _check_counts_can_hold(profile)
     return profile.ruleset
+
+
+def _check_counts_can_hold(profile: QueueProfile) -> None:
+    """Refuse a ``count`` rule that never becomes optional and asks for more players than
+    a team (``per = "team"``: its smallest team) or the match can hold: the queue would
+    make no match at all.
+
+    >>> _check_counts_can_hold(QueueProfile("q", "rebalance", ("m",), team_size=5,
+    ...     rules={"checks": [{"name": "healers", "kind": "count", "attribute": "class",
+    ...     "value": "healer", "min": 6, "per": "team"}]}))
+    Traceback (most recent call last):
+    ValueError: rules.checks[0]: 'healers' asks for at least 6 ... a team holds at most 5: ...
+    """
+    sizes = profile.team_sizes or (profile.team_size,) * profile.team_count
+    for index, check in enumerate(profile.ruleset.checks):
+        if check.kind != "count" or check.optional_after_s is not None:
+            continue
+        most = min(sizes) if check.per == "team" else sum(sizes)
+        if check.low > most:
+            raise ValueError(
+                f"rules.checks[{index}]: {check.name!r} asks for at least {check.low:g} "
+                f"players with {check.attribute} {check.value!r} a {check.per}, and a "
+                f"{check.per} holds at most {most}: no match could be made"
+            )
 
 
 def result_problems(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> list[str]:

@@ -40,6 +40,7 @@ from matcher.strategies import (
     strategy_names,
 )
 from matcher.teams.step_config import parse_team_steps
+from schemas.models import KeyPart
 from streams.web_access import MIN_WEB_TOKEN_CHARS, is_loopback
 
 if TYPE_CHECKING:
@@ -76,9 +77,11 @@ class _Frozen(BaseModel):
 class QueueSettings(_Frozen):
     """One game mode: its strategy, regions, maps and wave timing."""
 
-    name: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    # As the wire spells them (the partition key "<queue>/<region>"): a name no event can
+    # carry would be a queue or region nobody can join.
+    name: KeyPart
     strategy: str = "optimal"
-    regions: tuple[str, ...] = Field(default=("eu", "na", "asia"), min_length=1)
+    regions: tuple[KeyPart, ...] = Field(default=("eu", "na", "asia"), min_length=1)
     maps: tuple[str, ...] = Field(default=DEFAULT_MAPS, min_length=1)
     # Shorter waves cut waits but give the strategy fewer players to choose from.
     wave_interval_ms: int = Field(default=10_000, ge=100, le=3_600_000)

@@ -46,7 +46,7 @@ def run(args: argparse.Namespace) -> int:
     if args.nearest < 0:
         raise UsageError("--nearest: must be >= 0")
     if args.match_id is None and args.ticket is None:
-        raise UsageError("match_id: give a match id, or --ticket TICKET_ID")
+        raise UsageError("match_id: give a match id or --ticket TICKET_ID")
     if args.match_id is not None and args.ticket is not None:
         raise UsageError("match_id: give a match id or --ticket, not both")
     settings = settings_from(args)

@@ -145,7 +145,7 @@ def test_worker_refuses_a_busy_web_port(busy_port: int, capsys: pytest.CaptureFi
         ),
         ([*JOIN, "--player", "a:bw=1500", "--wait", "-3"], "--wait: -3 s"),
         ([*JOIN, "--player", "a:bw=1500", "--wait", "nan"], "--wait: nan s"),
-        (["explain", "--broker", NO_BROKER], "match_id: give a match id, or --ticket"),
+        (["explain", "--broker", NO_BROKER], "match_id: give a match id or --ticket TICKET_ID"),
         (["explain", "m1", "--ticket", "t1", "--broker", NO_BROKER], "not both"),
     ],
 )

@@ -237,6 +237,61 @@ def test_strategies_that_cannot_honour_a_rule_refuse_it_at_start(
     assert str(caught.value).startswith(message) and "\n" not in str(caught.value)
 
 
+def _count(low: int, per: str, **more: object) -> dict[str, object]:
+    return {
+        "checks": [
+            {
+                "name": "healers",
+                "kind": "count",
+                "attribute": "class",
+                "value": "healer",
+                "min": low,
+                "per": per,
+                **more,
+            }
+        ]
+    }
+
+
+@pytest.mark.parametrize(
+    ("shape", "rules", "message"),
+    [
+        ({"team_size": 5}, _count(6, "team"), "rules.checks[0]: 'healers' asks for at least 6"),
+        ({"team_size": 5}, _count(11, "match"), "a match holds at most 10"),
+        ({"team_sizes": (1, 4)}, _count(2, "team"), "a team holds at most 1"),
+    ],
+)
+def test_a_count_no_match_can_hold_stops_the_start(
+    shape: dict[str, object], rules: dict[str, object], message: str
+) -> None:
+    profile = QueueProfile("q", "rebalance", ("m",), rules=rules, **shape)  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="no match could be made") as caught:
+        check_rules(profile)
+    assert message in str(caught.value)
+
+
+@pytest.mark.parametrize(
+    ("shape", "rules"),
+    [
+        ({"team_size": 5}, _count(5, "team")),
+        ({"team_size": 5}, _count(10, "match")),
+        ({"team_size": 5}, _count(6, "team", optional_after_s=60)),  # it relaxes: legal
+        ({"team_sizes": (1, 4)}, _count(1, "team")),
+    ],
+)
+def test_a_count_some_match_can_hold_is_accepted(
+    shape: dict[str, object], rules: dict[str, object]
+) -> None:
+    check_rules(QueueProfile("q", "rebalance", ("m",), rules=rules, **shape))  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize("place", [{"name": "-q"}, {"regions": ["e u"]}, {"regions": ["eu/w"]}])
+def test_a_queue_or_region_no_event_can_name_stops_the_start(place: dict[str, object]) -> None:
+    queue = {"name": "q", "strategy": "optimal", **place}
+    with pytest.raises(SettingsError, match=r"^queues.0.(name|regions.0): String should match"):
+        load_settings(queues=[queue])
+
+
 def test_checks_enter_the_fingerprint_and_a_queue_without_them_keeps_its_own() -> None:
     queue = {"name": "3v3", "strategy": "rebalance", "team_size": 3, "rules": {"max_spread": 100}}
     before = load_settings(queues=[queue]).config_fingerprint()
