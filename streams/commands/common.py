@@ -120,6 +120,17 @@ def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides
         raise UsageError(str(error)) from None
 
 
+def _default_broker_hint(settings: Settings) -> str:
+    """Why a broker nobody named was tried: the settings' default, found when neither
+    --broker, $WAVEMATCH_BROKER_URL, the config's broker_url nor a `wavematch up` gave one."""
+    if "broker_url" in settings.model_fields_set:
+        return ""
+    return (
+        " (the default: no --broker, $WAVEMATCH_BROKER_URL or broker_url in the config, "
+        "and no `wavematch up` running)"
+    )
+
+
 def log_records(args: argparse.Namespace, settings: Settings, topics: tuple[str, ...]) -> list[Any]:
     """The records of ``topics``: from ``--log FILE`` (an export) or else from the broker,
     registry-framed values read through the settings' schema registry (docs/adr/0167)."""
@@ -179,7 +190,7 @@ def on_broker(
     try:
         return asyncio.run(probed())
     except BrokerRefused as refused:
-        raise UsageError(str(refused)) from None
+        raise UsageError(f"{refused}{_default_broker_hint(settings)}") from None
     except (KafkaError, TimeoutError, OSError) as error:
         if isinstance(error, TimeoutError) and not str(error):
             error = TimeoutError(f"no answer within {timeout_s:.0f} s" if timeout_s else "")

@@ -163,3 +163,11 @@ def test_config_publish_names_a_missing_file_once(
     missing = tmp_path / "nope.toml"
     line = one_line_error(capsys, ["config", "publish", str(missing), "--broker", NO_BROKER])
     assert line.count(str(missing)) == 1 and "not found" in line, line
+
+
+def test_a_broker_nobody_named_is_said_to_be_the_default() -> None:
+    from streams.commands.common import _default_broker_hint
+    from streams.settings import load_settings
+
+    assert "no `wavematch up` running" in _default_broker_hint(load_settings(None))
+    assert _default_broker_hint(load_settings(None, broker_url=NO_BROKER)) == ""
