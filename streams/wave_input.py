@@ -112,6 +112,14 @@ def _number_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str,
     return tuple(sorted((name, float(value)) for name, value in values.items()))
 
 
+def _known(obj: Mapping[str, Any], path: str, fields: frozenset[str]) -> None:
+    """Refuse a field the format does not have: a misspelt one (``wait_cycle``) would
+    otherwise be ignored and the offline answer differ silently from the worker's."""
+    unknown = sorted(set(obj) - fields)
+    if unknown:
+        raise WaveInputError(f"{path + '.' if path else ''}{unknown[0]}: unknown field")
+
+
 def _unique(ids: list[str], path: str, key: str) -> None:
     seen: set[str] = set()
     for i, value in enumerate(ids):
@@ -131,6 +139,7 @@ def parse_wave(data: Any, strategy: str) -> tuple[WaveSnapshot, QueueProfile, bo
 
 def parse_duel_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, QueueProfile]:
     """The 1v1 format: one ticket per player, ticket id = player id."""
+    _known(data, "", DUEL_FIELDS)
     wave_id = _get(data, "", "wave_id", str)
     seed = _int(data, "", "seed", minimum=None)
     population = _int(data, "", "active_population")
@@ -153,6 +162,7 @@ def parse_duel_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, 
 
 
 def _duel_ticket(obj: dict[str, Any], path: str) -> WaitingTicket:
+    _known(obj, path, DUEL_PLAYER_FIELDS)
     player_id = _get(obj, path, "id", str)
     if not player_id:
         raise WaveInputError(f"{path}.id: must not be empty")
@@ -175,6 +185,7 @@ def _routes(obj: dict[str, Any], path: str) -> tuple[ServerRoute, ...]:
     routes = []
     for i, route in enumerate(_objects(obj, path, "routes")):
         here = f"{where}[{i}]"
+        _known(route, here, frozenset({"region_a", "region_b", "servers"}))
         routes.append(
             ServerRoute(
                 _get(route, here, "region_a", str),
@@ -185,8 +196,53 @@ def _routes(obj: dict[str, Any], path: str) -> tuple[ServerRoute, ...]:
     return tuple(routes)
 
 
-#: The generic format's profile fields: anything else is refused, never ignored (a rule
-#: under a misspelt name would otherwise make the offline answer differ silently).
+#: Each object's fields, in both formats: anything else is refused, never ignored (a rule
+#: or a wait under a misspelt name would otherwise make the offline answer differ silently).
+DUEL_FIELDS = frozenset(
+    {
+        "wave_id",
+        "seed",
+        "active_population",
+        "maps",
+        "players",
+        "routes",
+        "fallback_servers",
+        "options",
+        "rules",
+    }
+)
+DUEL_PLAYER_FIELDS = frozenset({"id", "bw_mmr", "sc2_mmr", "wait_cycles", "region", "vetoed_maps"})
+GENERIC_FIELDS = frozenset(
+    {
+        "wave_id",
+        "wave_number",
+        "seed",
+        "queue",
+        "region",
+        "closed_at_ms",
+        "active_population",
+        "profile",
+        "tickets",
+    }
+)
+TICKET_FIELDS = frozenset(
+    {"ticket_id", "party_id", "wait_cycles", "joined_at_ms", "region", "priority", "players"}
+)
+PLAYER_FIELDS = frozenset(
+    {
+        "player_id",
+        "ratings",
+        "roles",
+        "vetoed_maps",
+        "latency_ms",
+        "can_host",
+        "attributes",
+        "numbers",
+        "peer_latency_ms",
+        "blocked_players",
+        "deviation",
+    }
+)
 PROFILE_FIELDS = frozenset(
     {
         "maps",
@@ -204,11 +260,10 @@ PROFILE_FIELDS = frozenset(
 
 def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, QueueProfile]:
     """The generic format: tickets of one or more players and a queue profile."""
+    _known(data, "", GENERIC_FIELDS)
     queue, region = _get(data, "", "queue", str), _get(data, "", "region", str)
     profile_data = _get(data, "", "profile", dict)
-    unknown = sorted(set(profile_data) - PROFILE_FIELDS)
-    if unknown:
-        raise WaveInputError(f"profile.{unknown[0]}: unknown field")
+    _known(profile_data, "profile", PROFILE_FIELDS)
     profile = _profile(
         "profile.",
         queue,
@@ -257,6 +312,7 @@ def _profile(where: str, *fields: Any, **named: Any) -> QueueProfile:
 
 
 def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingTicket:
+    _known(obj, path, TICKET_FIELDS)
     players = tuple(
         _player(p, f"{path}.players[{i}]") for i, p in enumerate(_objects(obj, path, "players"))
     )
@@ -269,11 +325,13 @@ def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingT
         players,
         _int(obj, path, "joined_at_ms", default=0),
         _get(obj, path, "party_id", str, None, nullable=True),
+        priority=_int(obj, path, "priority", minimum=None, default=0),
     )
     return WaitingTicket(ticket, _int(obj, path, "wait_cycles"))
 
 
 def _player(obj: dict[str, Any], path: str) -> Player:
+    _known(obj, path, PLAYER_FIELDS)
     ratings = _int_map(obj, path, "ratings")
     if not ratings:
         raise WaveInputError(f"{path}.ratings: needs at least one role rating")
@@ -287,6 +345,8 @@ def _player(obj: dict[str, Any], path: str) -> Player:
         _str_map(obj, path, "attributes"),
         numbers=_number_map(obj, path, "numbers"),
         peer_latency_ms=_int_map(obj, path, "peer_latency_ms"),
+        blocked=_strings(obj, path, "blocked_players", ()),
+        deviation=_int(obj, path, "deviation", default=None, nullable=True),
     )
 
 

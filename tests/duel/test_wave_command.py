@@ -139,6 +139,8 @@ BAD_INPUTS = [
     (lambda d: d.update(players={}), "players: must be a list"),
     (lambda d: d.update(options={"colour": 1}), "options.colour: unknown option"),
     (lambda d: d.update(active_population=True), "active_population: must be an integer"),
+    (lambda d: d["players"][1].update(wait_cycle=3), "players[1].wait_cycle: unknown field"),
+    (lambda d: d.update(sed=3), "sed: unknown field"),
 ]
 
 
@@ -276,3 +278,43 @@ def test_the_1v1_format_honours_rules_too(
     data["rules"] = {"max_sprad": 1}
     assert _run(tmp_path, data)[0] == 2
     assert "rules.max_sprad: unknown rule" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        (lambda d: d.update(closed_at=5), "closed_at: unknown field"),
+        (lambda d: d["tickets"][1].update(wait_cycle=2), "tickets[1].wait_cycle: unknown field"),
+        (
+            lambda d: d["tickets"][0]["players"][0].update(latency={"eu": 3}),
+            "tickets[0].players[0].latency: unknown field",
+        ),
+    ],
+)
+def test_a_misspelt_field_of_the_generic_format_is_refused_not_ignored(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: Any, message: str
+) -> None:
+    data = _duel_pair(None)
+    change(data)
+    assert _run(tmp_path, data)[0] == 2
+    err = capsys.readouterr().err
+    assert len(err.strip().splitlines()) == 1 and message in err, err
+
+
+def test_block_lists_and_deviation_are_read_as_the_worker_reads_them(tmp_path: Path) -> None:
+    """The generic format carries what the 1v1 rules read of a player: blocked players
+    (``block_lists``) and a rating deviation (``deviation``), under the wire's names."""
+    data = _duel_pair({"block_lists": True})
+    assert len(json.loads(_run(tmp_path, data)[1])["matches"]) == 1
+    data["tickets"][0]["players"][0]["blocked_players"] = ["b"]
+    code, text = _run(tmp_path, data)
+    assert code == 0 and json.loads(text)["matches"] == []
+    rules = {"rating": "mmr", "max_distance": 150, "deviation": {"weight": 1, "missing": 0}}
+    data = _duel_pair(rules)
+    for ticket in data["tickets"]:  # one rating key, as a mirror ladder rates its players
+        player = ticket["players"][0]
+        player["ratings"] = {"mmr": next(iter(player["ratings"].values()))}
+    assert len(json.loads(_run(tmp_path, data)[1])["matches"]) == 1  # 128 apart
+    data["tickets"][0]["players"][0]["deviation"] = 100  # a's bound 1400: 228 apart
+    code, text = _run(tmp_path, data)
+    assert code == 0 and json.loads(text)["matches"] == [], text
