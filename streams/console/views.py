@@ -13,9 +13,11 @@ from collections.abc import Callable
 from typing import Any
 
 import faust
+from pydantic import TypeAdapter, ValidationError
 
 from schemas.codec import decode
 from schemas.errors import InvalidEvent
+from schemas.models import Id
 from schemas.topics import CONFIG, DEADLETTER, MATCHES, QUEUE, WAVES
 from streams.audit.answers import match_answer, ticket_answer
 from streams.audit.rederive import LogRecord
@@ -32,6 +34,9 @@ NEAREST = 3
 
 #: Ids are at most this long in every schema (``Id``): a longer one cannot be in the log.
 MAX_ID_CHARS = 128
+#: An id as every schema takes it: one no event can carry is refused before the log is
+#: read and folded for it.
+_ID = TypeAdapter(Id)
 
 QueueRows = Callable[[], list[dict[str, Any]]]
 Answer = Callable[[Folder, list[LogRecord], str], list[str] | None]
@@ -60,8 +65,10 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
     async def answer_page(web: Any, request: Any, kind: str, answer: Answer) -> Any:
         """``kind``'s page for the id in the query: `explain`'s lines, or why there are none."""
         ident = request.query.get("id", "").strip()
-        if not ident or len(ident) > MAX_ID_CHARS:
-            problem = f"id: give a {kind} id of 1 to {MAX_ID_CHARS} characters"
+        try:
+            _ID.validate_python(ident)
+        except ValidationError:
+            problem = f"id: give a {kind} id of 1 to {MAX_ID_CHARS} printable characters"
             return web.html(pages.answer(kind, None, problem), status=400)
         records = await read_topics(connection, (QUEUE.name, WAVES.name, CONFIG.name))
         folder = Folder.from_settings(settings)
