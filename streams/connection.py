@@ -148,6 +148,7 @@ async def check_connection(brokers: Brokers, timeout_s: float = CONNECT_TIMEOUT_
     first: Exception | None = None
     for server in servers:
         host, _, port = server.rpartition(":")
+        host = host.removeprefix("[").removesuffix("]")  # an IPv6 address, bracketed
         try:
             conn = await asyncio.wait_for(
                 create_conn(host, int(port), request_timeout_ms=int(timeout_s * 1000), **kwargs),

@@ -11,6 +11,7 @@ import difflib
 import hashlib
 import json
 import os
+import re
 import tomllib
 from contextvars import ContextVar
 from dataclasses import replace
@@ -287,6 +288,11 @@ REMOVED_VALUES: dict[tuple[str, object], str] = {
 }
 
 
+#: One bootstrap server of ``broker_url``: a host name, an IPv4 or a bracketed IPv6
+#: address, and a port.
+_HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s:/,\[\]]+):[0-9]{1,5}$")
+
+
 class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="WAVEMATCH_", frozen=True, extra="forbid")
 
@@ -298,7 +304,8 @@ class Settings(BaseSettings):
     # regions lets more workers share the load. Changing it re-homes every region.
     partitions: int = Field(default=8, ge=1, le=1024)
     replication_factor: int = Field(default=1, ge=1, le=16)
-    queues: tuple[QueueSettings, ...] = (QueueSettings(name="1v1"),)
+    # A worker with no queue would reject every join: at least one.
+    queues: tuple[QueueSettings, ...] = Field(default=(QueueSettings(name="1v1"),), min_length=1)
     routes: tuple[RouteSettings, ...] = ()
     fallback_servers: tuple[str, ...] = ("default",)
     # A ticket waiting longer than this is dequeued as expired at the next wave.
@@ -421,6 +428,18 @@ class Settings(BaseSettings):
         except OSError as error:
             raise ValueError(f"web_token_file: cannot read {path}: {error.strerror}") from None
         return {**data, "web_token": token}
+
+    @field_validator("broker_url")
+    @classmethod
+    def _broker_url_form(cls, url: str) -> str:
+        scheme, _, servers = url.partition("://")
+        if scheme not in ("kafka", "tansu") or not all(
+            _HOST_PORT.match(server.strip()) for server in servers.split(",")
+        ):
+            raise ValueError(
+                f"{url!r} is not like kafka://host:port[,host:port...] or tansu://host:port"
+            )
+        return url
 
     @field_validator("web_token")
     @classmethod
@@ -663,6 +682,9 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     try:
         if config_file and not Path(config_file).is_file():
             raise SettingsError(f"config file {config_file}: not found")
+        named = None if config_file else os.environ.get("WAVEMATCH_CONFIG_FILE")
+        if named and not Path(named).is_file():  # never the defaults in its place
+            raise SettingsError(f"WAVEMATCH_CONFIG_FILE: config file {named}: not found")
         _check_variable_names(os.environ)
         return Settings(**overrides)
     except ValidationError as error:

@@ -171,3 +171,33 @@ def test_a_broker_nobody_named_is_said_to_be_the_default() -> None:
 
     assert "no `wavematch up` running" in _default_broker_hint(load_settings(None))
     assert _default_broker_hint(load_settings(None, broker_url=NO_BROKER)) == ""
+
+
+@pytest.mark.parametrize(
+    ("variable", "value", "said"),
+    [
+        ("WAVEMATCH_CONFIG_FILE", "/no/such/wavematch.toml", "WAVEMATCH_CONFIG_FILE: config file"),
+        ("WAVEMATCH_QUEUES", "[]", "queues: Tuple should have at least 1 item"),
+        ("WAVEMATCH_BROKER_URL", "localhost:9092", "broker_url: 'localhost:9092' is not like"),
+        ("WAVEMATCH_BROKER_URL", "kafka://host", "broker_url: 'kafka://host' is not like"),
+        ("WAVEMATCH_BROKER_URL", "http://host:80", "broker_url: 'http://host:80' is not like"),
+    ],
+)
+def test_a_variable_that_would_start_a_worker_on_the_wrong_settings_stops_it(
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    variable: str,
+    value: str,
+    said: str,
+) -> None:
+    monkeypatch.setenv(variable, value)
+    line = one_line_error(capsys, ["worker"])
+    assert said in line, line
+    assert "cannot reach" not in line  # refused before the broker is asked
+
+
+def test_a_broker_url_lists_servers_by_name_ipv4_or_bracketed_ipv6() -> None:
+    from streams.settings import load_settings
+
+    for url in ("kafka://b1:9092,b2:9092", "kafka://10.0.0.1:9092, b3:9093", "tansu://[::1]:9"):
+        assert load_settings(None, broker_url=url).broker_url == url
