@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import base64
+import difflib
 import json
 import math
 import sys
@@ -77,6 +78,14 @@ def run(args: argparse.Namespace) -> int:
     for condition in args.where:
         if "=" not in condition:
             raise UsageError(f"--where: {condition!r} is not like FIELD=VALUE")
+    fields = fields_of(TOPICS[args.topic])
+    named = [("--field", args.field)] if args.field is not None else []
+    named += [("--where", condition.partition("=")[0]) for condition in args.where]
+    for flag, name in named:
+        if name not in fields:  # a typo would print nothing, or null, and never say why
+            close = difflib.get_close_matches(name, sorted(fields), n=1)
+            hint = f" (did you mean {close[0]!r}?)" if close else ""
+            raise UsageError(f"{flag}: no event of topic {args.topic} has a field {name!r}{hint}")
     settings = settings_from(args)
     registry = registry_of(settings)
     seen = on_broker(
@@ -89,6 +98,14 @@ def run(args: argparse.Namespace) -> int:
         )
         return 1
     return 0
+
+
+def fields_of(topic: str) -> frozenset[str]:
+    """The top-level fields of the events ``topic`` carries, and ``type``, as printed."""
+    from schemas.topics import TOPICS as CONTRACT
+
+    (found,) = [t for t in CONTRACT if t.name == topic]
+    return frozenset({"type", "undecodable"}).union(*(model.model_fields for model in found.values))
 
 
 def printable(

@@ -145,6 +145,14 @@ def test_worker_refuses_a_busy_web_port(busy_port: int, capsys: pytest.CaptureFi
         ),
         ([*JOIN, "--player", "a:bw=1500", "--wait", "-3"], "--wait: -3 s"),
         ([*JOIN, "--player", "a:bw=1500", "--wait", "nan"], "--wait: nan s"),
+        (
+            ["tail", "matches", "--broker", NO_BROKER, "--field", "match_idd"],
+            "--field: no event of topic matches has a field 'match_idd' (did you mean 'match_id'?)",
+        ),
+        (
+            ["tail", "status", "--broker", NO_BROKER, "--where", "stat=SEARCHING"],
+            "--where: no event of topic status has a field 'stat'",
+        ),
         (["explain", "--broker", NO_BROKER], "match_id: give a match id or --ticket TICKET_ID"),
         (["explain", "m1", "--ticket", "t1", "--broker", NO_BROKER], "not both"),
     ],
