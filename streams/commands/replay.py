@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
+from streams.cli import UsageError
 from streams.commands.common import (
     add_connection_arguments,
     add_registry_argument,
@@ -57,6 +58,7 @@ def run(args: argparse.Namespace) -> int:
         # unpublished.
         processed = processed_offsets(args, settings)
         records = log_records(args, settings, topics)
+    _check_scope_in_log(args, records)
     if args.config is None:
         settings = configuration_in_log(settings, records)
     queue_total = sum(1 for r in records if r.topic == QUEUE.name)
@@ -69,6 +71,42 @@ def run(args: argparse.Namespace) -> int:
     if not report.ok:
         return 1
     return 3 if report.other_config else 0
+
+
+def _check_scope_in_log(args: argparse.Namespace, records: list[LogRecord]) -> None:
+    """Refuse a --queue, --region or --from-wave that selects no published wave: a typo
+    would otherwise compare nothing and still say IDENTICAL."""
+    from schemas.topics import WAVES
+
+    places = [
+        r.key.decode("utf-8", "replace").partition("/")
+        for r in records
+        if r.topic == WAVES.name and r.key
+    ]
+    for flag, wanted, given in (
+        ("--queue", args.queue, {queue for queue, _, _ in places}),
+        ("--region", args.region, {region for _, _, region in places}),
+    ):
+        if wanted is not None and wanted not in given:
+            known = ", ".join(sorted(given)) or "none"
+            raise UsageError(f"{flag}: no wave of {wanted!r} in this log (it has: {known})")
+    if args.from_wave is not None:
+        from schemas.codec import decode
+        from schemas.errors import InvalidEvent
+
+        numbers = []
+        for record in records:
+            if record.topic != WAVES.name:
+                continue
+            try:
+                wave_id = getattr(decode(record.value or b""), "wave_id", "")
+            except InvalidEvent:
+                continue
+            if wave_id.isdigit():
+                numbers.append(int(wave_id))
+        if not numbers or args.from_wave > max(numbers):
+            last = f"the last is {max(numbers)}" if numbers else "it has none"
+            raise UsageError(f"--from-wave: no wave {args.from_wave} or later in this log ({last})")
 
 
 def configuration_in_log(

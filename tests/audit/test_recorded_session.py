@@ -191,3 +191,28 @@ def test_a_file_that_is_not_an_export_is_one_line(
     err = capsys.readouterr().err.strip()
     assert code == 2 and err.startswith("wavematch replay: error: --log: ") and reason in err
     assert len(err.splitlines()) == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize(
+    ("scope", "said"),
+    [
+        (["--queue", "1v2"], "--queue: no wave of '1v2' in this log (it has: 1v1)"),
+        (["--region", "mars"], "--region: no wave of 'mars' in this log (it has: asia, eu, na)"),
+        (["--from-wave", "99999999999999"], "--from-wave: no wave 99999999999999 or later"),
+    ],
+)
+def test_a_scope_that_selects_no_wave_is_refused_not_called_identical(
+    capsys: pytest.CaptureFixture[str], scope: list[str], said: str
+) -> None:
+    assert main(["replay", "--log", str(LOG), "--quiet", *scope]) == 2
+    captured = capsys.readouterr()
+    assert said in captured.err and len(captured.err.strip().splitlines()) == 1, captured.err
+    assert "IDENTICAL" not in captured.out
+
+
+def test_a_scope_that_selects_waves_compares_only_them(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "--log", str(LOG), "--quiet", "--region", "eu"]) == 0
+    shown = capsys.readouterr().out
+    assert "verdict              IDENTICAL" in shown
+    checked = int(shown.split("waves checked")[1].split()[0])
+    assert 0 < checked < 108, shown
