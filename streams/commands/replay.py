@@ -70,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
     print(render(report))
     if not report.ok:
         return 1
-    return 3 if report.other_config else 0
+    return 3 if report.other_config or not report.waves_checked else 0
 
 
 def _check_scope_in_log(args: argparse.Namespace, records: list[LogRecord]) -> None:
@@ -222,6 +222,8 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
             f"; the {report.waves_checked} compared identical" if report.waves_checked else ""
         )
         outcome = f"NOT COMPARED ({skipped} waves under another configuration{compared})"
+    elif not report.waves_checked:  # an empty export, or workers that closed no wave yet
+        outcome = "NOT COMPARED (no published wave to compare)"
     else:
         outcome = "IDENTICAL"
     lines.append(f"verdict              {outcome}")

@@ -216,3 +216,15 @@ def test_a_scope_that_selects_waves_compares_only_them(capsys: pytest.CaptureFix
     assert "verdict              IDENTICAL" in shown
     checked = int(shown.split("waves checked")[1].split()[0])
     assert 0 < checked < 108, shown
+
+
+def test_a_log_without_a_published_wave_is_not_called_identical(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """An export of a cluster where nothing was queued yet (only its configuration):
+    nothing compared, exit 3, never 0."""
+    log = rewritten(tmp_path, lambda record: record if record.topic == CONFIG_TOPIC.name else None)
+    code = main(["replay", "--log", str(log), "--config", str(CONFIG), "--quiet"])
+    out = capsys.readouterr().out
+    assert code == 3, out
+    assert "verdict              NOT COMPARED (no published wave to compare)" in out
