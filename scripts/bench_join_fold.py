@@ -122,9 +122,9 @@ def main() -> int:
     return 0
 
 
-def settings_from(text: str) -> Any:
+def settings_from(text: str, **overrides: Any) -> Any:
     """The tree's settings read from ``text``, written to a fresh configuration file (the
-    tree's packages first on ``sys.path``)."""
+    tree's packages first on ``sys.path``), with ``overrides`` as ``load_settings`` takes them."""
     import tempfile
 
     from streams.settings import load_settings
@@ -132,7 +132,7 @@ def settings_from(text: str) -> Any:
     with tempfile.TemporaryDirectory(prefix="bench-join-") as folder:
         config = Path(folder) / "wavematch.toml"
         config.write_text(text)
-        return load_settings(config)
+        return load_settings(config, **overrides)
 
 
 def backlog(events: int) -> tuple[Any, list[InputRecord]]:

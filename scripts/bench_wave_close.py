@@ -41,13 +41,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from allocator_setting import add_allocator_argument, apply_allocator  # noqa: E402
+from bench_join_fold import settings_from  # noqa: E402
 from machine import machine_line  # noqa: E402
 from prometheus_client import CollectorRegistry  # noqa: E402
 
 from schemas.codec import encode  # noqa: E402
 from schemas.models import WaveTick  # noqa: E402
 from schemas.topics import murmur2_partition, queue_key  # noqa: E402
-from streams.settings import load_settings  # noqa: E402
 from streams.wire.outbound import Writer  # noqa: E402
 from streams.worker.folding import Folder, paused_gc  # noqa: E402
 from streams.worker.metrics import WorkerMetrics  # noqa: E402
@@ -126,7 +126,7 @@ def one_run(
         + (RULES if rules else "")
         + (HOSTED if hosted else "")
     )
-    folder = Folder.from_settings(settings_of(text, "kafka://localhost:1"))
+    folder = Folder.from_settings(settings_from(text, broker_url="kafka://localhost:1"))
     key = queue_key("1v1", "eu")
     partition = murmur2_partition(key, 8)
     state = folder.new_state(partition)
@@ -216,14 +216,6 @@ def one_run(
         "matches": float(matches),
         "players_in_snapshot": float(folded_queued),
     }
-
-
-def settings_of(text: str, broker_url: str) -> Any:
-    """The settings of configuration ``text``, read from a file in a temporary folder."""
-    with tempfile.TemporaryDirectory(prefix="bench-wave-close-") as folder:
-        config = Path(folder) / "wavematch.toml"
-        config.write_text(text)
-        return load_settings(config, broker_url=broker_url)
 
 
 def _join(ticket_id: str, joined_at_ms: int, player: dict[str, Any]) -> bytes:
@@ -387,7 +379,7 @@ def with_broker(args: argparse.Namespace) -> int:
         running_broker(args.broker, Path(work)) as broker,
     ):
         text = CONFIG.format(strategy=args.strategy, status="true", ready=args.ready_check_ms)
-        settings = settings_of(text, broker.url)
+        settings = settings_from(text, broker_url=broker.url)
         loop.run_until_complete(ensure_topics(settings))
 
         # The worker's own producer (idempotent on Apache Kafka).
