@@ -679,12 +679,12 @@ class Settings(BaseSettings):
 def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Settings:
     """Read the settings once, at an entry point; raise SettingsError naming the field."""
     token = _config_file.set(Path(config_file) if config_file else None)
+    # The file read, as the settings' sources pick it: the argument, else the variable.
+    path = config_file or os.environ.get("WAVEMATCH_CONFIG_FILE")
     try:
-        if config_file and not Path(config_file).is_file():
-            raise SettingsError(f"config file {config_file}: not found")
-        named = None if config_file else os.environ.get("WAVEMATCH_CONFIG_FILE")
-        if named and not Path(named).is_file():  # never the defaults in its place
-            raise SettingsError(f"WAVEMATCH_CONFIG_FILE: config file {named}: not found")
+        if path and not Path(path).is_file():  # never the defaults in its place
+            named_by = "" if config_file else "WAVEMATCH_CONFIG_FILE: "
+            raise SettingsError(f"{named_by}config file {path}: not found")
         _check_variable_names(os.environ)
         return Settings(**overrides)
     except ValidationError as error:
@@ -694,7 +694,6 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         where = ".".join(str(part) for part in first["loc"])
         raise SettingsError(f"{where}: {message}" if where else message) from None
     except tomllib.TOMLDecodeError as error:
-        path = config_file or os.environ.get("WAVEMATCH_CONFIG_FILE")
         raise SettingsError(f"config file {path}: not valid TOML: {error}") from None
     except SourceError as error:
         raise SettingsError(_source_error_line(error)) from None

@@ -44,11 +44,12 @@ class Scope:
             return False
         if self.from_wave is not None:
             wave = body.get("wave_id")
-            return wave is not None and _wave_number(wave) >= self.from_wave
+            return wave is not None and wave_number(wave) >= self.from_wave
         return True
 
 
-def _wave_number(wave_id: str) -> int:
+def wave_number(wave_id: str) -> int:
+    """A wave id's number (its tick time); -1 for an id that is not one."""
     return int(wave_id) if wave_id.isdigit() else -1
 
 

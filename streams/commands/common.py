@@ -217,6 +217,12 @@ class _LastWarning(logging.Handler):
         return self._said.get(True) or self._said.get(False)
 
 
+def check_positive_seconds(flag: str, seconds: float | None) -> None:
+    """Refuse a duration flag given as zero, negative or NaN (unset: None, allowed)."""
+    if seconds is not None and not seconds > 0:  # NaN compares false too
+        raise UsageError(f"{flag}: {seconds:g} s: give a positive number of seconds")
+
+
 def check_port_free(host: str, port: int, field: str) -> None:
     """Refuse a busy HTTP port before anything starts, not in a traceback after the banner."""
     import socket

@@ -6,7 +6,7 @@ import argparse
 from typing import Any
 
 from streams.cli import UsageError
-from streams.commands.common import on_broker, settings_from
+from streams.commands.common import check_positive_seconds, on_broker, settings_from
 from streams.commands.publish import (
     add_event_arguments,
     new_ticket_id,
@@ -43,8 +43,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from schemas.models import TicketJoined
 
-    if args.wait is not None and not args.wait > 0:  # also NaN
-        raise UsageError(f"--wait: {args.wait:g} s: give a positive number of seconds")
+    check_positive_seconds("--wait", args.wait)
     players = [parse_player(text) | {"vetoed_maps": tuple(args.veto)} for text in args.player]
     ticket_id = args.ticket or new_ticket_id()
     event = validated(

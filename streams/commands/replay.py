@@ -93,8 +93,9 @@ def _check_scope_in_log(args: argparse.Namespace, records: list[LogRecord]) -> N
     if args.from_wave is not None:
         from schemas.codec import decode
         from schemas.errors import InvalidEvent
+        from streams.audit.replay import wave_number
 
-        numbers = []
+        last = -1  # as Scope numbers the waves it keeps
         for record in records:
             if record.topic != WAVES.name:
                 continue
@@ -102,11 +103,12 @@ def _check_scope_in_log(args: argparse.Namespace, records: list[LogRecord]) -> N
                 wave_id = getattr(decode(record.value or b""), "wave_id", "")
             except InvalidEvent:
                 continue
-            if wave_id.isdigit():
-                numbers.append(int(wave_id))
-        if not numbers or args.from_wave > max(numbers):
-            last = f"the last is {max(numbers)}" if numbers else "it has none"
-            raise UsageError(f"--from-wave: no wave {args.from_wave} or later in this log ({last})")
+            last = max(last, wave_number(wave_id))
+        if args.from_wave > last:
+            last_said = f"the last is {last}" if last >= 0 else "it has none"
+            raise UsageError(
+                f"--from-wave: no wave {args.from_wave} or later in this log ({last_said})"
+            )
 
 
 def configuration_in_log(

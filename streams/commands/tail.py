@@ -15,6 +15,7 @@ from streams.cli import UsageError
 from streams.commands.common import (
     add_connection_arguments,
     add_registry_argument,
+    check_positive_seconds,
     on_broker,
     settings_from,
 )
@@ -72,9 +73,8 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(f"--last: {args.last} is negative")
     if args.count is not None and args.count < 1:
         raise UsageError(f"--count: {args.count} events: give 1 or more")
-    for flag, seconds in (("--timeout", args.timeout), ("--idle-timeout", args.idle_timeout)):
-        if seconds is not None and not seconds > 0:  # also NaN
-            raise UsageError(f"{flag}: {seconds:g} s: give a positive number of seconds")
+    check_positive_seconds("--timeout", args.timeout)
+    check_positive_seconds("--idle-timeout", args.idle_timeout)
     for condition in args.where:
         if "=" not in condition:
             raise UsageError(f"--where: {condition!r} is not like FIELD=VALUE")
