@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Protocol
 
 #: Leaf kinds over a string attribute, then the other kinds.
@@ -84,6 +84,29 @@ class Check:
         if self.kind == "count":
             return self.low <= 0
         return all(rule.monotone for rule in self.rules)
+
+    def party_part(self) -> Check | None:
+        """What of this rule a party alone can break only if every match holding it breaks
+        it too, judged with the party in one team: the rule with a ``count``'s minimum
+        dropped (more players only add carriers). None when no part is (a rule that turns
+        optional, a ``not``, a ``disjoint`` between teams, an ``any`` with such a branch).
+
+        >>> two = parse_check("r", {"kind": "count", "attribute": "class", "value": "tank",
+        ...     "min": 1, "max": 1, "per": "team"}, top=False).party_part()
+        >>> (two.low, two.high, two.per)
+        (-inf, 1.0, 'team')
+        """
+        if self.optional_after_s is not None or self.kind in ("not", "disjoint"):
+            return None
+        if self.kind == "count":
+            return replace(self, low=-math.inf) if math.isfinite(self.high) else None
+        if self.kind in ("all", "any"):
+            parts = [rule.party_part() for rule in self.rules]
+            kept = tuple(part for part in parts if part is not None)
+            if not kept or (self.kind == "any" and len(kept) < len(parts)):
+                return None
+            return replace(self, rules=kept)
+        return self
 
     def problem(self, teams: Teams, latencies: Latencies, waited: float) -> str | None:
         if self.optional_after_s is not None and waited >= self.optional_after_s:
@@ -268,10 +291,11 @@ def parse_check(where: str, raw: object, *, top: bool) -> Check:
 def _bounds(where: str, raw: Mapping[str, object], kind: str) -> dict[str, float]:
     bounds: dict[str, float] = {}
     floor = 0.0 if kind == "count" else -math.inf
-    if "min" in raw:
-        bounds["low"] = _number(f"{where}.min", raw["min"], floor)
-    if "max" in raw:
-        bounds["high"] = _number(f"{where}.max", raw["max"], floor)
+    for field, bound in (("min", "low"), ("max", "high")):
+        if field in raw:
+            bounds[bound] = _number(f"{where}.{field}", raw[field], floor)
+            if kind == "count" and not bounds[bound].is_integer():
+                raise ValueError(f"{where}.{field}: must be a whole number of players")
     if "max_spread" in raw:
         bounds["max_spread"] = _number(f"{where}.max_spread", raw["max_spread"], 0)
     if not bounds:

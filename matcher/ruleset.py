@@ -216,6 +216,9 @@ class QueueRuleSet:
     #: The ``checks`` a group breaks whatever is added to it and however it is split: the
     #: grouping may refuse a party that breaks one before any split is tried.
     monotone_checks: tuple[Check, ...] = field(init=False, repr=False, compare=False)
+    #: What of each ``check`` a party alone breaks only when it can never be matched
+    #: (:meth:`~matcher.rulelogic.Check.party_part`): refused at join.
+    party_checks: tuple[Check, ...] = field(init=False, repr=False, compare=False)
 
     #: Set on a wave's own copy (:meth:`counting`) only: the strategies' rule counts.
     tally: RuleTally | None = field(default=None, repr=False, compare=False)
@@ -223,6 +226,8 @@ class QueueRuleSet:
     def __post_init__(self) -> None:
         monotone = tuple(check for check in self.checks if check.monotone)
         object.__setattr__(self, "monotone_checks", monotone)
+        parts = (check.party_part() for check in self.checks)
+        object.__setattr__(self, "party_checks", tuple(part for part in parts if part))
 
     def counting(self) -> QueueRuleSet:
         """A copy that counts its named rules' verdicts in a fresh :class:`RuleTally`."""

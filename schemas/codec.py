@@ -337,8 +337,8 @@ def decode_json(data: bytes, accepted: tuple[type[Record], ...] = tuple(EVENTS.v
     if len(data) > max_bytes(model):
         raise _oversize(len(data), max_bytes(model))
     if model is DeadLetter:  # bytes travel as base64 strings, which only JSON mode decodes
-        return _validate(model, json.dumps(body), json_mode=True)
-    return _validate(model, body)
+        return validate_as(model, json.dumps(body), json_mode=True)
+    return validate_as(model, body)
 
 
 class _DuplicateKey(Exception):
@@ -420,7 +420,7 @@ def _read(known: KnownSchema, data: bytes) -> Record:
         raise InvalidEvent(
             "trailing_bytes", f"{known.model.__name__}: {extra} byte(s) after the end of the record"
         )
-    return _validate(known.model, record)
+    return validate_as(known.model, record)
 
 
 def _unreadable(known: KnownSchema, data: bytes, error: Exception) -> InvalidEvent:
@@ -431,7 +431,9 @@ def _unreadable(known: KnownSchema, data: bytes, error: Exception) -> InvalidEve
     return InvalidEvent(problem.code, f"{name} {problem.reason}", problem.field)
 
 
-def _validate(model: type[Event], body: Any, json_mode: bool = False) -> Event:
+def validate_as(model: type[Event], body: Any, json_mode: bool = False) -> Event:
+    """``body`` as a ``model`` (a Python value; ``json_mode``: JSON text); InvalidEvent
+    names the first failing field, as a dead letter does."""
     try:
         if json_mode:
             return model.model_validate_json(body)
@@ -541,7 +543,7 @@ def encoder_for(
 
     def encode_dict(body: Mapping[str, Any]) -> bytes:
         if validate:
-            return encode(_validate(model, body))
+            return encode(validate_as(model, body))
         known = _writer_schema(model, body)
         buffer = io.BytesIO()
         buffer.write(known.header)

@@ -15,6 +15,7 @@ from matcher.core import (
     Player,
     QueueProfile,
     ServerRoute,
+    TeamStep,
     Ticket,
     WaitingTicket,
     WaveResult,
@@ -88,30 +89,6 @@ def _objects(obj: Mapping[str, Any], path: str, key: str) -> list[dict[str, Any]
     return list(values)
 
 
-def _int_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, int], ...]:
-    values = _get(obj, path, key, dict, {})
-    for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise WaveInputError(f"{path}.{key}.{name}: must be an integer >= 0")
-    return tuple(sorted(values.items()))
-
-
-def _str_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, str], ...]:
-    values = _get(obj, path, key, dict, {})
-    for name, value in values.items():
-        if not isinstance(value, str):
-            raise WaveInputError(f"{path}.{key}.{name}: must be a string")
-    return tuple(sorted(values.items()))
-
-
-def _number_map(obj: Mapping[str, Any], path: str, key: str) -> tuple[tuple[str, float], ...]:
-    values = _get(obj, path, key, dict, {})
-    for name, value in values.items():
-        if isinstance(value, bool) or not isinstance(value, int | float) or value != value:
-            raise WaveInputError(f"{path}.{key}.{name}: must be a number")
-    return tuple(sorted((name, float(value)) for name, value in values.items()))
-
-
 def _known(obj: Mapping[str, Any], path: str, fields: frozenset[str]) -> None:
     """Refuse a field the format does not have: a misspelt one (``wait_cycle``) would
     otherwise be ignored and the offline answer differ silently from the worker's."""
@@ -158,6 +135,7 @@ def parse_duel_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapshot, 
         options=_get(data, "", "options", dict, {}),
         rules=_get(data, "", "rules", dict, {}),
     )
+    _admitted(tickets, profile, "players")
     return snapshot, profile
 
 
@@ -254,6 +232,9 @@ PROFILE_FIELDS = frozenset(
         "roles",
         "options",
         "rules",
+        "team_steps",
+        "team_sizes",
+        "team_roles",
     }
 )
 
@@ -264,6 +245,8 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
     queue, region = _get(data, "", "queue", str), _get(data, "", "region", str)
     profile_data = _get(data, "", "profile", dict)
     _known(profile_data, "profile", PROFILE_FIELDS)
+    team_count = _int(profile_data, "profile", "team_count", minimum=1, default=2)
+    team_size = _int(profile_data, "profile", "team_size", minimum=1, default=1)
     profile = _profile(
         "profile.",
         queue,
@@ -271,12 +254,18 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         _strings(profile_data, "profile", "maps"),
         _routes(profile_data, "profile"),
         _strings(profile_data, "profile", "fallback_servers", ("default",)) or ("default",),
-        _int(profile_data, "profile", "team_count", minimum=1, default=2),
-        _int(profile_data, "profile", "team_size", minimum=1, default=1),
+        team_count,
+        team_size,
         _int(profile_data, "profile", "team_size_min", minimum=1, default=None, nullable=True),
         _strings(profile_data, "profile", "roles", ()),
         _get(profile_data, "profile", "options", dict, {}),
         rules=_get(profile_data, "profile", "rules", dict, {}),
+        team_steps=_team_steps(profile_data, strategy, team_count, team_size),
+        team_sizes=tuple(_ints(profile_data, "team_sizes")),
+        team_roles=tuple(
+            _strings({"team_roles": roles}, "profile", "team_roles")
+            for roles in _get(profile_data, "profile", "team_roles", list, [])
+        ),
     )
     tickets = tuple(
         _ticket(t, f"tickets[{i}]", queue, region)
@@ -285,6 +274,7 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
     _unique([w.ticket.ticket_id for w in tickets], "tickets", "ticket_id")
     player_ids = [p.player_id for w in tickets for p in w.ticket.players]
     _unique(player_ids, "players", "player_id")
+    _admitted(tickets, profile, "tickets")
     snapshot = WaveSnapshot(
         queue,
         region,
@@ -298,13 +288,40 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
     return snapshot, profile
 
 
+def _ints(profile: Mapping[str, Any], key: str) -> list[int]:
+    values = _get(profile, "profile", key, list, [])
+    for i, value in enumerate(values):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise WaveInputError(f"profile.{key}[{i}]: must be an integer >= 1")
+    return values
+
+
+def _team_steps(
+    profile: Mapping[str, Any], strategy: str, team_count: int, team_size: int
+) -> tuple[TeamStep, ...]:
+    """The profile's ``team_steps``, each a table as in a queue's settings."""
+    from matcher.strategies import check_team_steps_honoured
+    from matcher.teams.step_config import parse_team_steps
+
+    if "team_steps" not in profile:
+        return ()
+    steps = _objects(profile, "profile", "team_steps")
+    try:
+        if steps:
+            check_team_steps_honoured(strategy)
+        return parse_team_steps(steps, team_count, team_size)
+    except ValueError as error:
+        raise WaveInputError(f"profile.{str(error).splitlines()[0]}") from None
+
+
 def _profile(where: str, *fields: Any, **named: Any) -> QueueProfile:
-    """The wave's profile with its rules parsed and checked as the worker checks them at
-    start (docs/rules.md); ``where`` prefixes the field named by an error."""
-    from matcher.strategies import check_rules
+    """The wave's profile with its options and rules parsed and checked as the worker
+    checks them at start (docs/rules.md); ``where`` prefixes the field named by an error."""
+    from matcher.strategies import check_profile, check_rules
 
     try:
         profile = QueueProfile(*fields, **named)
+        check_profile(profile)
         check_rules(profile)
     except ValueError as error:
         raise WaveInputError(f"{where}{str(error).splitlines()[0]}") from None
@@ -325,29 +342,44 @@ def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingT
         players,
         _int(obj, path, "joined_at_ms", default=0),
         _get(obj, path, "party_id", str, None, nullable=True),
-        priority=_int(obj, path, "priority", minimum=None, default=0),
+        priority=_priority(obj, path),
     )
     return WaitingTicket(ticket, _int(obj, path, "wait_cycles"))
 
 
+def _priority(obj: dict[str, Any], path: str) -> int:
+    from schemas.models import MAX_PRIORITY
+
+    priority = _int(obj, path, "priority", minimum=-MAX_PRIORITY, default=0)
+    if priority > MAX_PRIORITY:
+        raise WaveInputError(f"{path}.priority: must be <= {MAX_PRIORITY}")
+    return int(priority)
+
+
 def _player(obj: dict[str, Any], path: str) -> Player:
+    """The player as a join carries it: the wire's own limits (finite numbers, at most 16
+    attributes, 100 blocked players...), so a wave file holds nothing a worker refuses."""
+    from schemas.codec import validate_as
+    from schemas.errors import InvalidEvent
+    from schemas.models import Player as WirePlayer
+    from streams.wire.inbound import player_from_wire
+
     _known(obj, path, PLAYER_FIELDS)
-    ratings = _int_map(obj, path, "ratings")
-    if not ratings:
-        raise WaveInputError(f"{path}.ratings: needs at least one role rating")
-    return Player(
-        _get(obj, path, "player_id", str),
-        ratings,
-        _strings(obj, path, "roles", ()),
-        _strings(obj, path, "vetoed_maps", ()),
-        _int_map(obj, path, "latency_ms"),
-        _get(obj, path, "can_host", bool, False),
-        _str_map(obj, path, "attributes"),
-        numbers=_number_map(obj, path, "numbers"),
-        peer_latency_ms=_int_map(obj, path, "peer_latency_ms"),
-        blocked=_strings(obj, path, "blocked_players", ()),
-        deviation=_int(obj, path, "deviation", default=None, nullable=True),
-    )
+    try:
+        return player_from_wire(validate_as(WirePlayer, obj))
+    except InvalidEvent as error:
+        raise WaveInputError(f"{path}.{str(error).removeprefix('Player ')}") from None
+
+
+def _admitted(tickets: tuple[WaitingTicket, ...], profile: QueueProfile, path: str) -> None:
+    """Refuse a ticket the worker would reject at join (a player without the rules' rating,
+    a party that breaks a rule for good...): a wave never holds one."""
+    from matcher.queue.admission import admission_problem
+
+    for i, waiting in enumerate(tickets):
+        problem = admission_problem(waiting.ticket, profile)
+        if problem is not None:
+            raise WaveInputError(f"{path}[{i}]: rejected at join: {problem}")
 
 
 def duel_output(result: WaveResult) -> dict[str, Any]:

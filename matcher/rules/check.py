@@ -416,9 +416,10 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
                     return (
                         f"party: player {player.player_id} blocked {other.player_id} (block_lists)"
                     )
-    for check in rules.monotone_checks:  # a party sits on one team: a team rule holds too
-        if check.optional_after_s is None:
-            problem = check.problem((ticket.players,), (), 0.0)
+    if rules.party_checks:  # a party sits on one team: what it breaks there, it breaks for good
+        latencies = ([player.latency_to(ticket.region) for player in ticket.players],)
+        for check in rules.party_checks:
+            problem = check.problem((ticket.players,), latencies, 0.0)
             if problem is not None:
                 return f"party: rule {check.name!r}: {problem}"
     return None

@@ -436,29 +436,30 @@ def routing_key(event: Inbound) -> bytes | None:
 OWN_KEYED = frozenset((ClaimRequested, ClaimReleased))
 
 
-def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
-    players = tuple(
-        Player(
-            player_id=p.player_id,
-            ratings=tuple(sorted(p.ratings.items())),
-            roles=tuple(p.roles),
-            vetoed_maps=tuple(p.vetoed_maps),
-            latency_ms=tuple(sorted(p.latency_ms.items())),
-            can_host=bool(getattr(p, "can_host", False)),
-            attributes=tuple(sorted(p.attributes.items())),
-            blocked=tuple(p.blocked_players),
-            deviation=p.deviation,
-            numbers=tuple(sorted((k, float(v)) for k, v in p.numbers.items())),
-            data=tuple(sorted(p.data.items())),
-            peer_latency_ms=tuple(sorted(p.peer_latency_ms.items())),
-        )
-        for p in event.players
+def player_from_wire(p: wire.Player) -> Player:
+    """A validated wire player as the matcher's."""
+    return Player(
+        player_id=p.player_id,
+        ratings=tuple(sorted(p.ratings.items())),
+        roles=tuple(p.roles),
+        vetoed_maps=tuple(p.vetoed_maps),
+        latency_ms=tuple(sorted(p.latency_ms.items())),
+        can_host=bool(getattr(p, "can_host", False)),
+        attributes=tuple(sorted(p.attributes.items())),
+        blocked=tuple(p.blocked_players),
+        deviation=p.deviation,
+        numbers=tuple(sorted((k, float(v)) for k, v in p.numbers.items())),
+        data=tuple(sorted(p.data.items())),
+        peer_latency_ms=tuple(sorted(p.peer_latency_ms.items())),
     )
+
+
+def ticket_from_wire(event: wire.TicketJoined) -> Ticket:
     return Ticket(
         event.ticket_id,
         event.queue,
         event.region,
-        players,
+        tuple(player_from_wire(p) for p in event.players),
         event.joined_at_ms,
         event.party_id,
         tuple(sorted(event.data.items())),

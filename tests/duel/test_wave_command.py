@@ -182,7 +182,10 @@ def test_generic_bad_input_names_the_field(
     data = json.loads(EXAMPLE_3V3.read_text())
     data["tickets"][2]["players"][0]["ratings"]["tank"] = -3
     assert _run(tmp_path, data, "rebalance")[0] == 2
-    assert "tickets[2].players[0].ratings.tank: must be an integer >= 0" in capsys.readouterr().err
+    assert (
+        "tickets[2].players[0].ratings.tank: Input should be greater than or equal to 0 (got -3)"
+        in capsys.readouterr().err
+    )
     data = json.loads(EXAMPLE_3V3.read_text())
     assert _run(tmp_path, data, "optimal")[0] == 2
     assert "profile: duel strategies need team_count 2 and team_size 1" in capsys.readouterr().err
@@ -318,3 +321,80 @@ def test_block_lists_and_deviation_are_read_as_the_worker_reads_them(tmp_path: P
     data["tickets"][0]["players"][0]["deviation"] = 100  # a's bound 1400: 228 apart
     code, text = _run(tmp_path, data)
     assert code == 0 and json.loads(text)["matches"] == [], text
+
+
+def _solos(count: int, **player: Any) -> list[dict[str, Any]]:
+    return [
+        {
+            "ticket_id": f"t{i}",
+            "wait_cycles": 0,
+            "joined_at_ms": 0,
+            "players": [{"player_id": f"p{i}", "ratings": {"mmr": 1500 + i}, **player}],
+        }
+        for i in range(count)
+    ]
+
+
+def _team_wave(tickets: list[dict[str, Any]], **profile: Any) -> dict[str, Any]:
+    return {
+        "wave_id": "w",
+        "seed": 1,
+        "queue": "q",
+        "region": "eu",
+        "active_population": len(tickets),
+        "closed_at_ms": 120_000,
+        "profile": {"maps": ["m"], "team_count": 2, "team_size": 2, **profile},
+        "tickets": tickets,
+    }
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        # The wire's own bounds: what a worker refuses, a wave file cannot hold.
+        (
+            {"numbers": {"level": float("inf")}},
+            "tickets[0].players[0].numbers.level: Input should be a finite number",
+        ),
+        (
+            {"attributes": {f"a{i}": "x" for i in range(17)}},
+            "tickets[0].players[0].attributes: Dictionary should have at most 16 items",
+        ),
+        (
+            {"blocked_players": [f"b{i}" for i in range(101)]},
+            "tickets[0].players[0].blocked_players: Tuple should have at most 100 items",
+        ),
+        ({"attributes": {"lang": ""}}, "tickets[0].players[0].attributes.lang: String should"),
+        # The worker's admission: a player without the rules' rating never queues.
+        ({"ratings": {"elo": 1500}}, "tickets[0]: rejected at join: player p0 has no 'mmr'"),
+    ],
+)
+def test_a_wave_holds_only_what_a_join_may_carry(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], change: dict[str, Any], message: str
+) -> None:
+    tickets = _solos(4)
+    tickets[0]["players"][0].update(change)
+    data = _team_wave(tickets, rules={"rating": "mmr"})
+    assert _run(tmp_path, data, "rebalance")[0] == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_wave_profile_takes_team_steps_as_a_queue_does(tmp_path: Path) -> None:
+    """Three solos waiting two minutes: a 1v1 step after 60 s matches two of them."""
+    steps = [{"after_s": 60, "team_size": 1}]
+    code, text = _run(tmp_path, _team_wave(_solos(3), team_steps=steps), "rebalance")
+    assert code == 0
+    (match,) = json.loads(text)["matches"]
+    assert [len(team["seats"]) for team in match["teams"]] == [1, 1]
+    code, text = _run(tmp_path, _team_wave(_solos(3)), "rebalance")
+    assert code == 0 and json.loads(text)["matches"] == []
+
+
+def test_team_steps_a_strategy_cannot_honour_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    steps = [{"after_s": 60, "team_size": 3}]
+    assert _run(tmp_path, _team_wave(_solos(3), team_steps=steps), "rebalance")[0] == 2
+    err = capsys.readouterr().err
+    assert "profile.team_steps" in err and len(err.strip().splitlines()) == 1

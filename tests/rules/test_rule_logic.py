@@ -83,6 +83,14 @@ def verdict(
             [{"name": "x", "kind": "latency", "max_ms": 1}] * 2,
             "rules.checks[1].name: 'x' is used twice",
         ),
+        (
+            [{"name": "x", "kind": "count", "attribute": "c", "value": "v", "min": 1.5}],
+            "rules.checks[0].min: must be a whole number of players",
+        ),
+        (
+            [{"name": "x", "kind": "count", "attribute": "c", "value": "v", "max": 2.5}],
+            "rules.checks[0].max: must be a whole number of players",
+        ),
     ],
 )
 def test_bad_checks_are_one_line_naming_the_field(checks: object, message: str) -> None:
@@ -212,6 +220,64 @@ def test_a_party_that_breaks_a_rule_for_good_is_rejected_at_join() -> None:
     rules["checks"][0]["optional_after_s"] = 60
     relaxing = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
     assert ticket_rule_problem(Ticket("t", "q", "eu", party, 0), relaxing) is None
+
+
+ONE_TANK = {"kind": "count", "attribute": "class", "value": "tank", "min": 1, "max": 1}
+
+
+@pytest.mark.parametrize(
+    ("check", "party", "problem"),
+    [
+        # A party sits in one team: two tanks break "one tank per team" in every match.
+        (
+            {**ONE_TANK, "per": "team"},
+            ("tank", "tank"),
+            "party: rule 'r': team 1 has 2 players with class 'tank' (at most 1)",
+        ),
+        ({**ONE_TANK, "per": "team"}, ("tank", "dps"), None),
+        # Its minimum is for the teammates to meet: a party without a tank may get one.
+        ({**ONE_TANK, "per": "team"}, ("dps", "dps"), None),
+        (
+            {**ONE_TANK, "per": "match"},
+            ("tank", "tank"),
+            "party: rule 'r': has 2 players with class 'tank' (at most 1)",
+        ),
+        ({**ONE_TANK, "per": "team", "optional_after_s": 30}, ("tank", "tank"), None),
+        (
+            {
+                "kind": "all",
+                "rules": [
+                    {"kind": "not", "rule": {"kind": "latency", "max_ms": 1}},
+                    {**ONE_TANK, "per": "team"},
+                ],
+            },
+            ("tank", "tank"),
+            "party: rule 'r': team 1 has 2 players with class 'tank' (at most 1)",
+        ),
+        # An `any` holds later if one branch can: a branch that turns optional, or a `not`.
+        (
+            {
+                "kind": "any",
+                "rules": [
+                    {**ONE_TANK, "per": "team"},
+                    {"kind": "not", "rule": {"kind": "latency", "max_ms": 1}},
+                ],
+            },
+            ("tank", "tank"),
+            None,
+        ),
+        ({"kind": "disjoint", "attribute": "class"}, ("tank", "tank"), None),
+        ({"kind": "latency", "max_ms": 15}, ("dps",), "party: rule 'r': latency 20 ms exceeds 15"),
+    ],
+)
+def test_a_party_breaking_what_no_teammate_can_mend_is_rejected_at_join(
+    check: dict[str, object], party: tuple[str, ...], problem: str | None
+) -> None:
+    """docs/rules.md: a party that breaks a rule whatever is added to it is rejected."""
+    rules = {"checks": [{"name": "r", **check}]}
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=3, rules=rules)
+    players = tuple(player(f"p{i}", cls) for i, cls in enumerate(party))
+    assert ticket_rule_problem(Ticket("t", "q", "eu", players, 0), profile) == problem
 
 
 @pytest.mark.parametrize(
