@@ -53,6 +53,11 @@ def run(args: argparse.Namespace) -> int:
     # jobs with SIGINT ignored, hence setting it explicitly).
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
+    if args.broker:
+        raise UsageError(
+            "--broker: `up` runs its own embedded broker on a free port; "
+            "on a broker of yours run `wavematch worker --broker URL`"
+        )
     if args.workers < 1:
         raise UsageError(f"--workers: {args.workers}: give 1 or more")
     if args.web_port is not None and not 1 <= args.web_port <= 65535:

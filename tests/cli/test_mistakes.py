@@ -51,7 +51,8 @@ def test_a_toml_syntax_error_names_the_file(
 ) -> None:
     config = tmp_path / "bad.toml"
     config.write_text("partitions = \n")
-    line = one_line_error(capsys, [*command, "--broker", NO_BROKER, "--config", str(config)])
+    broker = [] if command == ["up"] else ["--broker", NO_BROKER]  # up runs its own
+    line = one_line_error(capsys, [*command, *broker, "--config", str(config)])
     assert f"config file {config}: not valid TOML" in line
 
 
@@ -124,6 +125,12 @@ def test_up_refuses_a_busy_web_port_before_it_starts(
     line = one_line_error(capsys, ["up", "--web-port", str(busy_port)])
     assert f"--web-port: 127.0.0.1:{busy_port} is not free" in line
     assert "wavematch is up" not in capsys.readouterr().out
+
+
+def test_up_says_it_runs_its_own_broker_when_given_one(capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(capsys, ["up", "--broker", NO_BROKER])
+    assert "--broker: `up` runs its own embedded broker" in line
+    assert "wavematch worker --broker URL" in line
 
 
 def test_worker_refuses_a_busy_web_port(busy_port: int, capsys: pytest.CaptureFixture[str]) -> None:
