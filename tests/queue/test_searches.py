@@ -341,3 +341,23 @@ def test_a_leave_after_the_grant_in_the_claim_order_loses_and_the_player_is_matc
     dequeued = dict(((q, r), why) for q, r, why in log.dequeued("t"))
     assert dequeued["1v1", "eu"] is DequeueReason.LEFT
     assert dequeued["1v1", "na"] is DequeueReason.MATCHED
+
+
+def test_a_party_its_home_refuses_is_refused_everywhere_a_later_place_alone():
+    """docs/rules.md: a place that cannot take a party refuses it while the others go on;
+    the home judges the join itself, so a join it refuses writes no copy."""
+    profiles = {
+        "1v1": QueueProfile(queue="1v1", strategy=PAIRS, maps=("alpha",)),
+        "2v2": QueueProfile(queue="2v2", strategy=PAIRS, maps=("alpha",), team_size=2),
+    }
+    places = (Search("1v1", "eu"), Search("2v2", "eu"))
+    log = Log(QueueBook(profiles, {"1v1": ("eu",), "2v2": ("eu",)}, RULES))
+    party = make_ticket("home-1v1", "a", "b", queue="1v1")
+    (home,) = log.fold(TicketJoined(party, places))
+    assert not [o for o in home.outputs if isinstance(o, TicketJoined)]
+    assert log.dequeued("home-1v1") == [("1v1", "eu", DequeueReason.REJECTED)]
+    party = make_ticket("home-2v2", "c", "d", queue="2v2")
+    log.fold(TicketJoined(party, places[::-1]))
+    log.settle()
+    assert log.dequeued("home-2v2") == [("1v1", "eu", DequeueReason.REJECTED)]
+    assert "home-2v2" in log.book.regions["2v2", "eu"].tickets
