@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -15,6 +15,7 @@ from matcher.duel.limits import DuelLimits, duel_limits
 from matcher.duel.model import BW, SC2, DuelPlayer
 from matcher.duel.rematch_cost import RematchPenalty, pair_rules, rematch_penalty, wave_priced
 from matcher.duel.windows import pair_wait
+from matcher.rules.check import hard_rules, lineup_problem, met_recently, waits_of
 
 
 @dataclass(frozen=True, slots=True)
@@ -33,6 +34,8 @@ class _Judge:
     penalty: RematchPenalty | None = None
     #: ``optimal_choice = "weighted"``: the pairs are a seeded draw, not the least cost.
     drawn: bool = False
+    #: Which of the queue's rules a (BW, SC2) pair breaks, as the rules checker says it.
+    broken_rule: Callable[[DuelPlayer, DuelPlayer], str | None] | None = None
 
     def overdue(self, player: DuelPlayer) -> int:
         after = self.rules.config.optimal_sit_out_after
@@ -99,7 +102,8 @@ class _Judge:
             if outside := self.outside(bw, sc2, diff):
                 reasons.append(f"{bw.player_id} as {side}: {outside}")
             elif self.ruled_out(bw, sc2, diff):
-                rule = "the queue's latency, attribute, rematch or block_lists rule"
+                named = self.broken_rule(bw, sc2) if self.broken_rule is not None else None
+                rule = named or "the queue's latency, attribute, rematch or block_lists rule"
                 reasons.append(f"{bw.player_id} as {side}: {rule}")
             else:
                 reasons.append(f"{bw.player_id} as {side}: no map that neither vetoed")
@@ -107,6 +111,26 @@ class _Judge:
 
     def _free_map(self, bw: DuelPlayer, sc2: DuelPlayer) -> bool:
         return bool(set(self.maps) - set(bw.vetoed_maps) - set(sc2.vetoed_maps))
+
+
+def _rule_judge(
+    snapshot: WaveSnapshot, profile: QueueProfile
+) -> Callable[[DuelPlayer, DuelPlayer], str | None]:
+    """The rules checker's verdict on a pair (the queue's hard rules: a priced rematch
+    is a cost, not a rule), naming the rule a pair breaks."""
+    rules = hard_rules(profile)
+    met = met_recently(snapshot, rules)
+    tickets = {waiting.ticket.ticket_id: waiting.ticket for waiting in snapshot.tickets}
+
+    def broken(bw: DuelPlayer, sc2: DuelPlayer) -> str | None:
+        pair = (tickets[bw.ticket_id], tickets[sc2.ticket_id])
+        players = [player for ticket in pair for player in ticket.players]
+        latencies = [player.latency_to(snapshot.region) for player in players]
+        waits = waits_of(snapshot.closed_at_ms, [ticket.joined_at_ms for ticket in pair])
+        teams = [[bw.bw_mmr or 0], [sc2.sc2_mmr or 0]]
+        return lineup_problem(rules, teams, waits, latencies, players, met)
+
+    return broken
 
 
 def _sides(u: DuelPlayer, v: DuelPlayer) -> list[tuple[DuelPlayer, DuelPlayer]]:
@@ -142,7 +166,8 @@ def explain_duel(
         priority = arrays.priority
     index = {p.ticket_id: i for i, p in enumerate(players)}
     drawn = profile.strategy == "optimal" and rules.config.optimal_choice == "weighted"
-    judge = _Judge(rules, profile.maps, limits, index, priority, penalty, drawn)
+    broken = _rule_judge(snapshot, profile) if limits is not None else None
+    judge = _Judge(rules, profile.maps, limits, index, priority, penalty, drawn, broken)
     by_ticket = {p.ticket_id: p for p in players}
     partner: dict[str, str] = {}
     for other in result.matches:

@@ -215,5 +215,16 @@ def test_explain_judges_a_ruled_1v1_pair_by_the_rules() -> None:
     facts = dict(explained.facts)
     assert facts["window"].startswith("the queue's max_distance replaces it: 100 ")
     verdicts = {alt.candidate: alt.verdict for alt in explained.alternatives if alt.player == "a"}
-    assert "the queue's latency, attribute, rematch or block_lists rule" in verdicts["c"]
+    assert "a as team1: latency 150 ms exceeds max_latency_ms 100 after 5 s" in verdicts["c"]
     assert "diff 300 > max_distance 100" in verdicts["d"]
+
+
+def test_explain_names_the_block_list_that_kept_a_1v1_pair_apart() -> None:
+    queue = profile("optimal", {"rating": "mmr", "max_distance": 100, "block_lists": True})
+    blocker = Player("a", (("mmr", 1000),), blocked=("b",))
+    snapshot = wave([(blocker, 5), (mmr("b", 1010), 5), (mmr("c", 1050), 5), (mmr("d", 1060), 5)])
+    result = run_wave(rated_snapshot(snapshot, queue.ruleset), queue)
+    match = next(m for m in result.matches if "a" in {t.seats[0].player_id for t in m.teams})
+    explained = explain_match(snapshot, queue, result, match.match_id)
+    verdicts = {alt.candidate: alt.verdict for alt in explained.alternatives if alt.player == "a"}
+    assert "blocked" in verdicts["b"] and "latency, attribute" not in verdicts["b"], verdicts["b"]
