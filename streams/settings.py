@@ -194,6 +194,9 @@ def _checked_profile(
     return profile
 
 
+#: The least time a dequeued ticket id is remembered unless ``finished_retention_ms`` is set.
+DEFAULT_FINISHED_RETENTION_MS = 600_000
+
 # --- The config fingerprint (docs/adr/0141) ----------------------------------------
 #: Decisive settings added after the first fingerprint, and the version that added each:
 #: one enters the fingerprint only while it differs from what every configuration before
@@ -311,6 +314,9 @@ class Settings(BaseSettings):
     # A ticket waiting longer than this is dequeued as expired at the next wave.
     ticket_ttl_ms: int = Field(default=600_000, ge=1_000)
     # Dequeued ticket ids are remembered this long so retried joins stay no-ops (>= TTL).
+    # None: the TTL, and at least DEFAULT_FINISHED_RETENTION_MS, which outlasts the
+    # producers' own retries (Java's delivery.timeout.ms, librdkafka's message.timeout.ms):
+    # a join retried after its ticket was forgotten would expire, a second ending.
     finished_retention_ms: int | None = None
     publish_status: bool = True
     # One active ticket per player across queues and regions (docs/adr/0110): a join
@@ -575,7 +581,8 @@ class Settings(BaseSettings):
 
         return QueueRules(
             ticket_ttl_ms=self.ticket_ttl_ms,
-            finished_retention_ms=self.finished_retention_ms or self.ticket_ttl_ms,
+            finished_retention_ms=self.finished_retention_ms
+            or max(self.ticket_ttl_ms, DEFAULT_FINISHED_RETENTION_MS),
             verify_waves=self.verify_waves,
             publish_status=self.publish_status,
             claims=self.one_ticket_per_player,
@@ -665,6 +672,9 @@ class Settings(BaseSettings):
             "queues": [decisive_queue(q) for q in self.queues],
             "routes": [r.model_dump(mode="json") for r in self.routes],
             "fallback_servers": list(self.fallback_servers),
+            # As configured, an unset retention counting as the TTL: its default is the
+            # code's, and it decides no wave, only whether a join retried that late is
+            # a no-op.
             "rules": [self.ticket_ttl_ms, self.finished_retention_ms or self.ticket_ttl_ms],
             # The code's decisions too: another release may pair the same queue differently.
             "revisions": {q.strategy: decision_revision(q.strategy) for q in self.queues},

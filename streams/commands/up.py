@@ -53,16 +53,16 @@ def run(args: argparse.Namespace) -> int:
     # jobs with SIGINT ignored, hence setting it explicitly).
     signal.signal(signal.SIGINT, _interrupt)
     signal.signal(signal.SIGTERM, _interrupt)
-    if args.broker:
-        raise UsageError(
-            "--broker: `up` runs its own embedded broker on a free port; "
-            "on a broker of yours run `wavematch worker --broker URL`"
-        )
     if args.workers < 1:
         raise UsageError(f"--workers: {args.workers}: give 1 or more")
     if args.web_port is not None and not 1 <= args.web_port <= 65535:
         raise UsageError(f"--web-port: {args.web_port} is not a port (1-65535)")
     settings = settings_from(args, find_up=False)
+    if args.broker:
+        raise UsageError(
+            "--broker: `up` runs its own embedded broker on a free port; "
+            "on a broker of yours run `wavematch worker --broker URL`"
+        )
     _refuse_taken_name(args.name)
     if args.web_port:
         check_port_free(settings.web_host, args.web_port, "--web-port")

@@ -51,8 +51,7 @@ def test_a_toml_syntax_error_names_the_file(
 ) -> None:
     config = tmp_path / "bad.toml"
     config.write_text("partitions = \n")
-    broker = [] if command == ["up"] else ["--broker", NO_BROKER]  # up runs its own
-    line = one_line_error(capsys, [*command, *broker, "--config", str(config)])
+    line = one_line_error(capsys, [*command, "--broker", NO_BROKER, "--config", str(config)])
     assert f"config file {config}: not valid TOML" in line
 
 

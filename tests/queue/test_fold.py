@@ -262,3 +262,27 @@ def test_a_pop_timer_queue_folds_its_arrival_rate_into_the_next_wave_time(
     state.apply(tick(3), profile, rules, pop)
     assert state.arrival_rate_per_s == 0.5 * 1.5 + 0.5 * 0.5  # moving average
     assert state.next_tick_at_ms(pop, 4) == 30_000 + 4_000
+
+
+def test_a_join_retried_after_its_ticket_ended_is_a_no_op_while_remembered(profile):
+    """A producer's retry of a join that was matched: a no-op while the id is remembered;
+    forgotten, the stale copy expires, a second ending: the retention must outlast the
+    producers' retries (streams/settings.py's default)."""
+    from streams.settings import Settings
+
+    rules = Settings(ticket_ttl_ms=15_000).rules()
+    assert rules.finished_retention_ms == 600_000
+    assert Settings(ticket_ttl_ms=15_000, finished_retention_ms=30_000).rules() == QueueRules(
+        ticket_ttl_ms=15_000, finished_retention_ms=30_000
+    )
+    state = RegionQueue("duo", "eu")
+    for name in ("a", "b"):
+        state.apply(TicketJoined(make_ticket(name, joined_at_ms=1_000)), profile, rules)
+    matched = state.apply(tick(1, at_ms=2_000), profile, rules)
+    assert {d.ticket_id for d in matched.dequeued} == {"a", "b"}
+    state.apply(tick(2, at_ms=300_000), profile, rules)  # five minutes of a producer's retries
+    retried = state.apply(TicketJoined(make_ticket("a", joined_at_ms=1_000)), profile, rules)
+    assert retried.note == "duplicate_finished" and not retried.dequeued
+    state.apply(tick(3, at_ms=700_000), profile, rules)  # past the retention: forgotten
+    stale = state.apply(TicketJoined(make_ticket("a", joined_at_ms=1_000)), profile, rules)
+    assert [d.reason for d in stale.dequeued] == [DequeueReason.EXPIRED]
