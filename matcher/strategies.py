@@ -255,7 +255,22 @@ def check_rules(profile: QueueProfile) -> object:
     if profile.ruleset.rating is not None and (profile.roles or profile.team_roles):
         raise ValueError("rules.rating: a role queue rates each seat by its role; leave it unset")
     _check_counts_can_hold(profile)
+    if profile.ruleset.max_distance is not None and not _has_a_duel_shape(profile):
+        raise ValueError(
+            "rules.max_distance: a limit between the two players of a 1v1, and this queue's "
+            "matches have more players: use max_spread or max_team_gap"
+        )
     return profile.ruleset
+
+
+def _has_a_duel_shape(profile: QueueProfile) -> bool:
+    """Whether some match of the queue has two teams of one (its shape or a team step's):
+    the only matches ``max_distance`` judges."""
+    if profile.team_sizes:
+        return tuple(profile.team_sizes) == (1, 1)
+    shapes = [(profile.team_count, profile.team_size)]
+    shapes += [(step.team_count, step.team_size) for step in profile.team_steps]
+    return (2, 1) in shapes
 
 
 def _check_counts_can_hold(profile: QueueProfile) -> None:

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from matcher.core import Player, QueueProfile, Ticket
+from matcher.core import Player, QueueProfile, TeamStep, Ticket
 from matcher.rules import parse_rules
 from matcher.rules.check import checks_problem, group_problem, ticket_rule_problem
 from matcher.strategies import check_rules
@@ -395,3 +395,23 @@ def test_explain_names_the_rule_that_kept_a_ticket_out() -> None:
     assert facts["kept out far"] == (
         "rule 'lvl' in 4 of 4 seats: level spread 29 exceeds 5 after 1 s"
     )
+
+
+@pytest.mark.parametrize(
+    ("shape", "refused"),
+    [
+        ({"team_size": 2}, True),
+        ({"team_size": 2, "team_steps": (TeamStep(60.0, 2, 1),)}, False),
+        ({"team_size": 1}, False),
+        ({"team_size": 1, "team_count": 4}, True),
+    ],
+)
+def test_max_distance_only_where_some_match_is_a_1v1(
+    shape: dict[str, object], refused: bool
+) -> None:
+    profile = QueueProfile("q", "multifactor", ("m",), rules={"max_distance": 100}, **shape)
+    if refused:
+        with pytest.raises(ValueError, match=r"^rules.max_distance: a limit between the two"):
+            check_rules(profile)
+    else:
+        check_rules(profile)
