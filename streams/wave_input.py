@@ -289,7 +289,7 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
 
 
 def _ints(profile: Mapping[str, Any], key: str) -> list[int]:
-    values = _get(profile, "profile", key, list, [])
+    values: list[int] = _get(profile, "profile", key, list, [])
     for i, value in enumerate(values):
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise WaveInputError(f"profile.{key}[{i}]: must be an integer >= 1")

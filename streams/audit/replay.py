@@ -233,10 +233,17 @@ def first_differences(
                 f"re-derived {expected.get(field_name)!r}, published {actual.get(field_name)!r}"
             )
     missing_keys = {(t, k) for t, k, _, _ in verdict.missing}
-    for topic, key, description, _ in verdict.unexpected[:limit]:
-        if (topic, key) not in missing_keys:
+    for topic, key, description, body in verdict.unexpected[:limit]:
+        if (topic, key) in missing_keys:
+            continue
+        named = f"{topic} key {(key or b'').decode(errors='replace')}: published, not re-derived"
+        fields = dict(body) if topic == QUEUE.name and body[:1] != ("undecodable",) else {}
+        if fields.get("searches"):  # only a join copied to another place has them here
             lines.append(
-                f"{topic} key {(key or b'').decode(errors='replace')}: published, not re-derived "
-                f"({description[:120]})"
+                f"{named} (ticket_id={fields.get('ticket_id')!r}): a join naming another place"
+                " first that no home's fold wrote; a platform's join must name its own key"
+                " first (schemas/README.md)"
             )
+        else:
+            lines.append(f"{named} ({description[:120]})")
     return lines

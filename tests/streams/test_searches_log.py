@@ -91,3 +91,19 @@ def test_copies_written_with_the_old_exponent_form_replay_identically():
     report = replay(SETTINGS, old_records)
     assert report.ok, report.differences[:3]
     assert report.verdict.identical[QUEUE.name] >= 4
+
+
+def test_a_platform_join_shaped_as_a_copy_is_named_as_such_by_replay():
+    """A join keyed to eu whose searches name na first is what a copy from na looks like;
+    no home wrote it, so replay reports it, saying what it most likely is."""
+    log = Log(SETTINGS)
+    forged = join("t-dave", "dave", "bw").model_copy(
+        update={"searches": (m.Search(region="na"), m.Search(region="eu"))}
+    )
+    log.send(forged)
+    log.drain()
+    report = replay(SETTINGS, log.records)
+    assert not report.ok
+    (line,) = [d for d in report.differences if "t-dave" in d]
+    assert "published, not re-derived" in line
+    assert "a join naming another place first that no home's fold wrote" in line
