@@ -63,6 +63,10 @@ class ReplayReport:
     switched: dict[str, int] = field(default_factory=dict)
     verdict: Verdict = field(default_factory=Verdict)
     differences: list[str] = field(default_factory=list)
+    #: Joins shaped as a place's copy (their searches name another place first) that no
+    #: home's fold wrote: a platform's records against the contract, folded as input
+    #: like any join, so every effect of theirs is compared; not a difference.
+    foreign_copies: list[str] = field(default_factory=list)
 
     @property
     def ok(self) -> bool:
@@ -132,8 +136,26 @@ def replay(
         skipped_regions,
     )
     report.verdict = compare(judged, published, _in_scope(pending, scope, skipped_regions))
+    report.foreign_copies = _take_foreign_copies(report.verdict)
     report.differences = first_differences(judged, published, report.verdict)
     return report
+
+
+def _take_foreign_copies(verdict: Verdict) -> list[str]:
+    """Move out of ``verdict.unexpected`` the copy-shaped joins nothing re-derived; their
+    ticket ids. Provenance is not in the log: a join its platform keyed to one place and
+    began with another looks like wavematch's copy."""
+    foreign: list[str] = []
+    kept = []
+    for item in verdict.unexpected:
+        topic, _, _, body = item
+        fields = dict(body) if topic == QUEUE.name and body[:1] != ("undecodable",) else {}
+        if fields.get("searches"):  # only a join copied to another place has them here
+            foreign.append(str(fields.get("ticket_id")))
+        else:
+            kept.append(item)
+    verdict.unexpected[:] = kept
+    return foreign
 
 
 def _is_claim(value: bytes | None) -> bool:
@@ -233,17 +255,10 @@ def first_differences(
                 f"re-derived {expected.get(field_name)!r}, published {actual.get(field_name)!r}"
             )
     missing_keys = {(t, k) for t, k, _, _ in verdict.missing}
-    for topic, key, description, body in verdict.unexpected[:limit]:
-        if (topic, key) in missing_keys:
-            continue
-        named = f"{topic} key {(key or b'').decode(errors='replace')}: published, not re-derived"
-        fields = dict(body) if topic == QUEUE.name and body[:1] != ("undecodable",) else {}
-        if fields.get("searches"):  # only a join copied to another place has them here
+    for topic, key, description, _ in verdict.unexpected[:limit]:
+        if (topic, key) not in missing_keys:
             lines.append(
-                f"{named} (ticket_id={fields.get('ticket_id')!r}): a join naming another place"
-                " first that no home's fold wrote; a platform's join must name its own key"
-                " first (schemas/README.md)"
+                f"{topic} key {(key or b'').decode(errors='replace')}: published, not re-derived "
+                f"({description[:120]})"
             )
-        else:
-            lines.append(f"{named} ({description[:120]})")
     return lines

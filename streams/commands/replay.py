@@ -212,6 +212,15 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
             f"other configuration  {waves} waves were closed under config {fingerprint}, "
             "not this one: not compared (replay with that config and release to check them)"
         )
+    if report.foreign_copies:
+        shown = ", ".join(report.foreign_copies[:3]) + (
+            ", ..." if len(report.foreign_copies) > 3 else ""
+        )
+        lines.append(
+            f"platform copies      {len(report.foreign_copies)} joins whose searches name "
+            f"another place first, which no home wrote ({shown}): folded as input, not a "
+            "difference; a platform's join names its own key first (schemas/README.md)"
+        )
     lines.extend(f"DIFFERENCE           {line}" for line in report.differences)
     if not report.ok:
         outcome = (
