@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -83,12 +84,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser(arguments).parse_args(arguments)
     module = importlib.import_module(args._module)
     try:
-        return int(module.run(args))
+        code = int(module.run(args))
+        sys.stdout.flush()  # a reader gone shows here, not in Python's own flush at exit
+        return code
     except UsageError as error:
         print(f"wavematch {args.command}: error: {error}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         return 130
+    except BrokenPipeError:
+        # The reader went away (`| head`): stop quietly, and keep Python's flush at exit
+        # from raising again on the closed stdout.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
 
 
 if __name__ == "__main__":

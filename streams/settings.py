@@ -332,7 +332,7 @@ class Settings(BaseSettings):
     # Check every wave result with its strategy's checker before publishing (~O(players)).
     verify_waves: bool = True
     web_host: str = "127.0.0.1"
-    web_port: int = Field(default=6066, ge=0, le=65535)
+    web_port: int = Field(default=6066, ge=1, le=65535)  # Faust serves on a fixed port
     web_enabled: bool = True
     # The web views' bearer token (docs/adr/0172): required when web_host is not loopback,
     # where every request without it is answered 401. From WAVEMATCH_WEB_TOKEN or a file

@@ -48,12 +48,14 @@ def token_middleware(token: str) -> Any:
     )
 
     def presented(header: str) -> bytes:
-        if header.startswith("Bearer "):
-            return header.removeprefix("Bearer ").encode()
-        if not header.startswith("Basic "):
+        # The scheme's name is case-insensitive (RFC 9110, 11.1): "bearer" is "Bearer".
+        scheme, _, credentials = header.partition(" ")
+        if scheme.lower() == "bearer":
+            return credentials.encode()
+        if scheme.lower() != "basic":
             return b""
         try:  # base64 of "user:password" (RFC 7617)
-            return base64.b64decode(header.removeprefix("Basic "), validate=True).partition(b":")[2]
+            return base64.b64decode(credentials, validate=True).partition(b":")[2]
         except ValueError:  # not base64
             return b""
 

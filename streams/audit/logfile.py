@@ -6,6 +6,7 @@ so a replay of the file makes exactly the decisions a replay of the broker makes
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any, BinaryIO
@@ -60,19 +61,27 @@ def write_log(path: Path, records: Iterable[LogRecord], metadata: dict[str, str]
 
 
 def read_log(path: Path) -> Iterator[LogRecord]:
-    """The records of an export; ValueError if ``path`` is another Avro file (or none)."""
+    """The records of an export; ValueError if ``path`` is another Avro file (or none), or
+    one cut short or damaged (naming the record it could not read)."""
     with path.open("rb") as source:
         rows = _export_reader(source)
-        for row in rows:
-            assert isinstance(row, dict)  # our own schema's records: always maps
-            yield LogRecord(
-                row["topic"],
-                row["partition"],
-                row["offset"],
-                row["key"],
-                row["value"],
-                row.get("timestamp"),
-            )
+        count = 0
+        try:
+            for row in rows:
+                yield LogRecord(
+                    row["topic"],
+                    row["partition"],
+                    row["offset"],
+                    row["key"],
+                    row["value"],
+                    row.get("timestamp"),
+                )
+                count += 1
+        # What fastavro raises on a block cut short or bytes changed in place.
+        except (EOFError, IndexError, KeyError, TypeError, OverflowError, zlib.error) as error:
+            raise ValueError(
+                f"cut short or damaged after {count} records ({type(error).__name__}: {error})"
+            ) from None
 
 
 #: The export's record name: another Avro container file is not an export.

@@ -44,8 +44,17 @@ class Scope:
             return False
         if self.from_wave is not None:
             wave = body.get("wave_id")
-            return wave is not None and wave_number(wave) >= self.from_wave
+            if wave is not None:
+                return wave_number(wave) >= self.from_wave
+            # An output of no wave (a leave, a decline, a timed-out ready check, a claim)
+            # counts from its own time: a wave's number is its tick's time.
+            at = next((body[name] for name in _OWN_TIMES if body.get(name) is not None), None)
+            return at is None or at >= self.from_wave
         return True
+
+
+#: The time fields of the judged outputs that may carry no wave id.
+_OWN_TIMES = ("at_ms", "requested_at_ms", "decided_at_ms", "released_at_ms")
 
 
 def wave_number(wave_id: str) -> int:
@@ -229,7 +238,10 @@ def first_differences(
     """
     by_identity: dict[tuple[str, bytes | None, Any], list[dict[str, Any]]] = {}
     for topic, key, value in published:
-        fields = dict(comparable(topic, value))
+        form = comparable(topic, value)
+        if form[:1] == ("undecodable",):  # listed as published, not re-derived
+            continue
+        fields = dict(form)
         by_identity.setdefault((topic, key, fields.get(IDENTITY.get(topic, ""))), []).append(fields)
     lines = []
     for topic, key, _, form in verdict.missing[:limit]:

@@ -33,11 +33,16 @@ def run(args: argparse.Namespace) -> int:
     token = token_from(dict(os.environ))
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     for url in urls:
-        request = urllib.request.Request(f"{url.rstrip('/')}/queues", headers=headers)
+        try:
+            request = urllib.request.Request(f"{url.rstrip('/')}/queues", headers=headers)
+        except ValueError as error:  # not a URL at all ("notaurl", "http://[::1")
+            raise UsageError(
+                f"--web: {url!r} is not a worker URL such as http://host:port ({error})"
+            ) from None
         try:
             with urllib.request.urlopen(request, timeout=5) as response:
                 rows.extend(json.load(response)["queues"])
-        except OSError as error:
+        except (OSError, ValueError) as error:
             raise UsageError(f"--web: cannot read {url}/queues: {error}") from None
     rows.sort(key=lambda row: (row["queue"], row["region"]))
     if args.json:

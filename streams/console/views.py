@@ -38,6 +38,19 @@ MAX_ID_CHARS = 128
 #: read and folded for it.
 _ID = TypeAdapter(Id)
 
+
+def _is_id(text: str) -> bool:
+    """Whether ``text`` is an id as the contract spells one; bytes of a query that are no
+    UTF-8 arrive as U+FFFD, which no id holds."""
+    if "\ufffd" in text:
+        return False
+    try:
+        _ID.validate_python(text)
+    except ValidationError:
+        return False
+    return True
+
+
 QueueRows = Callable[[], list[dict[str, Any]]]
 Answer = Callable[[Folder, list[LogRecord], str], list[str] | None]
 
@@ -65,9 +78,7 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
     async def answer_page(web: Any, request: Any, kind: str, answer: Answer) -> Any:
         """``kind``'s page for the id in the query: `explain`'s lines, or why there are none."""
         ident = request.query.get("id", "").strip()
-        try:
-            _ID.validate_python(ident)
-        except ValidationError:
+        if not _is_id(ident):
             problem = f"id: give a {kind} id of 1 to {MAX_ID_CHARS} printable characters"
             return web.html(pages.answer(kind, None, problem), status=400)
         records = await read_topics(connection, (QUEUE.name, WAVES.name, CONFIG.name))

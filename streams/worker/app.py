@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -175,12 +175,7 @@ def create_app(
         await producer.start()
         await config_loaded.wait()
         try:
-            await consumer.run()
-        except asyncio.CancelledError:
-            raise
-        except Exception as error:  # without its consumer the worker is useless: stop it
-            log.exception("the queue consumer failed; stopping the worker")
-            await app.crash(error)
+            await run_or_crash(consumer.run, app.crash)
         finally:
             await producer.stop()
 
@@ -215,6 +210,30 @@ def create_app(
         for add_views in views:
             add_views(app, settings, runtime.queue_rows)
     return app
+
+
+async def run_or_crash(
+    run: Callable[[], Awaitable[None]], crash: Callable[[BaseException], Awaitable[None]]
+) -> None:
+    """Run the queue consumer; whatever ends it but the worker's own stop crashes the
+    worker, whose supervisor then restarts it: without its consumer a worker would stay
+    up, healthy to every probe, folding nothing.
+
+    A cancellation counts as the worker's stop only when this task was asked to stop: the
+    Kafka client can end a fetch or a rebalance with a CancelledError of its own (a
+    broker lost while partitions were being assigned).
+    """
+    try:
+        await run()
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is None or task.cancelling():
+            raise
+        log.error("the queue consumer was cancelled inside the Kafka client; stopping the worker")
+        await crash(RuntimeError("queue consumer cancelled inside the Kafka client"))
+    except Exception as error:
+        log.exception("the queue consumer failed; stopping the worker")
+        await crash(error)
 
 
 def _token(settings: Settings) -> str | None:

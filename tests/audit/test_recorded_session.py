@@ -193,6 +193,25 @@ def test_a_file_that_is_not_an_export_is_one_line(
     assert len(err.splitlines()) == 1 and "Traceback" not in err
 
 
+@pytest.mark.parametrize("damage", ["cut in half", "bytes changed in place"])
+def test_a_damaged_export_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], damage: str
+) -> None:
+    data = LOG.read_bytes()
+    middle = len(data) // 2
+    damaged = (
+        data[:middle]
+        if damage == "cut in half"
+        else (data[:middle] + b"\xff\xff\xff\xff" + data[middle + 4 :])
+    )
+    path = tmp_path / "damaged.avro"
+    path.write_bytes(damaged)
+    code = main(["replay", "--log", str(path), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "is not an exported log: cut short or damaged after" in err, err
+    assert len(err.splitlines()) == 1
+
+
 @pytest.mark.parametrize(
     ("scope", "said"),
     [

@@ -35,3 +35,22 @@ def test_a_command_help_has_no_markup(capsys: pytest.CaptureFixture[str], comman
     shown = help_of(capsys, [command])
     assert shown.startswith(f"usage: wavematch {command}"), shown
     assert not MARKUP.search(shown), shown
+
+
+def test_a_reader_that_goes_away_ends_the_command_quietly(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`wavematch wave ... | head -c 5`: a closed pipe is the reader's choice, not an error."""
+    import io
+    import os
+    from pathlib import Path
+
+    read_end, write_end = os.pipe()
+    os.close(read_end)  # the reader is gone before anything is written
+    closed = io.TextIOWrapper(os.fdopen(write_end, "wb"))  # block-buffered, as to a pipe
+    monkeypatch.setattr("sys.stdout", closed)
+    example = Path(__file__).resolve().parents[2] / "examples" / "wave-1v1.json"
+    assert main(["wave", "--strategy", "optimal", "--input", str(example)]) == 0
+    closed.write("more")
+    closed.close()  # stdout now leads nowhere: no second error at exit
+    assert capsys.readouterr().err == ""

@@ -215,3 +215,21 @@ def test_a_broker_url_lists_servers_by_name_ipv4_or_bracketed_ipv6() -> None:
 
     for url in ("kafka://b1:9092,b2:9092", "kafka://10.0.0.1:9092, b3:9093", "tansu://[::1]:9"):
         assert load_settings(None, broker_url=url).broker_url == url
+
+
+@pytest.mark.parametrize(
+    ("url", "said"),
+    [
+        ("notaurl", "--web: 'notaurl' is not a worker URL such as http://host:port"),
+        ("http://[::1", "--web: 'http://[::1' is not a worker URL such as http://host:port"),
+    ],
+)
+def test_status_refuses_a_web_address_that_is_no_url(
+    capsys: pytest.CaptureFixture[str], url: str, said: str
+) -> None:
+    assert said in one_line_error(capsys, ["status", "--web", url])
+
+
+def test_worker_refuses_port_zero_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    line = one_line_error(capsys, ["worker", "--broker", NO_BROKER, "--web-port", "0"])
+    assert "web_port" in line and "greater than or equal to 1" in line

@@ -250,7 +250,7 @@ def test_unknown_ids_say_so(console: Console) -> None:
             urllib.request.urlopen(f"{console.web}/console/{kind}?id=no-such-{kind}", timeout=30)
         assert answer.value.code == 404
         assert f"{kind} no-such-{kind}: not" in answer.value.read().decode()
-    for bad in ("", "%01m", "m" * 129):  # empty, a control character, too long
+    for bad in ("", "%01m", "m" * 129, "%ff%fe"):  # empty, control, too long, not UTF-8
         with pytest.raises(urllib.error.HTTPError) as answer:
             urllib.request.urlopen(f"{console.web}/console/match?id={bad}", timeout=30)
         assert answer.value.code == 400 and "id: give a match id" in answer.value.read().decode()

@@ -118,6 +118,9 @@ async def test_only_the_token_opens_a_non_loopback_bind() -> None:
     assert await status_of(options, bearer_header("0123456789abcdef-wrong")) == 401
     assert await status_of(options, {"Authorization": TOKEN}) == 401  # not a Bearer header
     assert await status_of(options, bearer_header(TOKEN)) == 200
+    # The scheme's name is case-insensitive (RFC 9110): clients that send "bearer" pass.
+    assert await status_of(options, {"Authorization": f"bearer {TOKEN}"}) == 200
+    assert await status_of(options, {"Authorization": f"bearer {TOKEN}x"}) == 401
     # A browser's Basic authentication, the token as the password (any user name).
     assert await status_of(options, basic("ops", TOKEN)) == 200
     assert await status_of(options, basic(TOKEN, "x")) == 401
