@@ -6,6 +6,9 @@ CI is always reproducible; "explore" draws fresh ones and more of them, to hunt 
 
 from __future__ import annotations
 
+import os
+from collections.abc import Iterator
+
 import pytest
 from hypothesis import settings
 
@@ -22,6 +25,19 @@ from tests.kafka.fixtures import kafka_broker, kafka_broker_factory, kafka_clust
 
 # The schema registry tier's fixture (Apicurio Registry for the session).
 from tests.registry.fixtures import apicurio  # noqa: E402, F401
+
+
+@pytest.fixture(autouse=True, scope="session")
+def own_up_state(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """The suite's own `wavematch up` state files: a developer's running `up` is never the
+    broker a test's command finds by itself."""
+    previous = os.environ.get("WAVEMATCH_STATE_DIR")
+    os.environ["WAVEMATCH_STATE_DIR"] = str(tmp_path_factory.mktemp("up-state"))
+    yield
+    if previous is None:
+        os.environ.pop("WAVEMATCH_STATE_DIR", None)
+    else:
+        os.environ["WAVEMATCH_STATE_DIR"] = previous
 
 
 def pytest_sessionstart(session: pytest.Session) -> None:

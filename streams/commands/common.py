@@ -98,10 +98,12 @@ def running_up(name: str | None = None) -> dict[str, Any] | None:
 
 def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides: Any) -> Settings:
     """The settings of ``--config`` and the environment; the broker of ``--broker``, else
-    of $WAVEMATCH_BROKER_URL, else (``find_up``) of the running `wavematch up`."""
+    of $WAVEMATCH_BROKER_URL, else of the settings file's ``broker_url``, else
+    (``find_up``) of the running `wavematch up`."""
     broker = getattr(args, "broker", None)
     config = getattr(args, "config", None)
-    if broker is None and find_up and "WAVEMATCH_BROKER_URL" not in os.environ:
+    named = broker is not None or "WAVEMATCH_BROKER_URL" in os.environ or _file_names_broker(config)
+    if not named and find_up:
         up = running_up(getattr(args, "instance", None))
         if up is not None:
             broker = up["broker_url"]
@@ -118,6 +120,23 @@ def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides
         return load_settings(config, **overrides)
     except SettingsError as error:
         raise UsageError(str(error)) from None
+
+
+def _file_names_broker(config: Path | None) -> bool:
+    """Whether the settings file (``--config``, else $WAVEMATCH_CONFIG_FILE) names a
+    broker: it then wins over a running `wavematch up`'s, as a file read for production
+    must never send to a local trial broker. A file that cannot be read names none here;
+    loading the settings says what is wrong with it."""
+    import tomllib
+
+    path = config or os.environ.get("WAVEMATCH_CONFIG_FILE")
+    if not path:
+        return False
+    try:
+        with Path(path).open("rb") as source:
+            return "broker_url" in tomllib.load(source)
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
+        return False
 
 
 def _default_broker_hint(settings: Settings) -> str:

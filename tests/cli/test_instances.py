@@ -110,3 +110,24 @@ def test_faust_data_goes_to_the_data_dir_not_the_cwd(tmp_path: Path) -> None:
     assert chosen.faust_data_dir == tmp_path / "data" / "blue-data"
     app = create_app(chosen, CollectorRegistry())
     assert Path(app.conf.datadir) == tmp_path / "data" / "blue-data"
+
+
+def test_a_settings_file_naming_a_broker_wins_over_a_running_up(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`join --config prod.toml` with a trial `up` running goes to prod.toml's broker."""
+    import argparse
+
+    pretend_up("default", 1001)
+    prod = tmp_path / "prod.toml"
+    prod.write_text('broker_url = "kafka://kafka.example:9093"\n')
+    plain = tmp_path / "queues.toml"
+    plain.write_text('[[queues]]\nname = "1v1"\n')
+
+    def broker(config: Path | None) -> str:
+        return settings_from(argparse.Namespace(config=config, broker=None)).broker_url
+
+    assert broker(prod) == "kafka://kafka.example:9093"
+    assert broker(plain) == "tansu://127.0.0.1:1001"  # the file names no broker: the up's
+    monkeypatch.setenv("WAVEMATCH_CONFIG_FILE", str(prod))
+    assert broker(None) == "kafka://kafka.example:9093"
