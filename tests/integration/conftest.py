@@ -37,10 +37,12 @@ def wavematch_process(
 ) -> subprocess.Popen[bytes]:
     """`wavematch <args>` in a session of its own (stopped by PID), its output appended to
     ``log``; the environment has ``env`` but none of Faust's overriding variables and no
-    broker URL (the test's settings say where the broker is)."""
+    broker URL (the test's settings say where the broker is), and a worker's local data
+    beside ``log`` unless ``env`` or ``args`` say where (never in the home directory)."""
     clean = {
         k: v for k, v in os.environ.items() if k not in FAUST_ENV and k != "WAVEMATCH_BROKER_URL"
     }
+    clean["WAVEMATCH_DATA_DIR"] = str(log.parent / f"{log.stem}-data")
     return subprocess.Popen(
         [sys.executable, "-m", "streams.cli", *args],
         stdout=log.open("ab"),
