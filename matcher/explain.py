@@ -73,8 +73,11 @@ def explain_match(
         facts.append(("shape", shape_fact(snapshot, profile, match)))
     if is_duel(profile.strategy) and profile.team_size == 1:
         from matcher.explain_duel import explain_duel
+        from matcher.rules.check import rated_snapshot
 
-        more, alternatives = explain_duel(snapshot, profile, result, match, nearest)
+        # The wave as the strategy saw it (run_wave): ratings at the rules' key and bound.
+        rated = rated_snapshot(snapshot, profile.ruleset) if profile.rules else snapshot
+        more, alternatives = explain_duel(rated, profile, result, match, nearest)
         return Explanation(match, profile.strategy, (*facts, *more), alternatives)
     if profile.rules:
         from matcher.explain_rules import kept_out_facts

@@ -4,8 +4,10 @@
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -228,3 +230,29 @@ def test_explain_names_the_block_list_that_kept_a_1v1_pair_apart() -> None:
     explained = explain_match(snapshot, queue, result, match.match_id)
     verdicts = {alt.candidate: alt.verdict for alt in explained.alternatives if alt.player == "a"}
     assert "blocked" in verdicts["b"] and "latency, attribute" not in verdicts["b"], verdicts["b"]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_explain_judges_1v1_alternatives_on_the_ratings_optimal_paired(seed: int) -> None:
+    """Under a deviation rule a pair is matched on rating - W x deviation: explain's costs
+    are those, so it never says optimal missed a better exchange (it is exact here)."""
+    queue = profile("optimal", {"rating": "mmr", "deviation": {"weight": 2, "missing": 350}})
+    rng = random.Random(seed)
+    players = [
+        (
+            Player(
+                f"p{i}",
+                (("mmr", rng.randint(1400, 1700)),),
+                deviation=rng.choice([None, 0, 50, 200]),
+            ),
+            rng.randint(0, 60),
+        )
+        for i in range(16)
+    ]
+    snapshot = wave(players)
+    result = run_wave(snapshot, queue)
+    assert result.matches
+    for match in result.matches:
+        explained = explain_match(snapshot, queue, result, match.match_id, nearest=8)
+        for alternative in explained.alternatives:
+            assert "the strategy missed it" not in alternative.verdict, alternative.verdict
