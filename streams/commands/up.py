@@ -196,8 +196,12 @@ def _print_banner(name: str, settings: Settings, broker: EmbeddedBroker, ports: 
     instance = "" if name == DEFAULT_INSTANCE else f" --instance {name}"
     queues = ", ".join(f"{q.name} ({q.strategy}; {', '.join(q.regions)})" for q in settings.queues)
     first, second = try_commands(settings, name)
-    duel = settings.queues[0].strategy in ("optimal", "ladder-v2.1")
-    note = "  (a 1v1 duel pairs a bw player against an sc2 player)" if duel else ""
+    first_queue = settings.queues[0]
+    # Without a rules rating a duel pairs races; with one it is a mirror ladder.
+    races = first_queue.strategy in ("optimal", "ladder-v2.1") and not first_queue.rules.get(
+        "rating"
+    )
+    note = "  (a 1v1 duel pairs a bw player against an sc2 player)" if races else ""
     print(
         f"""wavematch is up ({name}).
   broker     {broker.url}  (Kafka protocol on {broker.bootstrap}, memory-only, pid {broker.pid})

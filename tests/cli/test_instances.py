@@ -131,3 +131,24 @@ def test_a_settings_file_naming_a_broker_wins_over_a_running_up(
     assert broker(plain) == "tansu://127.0.0.1:1001"  # the file names no broker: the up's
     monkeypatch.setenv("WAVEMATCH_CONFIG_FILE", str(prod))
     assert broker(None) == "kafka://kafka.example:9093"
+
+
+@pytest.mark.parametrize(
+    ("queue", "noted"),
+    [
+        ('[[queues]]\nname = "1v1"\n', True),
+        ('[[queues]]\nname = "ranked"\nrules = { rating = "mmr" }\n', False),
+    ],
+)
+def test_the_banner_says_a_duel_pairs_races_only_when_it_does(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], queue: str, noted: bool
+) -> None:
+    from types import SimpleNamespace
+
+    from streams.commands.up import _print_banner
+
+    config = tmp_path / "queues.toml"
+    config.write_text(queue)
+    broker = SimpleNamespace(url="tansu://127.0.0.1:1", bootstrap="127.0.0.1:1", pid=1)
+    _print_banner("default", load_settings(config), broker, [6066])  # type: ignore[arg-type]
+    assert ("pairs a bw player against an sc2 player" in capsys.readouterr().out) is noted
