@@ -262,10 +262,7 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         rules=_get(profile_data, "profile", "rules", dict, {}),
         team_steps=_team_steps(profile_data, strategy, team_count, team_size),
         team_sizes=tuple(_ints(profile_data, "team_sizes")),
-        team_roles=tuple(
-            _strings({"team_roles": roles}, "profile", "team_roles")
-            for roles in _get(profile_data, "profile", "team_roles", list, [])
-        ),
+        team_roles=_team_roles(profile_data),
     )
     tickets = tuple(
         _ticket(t, f"tickets[{i}]", queue, region)
@@ -294,6 +291,13 @@ def _ints(profile: Mapping[str, Any], key: str) -> list[int]:
         if isinstance(value, bool) or not isinstance(value, int) or value < 1:
             raise WaveInputError(f"profile.{key}[{i}]: must be an integer >= 1")
     return values
+
+
+def _team_roles(profile: Mapping[str, Any]) -> tuple[tuple[str, ...], ...]:
+    """Each team's role slots, as ``profile.team_roles[i]`` names a bad one."""
+    teams = _get(profile, "profile", "team_roles", list, [])
+    by_team = {f"team_roles[{i}]": roles for i, roles in enumerate(teams)}
+    return tuple(_strings(by_team, "profile", key) for key in by_team)
 
 
 def _team_steps(

@@ -96,7 +96,12 @@ def compare(
     return verdict
 
 
+def undecodable(form: tuple[Any, ...]) -> bool:
+    """Whether a :func:`comparable` form is that of a record no schema reads."""
+    return form[:1] == ("undecodable",)
+
+
 def _describe(body: tuple[Any, ...]) -> str:
-    if body and body[0] == "undecodable":
+    if undecodable(body):
         return f"undecodable ({body[2]}): {body[1][:40]!r}"
     return ", ".join(f"{k}={v!r}" for k, v in body)[:300]

@@ -10,7 +10,7 @@ from schemas.codec import decode, decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.models import TicketJoined, WaveClosed
 from schemas.topics import CLEANUP, CONFIG, MATCHES, QUEUE, WAVES
-from streams.audit.compare import Verdict, comparable, compare
+from streams.audit.compare import Verdict, comparable, compare, undecodable
 from streams.audit.rederive import LogRecord, rederive
 from streams.settings import Settings
 from streams.worker.config_log import ConfigCatalog
@@ -158,7 +158,7 @@ def _take_foreign_copies(verdict: Verdict) -> list[str]:
     kept = []
     for item in verdict.unexpected:
         topic, _, _, body = item
-        fields = dict(body) if topic == QUEUE.name and body[:1] != ("undecodable",) else {}
+        fields = dict(body) if topic == QUEUE.name and not undecodable(body) else {}
         if fields.get("searches"):  # only a join copied to another place has them here
             foreign.append(str(fields.get("ticket_id")))
         else:
@@ -239,7 +239,7 @@ def first_differences(
     by_identity: dict[tuple[str, bytes | None, Any], list[dict[str, Any]]] = {}
     for topic, key, value in published:
         form = comparable(topic, value)
-        if form[:1] == ("undecodable",):  # listed as published, not re-derived
+        if undecodable(form):  # listed as published, not re-derived
             continue
         fields = dict(form)
         by_identity.setdefault((topic, key, fields.get(IDENTITY.get(topic, ""))), []).append(fields)

@@ -98,45 +98,34 @@ def running_up(name: str | None = None) -> dict[str, Any] | None:
 
 def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides: Any) -> Settings:
     """The settings of ``--config`` and the environment; the broker of ``--broker``, else
-    of $WAVEMATCH_BROKER_URL, else of the settings file's ``broker_url``, else
-    (``find_up``) of the running `wavematch up`."""
+    the one the settings name (``$WAVEMATCH_BROKER_URL``, the file's ``broker_url``), else
+    (``find_up``) the running `wavematch up`'s: a file read for production never sends to a
+    local trial broker."""
     broker = getattr(args, "broker", None)
     config = getattr(args, "config", None)
-    named = broker is not None or "WAVEMATCH_BROKER_URL" in os.environ or _file_names_broker(config)
-    if not named and find_up:
-        up = running_up(getattr(args, "instance", None))
-        if up is not None:
-            broker = up["broker_url"]
-            # Its queues too, so a join is checked against what its workers run.
-            if config is None and up.get("config") and "WAVEMATCH_CONFIG_FILE" not in os.environ:
-                config = Path(up["config"])
     if broker is not None:
         if "://" not in broker:
             raise UsageError(f"--broker: {broker!r} is not a URL like kafka://host:port")
         overrides["broker_url"] = broker
     if getattr(args, "schema_registry", None) is not None:
         overrides["schema_registry_url"] = args.schema_registry
+    settings = _loaded(config, overrides)
+    if broker is None and find_up and "broker_url" not in settings.model_fields_set:
+        up = running_up(getattr(args, "instance", None))
+        if up is not None:
+            overrides["broker_url"] = up["broker_url"]
+            # Its queues too, so a join is checked against what its workers run.
+            if config is None and up.get("config") and "WAVEMATCH_CONFIG_FILE" not in os.environ:
+                config = Path(up["config"])
+            settings = _loaded(config, overrides)
+    return settings
+
+
+def _loaded(config: Path | None, overrides: dict[str, Any]) -> Settings:
     try:
         return load_settings(config, **overrides)
     except SettingsError as error:
         raise UsageError(str(error)) from None
-
-
-def _file_names_broker(config: Path | None) -> bool:
-    """Whether the settings file (``--config``, else $WAVEMATCH_CONFIG_FILE) names a
-    broker: it then wins over a running `wavematch up`'s, as a file read for production
-    must never send to a local trial broker. A file that cannot be read names none here;
-    loading the settings says what is wrong with it."""
-    import tomllib
-
-    path = config or os.environ.get("WAVEMATCH_CONFIG_FILE")
-    if not path:
-        return False
-    try:
-        with Path(path).open("rb") as source:
-            return "broker_url" in tomllib.load(source)
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError):
-        return False
 
 
 def _default_broker_hint(settings: Settings) -> str:
