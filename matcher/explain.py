@@ -62,7 +62,7 @@ def explain_match(
     for team in match.teams:
         seats = ", ".join(
             f"{s.player_id} ({s.role or '-'} {s.rating}, ticket {s.ticket_id}, "
-            f"waited {_wait(snapshot, s.ticket_id)} waves)"
+            f"{_wait(snapshot, s.ticket_id)})"
             for s in team.seats
         )
         facts.append((f"team {team.name}", seats))
@@ -86,8 +86,9 @@ def explain_match(
     return Explanation(match, profile.strategy, tuple(facts), ())
 
 
-def _wait(snapshot: WaveSnapshot, ticket_id: str) -> int:
-    """Waves the ticket waited, the one that matched it included: the count its
-    TicketDequeued and its lifecycle statuses publish."""
+def _wait(snapshot: WaveSnapshot, ticket_id: str) -> str:
+    """Which wave of the ticket's wait this one is: the count its TicketDequeued and
+    statuses publish (this wave included), worded apart from the earlier waves a
+    window counts."""
     cycles = next((w.wait_cycles for w in snapshot.tickets if w.ticket.ticket_id == ticket_id), 0)
-    return cycles + 1
+    return f"its wave {cycles + 1}"

@@ -179,15 +179,15 @@ def explain_duel(
     wait = pair_wait(rules.config.window_rule, bw, sc2, rules.lead_side)
     window = (
         f"pressure {_stat(result, 'pressure', 0.0):.3f} -> base {rules.window.base} + "
-        f"{rules.window.growth} per wave waited; rule '{rules.config.window_rule}' "
-        f"uses {wait} waves -> max diff {rules.limit(bw, sc2)}"
+        f"{rules.window.growth} per earlier wave; rule '{rules.config.window_rule}' "
+        f"counts {wait} earlier waves -> max diff {rules.limit(bw, sc2)}"
     )
     if rules.rank is not None:
         between, allowed = rules.rank_limit(bw, sc2)
         window = (
             f"percentile {rules.config.window_percentile:g} of the wave's "
-            f"{len(rules.rank.pool)} ratings; rule '{rules.config.window_rule}' uses {wait} "
-            f"waves -> at most {allowed} between, {between} for this pair"
+            f"{len(rules.rank.pool)} ratings; rule '{rules.config.window_rule}' counts {wait} "
+            f"earlier waves -> at most {allowed} between, {between} for this pair"
         )
     if limits is not None and limits.replaces_window:
         window = (

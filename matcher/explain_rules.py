@@ -118,7 +118,10 @@ def _why(
         name, detail = _rule_of(problem)
         refusals[name] += 1
         first.setdefault(name, detail)
-    if not refusals:
-        return "no seat of a solo player to try"
+    if not refusals:  # parties stay whole: a solo player can take no one seat of theirs
+        seats = sum(seats_of.values())
+        return (
+            f"all {seats} seats went to parties, which stay together: no single seat to try it in"
+        )
     name, count = refusals.most_common(1)[0]
     return f"{name} in {count} of {sum(refusals.values())} seats: {first[name]}"

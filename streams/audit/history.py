@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from functools import partial
 from typing import Any
@@ -20,8 +21,15 @@ from streams.wire.inbound import to_domain
 from streams.worker.folding import Folder
 
 
-def ticket_history(folder: Folder, records: Sequence[LogRecord], ticket_id: str) -> list[str]:
+def ticket_history(
+    folder: Folder,
+    records: Sequence[LogRecord],
+    ticket_id: str,
+    after: LogRecord | None = None,
+) -> list[str]:
     """What the fold decided about ``ticket_id``, in log order; empty if nothing.
+    ``after``: only what records after that one decided (the story is still followed
+    from the ticket's join, so a line after it knows who had answered).
 
     Notes: folds the whole queue log once (every partition: claims live elsewhere).
     """
@@ -31,17 +39,25 @@ def ticket_history(folder: Folder, records: Sequence[LogRecord], ticket_id: str)
     several = any(b'"searches":[{' in value and mark in value for value in values)
     lines = []
     story: LifeStory | None = None
+    telling = after is None
     for item in rederive(folder, queue_log):
         step = item.folded.step
+        where = f"[partition {item.source.partition} offset {item.source.offset}]"
+        rejection = item.folded.rejection
+        if rejection is not None and telling and _names_ticket(item.source, ticket_id):
+            named = rejection.field and rejection.field not in rejection.reason
+            why = f"{rejection.field}: {rejection.reason}" if named else rejection.reason
+            lines.append(f"{where} dead-lettered ({rejection.code}), not applied: {why}")
         if step is None:
             continue
-        where = f"[partition {item.source.partition} offset {item.source.offset}]"
         about = _about(step, ticket_id, several)
         if story is None and about:  # the ticket's queue is known from its first step
             story = _story(folder, item.source, ticket_id)
         if story is not None:  # why it went back or was dequeued (matcher/explain_life.py)
             about += story.follow(partial(_event, item.source), step)
-        lines += [f"{where} {text}" for text in about]
+        if telling:
+            lines += [f"{where} {text}" for text in about]
+        telling = telling or item.source == after
     return lines
 
 
@@ -50,6 +66,23 @@ def _story(folder: Folder, first: LogRecord, ticket_id: str) -> LifeStory:
     queue = getattr(_event(first), "queue", None)
     policy = folder.policies.get(queue or "", NO_POLICY)
     return LifeStory(ticket_id, policy.placement_requeues)
+
+
+def _names_ticket(record: LogRecord, ticket_id: str) -> bool:
+    """Whether ``record`` (one the worker dead-lettered) is about ``ticket_id``: its event's
+    ticket, or, when it did not decode, the ``ticket_id`` field of its JSON."""
+    value = record.value or b""
+    if ticket_id.encode() not in value:
+        return False
+    event = _event(record)
+    if event is not None:
+        ticket = getattr(event, "ticket", None)
+        return getattr(ticket, "ticket_id", getattr(event, "ticket_id", None)) == ticket_id
+    try:
+        body = json.loads(value)
+    except ValueError:  # neither decodable Avro nor JSON: nothing names a ticket
+        return False
+    return isinstance(body, dict) and body.get("ticket_id") == ticket_id
 
 
 def _event(record: LogRecord) -> Any:

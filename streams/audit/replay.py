@@ -67,6 +67,9 @@ class ReplayReport:
     fingerprint: str
     waves_checked: int = 0
     other_config: dict[str, int] = field(default_factory=dict)
+    #: "queue/region" of each region with a wave under another configuration: it
+    #: diverges from there, so none of its waves is judged.
+    skipped_regions: list[str] = field(default_factory=list)
     #: The log's other configurations a tick switched a region to, re-derived under
     #: them (docs/adr/0160), by fingerprint: waves checked under each.
     switched: dict[str, int] = field(default_factory=dict)
@@ -113,6 +116,7 @@ def replay(
     other_waves = _published_under_other_config(records, known)
     derived: list[Record] = []
     pending: list[Record] = []
+    closed: list[tuple[str, str, str]] = []  # (fingerprint, queue, region) of each wave
     for item in rederive(folder, queue_log, progress):
         summary = item.folded.step.summary if item.folded.step else None
         if summary is not None:
@@ -123,9 +127,7 @@ def replay(
             if scope.keeps_event(
                 {"queue": summary.queue, "region": summary.region, "wave_id": summary.wave_id}
             ):
-                report.waves_checked += 1
-                if fingerprint != report.fingerprint:
-                    report.switched[fingerprint] = report.switched.get(fingerprint, 0) + 1
+                closed.append((fingerprint, summary.queue, summary.region))
         source = item.source
         done = processed is None or source.offset < processed.get(source.partition, 0)
         (derived if done else pending).extend(
@@ -134,6 +136,13 @@ def replay(
     skipped_regions = {(queue, region) for _, queue, region, _ in other_waves}
     for fingerprint, *_ in other_waves:
         report.other_config[fingerprint] = report.other_config.get(fingerprint, 0) + 1
+    report.skipped_regions = sorted(f"{queue}/{region}" for queue, region in skipped_regions)
+    for fingerprint, queue, region in closed:  # a skipped region's waves are not judged
+        if (queue, region) in skipped_regions:
+            continue
+        report.waves_checked += 1
+        if fingerprint != report.fingerprint:
+            report.switched[fingerprint] = report.switched.get(fingerprint, 0) + 1
     judged = _in_scope(derived, scope, skipped_regions)
     published = _in_scope(
         [

@@ -38,7 +38,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 def run(args: argparse.Namespace) -> int:
     from matcher.explain import explain_match
     from schemas.topics import CONFIG, QUEUE, WAVES
-    from streams.audit.answers import match_answer
+    from streams.audit.answers import match_answer, match_life
     from streams.audit.explain import find_wave
     from streams.commands.replay import configuration_in_log
     from streams.worker.folding import Folder
@@ -92,6 +92,7 @@ def run(args: argparse.Namespace) -> int:
                     }
                     for a in explanation.alternatives
                 ],
+                "after_the_wave": match_life(folder, records, wave, args.match_id),
             },
             indent=2,
         )

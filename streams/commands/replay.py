@@ -212,6 +212,11 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
             f"other configuration  {waves} waves were closed under config {fingerprint}, "
             "not this one: not compared (replay with that config and release to check them)"
         )
+    if report.skipped_regions:
+        lines.append(
+            f"regions not compared {', '.join(report.skipped_regions)}: each closed a wave "
+            "under another configuration, so none of its waves is judged"
+        )
     if report.foreign_copies:
         shown = ", ".join(report.foreign_copies[:3]) + (
             ", ..." if len(report.foreign_copies) > 3 else ""

@@ -397,6 +397,32 @@ def test_explain_names_the_rule_that_kept_a_ticket_out() -> None:
     )
 
 
+def test_explain_says_a_match_of_parties_has_no_single_seat_to_try() -> None:
+    from matcher.core import WaitingTicket, WaveSnapshot
+    from matcher.explain import explain_match
+    from matcher.strategies import run_wave
+
+    rules = {
+        "rating": "mmr",
+        "checks": [{"name": "lvl", "kind": "number", "attribute": "level", "max_spread": 5}],
+    }
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
+    duos = [
+        Ticket(t, "q", "eu", (player(f"{t}1", level=10), player(f"{t}2", level=11)), 0)
+        for t in ("p", "q")
+    ]
+    solo = Ticket("solo", "q", "eu", (player("solo", level=12),), 0)
+    snapshot = WaveSnapshot(
+        "q", "eu", "w", 1, 7, 1_000, tuple(WaitingTicket(t, 0) for t in (*duos, solo))
+    )
+    result = run_wave(snapshot, profile)
+    assert result.unmatched == ("solo",)
+    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    assert facts["kept out solo"] == (
+        "all 4 seats went to parties, which stay together: no single seat to try it in"
+    )
+
+
 @pytest.mark.parametrize(
     ("shape", "refused"),
     [

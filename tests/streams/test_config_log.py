@@ -133,6 +133,25 @@ def test_a_replay_without_the_published_record_cannot_judge_the_switched_waves(
     assert "NOT COMPARED" in capsys.readouterr().out
 
 
+def test_a_replay_under_a_named_configuration_counts_only_the_regions_it_judges(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    path, config = tmp_path / "switched.avro", tmp_path / "narrow.toml"
+    write_log(path, live_session().records, {})
+    config.write_text(
+        'partitions = 4\n[[queues]]\nname = "ladder"\nstrategy = "optimal"\n'
+        'regions = ["eu", "na"]\nmaps = ["Polypoid"]\n'
+        'rules = { rating = "mmr", max_distance = 100 }\n'
+    )
+    assert main(["replay", "--log", str(path), "--config", str(config)]) == 3
+    out = capsys.readouterr().out
+    # eu switched to WIDE at 20 s: none of its four waves is judged; na's two are.
+    assert "waves checked        2\n" in out
+    assert "wave summaries       2 of 2\n" in out
+    assert "regions not compared ladder/eu: each closed a wave under another" in out
+    assert "(2 waves under another configuration; the 2 compared identical)" in out
+
+
 def test_the_region_keeps_its_configuration_through_a_snapshot() -> None:
     log = Log(NARROW)
     ConfigCatalog(NARROW, log.folder.layouts).offer(*config_record(WIDE, PUBLISHED_KEY))

@@ -408,6 +408,51 @@ def test_explain_ticket_tells_a_return_and_a_timeout():
     )
 
 
+def test_explain_of_a_proposal_says_what_became_of_it():
+    from streams.audit.answers import match_answer
+
+    config = settings(ready_check_ms=5_000)
+    log = Log(config)
+    for event in (join("t1", "alice", "bw"), join("t2", "bob", "sc2")):
+        log.send(event)
+    log.send(fingerprinted(config, tick(10)))
+    (declined,) = proposals(log)
+    log.send(answer(declined.match_id, "bob", False, 11))
+    log.send(join("t3", "dave", "sc2", at=12))
+    log.send(fingerprinted(config, tick(20)))
+    log.send(fingerprinted(config, tick(30)))  # nobody answers the second proposal
+    silent = proposals(log)[1]
+    first = match_answer(log.folder, log.records, declined.match_id, 3)
+    second = match_answer(log.folder, log.records, silent.match_id, 3)
+    assert first is not None and second is not None
+    team = next(line for line in first if line.lstrip().startswith("team bw"))
+    assert team.endswith("alice (bw 1500, ticket t1, its wave 1)")
+    after = [line.split("] ", 1)[1] for line in first[first.index("after the wave:") + 1 :]]
+    assert after[-1].startswith("requeued: bob (ticket t2) declined")
+    after = [line.split("] ", 1)[1] for line in second[second.index("after the wave:") + 1 :]]
+    assert after[0].startswith("dequeued ACCEPTANCE_TIMED_OUT after 2 waves")
+    assert after[1].startswith(f"timed out: ready check of match {silent.match_id}")
+    window = next(line for line in second if line.lstrip().startswith("window"))
+    assert "counts 1 earlier waves -> max diff 100" in window
+
+
+def test_explain_ticket_of_a_dead_lettered_join_says_why():
+    log = Log(settings())
+    bad = (
+        b'{"type":"TicketJoined","ticket_id":"t9","queue":"1v1","region":"eu",'
+        b'"joined_at_ms":1767225600000,"players":[{"player_id":"zed","ratings":{"bw":"high"}}]}'
+    )
+    log.produce(QUEUE.name, queue_key("1v1", "eu"), bad)
+    log.send(join("t19", "amy", "bw"))  # its id contains the other's: not about t9
+    log.drain()
+    story = ticket_answer(log.folder, log.records, "t9")
+    assert story is not None and len(story) == 2, story
+    assert story[1].split("] ", 1)[1] == (
+        "dead-lettered (invalid_field), not applied: TicketJoined players[0].ratings.bw: "
+        "Input should be a valid integer (got 'high')"
+    )
+
+
 def test_explain_wants_a_match_or_a_ticket(capsys):
     from streams.cli import main
 
