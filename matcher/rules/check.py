@@ -418,10 +418,11 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
                     )
     if rules.party_checks:  # a party sits on one team: what it breaks there, it breaks for good
         latencies = ([player.latency_to(ticket.region) for player in ticket.players],)
+        whose = "party" if len(ticket.players) > 1 else f"player {ticket.players[0].player_id}"
         for check in rules.party_checks:
             problem = check.problem((ticket.players,), latencies, 0.0)
             if problem is not None:
-                return f"party: rule {check.name!r}: {problem}"
+                return f"{whose}: rule {check.name!r}: {problem}"
     return None
 
 

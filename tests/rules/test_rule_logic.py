@@ -267,7 +267,11 @@ ONE_TANK = {"kind": "count", "attribute": "class", "value": "tank", "min": 1, "m
             None,
         ),
         ({"kind": "disjoint", "attribute": "class"}, ("tank", "tank"), None),
-        ({"kind": "latency", "max_ms": 15}, ("dps",), "party: rule 'r': latency 20 ms exceeds 15"),
+        (
+            {"kind": "latency", "max_ms": 15},
+            ("dps",),
+            "player p0: rule 'r': latency 20 ms exceeds 15",
+        ),
     ],
 )
 def test_a_party_breaking_what_no_teammate_can_mend_is_rejected_at_join(

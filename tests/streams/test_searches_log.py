@@ -114,3 +114,40 @@ def test_a_platform_join_shaped_as_a_copy_is_input_to_replay_not_a_difference():
     text = render(report)
     assert "platform copies      1 joins whose searches name another place first" in text
     assert text.endswith("verdict              IDENTICAL")
+
+
+def test_a_place_not_yet_open_refuses_a_copy_it_cannot_admit_at_once():
+    """docs/adr/0203: the far place's latency rule refuses the copy when it arrives, 30 s
+    before the place would open; the home keeps searching."""
+    settings = Settings(
+        partitions=4,
+        queues=(
+            QueueSettings(name="1v1", regions=("eu",), maps=("Polypoid",)),
+            QueueSettings(
+                name="far",
+                regions=("na",),
+                maps=("Polypoid",),
+                strategy="rebalance",
+                team_size=1,
+                rules={
+                    "rating": "bw",
+                    "checks": [{"name": "ping", "kind": "latency", "max_ms": 100}],
+                },
+            ),
+        ),
+    )
+    log = Log(settings)
+    body = join("t1", "alice", "bw").model_dump(mode="json")
+    body["players"][0]["latency_ms"] = {"na": 300, "eu": 20}
+    body["searches"] = [{"region": "eu"}, {"queue": "far", "region": "na", "open_after_ms": 30_000}]
+    log.send(m.TicketJoined.model_validate(body))
+    (searching_,) = log.published("wavematch.status.v1")
+    assert (searching_.queue, searching_.region, searching_.state.value) == (
+        "1v1",
+        "eu",
+        "SEARCHING",
+    )
+    (refused,) = log.published("wavematch.cleanup.v1")
+    assert (refused.queue, refused.region, refused.reason.value) == ("far", "na", "REJECTED")
+    assert refused.detail == "player alice: rule 'ping': latency 300 ms exceeds 100"
+    assert refused.at_ms == body["joined_at_ms"]
