@@ -384,19 +384,26 @@ def test_a_5v5_backfill_of_two_open_slots_takes_a_party_of_two_and_replays():
     assert report_.ok and report_.verdict.identical["wavematch.matches.v1"] == 1
 
 
-def test_explain_ticket_tells_a_return_and_a_timeout():
-    from streams.audit.history import ticket_history
-
+def declined_then_silent() -> tuple[Log, m.MatchProposed, m.MatchProposed]:
+    """alice-bob proposed at 10 s, bob declines; alice-dave proposed at 20 s, nobody
+    answers: it times out at 30 s."""
     config = settings(ready_check_ms=5_000)
     log = Log(config)
     for event in (join("t1", "alice", "bw"), join("t2", "bob", "sc2")):
         log.send(event)
     log.send(fingerprinted(config, tick(10)))
-    (first,) = proposals(log)
-    log.send(answer(first.match_id, "bob", False, 11))
+    (declined,) = proposals(log)
+    log.send(answer(declined.match_id, "bob", False, 11))
     log.send(join("t3", "dave", "sc2", at=12))
     log.send(fingerprinted(config, tick(20)))
-    log.send(fingerprinted(config, tick(30)))  # alice and dave never answer
+    log.send(fingerprinted(config, tick(30)))
+    return log, declined, proposals(log)[1]
+
+
+def test_explain_ticket_tells_a_return_and_a_timeout():
+    from streams.audit.history import ticket_history
+
+    log, first, _ = declined_then_silent()
     lines = [line.split("] ", 1)[1] for line in ticket_history(log.folder, log.records, "t1")]
     assert lines[0] == "claim on alice granted"
     assert lines[1] == "searching at place 1"
@@ -411,17 +418,7 @@ def test_explain_ticket_tells_a_return_and_a_timeout():
 def test_explain_of_a_proposal_says_what_became_of_it():
     from streams.audit.answers import match_answer
 
-    config = settings(ready_check_ms=5_000)
-    log = Log(config)
-    for event in (join("t1", "alice", "bw"), join("t2", "bob", "sc2")):
-        log.send(event)
-    log.send(fingerprinted(config, tick(10)))
-    (declined,) = proposals(log)
-    log.send(answer(declined.match_id, "bob", False, 11))
-    log.send(join("t3", "dave", "sc2", at=12))
-    log.send(fingerprinted(config, tick(20)))
-    log.send(fingerprinted(config, tick(30)))  # nobody answers the second proposal
-    silent = proposals(log)[1]
+    log, declined, silent = declined_then_silent()
     first = match_answer(log.folder, log.records, declined.match_id, 3)
     second = match_answer(log.folder, log.records, silent.match_id, 3)
     assert first is not None and second is not None
