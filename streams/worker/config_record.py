@@ -80,10 +80,18 @@ def settings_in(record: ConfigPublished, base: Settings) -> Settings | None:
     (a what-if runs them under this one); None if they are not valid settings here."""
     try:
         decisive: dict[str, Any] = json.loads(record.settings_json)
-        return Settings(**base.model_dump(exclude=set(decisive)), **decisive)
+        # A secret read from its file is in ``base`` already: the file's path again
+        # would be refused as the secret set twice.
+        exclude = set(decisive) | _SECRET_FILES
+        return Settings(**base.model_dump(exclude=exclude), **decisive)
     except (ValueError, TypeError) as error:
         log.warning("config record %s unreadable: %s", record.config_fingerprint, error)
         return None
+
+
+#: Settings read into another field at validation (``sasl_password_file`` into
+#: ``sasl_password``).
+_SECRET_FILES = frozenset({"sasl_password_file", "web_token_file"})
 
 
 def configs_in(values: list[bytes | None]) -> dict[str, ConfigPublished]:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from streams.settings import load_settings
+from streams.settings import Settings, load_settings
 from streams.worker.config_record import config_published, settings_of
 
 CONFIG = Path(__file__).resolve().parents[1] / "data" / "recorded-session.toml"
@@ -37,6 +37,29 @@ def test_one_ticket_per_player_is_in_the_record_only_when_on(tmp_path: Path) -> 
         rebuilt = settings_of(record, load_settings())
         assert rebuilt is not None and rebuilt.one_ticket_per_player is on
         assert rebuilt.config_fingerprint() == settings.config_fingerprint()
+
+
+def test_a_worker_with_its_secrets_in_files_reads_a_published_record(tmp_path: Path) -> None:
+    """Every shipped deployment reads the password and the web token from files: a
+    record rebuilt over such settings must not name each secret twice."""
+    (tmp_path / "password").write_text("s3cret\n")
+    (tmp_path / "token").write_text("a-token-of-sixteen-or-more\n")
+    worker = Settings(
+        broker_url="kafka://broker:9093",
+        security_protocol="SASL_SSL",
+        sasl_mechanism="SCRAM-SHA-512",
+        sasl_username="wavematch",
+        sasl_password_file=tmp_path / "password",
+        web_host="0.0.0.0",
+        web_token_file=tmp_path / "token",
+    )
+    published = load_settings(CONFIG)
+    rebuilt = settings_of(config_published(published, 1_767_225_600_000), worker)
+    assert rebuilt is not None
+    assert rebuilt.config_fingerprint() == published.config_fingerprint()
+    assert rebuilt.sasl_password is not None and rebuilt.web_token is not None
+    assert rebuilt.sasl_password.get_secret_value() == "s3cret"
+    assert rebuilt.web_token.get_secret_value() == "a-token-of-sixteen-or-more"
 
 
 def test_the_contract_names_every_setting_the_record_carries() -> None:
