@@ -493,19 +493,23 @@ def dead_letter_for(
     offset: int,
     error: BaseException,
     now_ms: int,
+    single_object: bytes | None = None,
 ) -> DeadLetter:
     """Return the DeadLetter for a message that failed with ``error``; never drop a message.
 
     An :class:`InvalidEvent` gives its code, field and reason; any other exception is
     recorded as ``unhandled`` (a worker bug, kept with the bytes that triggered it).
     The value is cut to 64 KiB and the key to 1 KiB; ``original_size`` keeps the length.
+    ``single_object``: a registry-framed value's record in the single-object form, which
+    its connection token is masked through (:func:`schemas.masking.masked_original`).
     """
     value = bytes(raw or b"")
     if isinstance(error, InvalidEvent):
         code, reason, field = error.code, error.reason, error.field
     else:
         code, reason, field = "unhandled", f"{type(error).__name__}: {error}", None
-    size, value = len(value), masked_original(value)  # no connection token kept (ADR 0171)
+    # No connection token kept (ADR 0171).
+    size, value = len(value), masked_original(value, single_object)
     return DeadLetter(
         original=value[:MAX_DEAD_LETTER_ORIGINAL_BYTES],
         original_size=max(size, len(value)),

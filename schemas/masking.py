@@ -7,20 +7,41 @@ import re
 from typing import Final
 
 MASK: Final = "****"
-#: A JSON member named "token" with a string value (escapes included).
-_JSON_TOKEN = re.compile(rb'("token"\s*:\s*)"(?:[^"\\]|\\.)*"')
+#: A JSON member named "token" with a string value (escapes included), or one the
+#: value's end cuts short.
+_JSON_TOKEN = re.compile(rb'("token"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\Z)')
+#: The first byte of a schema registry's framing (Confluent's): then a 4-byte schema id.
+_REGISTRY_MAGIC = b"\x00"
+_REGISTRY_HEADER_BYTES = 5
+_SINGLE_OBJECT_HEADER_BYTES = 10
 
 
-def masked_original(value: bytes) -> bytes:
+def masked_original(value: bytes, single_object: bytes | None = None) -> bytes:
     """``value`` with every connection token replaced by :data:`MASK`.
 
     JSON by pattern (whatever else is wrong with it); Avro by decoding and encoding the
     record again when it carries a token, and by keeping none of its bytes when a record
-    of a schema that may carry one cannot be decoded.
+    of a schema that may carry one cannot be decoded. A registry-framed value is masked
+    through ``single_object``, the same record in the single-object form (its schema
+    resolved), and framed again; without it, its schema is unknown: no bytes are kept.
 
     >>> masked_original(b'{"connection": {"port": 1, "token": "s3cr\\\\"et"}}')
     b'{"connection": {"port": 1, "token": "****"}}'
+    >>> masked_original(b'{"connection": {"port": 1, "token": "s3cr')
+    b'{"connection": {"port": 1, "token": "****"'
+    >>> masked_original(b"\\x00\\x00\\x00\\x00\\x07\\x02")  # schema 7's record, unresolved
+    b''
     """
+    if value[:1] == _REGISTRY_MAGIC and len(value) > _REGISTRY_HEADER_BYTES:
+        if single_object is None:
+            return b""
+        masked = masked_original(single_object)
+        if masked == single_object:
+            return value
+        if masked[:_SINGLE_OBJECT_HEADER_BYTES] != single_object[:_SINGLE_OBJECT_HEADER_BYTES]:
+            return b""  # undecodable, or written again in another revision than its id's
+        body = len(single_object) - _SINGLE_OBJECT_HEADER_BYTES
+        return value[: len(value) - body] + masked[_SINGLE_OBJECT_HEADER_BYTES:]
     if value[:1] != b"\xc3":
         return _JSON_TOKEN.sub(rb'\1"' + MASK.encode() + b'"', value)
     from schemas.codec import KNOWN, decode, encode

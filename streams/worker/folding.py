@@ -84,6 +84,9 @@ class Rejection:
     code: str
     reason: str
     field: str | None = None
+    #: The record in the single-object form when it came registry-framed (its schema
+    #: id resolved): its dead letter masks a connection token through it.
+    unframed: bytes | None = None
 
 
 def internal_error(error: BaseException) -> Rejection:
@@ -318,9 +321,14 @@ class Folder:
     ) -> Folded:
         if value and value[:1] == REGISTRY_MAGIC:  # the same body, framed by a registry
             try:
-                value = self.unframe(value)
+                unframed = self.unframe(value)
             except InvalidEvent as error:
                 return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+            folded = self._fold(state, key, unframed, offset, timestamp_ms)
+            if folded.rejection is None:
+                return folded
+            # Its dead letter masks a connection token through the resolved form.
+            return replace(folded, rejection=replace(folded.rejection, unframed=unframed))
         # inbound.read, its fast decoder called here first: a join is nearly every record.
         event: Any = fast_queue_event(value)
         if event is None:

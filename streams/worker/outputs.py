@@ -67,7 +67,9 @@ def dead_letter_record(
     now_ms = int(time.time() * 1000)
     error = InvalidEvent(rejection.code, rejection.reason, rejection.field)
     try:
-        letter = dead_letter_for(value, key, topic, partition, folded.offset, error, now_ms)
+        letter = dead_letter_for(
+            value, key, topic, partition, folded.offset, error, now_ms, rejection.unframed
+        )
         data = encode(letter)
     except Exception as failure:  # never seen: the limits above make every letter valid
         log.exception("dead letter of offset %d not encodable", folded.offset)

@@ -296,3 +296,46 @@ def test_a_record_written_as_an_older_revision_is_framed_in_the_registered_schem
         if name.endswith("at_ms") and value is not None:
             body[name] = round(value.timestamp() * 1000)
     assert type(event).model_validate(body) == event
+
+
+SECRET = "registry-framed-secret"
+
+
+@pytest.mark.parametrize("cut", [0, 4])
+def test_a_registry_framed_report_s_dead_letter_keeps_no_token(folder: Folder, cut: int) -> None:
+    """ADR 0171 for the registry's framing: a placement report for no known match is
+    dead-lettered with its token masked; cut short inside it, with no bytes at all."""
+    from schemas.models import Connection, DeadLetter, PlacementOutcome, PlacementReported
+    from streams.wire.outbound import Writer
+    from streams.worker.outputs import records_of
+
+    report = PlacementReported(
+        match_id="m-unknown",
+        queue="1v1",
+        region="eu",
+        outcome=PlacementOutcome.STARTED,
+        reported_at_ms=1767225612000,
+        connection=Connection(address="203.0.113.9", port=7777, token=SECRET),
+    )
+    single = encoder_for("PlacementReported", validate=True)(report.model_dump())
+    registry = SchemaRegistry(FakeClient({9: json.dumps(CURRENT[PlacementReported].source)}))
+    folder = replace(folder, unframe=registry.unframe)
+    framed = registry_header(9) + single[10:]
+    framed = framed[: len(framed) - cut]
+    asyncio.run(registry.resolve([framed]))
+    folded = fold_value(folder, framed)
+    assert folded.rejection is not None
+    records = records_of(
+        Writer(), folded, topic="wavematch.queue.v1", partition=0, key=b"1v1/eu", value=framed
+    )
+    (letter,) = [decode(value) for _, _, value in records]
+    assert isinstance(letter, DeadLetter) and SECRET.encode() not in letter.original
+    assert letter.original_size == len(framed)
+    if cut:
+        assert letter.original == b""
+    else:
+        assert letter.original[:5] == framed[:5]
+        masked = decode(registry.unframe(letter.original))
+        assert isinstance(masked, PlacementReported) and masked.connection is not None
+        assert masked.connection.token == "****"
+        assert masked.model_copy(update={"connection": report.connection}) == report
