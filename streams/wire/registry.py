@@ -90,6 +90,15 @@ def _defined_once(schema: Any, namespace: str, defined: dict[str, Any]) -> Any:
     return {**schema, "fields": fields}
 
 
+#: Seconds a registry request may take before it counts as unanswered. The client waits
+#: forever without one, and a registry that accepts connections but never answers would
+#: then hold every region back with no alert (docs/adr/0168 alerts on failures only).
+REQUEST_TIMEOUT_S = 5
+#: The client's own retries of a request that failed: one, then the worker's outage loop
+#: (0.5 s doubling to 30 s, with its alert) asks again.
+REQUEST_RETRIES = 1
+
+
 def client_config(
     url: str,
     username: str | None = None,
@@ -97,9 +106,15 @@ def client_config(
     cafile: str | None = None,
     certfile: str | None = None,
     keyfile: str | None = None,
-) -> dict[str, str]:
+    *,
+    timeout_s: float = REQUEST_TIMEOUT_S,
+) -> dict[str, str | float]:
     """The registry client's configuration (confluent-kafka's keys)."""
-    config = {"url": url}
+    config: dict[str, str | float] = {
+        "url": url,
+        "timeout": timeout_s,
+        "max.retries": REQUEST_RETRIES,
+    }
     if username is not None and password is not None:
         config["basic.auth.user.info"] = f"{username}:{password}"
     for key, path in (

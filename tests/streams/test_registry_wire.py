@@ -339,3 +339,27 @@ def test_a_registry_framed_report_s_dead_letter_keeps_no_token(folder: Folder, c
         assert isinstance(masked, PlacementReported) and masked.connection is not None
         assert masked.connection.token == "****"
         assert masked.model_copy(update={"connection": report.connection}) == report
+
+
+def test_a_registry_that_accepts_but_never_answers_counts_as_unreachable() -> None:
+    """A hung registry must end in ``registry_unreachable`` (the worker's alert and
+    retries), not hold every region back in silence: the client has a timeout."""
+    import socket
+    import time
+
+    from confluent_kafka.schema_registry import AsyncSchemaRegistryClient
+
+    from streams.wire.registry import client_config
+
+    silent = socket.create_server(("127.0.0.1", 0))  # accepts (backlog), never answers
+    try:
+        url = f"http://127.0.0.1:{silent.getsockname()[1]}"
+        assert client_config(url)["timeout"] == 5
+        registry = SchemaRegistry(AsyncSchemaRegistryClient(client_config(url, timeout_s=0.3)))
+        started = time.monotonic()
+        asyncio.run(registry.resolve([framed_join(5)]))
+        problem = registry.unreachable([framed_join(5)])
+        assert problem is not None and problem.field == "schema_id"
+        assert time.monotonic() - started < 5
+    finally:
+        silent.close()
