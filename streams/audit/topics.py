@@ -16,8 +16,9 @@ async def read_topics(
 ) -> list[LogRecord]:
     """Every record of ``topics`` from the beginning to their current end.
 
-    Stops at the high-watermark seen in fetch responses (exact on every broker this runs
-    on), or after ``idle_s`` without records.
+    Stops at the end seen in fetch responses (the last stable offset: records of an open
+    transaction are not read; exact on every broker this runs on), or after ``idle_s``
+    without records.
     """
     consumer = group_less_reader(brokers)
     await consumer.start()

@@ -142,9 +142,14 @@ async def _tail(
     from aiokafka import AIOKafkaConsumer
 
     from streams.connection import client_kwargs
+    from streams.worker.catchup import READ_COMMITTED
 
     consumer = AIOKafkaConsumer(
-        topic, **client_kwargs(connection), group_id=None, enable_auto_commit=False
+        topic,
+        **client_kwargs(connection),
+        group_id=None,
+        enable_auto_commit=False,
+        isolation_level=READ_COMMITTED,
     )
     await consumer.start()
     seen = 0

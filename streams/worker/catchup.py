@@ -19,6 +19,9 @@ class MissingRecords(RuntimeError):
 
 #: Give up after this many empty one-second polls inside a range that should exist.
 MAX_IDLE_POLLS = 30
+#: Every reader of the logs reads what their producers committed: a record of a
+#: transaction its producer aborted was never sent, so no worker or audit folds it.
+READ_COMMITTED = "read_committed"
 
 
 def group_less_reader(
@@ -39,6 +42,7 @@ def group_less_reader(
         group_id=None,
         fetch_max_wait_ms=fetch_max_wait_ms,
         max_partition_fetch_bytes=4 * 1024 * 1024,
+        isolation_level=READ_COMMITTED,
     )
 
 
@@ -90,10 +94,11 @@ async def records_to_highwater(
     consumer: AIOKafkaConsumer, partitions: Iterable[TopicPartition], idle_s: float
 ) -> AsyncIterator[ConsumerRecord[bytes, bytes]]:
     """Yield the records of the assigned, positioned ``partitions`` until each one's
-    position reaches the high-watermark its fetch responses report.
+    position reaches the end its fetch responses report.
 
-    The end is the fetch's high-watermark, never ListOffsets(LATEST), which the embedded
-    broker answers wrongly (ADR 4). Raises TimeoutError, naming the partitions, after
+    The end is the fetch's last stable offset (the high-watermark but for a transaction
+    still open), never ListOffsets(LATEST), which the embedded broker answers wrongly
+    (ADR 4). Raises TimeoutError, naming the partitions, after
     ``idle_s`` without a record while some have not reached their end.
     """
     pending, last = set(partitions), time.monotonic()
@@ -107,6 +112,8 @@ async def records_to_highwater(
                 yield record
             last = time.monotonic()
         for tp in list(pending):
-            highwater = consumer.highwater(tp)
-            if highwater is not None and await consumer.position(tp) >= highwater:
+            end = consumer.last_stable_offset(tp)
+            if end is None or end < 0:  # a fetch response without one
+                end = consumer.highwater(tp)
+            if end is not None and await consumer.position(tp) >= end:
                 pending.discard(tp)

@@ -37,6 +37,7 @@ from aiokafka.errors import KafkaError
 from schemas.topics import QUEUE
 from streams.connection import client_kwargs, connection_of
 from streams.settings import Settings
+from streams.worker.catchup import READ_COMMITTED
 from streams.worker.publisher import Undelivered
 from streams.worker.queue_worker import QueueWorker
 from streams.worker.snapshot_topic import TopicStateTable
@@ -65,6 +66,9 @@ def queue_consumer(settings: Settings) -> AIOKafkaConsumer:
         rebalance_timeout_ms=settings.session_timeout_ms,
         fetch_max_wait_ms=EMBEDDED_FETCH_WAIT_MS if settings.is_embedded_broker else 500,
         max_partition_fetch_bytes=4 * 1024 * 1024,
+        # A platform's join in a transaction it aborted was never sent: only committed
+        # records are folded, by every reader of the queue log (catchup.READ_COMMITTED).
+        isolation_level=READ_COMMITTED,
     )
 
 
