@@ -34,7 +34,8 @@ public class ReadMatches {
             while (System.currentTimeMillis() < deadline) {
                 for (ConsumerRecord<String, GenericRecord> record : consumer.poll(Duration.ofMillis(500))) {
                     GenericRecord match = record.value();
-                    if (args[2].equals(String.valueOf(match.get("match_id")))) {
+                    // A BackfillResult has a session_id, no match_id.
+                    if (match.hasField("match_id") && args[2].equals(String.valueOf(match.get("match_id")))) {
                         System.out.println(match.getSchema().getFullName() + " " + match);
                         System.exit(0);
                     }

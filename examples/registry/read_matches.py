@@ -2,8 +2,9 @@
 
     python read_matches.py BOOTSTRAP REGISTRY_URL [MATCH_ID]
 
-Prints each MatchCreated or MatchProposed as one JSON line; with MATCH_ID, stops at that
-match (exit 1 if it does not come within a minute). Needs ``confluent-kafka[avro,
+Prints each record of the topic (MatchCreated, MatchProposed or BackfillResult) as one
+JSON line; with MATCH_ID, stops at that match (exit 1 if it does not come within a
+minute). Needs ``confluent-kafka[avro,
 schemaregistry]`` and a worker run with ``WAVEMATCH_SCHEMA_REGISTRY_URL`` (schemas/README.md).
 """
 
@@ -39,7 +40,8 @@ def main(bootstrap: str, registry_url: str, wanted: str | None = None) -> int:
                 continue
             record = deserialize(message.value(), SerializationContext(TOPIC, MessageField.VALUE))
             print(json.dumps(record, sort_keys=True, default=str), flush=True)  # timestamps
-            if wanted is None or record["match_id"] == wanted:
+            # A BackfillResult has a session_id, no match_id.
+            if wanted is None or record.get("match_id") == wanted:
                 return 0
     finally:
         consumer.close()

@@ -46,6 +46,12 @@ name = "1v1"
 strategy = "optimal"
 regions = ["eu"]
 wave_interval_ms = 1000
+[[queues]]
+name = "2v2"
+strategy = "rebalance"
+team_size = 2
+regions = ["eu"]
+wave_interval_ms = 1000
 """
 
 
@@ -115,6 +121,26 @@ def publish_framed_joins(broker: KafkaBroker, registry_url: str, tickets: list[s
     producer.flush(30)
 
 
+def expire_a_backfill(broker: KafkaBroker) -> None:
+    """A 2v2 backfill request nobody fills: a BackfillResult EXPIRED at its next tick."""
+    now_ms = int(time.time() * 1000)
+    request = {
+        "type": "BackfillRequested",
+        "session_id": "reg-session",
+        "queue": "2v2",
+        "region": "eu",
+        "teams": [
+            {"name": "red", "players": [{"player_id": "r0", "rating": 1500}], "open_slots": 1},
+            {"name": "blue", "players": [{"player_id": "b0", "rating": 1500}], "open_slots": 1},
+        ],
+        "deadline_at_ms": now_ms + 500,
+        "requested_at_ms": now_ms,
+    }
+    producer = Producer({"bootstrap.servers": broker.bootstrap, "partitioner": "murmur2_random"})
+    producer.produce(QUEUE.name, json.dumps(request).encode(), key=b"2v2/eu")
+    producer.flush(30)
+
+
 def _topic_record_subject(context: SerializationContext, name: str) -> str:
     # Two record types on one topic cannot share <topic>-value: one subject per type.
     return f"{context.topic}-{name}"
@@ -169,6 +195,9 @@ def seated(match: dict[str, Any]) -> set[str]:
 def test_outside_readers_read_the_match_of_registry_framed_joins(
     worker: Worker, kafka_broker: KafkaBroker, apicurio: Apicurio, config: Path, tmp_path: Path
 ) -> None:
+    # A BackfillResult first on the matches topic: the readers below pass over it.
+    expire_a_backfill(kafka_broker)
+    read_until(kafka_broker, apicurio.url, MATCHES.name, lambda r: "session_id" in r)
     tickets = ["reg-a", "reg-b"]
     publish_framed_joins(kafka_broker, apicurio.url, tickets)
     letter = read_until(
@@ -192,6 +221,7 @@ def test_outside_readers_read_the_match_of_registry_framed_joins(
         [
             *(sys.executable, "-m", "streams.cli", "tail", "matches", "--broker", kafka_broker.url),
             *("--config", str(config), "--from-beginning", "--count", "1", "--timeout", "30"),
+            *("--where", "type=MatchCreated"),
         ],
         capture_output=True,
         text=True,
