@@ -9,6 +9,7 @@ from streams.cli import UsageError
 from streams.commands.common import check_positive_seconds, on_broker, settings_from
 from streams.commands.publish import (
     add_event_arguments,
+    check_place,
     new_ticket_id,
     now_ms,
     parse_player,
@@ -20,7 +21,7 @@ from streams.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_event_arguments(parser)
+    add_event_arguments(parser, "ticket id (default: a new one; it is printed)")
     parser.add_argument(
         "--player",
         action="append",
@@ -72,16 +73,7 @@ def check_admission(event: Any, settings: Settings) -> None:
     from matcher.queue.admission import admission_problem
     from streams.wire.inbound import ticket_from_wire
 
-    regions = settings.regions_by_queue()
-    if event.queue not in regions:
-        raise UsageError(
-            f"--queue: unknown queue {event.queue!r} (the settings have: {', '.join(regions)})"
-        )
-    if event.region not in regions[event.queue]:
-        raise UsageError(
-            f"--region: queue {event.queue!r} is not open in region {event.region!r} "
-            f"(its regions: {', '.join(regions[event.queue])})"
-        )
+    check_place(event.queue, event.region, settings)
     problem = admission_problem(ticket_from_wire(event), settings.profiles()[event.queue])
     if problem:
         raise UsageError(f"--player: {problem}")

@@ -9,7 +9,7 @@ from streams.commands.publish import add_event_arguments, now_ms, publish, valid
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_event_arguments(parser)
+    add_event_arguments(parser, "the id of the ticket to take out (required)")
     parser.add_argument("--reason", default="REQUESTED", choices=("REQUESTED", "DISCONNECTED"))
 
 

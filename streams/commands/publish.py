@@ -15,11 +15,11 @@ from streams.connection import Connection
 from streams.settings import Settings
 
 
-def add_event_arguments(parser: argparse.ArgumentParser) -> None:
+def add_event_arguments(parser: argparse.ArgumentParser, ticket_help: str) -> None:
     add_connection_arguments(parser)
     parser.add_argument("--queue", required=True)
     parser.add_argument("--region", required=True)
-    parser.add_argument("--ticket", help="ticket id (default: a new one; it is printed)")
+    parser.add_argument("--ticket", help=ticket_help)
 
 
 def parse_player(text: str) -> dict[str, object]:
@@ -55,9 +55,25 @@ def publish(args: argparse.Namespace, model: Record, settings: Settings | None =
     from schemas.topics import queue_key
 
     settings = settings or settings_from(args)
+    check_place(args.queue, args.region, settings)
     key, value = queue_key(args.queue, args.region), encode(model)
     on_broker(settings, lambda connection: send(connection, key, value), timeout_s=15)
     return 0
+
+
+def check_place(queue: str, region: str, settings: Settings) -> None:
+    """Refuse, before publishing, a queue or a region the settings do not run: the worker
+    would only dead-letter the event, and a terminal would never see it."""
+    regions = settings.regions_by_queue()
+    if queue not in regions:
+        raise UsageError(
+            f"--queue: unknown queue {queue!r} (the settings have: {', '.join(regions)})"
+        )
+    if region not in regions[queue]:
+        raise UsageError(
+            f"--region: queue {queue!r} is not open in region {region!r} "
+            f"(its regions: {', '.join(regions[queue])})"
+        )
 
 
 def validated(model_type: type[Record], **fields: object) -> Record:

@@ -97,6 +97,31 @@ def test_a_join_the_settings_refuse_is_not_published(
     assert expected in line
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["accept", "--match", "m-1", "--player", "a"],
+        ["decline", "--match", "m-1", "--player", "a"],
+        ["placed", "STARTED", "--match", "m-1"],
+        ["leave", "--ticket", "t-1"],
+    ],
+    ids=lambda command: command[0],
+)
+@pytest.mark.parametrize(
+    ("where", "expected"),
+    [
+        (["--queue", "2v2", "--region", "eu"], "--queue: unknown queue '2v2'"),
+        (["--queue", "1v1", "--region", "mars"], "--region: queue '1v1' is not open"),
+    ],
+)
+def test_every_queue_event_names_a_place_the_settings_run(
+    command: list[str], where: list[str], expected: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    # Unreachable broker: an event that got as far as publishing would say so instead.
+    line = one_line_error(capsys, [*command, "--broker", NO_BROKER, *where])
+    assert expected in line
+
+
 def test_a_join_is_checked_against_the_configured_queues(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
