@@ -89,7 +89,10 @@ def _publish_and_wait(args: argparse.Namespace, event: Any, settings: Settings) 
         lambda connection: _verdict(connection, key, value, event.ticket_id, settings, args.wait),
         timeout_s=args.wait + 15,
     )
-    return waited or f"NO VERDICT within {args.wait:g} s (is a worker running?)"
+    return waited or (
+        f"NO VERDICT within {args.wait:g} s (no worker running, or the ticket id ended "
+        "lately: a join of an id the worker still remembers is a no-op)"
+    )
 
 
 async def _verdict(
@@ -137,6 +140,11 @@ async def _verdict(
 def _said(event: Any, ticket_id: str) -> str | None:
     if getattr(event, "ticket_id", None) != ticket_id:
         return None
+    if event.waves_waited:  # not this join's verdict, given before any wave: an older ticket's
+        return (
+            f"NOT JOINED: the id is in use by a ticket queued before in {event.queue}/"
+            f"{event.region}, and a join of an id in use is a no-op (contract: idempotency)"
+        )
     if type(event).__name__ == "TicketStatus":
         where = f"{event.queue}/{event.region}"
         return f"{event.stage or event.state} (place {event.position} in {where})"

@@ -83,3 +83,18 @@ def test_tail_stops_at_its_timeout_and_says_so(state: Path) -> None:
     done = wavematch(state, "tail", "matches", "--count", "1", "--timeout", "2")
     assert done.returncode == 1
     assert done.stderr.strip() == "wavematch tail: 0 of 1 events within 2 s"
+
+
+def test_a_record_after_a_wave_is_an_older_ticket_s_not_this_join_s_verdict() -> None:
+    """A join of an id in use is a no-op: the status the CLI then reads is the older
+    ticket's, published after a wave, and must not pass for this join's verdict."""
+    from schemas.models import TicketStatus
+    from streams.commands.join import _said
+
+    status = dict(ticket_id="t-1", queue="1v1", region="na", state="SEARCHING", position=2)
+    at_join = TicketStatus(**status, waves_waited=0, at_ms=1767225600000)
+    assert _said(at_join, "t-1") == "SEARCHING (place 2 in 1v1/na)"
+    later = TicketStatus(**status, waves_waited=3, at_ms=1767225630000)
+    said = _said(later, "t-1")
+    assert said is not None and said.startswith("NOT JOINED: the id is in use by a ticket")
+    assert _said(later, "t-2") is None
