@@ -13,6 +13,7 @@ from streams.commands.publish import (
     new_ticket_id,
     now_ms,
     parse_player,
+    parse_player_json,
     publish,
     validated,
 )
@@ -25,8 +26,16 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--player",
         action="append",
-        required=True,
+        default=[],
         help="alice:bw=1500,sc2=1610 (repeat for a party)",
+    )
+    parser.add_argument(
+        "--player-json",
+        action="append",
+        default=[],
+        metavar="JSON",
+        help="a player as TicketJoined spells one (schemas/README.md), for what --player "
+        "cannot say: attributes, numbers, latency_ms, roles, blocked_players (repeatable)",
     )
     parser.add_argument("--party", help="party id")
     parser.add_argument("--veto", action="append", default=[], help="a map to avoid (repeatable)")
@@ -45,7 +54,12 @@ def run(args: argparse.Namespace) -> int:
     from schemas.models import TicketJoined
 
     check_positive_seconds("--wait", args.wait)
-    players = [parse_player(text) | {"vetoed_maps": tuple(args.veto)} for text in args.player]
+    if not args.player and not args.player_json:
+        raise UsageError("--player: give at least one player (or --player-json)")
+    players = [parse_player(text) for text in args.player]
+    players += [parse_player_json(text) for text in args.player_json]
+    if args.veto:
+        players = [player | {"vetoed_maps": tuple(args.veto)} for player in players]
     ticket_id = args.ticket or new_ticket_id()
     event = validated(
         TicketJoined,

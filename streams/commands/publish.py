@@ -37,6 +37,20 @@ def parse_player(text: str) -> dict[str, object]:
     return {"player_id": name, "ratings": ratings}
 
 
+def parse_player_json(text: str) -> dict[str, object]:
+    """``{"player_id": "ann", "ratings": {"mmr": 1500}, "attributes": {...}}`` -> a
+    Player's fields, as the wire spells them (the event's model validates them)."""
+    import json
+
+    try:
+        player = json.loads(text)
+    except ValueError as error:
+        raise UsageError(f"--player-json: not JSON ({error})") from None
+    if not isinstance(player, dict):
+        raise UsageError("--player-json: a JSON object, as TicketJoined's players are")
+    return player
+
+
 async def send(connection: Connection, key: bytes, value: bytes) -> None:
     from aiokafka import AIOKafkaProducer
 

@@ -177,40 +177,57 @@ def _remove_state(name: str) -> None:
 
 
 def try_commands(settings: Settings, name: str) -> list[str]:
-    """Two joins that match in the first configured queue, for the banner and the docs."""
+    """The joins of one match in the first configured queue, for the banner and the docs
+    (streams/commands/trial_joins.py); empty when none could be built."""
+    from streams.commands.trial_joins import join_command, trial_players
+
     queue = settings.queues[0]
     instance = "" if name == DEFAULT_INSTANCE else f" --instance {name}"
     head = f"wavematch join{instance} --queue {queue.name} --region {queue.regions[0]}"
-    rating = queue.rules.get("rating")
-    if queue.strategy in ("optimal", "ladder-v2.1") and not rating:
-        # The default duel pairs a BW player against an SC2 player, never two of a kind.
-        ratings = ("bw=1500", "sc2=1520")
-    elif queue.roles:
-        ratings = (f"{queue.roles[0]}=1500",) * 2
+    players = trial_players(settings, queue) or []
+    return [join_command(head, player) for player in players]
+
+
+#: More joins than this go to a script the banner names.
+BANNER_JOINS = 10
+
+
+def _try_lines(name: str, settings: Settings) -> list[str]:
+    """The banner's ``try`` lines: one match's joins (or the script holding them), then
+    the tail that shows its MatchCreated."""
+    instance = "" if name == DEFAULT_INSTANCE else f" --instance {name}"
+    joins = try_commands(settings, name)
+    queue = settings.queues[0]
+    if not joins:
+        lines = [f"(no joins built for {queue.name}'s rules: docs/rules.md, join --player-json)"]
+    elif len(joins) <= BANNER_JOINS:
+        lines = joins
     else:
-        ratings = (f"{rating or 'mmr'}=1500", f"{rating or 'mmr'}=1520")
-    return [f"{head} --player alice:{ratings[0]}", f"{head} --player bob:{ratings[1]}"]
+        script = state_dir() / f"up-{name}-try.sh"
+        wavematch = Path(sys.executable).with_name("wavematch")  # this install's
+        script.write_text("".join(f"{wavematch}{j.removeprefix('wavematch')}\n" for j in joins))
+        lines = [f"bash {script}   # the {len(joins)} joins of one {queue.name} match"]
+    return [*lines, f"wavematch tail{instance} matches --from-beginning --count 1 --timeout 60"]
 
 
 def _print_banner(name: str, settings: Settings, broker: EmbeddedBroker, ports: list[int]) -> None:
-    instance = "" if name == DEFAULT_INSTANCE else f" --instance {name}"
     queues = ", ".join(f"{q.name} ({q.strategy}; {', '.join(q.regions)})" for q in settings.queues)
-    first, second = try_commands(settings, name)
     first_queue = settings.queues[0]
     # Without a rules rating a duel pairs races; with one it is a mirror ladder.
     races = first_queue.strategy in ("optimal", "ladder-v2.1") and not first_queue.rules.get(
         "rating"
     )
     note = "  (a 1v1 duel pairs a bw player against an sc2 player)" if races else ""
+    tries = _try_lines(name, settings)
+    tries[-2] += note
+    shown = "\n             ".join(tries)
     print(
         f"""wavematch is up ({name}).
   broker     {broker.url}  (Kafka protocol on {broker.bootstrap}, memory-only, pid {broker.pid})
   workers    {", ".join(f"http://127.0.0.1:{p}/queues" for p in ports)}  (/metrics, /health)
   queues     {queues}
   send       topic wavematch.queue.v1, key "<queue>/<region>", Avro or JSON values
-  try        {first}
-             {second}{note}
-             wavematch tail{instance} matches --from-beginning --count 1 --timeout 60
+  try        {shown}
 Ctrl-C stops the workers and the broker.""",
         flush=True,
     )

@@ -152,3 +152,33 @@ def test_the_banner_says_a_duel_pairs_races_only_when_it_does(
     broker = SimpleNamespace(url="tansu://127.0.0.1:1", bootstrap="127.0.0.1:1", pid=1)
     _print_banner("default", load_settings(config), broker, [6066])  # type: ignore[arg-type]
     assert ("pairs a bw player against an sc2 player" in capsys.readouterr().out) is noted
+
+
+@pytest.mark.parametrize(
+    "example", sorted(p.name for p in (Path(__file__).parents[2] / "examples").glob("*.toml"))
+)
+def test_the_banner_has_one_match_of_joins_for_every_example(example: str) -> None:
+    """Each archetype's first queue gets joins its own strategy matches together
+    (streams/commands/trial_joins.py proves them before the banner prints them)."""
+    settings = load_settings(Path(__file__).parents[2] / "examples" / example)
+    joins = try_commands(settings, "default")
+    queue = settings.queues[0]
+    seats = sum(queue.team_sizes or (queue.team_size,) * queue.team_count)
+    assert len(joins) == seats, joins
+    assert all(f"--queue {queue.name} --region {queue.regions[0]} --player" in j for j in joins)
+
+
+def test_a_match_of_many_joins_goes_to_a_script_the_banner_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from streams.commands.up import _try_lines
+
+    monkeypatch.setenv("WAVEMATCH_STATE_DIR", str(tmp_path))
+    settings = load_settings(Path(__file__).parents[2] / "examples" / "rules-br-squads.toml")
+    script_line, tail = _try_lines("default", settings)
+    assert script_line == (
+        f"bash {tmp_path / 'up-default-try.sh'}   # the 100 joins of one br-squads match"
+    )
+    lines = (tmp_path / "up-default-try.sh").read_text().splitlines()
+    assert len(lines) == 100 and all(" join --queue br-squads --region " in line for line in lines)
+    assert tail.startswith("wavematch tail matches")
