@@ -21,6 +21,7 @@ from matcher.core import (
     WaveResult,
     WaveSnapshot,
 )
+from schemas.models import MAX_RATING
 
 DUEL_QUEUE = "1v1"
 DUEL_REGION = "offline"
@@ -59,6 +60,13 @@ def _article(names: str) -> str:
     return ("an " if names[0] in "aeiou" else "a ") + names
 
 
+#: The largest whole number a wave file may give where no tighter bound applies: the
+#: strategies' arrays hold 64-bit integers.
+MAX_INT = 2**62
+#: The most waves a ticket may have waited: a wave a second for eleven days.
+MAX_WAIT_CYCLES = 1_000_000
+
+
 def _int(
     obj: Mapping[str, Any],
     path: str,
@@ -66,10 +74,14 @@ def _int(
     minimum: int | None = 0,
     default: Any = ...,
     nullable: bool = False,
+    maximum: int = MAX_INT,
 ) -> Any:
     value = _get(obj, path, key, int, default, nullable)
     if isinstance(value, int) and minimum is not None and value < minimum:
         raise WaveInputError(f"{path + '.' if path else ''}{key}: must be >= {minimum}")
+    if isinstance(value, int) and not -MAX_INT <= value <= maximum:
+        bound = f"<= {maximum}" if value > 0 else f">= {-MAX_INT}"
+        raise WaveInputError(f"{path + '.' if path else ''}{key}: must be {bound}")
     return value
 
 
@@ -145,15 +157,15 @@ def _duel_ticket(obj: dict[str, Any], path: str) -> WaitingTicket:
     if not player_id:
         raise WaveInputError(f"{path}.id: must not be empty")
     # A race the player does not play: null, or left out.
-    bw = _int(obj, path, "bw_mmr", nullable=True, default=None)
-    sc2 = _int(obj, path, "sc2_mmr", nullable=True, default=None)
+    bw = _int(obj, path, "bw_mmr", nullable=True, default=None, maximum=MAX_RATING)
+    sc2 = _int(obj, path, "sc2_mmr", nullable=True, default=None, maximum=MAX_RATING)
     if bw is None and sc2 is None:
         raise WaveInputError(f"{path}: needs bw_mmr or sc2_mmr (a player with neither race)")
     ratings = tuple((race, mmr) for race, mmr in (("bw", bw), ("sc2", sc2)) if mmr is not None)
     player = Player(player_id, ratings, vetoed_maps=_strings(obj, path, "vetoed_maps"))
     region = _get(obj, path, "region", str)
     ticket = Ticket(player_id, DUEL_QUEUE, region, (player,), 0)
-    return WaitingTicket(ticket, _int(obj, path, "wait_cycles"))
+    return WaitingTicket(ticket, _int(obj, path, "wait_cycles", maximum=MAX_WAIT_CYCLES))
 
 
 def _routes(obj: dict[str, Any], path: str) -> tuple[ServerRoute, ...]:
@@ -269,8 +281,14 @@ def parse_generic_wave(data: dict[str, Any], strategy: str) -> tuple[WaveSnapsho
         for i, t in enumerate(_objects(data, "", "tickets"))
     )
     _unique([w.ticket.ticket_id for w in tickets], "tickets", "ticket_id")
-    player_ids = [p.player_id for w in tickets for p in w.ticket.players]
-    _unique(player_ids, "players", "player_id")
+    seen: set[str] = set()  # a player seated twice, named where the file has it
+    for i, waiting in enumerate(tickets):
+        for j, player in enumerate(waiting.ticket.players):
+            if player.player_id in seen:
+                raise WaveInputError(
+                    f"tickets[{i}].players[{j}].player_id: duplicate id {player.player_id!r}"
+                )
+            seen.add(player.player_id)
     _admitted(tickets, profile, "tickets")
     snapshot = WaveSnapshot(
         queue,
@@ -328,7 +346,12 @@ def _profile(where: str, *fields: Any, **named: Any) -> QueueProfile:
         check_profile(profile)
         check_rules(profile)
     except ValueError as error:
-        raise WaveInputError(f"{where}{str(error).splitlines()[0]}") from None
+        message = str(error).splitlines()[0]
+        if where and message.startswith(where.rstrip(".") + ":"):  # it names its field
+            where = ""
+        raise WaveInputError(f"{where}{message}") from None
+    if not profile.maps:
+        raise WaveInputError(f"{where}maps: must name at least one map (a match is played on one)")
     return profile
 
 
@@ -348,7 +371,7 @@ def _ticket(obj: dict[str, Any], path: str, queue: str, region: str) -> WaitingT
         _get(obj, path, "party_id", str, None, nullable=True),
         priority=_priority(obj, path),
     )
-    return WaitingTicket(ticket, _int(obj, path, "wait_cycles"))
+    return WaitingTicket(ticket, _int(obj, path, "wait_cycles", maximum=MAX_WAIT_CYCLES))
 
 
 def _priority(obj: dict[str, Any], path: str) -> int:

@@ -141,6 +141,10 @@ BAD_INPUTS = [
     (lambda d: d.update(active_population=True), "active_population: must be an integer"),
     (lambda d: d["players"][1].update(wait_cycle=3), "players[1].wait_cycle: unknown field"),
     (lambda d: d.update(sed=3), "sed: unknown field"),
+    (lambda d: d["players"][1].update(bw_mmr=10**30), "players[1].bw_mmr: must be <= 10000"),
+    (lambda d: d["players"][0].update(wait_cycles=2**70), "wait_cycles: must be <= 1000000"),
+    (lambda d: d.update(seed=-(2**70)), "seed: must be >= -4611686018427387904"),
+    (lambda d: d.update(maps=[]), "maps: must name at least one map"),
 ]
 
 
@@ -188,7 +192,19 @@ def test_generic_bad_input_names_the_field(
     )
     data = json.loads(EXAMPLE_3V3.read_text())
     assert _run(tmp_path, data, "optimal")[0] == 2
-    assert "profile: duel strategies need team_count 2 and team_size 1" in capsys.readouterr().err
+    assert (
+        "error: profile: duel strategies need team_count 2 and team_size 1"
+        in capsys.readouterr().err
+    )
+
+
+def test_a_player_seated_twice_is_named_where_the_file_has_it(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = json.loads(EXAMPLE_3V3.read_text())
+    data["tickets"][1]["players"][0]["player_id"] = data["tickets"][0]["players"][0]["player_id"]
+    assert _run(tmp_path, data, "rebalance")[0] == 2
+    assert "error: tickets[1].players[0].player_id: duplicate id" in capsys.readouterr().err
 
 
 def test_an_omitted_rating_is_a_null_one(tmp_path: Path) -> None:
