@@ -225,6 +225,22 @@ class _LastWarning(logging.Handler):
         return self._said.get(True) or self._said.get(False)
 
 
+def check_output_file(flag: str, path: Path) -> None:
+    """Refuse, before any work, a file that cannot be written where ``path`` says."""
+    if path.is_dir():
+        raise UsageError(f"{flag}: {path} is a directory, not a file")
+    if not path.parent.is_dir():
+        raise UsageError(f"{flag}: cannot write {path}: {path.parent} is not a directory")
+
+
+def check_output_dir(flag: str, path: Path) -> None:
+    """Create the directory ``path`` (and its parents) before any work; one line if not."""
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UsageError(f"{flag}: cannot create the directory {path}: {error.strerror}") from None
+
+
 def check_positive_seconds(flag: str, seconds: float | None) -> None:
     """Refuse a duration flag given as zero, negative or NaN (unset: None, allowed)."""
     if seconds is not None and not seconds > 0:  # NaN compares false too

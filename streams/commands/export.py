@@ -6,7 +6,13 @@ import argparse
 import json
 from pathlib import Path
 
-from streams.commands.common import add_connection_arguments, on_broker, settings_from
+from streams.cli import UsageError
+from streams.commands.common import (
+    add_connection_arguments,
+    check_output_file,
+    on_broker,
+    settings_from,
+)
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -21,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from schemas.topics import CONFIG, QUEUE
+    from schemas.topics import CONFIG, QUEUE, TOPICS
     from streams.audit.logfile import write_log
     from streams.audit.rederive import LogRecord
     from streams.audit.replay import JUDGED
@@ -29,6 +35,11 @@ def run(args: argparse.Namespace) -> int:
     from streams.commands.replay import PROCESSED_KEY
     from streams.connection import Connection
 
+    check_output_file("--output", args.output)
+    known = [topic.name for topic in TOPICS]
+    for topic in args.topic or ():
+        if topic not in known:
+            raise UsageError(f"--topic: {topic!r} is not one of wavematch's ({', '.join(known)})")
     settings = settings_from(args)
     topics = tuple(args.topic or (QUEUE.name, *JUDGED, CONFIG.name))
 

@@ -7,7 +7,7 @@ import tomllib
 from pathlib import Path
 
 from streams.cli import UsageError
-from streams.commands.common import add_registry_argument
+from streams.commands.common import add_registry_argument, check_output_dir
 
 NAME = "simulate"
 HELP = "simulate strategies on seeded or recorded arrivals and write a report"
@@ -71,6 +71,7 @@ def run_seeded(args: argparse.Namespace) -> int:
     config = load_config(args.config)
     if args.report.exists() and not args.report.is_dir():
         raise UsageError(f"--report: {args.report} exists and is not a directory")
+    check_output_dir("--report", args.report)
     progress = Progress(
         total_ms(config) // 1000, "simulating (simulated s)", enabled=not args.quiet
     )

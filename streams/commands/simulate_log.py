@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from streams.cli import UsageError
-from streams.commands.common import log_records, settings_from
+from streams.commands.common import check_output_dir, log_records, settings_from
 
 if TYPE_CHECKING:
     from matcher.sim import ScenarioRun
@@ -37,6 +37,7 @@ def run_log(args: argparse.Namespace) -> int:
 
     if args.report.exists() and not args.report.is_dir():
         raise UsageError(f"--report: {args.report} exists and is not a directory")
+    check_output_dir("--report", args.report)
     settings = base_settings(args)
     candidates = [(name, load_candidate(path)) for name, path in candidate_names(args.candidate)]
     records = log_records(args, settings, (QUEUE.name, CONFIG.name))

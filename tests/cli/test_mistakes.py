@@ -12,6 +12,8 @@ import pytest
 
 from streams.cli import main
 
+ROOT = Path(__file__).resolve().parents[2]
+
 #: Nothing listens here: a command that got past its checks would fail on the broker.
 NO_BROKER = "kafka://127.0.0.1:9"
 
@@ -194,6 +196,33 @@ def test_a_number_or_choice_out_of_range_is_named_before_anything_starts(
     line = one_line_error(capsys, argv)
     assert said in line, line
     assert "cannot reach" not in line  # refused before the broker is asked
+
+
+def test_an_output_path_that_cannot_be_written_is_named_before_anything_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("")
+    export = ["export", "--broker", NO_BROKER, "--output"]
+    cases = [
+        ([*export, str(tmp_path / "nodir" / "x.avro")], "is not a directory"),
+        ([*export, str(tmp_path)], f"--output: {tmp_path} is a directory, not a file"),
+        ([*export, str(tmp_path / "x.avro"), "--topic", "bogus"], "--topic: 'bogus' is not one"),
+        (
+            [
+                "simulate",
+                "--config",
+                str(ROOT / "docs" / "sim" / "standard.toml"),
+                "--report",
+                str(afile / "sub"),
+            ],
+            f"--report: cannot create the directory {afile / 'sub'}",
+        ),
+    ]
+    for argv, said in cases:
+        line = one_line_error(capsys, argv)
+        assert said in line, line
+        assert "cannot reach" not in line
 
 
 def test_config_publish_names_a_missing_file_once(
