@@ -234,11 +234,17 @@ def check_output_file(flag: str, path: Path) -> None:
 
 
 def check_output_dir(flag: str, path: Path) -> None:
-    """Create the directory ``path`` (and its parents) before any work; one line if not."""
-    try:
-        path.mkdir(parents=True, exist_ok=True)
-    except OSError as error:
-        raise UsageError(f"{flag}: cannot create the directory {path}: {error.strerror}") from None
+    """Refuse, before any work, a directory ``path`` that cannot be written or created
+    (nothing is created: a refused run leaves no trace)."""
+    if path.exists() and not path.is_dir():
+        raise UsageError(f"{flag}: {path} exists and is not a directory")
+    nearest = path
+    while not nearest.exists():
+        nearest = nearest.parent
+    if not nearest.is_dir():
+        raise UsageError(f"{flag}: cannot create {path}: {nearest} is not a directory")
+    if not os.access(nearest, os.W_OK):
+        raise UsageError(f"{flag}: cannot write in {nearest}")
 
 
 def check_positive_seconds(flag: str, seconds: float | None) -> None:

@@ -69,8 +69,6 @@ def run_seeded(args: argparse.Namespace) -> int:
     from streams.report import write_report
 
     config = load_config(args.config)
-    if args.report.exists() and not args.report.is_dir():
-        raise UsageError(f"--report: {args.report} exists and is not a directory")
     check_output_dir("--report", args.report)
     progress = Progress(
         total_ms(config) // 1000, "simulating (simulated s)", enabled=not args.quiet

@@ -35,8 +35,6 @@ def run_log(args: argparse.Namespace) -> int:
     from schemas.topics import CONFIG, QUEUE
     from streams.report import write_report
 
-    if args.report.exists() and not args.report.is_dir():
-        raise UsageError(f"--report: {args.report} exists and is not a directory")
     check_output_dir("--report", args.report)
     settings = base_settings(args)
     candidates = [(name, load_candidate(path)) for name, path in candidate_names(args.candidate)]

@@ -216,7 +216,7 @@ def test_an_output_path_that_cannot_be_written_is_named_before_anything_starts(
                 "--report",
                 str(afile / "sub"),
             ],
-            f"--report: cannot create the directory {afile / 'sub'}",
+            f"--report: cannot create {afile / 'sub'}: {afile} is not a directory",
         ),
     ]
     for argv, said in cases:
