@@ -29,11 +29,17 @@ def up_state_file(name: str = DEFAULT_INSTANCE) -> Path:
     return state_dir() / ("up.json" if name == DEFAULT_INSTANCE else f"up-{name}.json")
 
 
-def add_connection_arguments(parser: argparse.ArgumentParser, instance: bool = True) -> None:
+def add_connection_arguments(
+    parser: argparse.ArgumentParser, instance: bool = True, broker: bool = True
+) -> None:
+    """``broker`` False: the command runs its own broker, and --broker is refused in one
+    line rather than listed."""
     parser.add_argument(
         "--broker",
         help="broker URL: kafka://host:port or tansu://host:port "
-        "(default: $WAVEMATCH_BROKER_URL, else the running `wavematch up`)",
+        "(default: $WAVEMATCH_BROKER_URL, else the running `wavematch up`)"
+        if broker
+        else argparse.SUPPRESS,
     )
     parser.add_argument("--config", type=Path, help="TOML settings file ($WAVEMATCH_CONFIG_FILE)")
     if instance:

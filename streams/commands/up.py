@@ -32,7 +32,7 @@ from streams.settings import Settings
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    add_connection_arguments(parser, instance=False)
+    add_connection_arguments(parser, instance=False, broker=False)
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--web-port", type=int, help="first worker's HTTP port (default: free)")
     parser.add_argument("--log-dir", type=Path, help="write broker and worker logs here")
@@ -62,6 +62,12 @@ def run(args: argparse.Namespace) -> int:
         raise UsageError(
             "--broker: `up` runs its own embedded broker on a free port; "
             "on a broker of yours run `wavematch worker --broker URL`"
+        )
+    if "broker_url" in settings.model_fields_set:
+        print(
+            f"wavematch up: broker_url {settings.broker_url} of the settings is not used: up "
+            "runs its own embedded broker (`wavematch worker` uses it)",
+            file=sys.stderr,
         )
     _refuse_taken_name(args.name)
     if args.web_port:

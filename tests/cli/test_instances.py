@@ -82,6 +82,20 @@ def test_up_refuses_a_name_already_running(capsys: pytest.CaptureFixture[str]) -
     assert len(err.strip().splitlines()) == 1
 
 
+def test_up_says_it_does_not_use_a_broker_of_the_settings(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("WAVEMATCH_BROKER_URL", "kafka://prod:9092")
+    pretend_up("default", 1001)  # stops the start right after the note
+    assert main(["up"]) == 2
+    note, refusal = capsys.readouterr().err.strip().splitlines()
+    assert note == (
+        "wavematch up: broker_url kafka://prod:9092 of the settings is not used: up runs its "
+        "own embedded broker (`wavematch worker` uses it)"
+    )
+    assert "already running" in refusal
+
+
 def test_the_banner_joins_the_configured_queue(tmp_path: Path) -> None:
     config = tmp_path / "ladder.toml"
     config.write_text('[[queues]]\nname = "ladder"\nregions = ["na"]\nrules = {rating = "mmr"}\n')
