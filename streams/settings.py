@@ -74,6 +74,19 @@ class SettingsError(ValueError):
 class _Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
+    @field_validator("*", mode="before")
+    @classmethod
+    def _numbers_are_not_strings(cls, value: Any, info: ValidationInfo) -> Any:
+        """A number written as a string (``team_size = "2"``) is refused, as the wire and
+        the wave files refuse one: in a TOML file it is a mistake, not a number."""
+        name = info.field_name
+        if isinstance(value, str) and name and cls.model_fields[name].annotation in _NUMBERS:
+            raise ValueError(f"must be a number, not the string {value!r}")
+        return value
+
+
+_NUMBERS = (int, float, int | None, float | None)
+
 
 class QueueSettings(_Frozen):
     """One game mode: its strategy, regions, maps and wave timing."""
@@ -469,7 +482,8 @@ class Settings(BaseSettings):
         }
         names = [queue.name for queue in self.queues]
         if len(set(names)) != len(names):
-            raise ValueError("queue names must be distinct")
+            twice = next(name for name in names if names.count(name) > 1)
+            raise ValueError(f"queues: queue names must be distinct; {twice!r} is named twice")
         if (
             self.finished_retention_ms is not None
             and self.finished_retention_ms < self.ticket_ttl_ms
@@ -700,7 +714,7 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     except ValidationError as error:
         first = error.errors()[0]
         # Checks across fields (no location) start their message with the field to fix.
-        message = first["msg"].removeprefix("Value error, ")
+        message = _plain(first["type"], first["loc"], first["msg"].removeprefix("Value error, "))
         where = ".".join(str(part) for part in first["loc"])
         raise SettingsError(f"{where}: {message}" if where else message) from None
     except tomllib.TOMLDecodeError as error:
@@ -709,6 +723,22 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         raise SettingsError(_source_error_line(error)) from None
     finally:
         _config_file.reset(token)
+
+
+def _plain(kind: str, where: tuple[Any, ...], message: str) -> str:
+    """pydantic's ``message`` in the words of a TOML file: a list is an array, a field
+    not in the model may be a misspelt one."""
+    if kind in ("tuple_type", "list_type"):
+        if where[-1] in ("queues", "routes"):
+            return f"must be an array of tables: [[{where[-1]}]] before each one"
+        return 'must be an array, as in ["eu", "na"]'
+    if kind == "extra_forbidden":
+        model: type[BaseModel] = (
+            QueueSettings if len(where) == 3 and where[0] == "queues" else Settings
+        )
+        close = difflib.get_close_matches(str(where[-1]), list(model.model_fields), n=1)
+        return "not a setting" + (f" (did you mean {close[0]}?)" if close else "")
+    return message
 
 
 #: ``WAVEMATCH_*`` variables read outside this model: the settings file, where ``up``

@@ -191,7 +191,7 @@ def test_a_baseline_from_config_and_a_candidate_without_the_queue(tmp_path: Path
         ),
         (
             ["--log", str(LOG), "--candidate", "{tight}", "--config", STANDARD],
-            f"--config {STANDARD}: seed: Extra inputs are not permitted",
+            f"--config {STANDARD}: seed: not a setting",
         ),
         ([], "--config: a simulation TOML is required (or --log/--candidate"),
         (
