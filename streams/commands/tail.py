@@ -164,6 +164,7 @@ async def _tail(
         loop = asyncio.get_running_loop()
         deadline = None if args.timeout is None else loop.time() + args.timeout
         heard = loop.time()
+        watch = BrokerWatch(connection, loop.time())
         while args.count is None or seen < args.count:
             ends = [deadline or math.inf, heard + (args.idle_timeout or math.inf)]
             wait_s = min(ends) - loop.time()
@@ -172,6 +173,7 @@ async def _tail(
             batch = await consumer.getmany(timeout_ms=int(min(wait_s, 1.0) * 1000))
             if batch:
                 heard = loop.time()
+            await watch.after(bool(batch), loop.time())
             if registry is not None:
                 await registry.resolve(r.value for records in batch.values() for r in records)
             unframe = no_registry if registry is None else registry.unframe
@@ -190,6 +192,50 @@ async def _tail(
         return seen
     finally:
         await consumer.stop()
+
+
+class BrokerWatch:
+    """While a follow hears nothing, asks the broker now and then whether it is still
+    there: the client retries in silence, and a gone broker would look like a quiet
+    topic. An outage is one line on stderr, a reminder a minute, and one when it ends."""
+
+    #: Seconds of silence between two probes, and between two reminders.
+    PROBE_EVERY_S = 10.0
+    REMIND_EVERY_S = 60.0
+
+    def __init__(self, connection: Connection, now: float) -> None:
+        self._connection = connection
+        self._probed = now
+        self._down_since: float | None = None
+        self._reminded = now
+
+    async def after(self, heard: bool, now: float) -> None:
+        """Called after each poll; ``heard``: it brought records."""
+        from streams.connection import BrokerRefused, check_connection
+
+        if heard:
+            self._probed = now
+        if now - self._probed < self.PROBE_EVERY_S:
+            return
+        self._probed = now
+        try:
+            await check_connection(self._connection, timeout_s=3.0)
+        except BrokerRefused:
+            if self._down_since is None:
+                self._down_since = self._reminded = now
+                where = self._connection.bootstrap
+                _say(f"broker {where} unreachable; waiting for it (Ctrl-C stops)")
+            elif now - self._reminded >= self.REMIND_EVERY_S:
+                self._reminded = now
+                _say(f"broker still unreachable after {now - self._down_since:.0f} s")
+            return
+        if self._down_since is not None:
+            _say(f"broker reachable again after {now - self._down_since:.0f} s")
+            self._down_since = None
+
+
+def _say(line: str) -> None:
+    print(f"wavematch tail: {line}", file=sys.stderr, flush=True)
 
 
 def _matches(event: dict[str, Any], where: list[str]) -> bool:
