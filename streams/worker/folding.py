@@ -401,11 +401,13 @@ class Folder:
         self, key: bytes | None, expected_key: bytes, partition: int
     ) -> Rejection | None:
         if key != expected_key:
-            shown = key.decode("utf-8", "replace") if key is not None else "none"
+            had = (
+                "the record has no key"
+                if key is None
+                else f"key is {key.decode('utf-8', 'replace')!r}"
+            )
             return Rejection(
-                "key_mismatch",
-                f"key is {shown!r} but the event is for {expected_key.decode()!r}",
-                "key",
+                "key_mismatch", f"{had} but the event is for {expected_key.decode()!r}", "key"
             )
         if self.check_routing:
             home = murmur2_partition(expected_key, self.partitions)

@@ -72,6 +72,14 @@ def test_bad_records_become_exactly_one_dead_letter(folder, key, value, code, fi
     assert state.applied_offset == 0 and state.book.regions == {}
 
 
+def test_a_record_without_a_key_is_told_apart_from_one_keyed_none(folder):
+    value = joined("t1", "a")
+    keyless = folder.fold(folder.new_state(HOME), None, value, 0).rejection
+    assert keyless.reason == f"the record has no key but the event is for {KEY.decode()!r}"
+    named = folder.fold(folder.new_state(HOME), b"none", value, 0).rejection
+    assert named.reason == f"key is 'none' but the event is for {KEY.decode()!r}"
+
+
 def test_a_record_in_the_wrong_partition_is_refused_with_the_right_one(folder):
     wrong = (HOME + 1) % PARTITIONS
     folded = folder.fold(folder.new_state(wrong), KEY, joined("t1", "a"), 0)
