@@ -24,6 +24,11 @@ class TopicMismatch(RuntimeError):
     pass
 
 
+class TopicsUnreadable(TopicMismatch):
+    """The broker would not describe a topic or its configs to this principal: a check
+    would otherwise report settings it was not allowed to read as drift."""
+
+
 @dataclass(frozen=True, slots=True)
 class TopicPlan:
     name: str
@@ -118,6 +123,8 @@ async def describe_topics(settings: Settings) -> dict[str, TopicState]:
         described = await admin.describe_topics(names) if names else []
         states = {}
         for topic in described:
+            if topic.get("error_code") == _AUTHORIZATION_FAILED:
+                raise TopicsUnreadable(_refused(topic["topic"], "Describe"))
             if topic.get("error_code"):
                 continue
             partitions = topic["partitions"]
@@ -139,18 +146,35 @@ async def _configs(admin: AIOKafkaAdminClient, name: str, keys: set[str]) -> dic
     resource = ConfigResource(ConfigResourceType.TOPIC, name)
     found: dict[str, str] = {}
     for response in await admin.describe_configs([resource]):
-        for _code, _message, _type, _name, entries in response.resources:
+        for code, _message, _type, _name, entries in response.resources:
+            if code == _AUTHORIZATION_FAILED:
+                raise TopicsUnreadable(_refused(name, "DescribeConfigs"))
             found.update({entry[0]: entry[1] for entry in entries if entry[0] in keys})
     return found
+
+
+#: Kafka's TOPIC_AUTHORIZATION_FAILED.
+_AUTHORIZATION_FAILED = 29
+
+
+def _refused(topic: str, operation: str) -> str:
+    return (
+        f"{topic}: the broker refused {operation} to this principal "
+        "(TOPIC_AUTHORIZATION_FAILED): run the check as one the ACLs allow to "
+        f"{operation} the topics"
+    )
 
 
 def topic_drift(settings: Settings, states: dict[str, TopicState]) -> list[str]:
     """One line per way the broker's topics differ from the settings; empty if none."""
     drift = []
+    secured = connection_of(settings).uses_sasl
     for plan in topic_plan(settings):
         state = states.get(plan.name)
         if state is None:
-            drift.append(f"{plan.name}: missing")
+            # An ACL hides a topic from a principal not allowed to describe it.
+            hidden = " (or hidden by the ACLs from this principal)" if secured else ""
+            drift.append(f"{plan.name}: missing{hidden}")
             continue
         if state.partitions != plan.partitions:
             drift.append(

@@ -12,7 +12,9 @@ platform cannot read it either: it reads nothing.
 from __future__ import annotations
 
 import json
+import os
 import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -216,6 +218,19 @@ def test_each_principal_can_do_its_part_and_the_platform_nothing_else(
         reader.close()
         assert match is not None, f"no match read by the reader ({worker.log})"
         assert {s.ticket_id for t in match.teams for s in t.players} == set(tickets)
+
+        # The worker's principal may not describe the topics' configs: `topics check` run
+        # as it says so in one line, instead of reporting what it could not read as drift.
+        check = subprocess.run(
+            [sys.executable, "-m", "streams.cli", "topics", "check"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            env={**os.environ, "WAVEMATCH_CONFIG_FILE": str(tmp_path / "worker.toml")},
+        )
+        assert check.returncode == 2, check.stdout + check.stderr
+        (line,) = check.stderr.splitlines()
+        assert "the broker refused DescribeConfigs to this principal" in line, line
 
         # The platform cannot forge a match: its write to an output topic is refused.
         forged = produce(platform, MATCHES.name, b"m-forged", b"\xc3\x01forged")
