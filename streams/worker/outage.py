@@ -23,11 +23,14 @@ from prometheus_client import CollectorRegistry, Counter, Gauge
 
 log = logging.getLogger(__name__)
 
-#: What aiokafka says, in its own words, when it cannot reach a broker.
+#: What aiokafka says, in its own words, when it cannot reach a broker, and while a
+#: restarted broker takes its partitions and groups back (leaders move, sessions expire).
 CLIENT_NOISE = re.compile(
     r"NodeNotReadyError|KafkaConnectionError|Unable connect to node|Unable to update metadata"
     r"|Connect call failed|Marking the coordinator dead|Connection refused|Connection reset"
     r"|RequestTimedOutError|Unable to request metadata"
+    r"|NotLeaderForPartitionError|LeaderNotAvailableError|NotCoordinatorForGroupError"
+    r"|CoordinatorNotAvailableError|Heartbeat session expired|Heartbeat failed"
 )
 #: Long enough to keep a long outage to a few lines, short enough to show it goes on.
 REMINDER_S = 60.0

@@ -74,6 +74,31 @@ def test_while_reachable_one_client_error_a_minute_gets_through(
     assert noise.filter(record)
 
 
+@pytest.mark.parametrize(
+    "said",
+    [
+        "Got error produce response on topic-partition TopicPartition(topic='wavematch.status.v1',"
+        " partition=3), retrying. Error: [Error 6] NotLeaderForPartitionError",
+        "Heartbeat session expired - marking coordinator dead",
+        "Heartbeat failed for group wavematch-queue because it is rebalancing",
+        "Heartbeat failed: local member_id was not recognized; resetting and re-joining group",
+    ],
+)
+def test_a_restarted_broker_s_recovery_is_held_back_too(
+    watch: BrokerWatch, clock: Clock, said: str
+) -> None:
+    """An Apache Kafka broker back from a SIGKILL moves leaders and expires sessions:
+    the clients say so dozens of times in the minute after it answers again."""
+    watch.probed(False, "refused")
+    clock.now += 20
+    watch.probed(True)
+    noise = ClientNoise(watch)
+    passed = sum(
+        noise.filter(client_error(said, "aiokafka.consumer.group_coordinator")) for _ in range(40)
+    )
+    assert passed == 1  # one a minute still shows, as for any client error
+
+
 def test_other_records_always_pass(watch: BrokerWatch) -> None:
     watch.probed(False, "refused")
     noise = ClientNoise(watch)
