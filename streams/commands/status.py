@@ -43,6 +43,12 @@ def run(args: argparse.Namespace) -> int:
             with urllib.request.urlopen(request, timeout=5) as response:
                 rows.extend(json.load(response)["queues"])
         except (OSError, ValueError) as error:
+            if getattr(error, "code", None) == 401:
+                wanted = "a different" if token else "its"
+                raise UsageError(
+                    f"--web: {url} asks for {wanted} web token: set WAVEMATCH_WEB_TOKEN "
+                    "(or WAVEMATCH_WEB_TOKEN_FILE) as the worker has it"
+                ) from None
             raise UsageError(f"--web: cannot read {url}/queues: {error}") from None
     rows.sort(key=lambda row: (row["queue"], row["region"]))
     if args.json:
