@@ -120,6 +120,11 @@ class ConfigCatalog:
         problem, settings, fingerprint = self._read(value)
         if problem is None and settings is not None:
             problem = frame_problem(self.base, settings)
+            if problem is not None:  # this worker's file or the published one is the odd one
+                problem += (
+                    f"; this worker keeps its own settings ({self.base_fingerprint}): if "
+                    "the group's other workers took it, start this one with their file"
+                )
         if problem is not None:
             if published:
                 line = f"configuration {fingerprint or '?'} refused: {problem}"

@@ -193,6 +193,12 @@ def test_a_configuration_that_cannot_switch_at_a_tick_is_refused(
     catalog = ConfigCatalog(NARROW, layouts, refused.append)
     line = catalog.offer(*config_record(published, PUBLISHED_KEY))
     assert line is not None and reason in line and "\n" not in line
+    # A worker started with another file sees the group's configuration refused: the line
+    # says which settings it keeps, and what to do if it is the odd one.
+    assert line.endswith(
+        f"this worker keeps its own settings ({NARROW.config_fingerprint()}): if the group's "
+        "other workers took it, start this one with their file"
+    )
     assert refused == [line]
     assert catalog.in_force == NARROW.config_fingerprint() and layouts == {}
 
