@@ -33,8 +33,11 @@ def build() -> dict[str, Any]:
                 "The Kafka topics through which platforms integrate with wavematch. Values "
                 "are Avro single-object encoded: the bytes C3 01, the 8-byte little-endian "
                 "CRC-64-AVRO fingerprint of the schema, then the Avro binary body, so a log "
-                "decodes without a schema registry. The queue topic also accepts a UTF-8 JSON "
-                'object with a "type" member naming the event (see schemas/README.md).'
+                "decodes without a schema registry. A worker given a schema registry writes "
+                "its outputs in the registry's framing instead (the byte 00, the 4-byte "
+                "schema id, the Avro body) and reads input in either. The queue topic also "
+                'accepts a UTF-8 JSON object with a "type" member naming the event (see '
+                "schemas/README.md)."
             ),
             "license": {"name": "Apache-2.0"},
         },
