@@ -16,7 +16,8 @@ from collections.abc import Callable, Iterator, Sequence
 from matcher.teams.asymmetric import asymmetric_splits
 from matcher.teams.imbalance import Imbalance, imbalance, team_rating_diff
 from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, team_ratings
-from matcher.teams.split import team_splits
+from matcher.teams.roles import seats_fillable
+from matcher.teams.split import Split, split_table
 
 #: Subsets and splits tried per wave at most: bounds a large wave whose left-out parties
 #: admit no match (small waves are searched exhaustively well within it).
@@ -91,6 +92,12 @@ def _first_match(
         if admit is not None and not admit(group):
             continue
         best: tuple[float, Lineup] | None = None
+        if _roles_unfillable(group, shape):
+            # Each of its splits would fail its roles and cost the budget one, as before.
+            budget[0] -= len(_splits(group, shape))
+            if budget[0] < 0:
+                return None
+            continue
         for lineup in _lineups(group, shape):
             budget[0] -= 1
             if budget[0] < 0:
@@ -119,9 +126,23 @@ def _lineups(group: Sequence[Party], shape: TeamShape) -> Iterator[Lineup | None
     if shape.sizes:
         yield from asymmetric_splits(group, shape)
         return
-    sizes = [p.size for p in group]
-    for split in team_splits(sizes, shape.team_count, shape.size_max, shape.size_max):
+    for split in _splits(group, shape):
         yield lineup_with_roles(group, split, shape.roles)
+
+
+def _splits(group: Sequence[Party], shape: TeamShape) -> tuple[Split, ...]:
+    """The splits :func:`_lineups` tries for a symmetric shape, in its order."""
+    sizes = tuple(p.size for p in group)
+    return split_table(sizes, shape.team_count, shape.size_max, shape.size_max, ())
+
+
+def _roles_unfillable(group: Sequence[Party], shape: TeamShape) -> bool:
+    """Whether no split of ``group`` (a full match of a symmetric role shape) fills its
+    roles: then every split :func:`_lineups` yields is None."""
+    if not shape.roles or shape.sizes:
+        return False
+    players = [player for party in group for player in party.players]
+    return not seats_fillable(players, shape.roles, shape.team_count)
 
 
 def _subsets(parties: Sequence[Party], rest: Sequence[int], players: int) -> Iterator[list[int]]:

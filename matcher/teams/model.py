@@ -226,30 +226,38 @@ def role_slots(players: Sequence[Player], roles: tuple[str, ...]) -> tuple[str, 
     True
 
     Notes: O(r^n) for n players and r distinct roles, with pruning; n <= team size.
+    The search is a module function, not a closure calling itself: such a closure is a
+    reference cycle, garbage only the cyclic collector frees, and a wave calls this
+    thousands of times with that collector paused (streams/worker/folding.py).
     """
     if not roles:
         return tuple("" for _ in players)
     free = Counter(roles)
     options = [_rated_roles(player, free) for player in players]
-    best: tuple[int, tuple[str, ...]] | None = None
-    chosen: list[str] = []
-
-    def place(index: int, total: int) -> None:
-        nonlocal best
-        if index == len(players):
-            if best is None or total > best[0]:
-                best = (total, tuple(chosen))
-            return
-        for role, value in options[index]:
-            if free[role] > 0:
-                free[role] -= 1
-                chosen.append(role)
-                place(index + 1, total + value)
-                chosen.pop()
-                free[role] += 1
-
-    place(0, 0)
+    best = _best_slots(options, free, [], 0, 0, None)
     return None if best is None else best[1]
+
+
+def _best_slots(
+    options: Sequence[list[tuple[str, int]]],
+    free: Counter[str],
+    chosen: list[str],
+    index: int,
+    total: int,
+    best: tuple[int, tuple[str, ...]] | None,
+) -> tuple[int, tuple[str, ...]] | None:
+    """:func:`role_slots`'s depth-first search from player ``index``: ``best`` or a
+    better complete assignment (strictly higher total; the first found on ties)."""
+    if index == len(options):
+        return (total, tuple(chosen)) if best is None or total > best[0] else best
+    for role, value in options[index]:
+        if free[role] > 0:
+            free[role] -= 1
+            chosen.append(role)
+            best = _best_slots(options, free, chosen, index + 1, total + value, best)
+            chosen.pop()
+            free[role] += 1
+    return best
 
 
 def _rated_roles(player: Player, slots: Counter[str]) -> list[tuple[str, int]]:

@@ -15,6 +15,7 @@ from matcher.teams.games import Unit, game_of
 from matcher.teams.grouping import Fits, Splitter, group_parties
 from matcher.teams.imbalance import Imbalance, imbalance
 from matcher.teams.model import Keeps, Lineup, Party, TeamShape, lineup_with_roles, team_ratings
+from matcher.teams.roles import seats_fillable
 from matcher.teams.split import team_splits
 
 
@@ -44,6 +45,10 @@ def optimal_split(
         return None if game is None else game.lineup()
     best: tuple[float, Lineup] | None = None
     sizes = [party.size for party in parties]
+    if sum(sizes) == shape.team_count * len(shape.roles) and not seats_fillable(
+        [player for party in parties for player in party.players], shape.roles, shape.team_count
+    ):
+        return None  # no split fills the roles (no healer enough): none is tried
     for split in team_splits(sizes, shape.team_count, shape.size_min, shape.size_max):
         lineup = lineup_with_roles(parties, split, shape.roles)
         if lineup is None:

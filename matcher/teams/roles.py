@@ -31,30 +31,51 @@ def slot_matching(players: Sequence[Player], slots: Sequence[str]) -> list[int] 
     >>> slot_matching([a, a], ["tank", "dps"]) is None
     True
 
-    Notes: O(slots x edges) augmenting paths (Kuhn); slots = 2k.
+    Notes: O(slots x edges) augmenting paths (Kuhn); slots = 2k. The augmenting search
+    is a module function, not a closure calling itself (a reference cycle per call).
     """
     owner: dict[int, int] = {}  # player index -> slot index
     offers = [
         {role for role in player.offered_roles() if player.rating(role) is not None}
         for player in players
     ]
-
-    def augment(slot: int, seen: set[int]) -> bool:
-        for index, roles in enumerate(offers):
-            if slots[slot] in roles and index not in seen:
-                seen.add(index)
-                if index not in owner or augment(owner[index], seen):
-                    owner[index] = slot
-                    return True
-        return False
-
     for slot in range(len(slots)):
-        if not augment(slot, set()):
+        if not _augment(slot, set(), slots, offers, owner):
             return None
     chosen = [0] * len(slots)
     for index, slot in owner.items():
         chosen[slot] = index
     return chosen
+
+
+def _augment(
+    slot: int, seen: set[int], slots: Sequence[str], offers: list[set[str]], owner: dict[int, int]
+) -> bool:
+    for index, roles in enumerate(offers):
+        if slots[slot] in roles and index not in seen:
+            seen.add(index)
+            if index not in owner or _augment(owner[index], seen, slots, offers, owner):
+                owner[index] = slot
+                return True
+    return False
+
+
+def seats_fillable(players: Sequence[Player], roles: tuple[str, ...], team_count: int) -> bool:
+    """Whether ``players``, exactly as many as ``team_count`` teams of ``roles`` seat, can
+    each take a distinct seat they offer and are rated for, whatever the teams: when they
+    cannot, no split of them fills every team's roles (:func:`model.role_slots`), and a
+    splitter need not try one.
+
+    >>> tank = Player("t", (("tank", 1),)); dps = Player("d", (("dps", 1),))
+    >>> seats_fillable([tank, dps, tank, dps], ("tank", "dps"), 2)
+    True
+    >>> seats_fillable([dps, dps, tank, dps], ("tank", "dps"), 2)
+    False
+
+    Notes: one :func:`slot_matching`, O(k^2 x players) for teams of k.
+    """
+    slots = list(roles) * team_count
+    return len(players) == len(slots) and slot_matching(players, slots) is not None
 
 
 def shortest_role_interval(
