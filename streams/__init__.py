@@ -14,3 +14,14 @@ Topology (see docs/architecture.md)::
 Each worker also publishes, as it starts, the configuration its fingerprint stands for
 (ConfigPublished) to wavematch.config.v1 (docs/adr/0075).
 """
+
+from importlib.metadata import PackageNotFoundError, version
+
+
+def release() -> str:
+    """The installed release of wavematch ("unknown" from a checkout never installed):
+    what `wavematch --version` says and every configuration record names."""
+    try:
+        return version("wavematch")
+    except PackageNotFoundError:
+        return "unknown"

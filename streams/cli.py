@@ -13,6 +13,8 @@ import os
 import sys
 from collections.abc import Sequence
 
+from streams import release
+
 #: name -> (module, one-line help). Import stays lazy; help is listed here for that reason.
 COMMANDS: dict[str, tuple[str, str]] = {
     "up": ("streams.commands.up", "start the embedded broker and a worker (Ctrl-C stops both)"),
@@ -64,6 +66,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         description=DESCRIPTION,
         epilog="`wavematch COMMAND --help` lists a command's options.",
     )
+    parser.add_argument("--version", action="version", version=f"wavematch {release()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():

@@ -9,7 +9,6 @@ from __future__ import annotations
 import json
 import logging
 import time
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
@@ -18,6 +17,7 @@ from schemas.codec import decode, encode
 from schemas.errors import InvalidEvent
 from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
+from streams import release
 from streams.connection import client_kwargs, connection_of
 from streams.settings import Settings, unset_lifecycle
 
@@ -61,7 +61,7 @@ def config_published(settings: Settings, now_ms: int) -> ConfigPublished:
     return ConfigPublished(
         config_fingerprint=settings.config_fingerprint(),
         settings_json=json.dumps(decisive, sort_keys=True, separators=(",", ":")),
-        release=_release(),
+        release=release(),
         published_at_ms=now_ms,
     )
 
@@ -120,10 +120,3 @@ async def publish_config(settings: Settings) -> None:
         log.warning("configuration record not published: %s", error)
     finally:
         await producer.stop()
-
-
-def _release() -> str:
-    try:
-        return version("wavematch")
-    except PackageNotFoundError:
-        return "unknown"
