@@ -4,6 +4,7 @@ platform in another language would, and aiokafka to read topics back."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import Iterable
 
@@ -37,6 +38,19 @@ def produce(
     remaining = producer.flush(30)
     assert remaining == 0, f"{remaining} records not delivered"
     return count
+
+
+def json_join(ticket: str, race: str = "bw", queue: str = "1v1", region: str = "eu") -> bytes:
+    """A platform's JSON join of one player, dated now, as the contract spells it."""
+    body = {
+        "type": "TicketJoined",
+        "ticket_id": ticket,
+        "queue": queue,
+        "region": region,
+        "joined_at_ms": int(time.time() * 1000),
+        "players": [{"player_id": f"p-{ticket}", "ratings": {race: 1500}}],
+    }
+    return json.dumps(body).encode()
 
 
 def read_topic(bootstrap: str, topic: str, idle_s: float = 1.0) -> list[LogRecord]:

@@ -3,30 +3,15 @@ stop the worker (a librdkafka client can send both)."""
 
 from __future__ import annotations
 
-import json
-import time
-
 import pytest
 from confluent_kafka import Producer
 
 from schemas.codec import decode
 from schemas.topics import QUEUE, STATUS, queue_key
 from tests.integration.conftest import wait_until
-from tests.integration.kafka import read_topic
+from tests.integration.kafka import json_join, read_topic
 
 pytestmark = pytest.mark.integration
-
-
-def join(ticket: str) -> bytes:
-    body = {
-        "type": "TicketJoined",
-        "ticket_id": ticket,
-        "queue": "1v1",
-        "region": "eu",
-        "joined_at_ms": int(time.time() * 1000),
-        "players": [{"player_id": f"p-{ticket}", "ratings": {"bw": 1500}}],
-    }
-    return json.dumps(body).encode()
 
 
 @pytest.mark.parametrize(
@@ -42,9 +27,9 @@ def test_odd_headers_do_not_stop_the_worker(broker, worker_factory, headers) -> 
     bootstrap = broker.bootstrap
     producer = Producer({"bootstrap.servers": bootstrap, "partitioner": "murmur2_random"})
     key = queue_key("1v1", "eu")
-    producer.produce(QUEUE.name, value=join("before"), key=key)
-    producer.produce(QUEUE.name, value=join("odd"), key=key, headers=headers)
-    producer.produce(QUEUE.name, value=join("after"), key=key)
+    producer.produce(QUEUE.name, value=json_join("before"), key=key)
+    producer.produce(QUEUE.name, value=json_join("odd"), key=key, headers=headers)
+    producer.produce(QUEUE.name, value=json_join("after"), key=key)
     assert producer.flush(30) == 0
 
     def searching() -> set[str]:

@@ -5,8 +5,6 @@ embedded broker has no usable transactions."""
 
 from __future__ import annotations
 
-import json
-import time
 import uuid
 
 import pytest
@@ -17,21 +15,9 @@ from schemas.models import MatchCreated
 from schemas.topics import MATCHES, QUEUE, STATUS, queue_key
 from streams.cli import main
 from tests.integration.conftest import wait_until
-from tests.integration.kafka import read_topic
+from tests.integration.kafka import json_join, read_topic
 
 pytestmark = pytest.mark.integration
-
-
-def join(ticket: str, race: str) -> bytes:
-    body = {
-        "type": "TicketJoined",
-        "ticket_id": ticket,
-        "queue": "1v1",
-        "region": "eu",
-        "joined_at_ms": int(time.time() * 1000),
-        "players": [{"player_id": f"p-{ticket}", "ratings": {race: 1500}}],
-    }
-    return json.dumps(body).encode()
 
 
 @pytest.mark.parametrize("broker", ["kafka"], indirect=True)
@@ -48,14 +34,14 @@ def test_a_join_of_an_aborted_transaction_is_never_folded(broker, worker_factory
     key = queue_key("1v1", "eu")
     for ticket, race, commit in (("kept", "bw", True), ("aborted", "sc2", False)):
         producer.begin_transaction()
-        producer.produce(QUEUE.name, value=join(ticket, race), key=key)
+        producer.produce(QUEUE.name, value=json_join(ticket, race), key=key)
         if commit:
             producer.commit_transaction(30)
         else:
             producer.flush(30)  # written to the log, then aborted
             producer.abort_transaction(30)
     producer.begin_transaction()
-    producer.produce(QUEUE.name, value=join("partner", "sc2"), key=key)
+    producer.produce(QUEUE.name, value=json_join("partner", "sc2"), key=key)
     producer.commit_transaction(30)
 
     def matched() -> list[MatchCreated]:
