@@ -35,7 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_connection_arguments(parser, instance=False, broker=False)
     parser.add_argument("--workers", type=int, default=1, help="worker processes (default 1)")
     parser.add_argument("--web-port", type=int, help="first worker's HTTP port (default: free)")
-    parser.add_argument("--log-dir", type=Path, help="write broker and worker logs here")
+    parser.add_argument(
+        "--log-dir",
+        type=Path,
+        help="write broker and worker logs here (default: the terminal, warnings and "
+        "errors only, unless log_level is set)",
+    )
     parser.add_argument(
         "--name",
         default=DEFAULT_INSTANCE,
@@ -75,6 +80,7 @@ def run(args: argparse.Namespace) -> int:
     log_dir = args.log_dir
     if log_dir:
         log_dir.mkdir(parents=True, exist_ok=True)
+    quiet = log_dir is None and "log_level" not in settings.model_fields_set
     broker = EmbeddedBroker(log_path=log_dir / "broker.log" if log_dir else None).start()
     workers: list[subprocess.Popen[bytes]] = []
     try:
@@ -85,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
         ports = [args.web_port or free_port()] + [free_port() for _ in range(args.workers - 1)]
         data_dir = state_dir() / f"up-{args.name}"
         workers = [
-            _start_worker(broker.url, port, args.config, log_dir, i, data_dir)
+            _start_worker(broker.url, port, args.config, log_dir, i, data_dir, quiet)
             for i, port in enumerate(ports)
         ]
         _write_state(args.name, broker, ports, args.config)
@@ -102,8 +108,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _start_worker(
-    broker_url: str, port: int, config: Path | None, log_dir: Path | None, index: int, data: Path
+    broker_url: str,
+    port: int,
+    config: Path | None,
+    log_dir: Path | None,
+    index: int,
+    data: Path,
+    quiet: bool,
 ) -> subprocess.Popen[bytes]:
+    """``quiet``: the worker logs warnings and errors only (its info lines would scroll
+    the banner away in the terminal they share)."""
     command = [
         sys.executable,
         "-m",
@@ -118,6 +132,8 @@ def _start_worker(
     ]
     if config:
         command += ["--config", str(config)]
+    if quiet:
+        command += ["--loglevel", "warn"]
     out = open(log_dir / f"worker-{index}.log", "ab") if log_dir else None  # noqa: SIM115
     return subprocess.Popen(
         command, stdout=out, stderr=subprocess.STDOUT if out else None, start_new_session=True
