@@ -39,6 +39,10 @@ from schemas.models import (
 
 MAGIC: Final = b"\xc3\x01"
 HEADER_BYTES: Final = 10
+#: A schema registry's framing (Confluent's) instead: the byte 00, then the schema id in
+#: 4 bytes (streams/wire/avro.py writes and reads it).
+REGISTRY_MAGIC: Final = b"\x00"
+REGISTRY_HEADER_BYTES: Final = 5
 #: The largest accepted event value; larger ones are rejected before parsing.
 MAX_EVENT_BYTES: Final = 64 * 1024
 #: A DeadLetter carries up to 64 KiB of the original value besides its own fields.

@@ -10,10 +10,6 @@ MASK: Final = "****"
 #: A JSON member named "token" with a string value (escapes included), or one the
 #: value's end cuts short.
 _JSON_TOKEN = re.compile(rb'("token"\s*:\s*)"(?:[^"\\]|\\.)*(?:"|\\?\Z)')
-#: The first byte of a schema registry's framing (Confluent's): then a 4-byte schema id.
-_REGISTRY_MAGIC = b"\x00"
-_REGISTRY_HEADER_BYTES = 5
-_SINGLE_OBJECT_HEADER_BYTES = 10
 
 
 def masked_original(value: bytes, single_object: bytes | None = None) -> bytes:
@@ -32,16 +28,18 @@ def masked_original(value: bytes, single_object: bytes | None = None) -> bytes:
     >>> masked_original(b"\\x00\\x00\\x00\\x00\\x07\\x02")  # schema 7's record, unresolved
     b''
     """
-    if value[:1] == _REGISTRY_MAGIC and len(value) > _REGISTRY_HEADER_BYTES:
+    from schemas.codec import HEADER_BYTES, REGISTRY_HEADER_BYTES, REGISTRY_MAGIC
+
+    if value[:1] == REGISTRY_MAGIC and len(value) > REGISTRY_HEADER_BYTES:
         if single_object is None:
             return b""
         masked = masked_original(single_object)
         if masked == single_object:
             return value
-        if masked[:_SINGLE_OBJECT_HEADER_BYTES] != single_object[:_SINGLE_OBJECT_HEADER_BYTES]:
+        if masked[:HEADER_BYTES] != single_object[:HEADER_BYTES]:
             return b""  # undecodable, or written again in another revision than its id's
-        body = len(single_object) - _SINGLE_OBJECT_HEADER_BYTES
-        return value[: len(value) - body] + masked[_SINGLE_OBJECT_HEADER_BYTES:]
+        body = len(single_object) - HEADER_BYTES
+        return value[: len(value) - body] + masked[HEADER_BYTES:]
     if value[:1] != b"\xc3":
         return _JSON_TOKEN.sub(rb'\1"' + MASK.encode() + b'"', value)
     from schemas.codec import KNOWN, decode, encode

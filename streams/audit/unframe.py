@@ -13,10 +13,10 @@ import asyncio
 from collections.abc import Iterable
 from dataclasses import replace
 
+from schemas.codec import REGISTRY_MAGIC
 from schemas.errors import InvalidEvent
 from schemas.topics import QUEUE
 from streams.audit.rederive import LogRecord
-from streams.wire.avro import REGISTRY_MAGIC
 from streams.wire.registry import SchemaRegistry, schema_id_of
 
 

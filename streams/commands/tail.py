@@ -11,6 +11,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from schemas.codec import REGISTRY_MAGIC
 from streams.cli import UsageError
 from streams.commands.common import (
     add_connection_arguments,
@@ -20,7 +21,6 @@ from streams.commands.common import (
     settings_from,
 )
 from streams.connection import Connection, registry_of
-from streams.wire.avro import REGISTRY_MAGIC
 from streams.wire.registry import SchemaRegistry, no_registry
 
 TOPICS = {

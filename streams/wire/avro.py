@@ -27,6 +27,7 @@ from schemas.codec import (
     HEADER_BYTES,
     KNOWN,
     MAGIC,
+    REGISTRY_MAGIC,
     WRITTEN_WITHOUT,
     history,
     schema_fingerprint,
@@ -202,10 +203,6 @@ def header(name: str) -> bytes:
 #                  Java's serdes, Kafka Connect, ksqlDB, Flink; docs/adr/0165)
 # A topic carrying several record types registers the union of them under its subject
 # (``<topic>-value``), so its body starts with the union branch's index.
-
-#: The first byte of a registry-framed value; the schema id follows.
-REGISTRY_MAGIC: Final = b"\x00"
-REGISTRY_HEADER_BYTES: Final = 5
 
 
 def registry_header(schema_id: int) -> bytes:

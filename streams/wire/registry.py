@@ -26,10 +26,17 @@ import json
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
-from schemas.codec import CURRENT, KNOWN, MAGIC, schema_fingerprint
+from schemas.codec import (
+    CURRENT,
+    KNOWN,
+    MAGIC,
+    REGISTRY_HEADER_BYTES,
+    REGISTRY_MAGIC,
+    schema_fingerprint,
+)
 from schemas.errors import InvalidEvent
 from schemas.topics import CLEANUP, DEADLETTER, MATCHES, STATUS, WAVES, Topic
-from streams.wire.avro import REGISTRY_HEADER_BYTES, REGISTRY_MAGIC, Framing
+from streams.wire.avro import Framing
 
 #: The topics others read: written in the registry framing when a registry is set. The
 #: queue, config and snapshot topics stay single-object: the worker reads them itself, and

@@ -30,11 +30,11 @@ from matcher.queue.lifecycle import (
     ReadyCheckAnswered,
 )
 from matcher.strategies import load_strategies
+from schemas.codec import REGISTRY_MAGIC
 from schemas.errors import InvalidEvent
 from schemas.topics import murmur2_partition, queue_key
 from streams.settings import Settings
 from streams.wire import inbound
-from streams.wire.avro import REGISTRY_MAGIC
 from streams.wire.inbound import fast_queue_event
 from streams.wire.registry import no_registry
 from streams.worker.finished_log import FinishedLog
