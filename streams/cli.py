@@ -13,8 +13,6 @@ import os
 import sys
 from collections.abc import Sequence
 
-from streams import release
-
 #: name -> (module, one-line help). Import stays lazy; help is listed here for that reason.
 COMMANDS: dict[str, tuple[str, str]] = {
     "up": ("streams.commands.up", "start the embedded broker and a worker (Ctrl-C stops both)"),
@@ -66,7 +64,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
         description=DESCRIPTION,
         epilog="`wavematch COMMAND --help` lists a command's options.",
     )
-    parser.add_argument("--version", action="version", version=f"wavematch {release()}")
+    parser.add_argument("--version", action=_Version, help="print the release and exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():
@@ -108,3 +106,17 @@ if __name__ == "__main__":
     from streams.cli import main as _main
 
     raise SystemExit(_main())
+
+
+class _Version(argparse.Action):
+    """``--version``: the release, looked up only when asked (reading the installed
+    package's metadata would slow every other command's start)."""
+
+    def __init__(self, option_strings: Sequence[str], dest: str, **kwargs: object) -> None:
+        super().__init__(option_strings, dest, nargs=0, help=str(kwargs.get("help", "")))
+
+    def __call__(self, parser: argparse.ArgumentParser, *_: object) -> None:
+        from streams import release
+
+        print(f"wavematch {release()}")
+        parser.exit()

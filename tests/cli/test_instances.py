@@ -196,3 +196,12 @@ def test_a_match_of_many_joins_goes_to_a_script_the_banner_names(
     lines = (tmp_path / "up-default-try.sh").read_text().splitlines()
     assert len(lines) == 100 and all(" join --queue br-squads --region " in line for line in lines)
     assert tail.startswith("wavematch tail matches")
+
+
+def test_version_prints_the_installed_release(capsys: pytest.CaptureFixture[str]) -> None:
+    from streams import release
+
+    with pytest.raises(SystemExit) as done:
+        main(["--version"])
+    assert done.value.code == 0
+    assert capsys.readouterr().out == f"wavematch {release()}\n"
