@@ -148,7 +148,6 @@ def _matched(settings: Settings, queue: QueueSettings, players: list[dict[str, A
     joined at the wave's close), makes one match seating them all."""
     from matcher.core import WaitingTicket, WaveSnapshot
     from matcher.queue.admission import admission_problem
-    from matcher.rules.check import ticket_rule_problem
     from matcher.strategies import run_wave
     from schemas.models import TicketJoined
     from streams.wire.inbound import ticket_from_wire
@@ -169,7 +168,7 @@ def _matched(settings: Settings, queue: QueueSettings, players: list[dict[str, A
         except ValueError:
             return False
         ticket = ticket_from_wire(event)
-        if admission_problem(ticket, profile) or ticket_rule_problem(ticket, profile):
+        if admission_problem(ticket, profile):  # the worker's own check at join, rules too
             return False
         tickets.append(WaitingTicket(ticket, 0))
     snapshot = WaveSnapshot(queue.name, queue.regions[0], "try", 1, 1, AT_MS, tuple(tickets))
