@@ -45,9 +45,6 @@ def test_a_small_fold_leaves_the_young_generation_alone() -> None:
 
 
 def test_a_big_fold_ages_its_objects_and_cycles_are_still_collected() -> None:
-    class Node:
-        pass
-
     gc.collect()
     many = gc.get_threshold()[0] + 1000
     with paused_gc():
