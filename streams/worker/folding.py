@@ -67,7 +67,7 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
     ``freeze`` zeroes every generation's count, so the collector never starts a full
     collection of its own while folds keep aging (every batch, every wave), and the
     cycles a strategy's search leaves (garbage only a full collection frees) piled up
-    in the oldest generation for ever: 30 MB a 5v5 wave of 23 players with no healer.
+    in the oldest generation for ever (docs/benchmarks/teams.md, a role queue's waves).
     So ``strategy=True`` marks a section that runs a strategy (a wave's close, also
     inside a batch's section): the objects it leaves are counted, and once they
     outnumber a quarter of the rest of the heap (the collector's own rule for a full

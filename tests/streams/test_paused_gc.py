@@ -77,7 +77,7 @@ def fold_leaving_cycles(count: int, batch: bool) -> Node:
 def test_cycles_waves_leave_are_collected_without_anyone_asking(batch: bool) -> None:
     """``freeze`` zeroes every generation's count: the collector alone never ran a full
     collection while folds kept aging, and a worker closing waves that left cycles grew
-    by them for ever (30 MB a 5v5 wave of 23 players no match could seat)."""
+    by them for ever (docs/benchmarks/teams.md)."""
     gc.collect()
     heap = len(gc.get_objects())
     first = weakref.ref(fold_leaving_cycles(gc.get_threshold()[0] + 1000, batch))
