@@ -31,4 +31,6 @@ def run(args: argparse.Namespace) -> int:
         accepted=args.command == "accept",
         answered_at_ms=now_ms(),
     )
-    return publish(args, event)
+    verb = "accepts" if args.command == "accept" else "declines"
+    print(publish(args, event).line(f"{args.player} {verb} match {args.match}"))
+    return 0

@@ -26,4 +26,5 @@ def run(args: argparse.Namespace) -> int:
         reason=args.reason,
         left_at_ms=now_ms(),
     )
-    return publish(args, event)
+    print(publish(args, event).line(f"ticket {args.ticket} leaves {args.queue}/{args.region}"))
+    return 0

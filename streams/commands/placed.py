@@ -40,7 +40,8 @@ def run(args: argparse.Namespace) -> int:
         reported_at_ms=now_ms(),
         connection=_connection(args),
     )
-    return publish(args, event)
+    print(publish(args, event).line(f"match {args.match} placement {args.outcome}"))
+    return 0
 
 
 def _connection(args: argparse.Namespace) -> dict[str, object] | None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import time
 import uuid
+from typing import NamedTuple
 
 from pydantic import ValidationError
 
@@ -51,7 +52,20 @@ def parse_player_json(text: str) -> dict[str, object]:
     return player
 
 
-async def send(connection: Connection, key: bytes, value: bytes) -> None:
+class Sent(NamedTuple):
+    """Where the broker put a published event."""
+
+    partition: int
+    offset: int
+
+    def line(self, what: str) -> str:
+        """The one line a command prints once ``what`` is on the broker."""
+        return (
+            f"{what}: sent to wavematch.queue.v1, partition {self.partition}, offset {self.offset}"
+        )
+
+
+async def send(connection: Connection, key: bytes, value: bytes) -> Sent:
     from aiokafka import AIOKafkaProducer
 
     from streams.connection import client_kwargs
@@ -59,20 +73,20 @@ async def send(connection: Connection, key: bytes, value: bytes) -> None:
     producer = AIOKafkaProducer(**client_kwargs(connection))
     await producer.start()
     try:
-        await producer.send_and_wait("wavematch.queue.v1", value, key=key)
+        sent = await producer.send_and_wait("wavematch.queue.v1", value, key=key)
+        return Sent(sent.partition, sent.offset)
     finally:
         await producer.stop()
 
 
-def publish(args: argparse.Namespace, model: Record, settings: Settings | None = None) -> int:
+def publish(args: argparse.Namespace, model: Record, settings: Settings | None = None) -> Sent:
     from schemas.codec import encode
     from schemas.topics import queue_key
 
     settings = settings or settings_from(args)
     check_place(args.queue, args.region, settings)
     key, value = queue_key(args.queue, args.region), encode(model)
-    on_broker(settings, lambda connection: send(connection, key, value), timeout_s=15)
-    return 0
+    return on_broker(settings, lambda connection: send(connection, key, value), timeout_s=15)
 
 
 def check_place(queue: str, region: str, settings: Settings) -> None:

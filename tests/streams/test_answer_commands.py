@@ -6,6 +6,7 @@ import pytest
 
 from schemas import models as m
 from streams.cli import main
+from streams.commands.publish import Sent
 
 WHERE = ["--queue", "1v1", "--region", "eu", "--match", "m-1"]
 
@@ -16,7 +17,7 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[m.Record]:
 
     def fake(args, event):  # type: ignore[no-untyped-def]
         events.append(event)
-        return 0
+        return Sent(3, 41)
 
     for module in ("streams.commands.answer", "streams.commands.placed"):
         monkeypatch.setattr(f"{module}.publish", fake)
@@ -24,15 +25,20 @@ def sent(monkeypatch: pytest.MonkeyPatch) -> list[m.Record]:
 
 
 @pytest.mark.parametrize(("command", "accepted"), [("accept", True), ("decline", False)])
-def test_an_answer_is_a_ready_check_answered(sent, command, accepted):
+def test_an_answer_is_a_ready_check_answered(sent, command, accepted, capsys):
     assert main([command, *WHERE, "--player", "alice"]) == 0
+    verb = "accepts" if accepted else "declines"
+    assert capsys.readouterr().out == (
+        f"alice {verb} match m-1: sent to wavematch.queue.v1, partition 3, offset 41\n"
+    )
     (event,) = sent
     assert isinstance(event, m.ReadyCheckAnswered)
     assert (event.match_id, event.player_id, event.accepted) == ("m-1", "alice", accepted)
 
 
-def test_a_placement_report(sent):
+def test_a_placement_report(sent, capsys):
     assert main(["placed", *WHERE, "FAILED", "--detail", "no capacity"]) == 0
+    assert capsys.readouterr().out.startswith("match m-1 placement FAILED: sent to ")
     (event,) = sent
     assert (event.outcome, event.detail) == (m.PlacementOutcome.FAILED, "no capacity")
 
