@@ -55,19 +55,27 @@ class Runtime:
         return self.consumer.owned() if self.consumer is not None else set()
 
     def queue_rows(self) -> list[dict[str, Any]]:
-        """Per (queue, region) this worker owns: its partition, depth and waves closed."""
+        """Per (queue, region) this worker owns: its partition, depth and waves closed.
+
+        A configured region no event has reached yet is listed too, empty: an operator
+        checking a new deployment sees every region its workers own.
+        """
+        if self.worker is None:
+            return []
         rows = []
-        states = self.worker.states if self.worker is not None else {}
-        for partition, state in sorted(states.items()):
-            for (queue, region), region_queue in sorted(state.book.regions.items()):
+        for partition, state in sorted(self.worker.states.items()):
+            regions = state.book.regions
+            places = set(regions) | set(self.worker.folder.places_in(partition))
+            for queue, region in sorted(places):
+                region_queue = regions.get((queue, region))
                 rows.append(
                     {
                         "queue": queue,
                         "region": region,
                         "partition": partition,
-                        "tickets": len(region_queue.tickets),
-                        "players": region_queue.players_queued,
-                        "waves_closed": region_queue.waves_closed,
+                        "tickets": 0 if region_queue is None else len(region_queue.tickets),
+                        "players": 0 if region_queue is None else region_queue.players_queued,
+                        "waves_closed": 0 if region_queue is None else region_queue.waves_closed,
                         "applied_offset": state.applied_offset,
                     }
                 )

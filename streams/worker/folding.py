@@ -318,6 +318,15 @@ class Folder:
             ),
         )
 
+    def places_in(self, partition: int) -> list[tuple[str, str]]:
+        """The configured (queue, region) pairs whose events land in ``partition``."""
+        return [
+            (queue, region)
+            for queue, regions in self.regions_by_queue.items()
+            for region in regions
+            if murmur2_partition(queue_key(queue, region), self.partitions) == partition
+        ]
+
     def rules_of(self, queue: str) -> QueueRules:
         """The fold's rules of ``queue``."""
         return self.queue_rules.get(queue, self.rules)
