@@ -25,17 +25,13 @@ CLAIM_EVENTS = frozenset({"ClaimRequested", "ClaimDecided", "ClaimReleased", "Se
 
 @dataclass(frozen=True)
 class Scope:
+    """The decisions a replay judges. The whole queue log is folded whatever the scope:
+    a region's decisions depend on other places' records (a search's copies and claims,
+    docs/adr/0145, keyed by other regions or by ``search/TICKET``)."""
+
     queue: str | None = None
     region: str | None = None
     from_wave: int | None = None
-
-    def keeps_key(self, key: bytes | None) -> bool:
-        if self.queue is None and self.region is None:
-            return True
-        if key is None:
-            return False
-        queue, _, region = key.decode("utf-8", "replace").partition("/")
-        return (self.queue in (None, queue)) and (self.region in (None, region))
 
     def keeps_event(self, body: dict[str, Any]) -> bool:
         if self.queue is not None and body.get("queue") != self.queue:
@@ -110,7 +106,7 @@ def replay(
             (r.key, r.value) for r in records if r.topic == CONFIG.name
         )
     known = {report.fingerprint, *folder.layouts}
-    queue_log = [r for r in records if r.topic == QUEUE.name and scope.keeps_key(r.key)]
+    queue_log = [r for r in records if r.topic == QUEUE.name]
     # A region with a wave closed under another configuration, re-derived or published,
     # diverges from there on: none of its records can be judged (not a difference).
     other_waves = _published_under_other_config(records, known)

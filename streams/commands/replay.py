@@ -35,8 +35,12 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     add_connection_arguments(parser)
     add_registry_argument(parser)
     parser.add_argument("--log", type=Path, help="replay an exported file offline (no broker)")
-    parser.add_argument("--queue", help="only this queue")
-    parser.add_argument("--region", help="only this region")
+    parser.add_argument(
+        "--queue", help="judge only this queue's decisions (the whole log is re-derived)"
+    )
+    parser.add_argument(
+        "--region", help="judge only this region's decisions (the whole log is re-derived)"
+    )
     parser.add_argument("--from-wave", type=int, help="judge waves with this id or later")
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
 

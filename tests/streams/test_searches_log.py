@@ -12,7 +12,7 @@ from schemas import models as m
 from schemas.codec import encode_json
 from schemas.topics import QUEUE, queue_key
 from streams.audit.history import ticket_history
-from streams.audit.replay import replay
+from streams.audit.replay import Scope, replay
 from streams.commands.replay import render
 from streams.settings import QueueSettings, Settings
 from tests.streams.test_lifecycle_log import Log, fingerprinted, join, tick
@@ -151,3 +151,23 @@ def test_a_place_not_yet_open_refuses_a_copy_it_cannot_admit_at_once():
     assert (refused.queue, refused.region, refused.reason.value) == ("far", "na", "REJECTED")
     assert refused.detail == "player alice: rule 'ping': latency 300 ms exceeds 100"
     assert refused.at_ms == body["joined_at_ms"]
+
+
+def test_a_replay_narrowed_to_a_queue_or_region_judges_it_identical():
+    """A region's decisions depend on the other places' records (the copy, the claims):
+    a narrowed replay folds the whole queue log and judges only the narrowed outputs."""
+    log = Log(SETTINGS)
+    log.send(searching("t-alice", "alice", "bw"))
+    log.send(join("t-bob", "bob", "sc2"))
+    log.send(join("t-carol", "carol", "sc2", region="na"))
+    for region in ("na", "eu"):
+        event = fingerprinted(SETTINGS, tick(10, region))
+        log.produce(QUEUE.name, queue_key("1v1", region), encode_json(event))
+    log.drain()
+    assert len(log.published("wavematch.matches.v1")) == 1
+    for scope in (Scope(region="eu"), Scope("1v1", "eu"), Scope("1v1", "na"), Scope("1v1")):
+        report = replay(SETTINGS, log.records, scope)
+        assert report.ok, (scope, report.differences[:3])
+        assert report.foreign_copies == []
+    judged = replay(SETTINGS, log.records, Scope("1v1", "eu")).verdict.identical
+    assert judged.get("wavematch.matches.v1", 0) == 0  # the match is na's: not judged
