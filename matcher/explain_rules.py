@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
-from matcher.rules.check import hard_rules, lineup_problem, met_recently, waited_s
+from matcher.rules.check import hard_rules, lineup_problem, met_recently, waits_of
 from matcher.ruleset import QueueRuleSet
 
 
@@ -104,7 +104,7 @@ def _why(
         seated = [p for team in lineup for p in team]
         ratings = [[_rating(p, rules.rating) for p in team] for team in lineup]
         stay = [joined[t] for t in seats_of if t != out.ticket_id and t in joined]
-        waited = waited_s(snapshot.closed_at_ms, [*stay, ticket.joined_at_ms])
+        waited = waits_of(snapshot.closed_at_ms, [*stay, ticket.joined_at_ms])
         latencies = [p.latency_to(snapshot.region) for p in seated]
         problem = lineup_problem(rules, ratings, waited, latencies, seated, met)
         if problem is None:

@@ -352,7 +352,7 @@ def wave_rule_problems(
         from matcher.rules.priority_check import priority_problems
 
         def judge(teams: list[list[int]], seated: list[Player], joined: list[int]) -> str | None:
-            waited = waited_s(snapshot.closed_at_ms, joined)
+            waited = waits_of(snapshot.closed_at_ms, joined)
             latencies = [player.latency_to(snapshot.region) for player in seated]
             return lineup_problem(rules, teams, waited, latencies, seated, met)
 

@@ -31,6 +31,9 @@ class WaveOfMatch:
 def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> WaveOfMatch | None:
     """The wave whose result holds ``match_id``, re-derived from ``records``; None if absent.
 
+    The result, not the wave's outputs: a match holding a ticket that searches several
+    places is published later, by the claim that grants it (docs/adr/0145).
+
     Notes: two passes over the queue log: one to find the tick, one to fold its
     partition up to just before it.
     """
@@ -41,7 +44,7 @@ def find_wave(folder: Folder, records: Sequence[LogRecord], match_id: str) -> Wa
         if (
             step is not None
             and step.result is not None
-            and any(m.match_id == match_id for m in _wave_matches(step))
+            and any(m.match_id == match_id for m in (*step.result.matches, *_wave_matches(step)))
         ):
             found = (derived.source, step.result)
             break

@@ -131,6 +131,32 @@ def test_the_live_check_names_the_ticket_left_out_and_allows_what_the_rules_forb
     assert wave_rule_problems(snapshot, without, result) == []
 
 
+def test_the_live_check_grows_a_limit_by_the_matchs_oldest_wait() -> None:
+    """max_spread grows with the oldest ticket's wait by default: c, joined just before
+    the close, fits beside a or b, who waited 10 s, and its priority is owed a seat."""
+    rules = {
+        "rating": "mmr",
+        "max_spread": {"base": 100, "growth_per_s": 20, "cap": 800},
+        "priority": True,
+    }
+    profile = QueueProfile("q", "rebalance", ("m",), rules=rules)
+    waiting = tuple(
+        WaitingTicket(
+            Ticket(tid, "q", "eu", (Player(f"p-{tid}", (("mmr", r),)),), joined, priority=prio),
+            0,
+        )
+        for tid, r, joined, prio in (("a", 1500, 0, 0), ("b", 1550, 0, 0), ("c", 1750, 9_900, 5))
+    )
+    snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 10_000, waiting)
+    result = WaveResult("rebalance", (_duel(("a", 1500), ("b", 1550)),), ("c",))
+    # Beside a or b, who waited 10 s: within 100 + 20 x 10; by c's own 0.1 s, 102.
+    assert wave_rule_problems(snapshot, profile, result) == [
+        f"match m1: ticket c (priority 5) left out though it could take the seats of {seat} "
+        "(priority 0) (priority)"
+        for seat in ("a", "b")
+    ]
+
+
 def test_the_rule_is_in_the_fingerprint_and_a_bad_one_stops_the_settings() -> None:
     from streams.settings import QueueSettings, Settings
 

@@ -445,3 +445,29 @@ def test_max_distance_only_where_some_match_is_a_1v1(
             check_rules(profile)
     else:
         check_rules(profile)
+
+
+def test_explain_quotes_the_limit_at_the_matchs_oldest_wait() -> None:
+    """A built-in rule grows with the oldest ticket's wait by default (expansion_age
+    "oldest"): the kept-out line quotes the limit the strategy applied."""
+    from matcher.core import WaitingTicket, WaveSnapshot
+    from matcher.explain import explain_match
+    from matcher.strategies import run_wave
+
+    rules = {"rating": "mmr", "max_spread": {"base": 100, "growth_per_s": 10, "cap": 800}}
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=1, rules=rules)
+    rated = {"old": (1500, 0), "new": (1550, 29_000), "far": (2000, 29_500)}
+    tickets = tuple(
+        WaitingTicket(Ticket(t, "q", "eu", (Player(t, (("mmr", mmr),)),), joined), 0)
+        for t, (mmr, joined) in rated.items()
+    )
+    snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 30_000, tickets)
+    result = run_wave(snapshot, profile)
+    assert result.unmatched == ("far",)
+    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    # In old's seat, the match's oldest is new (1 s); in new's, old (30 s). The newest
+    # ticket's wait (far's, 0.5 s) would quote 105 for both.
+    assert facts["kept out far"] in (
+        "rule 'max_spread' in 2 of 2 seats: rating spread 450 exceeds max_spread 110 after 1 s",
+        "rule 'max_spread' in 2 of 2 seats: rating spread 500 exceeds max_spread 400 after 30 s",
+    )

@@ -171,3 +171,20 @@ def test_a_replay_narrowed_to_a_queue_or_region_judges_it_identical():
         assert report.foreign_copies == []
     judged = replay(SETTINGS, log.records, Scope("1v1", "eu")).verdict.identical
     assert judged.get("wavematch.matches.v1", 0) == 0  # the match is na's: not judged
+
+
+def test_explain_finds_a_match_published_when_its_claim_was_granted():
+    """The wave makes the match; the claim's grant publishes it, records later."""
+    from streams.audit.answers import match_answer
+
+    log = Log(SETTINGS)
+    log.send(searching("t-alice", "alice", "bw"))
+    log.send(join("t-carol", "carol", "sc2", region="na"))
+    event = fingerprinted(SETTINGS, tick(10, "na"))
+    log.produce(QUEUE.name, queue_key("1v1", "na"), encode_json(event))
+    log.drain()
+    (match,) = log.published("wavematch.matches.v1")
+    lines = match_answer(log.folder, log.records, match.match_id, 3)
+    assert lines is not None
+    assert lines[0].startswith(f"match {match.match_id} (")
+    assert any("1v1/na wave" in line for line in lines)
