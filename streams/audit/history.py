@@ -3,16 +3,18 @@
 
 from __future__ import annotations
 
+import heapq
 import json
 from collections.abc import Sequence
 from functools import partial
-from typing import Any
+from typing import Any, NamedTuple
 
 from matcher.explain_backfill import backfill_ticket_line
 from matcher.explain_life import LifeStory
 from matcher.queue.claims import ClaimDecided, ClaimRequested
 from matcher.queue.events import TicketJoined
 from matcher.queue.lifecycle import NO_POLICY, BackfillResult, StageStatus
+from matcher.queue.searches import LEAVE_CLAIM
 from schemas.codec import decode_queue_event
 from schemas.errors import InvalidEvent
 from schemas.topics import QUEUE
@@ -33,21 +35,42 @@ def ticket_history(
 
     Notes: folds the whole queue log once (every partition: claims live elsewhere).
     """
-    queue_log = [r for r in records if r.topic == QUEUE.name]
+    return [
+        f"[partition {step.partition} offset {step.offset}] {step.text}"
+        for step in ticket_steps(folder, records, ticket_id, after)
+    ]
+
+
+class TicketStep(NamedTuple):
+    """One line of a ticket's story and the queue record whose fold decided it."""
+
+    partition: int
+    offset: int
+    text: str
+
+
+def ticket_steps(
+    folder: Folder,
+    records: Sequence[LogRecord],
+    ticket_id: str,
+    after: LogRecord | None = None,
+) -> list[TicketStep]:
+    """:func:`ticket_history`'s lines with the record of each."""
+    queue_log = in_time_order([r for r in records if r.topic == QUEUE.name])
     mark = ticket_id.encode()
     values = [r.value or b"" for r in queue_log]
     several = any(b'"searches":[{' in value and mark in value for value in values)
-    lines = []
+    steps = []
     story: LifeStory | None = None
     telling = after is None
     for item in rederive(folder, queue_log):
         step = item.folded.step
-        where = f"[partition {item.source.partition} offset {item.source.offset}]"
+        where = partial(TicketStep, item.source.partition, item.source.offset)
         rejection = item.folded.rejection
         if rejection is not None and telling and _names_ticket(item.source, ticket_id):
             named = rejection.field and rejection.field not in rejection.reason
             why = f"{rejection.field}: {rejection.reason}" if named else rejection.reason
-            lines.append(f"{where} dead-lettered ({rejection.code}), not applied: {why}")
+            steps.append(where(f"dead-lettered ({rejection.code}), not applied: {why}"))
         if step is None:
             continue
         about = _about(step, ticket_id, several)
@@ -56,9 +79,26 @@ def ticket_history(
         if story is not None:  # why it went back or was dequeued (matcher/explain_life.py)
             about += story.follow(partial(_event, item.source), step)
         if telling:
-            lines += [f"{where} {text}" for text in about]
+            steps += [where(text) for text in about]
         telling = telling or item.source == after
-    return lines
+    return steps
+
+
+def in_time_order(queue_log: Sequence[LogRecord]) -> list[LogRecord]:
+    """The records of every partition interleaved by their broker timestamps, each
+    partition's kept in its own order (a ticket searching several places lives in
+    several partitions, which an export writes one after the other); as given when a
+    record has no timestamp."""
+    if any(record.timestamp is None for record in queue_log):  # exported before stamps
+        return list(queue_log)
+    by_partition: dict[int, list[LogRecord]] = {}
+    for record in queue_log:
+        by_partition.setdefault(record.partition, []).append(record)
+    return list(heapq.merge(*by_partition.values(), key=_stamp))
+
+
+def _stamp(record: LogRecord) -> int:
+    return record.timestamp or 0
 
 
 def _story(folder: Folder, first: LogRecord, ticket_id: str) -> LifeStory:
@@ -148,6 +188,8 @@ def _search_line(output: ClaimRequested | ClaimDecided) -> str | None:
     if isinstance(output, ClaimRequested):
         if output.match_id is None:
             return None
+        if output.match_id == LEAVE_CLAIM:  # held so that no match asking later wins it
+            return f"left {place}: its claim holds the ticket against later matches"
         return f"matched tentatively in {place} by match {output.match_id}: asks its claim"
     if output.ended is not None:
         holder = output.holder or ("", "?", "?")

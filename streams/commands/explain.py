@@ -61,7 +61,7 @@ def run(args: argparse.Namespace) -> int:
             (r.key, r.value) for r in records if r.topic == CONFIG.name
         )
     if args.ticket is not None:
-        return _ticket(folder, records, args.ticket)
+        return _ticket(folder, records, args.ticket, args.json)
     if not args.json:
         lines = match_answer(folder, records, args.match_id, args.nearest)
         if lines is None:
@@ -107,12 +107,20 @@ def _not_produced(match_id: str) -> str:
     )
 
 
-def _ticket(folder, records, ticket_id: str) -> int:  # type: ignore[no-untyped-def]
+def _ticket(folder, records, ticket_id: str, as_json: bool) -> int:  # type: ignore[no-untyped-def]
     from streams.audit.answers import ticket_answer
+    from streams.audit.history import ticket_steps
 
+    absent = f"--ticket: {ticket_id} is not in this log under this configuration"
+    if as_json:
+        steps = [step._asdict() for step in ticket_steps(folder, records, ticket_id)]
+        if not steps:
+            raise UsageError(absent)
+        print(json.dumps({"ticket_id": ticket_id, "steps": steps}, indent=2))
+        return 0
     lines = ticket_answer(folder, records, ticket_id)
     if lines is None:
-        raise UsageError(f"--ticket: {ticket_id} is not in this log under this configuration")
+        raise UsageError(absent)
     print("\n".join(lines))
     return 0
 

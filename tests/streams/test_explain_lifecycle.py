@@ -4,6 +4,7 @@ answered), from a log folded by the worker's own fold (docs/adr/0115)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -130,6 +131,18 @@ def test_the_command_shows_the_lines_from_an_exported_log(
     assert shown[0] == "ticket t3"
     assert shown[-1].endswith("no answer from dave (ticket t3); accepted by alice")
     assert f"timed out: ready check of match {second}" in shown[-1]
+
+    assert (
+        main(
+            ["explain", "--ticket", "t3", "--log", str(exported), "--config", str(config), "--json"]
+        )
+        == 0
+    )
+    told = json.loads(capsys.readouterr().out)
+    assert told["ticket_id"] == "t3"
+    assert [
+        f"  [partition {s['partition']} offset {s['offset']}] {s['text']}" for s in told["steps"]
+    ] == shown[1:]
 
 
 def test_a_proposal_ended_by_a_leave_is_not_told_as_a_later_timeout():

@@ -15,7 +15,7 @@ from streams.audit.history import ticket_history
 from streams.audit.replay import Scope, replay
 from streams.commands.replay import render
 from streams.settings import QueueSettings, Settings
-from tests.streams.test_lifecycle_log import Log, fingerprinted, join, tick
+from tests.streams.test_lifecycle_log import T0, Log, fingerprinted, join, tick
 
 SETTINGS = Settings(
     partitions=4,
@@ -188,3 +188,26 @@ def test_explain_finds_a_match_published_when_its_claim_was_granted():
     assert lines is not None
     assert lines[0].startswith(f"match {match.match_id} (")
     assert any("1v1/na wave" in line for line in lines)
+
+
+def test_a_ticket_story_across_partitions_is_in_time_order_and_tells_a_leave():
+    """An export writes each partition's records in turn: the story interleaves them
+    by their broker timestamps, and a leave's claim is told as one, not as a match."""
+    log = Log(SETTINGS)
+    log.send(searching("t-alice", "alice", "bw"))
+    log.send(
+        m.TicketLeft(
+            ticket_id="t-alice", queue="1v1", region="eu", reason="REQUESTED", left_at_ms=T0 + 5_000
+        )
+    )
+    stamped = [replace(r, timestamp=T0 + number) for number, r in enumerate(log.records)]
+    exported = sorted(stamped, key=lambda r: (r.topic, r.partition, r.offset))
+    assert len({r.partition for r in exported if r.topic == QUEUE.name}) > 1
+
+    story = ticket_history(log.folder, exported, "t-alice")
+
+    assert story == ticket_history(log.folder, stamped, "t-alice")
+    assert story[0].endswith("searching in 1v1/eu at place 1")
+    assert any("left 1v1/eu: its claim holds the ticket" in line for line in story)
+    assert not any("by match :" in line for line in story)
+    assert "dequeued LEFT in 1v1/na" in story[-1]
