@@ -96,7 +96,7 @@ def _join(
         return held.hold_for_claims(queue, ticket)
     position = queue.admit(ticket)
     if not rules.publish_status:
-        return _make_step("joined", (), None, None, ())
+        return _make_step("joined", (), None, None, (), None)
     status = statuses.searching(
         ticket,
         queue.queue,
@@ -108,7 +108,7 @@ def _join(
         queue.last_interval_ms,
         queue.estimator,
     )
-    return _make_step("joined", (status,), None, None, ())
+    return _make_step("joined", (status,), None, None, (), None)
 
 
 def _join_searches(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from matcher.core import Match, WaveResult
+from matcher.core import Match, WaveResult, WaveSnapshot
 from matcher.queue.backfill_choice import BackfillChoice
 from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, TicketJoined
@@ -116,6 +116,9 @@ class Step:
     #: How each backfill request of the tick was filled, and why: read by ``explain``,
     #: never published.
     backfills: tuple[BackfillChoice, ...] = ()
+    #: The snapshot a wave's strategy read, rated as it read it: for readers that check
+    #: the result again (the simulator), never published.
+    snapshot: WaveSnapshot | None = None
 
     @property
     def summary(self) -> WaveSummary | None:
@@ -158,6 +161,7 @@ class Draft:
     result: WaveResult | None = None
     failure: WaveFailure | None = None
     backfills: tuple[BackfillChoice, ...] = ()
+    snapshot: WaveSnapshot | None = None
 
     def step(self) -> Step:
         """The step, its outputs in publication order: a wave's created matches, the
@@ -174,4 +178,4 @@ class Draft:
             )
         else:
             outputs = (*self.proposals, *self.dequeued, *self.statuses, *self.life)
-        return Step(self.note, outputs, self.result, self.failure, self.backfills)
+        return Step(self.note, outputs, self.result, self.failure, self.backfills, self.snapshot)

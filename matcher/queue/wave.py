@@ -76,7 +76,7 @@ def close(
     summary = summarise(tick, snapshot, players, result, len(expired), queue.waves_closed)
     queue.remember_population(summary.matched_players, rules.population_window_waves)
     draft.statuses = queue.wave_statuses(tick) if rules.publish_status else ()
-    draft.summary, draft.result = summary, result
+    draft.summary, draft.result, draft.snapshot = summary, result, snapshot
     return draft
 
 

@@ -18,13 +18,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
-from matcher.core import QueueProfile, Ticket, WaveSnapshot
+from matcher.core import QueueProfile, Ticket
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import SIZE, CadencePolicy, size_due_at_ms
 from matcher.queue.events import DequeueReason, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.fold import QueueRules
 from matcher.queue.outcomes import Step
-from matcher.rules.check import rated_snapshot, wave_rule_problems
+from matcher.rules.check import wave_rule_problems
 from matcher.sim.config import Behaviour, RegionSpec, Scenario, Variant
 from matcher.sim.engine import (
     EstimateRecord,
@@ -190,13 +190,11 @@ def _generated_tick(
 
 
 def _tick(candidate: Candidate, book: QueueBook, live: _Live, tick: WaveTick) -> None:
-    state = book.region_queue(tick.queue, tick.region)
-    before = state.snapshot(tick)
     step = book.apply(tick)
     if step.failure is not None:
         live.run.failed_waves += 1
     elif step.result is not None and candidate.profile is not None:
-        live.run.violations.extend(wave_problems(before, step, candidate.profile))
+        live.run.violations.extend(wave_problems(step, candidate.profile))
     _observe(live, step)
     if step.summary is not None:
         live.run.waves.append(
@@ -210,18 +208,13 @@ def _tick(candidate: Candidate, book: QueueBook, live: _Live, tick: WaveTick) ->
         )
 
 
-def wave_problems(before: WaveSnapshot, step: Step, profile: QueueProfile) -> list[str]:
-    """What the live checker says of ``step``'s wave result, whose queue was ``before``
-    just before the tick: the strategy's checker and the queue's rules, every problem."""
-    assert step.result is not None
-    expired = {d.ticket_id for d in step.dequeued if d.reason is DequeueReason.EXPIRED}
-    kept = tuple(w for w in before.tickets if w.ticket.ticket_id not in expired)
-    snapshot = replace(before, tickets=kept)
-    if profile.rules:  # judged on the ratings the strategy read, as in the fold
-        snapshot = rated_snapshot(snapshot, profile.ruleset)
+def wave_problems(step: Step, profile: QueueProfile) -> list[str]:
+    """What the live checker says of ``step``'s wave result, on the snapshot its strategy
+    read: the strategy's checker and the queue's rules, every problem."""
+    assert step.result is not None and step.snapshot is not None
     return [
-        *result_problems(snapshot, profile, step.result),
-        *wave_rule_problems(snapshot, profile, step.result),
+        *result_problems(step.snapshot, profile, step.result),
+        *wave_rule_problems(step.snapshot, profile, step.result),
     ]
 
 

@@ -14,7 +14,7 @@ from matcher.core import Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import TicketJoined as DomainJoined
-from matcher.queue.events import WaveTick
+from matcher.queue.events import Search, WaveTick
 from matcher.queue.fold import QueueRules
 from matcher.sim.recorded import Arrival, Candidate, Timer, run_candidate, wave_problems
 from matcher.strategies import is_registered, register_strategy
@@ -241,12 +241,25 @@ def test_the_live_checker_judges_every_wave_result() -> None:
     for arrival in (_join("a", 1500, 10), _join("b", 1560, 20)):
         book.apply(arrival.event)
     tick = WaveTick("1v1", "eu", "1000", 1000, 1000, "cfg", 1000)
-    before = book.region_queue("1v1", "eu").snapshot(tick)
     step = book.apply(tick)
     assert len(step.matches) == 1
-    assert wave_problems(before, step, _profile()) == []
-    (problem,) = wave_problems(before, step, _profile(max_distance=50))
+    assert wave_problems(step, _profile()) == []
+    (problem,) = wave_problems(step, _profile(max_distance=50))
     assert problem.startswith(f"match {step.matches[0].match_id}:") and "50" in problem
+
+
+def test_a_copy_opening_at_the_tick_is_judged_in_the_wave_it_joined() -> None:
+    """A place's copy opens at the tick, before the snapshot: the checker judges the
+    snapshot the strategy read, where the copy is, and finds nothing wrong."""
+    book = QueueBook(
+        {"1v1": _profile()}, {"1v1": ("eu", "na")}, QueueRules(verify_waves=False, claims=False)
+    )
+    player = Player("a", (("mmr", 1500),))
+    places = (Search("1v1", "eu"), Search("1v1", "na", 500))
+    book.apply(DomainJoined(Ticket("a", "1v1", "na", (player,), 10), places))
+    step = book.apply(WaveTick("1v1", "na", "1000", 1000, 1000, "cfg", 1000))
+    assert step.result is not None and step.result.unmatched == ("a",)
+    assert wave_problems(step, _profile()) == []
 
 
 def test_joins_a_candidate_cannot_take_are_rejected_not_lost() -> None:
