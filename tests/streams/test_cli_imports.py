@@ -30,6 +30,7 @@ import streams.commands.publish as publish
 def on_broker(settings, work, timeout_s=None):
     import aiokafka, streams.connection
     work  # the coroutine factory is not awaited: no broker here
+    return publish.Sent(0, 0)
 
 publish.on_broker = on_broker
 from streams.cli import main
