@@ -10,7 +10,7 @@ from matcher.queue import lifecycle, nearby
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, WaveTick
-from matcher.queue.fold import QueueRules, RegionQueue
+from matcher.queue.fold import QueueRules, RegionQueue, refuse_unrun_place
 from matcher.queue.lifecycle import NO_POLICY, LifecycleEvent, LifecyclePolicy, LifecycleRejected
 from matcher.queue.outcomes import Dequeued, Step
 
@@ -79,9 +79,14 @@ class QueueBook:
                 state = self.regions[queue, region] = RegionQueue(queue, region)
             policy = under.policies.get(queue, NO_POLICY) if under.policies else NO_POLICY
             rules = under.queue_rules.get(queue, under.rules) if under.queue_rules else under.rules
-            if type(event) is TicketJoined and event.nearby is not None:
-                regions = tuple(under.regions_by_queue[queue])
-                event = nearby.choose(event, regions, profile.ruleset.max_latency_ms)
+            if type(event) is TicketJoined:
+                if event.nearby is not None:
+                    regions = tuple(under.regions_by_queue[queue])
+                    event = nearby.choose(event, regions, profile.ruleset.max_latency_ms)
+                if event.searches:
+                    refused = refuse_unrun_place(state, event, under.regions_by_queue)
+                    if refused is not None:
+                        return refused
             return state.apply(event, profile, rules, under.cadences.get(queue), policy)
         if isinstance(
             event,

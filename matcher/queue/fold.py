@@ -9,6 +9,8 @@ through its state's methods (:mod:`matcher.queue.state`, docs/adr/0125).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+
 from matcher.core import QueueProfile, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import backfill, held, lifecycle, nearby, searches, statuses, wave
@@ -132,6 +134,25 @@ def _join_searches(
     if problem:
         return _refuse(queue, ticket, DequeueReason.REJECTED, problem)
     return searches.join(queue, event, rules)
+
+
+def refuse_unrun_place(
+    queue: RegionState, event: TicketJoined, regions_by_queue: Mapping[str, Sequence[str]]
+) -> Step | None:
+    """A join searching a place the configuration does not run, refused whole before any
+    copy is written (a copy there could only be refused, and the ticket would search on
+    elsewhere while its dequeue says REJECTED); None when every place runs."""
+    for place in event.searches:
+        if place.region in regions_by_queue.get(place.queue, ()):
+            continue
+        ticket_id = event.ticket.ticket_id
+        if ticket_id in queue.tickets or ticket_id in queue.life.places:
+            return Step("duplicate")
+        if ticket_id in queue.finished:
+            return Step("duplicate_finished")
+        detail = f"searches: queue {place.queue!r} is not open in region {place.region!r}"
+        return _refuse(queue, event.ticket, DequeueReason.REJECTED, detail).step()
+    return None
 
 
 def _refuse(queue: RegionState, ticket: Ticket, reason: DequeueReason, detail: str) -> Draft:

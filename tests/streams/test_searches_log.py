@@ -211,3 +211,21 @@ def test_a_ticket_story_across_partitions_is_in_time_order_and_tells_a_leave():
     assert any("left 1v1/eu: its claim holds the ticket" in line for line in story)
     assert not any("by match :" in line for line in story)
     assert "dequeued LEFT in 1v1/na" in story[-1]
+
+
+def test_a_join_searching_a_place_not_run_is_refused_whole_with_no_copy():
+    log = Log(SETTINGS)
+    event = join("t-alice", "alice", "bw")
+    places = (m.Search(region="eu"), m.Search(region="na"), m.Search(region="mars"))
+    log.send(event.model_copy(update={"searches": places}))
+    queue_records = [r for r in log.records if r.topic == QUEUE.name]
+    assert len(queue_records) == 1  # the join alone: no copy written anywhere
+    (refused,) = log.published("wavematch.cleanup.v1")
+    assert (refused.ticket_id, refused.region, refused.reason.value) == (
+        "t-alice",
+        "eu",
+        "REJECTED",
+    )
+    assert refused.detail == "searches: queue '1v1' is not open in region 'mars'"
+    assert log.published("wavematch.status.v1") == []
+    assert replay(SETTINGS, log.records).ok
