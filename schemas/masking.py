@@ -4,7 +4,7 @@ original bytes and reasons, and so the logs and the console that show them."""
 from __future__ import annotations
 
 import re
-from typing import Final
+from typing import Any, Final
 
 MASK: Final = "****"
 #: A JSON member named "token" with a string value (escapes included), or one the
@@ -50,13 +50,40 @@ def masked_original(value: bytes, single_object: bytes | None = None) -> bytes:
         return value
     try:
         event = decode(value)
-    except InvalidEvent:
-        return b""
+    except InvalidEvent:  # its fields break the model: masked in the record as written
+        return _masked_as_written(value, known.writer)
     connection = getattr(event, "connection", None)
     if connection is None or connection.token is None:
         return value
     masked = connection.model_copy(update={"token": MASK})
     return encode(event.model_copy(update={"connection": masked}))
+
+
+def _masked_as_written(value: bytes, writer: Any) -> bytes:
+    """An Avro record whose fields the model refuses, its token masked through its own
+    writer schema; no bytes when even that cannot read it (cut short, say)."""
+    import io
+
+    from fastavro import schemaless_reader, schemaless_writer
+
+    from schemas.codec import HEADER_BYTES
+
+    stream = io.BytesIO(value)
+    stream.seek(HEADER_BYTES)
+    try:
+        record = schemaless_reader(stream, writer, None)
+    except Exception:  # fastavro raises several kinds on bad bytes
+        return b""
+    if stream.tell() != len(value) or not isinstance(record, dict):
+        return b""
+    connection = record.get("connection")
+    if not isinstance(connection, dict) or connection.get("token") is None:
+        return value
+    connection["token"] = MASK
+    out = io.BytesIO()
+    out.write(value[:HEADER_BYTES])
+    schemaless_writer(out, writer, record)
+    return out.getvalue()
 
 
 def is_token_path(path: str) -> bool:

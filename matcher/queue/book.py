@@ -84,9 +84,9 @@ class QueueBook:
                     regions = tuple(under.regions_by_queue[queue])
                     event = nearby.choose(event, regions, profile.ruleset.max_latency_ms)
                 if event.searches:
-                    refused = refuse_unrun_place(state, event, under.regions_by_queue)
-                    if refused is not None:
-                        return refused
+                    unrun = refuse_unrun_place(state, event, under.regions_by_queue)
+                    if unrun is not None:
+                        return unrun
             return state.apply(event, profile, rules, under.cadences.get(queue), policy)
         if isinstance(
             event,

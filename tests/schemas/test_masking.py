@@ -37,3 +37,36 @@ def test_an_undecodable_avro_report_keeps_no_byte_and_others_are_untouched() -> 
 
 def test_the_models_repr_hides_the_token() -> None:
     assert SECRET not in repr(STARTED) and SECRET not in str(STARTED)
+
+
+def test_an_avro_report_the_model_refuses_keeps_its_bytes_with_the_token_masked() -> None:
+    """A FAILED report with connection details decodes as Avro but breaks the model:
+    its dead letter keeps the record, as written, with the token masked."""
+    import io
+
+    from fastavro import schemaless_reader, schemaless_writer
+
+    from schemas.codec import HEADER_BYTES, KNOWN
+    from schemas.errors import InvalidEvent
+
+    data = encode(STARTED)
+    writer = KNOWN[data[2:HEADER_BYTES]].writer
+
+    def record_of(value: bytes) -> dict[str, object]:
+        stream = io.BytesIO(value[HEADER_BYTES:])
+        return schemaless_reader(stream, writer, None)  # type: ignore[return-value]
+
+    failed = {**record_of(data), "outcome": "FAILED"}
+    out = io.BytesIO()
+    schemaless_writer(out, writer, failed)
+    refused = data[:HEADER_BYTES] + out.getvalue()
+    try:
+        decode(refused)
+    except InvalidEvent as error:
+        assert "STARTED" in error.reason
+    else:
+        raise AssertionError("the model accepted a FAILED report with connection details")
+
+    masked = masked_original(refused)
+    assert SECRET.encode() not in masked and masked[:HEADER_BYTES] == data[:HEADER_BYTES]
+    assert record_of(masked) == {**failed, "connection": {**failed["connection"], "token": MASK}}

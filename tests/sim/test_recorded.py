@@ -13,8 +13,8 @@ import pytest
 from matcher.core import Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
 from matcher.queue.book import QueueBook
 from matcher.queue.cadence import CadencePolicy
-from matcher.queue.events import TicketJoined as DomainJoined
 from matcher.queue.events import Search, WaveTick
+from matcher.queue.events import TicketJoined as DomainJoined
 from matcher.queue.fold import QueueRules
 from matcher.sim.recorded import Arrival, Candidate, Timer, run_candidate, wave_problems
 from matcher.strategies import is_registered, register_strategy
