@@ -7,7 +7,7 @@ so a replay of the file makes exactly the decisions a replay of the broker makes
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, BinaryIO
 
@@ -38,9 +38,17 @@ EXPORT_SCHEMA: dict[str, Any] = {
 _PARSED = parse_schema(EXPORT_SCHEMA)
 
 
+#: The metadata key of the number of records an export holds: a file cut at a block's
+#: end reads as a whole container, and only the count tells it is short.
+RECORDS_KEY = "wavematch.records"
+
+
 def write_log(path: Path, records: Iterable[LogRecord], metadata: dict[str, str]) -> int:
-    """Write ``records`` to ``path`` (deflate-compressed); return how many were written."""
+    """Write ``records`` to ``path`` (deflate-compressed); return how many were written.
+    A sequence's length is kept in the metadata, so a file cut short is told."""
     count = 0
+    if isinstance(records, Sequence):
+        metadata = {**metadata, RECORDS_KEY: str(len(records))}
 
     def rows() -> Iterator[dict[str, Any]]:
         nonlocal count
@@ -65,6 +73,7 @@ def read_log(path: Path) -> Iterator[LogRecord]:
     one cut short or damaged (naming the record it could not read)."""
     with path.open("rb") as source:
         rows = _export_reader(source)
+        written = rows.metadata.get(RECORDS_KEY)
         count = 0
         try:
             for row in rows:
@@ -82,6 +91,12 @@ def read_log(path: Path) -> Iterator[LogRecord]:
             raise ValueError(
                 f"cut short or damaged after {count} records ({type(error).__name__}: {error})"
             ) from None
+        if written is not None and str(count) != _text(written):
+            raise ValueError(f"cut short: {count} of its {_text(written)} records")
+
+
+def _text(value: str | bytes) -> str:
+    return value.decode() if isinstance(value, bytes) else value
 
 
 #: The export's record name: another Avro container file is not an export.
@@ -89,6 +104,9 @@ EXPORT_NAME = f"{EXPORT_SCHEMA['namespace']}.{EXPORT_SCHEMA['name']}"
 
 
 def _export_reader(source: BinaryIO) -> Any:
+    if source.read(4) != b"Obj\x01":  # the container format's magic
+        raise ValueError("not an Avro object container file (`wavematch export` writes one)")
+    source.seek(0)
     try:
         rows = reader(source)
     except KeyError as missing:  # a container file without a schema: a single datum

@@ -152,6 +152,8 @@ def log_records(args: argparse.Namespace, settings: Settings, topics: tuple[str,
     from streams.audit.topics import read_topics
 
     if getattr(args, "log", None):
+        if args.log.is_dir():
+            raise UsageError(f"--log: {args.log} is a directory, not an exported log file")
         if not args.log.is_file():
             raise UsageError(f"--log: {args.log} not found")
         try:

@@ -8,6 +8,7 @@ import json
 from dataclasses import replace
 from pathlib import Path
 
+import fastavro
 import pytest
 
 from schemas.codec import decode, encode
@@ -179,9 +180,10 @@ def test_the_export_keeps_record_timestamps_the_fold_checks() -> None:
 @pytest.mark.parametrize(
     ("name", "reason"),
     [
-        ("TicketJoined-r1-solo.avro", "no 'avro.schema' in its header"),
+        ("TicketJoined-r1-solo.avro", "not an Avro object container file"),
         ("recorded-session.toml", "is not an exported log"),
         ("missing.avro", "not found"),
+        ("", "is a directory, not an exported log file"),
     ],
 )
 def test_a_file_that_is_not_an_export_is_one_line(
@@ -247,3 +249,23 @@ def test_a_log_without_a_published_wave_is_not_called_identical(
     out = capsys.readouterr().out
     assert code == 3, out
     assert "verdict              NOT COMPARED (no published wave to compare)" in out
+
+
+def test_an_export_cut_at_a_block_end_is_told_cut_short(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A container cut where a block ends reads as a whole file: the record count the
+    export keeps in its metadata tells it is short."""
+    records = list(read_log(LOG))
+    whole = tmp_path / "whole.avro"
+    write_log(whole, records, {"source": "test"})
+    with whole.open("rb") as source:
+        blocks = [block.offset for block in fastavro.block_reader(source)]
+    assert len(blocks) > 1
+    cut = tmp_path / "cut.avro"
+    cut.write_bytes(whole.read_bytes()[: blocks[1]])  # the first block whole
+    code = main(["replay", "--log", str(cut), "--quiet"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and "is not an exported log: cut short: " in err, err
+    assert f"of its {len(records)} records" in err and len(err.splitlines()) == 1
+    assert main(["replay", "--log", str(whole), "--quiet"]) == 0
