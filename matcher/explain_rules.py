@@ -46,10 +46,25 @@ def kept_out_facts(
     left = [tickets[t] for t in result.unmatched if t in tickets and tickets[t].size == 1]
     left.sort(key=lambda t: (abs(_rating(t.players[0], rules.rating) - mean), t.ticket_id))
     met = met_recently(snapshot, rules)
+    step = _step_of(profile, match)
     return [
-        (f"kept out {ticket.ticket_id}", _why(snapshot, rules, match, ticket, players, met))
+        (f"kept out {ticket.ticket_id}", _why(snapshot, rules, match, ticket, players, met, step))
         for ticket in left[:nearest]
     ]
+
+
+def _step_of(profile: QueueProfile, match: Match) -> tuple[int, float] | None:
+    """(number, after_s) of the earliest team step ``match``'s shape is, when it is not
+    the queue's own shape: every ticket of it must have waited that long."""
+    teams, size = len(match.teams), max((len(team.seats) for team in match.teams), default=0)
+    if (teams, size) == (profile.team_count, profile.team_size):
+        return None
+    steps = [
+        (number, step.after_s)
+        for number, step in enumerate(profile.team_steps, 1)
+        if (step.team_count, step.team_size) == (teams, size)
+    ]
+    return min(steps, key=lambda found: found[1], default=None)
 
 
 def match_size(match: Match) -> int:
@@ -89,6 +104,7 @@ def _why(
     ticket: Ticket,
     players: dict[str, Player],
     met: Mapping[str, frozenset[str]],
+    step: tuple[int, float] | None = None,
 ) -> str:
     newcomer = ticket.players[0]
     joined = {w.ticket.ticket_id: w.ticket.joined_at_ms for w in snapshot.tickets}
@@ -105,6 +121,14 @@ def _why(
         ratings = [[_rating(p, rules.rating) for p in team] for team in lineup]
         stay = [joined[t] for t in seats_of if t != out.ticket_id and t in joined]
         waited = waits_of(snapshot.closed_at_ms, [*stay, ticket.joined_at_ms])
+        if step is not None and waited.newest < step[1]:
+            refusals["team step"] += 1
+            first.setdefault(
+                "team step",
+                f"the match is team step {step[0]}, made once every ticket has waited "
+                f"{step[1]:g} s; with it, the least waited would have waited {waited.newest:g} s",
+            )
+            continue
         latencies = [p.latency_to(snapshot.region) for p in seated]
         problem = lineup_problem(rules, ratings, waited, latencies, seated, met)
         if problem is None:

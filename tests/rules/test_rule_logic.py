@@ -471,3 +471,38 @@ def test_explain_quotes_the_limit_at_the_matchs_oldest_wait() -> None:
         "rule 'max_spread' in 2 of 2 seats: rating spread 450 exceeds max_spread 110 after 1 s",
         "rule 'max_spread' in 2 of 2 seats: rating spread 500 exceeds max_spread 400 after 30 s",
     )
+
+
+def test_explain_names_the_team_step_a_newer_ticket_had_not_waited_for() -> None:
+    from matcher.core import TeamStep, WaitingTicket, WaveSnapshot
+    from matcher.explain import explain_match
+    from matcher.strategies import run_wave
+
+    profile = QueueProfile(
+        "q",
+        "rebalance",
+        ("m",),
+        team_size=2,
+        team_count=4,
+        team_steps=(TeamStep(15, 2, 2),),
+        rules={"rating": "mmr", "max_spread": 300},
+    )
+
+    def ticket(name: str, joined_ms: int, *players: str) -> WaitingTicket:
+        members = tuple(Player(p, (("mmr", 1500),)) for p in players or (name,))
+        return WaitingTicket(Ticket(name, "q", "eu", members, joined_ms), 0)
+
+    tickets = (
+        ticket("duo", 0, "s1", "s2"),
+        ticket("s3", 0),
+        ticket("s4", 0),
+        ticket("s5", 11_000),
+    )
+    snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 16_000, tickets)
+    result = run_wave(snapshot, profile)
+    assert result.unmatched == ("s5",)
+    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    assert facts["kept out s5"] == (
+        "team step in 2 of 2 seats: the match is team step 1, made once every ticket has "
+        "waited 15 s; with it, the least waited would have waited 5 s"
+    )
