@@ -4,6 +4,7 @@ verifies before publishing are judged by the same code."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import fields as dataclass_fields
 from dataclasses import replace
@@ -372,6 +373,29 @@ def _player(ticket: Ticket | None, player_id: str) -> Player | None:
     return next((p for p in ticket.players if p.player_id == player_id), None)
 
 
+def least_spread(players: Sequence[Player]) -> int:
+    """The least spread of one rating taken from each player's ratings.
+
+    >>> least_spread([Player("a", (("dps", 1500), ("tank", 1900))), Player("b", (("dps", 1850),))])
+    50
+
+    Notes: O(r log r) for r ratings in all.
+    """
+    values = sorted((value, index) for index, p in enumerate(players) for _, value in p.ratings)
+    held: dict[int, int] = {}  # player index -> ratings of theirs in the window
+    best, low = math.inf, 0
+    for value, index in values:
+        held[index] = held.get(index, 0) + 1
+        while len(held) == len(players):
+            best = min(best, value - values[low][0])
+            first = values[low][1]
+            held[first] -= 1
+            if not held[first]:
+                del held[first]
+            low += 1
+    return int(best)
+
+
 def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
     """Why ``ticket`` can never satisfy its queue's rules, however long it waits; or None.
 
@@ -404,6 +428,14 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
         spread, widest = max(ratings) - min(ratings), rules.max_spread.widest
         if spread > widest:
             return f"party's rating spread {spread} exceeds max_spread's cap {widest:g}"
+    elif rules.max_spread is not None and len(ticket.players) > 1:
+        # No rating key: a seat reads one of its player's ratings (a role's, or the best).
+        least, widest = least_spread(ticket.players), rules.max_spread.widest
+        if least > widest:
+            return (
+                f"party's rating spread {least} (the least, whichever rating seats each "
+                f"player) exceeds max_spread's cap {widest:g}"
+            )
     for rule in rules.attributes:
         if rule.relax_after_s is None:  # a party that disagrees with itself never fits
             problem = rule.problem([p.attribute(rule.name) for p in ticket.players], 0.0)

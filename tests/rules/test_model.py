@@ -109,6 +109,21 @@ def test_a_ticket_that_can_never_fit_gets_a_reason() -> None:
     assert ticket_rule_problem(Ticket("t", "q", "eu", party[:1], 0), profile) is None
 
 
+def test_a_party_that_can_never_fit_is_named_without_a_rating_key() -> None:
+    """A role queue has no rating key: a seat reads the role's rating. A party whose
+    nearest ratings are still beyond max_spread's cap never fits."""
+    rules = {"max_spread": {"base": 100, "growth_per_s": 1, "cap": 300}}
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
+    apart = (Player("w1", (("tank", 1500),)), Player("w2", (("dps", 1900),)))
+    assert ticket_rule_problem(Ticket("t", "q", "eu", apart, 0), profile) == (
+        "party's rating spread 400 (the least, whichever rating seats each player) exceeds "
+        "max_spread's cap 300"
+    )
+    flexible = (Player("a", (("dps", 1500), ("tank", 1900))), Player("b", (("dps", 1850),)))
+    assert ticket_rule_problem(Ticket("t", "q", "eu", flexible, 0), profile) is None
+    assert ticket_rule_problem(Ticket("t", "q", "eu", apart[:1], 0), profile) is None
+
+
 def test_settings_check_rules_and_their_strategy(tmp_path: Path) -> None:
     config = tmp_path / "rules.toml"
     config.write_text(
