@@ -167,7 +167,7 @@ def test_a_baseline_from_config_and_a_candidate_without_the_queue(tmp_path: Path
         ),
         (
             ["--log", str(DATA / "TicketJoined-r1-solo.avro"), "--candidate", "{tight}"],
-            "is not an exported log: no 'avro.schema' in its header",
+            "is not an exported log: not an Avro object container file",
         ),
         (
             ["--log", "{other}", "--candidate", "{tight}"],
