@@ -28,16 +28,22 @@ def searching(ticket: str, player: str, race: str) -> m.TicketJoined:
     return event.model_copy(update={"searches": (m.Search(region="eu"), m.Search(region="na"))})
 
 
-def test_two_regions_race_for_a_ticket_one_wins_the_log_replays_and_explains():
+def race() -> Log:
+    """alice searches eu and na; bob waits in eu, carol in na; both regions close a wave
+    before either hears of the other's claim."""
     log = Log(SETTINGS)
     log.send(searching("t-alice", "alice", "bw"))
     log.send(join("t-bob", "bob", "sc2"))
     log.send(join("t-carol", "carol", "sc2", region="na"))
-    # Both regions close a wave before either hears of the other's claim.
     for region in ("na", "eu"):
         event = fingerprinted(SETTINGS, tick(10, region))
         log.produce(QUEUE.name, queue_key("1v1", region), encode_json(event))
     log.drain()
+    return log
+
+
+def test_two_regions_race_for_a_ticket_one_wins_the_log_replays_and_explains():
+    log = race()
     created = [e for e in log.published("wavematch.matches.v1") if isinstance(e, m.MatchCreated)]
     (match,) = created
     seated = {s.ticket_id for team in match.teams for s in team.players}
@@ -156,14 +162,7 @@ def test_a_place_not_yet_open_refuses_a_copy_it_cannot_admit_at_once():
 def test_a_replay_narrowed_to_a_queue_or_region_judges_it_identical():
     """A region's decisions depend on the other places' records (the copy, the claims):
     a narrowed replay folds the whole queue log and judges only the narrowed outputs."""
-    log = Log(SETTINGS)
-    log.send(searching("t-alice", "alice", "bw"))
-    log.send(join("t-bob", "bob", "sc2"))
-    log.send(join("t-carol", "carol", "sc2", region="na"))
-    for region in ("na", "eu"):
-        event = fingerprinted(SETTINGS, tick(10, region))
-        log.produce(QUEUE.name, queue_key("1v1", region), encode_json(event))
-    log.drain()
+    log = race()
     assert len(log.published("wavematch.matches.v1")) == 1
     for scope in (Scope(region="eu"), Scope("1v1", "eu"), Scope("1v1", "na"), Scope("1v1")):
         report = replay(SETTINGS, log.records, scope)
