@@ -122,4 +122,4 @@ def read_metadata(path: Path) -> dict[str, str]:
     """The export's metadata; ValueError if ``path`` is another Avro file (or none)."""
     with path.open("rb") as source:
         rows = _export_reader(source)
-        return {k: v.decode() if isinstance(v, bytes) else v for k, v in rows.metadata.items()}
+        return {k: _text(v) for k, v in rows.metadata.items()}
