@@ -186,7 +186,32 @@ class KafkaBroker(StopsOnExit):
 
     def start(self, timeout_s: float = 60.0, wait: bool = True) -> KafkaBroker:
         """Format (once) and launch; unless ``wait`` is false (a cluster node, whose quorum
-        needs the others), wait until it serves metadata."""
+        needs the others), wait until it serves metadata.
+
+        A lone node's first start that loses one of its free ports to another process (the
+        port was free when picked) starts again on new ports, up to three times; a restart
+        keeps its ports, and a cluster node's are in its peers' quorum, so neither retries.
+        """
+        fresh = not (self.data_dir / "kraft" / "meta.properties").is_file()
+        for attempt in range(3):
+            try:
+                return self._start(timeout_s, wait)
+            except KafkaBrokerError:
+                if not (fresh and self.quorum_voters is None and attempt < 2 and self._lost_port()):
+                    raise
+                shutil.rmtree(self.data_dir / "kraft", ignore_errors=True)
+                self.ports.clear()
+        raise AssertionError("unreachable")
+
+    def _lost_port(self) -> bool:
+        logs = (self.log_path, self.log_dir / "stdout.log")
+        return any(
+            "Address already in use" in path.read_text(errors="replace")
+            for path in logs
+            if path.is_file()
+        )
+
+    def _start(self, timeout_s: float, wait: bool) -> KafkaBroker:
         java, jars = java_and_jars()
         self.data_dir.mkdir(parents=True, exist_ok=True)
         self.log_dir.mkdir(exist_ok=True)

@@ -4,12 +4,15 @@ the same directory and the same ports."""
 from __future__ import annotations
 
 import signal
+import socket
+from pathlib import Path
 
 import pytest
 
+from streams.embedded.broker import free_port
 from tests.integration.kafka import produce, read_topic
 from tests.kafka.broker import KafkaBroker, empty_broker
-from tests.kafka.fixtures import KafkaBrokerFactory
+from tests.kafka.fixtures import KafkaBrokerFactory, require_kafka
 
 pytestmark = pytest.mark.integration
 
@@ -77,3 +80,21 @@ while not consumer.assignment():
 print("assigned", flush=True)
 time.sleep(600)
 """
+
+
+def test_a_first_start_whose_port_another_process_took_starts_on_new_ports(
+    tmp_path: Path,
+) -> None:
+    require_kafka()
+    with socket.socket() as squatter:
+        squatter.bind(("127.0.0.1", 0))
+        squatter.listen()
+        taken = squatter.getsockname()[1]
+        broker = KafkaBroker(tmp_path / "kafka", ports={"PLAINTEXT": taken, "CONTROLLER": 0})
+        broker.ports["CONTROLLER"] = free_port()
+        try:
+            broker.start()
+            assert broker.port != taken
+            _create(broker, "t")
+        finally:
+            broker.stop()
