@@ -714,8 +714,14 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     except ValidationError as error:
         first = error.errors()[0]
         # Checks across fields (no location) start their message with the field to fix.
-        message = _plain(first["type"], first["loc"], first["msg"].removeprefix("Value error, "))
-        where = ".".join(str(part) for part in first["loc"])
+        loc = first["loc"]
+        message = _plain(first["type"], loc, first["msg"].removeprefix("Value error, "))
+        name = _queue_name(loc, path, overrides) if len(loc) > 1 else None
+        if name is not None and not message.startswith("queue "):  # a queue's: named
+            field = ".".join(str(part) for part in loc[2:])
+            where = f"{field}: " if field else ""
+            raise SettingsError(f"queues.{loc[1]}: queue {name!r}: {where}{message}") from None
+        where = ".".join(str(part) for part in loc)
         raise SettingsError(f"{where}: {message}" if where else message) from None
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(f"config file {path}: not valid TOML: {error}") from None
@@ -723,6 +729,24 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         raise SettingsError(_source_error_line(error)) from None
     finally:
         _config_file.reset(token)
+
+
+def _queue_name(loc: tuple[Any, ...], path: Path | str | None, overrides: Any) -> str | None:
+    """The name the queue at ``loc`` ("queues", index, ...) was given, read from where
+    the queues came from (the arguments, the variable, the file); None if it has none."""
+    if loc[0] != "queues" or not isinstance(loc[1], int):
+        return None
+    queues: Any = overrides.get("queues")
+    try:
+        if queues is None and os.environ.get("WAVEMATCH_QUEUES"):
+            queues = json.loads(os.environ["WAVEMATCH_QUEUES"])
+        if queues is None and path:
+            queues = tomllib.loads(Path(path).read_text()).get("queues")
+        queue = queues[loc[1]]
+        name = queue.get("name") if isinstance(queue, dict) else getattr(queue, "name", None)
+    except (OSError, ValueError, TypeError, LookupError, AttributeError):
+        return None
+    return name if isinstance(name, str) and name else None
 
 
 def _plain(kind: str, where: tuple[Any, ...], message: str) -> str:

@@ -358,7 +358,9 @@ def test_a_count_some_match_can_hold_is_accepted(
 @pytest.mark.parametrize("place", [{"name": "-q"}, {"regions": ["e u"]}, {"regions": ["eu/w"]}])
 def test_a_queue_or_region_no_event_can_name_stops_the_start(place: dict[str, object]) -> None:
     queue = {"name": "q", "strategy": "optimal", **place}
-    with pytest.raises(SettingsError, match=r"^queues.0.(name|regions.0): String should match"):
+    with pytest.raises(
+        SettingsError, match=r"^queues.0: queue '(-q|q)': (name|regions.0): String should match"
+    ):
         load_settings(queues=[queue])
 
 

@@ -123,7 +123,7 @@ def test_a_bad_queue_ttl_is_one_line(tmp_path: Path) -> None:
     config.write_text('[[queues]]\nname = "q1"\nticket_ttl_ms = 10\n')
     with pytest.raises(SettingsError) as caught:
         load_settings(config)
-    assert str(caught.value).startswith("queues.0.ticket_ttl_ms: ")
+    assert str(caught.value).startswith("queues.0: queue 'q1': ticket_ttl_ms: ")
 
 
 def test_explain_rebuilds_a_wave_without_the_tickets_its_queue_ttl_expired() -> None:

@@ -25,9 +25,15 @@ SIZE_QUEUE = {"name": "1v1", "regions": ["eu"], "cadence": "size", "wave_interva
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"size_trigger_tickets": 1}, "queues.0.size_trigger_tickets: Input should be greater"),
-        ({"size_floor_ms": 5}, "queues.0.size_floor_ms: Input should be greater"),
-        ({"size_floor_ms": 90_000}, "queues.0: size_floor_ms must be <= wave_interval_ms"),
+        (
+            {"size_trigger_tickets": 1},
+            "queues.0: queue '1v1': size_trigger_tickets: Input should be greater",
+        ),
+        ({"size_floor_ms": 5}, "queues.0: queue '1v1': size_floor_ms: Input should be greater"),
+        (
+            {"size_floor_ms": 90_000},
+            "queues.0: queue '1v1': size_floor_ms must be <= wave_interval_ms",
+        ),
     ],
 )
 def test_bad_size_settings_stop_the_start_in_one_line(fields: dict[str, int], message: str) -> None:
