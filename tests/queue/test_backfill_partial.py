@@ -233,7 +233,9 @@ def test_candidates_beyond_the_search_pool_still_take_the_slots_they_fit() -> No
 
 def test_the_setting_is_validated_published_and_fingerprinted_only_when_on() -> None:
     queue = {"name": "q", "strategy": "rebalance", "team_size": 3}
-    with pytest.raises(SettingsError, match=r"^queues\.0\.partial_backfill: Input should be"):
+    with pytest.raises(
+        SettingsError, match=r"^queues\.0: queue 'q': partial_backfill: Input should be"
+    ):
         load_settings(queues=[{**queue, "partial_backfill": "maybe"}])
     off, on = (load_settings(queues=[{**queue, "partial_backfill": v}]) for v in (False, True))
     assert on.profiles()["q"].partial_backfill and not off.profiles()["q"].partial_backfill
