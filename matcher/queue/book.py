@@ -10,7 +10,7 @@ from matcher.queue import lifecycle, nearby
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, WaveTick
-from matcher.queue.fold import QueueRules, RegionQueue, refuse_unrun_place
+from matcher.queue.fold import QueueRules, RegionQueue
 from matcher.queue.lifecycle import NO_POLICY, LifecycleEvent, LifecyclePolicy, LifecycleRejected
 from matcher.queue.outcomes import Dequeued, Step
 
@@ -79,14 +79,12 @@ class QueueBook:
                 state = self.regions[queue, region] = RegionQueue(queue, region)
             policy = under.policies.get(queue, NO_POLICY) if under.policies else NO_POLICY
             rules = under.queue_rules.get(queue, under.rules) if under.queue_rules else under.rules
-            if type(event) is TicketJoined:
+            if type(event) is TicketJoined and (event.nearby is not None or event.searches):
                 if event.nearby is not None:
                     regions = tuple(under.regions_by_queue[queue])
                     event = nearby.choose(event, regions, profile.ruleset.max_latency_ms)
-                if event.searches:
-                    unrun = refuse_unrun_place(state, event, under.regions_by_queue)
-                    if unrun is not None:
-                        return unrun
+                if event.searches or event.nearby is not None:  # else no region was near
+                    return state.join_searching(event, profile, rules, under.regions_by_queue)
             return state.apply(event, profile, rules, under.cadences.get(queue), policy)
         if isinstance(
             event,

@@ -48,15 +48,13 @@ class RegionQueue(RegionState):
         cadence: CadencePolicy | None = None,
         policy: LifecyclePolicy = NO_POLICY,
     ) -> Step:
-        """Apply one event of this region's log and return what it decided.
+        """Apply one event of this region's log and return what it decided; a join naming
+        ``searches`` or ``nearby`` is :meth:`join_searching`'s (the book routes it there).
 
         Notes: O(1) for joins and leaves; a tick is O(n) plus the strategy's cost.
         """
         if isinstance(event, TicketJoined):
-            if event.searches or event.nearby is not None:
-                decided = _join_searches(self, event, profile, rules)
-            else:
-                decided = _join(self, event.ticket, profile, rules)
+            decided = _join(self, event.ticket, profile, rules)
         elif isinstance(event, TicketLeft):
             decided = _leave(self, event)
         elif isinstance(event, WaveTick):
@@ -73,6 +71,27 @@ class RegionQueue(RegionState):
             decided = searches.decided(self, event, policy)
         else:
             decided = held.claim_decided(self, event, rules)
+        if type(decided) is Step:  # a join's usual step: no method call more
+            return decided
+        return self._finish_step(decided)
+
+    def join_searching(
+        self,
+        event: TicketJoined,
+        profile: QueueProfile,
+        rules: QueueRules,
+        regions_by_queue: Mapping[str, Sequence[str]],
+    ) -> Step:
+        """A join of a ticket searching several places (its ``nearby`` already turned
+        into places where a bound allows): refused whole when one of its places is not
+        run by the configuration (``regions_by_queue``), else folded by this place."""
+        unrun = _refuse_unrun_place(self, event, regions_by_queue)
+        if unrun is not None:
+            return unrun
+        return self._finish_step(_join_searches(self, event, profile, rules))
+
+    def _finish_step(self, decided: Step | Draft) -> Step:
+        """The step of ``decided``: a draft's dequeued tickets give their claims back."""
         if type(decided) is Step:
             return decided
         assert isinstance(decided, Draft)
@@ -98,7 +117,7 @@ def _join(
         return held.hold_for_claims(queue, ticket)
     position = queue.admit(ticket)
     if not rules.publish_status:
-        return _make_step("joined", (), None, None, (), None)
+        return _make_step("joined", (), None, None, None)
     status = statuses.searching(
         ticket,
         queue.queue,
@@ -110,7 +129,7 @@ def _join(
         queue.last_interval_ms,
         queue.estimator,
     )
-    return _make_step("joined", (status,), None, None, (), None)
+    return _make_step("joined", (status,), None, None, None)
 
 
 def _join_searches(
@@ -136,7 +155,7 @@ def _join_searches(
     return searches.join(queue, event, rules)
 
 
-def refuse_unrun_place(
+def _refuse_unrun_place(
     queue: RegionState, event: TicketJoined, regions_by_queue: Mapping[str, Sequence[str]]
 ) -> Step | None:
     """A join searching a place the configuration does not run, refused whole before any

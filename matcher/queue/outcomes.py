@@ -98,6 +98,17 @@ Output = (
 
 
 @dataclass(frozen=True, slots=True)
+class WaveReading:
+    """What a wave close read and chose besides its outputs, for readers that look again
+    (``explain``, the simulator); never published."""
+
+    #: How each backfill request of the tick was filled, and why.
+    backfills: tuple[BackfillChoice, ...] = ()
+    #: The snapshot the wave's strategy read, rated as it read it.
+    snapshot: WaveSnapshot | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Step:
     """Everything one event changed that the outside world should hear about.
 
@@ -113,12 +124,16 @@ class Step:
     outputs: tuple[Output, ...] = ()
     result: WaveResult | None = None
     failure: WaveFailure | None = None
-    #: How each backfill request of the tick was filled, and why: read by ``explain``,
-    #: never published.
-    backfills: tuple[BackfillChoice, ...] = ()
-    #: The snapshot a wave's strategy read, rated as it read it: for readers that check
-    #: the result again (the simulator), never published.
-    snapshot: WaveSnapshot | None = None
+    #: A wave close's reading (one field for both: a join's step builds every field).
+    reading: WaveReading | None = None
+
+    @property
+    def backfills(self) -> tuple[BackfillChoice, ...]:
+        return () if self.reading is None else self.reading.backfills
+
+    @property
+    def snapshot(self) -> WaveSnapshot | None:
+        return None if self.reading is None else self.reading.snapshot
 
     @property
     def summary(self) -> WaveSummary | None:
@@ -178,4 +193,7 @@ class Draft:
             )
         else:
             outputs = (*self.proposals, *self.dequeued, *self.statuses, *self.life)
-        return Step(self.note, outputs, self.result, self.failure, self.backfills, self.snapshot)
+        reading = None
+        if self.backfills or self.snapshot is not None:
+            reading = WaveReading(self.backfills, self.snapshot)
+        return Step(self.note, outputs, self.result, self.failure, reading)

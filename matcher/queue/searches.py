@@ -88,16 +88,16 @@ def join(queue: RegionState, event: TicketJoined, rules: QueueRules) -> Step | D
     queue.life.search_places(ticket.ticket_id, searches)
     if here.open_after_ms > 0:
         queue.life.hold_unopened(ticket, ticket.joined_at_ms + here.open_after_ms)
-        return _make_step("unopened", tuple(copies), None, None, (), None)
+        return _make_step("unopened", tuple(copies), None, None, None)
     if rules.claims and here is searches[0]:
         pending = held_step.hold_for_claims(queue, ticket)
         pending.life[:0] = copies
         return pending
     position = queue.admit(ticket)
     if not rules.publish_status:
-        return _make_step("joined", tuple(copies), None, None, (), None)
+        return _make_step("joined", tuple(copies), None, None, None)
     status = queue.searching(ticket, position, ticket.joined_at_ms)
-    return _make_step("joined", (status, *copies), None, None, (), None)
+    return _make_step("joined", (status, *copies), None, None, None)
 
 
 def at_tick(queue: RegionState, tick: WaveTick, rules: QueueRules, draft: Draft) -> None:
