@@ -5,6 +5,7 @@ strategies that refuse them at start, join-time rejection and the fingerprint.""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 
@@ -13,6 +14,17 @@ from matcher.rules import parse_rules
 from matcher.rules.check import checks_problem, group_problem, ticket_rule_problem
 from matcher.strategies import check_rules
 from streams.settings import SettingsError, load_settings
+
+
+def kept_out_facts(snapshot: Any, profile: QueueProfile, unmatched: str) -> dict[str, str]:
+    """The facts ``explain`` gives of a wave's first match, once the wave left exactly
+    ``unmatched`` queued."""
+    from matcher.explain import explain_match
+    from matcher.strategies import run_wave
+
+    result = run_wave(snapshot, profile)
+    assert result.unmatched == (unmatched,)
+    return dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
 
 
 def player(name: str, cls: str = "dps", level: float = 10, ms: int = 20, **attrs: str) -> Player:
@@ -381,8 +393,6 @@ def test_checks_enter_the_fingerprint_and_a_queue_without_them_keeps_its_own() -
 
 def test_explain_names_the_rule_that_kept_a_ticket_out() -> None:
     from matcher.core import WaitingTicket, WaveSnapshot
-    from matcher.explain import explain_match
-    from matcher.strategies import run_wave
 
     rules = {
         "rating": "mmr",
@@ -395,9 +405,7 @@ def test_explain_names_the_rule_that_kept_a_ticket_out() -> None:
         for t, level in levels.items()
     )
     snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 1_000, tickets)
-    result = run_wave(snapshot, profile)
-    assert result.unmatched == ("far",)
-    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    facts = kept_out_facts(snapshot, profile, "far")
     assert facts["kept out far"] == (
         "rule 'lvl' in 4 of 4 seats: level spread 29 exceeds 5 after 1 s"
     )
@@ -405,8 +413,6 @@ def test_explain_names_the_rule_that_kept_a_ticket_out() -> None:
 
 def test_explain_says_a_match_of_parties_has_no_single_seat_to_try() -> None:
     from matcher.core import WaitingTicket, WaveSnapshot
-    from matcher.explain import explain_match
-    from matcher.strategies import run_wave
 
     rules = {
         "rating": "mmr",
@@ -421,9 +427,7 @@ def test_explain_says_a_match_of_parties_has_no_single_seat_to_try() -> None:
     snapshot = WaveSnapshot(
         "q", "eu", "w", 1, 7, 1_000, tuple(WaitingTicket(t, 0) for t in (*duos, solo))
     )
-    result = run_wave(snapshot, profile)
-    assert result.unmatched == ("solo",)
-    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    facts = kept_out_facts(snapshot, profile, "solo")
     assert facts["kept out solo"] == (
         "all 4 seats went to parties, which stay together: no single seat to try it in"
     )
@@ -453,8 +457,6 @@ def test_explain_quotes_the_limit_at_the_matchs_oldest_wait() -> None:
     """A built-in rule grows with the oldest ticket's wait by default (expansion_age
     "oldest"): the kept-out line quotes the limit the strategy applied."""
     from matcher.core import WaitingTicket, WaveSnapshot
-    from matcher.explain import explain_match
-    from matcher.strategies import run_wave
 
     rules = {"rating": "mmr", "max_spread": {"base": 100, "growth_per_s": 10, "cap": 800}}
     profile = QueueProfile("q", "rebalance", ("m",), team_size=1, rules=rules)
@@ -464,9 +466,7 @@ def test_explain_quotes_the_limit_at_the_matchs_oldest_wait() -> None:
         for t, (mmr, joined) in rated.items()
     )
     snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 30_000, tickets)
-    result = run_wave(snapshot, profile)
-    assert result.unmatched == ("far",)
-    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    facts = kept_out_facts(snapshot, profile, "far")
     # In old's seat, the match's oldest is new (1 s); in new's, old (30 s). The newest
     # ticket's wait (far's, 0.5 s) would quote 105 for both.
     assert facts["kept out far"] in (
@@ -477,8 +477,6 @@ def test_explain_quotes_the_limit_at_the_matchs_oldest_wait() -> None:
 
 def test_explain_names_the_team_step_a_newer_ticket_had_not_waited_for() -> None:
     from matcher.core import TeamStep, WaitingTicket, WaveSnapshot
-    from matcher.explain import explain_match
-    from matcher.strategies import run_wave
 
     profile = QueueProfile(
         "q",
@@ -501,9 +499,7 @@ def test_explain_names_the_team_step_a_newer_ticket_had_not_waited_for() -> None
         ticket("s5", 11_000),
     )
     snapshot = WaveSnapshot("q", "eu", "w", 1, 7, 16_000, tickets)
-    result = run_wave(snapshot, profile)
-    assert result.unmatched == ("s5",)
-    facts = dict(explain_match(snapshot, profile, result, result.matches[0].match_id).facts)
+    facts = kept_out_facts(snapshot, profile, "s5")
     assert facts["kept out s5"] == (
         "team step in 2 of 2 seats: the match is team step 1, made once every ticket has "
         "waited 15 s; with it, the least waited would have waited 5 s"
