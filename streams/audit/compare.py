@@ -20,10 +20,16 @@ from streams.worker.publisher import Record
 
 #: Fields outside the pure function of the log, per topic.
 UNCOMPARED = {WAVES.name: ("duration_ms",), DEADLETTER.name: ("failed_at_ms",)}
+#: The entry of a comparable form naming its record's type; no field is spelled so.
+KIND = "@record"
 
 
 def comparable(topic: str, value: bytes) -> tuple[Any, ...]:
-    """A hashable, decoded form of a record without its non-deterministic fields."""
+    """A hashable, decoded form of a record without its non-deterministic fields.
+
+    Its type is part of it: a MatchProposed and the MatchCreated of the same match
+    share a key and most fields, yet are two records.
+    """
     try:
         # The service's one JSON record: the copy of a join searching several places.
         event = decode_json(value) if value[:1] == b"{" else decode(value)
@@ -32,7 +38,16 @@ def comparable(topic: str, value: bytes) -> tuple[Any, ...]:
         return ("undecodable", value, error.reason)
     for name in UNCOMPARED.get(topic, ()):
         body.pop(name, None)
+    body[KIND] = type(event).__name__
     return tuple(sorted((k, _freeze(v)) for k, v in body.items()))
+
+
+def kind(form: tuple[Any, ...]) -> str | None:
+    """The record type a :func:`comparable` form is of; None when undecodable."""
+    if undecodable(form):
+        return None
+    name = dict(form).get(KIND)
+    return name if isinstance(name, str) else None
 
 
 def _freeze(value: Any) -> Any:
@@ -102,6 +117,7 @@ def undecodable(form: tuple[Any, ...]) -> bool:
 
 
 def _describe(body: tuple[Any, ...]) -> str:
+    """A record's fields in a line: its type and unset fields left out (said elsewhere)."""
     if undecodable(body):
         return f"undecodable ({body[2]}): {body[1][:40]!r}"
-    return ", ".join(f"{k}={v!r}" for k, v in body)[:300]
+    return ", ".join(f"{k}={v!r}" for k, v in body if k != KIND and v is not None)[:300]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -11,9 +12,11 @@ from schemas.errors import InvalidEvent
 from schemas.models import TicketJoined, WaveClosed
 from schemas.topics import CLEANUP, CONFIG, MATCHES, QUEUE, WAVES
 from streams.audit.compare import Verdict, comparable, compare, undecodable
+from streams.audit.labels import details, identity, label
 from streams.audit.rederive import LogRecord, rederive
 from streams.settings import Settings
 from streams.worker.config_log import ConfigCatalog
+from streams.worker.config_record import configs_in
 from streams.worker.folding import Folder
 from streams.worker.publisher import Record
 
@@ -75,6 +78,10 @@ class ReplayReport:
     #: home's fold wrote: a platform's records against the contract, folded as input
     #: like any join, so every effect of theirs is compared; not a difference.
     foreign_copies: list[str] = field(default_factory=list)
+    #: Published records carrying a fingerprint no configuration in the log (nor the
+    #: one replayed under) has, by fingerprint: corrupted, or of a configuration whose
+    #: record is not in the log. Told, whatever else is said of their waves.
+    unknown_fingerprints: dict[str, int] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -106,6 +113,8 @@ def replay(
             (r.key, r.value) for r in records if r.topic == CONFIG.name
         )
     known = {report.fingerprint, *folder.layouts}
+    in_log = set(configs_in([r.value for r in records if r.topic == CONFIG.name]))
+    report.unknown_fingerprints = _fingerprints_of_no_configuration(records, known | in_log)
     queue_log = [r for r in records if r.topic == QUEUE.name]
     # A region with a wave closed under another configuration, re-derived or published,
     # diverges from there on: none of its records can be judged (not a difference).
@@ -207,9 +216,41 @@ def _published_under_other_config(
             wave = decode(record.value or b"")
         except InvalidEvent:
             continue
-        if isinstance(wave, WaveClosed) and wave.config_fingerprint not in known:
+        if not isinstance(wave, WaveClosed) or wave.config_fingerprint in known:
+            continue
+        # What is not a fingerprint names no configuration: a corrupted record, judged
+        # (and found different) rather than its region set aside as another config's.
+        if is_fingerprint(wave.config_fingerprint):
             waves.add((wave.config_fingerprint, wave.queue, wave.region, wave.wave_id))
     return waves
+
+
+#: The judged topics whose records carry the configuration's fingerprint.
+_FINGERPRINTED = (MATCHES.name, WAVES.name)
+#: A configuration's fingerprint: 16 hex digits (Settings.config_fingerprint).
+_FINGERPRINT = re.compile(r"[0-9a-f]{16}")
+
+
+def is_fingerprint(value: str) -> bool:
+    """Whether ``value`` has the form of a configuration's fingerprint."""
+    return _FINGERPRINT.fullmatch(value) is not None
+
+
+def _fingerprints_of_no_configuration(records: list[LogRecord], found: set[str]) -> dict[str, int]:
+    """Per fingerprint not in ``found``, how many published records carry it (a wave's,
+    a match's: the topics whose records name one): the whole log's, whatever the scope."""
+    counts: dict[str, int] = {}
+    for record in records:
+        if record.topic not in _FINGERPRINTED:
+            continue
+        try:
+            event = decode(record.value or b"")
+        except InvalidEvent:
+            continue
+        fingerprint = getattr(event, "config_fingerprint", None)
+        if isinstance(fingerprint, str) and fingerprint not in found:
+            counts[fingerprint] = counts.get(fingerprint, 0) + 1
+    return counts
 
 
 def _in_scope(
@@ -229,53 +270,63 @@ def _in_scope(
     return kept
 
 
-#: The field that names one record among the many a key carries, per judged topic.
-IDENTITY = {MATCHES.name: "match_id", CLEANUP.name: "ticket_id", WAVES.name: "wave_id"}
-
-
 def first_differences(
     derived: list[Record], published: list[Record], verdict: Verdict, limit: int = 20
 ) -> list[str]:
-    """For each missing record, the first field in which its published namesake differs.
+    """One line per finding: for each missing record, the first field in which its
+    published namesake differs; then each published record not re-derived that is no
+    missing record's namesake (that pair is one change, told once).
 
-    The namesake is the published record of the same topic, key and identity (match id,
-    ticket id or wave id); a missing record without one was not published at all.
+    The namesake is the published record of the same topic, key, type and identifying
+    fields (:data:`streams.audit.labels.IDENTITY`); a missing record without one was not
+    published at all. Every line names the record's type and identifying fields.
     """
-    by_identity: dict[tuple[str, bytes | None, Any], list[dict[str, Any]]] = {}
-    for topic, key, value in published:
-        form = comparable(topic, value)
-        if undecodable(form):  # listed as published, not re-derived
-            continue
-        fields = dict(form)
-        by_identity.setdefault((topic, key, fields.get(IDENTITY.get(topic, ""))), []).append(fields)
-    lines = []
-    for topic, key, _, form in verdict.missing[:limit]:
-        expected = dict(form)
-        identity = IDENTITY.get(topic, "")
-        shown = (key or b"").decode(errors="replace")
-        named = f"{topic} key {shown} {identity}={expected.get(identity)!r}"
-        candidates = by_identity.get((topic, key, expected.get(identity)), [])
-        different = [c for c in candidates if c != expected]
-        if not candidates:
-            lines.append(f"{named}: not published")
-        elif not different:
-            lines.append(f"{named}: re-derived more times than published")
-        else:
-            actual = different[0]
-            field_name = next(
-                n
-                for n in sorted(expected.keys() | actual.keys())
-                if expected.get(n) != actual.get(n)
-            )
+    namesakes = _namesakes(published)
+    lines = [
+        _missing_line(topic, key, form, namesakes)
+        for topic, key, _, form in verdict.missing[:limit]
+    ]
+    told = {(topic, key, identity(form)) for topic, key, _, form in verdict.missing}
+    for topic, key, description, form in verdict.unexpected[:limit]:
+        if (topic, key, identity(form)) not in told:
             lines.append(
-                f"{named}: first differing field {field_name!r}: "
-                f"re-derived {expected.get(field_name)!r}, published {actual.get(field_name)!r}"
-            )
-    missing_keys = {(t, k) for t, k, _, _ in verdict.missing}
-    for topic, key, description, _ in verdict.unexpected[:limit]:
-        if (topic, key) not in missing_keys:
-            lines.append(
-                f"{topic} key {(key or b'').decode(errors='replace')}: published, not re-derived "
-                f"({description[:120]})"
+                f"{label(topic, key, form)}: published, not re-derived "
+                f"({details(form, description)})"
             )
     return lines
+
+
+Namesakes = dict[tuple[str, bytes | None, tuple[Any, ...]], list[dict[str, Any]]]
+
+
+def _namesakes(published: list[Record]) -> Namesakes:
+    """The published records' fields by topic, key and identity (type and identifying
+    fields); the undecodable ones are listed as published, not re-derived, instead."""
+    found: Namesakes = {}
+    for topic, key, value in published:
+        form = comparable(topic, value)
+        if not undecodable(form):
+            found.setdefault((topic, key, identity(form)), []).append(dict(form))
+    return found
+
+
+def _missing_line(
+    topic: str, key: bytes | None, form: tuple[Any, ...], namesakes: Namesakes
+) -> str:
+    """A missing record's line: not published, or its namesake's first differing field."""
+    named = label(topic, key, form)
+    expected = dict(form)
+    candidates = namesakes.get((topic, key, identity(form)), [])
+    different = [c for c in candidates if c != expected]
+    if not candidates:
+        return f"{named}: not published"
+    if not different:
+        return f"{named}: re-derived more times than published"
+    actual = different[0]
+    name = next(
+        n for n in sorted(expected.keys() | actual.keys()) if expected.get(n) != actual.get(n)
+    )
+    return (
+        f"{named}: first differing field {name!r}: "
+        f"re-derived {expected.get(name)!r}, published {actual.get(name)!r}"
+    )

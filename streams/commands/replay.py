@@ -27,7 +27,9 @@ from streams.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from streams.audit.compare import Verdict
     from streams.audit.rederive import LogRecord
+    from streams.audit.replay import ReplayReport
     from streams.settings import Settings
 
 
@@ -127,6 +129,7 @@ def configuration_in_log(
     from schemas.errors import InvalidEvent
     from schemas.models import WaveClosed
     from schemas.topics import CONFIG, WAVES
+    from streams.audit.replay import is_fingerprint
     from streams.worker.config_record import configs_in, settings_of
 
     earliest: dict[str, int] = {}
@@ -136,7 +139,8 @@ def configuration_in_log(
                 wave = decode(record.value or b"")
             except InvalidEvent:
                 continue
-            if isinstance(wave, WaveClosed):
+            # A corrupted fingerprint names no configuration: never the one to replay under.
+            if isinstance(wave, WaveClosed) and is_fingerprint(wave.config_fingerprint):
                 at = int(wave.wave_id) if wave.wave_id.isdigit() else 0
                 fingerprint = wave.config_fingerprint
                 earliest[fingerprint] = min(at, earliest.get(fingerprint, at))
@@ -182,18 +186,12 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
     lines = [
         f"config fingerprint   {report.fingerprint}",
         f"waves checked        {report.waves_checked}",
-        f"matches identical    {verdict.identical['wavematch.matches.v1']} of "
-        f"{verdict.checked['wavematch.matches.v1']}",
-        f"dequeues identical   {verdict.identical['wavematch.cleanup.v1']} of "
-        f"{verdict.checked['wavematch.cleanup.v1']}",
-        f"wave summaries       {verdict.identical['wavematch.waves.v1']} of "
-        f"{verdict.checked['wavematch.waves.v1']}",
+        f"matches identical    {tally(verdict, 'wavematch.matches.v1')}",
+        f"dequeues identical   {tally(verdict, 'wavematch.cleanup.v1')}",
+        f"wave summaries       {tally(verdict, 'wavematch.waves.v1')}",
     ]
-    if verdict.checked["wavematch.queue.v1"]:
-        lines.append(
-            f"claim records        {verdict.identical['wavematch.queue.v1']} of "
-            f"{verdict.checked['wavematch.queue.v1']}"
-        )
+    if verdict.checked["wavematch.queue.v1"] or unexpected(verdict, "wavematch.queue.v1"):
+        lines.append(f"claim records        {tally(verdict, 'wavematch.queue.v1')}")
     duplicates = sum(verdict.duplicates.values())
     if duplicates:
         lines.append(
@@ -230,6 +228,7 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
             f"another place first, which no home wrote ({shown}): folded as input, not a "
             "difference; a platform's join names its own key first (schemas/README.md)"
         )
+    lines.extend(_fingerprint_lines(report))
     lines.extend(f"DIFFERENCE           {line}" for line in report.differences)
     if not report.ok:
         outcome = (
@@ -248,3 +247,37 @@ def render(report) -> str:  # type: ignore[no-untyped-def]
         outcome = "IDENTICAL"
     lines.append(f"verdict              {outcome}")
     return "\n".join(lines)
+
+
+def tally(verdict: Verdict, topic: str) -> str:
+    """A topic's "N of M" re-derived records published identical, and the published
+    records no re-derivation explains: "M of M" alone would read as all good."""
+    counted = f"{verdict.identical[topic]} of {verdict.checked[topic]}"
+    extra = unexpected(verdict, topic)
+    if not extra:
+        return counted
+    return f"{counted} re-derived identical, {extra} published records not re-derived"
+
+
+def unexpected(verdict: Verdict, topic: str) -> int:
+    """How many distinct records published on ``topic`` were not re-derived."""
+    return sum(1 for item in verdict.unexpected if item[0] == topic)
+
+
+def _fingerprint_lines(report: ReplayReport) -> list[str]:
+    """One line per fingerprint published records carry that no configuration in the
+    log has: otherwise such a record is only told as another configuration's waves, or
+    not at all when its region is set aside or it is out of scope."""
+    from streams.audit.replay import is_fingerprint
+
+    lines = []
+    for fingerprint, count in sorted(report.unknown_fingerprints.items()):
+        if is_fingerprint(fingerprint):
+            said = (
+                f"config {fingerprint}, which no configuration in the log has (no config "
+                "record, nor the one replayed under): corrupted, or its record is missing"
+            )
+        else:
+            said = f"{fingerprint[:40]!r}, not a fingerprint (16 hex digits): corrupted"
+        lines.append(f"unknown fingerprint  {count} published records carry {said}")
+    return lines
