@@ -20,6 +20,7 @@ from schemas.errors import InvalidEvent
 from schemas.topics import QUEUE
 from streams.audit.rederive import LogRecord, rederive
 from streams.wire.inbound import to_domain
+from streams.wire.tickets import written_reason
 from streams.worker.folding import Folder
 
 
@@ -170,7 +171,8 @@ def _about(step, ticket_id: str, several: bool = False) -> list[str]:  # type: i
     for gone in step.dequeued:
         if gone.ticket_id == ticket_id:
             where = f" in {gone.queue}/{gone.region}" if several else ""
-            text = f"dequeued {gone.reason.name}{where} after {gone.waves_waited} waves"
+            said = written_reason(gone.reason)  # as its record says, not a name of ours
+            text = f"dequeued {said}{where} after {gone.waves_waited} waves"
             if gone.match_id:
                 text += f", match {gone.match_id}"
             if gone.detail:

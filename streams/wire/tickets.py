@@ -51,6 +51,20 @@ R1_REASON = {
     DequeueReason.MATCHED_ELSEWHERE: DequeueReason.LEFT,
 }
 
+
+def written_reason(reason: DequeueReason) -> str:
+    """The reason a ``TicketDequeued`` record tells: its ``cause`` when it has a symbol
+    for it, else its ``reason`` (a search ended elsewhere is LEFT, its detail says why).
+
+    >>> written_reason(DequeueReason.DECLINED), written_reason(DequeueReason.MATCHED_ELSEWHERE)
+    ('DECLINED', 'LEFT')
+    """
+    nearest = R1_REASON.get(reason)
+    if nearest is None or reason.name in _CAUSES:
+        return reason.name
+    return nearest.name
+
+
 MatchedKey = tuple[str, str, str | None, int]
 WaitKey = tuple[int, int | None, int | None, str | None]
 

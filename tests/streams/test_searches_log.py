@@ -69,7 +69,7 @@ def test_two_regions_race_for_a_ticket_one_wins_the_log_replays_and_explains():
     assert "claim granted to match" in text
     assert "claim refused to match" in text and "held in 1v1/na" in text
     assert "dequeued MATCHED in 1v1/na" in text
-    assert "dequeued MATCHED_ELSEWHERE in 1v1/eu after 1 waves: matched_elsewhere" in text
+    assert "dequeued LEFT in 1v1/eu after 1 waves: matched_elsewhere" in text
 
 
 def test_copies_written_with_the_old_exponent_form_replay_identically():
