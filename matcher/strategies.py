@@ -9,11 +9,13 @@ for the import of its solver (numpy and SciPy for ``optimal``, say).
 from __future__ import annotations
 
 import importlib
+import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
+from matcher.rulelogic import Check
 from matcher.ruleset import RULE_NAMES
 
 #: A strategy's start-up check: parses the profile's options (and team shape) into the
@@ -274,9 +276,11 @@ def _has_a_duel_shape(profile: QueueProfile) -> bool:
 
 
 def _check_counts_can_hold(profile: QueueProfile) -> None:
-    """Refuse a ``count`` rule that never becomes optional and asks for more players than
-    a team (``per = "team"``: its smallest team) or the match can hold: the queue would
-    make no match at all.
+    """Refuse ``count`` rules that every match must meet (never optional, at the top or
+    under ``all``) and that no match can: one asking for more players than a team
+    (``per = "team"``: its smallest team) or the match can hold, or two on the same value
+    whose bounds do not meet (a team's minimum counts once per team against the match's
+    maximum). The queue would make no match at all.
 
     >>> _check_counts_can_hold(QueueProfile("q", "rebalance", ("m",), team_size=5,
     ...     rules={"checks": [{"name": "healers", "kind": "count", "attribute": "class",
@@ -285,16 +289,60 @@ def _check_counts_can_hold(profile: QueueProfile) -> None:
     ValueError: rules.checks[0]: 'healers' asks for at least 6 ... a team holds at most 5: ...
     """
     sizes = profile.team_sizes or (profile.team_size,) * profile.team_count
-    for index, check in enumerate(profile.ruleset.checks):
-        if check.kind != "count" or check.optional_after_s is not None:
-            continue
-        most = min(sizes) if check.per == "team" else sum(sizes)
-        if check.low > most:
+    least: dict[tuple[str, str, str], tuple[float, str]] = {}  # the highest minimum
+    most: dict[tuple[str, str, str], tuple[float, str]] = {}  # the lowest maximum
+    for where, name, check in _required_counts(profile.ruleset.checks):
+        what = f"players with {check.attribute} {check.value!r} a {check.per}"
+        holds = min(sizes) if check.per == "team" else sum(sizes)
+        if check.low > holds:
             raise ValueError(
-                f"rules.checks[{index}]: {check.name!r} asks for at least {check.low:g} "
-                f"players with {check.attribute} {check.value!r} a {check.per}, and a "
-                f"{check.per} holds at most {most}: no match could be made"
+                f"{where}: {name!r} asks for at least {check.low:g} {what}, and a "
+                f"{check.per} holds at most {holds}: no match could be made"
             )
+        scope = (check.attribute, check.value, check.per)
+        if check.low > least.get(scope, (-1.0, ""))[0]:
+            least[scope] = (check.low, f"{where}: {name!r} asks for at least {check.low:g} {what}")
+        if check.high < most.get(scope, (math.inf, ""))[0]:
+            most[scope] = (check.high, f"{where} ({name!r}) for at most {check.high:g}")
+    # A team step's match may have fewer teams: the fewest any match has.
+    teams = min([len(sizes), *(step.team_count for step in profile.team_steps)])
+    _refuse_unmet_bounds(least, most, teams)
+
+
+def _refuse_unmet_bounds(
+    least: dict[tuple[str, str, str], tuple[float, str]],
+    most: dict[tuple[str, str, str], tuple[float, str]],
+    teams: int,
+) -> None:
+    """Two count rules on one value whose bounds cannot both hold: a minimum above a
+    maximum of the same scope, or a team's minimum, once per team, above the match's."""
+    for (attribute, value, per), (low, asks) in least.items():
+        same = most.get((attribute, value, per))
+        if same is not None and low > same[0]:
+            raise ValueError(f"{asks}, and {same[1]}: no match could be made")
+        whole = most.get((attribute, value, "match"))
+        if per == "team" and whole is not None and low * teams > whole[0]:
+            raise ValueError(
+                f"{asks}, {low * teams:g} in {teams} teams, and {whole[1]} a match: no match "
+                "could be made"
+            )
+
+
+def _required_counts(checks: tuple[Check, ...]) -> list[tuple[str, str, Check]]:
+    """The ``count`` rules every match must meet, each with where it is written and its
+    queue rule's name: the queue's own and those under an ``all``, at any depth, none of
+    which turns optional."""
+    found: list[tuple[str, str, Check]] = []
+    pending = [(f"rules.checks[{i}]", check.name, check) for i, check in enumerate(checks)]
+    while pending:
+        where, name, check = pending.pop(0)
+        if check.optional_after_s is not None:
+            continue
+        if check.kind == "count":
+            found.append((where, name, check))
+        elif check.kind == "all":
+            pending += [(f"{where}.rules[{i}]", name, r) for i, r in enumerate(check.rules)]
+    return found
 
 
 def result_problems(snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult) -> list[str]:

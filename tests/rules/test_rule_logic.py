@@ -504,3 +504,62 @@ def test_explain_names_the_team_step_a_newer_ticket_had_not_waited_for() -> None
         "team step in 2 of 2 seats: the match is team step 1, made once every ticket has "
         "waited 15 s; with it, the least waited would have waited 5 s"
     )
+
+
+def _tanks(**bounds: object) -> dict[str, object]:
+    return {"kind": "count", "attribute": "class", "value": "tank", **bounds}
+
+
+@pytest.mark.parametrize(
+    ("checks", "refusal"),
+    [
+        (
+            [
+                {"name": "a", **_tanks(min=2, per="team")},
+                {"name": "b", **_tanks(max=1, per="team")},
+            ],
+            "rules.checks[0]: 'a' asks for at least 2 players with class 'tank' a team, and "
+            "rules.checks[1] ('b') for at most 1: no match could be made",
+        ),
+        (
+            [{"name": "c", "kind": "all", "rules": [_tanks(min=2), _tanks(max=1)]}],
+            "rules.checks[0].rules[0]: 'c' asks for at least 2 players with class 'tank' a "
+            "match, and rules.checks[0].rules[1] ('c') for at most 1: no match could be made",
+        ),
+        (
+            [{"name": "a", **_tanks(min=1, per="team")}, {"name": "b", **_tanks(max=1)}],
+            "rules.checks[0]: 'a' asks for at least 1 players with class 'tank' a team, 2 in "
+            "2 teams, and rules.checks[1] ('b') for at most 1 a match: no match could be made",
+        ),
+        (
+            [{"name": "c", "kind": "all", "rules": [_tanks(min=3, per="team")]}],
+            "rules.checks[0].rules[0]: 'c' asks for at least 3 players with class 'tank' a "
+            "team, and a team holds at most 2: no match could be made",
+        ),
+    ],
+)
+def test_count_rules_no_match_can_meet_together_stop_the_start(
+    checks: list[dict[str, object]], refusal: str
+) -> None:
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=2, rules={"checks": checks})
+    with pytest.raises(ValueError) as refused:
+        check_rules(profile)
+    assert str(refused.value) == refusal
+
+
+@pytest.mark.parametrize(
+    "checks",
+    [
+        # Either may hold: an "any" is not a conjunction.
+        [{"name": "c", "kind": "any", "rules": [_tanks(min=2), _tanks(max=1)]}],
+        # The maximum turns optional after a wait: met then.
+        [
+            {"name": "a", **_tanks(min=2, per="team")},
+            {"name": "b", **_tanks(max=1, per="team", optional_after_s=30)},
+        ],
+        [{"name": "a", **_tanks(min=1, per="team")}, {"name": "b", **_tanks(max=2)}],
+        [{"name": "a", **_tanks(min=1, max=1, per="team")}],
+    ],
+)
+def test_count_rules_some_match_meets_are_accepted(checks: list[dict[str, object]]) -> None:
+    check_rules(QueueProfile("q", "rebalance", ("m",), team_size=2, rules={"checks": checks}))
