@@ -25,19 +25,15 @@ from tests.audit.test_recorded_session import LOG
 from tests.streams.test_lifecycle_log import (
     T0,
     Log,
+    _avro,
     answer,
     fingerprinted,
     join,
-    proposals,
+    proposed,
     settings,
     tick,
 )
 from tests.streams.test_searches_log import SETTINGS, race, searching
-
-
-def _avro(record: LogRecord) -> Any:
-    value = record.value or b""
-    return decode(value) if value[:2] == b"\xc3\x01" else None
 
 
 def _text(config: Settings, records: list[LogRecord], scope: Scope | None = None) -> str:
@@ -130,11 +126,7 @@ def _ready_checked() -> tuple[Settings, Log]:
     """A ready check both players accept: a MatchProposed, then the MatchCreated, both
     keyed by the match id on the matches topic."""
     config = settings(ready_check_ms=5_000)
-    log = Log(config)
-    log.send(join("t1", "alice", "bw"))
-    log.send(join("t2", "bob", "sc2"))
-    log.send(fingerprinted(config, tick(10)))
-    (proposal,) = proposals(log)
+    log, proposal = proposed(config)
     log.send(answer(proposal.match_id, "alice", True, 11))
     log.send(answer(proposal.match_id, "bob", True, 12))
     return config, log

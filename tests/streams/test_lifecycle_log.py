@@ -141,6 +141,16 @@ def proposals(log: Log) -> list[m.MatchProposed]:
     return [e for e in log.published("wavematch.matches.v1") if isinstance(e, m.MatchProposed)]
 
 
+def proposed(config: Settings) -> tuple[Log, m.MatchProposed]:
+    """alice (t1, bw) and bob (t2, sc2) join and are proposed a match at the 10-s wave."""
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(fingerprinted(config, tick(10)))
+    (proposal,) = proposals(log)
+    return log, proposal
+
+
 def test_decline_requeue_failed_placement_and_a_second_queue_replay_identically():
     config = settings(ready_check_ms=5_000, placement_timeout_ms=20_000)
     log = Log(config)
@@ -196,11 +206,7 @@ def test_decline_requeue_failed_placement_and_a_second_queue_replay_identically(
 
 def test_a_silent_player_times_out_at_the_tick_and_the_other_waits_on():
     config = settings(ready_check_ms=5_000)
-    log = Log(config)
-    log.send(join("t1", "alice", "bw"))
-    log.send(join("t2", "bob", "sc2"))
-    log.send(fingerprinted(config, tick(10)))
-    (proposal,) = proposals(log)
+    log, proposal = proposed(config)
     log.send(answer(proposal.match_id, "alice", True, 11))
     log.send(fingerprinted(config, tick(20)))
     timed_out = log.published("wavematch.cleanup.v1")[-1]
@@ -226,11 +232,7 @@ def test_bad_answers_are_dead_lettered(event, code):
 def test_a_partition_snapshot_keeps_its_claims_and_held_tickets():
     """Snapshot every partition mid-life, restore, continue: the same outputs as without."""
     config = settings(ready_check_ms=5_000)
-    log = Log(config)
-    log.send(join("t1", "alice", "bw"))
-    log.send(join("t2", "bob", "sc2"))
-    log.send(fingerprinted(config, tick(10)))
-    (proposal,) = proposals(log)
+    log, proposal = proposed(config)
     restored = Log(config)
     restored.records = list(log.records)
     restored.offsets = dict(log.offsets)
@@ -388,11 +390,7 @@ def declined_then_silent() -> tuple[Log, m.MatchProposed, m.MatchProposed]:
     """alice-bob proposed at 10 s, bob declines; alice-dave proposed at 20 s, nobody
     answers: it times out at 30 s."""
     config = settings(ready_check_ms=5_000)
-    log = Log(config)
-    for event in (join("t1", "alice", "bw"), join("t2", "bob", "sc2")):
-        log.send(event)
-    log.send(fingerprinted(config, tick(10)))
-    (declined,) = proposals(log)
+    log, declined = proposed(config)
     log.send(answer(declined.match_id, "bob", False, 11))
     log.send(join("t3", "dave", "sc2", at=12))
     log.send(fingerprinted(config, tick(20)))
