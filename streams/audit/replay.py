@@ -114,11 +114,12 @@ def replay(
         )
     known = {report.fingerprint, *folder.layouts}
     in_log = set(configs_in([r.value for r in records if r.topic == CONFIG.name]))
-    report.unknown_fingerprints = _fingerprints_of_no_configuration(records, known | in_log)
+    fingerprinted = _fingerprinted(records)
+    report.unknown_fingerprints = _fingerprints_of_no_configuration(fingerprinted, known | in_log)
     queue_log = [r for r in records if r.topic == QUEUE.name]
     # A region with a wave closed under another configuration, re-derived or published,
     # diverges from there on: none of its records can be judged (not a difference).
-    other_waves = _published_under_other_config(records, known)
+    other_waves = _published_under_other_config(fingerprinted, known)
     derived: list[Record] = []
     pending: list[Record] = []
     closed: list[tuple[str, str, str]] = []  # (fingerprint, queue, region) of each wave
@@ -203,28 +204,6 @@ def _is_claim(value: bytes | None) -> bool:
     return type(event).__name__ in CLAIM_EVENTS
 
 
-def _published_under_other_config(
-    records: list[LogRecord], known: set[str]
-) -> set[tuple[str, str, str, str]]:
-    """(fingerprint, queue, region, wave id) of every published wave of a configuration
-    not ``known``."""
-    waves = set()
-    for record in records:
-        if record.topic != WAVES.name:
-            continue
-        try:
-            wave = decode(record.value or b"")
-        except InvalidEvent:
-            continue
-        if not isinstance(wave, WaveClosed) or wave.config_fingerprint in known:
-            continue
-        # What is not a fingerprint names no configuration: a corrupted record, judged
-        # (and found different) rather than its region set aside as another config's.
-        if is_fingerprint(wave.config_fingerprint):
-            waves.add((wave.config_fingerprint, wave.queue, wave.region, wave.wave_id))
-    return waves
-
-
 #: The judged topics whose records carry the configuration's fingerprint.
 _FINGERPRINTED = (MATCHES.name, WAVES.name)
 #: A configuration's fingerprint: 16 hex digits (Settings.config_fingerprint).
@@ -236,10 +215,10 @@ def is_fingerprint(value: str) -> bool:
     return _FINGERPRINT.fullmatch(value) is not None
 
 
-def _fingerprints_of_no_configuration(records: list[LogRecord], found: set[str]) -> dict[str, int]:
-    """Per fingerprint not in ``found``, how many published records carry it (a wave's,
-    a match's: the topics whose records name one): the whole log's, whatever the scope."""
-    counts: dict[str, int] = {}
+def _fingerprinted(records: list[LogRecord]) -> list[Any]:
+    """The published records that name a configuration's fingerprint (waves, matches),
+    decoded once for the checks below; an undecodable one is judged elsewhere."""
+    events = []
     for record in records:
         if record.topic not in _FINGERPRINTED:
             continue
@@ -247,9 +226,34 @@ def _fingerprints_of_no_configuration(records: list[LogRecord], found: set[str])
             event = decode(record.value or b"")
         except InvalidEvent:
             continue
-        fingerprint = getattr(event, "config_fingerprint", None)
-        if isinstance(fingerprint, str) and fingerprint not in found:
-            counts[fingerprint] = counts.get(fingerprint, 0) + 1
+        if isinstance(getattr(event, "config_fingerprint", None), str):
+            events.append(event)
+    return events
+
+
+def _published_under_other_config(
+    fingerprinted: list[Any], known: set[str]
+) -> set[tuple[str, str, str, str]]:
+    """(fingerprint, queue, region, wave id) of every published wave of a configuration
+    not ``known``."""
+    return {
+        (wave.config_fingerprint, wave.queue, wave.region, wave.wave_id)
+        for wave in fingerprinted
+        if isinstance(wave, WaveClosed)
+        and wave.config_fingerprint not in known
+        # What is not a fingerprint names no configuration: a corrupted record, judged
+        # (and found different) rather than its region set aside as another config's.
+        and is_fingerprint(wave.config_fingerprint)
+    }
+
+
+def _fingerprints_of_no_configuration(fingerprinted: list[Any], found: set[str]) -> dict[str, int]:
+    """Per fingerprint not in ``found``, how many published records carry it: the whole
+    log's, whatever the scope."""
+    counts: dict[str, int] = {}
+    for event in fingerprinted:
+        if event.config_fingerprint not in found:
+            counts[event.config_fingerprint] = counts.get(event.config_fingerprint, 0) + 1
     return counts
 
 
