@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from schemas import models as m
-from schemas.codec import decode, encode, encode_json
+from schemas.codec import decode, encode
 from schemas.topics import MATCHES, QUEUE, WAVES, queue_key
 from streams.audit.logfile import read_log, read_metadata, write_log
 from streams.audit.rederive import LogRecord
@@ -27,12 +27,10 @@ from tests.streams.test_lifecycle_log import (
     Log,
     _avro,
     answer,
-    fingerprinted,
-    join,
     proposed,
     settings,
-    tick,
 )
+from tests.streams.test_replay_scope import waited_alone
 from tests.streams.test_searches_log import SETTINGS, race, searching
 
 
@@ -191,10 +189,7 @@ def test_a_published_match_not_re_derived_is_counted_beside_the_identical_ones()
 
 def test_a_claim_record_not_re_derived_is_counted_when_none_was_re_derived() -> None:
     """A log with no search: no claim is re-derived, and a forged one is still counted."""
-    log = Log(SETTINGS)
-    log.send(join("t-bob", "bob", "sc2"))
-    log.produce(QUEUE.name, queue_key("1v1", "eu"), encode_json(fingerprinted(SETTINGS, tick(10))))
-    log.drain()
+    log = waited_alone(SETTINGS, "t-bob", "bob", "sc2")
     claim = m.SearchClaim(
         action=m.SearchClaimAction.ENDED,
         ticket_id="t-bob",

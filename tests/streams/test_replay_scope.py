@@ -17,12 +17,19 @@ from tests.streams.test_lifecycle_log import T0, Log, fingerprinted, join, tick
 SETTINGS = Settings(partitions=4, queues=(QueueSettings(name="1v1", regions=("eu",)),))
 
 
+def waited_alone(config: Settings, ticket: str, player: str, race: str) -> Log:
+    """One ticket of the 1v1 queue in eu waits alone through the 10-s wave (its tick
+    written in JSON, as a platform's timer would)."""
+    log = Log(config)
+    log.send(join(ticket, player, race))
+    log.produce(QUEUE.name, queue_key("1v1", "eu"), encode_json(fingerprinted(config, tick(10))))
+    log.drain()
+    return log
+
+
 def _log_with_a_leave() -> Log:
     """alice waits alone through a wave, then leaves: her dequeue carries no wave id."""
-    log = Log(SETTINGS)
-    log.send(join("t-alice", "alice", "bw"))
-    log.produce(QUEUE.name, queue_key("1v1", "eu"), encode_json(fingerprinted(SETTINGS, tick(10))))
-    log.drain()
+    log = waited_alone(SETTINGS, "t-alice", "alice", "bw")
     leave = m.TicketLeft(
         ticket_id="t-alice", queue="1v1", region="eu", reason="REQUESTED", left_at_ms=T0 + 12_000
     )
