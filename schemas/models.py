@@ -409,6 +409,21 @@ class SearchClaim(Record):
         return match_id
 
 
+class SearchHeld(Record):
+    """A place's match holds a ticket searching several places, or gave it back: a
+    notice to each of the ticket's other places (docs/adr/0204)."""
+
+    ticket_id: Id
+    player_id: Id
+    queue: KeyPart
+    region: KeyPart
+    match_id: Id
+    holder_queue: KeyPart
+    holder_region: KeyPart
+    held: Annotated[bool, Field(strict=True)]
+    at_ms: TimestampMs
+
+
 class ClaimReleased(Record):
     player_id: Id
     ticket_id: Id
@@ -649,6 +664,7 @@ EVENTS: Final[dict[str, type[Record]]] = {
         BackfillResult,
         ConfigPublished,
         SearchClaim,
+        SearchHeld,
     )
 }
 #: The events platforms, the timer and the claims (docs/adr/0110) publish to wavematch.queue.v1.
@@ -664,6 +680,7 @@ QUEUE_EVENTS: Final = (
     BackfillRequested,
     BackfillCancelled,
     SearchClaim,
+    SearchHeld,
 )
 QueueEvent = (
     TicketJoined
@@ -677,4 +694,5 @@ QueueEvent = (
     | BackfillRequested
     | BackfillCancelled
     | SearchClaim
+    | SearchHeld
 )

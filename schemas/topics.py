@@ -66,7 +66,8 @@ QUEUE: Final = Topic(
     values=QUEUE_EVENTS,
     key='"<queue>/<region>" in UTF-8, for example "1v1/eu" (see queue_key); ClaimRequested and '
     'ClaimReleased: "player/<player_id>" (see claim_key); SearchClaim REQUESTED and RELEASED: '
-    '"search/<ticket_id>" (see search_key)',
+    '"search/<ticket_id>" (see search_key); SearchClaim GRANTED, REFUSED and ENDED and '
+    'SearchHeld: the "<queue>/<region>" of the place answered or told',
     partitioning=f"{_MURMUR2}; one (queue, region) lives wholly in one partition. Never change "
     "the partition count of a live topic: it moves keys to other partitions mid-stream.",
     cleanup_policy="delete",

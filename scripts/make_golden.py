@@ -364,6 +364,20 @@ CASES: dict[str, tuple[type[m.Record], dict[str, Any]]] = {
             "at_ms": T0 + 35_000,
         },
     ),
+    "SearchHeld/held": (
+        m.SearchHeld,
+        {
+            "ticket_id": "t-5d21aa90",
+            "player_id": "p-5120",
+            "queue": "2v2",
+            "region": "eu",
+            "match_id": MATCH,
+            "holder_queue": "1v1",
+            "holder_region": "na",
+            "held": True,
+            "at_ms": T0 + 35_000,
+        },
+    ),
     "ClaimReleased/matched": (
         m.ClaimReleased,
         {

@@ -152,7 +152,12 @@ def at_tick(
         if expires_at(event, rules.ticket_ttl_ms) <= now:
             plans.append((event, None, ()))
             continue
-        free = [q.ticket for ticket_id, q in queue.tickets.items() if ticket_id not in taken]
+        paused = queue.life.paused  # held by another place's match: not here to take
+        free = [
+            q.ticket
+            for ticket_id, q in queue.tickets.items()
+            if ticket_id not in taken and ticket_id not in paused
+        ]
         seated = queue.life.backfill_seated.get(event.session_id, ())
         choice = choose_fill(event, free, now, expired_before, ruleset, met, tick.wave_id, seated)
         if choice is None and profile.partial_backfill:

@@ -8,7 +8,13 @@ from dataclasses import dataclass, field
 from matcher.core import QueueProfile
 from matcher.queue import lifecycle, nearby
 from matcher.queue.cadence import CadencePolicy
-from matcher.queue.claims import ClaimBook, ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.claims import (
+    ClaimBook,
+    ClaimDecided,
+    ClaimReleased,
+    ClaimRequested,
+    SearchHeld,
+)
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, WaveTick
 from matcher.queue.fold import QueueRules, RegionQueue
 from matcher.queue.lifecycle import NO_POLICY, LifecycleEvent, LifecyclePolicy, LifecycleRejected
@@ -96,7 +102,7 @@ class QueueBook:
             ),
         ):
             raise LifecycleRejected("unknown_queue", problem or "unknown queue", "queue")
-        if isinstance(event, ClaimDecided):
+        if isinstance(event, (ClaimDecided, SearchHeld)):
             return Step("unknown_queue")
         if isinstance(event, TicketJoined):
             # No region's state to refuse it: a queue or region the configuration lacks.

@@ -64,6 +64,24 @@ class ClaimReleased:
     match_id: str | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class SearchHeld:
+    """A notice to one place of a ticket that searches several: the holder's match keeps
+    the ticket through its ready check or placement (``held``: its search here pauses),
+    or was not made and gave it back (its search here resumes; docs/adr/0204)."""
+
+    player_id: str
+    ticket_id: str
+    #: The place told.
+    queue: str
+    region: str
+    match_id: str
+    #: (queue, region) of the place whose match holds the ticket.
+    holder: tuple[str, str]
+    held: bool
+    at_ms: int
+
+
 ClaimEvent = ClaimRequested | ClaimReleased
 
 

@@ -16,6 +16,7 @@ from matcher.fastbuild import builder
 from matcher.queue import backfill, held, lifecycle, nearby, searches, statuses, wave
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy
+from matcher.queue.claims import SearchHeld
 from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import NO_POLICY, LifecyclePolicy
 from matcher.queue.outcomes import Draft, Step
@@ -67,6 +68,8 @@ class RegionQueue(RegionState):
             decided = backfill.request(self, event, profile)
         elif isinstance(event, lifecycle.BackfillCancelled):
             decided = backfill.cancel(self, event)
+        elif isinstance(event, SearchHeld):
+            decided = searches.held_elsewhere(self, event)
         elif event.match_id is not None or event.ended is not None:
             decided = searches.decided(self, event, policy)
         else:

@@ -23,7 +23,13 @@ from matcher.queue.lifecycle import (
     StageStatus,
     TicketStage,
 )
-from matcher.queue.other_places import LEFT, MATCHED_ELSEWHERE, end_elsewhere, give_back
+from matcher.queue.other_places import (
+    LEFT,
+    MATCHED_ELSEWHERE,
+    end_elsewhere,
+    give_back,
+    hold_elsewhere,
+)
 from matcher.queue.outcomes import Dequeued, Draft
 from matcher.queue.state import QueuedTicket, QueueRules, RegionState
 from matcher.queue.tickets import Held
@@ -190,6 +196,7 @@ def _leave_or_search_again(
     draft.life += end_elsewhere(queue, gone, at_ms, None, LEFT)
     back = {t: q for t, q in tickets.items() if t not in leaving}
     draft.life += give_back(queue, back, at_ms, match_id)
+    draft.life += hold_elsewhere(queue, back, at_ms, match_id, held=False)
 
 
 def unmake(
@@ -217,7 +224,9 @@ def _requeue(
     if not back:
         return []
     queue.requeue(back)
-    return stages(queue, back, TicketStage.SEARCHING, at_ms, None, None, detail)
+    paused = queue.life.paused  # held by another place's match: its status is that place's
+    shown = {t: q for t, q in back.items() if t not in paused} if paused else back
+    return stages(queue, shown, TicketStage.SEARCHING, at_ms, None, None, detail)
 
 
 # -- the platform's answers ------------------------------------------------------------------

@@ -86,6 +86,8 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
         ]
         record["unopened"] = [[ticket_to_record(t), at] for t, at in life.unopened.values()]
         record["tentative"] = [[m, held(h)] for m, h in life.tentative.items()]
+        if life.paused:  # only while another place holds one of them (docs/adr/0204)
+            record["paused"] = [[t, m] for t, m in life.paused.items()]
     return record
 
 
@@ -163,4 +165,5 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
         places=places,
         unopened=unopened,
         tentative=tentative,
+        paused={t: m for t, m in record.get("paused", ())},
     )

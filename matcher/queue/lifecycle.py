@@ -14,7 +14,7 @@ import enum
 from dataclasses import dataclass, field
 
 from matcher.core import Match, Team
-from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested, SearchHeld
 
 
 class TicketStage(enum.Enum):
@@ -119,7 +119,12 @@ class BackfillCancelled:
 
 
 LifecycleEvent = (
-    ReadyCheckAnswered | PlacementReported | ClaimDecided | BackfillRequested | BackfillCancelled
+    ReadyCheckAnswered
+    | PlacementReported
+    | ClaimDecided
+    | SearchHeld
+    | BackfillRequested
+    | BackfillCancelled
 )
 
 

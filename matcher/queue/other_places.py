@@ -1,5 +1,6 @@
 """What a held match tells the other places of its tickets that search several places:
-their search ends there, or their search claim is given back (docs/adr/0145, 0197).
+their search ends there, pauses while the match is held or resumes when it is not made,
+or their search claim is given back (docs/adr/0145, 0197, 0204).
 
 Used by the tentative matches of :mod:`matcher.queue.searches` and by the ready checks
 and placements of :mod:`matcher.queue.held`; a region with no such ticket (``places``
@@ -11,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from matcher.core import Ticket
-from matcher.queue.claims import ClaimDecided, ClaimReleased
+from matcher.queue.claims import ClaimDecided, ClaimReleased, SearchHeld
 from matcher.queue.events import Search
 from matcher.queue.state import QueuedTicket, RegionState
 
@@ -80,3 +81,31 @@ def give_back(
         for ticket_id, queued in sorted(tickets.items())
         if ticket_id in places
     ]
+
+
+def hold_elsewhere(
+    queue: RegionState,
+    tickets: Mapping[str, QueuedTicket],
+    at_ms: int,
+    match_id: str,
+    held: bool,
+) -> list[SearchHeld]:
+    """Tell every other place of the searching tickets among ``tickets`` (in ticket id
+    order) that ``match_id`` holds them through its ready check or placement (``held``),
+    or gave them back: their search there pauses, or resumes."""
+    places = queue.life.places
+    if not places:
+        return []
+    out: list[SearchHeld] = []
+    here = (queue.queue, queue.region)
+    for ticket_id, queued in sorted(tickets.items()):
+        searches = places.get(ticket_id)
+        if searches is None:
+            continue
+        first = queued.ticket.players[0].player_id
+        out += [
+            SearchHeld(first, ticket_id, s.queue, s.region, match_id, here, held, at_ms)
+            for s in searches
+            if (s.queue, s.region) != here
+        ]
+    return out

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 
 from matcher.core import Match, WaveResult, WaveSnapshot
 from matcher.queue.backfill_choice import BackfillChoice
-from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested, SearchHeld
 from matcher.queue.events import DequeueReason, TicketJoined
 from matcher.queue.lifecycle import BackfillResult, MatchProposal, StageStatus
 
@@ -91,6 +91,7 @@ Output = (
     | ClaimRequested
     | ClaimDecided
     | ClaimReleased
+    | SearchHeld
     | BackfillResult
     | TicketJoined
     | WaveSummary
@@ -170,7 +171,13 @@ class Draft:
     #: Stage statuses, claims, backfill results and the copies of a join searching
     #: several places (docs/adr/0145), in the order they were decided.
     life: list[
-        StageStatus | ClaimRequested | ClaimDecided | ClaimReleased | BackfillResult | TicketJoined
+        StageStatus
+        | ClaimRequested
+        | ClaimDecided
+        | ClaimReleased
+        | SearchHeld
+        | BackfillResult
+        | TicketJoined
     ] = field(default_factory=list)
     summary: WaveSummary | None = None
     result: WaveResult | None = None

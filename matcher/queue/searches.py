@@ -21,7 +21,7 @@ from dataclasses import replace
 from matcher.core import Match, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import held as held_step
-from matcher.queue.claims import ClaimDecided, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimRequested, SearchHeld
 from matcher.queue.events import DequeueReason, Search, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import LifecyclePolicy, MatchProposal, TicketStage
 from matcher.queue.other_places import (
@@ -29,6 +29,7 @@ from matcher.queue.other_places import (
     MATCHED_ELSEWHERE,
     end_elsewhere,
     give_back,
+    hold_elsewhere,
     notices,
 )
 from matcher.queue.outcomes import Draft, Step
@@ -185,6 +186,16 @@ def decided(queue: RegionState, event: ClaimDecided, policy: LifecyclePolicy) ->
     return _confirm(queue, match_id, event.at_ms, policy)
 
 
+def held_elsewhere(queue: RegionState, event: SearchHeld) -> Draft:
+    """Another place's match holds a ticket searching here too, or gave it back: its
+    search here pauses (no wave offers it, no status is published for it) or resumes."""
+    if event.held:
+        paused = queue.life.pause_search(event.ticket_id, event.match_id)
+        return Draft("search_paused" if paused else "search_hold_unseen")
+    resumed = queue.life.resume_search(event.ticket_id, event.match_id)
+    return Draft("search_resumed" if resumed else "search_resume_stale")
+
+
 def _confirm(queue: RegionState, match_id: str, at_ms: int, policy: LifecyclePolicy) -> Draft:
     """Every search claim granted: the match is made, or goes on to the queue's ready
     check or placement holding its claims; its searching tickets' other places are told
@@ -198,11 +209,13 @@ def _confirm(queue: RegionState, match_id: str, at_ms: int, policy: LifecyclePol
         queue.life.propose(match_id, Held(held.tickets, deadline, proposed))
         stage = TicketStage.REQUIRES_ACCEPTANCE
         statuses = held_step.stages(queue, held.tickets, stage, at_ms, match_id, deadline)
-        return Draft("match_proposed", proposals=[proposed], life=list(statuses))
+        paused = hold_elsewhere(queue, held.tickets, at_ms, match_id, held=True)
+        return Draft("match_proposed", proposals=[proposed], life=[*statuses, *paused])
     created = replace(proposal, at_ms=at_ms)
     draft = Draft("match_confirmed", proposals=[created])
     if policy.placement_timeout_ms:
         draft.life += held_step.start_placing(queue, match_id, held.tickets, at_ms, policy)
+        draft.life += hold_elsewhere(queue, held.tickets, at_ms, match_id, held=True)
         return draft
     queue.matched_late(held)
     draft.dequeued += queue.finish_held(

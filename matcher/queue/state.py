@@ -451,9 +451,13 @@ class RegionState:
     ) -> WaveSnapshot:
         """The queue exactly at ``tick``: tickets in join order with their wait cycles.
 
-        ``leaving`` are tickets the tick expires; they are not offered to the strategy.
+        ``leaving`` are tickets the tick expires; they are not offered to the strategy,
+        nor are the tickets another place's match holds (``life.paused``).
         """
         queued = list(self.tickets.values())
+        paused = self.life.paused
+        if paused:
+            leaving = set(leaving).union(paused)
         if leaving:
             queued = [q for q in queued if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed  # waves_waited(q), inlined
@@ -507,9 +511,14 @@ class RegionState:
         )
 
     def wave_statuses(self, tick: WaveTick) -> tuple[Searching, ...]:
-        """Each queued ticket's status after ``tick``'s wave, in queue order."""
+        """Each queued ticket's status after ``tick``'s wave, in queue order; none for
+        a ticket another place's match holds (its status is that place's)."""
+        queued: Iterable[QueuedTicket] = self.tickets.values()
+        paused = self.life.paused
+        if paused:
+            queued = [q for t, q in self.tickets.items() if t not in paused]
         return statuses.wave_statuses(
-            self.tickets.values(),
+            queued,
             self.waves_closed,
             self.queue,
             self.region,

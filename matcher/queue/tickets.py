@@ -58,6 +58,10 @@ class Lifecycle:
     #: Tentative matches awaiting their search claims: ``accepted`` holds the tickets
     #: granted so far.
     tentative: dict[str, Held] = field(default_factory=dict)
+    #: Tickets here whose search another place's match holds through its ready check or
+    #: placement: ticket id -> that match's id. Not offered to this place's waves and
+    #: given no status here until the match gives them back (docs/adr/0204).
+    paused: dict[str, str] = field(default_factory=dict)
     #: At most the earliest opening time in ``unopened`` (a wave before it opens none);
     #: derived, not kept in snapshots: 0 after a restore, so the first wave looks.
     unopened_due_at: int = field(default=0, compare=False)
@@ -179,9 +183,26 @@ class Lifecycle:
         return self.tentative.pop(match_id)
 
     def keep_places(self, present: set[str]) -> None:
-        """Forget the places of tickets no longer here."""
+        """Forget the places (and pauses) of tickets no longer here."""
         if len(present) < len(self.places):
             self.places = {t: p for t, p in self.places.items() if t in present}
+        if self.paused:
+            self.paused = {t: m for t, m in self.paused.items() if t in present}
+
+    def pause_search(self, ticket_id: str, match_id: str) -> bool:
+        """Another place's match ``match_id`` holds the ticket; False when it does not
+        search here."""
+        if ticket_id not in self.places:
+            return False
+        self.paused[ticket_id] = match_id
+        return True
+
+    def resume_search(self, ticket_id: str, match_id: str) -> bool:
+        """``match_id`` gave the ticket back; False when another hold (or none) stands."""
+        if self.paused.get(ticket_id) != match_id:
+            return False
+        del self.paused[ticket_id]
+        return True
 
     # -- backfill requests (docs/adr/0113) ------------------------------------------
 

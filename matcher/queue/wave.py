@@ -57,6 +57,8 @@ def close(
     snapshot = _snapshot(queue, tick, profile, expiring)
     # Each queued player maps to its ticket: no pass over the snapshot's tickets.
     players = queue.players_queued - sum(len(q.ticket.players) for q in expiring)
+    if queue.life.paused:  # held elsewhere: not offered, so not in the snapshot
+        players = sum(len(w.ticket.players) for w in snapshot.tickets)
     try:
         result = run_strategy(snapshot, profile)
         if rules.verify_waves:

@@ -11,7 +11,7 @@ from typing import Any, NamedTuple
 
 from matcher.explain_backfill import backfill_ticket_line
 from matcher.explain_life import LifeStory
-from matcher.queue.claims import ClaimDecided, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimRequested, SearchHeld
 from matcher.queue.events import TicketJoined
 from matcher.queue.lifecycle import NO_POLICY, BackfillResult, StageStatus
 from matcher.queue.searches import LEAVE_CLAIM
@@ -181,12 +181,17 @@ def _about(step, ticket_id: str, several: bool = False) -> list[str]:  # type: i
     return out
 
 
-_SEARCHES = (ClaimRequested, ClaimDecided)
+_SEARCHES = (ClaimRequested, ClaimDecided, SearchHeld)
 
 
-def _search_line(output: ClaimRequested | ClaimDecided) -> str | None:
+def _search_line(output: ClaimRequested | ClaimDecided | SearchHeld) -> str | None:
     """A line of a ticket searching several places (docs/adr/0145), or None."""
     place = f"{output.queue}/{output.region}"
+    if isinstance(output, SearchHeld):  # docs/adr/0204
+        by = f"match {output.match_id} in {output.holder[0]}/{output.holder[1]}"
+        if output.held:
+            return f"search in {place} pauses: {by} holds it"
+        return f"search in {place} resumes: {by} was not made"
     if isinstance(output, ClaimRequested):
         if output.match_id is None:
             return None

@@ -20,6 +20,7 @@ IDENTITY: dict[str, tuple[str, ...]] = {
     "TicketDequeued": ("ticket_id", "queue", "region"),
     "WaveClosed": ("wave_id",),
     "SearchClaim": ("action", "ticket_id", "queue", "region", "match_id"),
+    "SearchHeld": ("held", "ticket_id", "queue", "region", "match_id"),
     "ClaimRequested": ("player_id", "ticket_id", "queue", "region"),
     "ClaimDecided": ("player_id", "ticket_id", "queue", "region"),
     "ClaimReleased": ("player_id", "ticket_id", "queue", "region"),

@@ -23,7 +23,9 @@ from streams.worker.publisher import Record
 #: What a replay judges: the decisions. Status and dead letters are not decisions.
 JUDGED = (MATCHES.name, CLEANUP.name, WAVES.name)
 #: The service's own records on the queue topic, judged like outputs (docs/adr/0110).
-CLAIM_EVENTS = frozenset({"ClaimRequested", "ClaimDecided", "ClaimReleased", "SearchClaim"})
+CLAIM_EVENTS = frozenset(
+    {"ClaimRequested", "ClaimDecided", "ClaimReleased", "SearchClaim", "SearchHeld"}
+)
 
 
 @dataclass(frozen=True)

@@ -31,7 +31,7 @@ from msgspec import UNSET, Meta, Struct, UnsetType
 from matcher.core import Player, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import LeaveReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
-from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested, SearchHeld
 from matcher.queue.events import Nearby, Search
 from matcher.queue.lifecycle import (
     BackfillCancelled,
@@ -390,6 +390,7 @@ Inbound = (
     | ClaimRequested
     | ClaimDecided
     | ClaimReleased
+    | SearchHeld
     | BackfillRequested
     | BackfillCancelled
 )
@@ -497,6 +498,13 @@ def _search_claim(event: wire.SearchClaim) -> ClaimRequested | ClaimDecided | Cl
     return ClaimDecided(*head, granted, at_ms, holder, event.match_id, ended)
 
 
+def _search_held(event: wire.SearchHeld) -> SearchHeld:
+    """A place's match holds a searching ticket, or gave it back (docs/adr/0204)."""
+    holder = (event.holder_queue, event.holder_region)
+    head = (event.player_id, event.ticket_id, event.queue, event.region)
+    return SearchHeld(*head, event.match_id, holder, event.held, event.at_ms)
+
+
 def _left_event(event: wire.TicketLeft) -> TicketLeft:
     reason = LeaveReason[event.reason.name]
     return TicketLeft(event.ticket_id, event.queue, event.region, reason, event.left_at_ms)
@@ -597,4 +605,5 @@ _TO_DOMAIN: dict[type, Callable[[Any], Inbound]] = {
     wire.ClaimDecided: _claim_decided,
     wire.ClaimReleased: _claim_released,
     wire.SearchClaim: _search_claim,
+    wire.SearchHeld: _search_held,
 }

@@ -17,7 +17,7 @@ import msgspec
 
 from matcher.core import Match
 from matcher.queue import Dequeued, Searching, Step, TicketJoined, WaveSummary
-from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested, SearchHeld
 from matcher.queue.lifecycle import BackfillResult, MatchProposal, StageStatus
 from matcher.queue.outcomes import Output
 from schemas.codec import encoder_for
@@ -51,6 +51,7 @@ _encode = {
         "ClaimRequested",
         "ClaimDecided",
         "ClaimReleased",
+        "SearchHeld",
         "BackfillResult",
         "WaveClosed",
     )
@@ -75,6 +76,7 @@ class Writer:
             ClaimRequested: _claim_requested,
             ClaimDecided: _claim_decided,
             ClaimReleased: _claim_released,
+            SearchHeld: _search_held,
             BackfillResult: _backfill_result,
             WaveSummary: self._wave_closed,
             TicketJoined: _search_copy,
@@ -210,6 +212,23 @@ def _claim_decided(output: ClaimDecided) -> Record:
         "decided_at_ms": output.at_ms,
     }
     return (_QUEUE, queue_key(output.queue, output.region), _encode["ClaimDecided"](body))
+
+
+def _search_held(output: SearchHeld) -> Record:
+    """A hold (or give-back) notice to one other place of a searching ticket: a few per
+    ready check, so written by fastavro."""
+    body = {
+        "ticket_id": output.ticket_id,
+        "player_id": output.player_id,
+        "queue": output.queue,
+        "region": output.region,
+        "match_id": output.match_id,
+        "holder_queue": output.holder[0],
+        "holder_region": output.holder[1],
+        "held": output.held,
+        "at_ms": output.at_ms,
+    }
+    return (_QUEUE, queue_key(output.queue, output.region), _encode["SearchHeld"](body))
 
 
 _SEARCH_CLAIM = header("SearchClaim")

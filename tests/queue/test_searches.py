@@ -9,14 +9,14 @@ from collections import deque
 from matcher.core import QueueProfile
 from matcher.queue import DequeueReason, QueueRules, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.book import QueueBook
-from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested, SearchHeld
 from matcher.queue.events import LeaveReason, Search
 from matcher.queue.outcomes import Step
 from matcher.queue.records import queue_from_record, queue_to_record
 from tests.queue.conftest import PAIRS, make_ticket
 
 RULES = QueueRules(ticket_ttl_ms=60_000, finished_retention_ms=60_000)
-LOGGED = (TicketJoined, ClaimRequested, ClaimDecided, ClaimReleased)
+LOGGED = (TicketJoined, ClaimRequested, ClaimDecided, ClaimReleased, SearchHeld)
 
 
 def book() -> QueueBook:

@@ -6,9 +6,9 @@ claim back (or, for a ticket that leaves, ends its search everywhere)."""
 from __future__ import annotations
 
 from matcher.core import QueueProfile
-from matcher.queue import DequeueReason, QueueRules, TicketLeft
+from matcher.queue import DequeueReason, QueueRules, Searching, TicketLeft, WaveSummary
 from matcher.queue.book import QueueBook
-from matcher.queue.claims import ClaimDecided, ClaimReleased
+from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested, SearchHeld
 from matcher.queue.events import LeaveReason, Search
 from matcher.queue.lifecycle import (
     LifecyclePolicy,
@@ -210,3 +210,112 @@ def test_a_wave_during_the_ready_check_keeps_the_held_ticket_s_other_places():
     log.fold(answer(match, "alice", True, 6_000), answer(match, "bob", True, 6_100))
     log.settle()
     assert ("1v1", "na", DequeueReason.MATCHED_ELSEWHERE) in log.dequeued("t")
+
+
+# -- the other places pause while the match is held (docs/adr/0204) ---------------------
+
+
+def searching_ids(steps: list) -> list[str]:
+    """The tickets given a SEARCHING status by ``steps`` (a wave's or a requeue's)."""
+    return sorted(
+        [o.ticket_id for s in steps for o in s.outputs if type(o) is Searching]
+        + [
+            o.ticket_id
+            for s in steps
+            for o in s.outputs
+            if type(o) is StageStatus and o.stage is TicketStage.SEARCHING
+        ]
+    )
+
+
+def test_the_other_places_pause_the_search_while_the_match_is_held():
+    b, log, match = proposal_in_eu(READY)
+    na = b.regions["1v1", "na"]
+    notices = outputs_of(log, SearchHeld)
+    assert [(n.ticket_id, n.queue, n.region, n.match_id, n.holder, n.held) for n in notices] == [
+        ("t", "1v1", "na", match, ("1v1", "eu"), True)
+    ]
+    assert na.life.paused == {"t": match}
+    steps = log.fold(tick("1v1", "na", 1, 2_500))
+    log.settle()
+    assert searching_ids(steps) == ["c"]  # t's status stays eu's REQUIRES_ACCEPTANCE
+    assert not na.life.tentative and sorted(na.tickets) == ["c", "t"]  # t not offered
+    (summary,) = [o for o in steps[0].outputs if type(o) is WaveSummary]
+    assert (summary.tickets_in_snapshot, summary.players_in_snapshot) == (1, 1)
+    asked = [r for r in outputs_of(log, ClaimRequested) if r.region == "na"]
+    assert asked == []
+
+
+def test_a_match_not_made_resumes_the_search_elsewhere_with_its_status():
+    b, log, match = proposal_in_eu(READY)
+    na = b.regions["1v1", "na"]
+    log.fold(answer(match, "bob", False, 3_000))
+    resumed = [n for n in outputs_of(log, SearchHeld) if not n.held]
+    assert [(n.ticket_id, n.region, n.match_id) for n in resumed] == [("t", "na", match)]
+    log.settle()
+    assert na.life.paused == {}
+    steps = log.fold(tick("1v1", "na", 1, 4_000))
+    assert searching_ids(steps) == []  # t and c are matched (tentatively) at once
+    log.settle()
+    assert len(na.life.proposals) == 1  # na's claim granted: its own ready check
+
+
+def test_a_placement_pauses_the_other_places_and_a_failure_resumes_them():
+    b, log, match = proposal_in_eu(PLACING)
+    na = b.regions["1v1", "na"]
+    assert na.life.paused == {"t": match}
+    log.fold(PlacementReported(match, "1v1", "eu", PlacementOutcome.FAILED, 3_000))
+    log.settle()
+    assert na.life.paused == {}
+    assert [n.held for n in outputs_of(log, SearchHeld)] == [True, False]
+
+
+def test_a_give_back_of_another_match_leaves_the_pause_standing():
+    b, log, match = proposal_in_eu(READY)
+    na = b.regions["1v1", "na"]
+    other = SearchHeld("alice", "t", "1v1", "na", "another-match", ("1v1", "eu"), False, 2_600)
+    (step,) = log.fold(other)
+    assert step.note == "search_resume_stale" and na.life.paused == {"t": match}
+
+
+def test_a_pause_survives_a_snapshot():
+    b, _, match = proposal_in_eu(READY)
+    na = b.regions["1v1", "na"]
+    assert queue_from_record(queue_to_record(na)).life.paused == {"t": match}
+
+
+def test_a_requeue_after_the_pause_publishes_no_status_for_the_paused_ticket():
+    """na's tentative match asked before eu's grant; eu's pause notice reaches na before
+    the claim's refusal: na puts t back without a SEARCHING status of its own."""
+    b = book(READY)
+    log = Log(b)
+    log.fold(join("t", "alice", searches=BOTH), join("b", "bob"), join("c", "carol", region="na"))
+    log.settle()
+    log.fold(tick("1v1", "eu", 1, 2_000), tick("1v1", "na", 1, 2_000))
+    refusals = []
+    while log.todo:
+        event = log.todo.popleft()
+        if type(event) is ClaimDecided and event.region == "na" and not event.granted:
+            refusals.append(event)  # delivered last
+            continue
+        log.fold(event)
+    assert b.regions["1v1", "na"].life.paused
+    steps = log.fold(*refusals)
+    assert searching_ids(steps) == ["c"]
+    assert sorted(b.regions["1v1", "na"].tickets) == ["c", "t"]
+
+
+def test_a_snapshot_of_a_place_holding_nothing_keeps_its_searching_tickets_places():
+    """A restored place whose searching ticket is only queued still asks the ticket's
+    search claim before matching it: without its places it would match the ticket a
+    second time."""
+    b = book(LifecyclePolicy())
+    log = Log(b)
+    log.fold(join("t", "alice", searches=BOTH), join("c", "carol", region="na"))
+    log.settle()
+    na = b.regions["1v1", "na"]
+    assert not na.life.holds() and "t" in na.life.places
+    b.regions["1v1", "na"] = queue_from_record(queue_to_record(na))
+    (wave,) = log.fold(tick("1v1", "na", 1, 2_000))
+    assert wave.matches == ()  # tentative: asks t's search claim
+    assert [r.ticket_id for r in outputs_of(log, ClaimRequested)] == ["t"]

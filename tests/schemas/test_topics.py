@@ -138,6 +138,7 @@ def test_topic_map_names_every_event_once() -> None:
         "BackfillRequested",
         "BackfillCancelled",
         "SearchClaim",
+        "SearchHeld",
     ]
     assert BY_NAME["wavematch.status.v1"].config() == {
         "cleanup.policy": "compact,delete",

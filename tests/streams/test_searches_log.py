@@ -9,7 +9,7 @@ import json
 from dataclasses import replace
 
 from schemas import models as m
-from schemas.codec import encode_json
+from schemas.codec import decode, encode_json
 from schemas.topics import QUEUE, queue_key
 from streams.audit.history import ticket_history
 from streams.audit.replay import Scope, replay
@@ -228,3 +228,59 @@ def test_a_join_searching_a_place_not_run_is_refused_whole_with_no_copy():
     assert refused.detail == "searches: queue '1v1' is not open in region 'mars'"
     assert log.published("wavematch.status.v1") == []
     assert replay(SETTINGS, log.records).ok
+
+
+READY = Settings(
+    partitions=4,
+    queues=(
+        QueueSettings(name="1v1", regions=("eu", "na"), maps=("Polypoid",), ready_check_ms=20_000),
+    ),
+)
+
+
+def test_a_ready_check_elsewhere_pauses_a_place_s_statuses_until_the_match_is_not_made():
+    """alice searches eu and na; na's match of alice and carol goes to its ready check, so
+    eu publishes no SEARCHING for alice over na's REQUIRES_ACCEPTANCE; carol declines,
+    and eu's next wave shows alice searching there again (docs/adr/0204)."""
+    log = Log(READY)
+    log.send(searching("t-alice", "alice", "bw"))
+    log.send(join("t-carol", "carol", "sc2", region="na"))
+    log.send(fingerprinted(READY, tick(10, "na")))
+    (proposed,) = [e for e in log.published("wavematch.matches.v1") if e.region == "na"]
+    log.send(fingerprinted(READY, tick(12, "eu")))
+
+    def eu_wave_statuses() -> list[str | None]:
+        return [
+            s.wave_id
+            for s in log.published("wavematch.status.v1")
+            if s.ticket_id == "t-alice" and s.region == "eu" and s.wave_id is not None
+        ]
+
+    assert eu_wave_statuses() == []
+    latest = [s for s in log.published("wavematch.status.v1") if s.ticket_id == "t-alice"][-1]
+    assert latest.stage is m.TicketStage.REQUIRES_ACCEPTANCE and latest.region == "na"
+    declined = m.ReadyCheckAnswered(
+        match_id=proposed.match_id,
+        queue="1v1",
+        region="na",
+        player_id="carol",
+        accepted=False,
+        answered_at_ms=T0 + 13_000,
+    )
+    log.send(declined)
+    log.send(fingerprinted(READY, tick(14, "eu")))
+    assert eu_wave_statuses() == [str(T0 + 14_000)]
+    service = [
+        decode(r.value) for r in log.records if r.topic == QUEUE.name and r.value[:1] == b"\xc3"
+    ]
+    notices = [e for e in service if isinstance(e, m.SearchHeld)]
+    assert [(n.region, n.holder_region, n.match_id, n.held) for n in notices] == [
+        ("eu", "na", proposed.match_id, True),
+        ("eu", "na", proposed.match_id, False),
+    ]
+
+    report = replay(READY, log.records)
+    assert report.ok, report.differences[:3]
+    text = "\n".join(ticket_history(log.folder, log.records, "t-alice"))
+    assert f"search in 1v1/eu pauses: match {proposed.match_id} in 1v1/na holds it" in text
+    assert f"search in 1v1/eu resumes: match {proposed.match_id} in 1v1/na was not made" in text
