@@ -170,11 +170,13 @@ def _cancel(
     at_ms: int,
     detail: str,
     draft: Draft,
+    others_told: bool = False,
 ) -> Draft:
     """End a proposal: ``leaving`` tickets are dequeued, the others go back to the queue;
-    a searching ticket's claim is given back, or its other places told it left."""
+    a searching ticket's claim is given back, or its other places told it left (unless
+    ``others_told``: it left from one of them, which told the rest)."""
     held = queue.life.end_proposal(match_id, at_ms)
-    _leave_or_search_again(queue, match_id, held.tickets, leaving, at_ms, draft)
+    _leave_or_search_again(queue, match_id, held.tickets, leaving, at_ms, draft, others_told)
     unmake(queue, held.tickets, leaving, reason, at_ms, detail, draft)
     return draft
 
@@ -186,14 +188,16 @@ def _leave_or_search_again(
     leaving: set[str] | dict[str, QueuedTicket],
     at_ms: int,
     draft: Draft,
+    others_told: bool = False,
 ) -> None:
     """For the tickets of a held match not made that search several places: ``leaving``
     ones end their search everywhere, the others' search claims are released (they may
     be matched anywhere again)."""
     if not queue.life.places:  # none searches elsewhere: no split of the tickets to build
         return
-    gone = {t: q for t, q in tickets.items() if t in leaving}
-    draft.life += end_elsewhere(queue, gone, at_ms, None, LEFT)
+    if not others_told:
+        gone = {t: q for t, q in tickets.items() if t in leaving}
+        draft.life += end_elsewhere(queue, gone, at_ms, None, LEFT)
     back = {t: q for t, q in tickets.items() if t not in leaving}
     draft.life += give_back(queue, back, at_ms, match_id)
     draft.life += hold_elsewhere(queue, back, at_ms, match_id, held=False)
@@ -328,23 +332,32 @@ def placement(queue: RegionState, event: PlacementReported, policy: LifecyclePol
     return draft
 
 
-def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
-    """A leave of a held ticket; None when the region does not hold it either."""
+def leave(queue: RegionState, event: TicketLeft, left_in: str | None = None) -> Draft | None:
+    """A leave of a held ticket; None when the region does not hold it either.
+
+    ``left_in``: the place (``queue/region``) a ticket searching several places left
+    from, whose end notice brought the leave here; that place told the others already
+    (docs/adr/0205)."""
     reason, at_ms = DequeueReason.LEFT, event.left_at_ms
-    gone = queue.finish_pending(event.ticket_id, reason, at_ms, None, event.reason.value)
+    said = event.reason.value if left_in is None else f"left in {left_in}"
+    gone = queue.finish_pending(event.ticket_id, reason, at_ms, None, said)
     if gone is not None:
         return Draft("left", dequeued=[gone])
     for match_id, held in queue.life.proposals.items():
         if event.ticket_id in held.tickets:
-            detail = f"ticket {event.ticket_id} left during the ready check of match {match_id}"
+            where = "" if left_in is None else f" in {left_in}"
+            detail = (
+                f"ticket {event.ticket_id} left{where} during the ready check of match {match_id}"
+            )
             draft = Draft("match_cancelled")
-            return _cancel(queue, match_id, {event.ticket_id}, reason, at_ms, detail, draft)
+            told = left_in is not None
+            return _cancel(queue, match_id, {event.ticket_id}, reason, at_ms, detail, draft, told)
     queued = queue.life.leave_placing(event.ticket_id)
     if queued is not None:
-        ended = end_elsewhere(queue, {event.ticket_id: queued}, at_ms, None, LEFT)
-        dequeued = queue.finish_held(
-            {event.ticket_id: queued}, reason, at_ms, None, None, event.reason.value
+        ended = (
+            [] if left_in else end_elsewhere(queue, {event.ticket_id: queued}, at_ms, None, LEFT)
         )
+        dequeued = queue.finish_held({event.ticket_id: queued}, reason, at_ms, None, None, said)
         return Draft("left", dequeued=list(dequeued), life=list(ended))
     return None
 

@@ -6,6 +6,7 @@ from collections.abc import Iterable
 
 from aiokafka import AIOKafkaConsumer, TopicPartition
 
+from schemas.topics import CONFIG, QUEUE
 from streams.audit.rederive import LogRecord
 from streams.connection import Brokers, client_kwargs
 from streams.worker.catchup import group_less_reader, records_to_highwater
@@ -18,33 +19,49 @@ async def read_topics(
 
     Stops at the end seen in fetch responses (the last stable offset: records of an open
     transaction are not read; exact on every broker this runs on), or after ``idle_s``
-    without records.
+    without records. The output topics are read before the queue and configuration
+    topics: on a live system every output read then has its input read after it (a
+    record's outputs are published after the record), so a replay finds no published
+    output whose input it did not read.
     """
     consumer = group_less_reader(brokers)
     await consumer.start()
     try:
         await consumer._client.force_metadata_update()
+        # Every partition first: an assignment narrows the client's metadata to its topics.
         tps = [
             TopicPartition(topic, p)
             for topic in topics
             for p in sorted(consumer.partitions_for_topic(topic) or ())
         ]
-        if not tps:
-            return []
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
         records: list[LogRecord] = []
-        try:
-            async for r in records_to_highwater(consumer, tps, idle_s):
-                records.append(
-                    LogRecord(r.topic, r.partition, r.offset, r.key, r.value, r.timestamp)
-                )
-        except TimeoutError:
-            pass  # idle for idle_s: what was read is the log (an empty partition, say)
+        for inputs in (False, True):
+            group = [tp for tp in tps if (tp.topic in _INPUTS) is inputs]
+            records += await _read_to_end(consumer, group, idle_s)
         records.sort(key=lambda r: (r.topic, r.partition, r.offset))
         return records
     finally:
         await consumer.stop()
+
+
+#: What the workers read: the topics they write to are read before these.
+_INPUTS = frozenset((QUEUE.name, CONFIG.name))
+
+
+async def _read_to_end(
+    consumer: AIOKafkaConsumer, tps: list[TopicPartition], idle_s: float
+) -> list[LogRecord]:
+    if not tps:
+        return []
+    consumer.assign(tps)
+    await consumer.seek_to_beginning(*tps)
+    records: list[LogRecord] = []
+    try:
+        async for r in records_to_highwater(consumer, tps, idle_s):
+            records.append(LogRecord(r.topic, r.partition, r.offset, r.key, r.value, r.timestamp))
+    except TimeoutError:
+        pass  # idle for idle_s: what was read is the log (an empty partition, say)
+    return records
 
 
 async def committed_offsets(brokers: Brokers, group: str, topic: str) -> dict[int, int]:

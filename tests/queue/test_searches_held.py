@@ -5,6 +5,8 @@ claim back (or, for a ticket that leaves, ends its search everywhere)."""
 
 from __future__ import annotations
 
+import pytest
+
 from matcher.core import QueueProfile
 from matcher.queue import DequeueReason, QueueRules, Searching, TicketLeft, WaveSummary
 from matcher.queue.book import QueueBook
@@ -12,6 +14,7 @@ from matcher.queue.claims import ClaimDecided, ClaimReleased, ClaimRequested, Se
 from matcher.queue.events import LeaveReason, Search
 from matcher.queue.lifecycle import (
     LifecyclePolicy,
+    LifecycleRejected,
     MatchProposal,
     PlacementOutcome,
     PlacementReported,
@@ -319,3 +322,51 @@ def test_a_snapshot_of_a_place_holding_nothing_keeps_its_searching_tickets_place
     (wave,) = log.fold(tick("1v1", "na", 1, 2_000))
     assert wave.matches == ()  # tentative: asks t's search claim
     assert [r.ticket_id for r in outputs_of(log, ClaimRequested)] == ["t"]
+
+
+# -- a leave sent to another place while a match holds the ticket (docs/adr/0205) ------
+
+
+def dequeue_details(log: Log, ticket_id: str) -> list[tuple[str, DequeueReason, str | None]]:
+    return [
+        (d.region, d.reason, d.detail)
+        for s in log.steps
+        for d in s.dequeued
+        if d.ticket_id == ticket_id
+    ]
+
+
+def test_a_leave_sent_to_another_place_cancels_the_ready_check_at_once():
+    b, log, match = proposal_in_eu(READY)
+    eu = b.regions["1v1", "eu"]
+    log.fold(TicketLeft("t", "1v1", "na", LeaveReason.REQUESTED, 3_000))
+    log.settle()
+    assert dequeue_details(log, "t") == [
+        ("na", DequeueReason.LEFT, "requested"),
+        (
+            "eu",
+            DequeueReason.LEFT,
+            f"ticket t left in 1v1/na during the ready check of match {match}",
+        ),
+    ]
+    assert not eu.life.proposals and "b" in eu.tickets  # bob searches again at once
+    with pytest.raises(LifecycleRejected, match="already over"):  # a late accept: too late
+        log.fold(answer(match, "alice", True, 3_100))
+    assert created_players(log) == []
+    ended = [d for d in outputs_of(log, ClaimDecided) if d.ticket_id == "t" and d.ended]
+    assert [(d.region, d.holder[1:]) for d in ended] == [("eu", ("1v1", "na"))]  # told once
+
+
+def test_a_leave_sent_to_another_place_during_placement_ends_the_ticket_there_too():
+    b, log, match = proposal_in_eu(PLACING)
+    log.fold(TicketLeft("t", "1v1", "na", LeaveReason.REQUESTED, 3_000))
+    log.settle()
+    assert dequeue_details(log, "t") == [
+        ("na", DequeueReason.LEFT, "requested"),
+        ("eu", DequeueReason.LEFT, "left in 1v1/na"),
+    ]
+    eu = b.regions["1v1", "eu"]
+    assert "t" not in eu.life.players
+    # The match was created: bob's placement goes on without alice, as after a leave sent
+    # to eu (docs/ready-checks.md).
+    assert list(eu.life.placing[match].tickets) == ["b"]
