@@ -79,23 +79,21 @@ class WaveFailure:
     first: bool
 
 
-#: Everything the core publishes. A wave's :class:`~matcher.core.Match` is published as
-#: MatchCreated with its wave's provenance (the step's :class:`WaveSummary`); every other
-#: output carries what its record needs, its key included.
-Output = (
-    Match
-    | MatchProposal
-    | Dequeued
-    | Searching
-    | StageStatus
+#: What a held match, a claim, a backfill or a search across places publishes, in the
+#: order decided: stage statuses, claims and notices, results, a join's copies.
+LifeOutput = (
+    StageStatus
     | ClaimRequested
     | ClaimDecided
     | ClaimReleased
     | SearchHeld
     | BackfillResult
     | TicketJoined
-    | WaveSummary
 )
+#: Everything the core publishes. A wave's :class:`~matcher.core.Match` is published as
+#: MatchCreated with its wave's provenance (the step's :class:`WaveSummary`); every other
+#: output carries what its record needs, its key included.
+Output = Match | MatchProposal | Dequeued | Searching | LifeOutput | WaveSummary
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,15 +168,7 @@ class Draft:
     statuses: tuple[Searching, ...] = ()
     #: Stage statuses, claims, backfill results and the copies of a join searching
     #: several places (docs/adr/0145), in the order they were decided.
-    life: list[
-        StageStatus
-        | ClaimRequested
-        | ClaimDecided
-        | ClaimReleased
-        | SearchHeld
-        | BackfillResult
-        | TicketJoined
-    ] = field(default_factory=list)
+    life: list[LifeOutput] = field(default_factory=list)
     summary: WaveSummary | None = None
     result: WaveResult | None = None
     failure: WaveFailure | None = None
