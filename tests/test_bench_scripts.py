@@ -31,6 +31,7 @@ IN_MEMORY = [
     ("bench_checker.py", ["--players", "40", "--seeds", "1", "--repeat", "1"], "ms"),
     ("bench_codec.py", ["--number", "20", "--repeat", "1"], "us"),
     ("bench_role_memory.py", ["--ticks", "2", "--players", "12"], "unseatable players"),
+    ("bench_role_catchup.py", ["--seconds", "3", "--rate", "10"], "a second of log"),
     ("bench_duel.py", ["--sizes", "30", "--exact-up-to", "30", "--ladder-up-to", "30"], "|"),
     ("bench_duel_small.py", ["--seeds", "1"], "ms"),
     ("bench_duel_checks.py", [".", "--rounds", "1", "--players", "40"], "ratio to base"),
