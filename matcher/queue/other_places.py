@@ -39,6 +39,17 @@ def notices(
     ]
 
 
+def _searching_among(
+    queue: RegionState, tickets: Mapping[str, QueuedTicket]
+) -> list[tuple[str, Ticket, tuple[Search, ...]]]:
+    """(ticket id, ticket, places) of the tickets among ``tickets`` that search several
+    places, in ticket id order."""
+    places = queue.life.places
+    if not places:  # no ticket here searches elsewhere: nothing to sort
+        return []
+    return [(t, q.ticket, places[t]) for t, q in sorted(tickets.items()) if t in places]
+
+
 def end_elsewhere(
     queue: RegionState,
     tickets: Mapping[str, QueuedTicket],
@@ -47,14 +58,9 @@ def end_elsewhere(
     ended: str,
 ) -> list[ClaimDecided]:
     """The end notices of every searching ticket among ``tickets``, in ticket id order."""
-    places = queue.life.places
-    if not places:  # no ticket here searches elsewhere: nothing to sort
-        return []
     out: list[ClaimDecided] = []
-    for ticket_id, queued in sorted(tickets.items()):
-        searches = places.get(ticket_id)
-        if searches is not None:
-            out += notices(queue, queued.ticket, searches, at_ms, match_id, ended)
+    for _, ticket, searches in _searching_among(queue, tickets):
+        out += notices(queue, ticket, searches, at_ms, match_id, ended)
     return out
 
 
@@ -66,20 +72,11 @@ def give_back(
 ) -> list[ClaimReleased]:
     """Release the search claims ``match_id`` holds for the searching tickets among
     ``tickets`` (in ticket id order): they search again, here and in their other places."""
-    places = queue.life.places
-    if not places:
-        return []
     return [
         ClaimReleased(
-            queued.ticket.players[0].player_id,
-            ticket_id,
-            queue.queue,
-            queue.region,
-            at_ms,
-            match_id,
+            ticket.players[0].player_id, ticket_id, queue.queue, queue.region, at_ms, match_id
         )
-        for ticket_id, queued in sorted(tickets.items())
-        if ticket_id in places
+        for ticket_id, ticket, _ in _searching_among(queue, tickets)
     ]
 
 
@@ -93,19 +90,12 @@ def hold_elsewhere(
     """Tell every other place of the searching tickets among ``tickets`` (in ticket id
     order) that ``match_id`` holds them through its ready check or placement (``held``),
     or gave them back: their search there pauses, or resumes."""
-    places = queue.life.places
-    if not places:
-        return []
-    out: list[SearchHeld] = []
     here = (queue.queue, queue.region)
-    for ticket_id, queued in sorted(tickets.items()):
-        searches = places.get(ticket_id)
-        if searches is None:
-            continue
-        first = queued.ticket.players[0].player_id
-        out += [
-            SearchHeld(first, ticket_id, s.queue, s.region, match_id, here, held, at_ms)
-            for s in searches
-            if (s.queue, s.region) != here
-        ]
-    return out
+    return [
+        SearchHeld(
+            ticket.players[0].player_id, ticket_id, s.queue, s.region, match_id, here, held, at_ms
+        )
+        for ticket_id, ticket, searches in _searching_among(queue, tickets)
+        for s in searches
+        if (s.queue, s.region) != here
+    ]
