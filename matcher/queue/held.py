@@ -332,32 +332,36 @@ def placement(queue: RegionState, event: PlacementReported, policy: LifecyclePol
     return draft
 
 
-def leave(queue: RegionState, event: TicketLeft, left_in: str | None = None) -> Draft | None:
-    """A leave of a held ticket; None when the region does not hold it either.
+def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
+    """A leave of a held ticket; None when the region does not hold it either."""
+    return _leave(queue, event.ticket_id, event.left_at_ms, event.reason.value, None)
 
-    ``left_in``: the place (``queue/region``) a ticket searching several places left
-    from, whose end notice brought the leave here; that place told the others already
-    (docs/adr/0205)."""
-    reason, at_ms = DequeueReason.LEFT, event.left_at_ms
-    said = event.reason.value if left_in is None else f"left in {left_in}"
-    gone = queue.finish_pending(event.ticket_id, reason, at_ms, None, said)
+
+def leave_from(queue: RegionState, ticket_id: str, at_ms: int, place: str) -> Draft | None:
+    """The end notice of a leave a ticket searching several places sent to its other
+    place ``place`` (``queue/region``), which told the others already: the same as a
+    leave sent here (docs/adr/0205); None when the region does not hold it."""
+    return _leave(queue, ticket_id, at_ms, f"left in {place}", place)
+
+
+def _leave(
+    queue: RegionState, ticket_id: str, at_ms: int, said: str, left_in: str | None
+) -> Draft | None:
+    reason = DequeueReason.LEFT
+    gone = queue.finish_pending(ticket_id, reason, at_ms, None, said)
     if gone is not None:
         return Draft("left", dequeued=[gone])
     for match_id, held in queue.life.proposals.items():
-        if event.ticket_id in held.tickets:
+        if ticket_id in held.tickets:
             where = "" if left_in is None else f" in {left_in}"
-            detail = (
-                f"ticket {event.ticket_id} left{where} during the ready check of match {match_id}"
-            )
+            detail = f"ticket {ticket_id} left{where} during the ready check of match {match_id}"
             draft = Draft("match_cancelled")
             told = left_in is not None
-            return _cancel(queue, match_id, {event.ticket_id}, reason, at_ms, detail, draft, told)
-    queued = queue.life.leave_placing(event.ticket_id)
+            return _cancel(queue, match_id, {ticket_id}, reason, at_ms, detail, draft, told)
+    queued = queue.life.leave_placing(ticket_id)
     if queued is not None:
-        ended = (
-            [] if left_in else end_elsewhere(queue, {event.ticket_id: queued}, at_ms, None, LEFT)
-        )
-        dequeued = queue.finish_held({event.ticket_id: queued}, reason, at_ms, None, None, said)
+        ended = [] if left_in else end_elsewhere(queue, {ticket_id: queued}, at_ms, None, LEFT)
+        dequeued = queue.finish_held({ticket_id: queued}, reason, at_ms, None, None, said)
         return Draft("left", dequeued=list(dequeued), life=list(ended))
     return None
 

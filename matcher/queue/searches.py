@@ -22,14 +22,7 @@ from matcher.core import Match, Ticket
 from matcher.fastbuild import builder
 from matcher.queue import held as held_step
 from matcher.queue.claims import ClaimDecided, ClaimRequested, SearchHeld
-from matcher.queue.events import (
-    DequeueReason,
-    LeaveReason,
-    Search,
-    TicketJoined,
-    TicketLeft,
-    WaveTick,
-)
+from matcher.queue.events import DequeueReason, Search, TicketJoined, TicketLeft, WaveTick
 from matcher.queue.lifecycle import LifecyclePolicy, MatchProposal, TicketStage
 from matcher.queue.other_places import (
     LEFT,
@@ -278,8 +271,7 @@ def _ended(queue: RegionState, event: ClaimDecided) -> Draft:
     if event.ended == LEFT and (queue.life.proposals or queue.life.placing):
         # Held here in a ready check or placement (the claim is this match's): a leave
         # from another place ends it here too, as a leave sent here would.
-        left = TicketLeft(ticket_id, queue.queue, queue.region, LeaveReason.REQUESTED, at_ms)
-        decided = held_step.leave(queue, left, left_in=f"{holder[1]}/{holder[2]}")
+        decided = held_step.leave_from(queue, ticket_id, at_ms, f"{holder[1]}/{holder[2]}")
         if decided is not None:
             return decided
     if ticket_id not in queue.finished:  # its copy has not come yet: it will be a no-op
