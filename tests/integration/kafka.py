@@ -12,7 +12,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from confluent_kafka import Producer
 
 from streams.audit.rederive import LogRecord
-from streams.worker.catchup import records_to_highwater
+from streams.audit.topics import read_topics
 
 
 def produce(
@@ -60,29 +60,9 @@ def read_topic(bootstrap: str, topic: str, idle_s: float = 1.0) -> list[LogRecor
 
 
 def read_topic_to_end(bootstrap: str, topic: str) -> list[LogRecord]:
-    """Every record of ``topic`` up to the end its fetches report, per partition in offset
-    order: for a topic that is never idle (the queue topic's ticks, the waves topic)."""
-    return asyncio.new_event_loop().run_until_complete(_read_to_end(bootstrap, topic))
-
-
-async def _read_to_end(bootstrap: str, topic: str) -> list[LogRecord]:
-    consumer = AIOKafkaConsumer(
-        bootstrap_servers=bootstrap, group_id=None, enable_auto_commit=False, fetch_max_wait_ms=100
-    )
-    await consumer.start()
-    try:
-        await consumer._client.force_metadata_update()
-        tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
-        consumer.assign(tps)
-        await consumer.seek_to_beginning(*tps)
-        records = [
-            LogRecord(topic, r.partition, r.offset, r.key, r.value)
-            async for r in records_to_highwater(consumer, tps, idle_s=10.0)
-        ]
-        records.sort(key=lambda r: (r.partition, r.offset))
-        return records
-    finally:
-        await consumer.stop()
+    """Every record of ``topic`` up to the end its fetches report, as `wavematch replay`
+    reads it: for a topic that is never idle (the queue topic's ticks, the waves topic)."""
+    return asyncio.new_event_loop().run_until_complete(read_topics(bootstrap, (topic,)))
 
 
 async def _read(bootstrap: str, topic: str, idle_s: float) -> list[LogRecord]:

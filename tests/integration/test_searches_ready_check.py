@@ -49,8 +49,8 @@ def dequeues(bootstrap: str, ticket: str) -> list[m.TicketDequeued]:
     return [e for e in events(bootstrap, "wavematch.cleanup.v1") if e.ticket_id == ticket]
 
 
-# The ready check outlasts this test's look at three topics during it (a loaded machine).
 WAVES = "wavematch.waves.v1"
+# The ready check outlasts this test's look at three topics during it (a loaded machine).
 SLOW_READY_CHECK = CONFIG.replace("ready_check_ms = 20000", "ready_check_ms = 90000")
 assert SLOW_READY_CHECK != CONFIG
 
