@@ -19,7 +19,7 @@ from matcher.ruleset import QueueRuleSet
 from matcher.teams.complete import complete
 from matcher.teams.imbalance import Imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, parties_of
-from matcher.teams.ruled import group_rule_problem, lineup_rule_problem
+from matcher.teams.ruled import group_admission, lineup_rule_problem
 
 
 class Plan(NamedTuple):
@@ -59,13 +59,16 @@ def left_out_matches(
         closed, region = snapshot.closed_at_ms, snapshot.region
         return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
-    def admit(group: Sequence[Party]) -> bool:
-        closed, region = snapshot.closed_at_ms, snapshot.region
-        problem = group_rule_problem(rules, group, closed, region, split_free_ratings=True, met=met)
-        return problem is None and _hostable(group, config)
-
+    admit, hopeless = group_admission(
+        rules,
+        snapshot.closed_at_ms,
+        snapshot.region,
+        split_free_ratings=True,
+        met=met,
+        also=lambda group: _hostable(group, config),
+    )
     plans = []
-    for lineup in complete(parties, [], shape, Imbalance(), accept, admit):
+    for lineup in complete(parties, [], shape, Imbalance(), accept, admit, None, hopeless):
         plan = _plan(left, profile, config, parties, lineup)
         if plan is not None:
             plans.append(plan)

@@ -25,7 +25,7 @@ from matcher.teams.imbalance import Imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, parties_of
 from matcher.teams.priority import prioritized
 from matcher.teams.rebalance import rebalance
-from matcher.teams.ruled import group_rule_problem, lineup_rule_problem, ruled_splitter
+from matcher.teams.ruled import group_admission, lineup_rule_problem, ruled_splitter
 
 
 def prioritized_plans(
@@ -55,9 +55,14 @@ def prioritized_plans(
         problem = lineup_rule_problem(rules, group, lineup, closed, region, met)
         return problem is None and _hostable(group, config)
 
-    def admit(group: Sequence[Party]) -> bool:
-        problem = group_rule_problem(rules, group, closed, region, split_free_ratings=True, met=met)
-        return problem is None and _hostable(group, config)
+    admit, hopeless = group_admission(
+        rules,
+        closed,
+        region,
+        split_free_ratings=True,
+        met=met,
+        also=lambda group: _hostable(group, config),
+    )
 
     # Exhaustive over the splits (no draw), so the seed is only a formality.
     rng = random.Random(snapshot.seed)
@@ -69,7 +74,9 @@ def prioritized_plans(
         roles=False,
         met=met,
     )
-    more = lambda found: complete(parties, found, shape, Imbalance(), accept, admit)  # noqa: E731
+    more = lambda found: complete(  # noqa: E731
+        parties, found, shape, Imbalance(), accept, admit, None, hopeless
+    )
     mended = prioritized(parties, lineups, split, accept, more)
     before = dict(zip(lineups, plans, strict=True))
     kept = [before[lineup] for lineup in mended if lineup in before]

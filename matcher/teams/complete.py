@@ -7,6 +7,11 @@ can leave every party out although a valid match exists. Completion tries the le
 parties' subsets in priority order (most waves waited, then log order), so the first
 match it finds seats the longest-waiting parties it can, and among that subset's splits
 the one of least imbalance (docs/adr/0102).
+
+A caller that knows which first parties no subset can be admitted with (the queue's rules
+that adding players never mends, :func:`matcher.teams.ruled.group_admission`) passes
+``hopeless``: the search then skips those subsets together and charges the budget for
+each of them, so it finds what the one-by-one search finds and stops where it stops.
 """
 
 from __future__ import annotations
@@ -25,6 +30,9 @@ MAX_SPLITS = 5_000
 
 Accept = Callable[[Sequence[Party], Lineup], bool]
 Admit = Callable[[Sequence[Party]], bool]
+#: Whether no group holding these parties (a subset's first parties, in its order) plus
+#: any parties joined at or after the given time (ms) passes ``admit``.
+Hopeless = Callable[[Sequence[Party], int], bool]
 #: The value a split is chosen by (least first), when not the imbalance f.
 Value = Callable[[Sequence[Party], Lineup], float]
 
@@ -37,13 +45,15 @@ def complete(
     accept: Accept,
     admit: Admit | None = None,
     value: Value | None = None,
+    hopeless: Hopeless | None = None,
 ) -> list[Lineup]:
     """``lineups`` plus every match completion finds among the parties they leave out.
 
     Only strict shapes are completed (every match has ``match_max`` players).
     ``accept`` judges a split; ``admit``, when given, a group before its splits are tried
     (what no split can mend, such as an attribute rule); ``value``, when given, ranks a
-    group's splits instead of f.
+    group's splits instead of f; ``hopeless``, when given, must be implied by ``admit``
+    failing for every group it describes.
 
     >>> from matcher.core import Player
     >>> duo = lambda i, r: Party(f"t{i}", tuple(Player(f"p{i}{j}", (("x", r),))
@@ -65,7 +75,7 @@ def complete(
     budget = [MAX_SPLITS]
     found: list[Lineup] = list(lineups)
     while sum(parties[i].size for i in rest) >= shape.match_max and budget[0] > 0:
-        lineup = _first_match(parties, rest, shape, params, accept, admit, budget, value)
+        lineup = _first_match(parties, rest, shape, params, accept, admit, budget, value, hopeless)
         if lineup is None:
             break
         found.append(lineup)
@@ -83,11 +93,14 @@ def _first_match(
     admit: Admit | None,
     budget: list[int],
     value_of: Value | None = None,
+    hopeless: Hopeless | None = None,
 ) -> Lineup | None:
-    for subset in _subsets(parties, rest, shape.match_max):
-        budget[0] -= 1  # a subset no split fits costs its packing test
+    for subset, count in _subsets(parties, rest, shape.match_max, hopeless):
+        budget[0] -= count  # a subset no split fits costs its packing test
         if budget[0] < 0:
             return None
+        if subset is None:
+            continue  # ``count`` subsets, every one refused by ``admit``
         group = [parties[i] for i in subset]
         if admit is not None and not admit(group):
             continue
@@ -145,19 +158,42 @@ def _roles_unfillable(group: Sequence[Party], shape: TeamShape) -> bool:
     return not seats_fillable(players, shape.roles, shape.team_count)
 
 
-def _subsets(parties: Sequence[Party], rest: Sequence[int], players: int) -> Iterator[list[int]]:
-    """Subsets of ``rest`` with exactly ``players`` players, in lexicographic priority order."""
+def _subsets(
+    parties: Sequence[Party], rest: Sequence[int], players: int, hopeless: Hopeless | None
+) -> Iterator[tuple[list[int] | None, int]]:
+    """Subsets of ``rest`` with exactly ``players`` players, in lexicographic priority
+    order, each with 1; a run of them that ``hopeless`` rules out as (None, its length)."""
+    sizes = [parties[i].size for i in rest]
+    # ways[p][s]: how many subsets of rest[p:] hold exactly s players.
+    ways = [[0] * (players + 1) for _ in range(len(rest) + 1)]
+    ways[len(rest)][0] = 1
+    # earliest[p]: the earliest join among rest[p:] (what a group may still add).
+    earliest = [0] * (len(rest) + 1)
+    earliest[len(rest)] = 2**63
+    for p in range(len(rest) - 1, -1, -1):
+        after, row, size = ways[p + 1], ways[p], sizes[p]
+        for s in range(players + 1):
+            row[s] = after[s] + (after[s - size] if s >= size else 0)
+        earliest[p] = min(earliest[p + 1], parties[rest[p]].joined_at_ms)
     chosen: list[int] = []
 
-    def extend(start: int, total: int) -> Iterator[list[int]]:
+    def extend(start: int, total: int) -> Iterator[tuple[list[int] | None, int]]:
         if total == players:
-            yield list(chosen)
+            yield list(chosen), 1
             return
         for position in range(start, len(rest)):
-            size = parties[rest[position]].size
-            if total + size <= players:
-                chosen.append(rest[position])
+            size = sizes[position]
+            if total + size > players or not ways[position + 1][players - total - size]:
+                continue
+            chosen.append(rest[position])
+            if (
+                hopeless is not None
+                and total + size < players
+                and hopeless([parties[i] for i in chosen], earliest[position + 1])
+            ):
+                yield None, ways[position + 1][players - total - size]
+            else:
                 yield from extend(position + 1, total + size)
-                chosen.pop()
+            chosen.pop()
 
     return extend(0, 0)

@@ -21,7 +21,7 @@ from matcher.teams.complete import complete
 from matcher.teams.imbalance import Imbalance, imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, parties_of, team_ratings
 from matcher.teams.options import game_queue_config
-from matcher.teams.ruled import group_rule_problem, lineup_rule_problem
+from matcher.teams.ruled import group_admission, lineup_rule_problem
 
 
 def left_match_problem(
@@ -64,16 +64,15 @@ def left_match_problem(
 
     hosting = host_limit(profile)
 
-    def admit(group: Sequence[Party]) -> bool:
-        fixed = not shape.role_rated
-        if hosting and not reachable_hosts([p for party in group for p in party.players], hosting):
-            return False  # no peer-to-peer host, whatever the split (docs/adr/0185)
-        return (
-            group_rule_problem(rules, group, closed, region, split_free_ratings=fixed, met=met)
-            is None
-        )
+    def hosted(group: Sequence[Party]) -> bool:
+        # No peer-to-peer host, whatever the split (docs/adr/0185).
+        return bool(reachable_hosts([p for party in group for p in party.players], hosting))
 
-    found = complete(parties, [], shape, params, accept, admit)
+    fixed = not shape.role_rated
+    admit, hopeless = group_admission(
+        rules, closed, region, split_free_ratings=fixed, met=met, also=hosted if hosting else None
+    )
+    found = complete(parties, [], shape, params, accept, admit, None, hopeless)
     if not found:
         return None
     tickets = sorted(parties[i].ticket_id for team in found[0].teams for i in team)

@@ -11,7 +11,8 @@ from functools import partial
 
 from matcher.rulelogic import Check, carries
 from matcher.rules.check import NO_MEETINGS, group_problem, lineup_problem, waited_s, waits_of
-from matcher.ruleset import AttributeRule, QueueRuleSet
+from matcher.ruleset import AttributeRule, QueueRuleSet, Waits
+from matcher.teams.complete import Admit, Hopeless
 from matcher.teams.grouping import Fits, GuidedFits, Need, Splitter
 from matcher.teams.model import Keeps, Lineup, Party, team_ratings
 from matcher.teams.running import (
@@ -57,14 +58,72 @@ def group_rule_problem(
     *,
     split_free_ratings: bool,
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    addable_since_ms: int | None = None,
 ) -> str | None:
     """What ``group`` breaks whatever its split; ``split_free_ratings``: the parties'
-    ratings are their seat ratings (a queue without roles), so the spread is judged too."""
+    ratings are their seat ratings (a queue without roles), so the spread is judged too.
+
+    ``addable_since_ms``: ``group`` is the start of a larger group whose other parties
+    joined at or after this time; what is returned then breaks every such group. Each of
+    these rules only tightens as players are added, and each limit only widens with the
+    wait, so the group is judged at the loosest waits the larger one can have: its own
+    newest ticket's, and the oldest of it and that time.
+    """
     players = [player for party in group for player in party.players]
     latencies = [player.latency_to(region) for player in players]
     ratings = [r for party in group for r in party.ratings] if split_free_ratings else []
-    waited = waits_of(closed_at_ms, [party.joined_at_ms for party in group])
+    joined = [party.joined_at_ms for party in group]
+    waited = waits_of(closed_at_ms, joined)
+    if addable_since_ms is not None and addable_since_ms < min(joined):
+        waited = Waits(waited.newest, waits_of(closed_at_ms, [addable_since_ms]).oldest)
     return group_problem(rules, waited, latencies, players, ratings, met)
+
+
+def group_admission(
+    rules: QueueRuleSet,
+    closed_at_ms: int,
+    region: str,
+    *,
+    split_free_ratings: bool,
+    met: Mapping[str, frozenset[str]] = NO_MEETINGS,
+    also: Admit | None = None,
+) -> tuple[Admit, Hopeless]:
+    """Completion's two questions under ``rules`` (:func:`matcher.teams.complete.complete`):
+    whether a group passes :func:`group_rule_problem` (and ``also``, when given), and
+    whether none can that starts with given parties.
+
+    >>> from matcher.core import Player
+    >>> from matcher.ruleset import parse_rules
+    >>> rules = parse_rules({"attributes": [{"name": "lang", "match": "equal"}]})
+    >>> admit, hopeless = group_admission(rules, 0, "eu", split_free_ratings=True)
+    >>> speaker = lambda i, lang: Party(f"t{i}", (Player(f"p{i}", (("m", 1),),
+    ...     attributes=(("lang", lang),)),), (1,), 0, 0, i)
+    >>> de, fr = speaker(0, "de"), speaker(1, "fr")
+    >>> admit([de, speaker(2, "de")]), hopeless([de, fr], 0), hopeless([de], 0)
+    (True, True, False)
+    """
+    # The start of a group is judged untallied: the rule metrics count judged groups.
+    quiet = replace(rules, tally=None) if rules.tally is not None else rules
+
+    def admit(group: Sequence[Party]) -> bool:
+        problem = group_rule_problem(
+            rules, group, closed_at_ms, region, split_free_ratings=split_free_ratings, met=met
+        )
+        return problem is None and (also is None or also(group))
+
+    def hopeless(start: Sequence[Party], addable_since_ms: int) -> bool:
+        problem = group_rule_problem(
+            quiet,
+            start,
+            closed_at_ms,
+            region,
+            split_free_ratings=split_free_ratings,
+            met=met,
+            addable_since_ms=addable_since_ms,
+        )
+        return problem is not None
+
+    return admit, hopeless
 
 
 def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Keeps | None:

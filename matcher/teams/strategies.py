@@ -20,7 +20,7 @@ from matcher.rules.check import met_recently
 from matcher.ruleset import QueueRuleSet
 from matcher.teams.asymmetric import asymmetric_split
 from matcher.teams.build import build_match, build_result
-from matcher.teams.complete import Accept, Admit, complete
+from matcher.teams.complete import Accept, Admit, Hopeless, complete
 from matcher.teams.gamequeue import GameQueue
 from matcher.teams.games import Unit
 from matcher.teams.grouping import Splitter, group_parties
@@ -45,7 +45,7 @@ from matcher.teams.role_parties import interval_games
 from matcher.teams.roles import shortest_role_interval, split_representatives
 from matcher.teams.ruled import (
     allowed_lineups,
-    group_rule_problem,
+    group_admission,
     grouped_by_class,
     lineup_rule_problem,
     playable_now,
@@ -106,11 +106,13 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
         lambda group: group_parties(group, shape, fitted, fits, preference_key(rules)),
         closed,
     )
-    admit = _admitter(snapshot, rules, shape, met)
+    admit, hopeless = _admission(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
-    lineups = complete(parties, lineups, shape, config.imbalance, accept, admit)
+    lineups = complete(parties, lineups, shape, config.imbalance, accept, admit, None, hopeless)
     if rules.priority:
-        more = lambda found: complete(parties, found, shape, config.imbalance, accept, admit)  # noqa: E731
+        more = lambda found: complete(  # noqa: E731
+            parties, found, shape, config.imbalance, accept, admit, None, hopeless
+        )
         lineups = prioritized(parties, lineups, ruled, accept, more)
     method = choose_method(config.method, shape, shape.match_max)
     matches = _matches(snapshot, profile, parties, lineups, rng, config.imbalance)
@@ -118,17 +120,13 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     return build_result("rebalance", snapshot, matches, stats)
 
 
-def _admitter(snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape, met: Met) -> Admit:
-    """Whether a group of parties can make a match under the rules, before any split."""
-
-    def admit(group: Sequence[Party]) -> bool:
-        closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.role_rated
-        problem = group_rule_problem(
-            rules, group, closed, region, split_free_ratings=fixed, met=met
-        )
-        return problem is None
-
-    return admit
+def _admission(
+    snapshot: WaveSnapshot, rules: QueueRuleSet, shape: TeamShape, met: Met
+) -> tuple[Admit, Hopeless]:
+    """Whether a group of parties can make a match under the rules, before any split;
+    whether none can that starts with given parties (completion's two questions)."""
+    closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.role_rated
+    return group_admission(rules, closed, region, split_free_ratings=fixed, met=met)
 
 
 def _acceptor(
@@ -251,12 +249,14 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     balanced = _balanced(params, config.max_imbalance)
     lineups = [lineup for lineup in lineups if balanced(parties, lineup)]
     accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
-    admit = _admitter(snapshot, rules, shape, met)
+    admit, hopeless = _admission(snapshot, rules, shape, met)
     value = None if vectors is None else _skill_value(config, vectors)
-    lineups = complete(parties, lineups, shape, params, accept, admit, value)
+    lineups = complete(parties, lineups, shape, params, accept, admit, value, hopeless)
     if rules.priority:
         resplit = wrap(by_skill or (lambda group: optimal_split(group, shape, params, keeps)))
-        more = lambda found: complete(parties, found, shape, params, accept, admit, value)  # noqa: E731
+        more = lambda found: complete(  # noqa: E731
+            parties, found, shape, params, accept, admit, value, hopeless
+        )
         lineups = prioritized(parties, lineups, resplit, accept, more)
     extra = [] if value is None else [(("skill_imbalance", value(parties, x)),) for x in lineups]
     matches = _matches(snapshot, profile, parties, lineups, rng, params, extra)
