@@ -20,7 +20,14 @@ from collections.abc import Callable, Iterator, Sequence
 
 from matcher.teams.asymmetric import asymmetric_splits
 from matcher.teams.imbalance import Imbalance, imbalance, team_rating_diff
-from matcher.teams.model import Lineup, Party, TeamShape, lineup_with_roles, team_ratings
+from matcher.teams.model import (
+    Lineup,
+    Party,
+    TeamShape,
+    lineup_with_roles,
+    role_options,
+    team_ratings,
+)
 from matcher.teams.roles import seats_fillable
 from matcher.teams.split import Split, split_table
 
@@ -139,8 +146,9 @@ def _lineups(group: Sequence[Party], shape: TeamShape) -> Iterator[Lineup | None
     if shape.sizes:
         yield from asymmetric_splits(group, shape)
         return
+    options = [role_options(party, shape.roles) for party in group] if shape.roles else []
     for split in _splits(group, shape):
-        yield lineup_with_roles(group, split, shape.roles)
+        yield lineup_with_roles(group, split, shape.roles, options)
 
 
 def _splits(group: Sequence[Party], shape: TeamShape) -> tuple[Split, ...]:

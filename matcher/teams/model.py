@@ -238,6 +238,17 @@ def role_slots(players: Sequence[Player], roles: tuple[str, ...]) -> tuple[str, 
     return None if best is None else best[1]
 
 
+#: Per player of a party, (role, rating) for each role of the queue they can be seated in.
+RoleOptions = tuple[list[tuple[str, int]], ...]
+
+
+def role_options(party: Party, roles: tuple[str, ...]) -> RoleOptions:
+    """What :func:`lineup_with_roles` reads of ``party`` for each split it is in: each
+    player's offered and rated roles among ``roles`` (in their order), with the ratings."""
+    free = Counter(roles)
+    return tuple(_rated_roles(player, free) for player in party.players)
+
+
 def _best_slots(
     options: Sequence[list[tuple[str, int]]],
     free: Counter[str],
@@ -301,18 +312,30 @@ Keeps = Callable[[Sequence[Party], Sequence[Sequence[int]]], bool]
 
 
 def lineup_with_roles(
-    parties: Sequence[Party], teams: Sequence[Sequence[int]], roles: tuple[str, ...]
+    parties: Sequence[Party],
+    teams: Sequence[Sequence[int]],
+    roles: tuple[str, ...],
+    options: Sequence[RoleOptions] = (),
 ) -> Lineup | None:
     """Complete a split of parties into teams with seat roles; None if a team cannot fill them.
+
+    ``options``: each party's :func:`role_options`, when the caller tries many splits of
+    the same parties (the same seats as without them).
 
     >>> solo = Party("t", (Player("p", (("x", 5),)),), (5,), 0, 0, 0)
     >>> lineup_with_roles([solo, solo], [[0], [1]], ())
     Lineup(teams=((0,), (1,)), roles=(('',), ('',)))
     """
     seat_roles: list[tuple[str, ...]] = []
+    free = Counter(roles) if options and roles else None
     for team in teams:
-        players = [player for index in team for player in parties[index].players]
-        assigned = role_slots(players, roles)
+        if free is not None:  # the search gives back every slot it takes
+            team_options = [each for index in team for each in options[index]]
+            best = _best_slots(team_options, free, [], 0, 0, None)
+            assigned = None if best is None else best[1]
+        else:
+            players = [player for index in team for player in parties[index].players]
+            assigned = role_slots(players, roles)
         if assigned is None:
             return None
         seat_roles.append(assigned)

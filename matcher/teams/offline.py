@@ -14,7 +14,15 @@ from collections.abc import Callable, Sequence
 from matcher.teams.games import Unit, game_of
 from matcher.teams.grouping import Fits, Splitter, group_parties
 from matcher.teams.imbalance import Imbalance, imbalance
-from matcher.teams.model import Keeps, Lineup, Party, TeamShape, lineup_with_roles, team_ratings
+from matcher.teams.model import (
+    Keeps,
+    Lineup,
+    Party,
+    TeamShape,
+    lineup_with_roles,
+    role_options,
+    team_ratings,
+)
 from matcher.teams.roles import seats_fillable
 from matcher.teams.split import team_splits
 
@@ -49,8 +57,9 @@ def optimal_split(
         [player for party in parties for player in party.players], shape.roles, shape.team_count
     ):
         return None  # no split fills the roles (no healer enough): none is tried
+    options = [role_options(party, shape.roles) for party in parties]  # read by every split
     for split in team_splits(sizes, shape.team_count, shape.size_min, shape.size_max):
-        lineup = lineup_with_roles(parties, split, shape.roles)
+        lineup = lineup_with_roles(parties, split, shape.roles, options)
         if lineup is None:
             continue
         value = imbalance(team_ratings(parties, lineup), params)
