@@ -167,6 +167,7 @@ async def engine(settings: Settings, total: int) -> float:
         lambda p, start, end: read_range(settings.broker_host_port, QUEUE_TOPIC, p, start, end),
         direct.committed_offset,
         settings.snapshot_min_events,
+        settings.snapshot_max_refold_ms,
         WorkerMetrics(CollectorRegistry()),
     )
     task = asyncio.create_task(direct.run())

@@ -246,6 +246,7 @@ def worker_loop(folder: Any, settings: Any, records: list[InputRecord]) -> float
             None,  # type: ignore[arg-type]
             lambda partition: 0,
             settings.snapshot_min_events,
+            settings.snapshot_max_refold_ms,
             WorkerMetrics(CollectorRegistry()),
         )
         worker.states = {p: folder.new_state(p) for p in range(settings.partitions)}

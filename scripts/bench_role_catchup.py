@@ -60,15 +60,17 @@ def player(rng: random.Random, player_id: str, region: str) -> dict[str, object]
     }
 
 
-def joins(rate: float, seconds: float, seed: int) -> list[tuple[int, bytes, bytes]]:
-    """(log time, key, value) of each join, in log order."""
+def joins(
+    rate: float, seconds: float, seed: int, start_ms: int = START_MS
+) -> list[tuple[int, bytes, bytes]]:
+    """(log time, key, value) of each join, in log order, the first at ``start_ms``."""
     rng, out, players = random.Random(seed), [], 0
     for number in range(int(rate * seconds)):
         size = 1 if rng.random() < 0.8 else rng.choice((2, 2, 3))
         region = rng.choice(REGIONS)
         party = [player(rng, f"p{players + k}", region) for k in range(size)]
         players += size
-        at = START_MS + int(number * 1000 / rate)
+        at = start_ms + int(number * 1000 / rate)
         body: dict[str, object] = {
             "type": "TicketJoined",
             "ticket_id": f"t{number}",

@@ -24,6 +24,10 @@ restart:  steady, and SIGKILL the broker a third of the way in, restarted on its
           broker_start_s (the restart until the broker answers metadata), recovery_s (from
           then until every region closed a wave again), and the longest gap between two
           closed waves of a region (the outage included).
+--workload: 1v1 (default: the optimal 1v1 queue in 8 regions, one rating each) or roles
+          (examples/rules-5v5-roles.toml's role queue and rules with 1-s waves in eu and
+          na, scripts/bench_role_catchup.py's players: dear waves); failover then kills the
+          worker owning the role queue's eu partition.
 --broker: tansu (the embedded broker, default) or kafka (Apache Kafka from the jars of
           tests/kafka/install.sh), both on loopback.
 --pin:    this script and the broker on the first CPU, the workers (and the raw loops) on
@@ -62,7 +66,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition  # noqa: E402
 from confluent_kafka import Producer  # noqa: E402
 
 from schemas.codec import decode  # noqa: E402
-from schemas.topics import queue_key  # noqa: E402
+from schemas.topics import murmur2_partition, queue_key  # noqa: E402
 from streams.embedded.broker import free_port  # noqa: E402
 from streams.processes import stop_process  # noqa: E402
 from streams.settings import load_settings  # noqa: E402
@@ -72,11 +76,12 @@ from tests.kafka.broker import running_broker  # noqa: E402
 REGIONS = ("eu", "na", "asia", "sa", "oce", "me", "af", "cn")
 CONFIG = """
 partitions = 8
-ticket_ttl_ms = 60000
 publish_status = {status}
 session_timeout_ms = {session}
 heartbeat_interval_ms = {heartbeat}
-{claims}[[queues]]
+{claims}"""
+QUEUE_1V1 = """ticket_ttl_ms = 60000
+[[queues]]
 name = "1v1"
 strategy = "optimal"
 regions = {regions}
@@ -168,6 +173,31 @@ def join_value(
         "players": [{"player_id": f"p{number}", "ratings": ratings}],
     }
     return queue_key("1v1", region), json.dumps(body).encode()
+
+
+def role_queue(interval_ms: int) -> str:
+    """examples/rules-5v5-roles.toml's queue and rules, waves every ``interval_ms``."""
+    example = (ROOT / "examples" / "rules-5v5-roles.toml").read_text()
+    return example.replace("wave_interval_ms = 10000", f"wave_interval_ms = {interval_ms}")
+
+
+def role_joins(rate: float, seconds: float, start_ms: int) -> list[tuple[bytes, bytes]]:
+    """The role workload's joins (scripts/bench_role_catchup.py), stamped from ``start_ms``."""
+    sys.path.insert(0, str(ROOT / "scripts"))
+    from bench_role_catchup import joins
+
+    return [(key, value) for _, key, value in joins(rate, seconds, 2, start_ms)]
+
+
+def victim_of(workers: list[Worker], workload: str) -> Worker:
+    """The worker a failover kills: the last one, or under the role workload the one owning
+    the role queue's eu partition (the last one if none reports it)."""
+    if workload == "roles":
+        partition = murmur2_partition(queue_key("5v5-ranked", "eu"), 8)
+        for worker in workers:
+            if partition in worker.partitions():
+                return worker
+    return workers[-1]
 
 
 def producer(bootstrap: str) -> Producer:
@@ -328,6 +358,7 @@ def main() -> int:
     parser.add_argument("--rate", type=float, default=1_000)
     parser.add_argument("--seconds", type=float, default=60)
     parser.add_argument("--no-status", action="store_true", help="publish_status = false")
+    parser.add_argument("--workload", choices=("1v1", "roles"), default="1v1")
     parser.add_argument(
         "--keep-logs", action="store_true", help="keep the broker's and workers' logs"
     )
@@ -386,21 +417,28 @@ def main() -> int:
     failed = True
     try:
         config = work / "wavematch.toml"
+        # Written only when set, so that a --worker-tree from before these settings reads
+        # the same configuration.
+        ready = f"ready_check_ms = {args.ready_check_ms}\n" if args.ready_check_ms else ""
+        queues = (
+            role_queue(args.wave_interval_ms)
+            if args.workload == "roles"
+            else QUEUE_1V1.format(
+                regions=list(REGIONS), interval=args.wave_interval_ms, ready=ready
+            )
+        )
         config.write_text(
             CONFIG.format(
                 status=str(not args.no_status).lower(),
-                regions=list(REGIONS),
                 session=args.session_timeout_ms,
                 heartbeat=args.session_timeout_ms // 10,
-                interval=args.wave_interval_ms,
-                # Written only when set, so that a --worker-tree from before these settings
-                # reads the same configuration.
-                ready=f"ready_check_ms = {args.ready_check_ms}\n" if args.ready_check_ms else "",
                 claims="one_ticket_per_player = true\n" if args.one_ticket_per_player else "",
             )
+            + queues
         )
         result: dict[str, object] = {
             "mode": args.mode,
+            "workload": args.workload,
             "broker": args.broker,
             "workers": args.workers,
             "wave_interval_ms": args.wave_interval_ms,
@@ -495,7 +533,11 @@ def main() -> int:
                     sent: list[int] = []
                     lead_s = 2 + args.rate * args.seconds / 100_000  # building them takes a while
                     start_at = time.time() + lead_s
-                    joins = joins_at_rate(args.rate, args.seconds, int(start_at * 1000))
+                    joins = (
+                        role_joins(args.rate, args.seconds, int(start_at * 1000))
+                        if args.workload == "roles"
+                        else joins_at_rate(args.rate, args.seconds, int(start_at * 1000))
+                    )
                     time.sleep(max(0.0, start_at - time.time()))
                     thread = threading.Thread(
                         target=lambda: sent.append(
@@ -524,8 +566,9 @@ def main() -> int:
                             and killed_at is None
                             and time.time() - started > args.seconds / 3
                         ):
-                            workers[-1].cpu_s()  # its CPU to the kill, counted once it is gone
-                            workers[-1].stop(signal.SIGKILL)
+                            victim = victim_of(workers, args.workload)
+                            victim.cpu_s()  # its CPU to the kill, counted once it is gone
+                            victim.stop(signal.SIGKILL)
                             killed_at = time.time()
                         if (
                             args.mode == "restart"

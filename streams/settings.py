@@ -252,6 +252,7 @@ NOT_FINGERPRINTED = frozenset(
     {"broker_url", "app_id", "partitions", "replication_factor", "publish_status"}
     | {"verify_waves", "web_host", "web_port", "web_enabled", "session_timeout_ms"}
     | {"heartbeat_interval_ms", "stagger_ticks", "snapshot_min_events", "consumer"}
+    | {"snapshot_max_refold_ms"}
     | {"processing_guarantee", "log_level", "security_protocol", "sasl_mechanism"}
     | {"sasl_username", "sasl_password", "sasl_password_file", "ssl_cafile", "ssl_certfile"}
     | {"ssl_keyfile", "ssl_key_password", "data_dir"}
@@ -365,6 +366,10 @@ class Settings(BaseSettings):
     # A partition's state is snapshotted after this many events (or its ticket count, if
     # larger), bounding how much of the log a takeover re-reads.
     snapshot_min_events: int = Field(default=5_000, ge=1)
+    # ... and once the waves folded since its last snapshot took this long to close, so a
+    # takeover re-runs at most about this much CPU of waves (a queue whose waves are dear,
+    # such as a role queue, reaches it long before snapshot_min_events).
+    snapshot_max_refold_ms: int = Field(default=2_000, ge=1)
     # The queue topic is consumed by a plain aiokafka consumer in the group <app_id>-queue
     # (docs/adr/0061); Faust's agent was the earlier way and went (docs/adr/0120). Kept so
     # existing files stay valid.

@@ -127,15 +127,19 @@ def test_the_worker_backlog_counts_only_the_joins_it_measured() -> None:
     assert all(rate > 0 for rate in result["raw_batch_per_s"]), result
 
 
-def test_the_worker_failover_counts_the_killed_workers_cpu() -> None:
+@pytest.mark.parametrize("workload", ["1v1", "roles"])
+def test_the_worker_failover_counts_the_killed_workers_cpu(workload: str) -> None:
     """``failover`` SIGKILLs one of two workers: its CPU up to the kill stays counted (a
     reaped worker has no /proc entry: it read 0 s, and the CPU per event came out
     negative), and the records folded per second do not go back while its partitions
     have no live owner (they came out negative when the run ended before the takeover)."""
     arguments = ["failover", "--workers", "2", "--rate", "100", "--seconds", "2"]
-    run = run_script("bench_worker.py", [*arguments, "--session-timeout-ms", "3000"])
+    run = run_script(
+        "bench_worker.py", [*arguments, "--session-timeout-ms", "3000", "--workload", workload]
+    )
     result = json.loads(run.stdout.strip().splitlines()[-1])
     assert result["mode"] == "failover" and result["published"] == 200, result
+    assert result["workload"] == workload and result["waves"] > 0, result
     assert result["worker_cpu_us_per_event"] > 0, result
     assert result["folded_per_s"] is None or result["folded_per_s"] > 0, result
 

@@ -176,6 +176,7 @@ def create_app(
             _reader(settings),
             consumer.committed_offset,
             settings.snapshot_min_events,
+            settings.snapshot_max_refold_ms,
             metrics,
             registry,
         )

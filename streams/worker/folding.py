@@ -242,6 +242,9 @@ class PartitionState:
     book: QueueBook
     applied_offset: int = -1
     events_since_snapshot: int = 0
+    #: How long the waves folded since the last snapshot took to close: what a takeover
+    #: from that snapshot re-runs.
+    wave_ms_since_snapshot: float = 0.0
     snapshot_slot: str | None = None
     finished_log: FinishedLog = field(default_factory=FinishedLog)
 
@@ -361,6 +364,8 @@ class Folder:
             folded = Folded(offset, rejection=internal_error(error))
         state.applied_offset = offset
         state.events_since_snapshot += 1
+        if folded.duration_ms is not None:
+            state.wave_ms_since_snapshot += folded.duration_ms
         return folded
 
     def _fold(

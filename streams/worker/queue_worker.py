@@ -77,6 +77,7 @@ class QueueWorker:
         read: ReadRange,
         committed: Committed,
         snapshot_min_events: int,
+        snapshot_max_refold_ms: float,
         metrics: WorkerMetrics,
         registry: SchemaRegistry | None = None,
     ) -> None:
@@ -89,6 +90,7 @@ class QueueWorker:
         self._read = read
         self._committed = committed
         self._snapshot_min_events = snapshot_min_events
+        self._snapshot_max_refold_ms = snapshot_max_refold_ms
         self.metrics = metrics
         #: Resolves the schema ids of registry-framed input before a fold reads them.
         self.registry = registry
@@ -263,7 +265,8 @@ class QueueWorker:
 
     async def maybe_snapshot(self, state: PartitionState) -> None:
         due = max(self._snapshot_min_events, state.tickets())
-        if state.events_since_snapshot < due:
+        dear = state.wave_ms_since_snapshot >= self._snapshot_max_refold_ms
+        if state.events_since_snapshot < due and not dear:
             return
         await self._flush()  # everything up to applied_offset is published first
         self.publisher.check_delivered()  # or the snapshot would cover outputs never sent
@@ -285,6 +288,7 @@ class QueueWorker:
         state.finished_log = written.log
         state.snapshot_slot = "b" if state.snapshot_slot == "a" else "a"
         state.events_since_snapshot = 0
+        state.wave_ms_since_snapshot = 0.0
         self.metrics.snapshot(state.partition)
 
 

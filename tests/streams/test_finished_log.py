@@ -9,6 +9,7 @@ segments it replaces are deleted, once the journals outgrow what is remembered.
 from __future__ import annotations
 
 import json
+import math
 import random
 
 from hypothesis import given, settings
@@ -83,6 +84,7 @@ def a_worker(folder: Folder, table: MemoryTable, snapshot_every: int) -> QueueWo
         read,
         lambda partition: 0,
         snapshot_min_events=snapshot_every,
+        snapshot_max_refold_ms=math.inf,
         metrics=WorkerMetrics(CollectorRegistry()),
     )
 

@@ -7,6 +7,7 @@ their outputs, and records below the committed offset stay silent."""
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -63,6 +64,7 @@ def make_worker(
     log: list[LogRecord],
     committed: int,
     registry: CollectorRegistry | None = None,
+    max_refold_ms: float = math.inf,
 ) -> tuple[QueueWorker, CollectingPublisher]:
 
     async def read(partition: int, start: int, end: int) -> AsyncIterator[LogRecord]:
@@ -82,6 +84,7 @@ def make_worker(
         read,
         lambda partition: committed,
         snapshot_min_events=10_000,
+        snapshot_max_refold_ms=max_refold_ms,
         metrics=WorkerMetrics(registry or CollectorRegistry()),
     )
     return worker, publisher
@@ -141,6 +144,28 @@ async def test_in_order_records_are_folded_once_with_their_outputs(
     await worker.process(log[3:])
     await worker.process(log[3:])  # a redelivery changes nothing
     assert waves_published(publisher) == ["1", "2", "3"]
+
+
+async def test_a_partition_is_snapshotted_once_its_waves_took_the_refold_limit_to_close(
+    folder: Folder,
+) -> None:
+    """Far below ``snapshot_min_events``: the waves' own cost decides (a takeover from the
+    snapshot re-runs the waves after it); joins alone cost no wave time."""
+    log = the_log()
+    never, _ = make_worker(folder, log, committed=0)
+    worker, _ = make_worker(folder, log, committed=0, max_refold_ms=1e-6)
+    for each in (never, worker):
+        await each.process(log[:2])  # two waves
+    manifest = f"{HOME}/manifest"
+    assert manifest not in never.table.rows  # type: ignore[attr-defined]
+    rows = worker.table.rows  # type: ignore[attr-defined]
+    assert json.loads(rows[manifest])["offset"] == 1
+    assert worker.states[HOME].wave_ms_since_snapshot == 0.0
+    await worker.process(log[2:4])  # two joins: no wave to re-run
+    assert json.loads(rows[manifest])["offset"] == 1
+    assert worker.states[HOME].events_since_snapshot == 2
+    await worker.process(log[4:])
+    assert json.loads(rows[manifest])["offset"] == 4
 
 
 def decided(publisher: CollectingPublisher) -> list[Any]:
