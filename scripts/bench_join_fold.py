@@ -237,6 +237,11 @@ def worker_loop(folder: Any, settings: Any, records: list[InputRecord]) -> float
     async def nothing() -> None:
         return None
 
+    # A tree from before snapshots by wave cost (ADR 0206) takes the event count alone.
+    cadence = [settings.snapshot_min_events]
+    if hasattr(settings, "snapshot_max_refold_ms"):
+        cadence.append(settings.snapshot_max_refold_ms)
+
     async def run() -> float:
         worker = QueueWorker(
             folder,
@@ -245,8 +250,7 @@ def worker_loop(folder: Any, settings: Any, records: list[InputRecord]) -> float
             nothing,
             None,  # type: ignore[arg-type]
             lambda partition: 0,
-            settings.snapshot_min_events,
-            settings.snapshot_max_refold_ms,
+            *cadence,
             WorkerMetrics(CollectorRegistry()),
         )
         worker.states = {p: folder.new_state(p) for p in range(settings.partitions)}

@@ -364,8 +364,6 @@ class Folder:
             folded = Folded(offset, rejection=internal_error(error))
         state.applied_offset = offset
         state.events_since_snapshot += 1
-        if folded.duration_ms is not None:
-            state.wave_ms_since_snapshot += folded.duration_ms
         return folded
 
     def _fold(
@@ -426,6 +424,7 @@ class Folder:
         with paused_gc(strategy=True):
             step = state.book.apply(event)
         duration_ms = (time.perf_counter() - started) * 1e3
+        state.wave_ms_since_snapshot += duration_ms
         failure = step.failure
         if failure is None or not failure.first:
             return Folded(offset, step=step, duration_ms=duration_ms)
