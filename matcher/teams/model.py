@@ -233,7 +233,14 @@ def role_slots(players: Sequence[Player], roles: tuple[str, ...]) -> tuple[str, 
     if not roles:
         return tuple("" for _ in players)
     free = Counter(roles)
-    options = [_rated_roles(player, free) for player in players]
+    return _assigned([_rated_roles(player, free) for player in players], free)
+
+
+def _assigned(
+    options: Sequence[list[tuple[str, int]]], free: Counter[str]
+) -> tuple[str, ...] | None:
+    """The best assignment of slots ``free`` to players with these ``options``, or None;
+    ``free`` is as it was once the search returns."""
     best = _best_slots(options, free, [], 0, 0, None)
     return None if best is None else best[1]
 
@@ -329,10 +336,8 @@ def lineup_with_roles(
     seat_roles: list[tuple[str, ...]] = []
     free = Counter(roles) if options and roles else None
     for team in teams:
-        if free is not None:  # the search gives back every slot it takes
-            team_options = [each for index in team for each in options[index]]
-            best = _best_slots(team_options, free, [], 0, 0, None)
-            assigned = None if best is None else best[1]
+        if free is not None:
+            assigned = _assigned([each for index in team for each in options[index]], free)
         else:
             players = [player for index in team for player in parties[index].players]
             assigned = role_slots(players, roles)
