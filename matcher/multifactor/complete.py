@@ -68,7 +68,7 @@ def left_out_matches(
         also=lambda group: _hostable(group, config),
     )
     plans = []
-    for lineup in complete(parties, [], shape, Imbalance(), accept, admit, None, hopeless):
+    for lineup in complete(parties, [], shape, Imbalance(), accept, admit, hopeless=hopeless):
         plan = _plan(left, profile, config, parties, lineup)
         if plan is not None:
             plans.append(plan)

@@ -75,7 +75,7 @@ def prioritized_plans(
         met=met,
     )
     more = lambda found: complete(  # noqa: E731
-        parties, found, shape, Imbalance(), accept, admit, None, hopeless
+        parties, found, shape, Imbalance(), accept, admit, hopeless=hopeless
     )
     mended = prioritized(parties, lineups, split, accept, more)
     before = dict(zip(lineups, plans, strict=True))

@@ -108,10 +108,10 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     )
     admit, hopeless = _admission(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
-    lineups = complete(parties, lineups, shape, config.imbalance, accept, admit, None, hopeless)
+    lineups = complete(parties, lineups, shape, config.imbalance, accept, admit, hopeless=hopeless)
     if rules.priority:
         more = lambda found: complete(  # noqa: E731
-            parties, found, shape, config.imbalance, accept, admit, None, hopeless
+            parties, found, shape, config.imbalance, accept, admit, hopeless=hopeless
         )
         lineups = prioritized(parties, lineups, ruled, accept, more)
     method = choose_method(config.method, shape, shape.match_max)
@@ -251,11 +251,11 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
     admit, hopeless = _admission(snapshot, rules, shape, met)
     value = None if vectors is None else _skill_value(config, vectors)
-    lineups = complete(parties, lineups, shape, params, accept, admit, value, hopeless)
+    lineups = complete(parties, lineups, shape, params, accept, admit, value, hopeless=hopeless)
     if rules.priority:
         resplit = wrap(by_skill or (lambda group: optimal_split(group, shape, params, keeps)))
         more = lambda found: complete(  # noqa: E731
-            parties, found, shape, params, accept, admit, value, hopeless
+            parties, found, shape, params, accept, admit, value, hopeless=hopeless
         )
         lineups = prioritized(parties, lineups, resplit, accept, more)
     extra = [] if value is None else [(("skill_imbalance", value(parties, x)),) for x in lineups]

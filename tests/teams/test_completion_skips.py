@@ -117,7 +117,7 @@ def _completion(
         return lineup_rule_problem(rules, group, lineup, CLOSED_MS, "eu", met) is None
 
     found = complete(
-        parties, [], shape, Imbalance(), accept, counted, None, hopeless if skipping else None
+        parties, [], shape, Imbalance(), accept, counted, hopeless=hopeless if skipping else None
     )
     return found, judged[0]
 
