@@ -3,7 +3,9 @@
 A block marked ``<!-- doc-commands: up ARGS -->`` above its fence is run with ``bash -e``
 from a directory that looks like the repository's root (``.venv``, ``examples``,
 ``docs``), while ``wavematch up ARGS`` (on the embedded broker) runs beside it; blocks
-sharing ARGS share one `up`, in the order the files list them.
+sharing ARGS share one `up` and run side by side, as a reader's terminals would: each
+such block keeps to its own region (docs/ready-checks.md says so), so none waits for
+another's wave or ready check.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import shlex
 import subprocess
 import sys
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -75,8 +78,9 @@ def test_documented_commands_run_as_written(
 ) -> None:
     up = request.node.callspec.params["live_up"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("WAVEMATCH_")} | live_up
-    for where, block in marked_blocks()[up]:
-        done = subprocess.run(
+
+    def run(block: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
             ["bash", "-euo", "pipefail", "-c", block],
             cwd=sandbox,
             env=env,
@@ -85,6 +89,11 @@ def test_documented_commands_run_as_written(
             timeout=300,
             check=False,
         )
+
+    blocks = marked_blocks()[up]
+    with ThreadPoolExecutor(len(blocks)) as pool:
+        runs = list(pool.map(run, [block for _, block in blocks]))
+    for (where, _), done in zip(blocks, runs, strict=True):
         assert done.returncode == 0, (
             f"{where}: exit {done.returncode}\n{done.stdout}\n{done.stderr}"
         )
