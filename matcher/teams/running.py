@@ -284,15 +284,7 @@ def _test(check: Check, tree: Any) -> Test:
             return not wanted
 
         return combined
-    verdict, joint = _verdict(check), _joint_verdict(check)
-    index = tree
-
-    def leaf(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
-        if optional is not None and waited >= optional:
-            return True
-        return verdict(a[index]) if b is None else joint(a[index], b[index])
-
-    return leaf
+    return _leaf_test(check, tree)
 
 
 #: What a rule needs of a party joining a group, from the group's leaf totals and its
@@ -337,30 +329,32 @@ def _pins(check: Check, tree: Any, region: str) -> Pins:
     return equal
 
 
-def _joint_verdict(check: Check) -> Callable[[Any, Any], bool]:
-    """Whether a leaf rule holds on the merge of two totals; for the leaves the grouping
-    refuses most on, without building the merged total."""
-    kind, low, high = check.kind, check.low, check.high
+def _leaf_test(check: Check, index: int) -> Test:
+    """The verdict of leaf ``check``, totalled at ``index`` of the leaf totals, on one
+    group or on two merged: one call per leaf for the grouping's nearly every candidate,
+    which it refuses mostly on a leaf the candidate alone breaks, so the merged total is
+    built only as far as the verdict reads it."""
+    kind, low, high, spread = check.kind, check.low, check.high, check.max_spread
+    optional = check.optional_after_s
     if kind == "latency":
         limit = high + EPSILON
-        return lambda x, y: (x is None or x <= limit) and (y is None or y <= limit)
-    if kind == "count":
-        return lambda x, y: bool(low <= x + y <= high)
-    if kind == "equal":  # the union holds at most one value
-        return lambda x, y: len(x) <= 1 and len(y) <= 1 and (not x or not y or x == y)
-    verdict = _verdict(check)
-    merge = _MERGES[kind]
-    return lambda x, y: verdict(merge(x, y))
 
+        def latency(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+            if optional is not None and waited >= optional:
+                return True
+            x = a[index]
+            if x is not None and x > limit:
+                return False
+            y = None if b is None else b[index]
+            return y is None or y <= limit
 
-def _verdict(check: Check) -> Callable[[Any], bool]:
-    """Whether a leaf rule holds on its merged total."""
-    kind, low, high, spread = check.kind, check.low, check.high, check.max_spread
-    if kind == "latency":
-        return lambda state: state is None or state <= high + EPSILON
+        return latency
     if kind == "number":
 
-        def number(state: Any) -> bool:
+        def number(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+            if optional is not None and waited >= optional:
+                return True
+            state = a[index] if b is None else _span(a[index], b[index])
             if state is None:
                 return True
             least, most = state
@@ -370,12 +364,46 @@ def _verdict(check: Check) -> Callable[[Any], bool]:
 
         return number
     if kind == "count":
-        return lambda state: bool(low <= state <= high)
+
+        def count(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+            if optional is not None and waited >= optional:
+                return True
+            total = a[index] if b is None else a[index] + b[index]
+            return bool(low <= total <= high)
+
+        return count
     if kind == "equal":
-        return lambda state: len(state) <= 1
+
+        def equal(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+            if optional is not None and waited >= optional:
+                return True
+            x = a[index]
+            if len(x) > 1:
+                return False
+            if b is None:
+                return True
+            y = b[index]  # the union holds at most one value
+            return len(y) <= 1 and (not x or not y or x == y)
+
+        return equal
+    merge = _MERGES[kind]
     if kind == "unique":
-        return lambda state: not state[1]
-    return lambda state: state is None or bool(state)  # intersect
+
+        def unique(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+            if optional is not None and waited >= optional:
+                return True
+            state = a[index] if b is None else merge(a[index], b[index])
+            return not state[1]
+
+        return unique
+
+    def intersect(a: tuple[Any, ...], b: tuple[Any, ...] | None, waited: float) -> bool:
+        if optional is not None and waited >= optional:
+            return True
+        state = a[index] if b is None else merge(a[index], b[index])
+        return state is None or bool(state)
+
+    return intersect
 
 
 #: A leaf's total of one party: from its players and their known latencies.
