@@ -22,6 +22,7 @@ from matcher.teams.running import (
     count_carriers,
     merged,
     needs,
+    number_range,
     party_totals,
     passes,
 )
@@ -337,8 +338,8 @@ def _number_spans(rules: QueueRuleSet) -> list[tuple[str, float]]:
 def _span_key(party: Party, spans: Sequence[tuple[str, float]]) -> tuple[int | None, ...]:
     key: list[int | None] = []
     for attribute, spread in spans:
-        given = [v for p in party.players if (v := p.number(attribute)) is not None]
-        key.append(math.floor(min(given) / spread) if given else None)
+        found = number_range(party.players, attribute)
+        key.append(None if found is None else math.floor(found[0] / spread))
     return tuple(key)
 
 
@@ -522,9 +523,15 @@ def preference_key(rules: QueueRuleSet) -> Callable[[Party], float] | None:
     def key(party: Party) -> float:
         value = party.mean
         for preference in preferences:
-            given = [v for p in party.players if (v := p.number(preference.number)) is not None]
-            if given:
-                value += preference.weight * sum(given) / len(given)
+            # A plain loop: the key is read of every party of the wave.
+            total, count = 0.0, 0
+            for player in party.players:
+                given = player.number(preference.number)
+                if given is not None:
+                    total += given
+                    count += 1
+            if count:
+                value += preference.weight * total / count
         return value
 
     return key

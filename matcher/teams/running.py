@@ -418,15 +418,19 @@ def _reader(check: Check) -> Reader:
     if kind == "number":
 
         def number(players: Sequence[Player], known: Sequence[int]) -> Any:
-            values = [v for p in players if (v := p.number(attribute)) is not None]
-            return (min(values), max(values)) if values else None
+            return number_range(players, attribute)
 
         return number
     if kind == "count":
         return lambda players, known: count_carriers(check, players)
 
     def given(players: Sequence[Player]) -> list[str]:
-        return [v for p in players if (v := p.attribute(attribute)) is not None]
+        values = []  # a plain loop, for number_range's reason
+        for player in players:
+            value = player.attribute(attribute)
+            if value is not None:
+                values.append(value)
+        return values
 
     if kind == "equal":
         return lambda players, known: frozenset(given(players))
@@ -438,6 +442,23 @@ def _reader(check: Check) -> Reader:
 
         return unique
     return lambda players, known: _meet([elements(v) for v in given(players)])
+
+
+def number_range(players: Sequence[Player], name: str) -> tuple[float, float] | None:
+    """The least and the most value of numeric attribute ``name`` among ``players``; None
+    when none gives it. A plain loop: it is read of every party of a wave, most of one
+    player, where a comprehension and ``min``/``max`` cost more than the comparisons."""
+    least: float | None = None
+    most: float | None = None
+    for player in players:
+        value = player.number(name)
+        if value is None:
+            continue
+        if least is None or value < least:
+            least = value
+        if most is None or value > most:
+            most = value
+    return None if least is None or most is None else (least, most)
 
 
 def _latest(x: int | None, y: int | None) -> int | None:
