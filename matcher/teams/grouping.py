@@ -123,8 +123,8 @@ def group_parties(
     # Likewise the carriers left of each rule every match must keep (a healer in each
     # team): once fewer are left than a match holds, every head left would fail.
     scarce = fits.least_carriers() if isinstance(fits, GuidedFits) else ()
-    carriers = [[count(parties[i]) for i in range(len(parties))] for count, _ in scarce]
-    carried = [sum(counts[i] for i in order) for counts in carriers]
+    carriers = [list(map(count, parties)) for count, _ in scarce]
+    carried = [sum(map(counts.__getitem__, order)) for counts in carriers]
     least = [fewest for _, fewest in scarce]
     while True:
         while head < len(order) and taken[order[head]]:

@@ -180,10 +180,6 @@ def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Kee
     return keeps
 
 
-def _carriers(check: Check, party: Party) -> int:
-    return count_carriers(check, party.players)
-
-
 def _reads_teams(check: Check) -> bool:
     return check.per == "team" or check.kind == "disjoint" or any(map(_reads_teams, check.rules))
 
@@ -457,10 +453,15 @@ class _RunningFits(GuidedFits):
         # A per-team count bound with no ``optional_after_s`` binds every group; the
         # grouping's groups are all judged against it with no room left (``fitted``).
         return tuple(
-            (partial(_carriers, check), check.low)
-            for check in self._plan.bounds
+            (partial(self._carriers, index), check.low)
+            for index, check in enumerate(self._plan.bounds)
             if check.optional_after_s is None and check.low > 0
         )
+
+    def _carriers(self, index: int, party: Party) -> int:
+        """How many of ``party``'s players carry what count bound ``index`` counts: read
+        off its totals, which the grouping's fits reads anyway."""
+        return self._totals_of(party).counts[index]
 
 
 def team_bounds(rules: QueueRuleSet, team_count: int) -> tuple[Check, ...]:
