@@ -199,7 +199,7 @@ def _best_lineup(
     base_totals = [sum(members) for members in base]
     base_sizes = [len(members) for members in base]
     if keeps is not None:
-        unique = list(dict.fromkeys(split for split in splits if split is not None))
+        unique = [split for split in dict.fromkeys(splits) if split is not None]
         keys = [_key(totals, sizes, split, base_totals, base_sizes) for split in unique]
         return _least_kept_lineup(parties, shape, unique, keys, keeps)
     best: tuple[Key, Split] | None = None
