@@ -149,13 +149,27 @@ def _join_searches(
         return Step("duplicate_finished")
     last_tick = queue.last_tick_at_ms
     if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
-        return _refuse(queue, ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
+        return _refuse_copy(queue, event, DequeueReason.EXPIRED, "joined longer ago than the TTL")
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)
     if event.nearby is not None:  # the book found no bound to choose by
         problem = problem or nearby.UNBOUNDED
     if problem:
-        return _refuse(queue, ticket, DequeueReason.REJECTED, problem)
+        return _refuse_copy(queue, event, DequeueReason.REJECTED, problem)
     return searches.join(queue, event, rules)
+
+
+def _refuse_copy(
+    queue: RegionState, event: TicketJoined, reason: DequeueReason, detail: str
+) -> Draft:
+    """A searching join refused here. A copy (not the home's join, which then writes no
+    copies) leaves its ticket searching elsewhere: it is remembered, so that a leave sent
+    here is passed on (docs/adr/0207)."""
+    draft = _refuse(queue, event.ticket, reason, detail)
+    home = event.searches[0] if event.searches else None  # none: a ``nearby`` join, at home
+    if home is not None and (home.queue, home.region) != (queue.queue, queue.region):
+        ticket_id = event.ticket.ticket_id
+        queue.life.remember_refused(event.ticket, event.searches, queue.finished[ticket_id])
+    return draft
 
 
 def _refuse_unrun_place(
@@ -188,6 +202,8 @@ def _leave(queue: RegionState, event: TicketLeft) -> Step | Draft:
             return decided
     queued = queue.tickets.get(event.ticket_id)
     if queued is None:
+        if queue.life.refused and event.ticket_id in queue.life.refused:
+            return searches.leave_refused(queue, event)
         decided = held.leave(queue, event) if queue.life.holds() else None
         return decided or Step("unknown_ticket")
     gone = queue.finish(queued, DequeueReason.LEFT, event.left_at_ms, detail=event.reason.value)

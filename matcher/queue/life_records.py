@@ -88,6 +88,11 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
         record["tentative"] = [[m, held(h)] for m, h in life.tentative.items()]
         if life.paused:  # only while another place holds one of them (docs/adr/0204)
             record["paused"] = [[t, m] for t, m in life.paused.items()]
+    if life.refused:  # only after a copy was refused here (docs/adr/0207)
+        record["refused"] = [
+            [ticket_to_record(t), [[s.queue, s.region, s.open_after_ms] for s in p], at]
+            for t, p, at in life.refused.values()
+        ]
     return record
 
 
@@ -146,6 +151,14 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
             players[player.player_id] = ticket.ticket_id
     tentative = {m: held(h) for m, h in record.get("tentative", ())}
     places = {t: tuple(Search(q, r, at) for q, r, at in p) for t, p in record.get("places", ())}
+    refused = {}
+    for ticket_record, searched, refused_at in record.get("refused", ()):
+        ticket = ticket_from_record(ticket_record)
+        refused[ticket.ticket_id] = (
+            ticket,
+            tuple(Search(q, r, at) for q, r, at in searched),
+            refused_at,
+        )
     backfills, seated = {}, {}
     for item in record.get("backfills", ()):
         event = _backfill_from_record(item)
@@ -166,4 +179,5 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
         unopened=unopened,
         tentative=tentative,
         paused={t: m for t, m in record.get("paused", ())},
+        refused=refused,
     )

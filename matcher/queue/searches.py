@@ -258,7 +258,7 @@ def _ended(queue: RegionState, event: ClaimDecided) -> Draft:
         return draft
     ticket = queue.life.end_unopened(ticket_id)
     if ticket is not None:
-        draft.dequeued.append(queue.refuse(ticket, reason, detail))
+        draft.dequeued.append(queue.refuse(ticket, reason, detail, at_ms))
         return draft
     for match_id, held in queue.life.tentative.items():
         if ticket_id in held.tickets:
@@ -276,6 +276,7 @@ def _ended(queue: RegionState, event: ClaimDecided) -> Draft:
             return decided
     if ticket_id not in queue.finished:  # its copy has not come yet: it will be a no-op
         queue.forget_ticket(ticket_id, at_ms)
+    queue.life.forget_refused(ticket_id)  # its copy was refused here: nothing to pass on
     return Draft("search_ended_unseen")
 
 
@@ -296,7 +297,7 @@ def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
     else:
         ticket = queue.life.end_unopened(event.ticket_id)
         if ticket is not None:
-            draft.dequeued.append(queue.refuse(ticket, reason, event.reason.value))
+            draft.dequeued.append(queue.refuse(ticket, reason, event.reason.value, at_ms))
         else:
             for match_id, held in queue.life.tentative.items():
                 if event.ticket_id in held.tickets:
@@ -311,3 +312,17 @@ def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
     draft.life.append(claim)
     draft.life += notices(queue, ticket, searches, at_ms, None, LEFT)
     return draft
+
+
+def leave_refused(queue: RegionState, event: TicketLeft) -> Draft:
+    """A leave sent to a place that refused the ticket's copy, while the ticket searches
+    on elsewhere: passed on as a leave at a place holding it is (its leave claim, every
+    other place told); nothing ends here again (docs/adr/0207)."""
+    found = queue.life.forget_refused(event.ticket_id)
+    assert found is not None
+    ticket, searches = found
+    at_ms, first = event.left_at_ms, ticket.players[0].player_id
+    claim = ClaimRequested(first, ticket.ticket_id, queue.queue, queue.region, at_ms, LEAVE_CLAIM)
+    return Draft(
+        "left_elsewhere", life=[claim, *notices(queue, ticket, searches, at_ms, None, LEFT)]
+    )

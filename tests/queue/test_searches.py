@@ -361,3 +361,58 @@ def test_a_party_its_home_refuses_is_refused_everywhere_a_later_place_alone():
     log.settle()
     assert log.dequeued("home-2v2") == [("1v1", "eu", DequeueReason.REJECTED)]
     assert "home-2v2" in log.book.regions["2v2", "eu"].tickets
+
+
+def test_a_leave_sent_to_a_place_that_refused_the_copy_ends_the_places_searching():
+    """docs/adr/0207: na refuses t's copy (alice queues there already as x); the platform's
+    leave for t sent to na still ends t at home, through a snapshot of na in between."""
+    b = book()
+    log = Log(b)
+    log.fold(join("x", "alice", region="na"))
+    searches = (Search("1v1", "eu"), Search("1v1", "na"))
+    log.fold(join("t", "alice", searches=searches))
+    log.settle()
+    assert log.dequeued("t") == [("1v1", "na", DequeueReason.REJECTED)]
+    assert "t" in b.regions["1v1", "eu"].tickets
+    b.regions["1v1", "na"] = queue_from_record(queue_to_record(b.regions["1v1", "na"]))
+    (left,) = log.fold(TicketLeft("t", "1v1", "na", LeaveReason.REQUESTED, 2_500))
+    assert left.note == "left_elsewhere"
+    log.settle()
+    assert sorted(log.dequeued("t")) == [
+        ("1v1", "eu", DequeueReason.LEFT),
+        ("1v1", "na", DequeueReason.REJECTED),
+    ]
+    (gone,) = [d for s in log.steps for d in s.dequeued if d.reason is DequeueReason.LEFT]
+    assert (gone.at_ms, gone.detail) == (2_500, "left in 1v1/na")
+    assert "t" not in b.regions["1v1", "eu"].tickets
+    assert "x" in b.regions["1v1", "na"].tickets  # alice's own ticket there stays
+    assert log.fold(TicketLeft("t", "1v1", "na", LeaveReason.REQUESTED, 2_600))[0].note == (
+        "unknown_ticket"
+    )  # passed on once
+
+
+def test_a_refused_copy_is_forgotten_once_its_ticket_ends_elsewhere_or_its_id_is():
+    b = book()
+    log = Log(b)
+    log.fold(join("x", "alice", region="na"), join("y", "bob", region="na"))
+    searches = (Search("1v1", "eu"), Search("1v1", "na"))
+    log.fold(join("t", "alice", searches=searches), join("u", "bob", searches=searches))
+    log.settle()
+    na = b.regions["1v1", "na"]
+    assert set(na.life.refused) == {"t", "u"}
+    log.fold(TicketLeft("t", "1v1", "eu", LeaveReason.REQUESTED, 2_000))
+    log.settle()  # na is told t ended: nothing is left to pass on for it
+    assert set(na.life.refused) == {"u"}
+    log.fold(tick("1v1", "na", 1, 1_000 + RULES.finished_retention_ms + 1))
+    assert na.life.refused == {}
+
+
+def test_a_leave_of_a_copy_not_open_yet_is_dated_at_the_leave():
+    log = Log(book())
+    searches = (Search("1v1", "eu"), Search("1v1", "na", 30_000))
+    log.fold(join("t", "alice", searches=searches))
+    log.settle()
+    log.fold(TicketLeft("t", "1v1", "na", LeaveReason.REQUESTED, 7_000))
+    log.settle()
+    ends = {(d.region, d.reason, d.at_ms) for s in log.steps for d in s.dequeued}
+    assert ends == {("eu", DequeueReason.LEFT, 7_000), ("na", DequeueReason.LEFT, 7_000)}
