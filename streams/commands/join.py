@@ -71,7 +71,7 @@ def run(args: argparse.Namespace) -> int:
         joined_at_ms=now_ms(),
     )
     settings = settings_from(args)
-    check_admission(event, settings)
+    check_admission(event, settings, _players_flag(args))
     if args.wait is None:
         publish(args, event, settings)
         print(ticket_id)
@@ -81,16 +81,24 @@ def run(args: argparse.Namespace) -> int:
     return 0 if verdict.startswith("SEARCHING") else 1
 
 
-def check_admission(event: Any, settings: Settings) -> None:
+def _players_flag(args: argparse.Namespace) -> str:
+    """The option(s) the players were given with, for an error about them."""
+    if args.player and args.player_json:
+        return "--player/--player-json"
+    return "--player" if args.player else "--player-json"
+
+
+def check_admission(event: Any, settings: Settings, flag: str = "--player") -> None:
     """Refuse, before publishing, what the worker would reject at once: an unknown queue
-    or region, a player without the queue's rating (the worker's own check)."""
+    or region, a player without the queue's rating (the worker's own check); ``flag``
+    names the option the players came from."""
     from matcher.queue.admission import admission_problem
     from streams.wire.inbound import ticket_from_wire
 
     check_place(event.queue, event.region, settings)
     problem = admission_problem(ticket_from_wire(event), settings.profiles()[event.queue])
     if problem:
-        raise UsageError(f"--player: {problem}")
+        raise UsageError(f"{flag}: {problem}")
 
 
 def _publish_and_wait(args: argparse.Namespace, event: Any, settings: Settings) -> str:

@@ -54,7 +54,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="stop after this many seconds (exit 1 if --count events were not printed)",
     )
     parser.add_argument(
-        "--idle-timeout", type=float, help="stop when no event arrived for this many seconds"
+        "--idle-timeout",
+        type=float,
+        help="stop when no event (none matching --where, when given) arrived for this many seconds",
     )
     parser.add_argument(
         "--field", help="print only this field of each event (e.g. match_id), for scripts"
@@ -171,8 +173,6 @@ async def _tail(
             if wait_s <= 0:
                 return seen
             batch = await consumer.getmany(timeout_ms=int(min(wait_s, 1.0) * 1000))
-            if batch:
-                heard = loop.time()
             await watch.after(bool(batch), loop.time())
             if registry is not None:
                 await registry.resolve(r.value for records in batch.values() for r in records)
@@ -186,6 +186,7 @@ async def _tail(
                         continue
                     print(_shown(event, args.field), flush=True)
                     seen += 1
+                    heard = loop.time()  # the idle time counts the events shown, not all
         return seen
     except BrokenPipeError:
         sys.stderr.close()

@@ -85,6 +85,47 @@ def test_tail_stops_at_its_timeout_and_says_so(state: Path) -> None:
     assert done.stderr.strip() == "wavematch tail: 0 of 1 events within 2 s"
 
 
+def test_tail_idle_timeout_counts_only_the_events_its_filter_shows(state: Path) -> None:
+    """A busy topic whose events the ``--where`` filter drops is idle for ``tail``: it
+    stops after ``--idle-timeout``, not at ``--timeout``."""
+    import asyncio
+    import json
+    import threading
+    import time
+
+    from aiokafka import AIOKafkaProducer
+
+    up = json.loads((state / "up-wait.json").read_text())
+    bootstrap = up["broker_url"].split("://", 1)[-1]
+    stop = threading.Event()
+
+    async def publish() -> None:  # a status record every 0.2 s, none for the filter
+        producer = AIOKafkaProducer(bootstrap_servers=bootstrap)
+        await producer.start()
+        try:
+            while not stop.is_set():
+                body = {"type": "TicketStatus", "ticket_id": "busy", "state": "SEARCHING"}
+                await producer.send_and_wait("wavematch.status.v1", json.dumps(body).encode())
+                await asyncio.sleep(0.2)
+        finally:
+            await producer.stop()
+
+    busy = threading.Thread(target=asyncio.run, args=(publish(),), daemon=True)
+    busy.start()
+    try:
+        started = time.monotonic()
+        done = wavematch(
+            state, "tail", "status", "--where", "ticket_id=nosuch", "--idle-timeout", "3",
+            "--timeout", "60",
+        )  # fmt: skip
+        took = time.monotonic() - started
+    finally:
+        stop.set()
+        busy.join(30)
+    assert done.returncode == 0, done.stderr
+    assert took < 30, f"tail ran {took:.0f} s: the filtered-out events kept it awake"
+
+
 def test_a_record_after_a_wave_is_an_older_ticket_s_not_this_join_s_verdict() -> None:
     """A join of an id in use is a no-op: the status the CLI then reads is the older
     ticket's, published after a wave, and must not pass for this join's verdict."""

@@ -99,6 +99,17 @@ def test_a_join_the_settings_refuse_is_not_published(
     assert expected in line
 
 
+def test_a_player_given_as_json_that_the_settings_refuse_names_player_json(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    json_player = '{"player_id": "a", "ratings": {"zerg": 1}}'
+    where = ["--queue", "1v1", "--region", "eu"]
+    line = one_line_error(
+        capsys, ["join", "--broker", NO_BROKER, *where, "--player-json", json_player]
+    )
+    assert "--player-json: player a has no bw or sc2" in line
+
+
 @pytest.mark.parametrize(
     "command",
     [
