@@ -35,25 +35,25 @@ def match_answer(
         lines.append(
             f"  {alternative.player} with {alternative.candidate}{diff}: {alternative.verdict}"
         )
-    life = match_life(folder, records, wave, match_id)
+    first, life = match_life(folder, records, wave, match_id)
     if life:
-        lines.append("after the wave:")
+        lines.append(f"after the wave (ticket {first}'s record of it):")
         lines += [f"  {line}" for line in life]
     return lines
 
 
 def match_life(
     folder: Folder, records: Sequence[LogRecord], wave: WaveOfMatch, match_id: str
-) -> list[str]:
+) -> tuple[str, list[str]]:
     """What became of ``match_id`` after its wave (its ready check answered or timed out,
-    its placement reported or failed), as its first seat's ticket lived it; empty for a
-    match created at once and never reported on."""
+    its placement reported or failed), as its first seat's ticket lived it: that ticket's
+    id and the lines, none for a match created at once and never reported on."""
     from streams.audit.history import ticket_history
 
     match = next(m for m in wave.result.matches if m.match_id == match_id)
     first = match.teams[0].seats[0].ticket_id
     history = ticket_history(folder, records, first, after=wave.tick)
-    return [line for line in history if match_id in line]
+    return first, [line for line in history if match_id in line]
 
 
 def backfill_answer(

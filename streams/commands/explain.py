@@ -92,7 +92,7 @@ def run(args: argparse.Namespace) -> int:
                     }
                     for a in explanation.alternatives
                 ],
-                "after_the_wave": match_life(folder, records, wave, args.match_id),
+                "after_the_wave": match_life(folder, records, wave, args.match_id)[1],
             },
             indent=2,
         )

@@ -422,9 +422,11 @@ def test_explain_of_a_proposal_says_what_became_of_it():
     assert first is not None and second is not None
     team = next(line for line in first if line.lstrip().startswith("team bw"))
     assert team.endswith("alice (bw 1500, ticket t1, its wave 1)")
-    after = [line.split("] ", 1)[1] for line in first[first.index("after the wave:") + 1 :]]
+    header = "after the wave (ticket t1's record of it):"
+    after = [line.split("] ", 1)[1] for line in first[first.index(header) + 1 :]]
     assert after[-1].startswith("requeued: bob (ticket t2) declined")
-    after = [line.split("] ", 1)[1] for line in second[second.index("after the wave:") + 1 :]]
+    (start,) = [i for i, line in enumerate(second) if line.startswith("after the wave (ticket t")]
+    after = [line.split("] ", 1)[1] for line in second[start + 1 :]]
     assert after[0].startswith("dequeued ACCEPTANCE_TIMED_OUT after 2 waves")
     assert after[1].startswith(f"timed out: ready check of match {silent.match_id}")
     window = next(line for line in second if line.lstrip().startswith("window"))
