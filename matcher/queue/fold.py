@@ -167,8 +167,7 @@ def _refuse_copy(
     draft = _refuse(queue, event.ticket, reason, detail)
     home = event.searches[0] if event.searches else None  # none: a ``nearby`` join, at home
     if home is not None and (home.queue, home.region) != (queue.queue, queue.region):
-        ticket_id = event.ticket.ticket_id
-        queue.life.remember_refused(event.ticket, event.searches, queue.finished[ticket_id])
+        queue.life.remember_refused(event.ticket, event.searches)
     return draft
 
 

@@ -90,8 +90,8 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
             record["paused"] = [[t, m] for t, m in life.paused.items()]
     if life.refused:  # only after a copy was refused here (docs/adr/0207)
         record["refused"] = [
-            [ticket_to_record(t), [[s.queue, s.region, s.open_after_ms] for s in p], at]
-            for t, p, at in life.refused.values()
+            [ticket_to_record(t), [[s.queue, s.region, s.open_after_ms] for s in p]]
+            for t, p in life.refused.values()
         ]
     return record
 
@@ -152,13 +152,9 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
     tentative = {m: held(h) for m, h in record.get("tentative", ())}
     places = {t: tuple(Search(q, r, at) for q, r, at in p) for t, p in record.get("places", ())}
     refused = {}
-    for ticket_record, searched, refused_at in record.get("refused", ()):
+    for ticket_record, searched in record.get("refused", ()):
         ticket = ticket_from_record(ticket_record)
-        refused[ticket.ticket_id] = (
-            ticket,
-            tuple(Search(q, r, at) for q, r, at in searched),
-            refused_at,
-        )
+        refused[ticket.ticket_id] = (ticket, tuple(Search(q, r, at) for q, r, at in searched))
     backfills, seated = {}, {}
     for item in record.get("backfills", ()):
         event = _backfill_from_record(item)

@@ -32,7 +32,7 @@ from matcher.queue.other_places import (
     hold_elsewhere,
     notices,
 )
-from matcher.queue.outcomes import Draft, Step
+from matcher.queue.outcomes import Draft, LifeOutput, Step
 from matcher.queue.state import QueueRules, RegionState
 from matcher.queue.tickets import Held
 
@@ -258,7 +258,7 @@ def _ended(queue: RegionState, event: ClaimDecided) -> Draft:
         return draft
     ticket = queue.life.end_unopened(ticket_id)
     if ticket is not None:
-        draft.dequeued.append(queue.refuse(ticket, reason, detail, at_ms))
+        draft.dequeued.append(queue.end_unqueued(ticket, reason, detail, at_ms))
         return draft
     for match_id, held in queue.life.tentative.items():
         if ticket_id in held.tickets:
@@ -297,7 +297,7 @@ def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
     else:
         ticket = queue.life.end_unopened(event.ticket_id)
         if ticket is not None:
-            draft.dequeued.append(queue.refuse(ticket, reason, event.reason.value, at_ms))
+            draft.dequeued.append(queue.end_unqueued(ticket, reason, event.reason.value, at_ms))
         else:
             for match_id, held in queue.life.tentative.items():
                 if event.ticket_id in held.tickets:
@@ -307,10 +307,7 @@ def leave(queue: RegionState, event: TicketLeft) -> Draft | None:
                     break
     if ticket is None:
         return None
-    first = ticket.players[0].player_id
-    claim = ClaimRequested(first, ticket.ticket_id, queue.queue, queue.region, at_ms, LEAVE_CLAIM)
-    draft.life.append(claim)
-    draft.life += notices(queue, ticket, searches, at_ms, None, LEFT)
+    draft.life += _passed_on(queue, ticket, searches, at_ms)
     return draft
 
 
@@ -321,8 +318,14 @@ def leave_refused(queue: RegionState, event: TicketLeft) -> Draft:
     found = queue.life.forget_refused(event.ticket_id)
     assert found is not None
     ticket, searches = found
-    at_ms, first = event.left_at_ms, ticket.players[0].player_id
+    return Draft("left_elsewhere", life=_passed_on(queue, ticket, searches, event.left_at_ms))
+
+
+def _passed_on(
+    queue: RegionState, ticket: Ticket, searches: tuple[Search, ...], at_ms: int
+) -> list[LifeOutput]:
+    """A leave's records for the places of ``ticket``: its search claim taken for the
+    leave (a match elsewhere asking later is refused), then every other place told."""
+    first = ticket.players[0].player_id
     claim = ClaimRequested(first, ticket.ticket_id, queue.queue, queue.region, at_ms, LEAVE_CLAIM)
-    return Draft(
-        "left_elsewhere", life=[claim, *notices(queue, ticket, searches, at_ms, None, LEFT)]
-    )
+    return [claim, *notices(queue, ticket, searches, at_ms, None, LEFT)]

@@ -158,17 +158,16 @@ class RegionState:
             self.player_ticket[player.player_id] = ticket.ticket_id
         return len(tickets)
 
-    def refuse(
-        self, ticket: Ticket, reason: DequeueReason, detail: str, at_ms: int | None = None
+    def refuse(self, ticket: Ticket, reason: DequeueReason, detail: str) -> Dequeued:
+        """A join refused: its id is remembered so a retried copy is a no-op."""
+        self.finished[ticket.ticket_id] = max(ticket.joined_at_ms, self.last_tick_at_ms)
+        return self._dequeued(ticket.ticket_id, reason, 0, ticket.joined_at_ms, detail=detail)
+
+    def end_unqueued(
+        self, ticket: Ticket, reason: DequeueReason, detail: str, at_ms: int
     ) -> Dequeued:
-        """A join refused, or a ticket never queued here ended at ``at_ms`` (a copy not
-        open yet): its id is remembered so a retried copy is a no-op. A refusal is dated
-        at the join."""
-        if at_ms is None:
-            self.finished[ticket.ticket_id] = max(ticket.joined_at_ms, self.last_tick_at_ms)
-            at_ms = ticket.joined_at_ms
-        else:
-            self.finished[ticket.ticket_id] = at_ms
+        """A ticket held here but never queued (a copy not open yet) ends at ``at_ms``."""
+        self.forget_ticket(ticket.ticket_id, at_ms)
         return self._dequeued(ticket.ticket_id, reason, 0, at_ms, detail=detail)
 
     def forget_ticket(self, ticket_id: str, at_ms: int) -> None:
@@ -450,7 +449,7 @@ class RegionState:
 
     def prune_finished(self, older_than_ms: int) -> None:
         self.finished.prune(older_than_ms)
-        self.life.prune_refused(older_than_ms)
+        self.life.keep_refused(self.finished)
         if len(self.last_matches) > 4 * (len(self.player_ticket) + 1000):
             queued = self.player_ticket
             self.last_matches = {k: v for k, v in self.last_matches.items() if k in queued}

@@ -8,6 +8,7 @@ never writes their fields (docs/adr/0125).
 
 from __future__ import annotations
 
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from matcher.core import Ticket
@@ -63,9 +64,9 @@ class Lifecycle:
     #: given no status here until the match gives them back (docs/adr/0204).
     paused: dict[str, str] = field(default_factory=dict)
     #: Copies this place refused while their ticket searches on elsewhere: ticket id ->
-    #: (ticket, every place, log time refused), so a leave sent here still reaches the
-    #: places searching (docs/adr/0207). Kept as long as a finished id is remembered.
-    refused: dict[str, tuple[Ticket, tuple[Search, ...], int]] = field(default_factory=dict)
+    #: (ticket, every place), so a leave sent here still reaches the places searching
+    #: (docs/adr/0207). Kept as long as the refused id is remembered as finished.
+    refused: dict[str, tuple[Ticket, tuple[Search, ...]]] = field(default_factory=dict)
     #: At most the earliest opening time in ``unopened`` (a wave before it opens none);
     #: derived, not kept in snapshots: 0 after a restore, so the first wave looks.
     unopened_due_at: int = field(default=0, compare=False)
@@ -180,19 +181,18 @@ class Lifecycle:
         self.unhold(entry[0])
         return entry[0]
 
-    def remember_refused(self, ticket: Ticket, places: tuple[Search, ...], at_ms: int) -> None:
-        self.refused[ticket.ticket_id] = (ticket, places, at_ms)
+    def remember_refused(self, ticket: Ticket, places: tuple[Search, ...]) -> None:
+        self.refused[ticket.ticket_id] = (ticket, places)
 
     def forget_refused(self, ticket_id: str) -> tuple[Ticket, tuple[Search, ...]] | None:
-        entry = self.refused.pop(ticket_id, None)
-        return None if entry is None else entry[:2]
+        return self.refused.pop(ticket_id, None)
 
-    def prune_refused(self, older_than_ms: int) -> None:
-        """Forget refused copies as their finished ids are forgotten: by then the
-        ticket's TTL has ended its search everywhere."""
+    def keep_refused(self, finished: Container[str]) -> None:
+        """Forget the refused copies whose ids are no longer remembered as finished: by
+        then the ticket's TTL has ended its search everywhere."""
         refused = self.refused  # in the order refused: the oldest first
-        if refused and next(iter(refused.values()))[2] < older_than_ms:
-            self.refused = {t: e for t, e in refused.items() if e[2] >= older_than_ms}
+        if refused and next(iter(refused)) not in finished:
+            self.refused = {t: e for t, e in refused.items() if t in finished}
 
     def hold_tentative(self, match_id: str, held: Held) -> None:
         self.tentative[match_id] = held

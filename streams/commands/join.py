@@ -88,7 +88,7 @@ def _players_flag(args: argparse.Namespace) -> str:
     return "--player" if args.player else "--player-json"
 
 
-def check_admission(event: Any, settings: Settings, flag: str = "--player") -> None:
+def check_admission(event: Any, settings: Settings, flag: str) -> None:
     """Refuse, before publishing, what the worker would reject at once: an unknown queue
     or region, a player without the queue's rating (the worker's own check); ``flag``
     names the option the players came from."""
