@@ -218,7 +218,9 @@ class TicketJoined(Record):
     players: Annotated[tuple[Player, ...], Field(min_length=1, max_length=MAX_PLAYERS_PER_TICKET)]
     joined_at_ms: TimestampMs
     searches: Annotated[tuple[Search, ...], Field(max_length=MAX_SEARCHES)] = ()
-    data: Data = {}
+    # Validated when absent too: the budget counts the players' own data, which may
+    # exceed it in a join that carries no ticket data of its own.
+    data: Annotated[Data, Field(validate_default=True)] = {}
 
     @field_validator("searches")
     @classmethod

@@ -109,6 +109,7 @@ def test_a_proposed_match_carries_the_data() -> None:
         ({}, {f"k{i}": "v" for i in range(17)}, "players[0].data", "at most 16 items"),
         ({"data": {"k": 7}}, {}, "data.k", "valid string"),
         ({"data": {"big": "x" * 1000}}, {"k": "y" * 100}, "data", "over the 2048-byte limit"),
+        ({}, {f"k{i}": "x" * 1000 for i in range(3)}, "data", "over the 2048-byte limit"),
     ],
 )
 def test_bad_data_is_a_dead_letter_naming_the_field(extra, player_data, field, said) -> None:  # type: ignore[no-untyped-def]
