@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Mapping
 
 from matcher.core import Match, Player, QueueProfile, Ticket, WaveResult, WaveSnapshot
-from matcher.rules.check import hard_rules, lineup_problem, met_recently, waits_of
+from matcher.rules.check import hard_rules, lineup_problem, met_recently, rated, waits_of
 from matcher.ruleset import QueueRuleSet
 
 
@@ -44,11 +44,15 @@ def kept_out_facts(
     players = {p.player_id: p for t in tickets.values() for p in t.players}
     mean = sum(s.rating for team in match.teams for s in team.seats) / max(1, match_size(match))
     left = [tickets[t] for t in result.unmatched if t in tickets and tickets[t].size == 1]
-    left.sort(key=lambda t: (abs(_rating(t.players[0], rules.rating) - mean), t.ticket_id))
+    left.sort(key=lambda t: (abs(_rating(t.players[0], rules) - mean), t.ticket_id))
     met = met_recently(snapshot, rules)
     step = _step_of(profile, match)
+    role_queue = bool(profile.roles or profile.team_roles)
     return [
-        (f"kept out {ticket.ticket_id}", _why(snapshot, rules, match, ticket, players, met, step))
+        (
+            f"kept out {ticket.ticket_id}",
+            _why(snapshot, rules, match, ticket, players, met, step, role_queue),
+        )
         for ticket in left[:nearest]
     ]
 
@@ -79,6 +83,7 @@ _BUILT_IN = (
     ("latency", "max_latency_ms"),
     ("players disagree", "attributes"),
     ("players ", "rematch"),
+    ("player ", "block_lists"),
 )
 
 
@@ -91,10 +96,20 @@ def _rule_of(problem: str) -> tuple[str, str]:
     return f"rule {name!r}", problem
 
 
-def _rating(player: Player, key: str | None) -> int:
-    if key is not None:
-        return player.rating(key) or 0
+def _rating(player: Player, rules: QueueRuleSet) -> int:
+    """The rating ``player`` is matched on: the rules' key (at its deviation bound), else
+    the best one."""
+    if rules.rating is not None:
+        return rated(player, rules) or 0
     return max((value for _, value in player.ratings), default=0)
+
+
+def _seat_rating(player: Player, role: str, rules: QueueRuleSet, role_queue: bool) -> int | None:
+    """The rating ``player`` would sit on in a seat of ``role``; None when a role queue's
+    player does not play that role (or has no rating for it)."""
+    if role_queue:
+        return player.rating(role) if role in player.offered_roles() else None
+    return _rating(player, rules)
 
 
 def _why(
@@ -105,6 +120,7 @@ def _why(
     players: dict[str, Player],
     met: Mapping[str, frozenset[str]],
     step: tuple[int, float] | None = None,
+    role_queue: bool = False,
 ) -> str:
     newcomer = ticket.players[0]
     joined = {w.ticket.ticket_id: w.ticket.joined_at_ms for w in snapshot.tickets}
@@ -112,13 +128,20 @@ def _why(
     seats_of = Counter(s.ticket_id for team in match.teams for s in team.seats)
     refusals: Counter[str] = Counter()
     first: dict[str, str] = {}
-    for out in (s for team in match.teams for s in team.seats if seats_of[s.ticket_id] == 1):
+    solo_seats = [s for team in match.teams for s in team.seats if seats_of[s.ticket_id] == 1]
+    playable = 0
+    for out in solo_seats:
+        mine = _seat_rating(newcomer, out.role, rules, role_queue)
+        if mine is None:  # a role queue's seat of a role it does not play: not a rule's doing
+            continue
+        playable += 1
         lineup = [
             [newcomer if s is out else players[s.player_id] for s in team.seats]
             for team in match.teams
         ]
         seated = [p for team in lineup for p in team]
-        ratings = [[_rating(p, rules.rating) for p in team] for team in lineup]
+        # Everyone else keeps the rating of their seat (its role's, at the deviation bound).
+        ratings = [[mine if s is out else s.rating for s in team.seats] for team in match.teams]
         stay = [joined[t] for t in seats_of if t != out.ticket_id and t in joined]
         waited = waits_of(snapshot.closed_at_ms, [*stay, ticket.joined_at_ms])
         if step is not None and waited.newest < step[1]:
@@ -142,6 +165,13 @@ def _why(
         name, detail = _rule_of(problem)
         refusals[name] += 1
         first.setdefault(name, detail)
+    if solo_seats and not playable:
+        roles = ", ".join(sorted({s.role for s in solo_seats}))
+        offered = ", ".join(newcomer.offered_roles())
+        return (
+            f"no seat of its roles ({offered}) was held by a single player; those seats were "
+            f"{roles}: its roles kept it out, not a rule"
+        )
     if not refusals:  # parties stay whole: a solo player can take no one seat of theirs
         seats = sum(seats_of.values())
         return (

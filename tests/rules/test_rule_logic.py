@@ -506,6 +506,81 @@ def test_explain_names_the_team_step_a_newer_ticket_had_not_waited_for() -> None
     )
 
 
+def test_explain_in_a_role_queue_tries_a_player_only_in_seats_of_its_roles() -> None:
+    """A healer whose role's seats all went to parties is kept out by its role, not by a
+    choice the rules left open: it is never tried in a dps seat (QA outside try)."""
+    from matcher.core import WaitingTicket, WaveSnapshot
+
+    rules = {"max_spread": 200}
+    profile = QueueProfile(
+        "q", "game-queue", ("m",), team_size=3, roles=("tank", "healer", "dps"), rules=rules
+    )
+
+    def member(name: str, role: str) -> Player:
+        return Player(name, ((role, 1500),), roles=(role,))
+
+    tickets = (
+        Ticket("h3", "q", "eu", (member("h3", "healer"),), 0),
+        Ticket("pa", "q", "eu", (member("a1", "tank"), member("a2", "healer")), 0),
+        Ticket("pb", "q", "eu", (member("b1", "tank"), member("b2", "healer")), 0),
+        Ticket("d1", "q", "eu", (member("d1", "dps"),), 0),
+        Ticket("d2", "q", "eu", (member("d2", "dps"),), 0),
+    )
+    snapshot = WaveSnapshot(
+        "q", "eu", "w", 1, 7, 1_000, tuple(WaitingTicket(t, 0) for t in tickets)
+    )
+    facts = kept_out_facts(snapshot, profile, "h3")
+    assert facts["kept out h3"] == (
+        "no seat of its roles (healer) was held by a single player; those seats were dps: "
+        "its roles kept it out, not a rule"
+    )
+
+
+def test_explain_rates_a_kept_out_player_at_its_deviation_bound() -> None:
+    """Under a deviation rule the kept-out player is judged on rating - W x deviation, as
+    the strategy and the live checker judge it (QA outside try)."""
+    from matcher.core import WaitingTicket, WaveSnapshot
+
+    rules = {"rating": "mmr", "max_spread": 100, "deviation": {"weight": 2, "missing": 100}}
+    profile = QueueProfile("q", "rebalance", ("m",), team_size=2, rules=rules)
+
+    def solo(name: str, deviation: int) -> WaitingTicket:
+        member = Player(name, (("mmr", 1500),), deviation=deviation)
+        return WaitingTicket(Ticket(name, "q", "eu", (member,), 0), 0)
+
+    snapshot = WaveSnapshot(
+        "q", "eu", "w", 1, 7, 1_000, (solo("unsure", 300), *(solo(f"s{i}", 0) for i in range(4)))
+    )
+    facts = kept_out_facts(snapshot, profile, "unsure")
+    assert facts["kept out unsure"] == (
+        "rule 'max_spread' in 4 of 4 seats: rating spread 600 exceeds max_spread 100 after 1 s"
+    )
+
+
+def test_explain_names_a_block_list() -> None:
+    from matcher.core import WaitingTicket, WaveSnapshot
+
+    profile = QueueProfile(
+        "q", "rebalance", ("m",), team_size=2, rules={"rating": "mmr", "block_lists": True}
+    )
+    party = Ticket(
+        "p",
+        "q",
+        "eu",
+        (Player("p1", (("mmr", 1500),), blocked=("x",)), Player("p2", (("mmr", 1500),))),
+        0,
+    )
+    solos = [Ticket(t, "q", "eu", (Player(t, (("mmr", 1500),)),), 0) for t in ("x", "y", "z")]
+    snapshot = WaveSnapshot(
+        "q", "eu", "w", 1, 7, 1_000, tuple(WaitingTicket(t, 0) for t in (party, *solos))
+    )
+    facts = kept_out_facts(snapshot, profile, "x")
+    assert (
+        facts["kept out x"]
+        == "rule 'block_lists' in 2 of 2 seats: player p1 blocked x (block_lists)"
+    )
+
+
 def _tanks(**bounds: object) -> dict[str, object]:
     return {"kind": "count", "attribute": "class", "value": "tank", **bounds}
 
