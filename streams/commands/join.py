@@ -149,14 +149,38 @@ async def _verdict(
         deadline = loop.time() + wait_s
         while (left := deadline - loop.time()) > 0:
             batch = await consumer.getmany(timeout_ms=int(min(left, 1.0) * 1000))
-            for records in batch.values():
-                for record in records:
+            # The join's own status comes before its wave's cleanup: read the status
+            # partition first, so a ticket matched at once is not taken for an older one.
+            older = None
+            for tp in sorted(batch, key=lambda tp: tp != wanted[0]):
+                for record in batch[tp]:
                     verdict = _said(decode(record.value or b""), ticket_id)
-                    if verdict:
+                    if verdict and not verdict.startswith("NOT JOINED"):
                         return verdict
+                    older = older or verdict
+            if older:
+                return await _fresh_or(consumer, wanted[0], ticket_id, older)
         return None
     finally:
         await consumer.stop()
+
+
+async def _fresh_or(consumer: Any, status: Any, ticket_id: str, older: str) -> str:
+    """``older`` (an earlier ticket of the id spoke first), unless this join's own status
+    is on the status partition up to its end: a join matched in the wave right after it
+    may have its cleanup fetched before its status."""
+    from schemas.codec import decode
+
+    end = (await consumer.end_offsets([status]))[status]
+    while await consumer.position(status) < end:
+        batch = await consumer.getmany(status, timeout_ms=1000)
+        if not batch:
+            break
+        for record in batch.get(status, []):
+            verdict = _said(decode(record.value or b""), ticket_id)
+            if verdict and not verdict.startswith("NOT JOINED"):
+                return verdict
+    return older
 
 
 def _said(event: Any, ticket_id: str) -> str | None:
