@@ -73,11 +73,11 @@ async def _in_force(connection: Connection, new: Settings) -> Settings | None:
     from schemas.models import ConfigPublished
     from schemas.topics import CONFIG
     from streams.audit.topics import read_topics
-    from streams.worker.config_log import PUBLISHED_KEY
+    from streams.worker.config_log import PUBLISHED_KEY, frame_problem
     from streams.worker.config_record import settings_in
 
-    published: ConfigPublished | None = None
-    started: ConfigPublished | None = None
+    published: list[ConfigPublished] = []
+    keyed: list[ConfigPublished] = []
     for record in await read_topics(connection, (CONFIG.name,)):
         try:
             config = decode(record.value or b"")
@@ -86,11 +86,23 @@ async def _in_force(connection: Connection, new: Settings) -> Settings | None:
         if not isinstance(config, ConfigPublished):
             continue
         if record.key == PUBLISHED_KEY:
-            published = config  # one partition: read in order
-        elif started is None or config.published_at_ms >= started.published_at_ms:
-            started = config
-    found = published or started
-    return settings_in(found, new) if found is not None else None
+            published.append(config)  # one partition: read in order
+        else:
+            keyed.append(config)
+    # A worker's own record, not the copy `config publish` keys by its fingerprint too.
+    copies = {(c.config_fingerprint, c.published_at_ms) for c in published}
+    workers = [c for c in keyed if (c.config_fingerprint, c.published_at_ms) not in copies]
+    started = max(workers or keyed, key=lambda c: c.published_at_ms, default=None)
+    own = settings_in(started, new) if started is not None else None
+    in_force = own
+    for config in published:
+        settings = settings_in(config, new)
+        # The workers refuse a record that cannot replace their own at a tick (ADR 0160):
+        # it never came in force, and a file is not judged against it.
+        if settings is None or (own is not None and frame_problem(own, settings)):
+            continue
+        in_force = settings
+    return in_force
 
 
 async def _send(connection: Connection, keys: tuple[bytes, ...], value: bytes) -> None:

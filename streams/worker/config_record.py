@@ -80,6 +80,9 @@ def settings_in(record: ConfigPublished, base: Settings) -> Settings | None:
     (a what-if runs them under this one); None if they are not valid settings here."""
     try:
         decisive: dict[str, Any] = json.loads(record.settings_json)
+        # Written only when on (config_published): absent is off, whatever ``base`` says,
+        # or a check against the running configuration would read the new file's value.
+        decisive.setdefault("one_ticket_per_player", False)
         # A secret read from its file is in ``base`` already: the file's path again
         # would be refused as the secret set twice.
         exclude = set(decisive) | _SECRET_FILES

@@ -14,11 +14,12 @@ from pathlib import Path
 import pytest
 
 from schemas import models as m
-from schemas.codec import decode
+from schemas.codec import decode, encode
 from schemas.topics import CONFIG, queue_key
 from streams.cli import main
 from streams.settings import load_settings
 from streams.worker.config_log import PUBLISHED_KEY
+from streams.worker.config_record import config_published
 from tests.integration.conftest import wait_until
 from tests.integration.kafka import produce, read_topic
 
@@ -41,6 +42,9 @@ max_distance = 100
 WIDE = NARROW.replace("max_distance = 100", "max_distance = 400")
 #: Not publishable: the partitions fix the ticks' keys' homes.
 REPARTITIONED = WIDE.replace("partitions = 4", "partitions = 8")
+#: Not publishable either: claims shape the queue's state (and are written in the record
+#: only when on).
+CLAIMS = "one_ticket_per_player = true\n" + WIDE
 
 
 def join(boot: str, ticket: str, mmr: int, region: str) -> None:
@@ -137,3 +141,38 @@ def test_a_published_configuration_switches_every_region_at_a_tick_and_replays(
     assert code == 0, out
     assert f"switched to          config {wide}" in out
     assert out.rstrip().endswith("verdict              IDENTICAL"), out
+
+
+@pytest.mark.wavematch_config(NARROW)
+def test_a_claims_change_is_refused_and_a_refused_record_blocks_no_later_publish(
+    broker, worker_factory, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+):
+    """QA outside try: `config publish` read the running configuration's missing
+    one_ticket_per_player as the new file's, published a claims change the workers then
+    refused, and judged every later file against that refused record, so no file of the
+    running shape (the undo included) could be published again."""
+    boot = broker.bootstrap
+    worker = worker_factory.start()
+    wait_until(lambda: waves(boot), 60, "a first wave")
+    claims, wide = tmp_path / "claims.toml", tmp_path / "wide.toml"
+    claims.write_text(CLAIMS)
+    wide.write_text(WIDE)
+    assert main(["config", "publish", str(claims), "--broker", broker.url]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1 and "one_ticket_per_player" in err, err
+
+    # The record the command refuses, written by an older command: the workers refuse it,
+    # and it is not what the next file is judged against.
+    record = config_published(load_settings(claims), int(time.time() * 1000))
+    produce(boot, [(PUBLISHED_KEY, encode(record))], topic=CONFIG.name)
+    wait_until(lambda: refused(worker.web) == 1.0, 30, "the claims record refused")
+    assert main(["config", "publish", str(wide), "--broker", broker.url]) == 0, (
+        capsys.readouterr().err
+    )
+    wide_fingerprint = load_settings(wide).config_fingerprint()
+    wait_until(
+        lambda: {w.config_fingerprint for w in waves(boot)} >= {wide_fingerprint},
+        60,
+        "a wave under the published file",
+    )
+    worker.stop()

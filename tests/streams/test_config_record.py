@@ -39,6 +39,22 @@ def test_one_ticket_per_player_is_in_the_record_only_when_on(tmp_path: Path) -> 
         assert rebuilt.config_fingerprint() == settings.config_fingerprint()
 
 
+def test_a_record_without_one_ticket_per_player_is_off_over_any_base(tmp_path: Path) -> None:
+    """`config publish` checks a file against the record in force rebuilt over that file:
+    a running configuration without claims must not take the file's `true` and let the
+    change through, for the workers to refuse it (QA outside try)."""
+    from streams.worker.config_log import frame_problem
+    from streams.worker.config_record import settings_in
+
+    on_file = tmp_path / "claims.toml"
+    on_file.write_text("one_ticket_per_player = true\n" + CONFIG.read_text())
+    running, new = load_settings(CONFIG), load_settings(on_file)
+    rebuilt = settings_in(config_published(running, 1_767_225_600_000), new)
+    assert rebuilt is not None and rebuilt.one_ticket_per_player is False
+    problem = frame_problem(rebuilt, new)
+    assert problem is not None and problem.startswith("one_ticket_per_player: differs")
+
+
 def test_a_worker_with_its_secrets_in_files_reads_a_published_record(tmp_path: Path) -> None:
     """Every shipped deployment reads the password and the web token from files: a
     record rebuilt over such settings must not name each secret twice."""
