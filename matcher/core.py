@@ -12,6 +12,7 @@ import uuid
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from matcher.event_size import player_share
 from matcher.ruleset import NO_RULES, QueueRuleSet, parse_rules
 
 #: Namespace of every derived match id (uuid5). Changing it changes every match id ever issued.
@@ -171,9 +172,15 @@ class QueueProfile:
     #: A backfill request no whole fill meets takes the legal fill of the most open slots
     #: and stays open for the rest (matcher/queue/backfill_partial.py, docs/adr/0192).
     partial_backfill: bool = False
+    #: The bytes of its match event each player's ids and data may take, or None when no
+    #: join can outgrow it (matcher/event_size.py): read at every join, so kept.
+    player_share: int | None = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ruleset", parse_rules(self.rules) if self.rules else NO_RULES)
+        largest = sum(self.team_sizes) if self.team_sizes else self.team_count * self.team_size
+        roles = (*self.roles, *(role for team in self.team_roles for role in team))
+        object.__setattr__(self, "player_share", player_share(largest, self.team_count, roles))
 
 
 @dataclass(frozen=True, slots=True)

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Final, TypeVar
 
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
+from matcher.event_size import LEAST_SHARE, MATCH_EVENT_BYTES
 from matcher.rulelogic import Check
 from matcher.ruleset import RULE_NAMES
 
@@ -205,6 +206,14 @@ def check_profile(profile: QueueProfile) -> object:
     ValueError: options.methd: unknown option (known: alpha, max_sequences, method, p, q)
     """
     entry = strategy_entry(profile.strategy)
+    share = profile.player_share
+    if share is not None and share < LEAST_SHARE:
+        field = "team_sizes" if profile.team_sizes else "team_size"
+        raise ValueError(
+            f"{field}: a match of this queue leaves {max(0, share)} bytes a player for ids and "
+            f"data in one {MATCH_EVENT_BYTES}-byte event (at least {LEAST_SHARE}); "
+            "make its matches smaller"
+        )
     if profile.team_steps:
         check_team_steps_honoured(profile.strategy)
     if (profile.team_sizes or profile.team_roles) and entry.name != "rebalance":

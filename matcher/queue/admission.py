@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from matcher.core import Player, QueueProfile, Ticket
+from matcher.event_size import MATCH_EVENT_BYTES, seats_bytes
 from matcher.rules.check import ticket_rule_problem
 from matcher.strategies import is_duel
 
@@ -46,7 +47,26 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
         elif profile.team_roles and not _offers_a_team_role(player, profile.team_roles):
             every = sorted({role for roles in profile.team_roles for role in roles})
             return f"player {player.player_id} offers none of the roles {', '.join(every)}"
+    if profile.player_share is not None:
+        problem = _outgrows_its_share(ticket, profile.player_share)
+        if problem:
+            return problem
     return ticket_rule_problem(ticket, profile) if profile.rules else None
+
+
+def _outgrows_its_share(ticket: Ticket, share: int) -> str | None:
+    """Why ``ticket``'s seats would take more of their match event than its players'
+    shares (matcher/event_size.py), or None."""
+    players = [(player.player_id, player.data) for player in ticket.players]
+    taken = seats_bytes(ticket.ticket_id, ticket.data, players)
+    allowed = share * len(players)
+    if taken <= allowed:
+        return None
+    return (
+        f"its seats' ids and data take {taken} bytes; a match of this queue is one event of "
+        f"at most {MATCH_EVENT_BYTES} bytes, which leaves {share} a player ({allowed} for "
+        f"{len(players)})"
+    )
 
 
 def _offers_a_team_role(player: Player, team_roles: tuple[tuple[str, ...], ...]) -> bool:

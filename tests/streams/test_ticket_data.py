@@ -125,3 +125,72 @@ def test_bad_data_is_a_dead_letter_naming_the_field(extra, player_data, field, s
     assert folded.step is None
     assert folded.rejection.field == field
     assert said in folded.rejection.reason and "\n" not in folded.rejection.reason
+
+
+def _squads() -> QueueSettings:
+    # examples/rules-br-squads.toml's shape: 25 squads of 4, one match of 100 players.
+    return QueueSettings(
+        name="br", strategy="rebalance", team_count=25, team_size=4, regions=("eu",)
+    )
+
+
+def _ids(index: int, id_chars: int) -> tuple[str, str]:
+    """A ticket's and its player's ids of ``id_chars`` characters, most of two bytes."""
+    return f"t{index:03d}".ljust(id_chars, "é"), f"p{index:03d}".ljust(id_chars, "é")
+
+
+def _solo(index: int, data_bytes: int, id_chars: int = 36) -> bytes:
+    """A solo join with ids of ``id_chars`` characters and ``data_bytes`` of data."""
+    ticket, player = _ids(index, id_chars)
+    data = {"loadout": "x" * data_bytes} if data_bytes else {}
+    return join(ticket, "br", [{"player_id": player, "ratings": {"mmr": 1500}, "data": data}])
+
+
+def test_a_join_whose_seats_would_outgrow_its_share_of_the_match_event_is_rejected() -> None:
+    """A battle royale of 100 seats cannot carry 700 bytes of data each in one 64 KiB
+    event: such a join is refused at join, never queued to break its wave (ADR 0208)."""
+    folder = Folder.from_settings(Settings(partitions=1, queues=(_squads(),)))
+    folded = folder.fold(folder.new_state(0), queue_key("br", "eu"), _solo(1, 700), 0)
+    (dequeued,) = folded.step.dequeued
+    assert dequeued.reason.name == "REJECTED"
+    assert "a match of this queue is one event of at most 65536 bytes" in dequeued.detail
+    assert "leaves 479 a player" in dequeued.detail
+
+
+def test_a_full_match_of_joins_within_their_shares_is_one_event() -> None:
+    """The bound holds at its edge: 100 players with the longest ids their share leaves
+    room for and data up to it make one MatchCreated within the 64 KiB limit."""
+    from matcher.event_size import seats_bytes
+
+    id_chars, share = 60, 479
+    ticket, player = _ids(0, id_chars)
+    data_bytes = share - seats_bytes(ticket, (), [(player, (("loadout", ""),))])
+    joins = [_solo(i, data_bytes, id_chars) for i in range(100)]
+    (match,) = matches(wave_outputs(_squads(), "eu", joins, T0 + 5_000, "cfg"))
+    assert 40_000 < len(match) <= 65_536
+    assert len(seats(match)) == 100
+    # One byte more of data and the join is refused.
+    folder = Folder.from_settings(Settings(partitions=1, queues=(_squads(),)))
+    value = _solo(100, data_bytes + 1, id_chars)
+    folded = folder.fold(folder.new_state(0), queue_key("br", "eu"), value, 0)
+    assert folded.step.dequeued[0].reason.name == "REJECTED"
+
+
+def test_the_matchers_event_limit_is_the_contracts() -> None:
+    from matcher.event_size import MATCH_EVENT_BYTES
+    from schemas.codec import MAX_EVENT_BYTES
+
+    assert MATCH_EVENT_BYTES == MAX_EVENT_BYTES
+
+
+def test_a_queue_whose_matches_leave_too_little_of_the_event_a_player_stops_the_start() -> None:
+    from streams.settings import SettingsError, load_settings
+
+    queue = {"name": "huge", "strategy": "rebalance", "team_count": 64, "team_size": 5}
+    with pytest.raises(SettingsError) as caught:
+        load_settings(queues=[queue])
+    assert str(caught.value) == (
+        "queues.0: queue 'huge': team_size: a match of this queue leaves 98 bytes a player "
+        "for ids and data in one 65536-byte event (at least 128); make its matches smaller"
+    )
+    load_settings(queues=[{**queue, "team_size": 4}])  # 256 players: 130 bytes a player
