@@ -222,6 +222,7 @@ class DirectQueueConsumer:
             worker = self._worker()
             gone = set(worker.states) - mine
             worker.forget(gone)
+            worker.metrics.forget_partitions(gone)
             self._table.forget(gone)
             for partition in mine:
                 committed = await self._consumer.committed(TopicPartition(QUEUE.name, partition))

@@ -6,8 +6,9 @@ views): the queue topic is not a Faust stream and there are no tables (docs/adr/
 
 from __future__ import annotations
 
+import contextlib
 from bisect import bisect_left
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
@@ -122,6 +123,9 @@ class WorkerMetrics:
             **kwargs,
         )
         self._event_counters: dict[str, Any] = {}
+        #: The (queue, region) label sets of the per-region gauges, by the partition whose
+        #: waves set them: a partition handed to another worker takes its series along.
+        self._places: dict[int, set[tuple[str, str]]] = {}
         #: Events per note not yet added to the counter: a lock per increment showed in
         #: the direct consumer's profile of a join (docs/benchmarks/code-figures.md).
         self._pending: dict[str, int] = {}
@@ -155,6 +159,7 @@ class WorkerMetrics:
         self.matches_per_wave.labels(summary.queue).observe(summary.matches)
         observe_all(self.rating_diff.labels(summary.queue), [rating_diff(m) for m in step.matches])
         where = (summary.queue, summary.region)
+        self._places.setdefault(state.partition, set()).add(where)
         self.time_to_match.labels(*where)  # a wave that matches nobody still shows its queue
         self._observe_waits(step.dequeued)
         self.unmatched_after_wave.labels(*where).set(summary.unmatched)
@@ -201,6 +206,20 @@ class WorkerMetrics:
 
     def snapshot(self, partition: int) -> None:
         self.snapshots.labels(str(partition)).inc()
+
+    def forget_partitions(self, partitions: Iterable[int]) -> None:
+        """Drop the gauges of partitions this worker no longer owns (a rebalance moved
+        them): their depth, last wave's unmatched tickets and lag are the new owner's to
+        say. Left set, they would keep the last value this worker saw, and a sum over
+        the workers would count a region twice. Counters and histograms stay: they only
+        ever add up."""
+        for partition in partitions:
+            for where in self._places.pop(partition, ()):
+                for gauge in (self.queue_depth, self.unmatched_after_wave):
+                    with contextlib.suppress(KeyError):
+                        gauge.remove(*where)
+            with contextlib.suppress(KeyError):
+                self.consumer_lag.remove(str(partition))
 
 
 def observe_all(histogram: Histogram, amounts: Sequence[float]) -> None:

@@ -208,6 +208,19 @@ async def test_a_partition_kept_across_a_rebalance_keeps_its_state() -> None:
     assert direct.owned() == {1, 2}
 
 
+async def test_a_partition_moved_away_takes_its_lag_series_along() -> None:
+    fetches = [{tp(0): [Rec(0, 3)], tp(1): [Rec(1, 0)]}]
+    direct, _, _ = make(fetches)
+    await run_until_idle(direct)
+    registry = direct._worker().registry  # type: ignore[attr-defined]
+    lag = "wavematch_consumer_lag_records"
+    assert registry.get_sample_value(lag, {"partition": "1"}) == 0
+    await direct.revoked([tp(0), tp(1)])
+    await direct.assigned([tp(0)])
+    assert registry.get_sample_value(lag, {"partition": "1"}) is None  # the new owner's to say
+    assert registry.get_sample_value(lag, {"partition": "0"}) == 6  # kept: high-watermark 10
+
+
 async def test_a_failed_assignment_stops_the_loop_instead_of_dropping_records() -> None:
     fetches = [{tp(0): [Rec(0, 3)]}]
     direct, journal, _ = make(fetches)

@@ -191,3 +191,32 @@ def test_named_rules_count_their_verdicts_per_queue_and_rule() -> None:
     labels = {"queue": "duo", "rule": "one-per-class"}
     assert sample("wavematch_rule_evaluations_total", {**labels, "outcome": "passed"}) == 1
     assert sample("wavematch_rule_evaluations_total", {**labels, "outcome": "failed"}) >= 1
+
+
+def test_a_partition_handed_over_takes_its_gauges_along(folder: Folder) -> None:
+    """After a rebalance the old owner no longer says a region's depth or its partition's
+    lag: left set, the series kept their last value, and a sum over the workers counted
+    the region twice (seen in an operator's failover: 14 and 21 players for one region)."""
+    registry = CollectorRegistry()
+    metrics = WorkerMetrics(registry)
+    state = folder.new_state(HOME)
+    for offset, value in enumerate([joined("t1", "a"), tick(1)]):
+        folded = folder.fold(state, KEY, value, offset)
+        assert folded is not None
+        metrics.observe(folded, state)
+    metrics.lag(HOME, 7)
+    metrics.lag(HOME + 1, 3)
+    depth = ("wavematch_queue_depth_players", {"queue": "duo", "region": "eu"})
+    unmatched = ("wavematch_unmatched_after_wave_tickets", {"queue": "duo", "region": "eu"})
+    assert registry.get_sample_value(*depth) == 1
+    assert registry.get_sample_value(*unmatched) == 1
+
+    metrics.forget_partitions({HOME})
+    assert registry.get_sample_value(*depth) is None
+    assert registry.get_sample_value(*unmatched) is None
+    lag = "wavematch_consumer_lag_records"
+    assert registry.get_sample_value(lag, {"partition": str(HOME)}) is None
+    assert registry.get_sample_value(lag, {"partition": str(HOME + 1)}) == 3  # still owned
+    # The counters only add up: they stay.
+    assert registry.get_sample_value("wavematch_events_total", {"note": "wave_closed"}) == 1
+    metrics.forget_partitions({HOME})  # again, or a partition never observed: nothing to drop
