@@ -20,6 +20,7 @@ from streams.cli import UsageError
 from streams.commands.common import (
     DEFAULT_INSTANCE,
     add_connection_arguments,
+    check_output_dir,
     check_port_free,
     running_ups,
     settings_from,
@@ -79,7 +80,11 @@ def run(args: argparse.Namespace) -> int:
         check_port_free(settings.web_host, args.web_port, "--web-port")
     log_dir = args.log_dir
     if log_dir:
-        log_dir.mkdir(parents=True, exist_ok=True)
+        check_output_dir("--log-dir", log_dir)
+        try:
+            log_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:  # e.g. under /proc: looks writable, is not
+            raise UsageError(f"--log-dir: cannot create {log_dir}: {error.strerror}") from None
     quiet = log_dir is None and "log_level" not in settings.model_fields_set
     broker = EmbeddedBroker(log_path=log_dir / "broker.log" if log_dir else None).start()
     workers: list[subprocess.Popen[bytes]] = []

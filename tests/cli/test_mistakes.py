@@ -229,6 +229,12 @@ def test_an_output_path_that_cannot_be_written_is_named_before_anything_starts(
             ],
             f"--report: cannot create {afile / 'sub'}: {afile} is not a directory",
         ),
+        (["up", "--log-dir", str(afile)], f"--log-dir: {afile} exists and is not a directory"),
+        (
+            ["up", "--log-dir", str(afile / "logs")],
+            f"--log-dir: cannot create {afile / 'logs'}: {afile} is not a directory",
+        ),
+        (["up", "--log-dir", "/proc/wavematch-logs"], "--log-dir: cannot"),
     ]
     for argv, said in cases:
         line = one_line_error(capsys, argv)
