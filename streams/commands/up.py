@@ -76,6 +76,11 @@ def run(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
     _refuse_taken_name(args.name)
+    # What each worker would refuse, refused here: before the broker, the banner and a
+    # worker that exits at once (a non-loopback web_host without a token).
+    problem = settings.web_access_problem()
+    if problem is not None:
+        raise UsageError(problem)
     if args.web_port:
         check_port_free(settings.web_host, args.web_port, "--web-port")
     log_dir = args.log_dir

@@ -164,6 +164,17 @@ def test_up_refuses_a_busy_web_port_before_it_starts(
     assert "wavematch is up" not in capsys.readouterr().out
 
 
+def test_up_refuses_a_non_loopback_web_host_without_a_token_before_its_banner(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Its workers would refuse it: said once, before the broker starts and the banner
+    says the instance is up."""
+    monkeypatch.setenv("WAVEMATCH_WEB_HOST", "0.0.0.0")
+    line = one_line_error(capsys, ["up"])
+    assert line.startswith("wavematch up: error: web_token: required with the non-loopback")
+    assert "wavematch is up" not in capsys.readouterr().out
+
+
 def test_up_says_it_runs_its_own_broker_when_given_one(capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(capsys, ["up", "--broker", NO_BROKER])
     assert "--broker: `up` runs its own embedded broker" in line
