@@ -204,6 +204,7 @@ def create_app(
             runtime.owned,
             lambda queue, region: runtime.region_state(settings, queue, region),
             in_force=lambda: catalog.in_force,
+            broker_up=lambda: watch.up,
         ).run()
 
     @app.page("/health")

@@ -65,8 +65,13 @@ class Ticker:
         region_state: RegionState = lambda queue, region: None,
         clock: Callable[[], float] = time.time,
         in_force: Callable[[], str] | None = None,
+        broker_up: Callable[[], bool] = lambda: True,
     ) -> None:
         self._settings = settings
+        # A tick sent while the broker is away waits in the producer and reaches the log
+        # late, where it is refused as implausible (docs/adr/0074): one dead letter per
+        # region and interval of the outage. Its wave waits for the broker instead.
+        self._broker_up = broker_up
         self._send = send
         self._owned = owned
         self._region_state = region_state
@@ -154,7 +159,7 @@ class Ticker:
     ) -> bool:
         key = queue_key(queue.name, region)
         partition = murmur2_partition(key, self._settings.partitions)
-        if partition not in self._owned():
+        if partition not in self._owned() or not self._broker_up():
             return False
         try:
             await self._send(

@@ -130,3 +130,31 @@ def test_without_staggering_every_region_ticks_on_the_grid(tmp_path: Path) -> No
     ticks = fixed_ticks(tmp_path, "false", 2.2)
     assert {t.region for t in ticks} == {"eu", "na", "asia", "oce"}
     assert all(t.tick_at_ms % 1000 == 0 for t in ticks)
+
+
+def test_no_tick_is_sent_while_the_broker_is_away(tmp_path: Path) -> None:
+    """A tick queued through an outage would reach the log late and be dead-lettered as
+    implausible; the timer sends none until the probe reaches the broker again."""
+    config = tmp_path / "w.toml"
+    config.write_text(CONFIG)
+    settings = load_settings(config, broker_url="kafka://localhost:1")
+    clock, up, sent = Clock(1_800_000_000.0), [False], []
+
+    async def send(partition: int, key: bytes, value: bytes) -> None:
+        sent.append((decode(value), up[0]))
+
+    async def main() -> None:
+        ticker = Ticker(
+            settings, send, lambda: {0, 1, 2, 3}, lambda q, r: None, clock, broker_up=lambda: up[0]
+        )
+        task = asyncio.ensure_future(ticker.run())
+        for step in range(int(4.0 / 0.05)):
+            up[0] = step >= 40  # away for the first two seconds
+            await asyncio.sleep(0.05)
+            clock.now_s += 0.05
+        task.cancel()
+
+    asyncio.run(main())
+    fixed = [(tick, reached) for tick, reached in sent if tick.queue == "1v1"]
+    assert fixed and all(reached for _, reached in fixed)
+    assert min(tick.tick_at_ms for tick, _ in fixed) >= 1_800_000_002_000
