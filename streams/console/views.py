@@ -9,7 +9,7 @@ event loop keeps ticking waves meanwhile.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
@@ -75,19 +75,13 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
             )
         )
 
+    gate = AnswerGate()
+
     async def answer_page(web: Any, request: Any, kind: str, answer: Answer) -> Any:
-        """``kind``'s page for the id in the query: `explain`'s lines, or why there are none."""
-        ident = request.query.get("id", "").strip()
-        if not _is_id(ident):
-            problem = f"id: give a {kind} id of 1 to {MAX_ID_CHARS} printable characters"
-            return web.html(pages.answer(kind, None, problem), status=400)
-        records = await read_topics(connection, (QUEUE.name, WAVES.name, CONFIG.name))
-        folder = Folder.from_settings(settings)
-        lines = await asyncio.to_thread(answer, folder, records, ident)
-        if lines is None:
-            missing = f"{kind} {ident}: not in this log under this configuration"
-            return web.html(pages.answer(kind, None, missing), status=404)
-        return web.html(pages.answer(f"{kind} {ident}", lines, ""))
+        async def read() -> list[LogRecord]:
+            return await read_topics(connection, (QUEUE.name, WAVES.name, CONFIG.name))
+
+        return await gate.answer(web, request, kind, answer, read, settings)
 
     @app.page("/console/ticket")
     async def ticket(web: Any, request: Any) -> Any:
@@ -98,6 +92,46 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
         return await answer_page(
             web, request, "match", lambda f, r, i: match_answer(f, r, i, NEAREST)
         )
+
+
+class AnswerGate:
+    """Answers the ticket and match pages one at a time: each re-reads and folds the
+    whole queue log in a thread, and several at once multiply the worker's memory and
+    starve its event loop, whose waves then close late. A page asked for meanwhile is
+    told to come back (503 with ``Retry-After``), not queued behind the others."""
+
+    #: Seconds a turned-away browser is told to wait before asking again.
+    RETRY_AFTER_S = 10
+
+    def __init__(self) -> None:
+        self._answering = asyncio.Lock()
+
+    async def answer(
+        self,
+        web: Any,
+        request: Any,
+        kind: str,
+        answer: Answer,
+        read: Callable[[], Awaitable[list[LogRecord]]],
+        settings: Settings,
+    ) -> Any:
+        """``kind``'s page for the id in the query: `explain`'s lines, or why there are none."""
+        ident = request.query.get("id", "").strip()
+        if not _is_id(ident):
+            problem = f"id: give a {kind} id of 1 to {MAX_ID_CHARS} printable characters"
+            return web.html(pages.answer(kind, None, problem), status=400)
+        if self._answering.locked():
+            busy = "another ticket or match page is being read from the log; retry when it is done"
+            headers = {"Retry-After": str(self.RETRY_AFTER_S)}
+            return web.html(pages.answer(kind, None, busy), status=503, headers=headers)
+        async with self._answering:
+            records = await read()
+            folder = Folder.from_settings(settings)
+            lines = await asyncio.to_thread(answer, folder, records, ident)
+        if lines is None:
+            missing = f"{kind} {ident}: not in this log under this configuration"
+            return web.html(pages.answer(kind, None, missing), status=404)
+        return web.html(pages.answer(f"{kind} {ident}", lines, ""))
 
 
 def _bodies(records: list[LogRecord], *types: str) -> list[dict[str, Any]]:
