@@ -127,6 +127,17 @@ def settings_from(args: argparse.Namespace, *, find_up: bool = True, **overrides
     return settings
 
 
+def built_in_queue_notice(args: argparse.Namespace, settings: Settings) -> str | None:
+    """One line when a configuration file names no ``[[queues]]`` and the built-in demo
+    queue runs in their place: a production file missing them would otherwise run the
+    demo in silence, and reject every join of the queues it meant."""
+    config = getattr(args, "config", None) or os.environ.get("WAVEMATCH_CONFIG_FILE")
+    if not config or "queues" in settings.model_fields_set:
+        return None
+    shown = ", ".join(f"{q.name} ({q.strategy}; {', '.join(q.regions)})" for q in settings.queues)
+    return f"{config} names no [[queues]]: the built-in queue {shown} runs in their place"
+
+
 def _loaded(config: Path | None, overrides: dict[str, Any]) -> Settings:
     try:
         return load_settings(config, **overrides)

@@ -20,6 +20,7 @@ from streams.cli import UsageError
 from streams.commands.common import (
     DEFAULT_INSTANCE,
     add_connection_arguments,
+    built_in_queue_notice,
     check_output_dir,
     check_port_free,
     running_ups,
@@ -64,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
     if args.web_port is not None and not 1 <= args.web_port <= 65535:
         raise UsageError(f"--web-port: {args.web_port} is not a port (1-65535)")
     settings = settings_from(args, find_up=False)
+    notice = built_in_queue_notice(args, settings)
+    if notice:
+        print(f"wavematch up: {notice}", file=sys.stderr, flush=True)
     if args.broker:
         raise UsageError(
             "--broker: `up` runs its own embedded broker on a free port; "

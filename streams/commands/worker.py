@@ -5,12 +5,14 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import sys
 from pathlib import Path
 from typing import Any
 
 from streams.cli import UsageError
 from streams.commands.common import (
     add_connection_arguments,
+    built_in_queue_notice,
     check_port_free,
     on_broker,
     settings_from,
@@ -55,6 +57,9 @@ def run(args: argparse.Namespace) -> int:
         overrides["data_dir"] = args.data_dir
     settings = settings_from(args, **overrides)
     check_strategies(settings)
+    notice = built_in_queue_notice(args, settings)
+    if notice:
+        print(f"wavematch worker: {notice}", file=sys.stderr, flush=True)
     problem = settings.web_access_problem()
     if problem is not None:
         raise UsageError(problem)

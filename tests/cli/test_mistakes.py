@@ -315,3 +315,24 @@ def test_status_refuses_a_web_address_that_is_no_url(
 def test_worker_refuses_port_zero_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     line = one_line_error(capsys, ["worker", "--broker", NO_BROKER, "--web-port", "0"])
     assert "web_port" in line and "greater than or equal to 1" in line
+
+
+def test_a_file_naming_no_queues_says_the_built_in_queue_runs(tmp_path: Path) -> None:
+    """A production file that lost its [[queues]] ran the demo queue in silence and
+    rejected every join of the queues it meant (an outside try)."""
+    import argparse
+
+    from streams.commands.common import built_in_queue_notice
+    from streams.settings import load_settings
+
+    bare = tmp_path / "bare.toml"
+    bare.write_text('app_id = "prod"\npartitions = 4\n')
+    args = argparse.Namespace(config=bare)
+    assert built_in_queue_notice(args, load_settings(bare)) == (
+        f"{bare} names no [[queues]]: the built-in queue 1v1 (optimal; eu, na, asia) "
+        "runs in their place"
+    )
+    named = tmp_path / "named.toml"
+    named.write_text('partitions = 4\n[[queues]]\nname = "duo"\nregions = ["eu"]\n')
+    assert built_in_queue_notice(argparse.Namespace(config=named), load_settings(named)) is None
+    assert built_in_queue_notice(argparse.Namespace(config=None), load_settings()) is None
