@@ -283,3 +283,22 @@ def check_port_free(host: str, port: int, field: str) -> None:
             probe.bind((host, port))
         except OSError as error:
             raise UsageError(f"{field}: {host}:{port} is not free: {error.strerror}") from None
+
+
+def check_registry(settings: Settings) -> None:
+    """Register the output schemas now, when a registry is set: one it refuses, or one that
+    does not answer, stops the start in one line instead of crashing the started worker
+    (which would print Faust's crash report and traceback). Registering is idempotent: the
+    worker registers the same schemas again as it starts and gets the same ids."""
+    import asyncio
+
+    from streams.connection import registry_of
+    from streams.wire.registry import RegistryError
+
+    registry = registry_of(settings)
+    if registry is None:
+        return
+    try:
+        asyncio.run(registry.register_outputs())
+    except RegistryError as error:
+        raise UsageError(str(error)) from None

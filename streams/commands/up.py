@@ -23,6 +23,7 @@ from streams.commands.common import (
     built_in_queue_notice,
     check_output_dir,
     check_port_free,
+    check_registry,
     running_ups,
     settings_from,
     state_dir,
@@ -94,6 +95,7 @@ def run(args: argparse.Namespace) -> int:
             log_dir.mkdir(parents=True, exist_ok=True)
         except OSError as error:  # e.g. under /proc: looks writable, is not
             raise UsageError(f"--log-dir: cannot create {log_dir}: {error.strerror}") from None
+    check_registry(settings)
     quiet = log_dir is None and "log_level" not in settings.model_fields_set
     broker = EmbeddedBroker(log_path=log_dir / "broker.log" if log_dir else None).start()
     workers: list[subprocess.Popen[bytes]] = []

@@ -14,6 +14,7 @@ from streams.commands.common import (
     add_connection_arguments,
     built_in_queue_notice,
     check_port_free,
+    check_registry,
     on_broker,
     settings_from,
 )
@@ -66,6 +67,7 @@ def run(args: argparse.Namespace) -> int:
     if settings.web_enabled and settings.web_port:
         field = "--web-port" if args.web_port is not None else "web_port"
         check_port_free(settings.web_host, settings.web_port, field)
+    check_registry(settings)
 
     from faust import Worker
 

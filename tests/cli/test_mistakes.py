@@ -336,3 +336,38 @@ def test_a_file_naming_no_queues_says_the_built_in_queue_runs(tmp_path: Path) ->
     named.write_text('partitions = 4\n[[queues]]\nname = "duo"\nregions = ["eu"]\n')
     assert built_in_queue_notice(argparse.Namespace(config=named), load_settings(named)) is None
     assert built_in_queue_notice(argparse.Namespace(config=None), load_settings()) is None
+
+
+@pytest.mark.parametrize("command", [["worker", "--broker", NO_BROKER], ["up"]])
+def test_a_schema_registry_that_does_not_answer_stops_the_start_in_one_line(
+    command: list[str], tmp_path: Path
+) -> None:
+    """Checked before the broker is asked and before Faust starts: a registry error
+    raised inside the started worker would be Faust's crash report and traceback. In a
+    process of its own: `up`'s workers write to the terminal, not to this test's capture."""
+    import subprocess
+    import sys
+
+    with socket.socket() as closed:  # a port nothing listens on
+        closed.bind(("127.0.0.1", 0))
+        port = closed.getsockname()[1]
+    env = {name: value for name, value in os.environ.items() if not name.startswith("WAVEMATCH_")}
+    env |= {
+        "WAVEMATCH_STATE_DIR": str(tmp_path / "state"),
+        "WAVEMATCH_SCHEMA_REGISTRY_URL": f"http://127.0.0.1:{port}",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "streams.cli", *command],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert "Traceback" not in done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1, done.stderr
+    assert "schema registry: cannot register wavematch.matches.v1-value" in lines[0]
+    assert "wavematch is up" not in done.stdout
