@@ -27,6 +27,11 @@ def run(args: argparse.Namespace) -> int:
     urls = args.web or (running_up(args.instance) or {}).get("web")
     if not urls:
         raise UsageError("--web: no worker URL given and no `wavematch up` is running")
+    # One worker named twice would have its rows printed twice, as if two workers held them.
+    first_of: dict[str, str] = {}
+    for url in urls:
+        first_of.setdefault(url.rstrip("/"), url)
+    urls = list(first_of.values())
     rows = []
     # A worker bound beyond loopback asks for its web token (docs/adr/0172): the
     # worker's own variables, so `status` inside its container needs no flag.

@@ -371,3 +371,43 @@ def test_a_schema_registry_that_does_not_answer_stops_the_start_in_one_line(
     assert len(lines) == 1, done.stderr
     assert "schema registry: cannot register wavematch.matches.v1-value" in lines[0]
     assert "wavematch is up" not in done.stdout
+
+
+@pytest.fixture
+def one_worker_web() -> Iterator[str]:
+    """A stand-in for a worker's web server: /queues answers one row."""
+    import json
+    import threading
+    from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+    class Queues(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            row = {"queue": "1v1", "region": "eu", "tickets": 3, "players": 3, "waves_closed": 1}
+            body = json.dumps({"queues": [row]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass  # the test's output is the command's
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Queues)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join()
+
+
+def test_status_reads_a_worker_named_twice_once(
+    one_worker_web: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    web = one_worker_web
+    assert main(["status", "--web", web, "--web", f"{web}/", "--web", web]) == 0
+    rows = capsys.readouterr().out.strip().splitlines()[1:]
+    assert len(rows) == 1, rows
