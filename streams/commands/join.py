@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
     from schemas.models import TicketJoined
 
     check_positive_seconds("--wait", args.wait)
+    if args.ticket == "":  # else taken as not given, and a new id would be queued instead
+        raise UsageError("--ticket: must not be empty")
     if not args.player and not args.player_json:
         raise UsageError("--player: give at least one player (or --player-json)")
     players = [parse_player(text) for text in args.player]

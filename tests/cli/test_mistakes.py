@@ -411,3 +411,9 @@ def test_status_reads_a_worker_named_twice_once(
     assert main(["status", "--web", web, "--web", f"{web}/", "--web", web]) == 0
     rows = capsys.readouterr().out.strip().splitlines()[1:]
     assert len(rows) == 1, rows
+
+
+def test_join_refuses_an_empty_ticket_id(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*JOIN, "--player", "a:bw=1", "--ticket", ""]) == 2
+    err = capsys.readouterr().err
+    assert err == "wavematch join: error: --ticket: must not be empty\n", err
