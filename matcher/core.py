@@ -175,12 +175,16 @@ class QueueProfile:
     #: The bytes of its match event each player's ids and data may take, or None when no
     #: join can outgrow it (matcher/event_size.py): read at every join, so kept.
     player_share: int | None = field(init=False, repr=False, compare=False)
+    #: Whether a join is checked beyond its shape: against the rules or its share.
+    checks_at_join: bool = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "ruleset", parse_rules(self.rules) if self.rules else NO_RULES)
         largest = sum(self.team_sizes) if self.team_sizes else self.team_count * self.team_size
         roles = (*self.roles, *(role for team in self.team_roles for role in team))
-        object.__setattr__(self, "player_share", player_share(largest, self.team_count, roles))
+        share = player_share(largest, self.team_count, roles)
+        object.__setattr__(self, "player_share", share)
+        object.__setattr__(self, "checks_at_join", bool(self.rules) or share is not None)
 
 
 @dataclass(frozen=True, slots=True)

@@ -47,11 +47,13 @@ def admission_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
         elif profile.team_roles and not _offers_a_team_role(player, profile.team_roles):
             every = sorted({role for roles in profile.team_roles for role in roles})
             return f"player {player.player_id} offers none of the roles {', '.join(every)}"
-    if profile.player_share is not None:
-        problem = _outgrows_its_share(ticket, profile.player_share)
-        if problem:
-            return problem
-    return ticket_rule_problem(ticket, profile) if profile.rules else None
+    if profile.checks_at_join:  # one read for the queues that have neither check
+        share = profile.player_share
+        problem = _outgrows_its_share(ticket, share) if share is not None else None
+        if problem is None and profile.rules:
+            problem = ticket_rule_problem(ticket, profile)
+        return problem
+    return None
 
 
 def _outgrows_its_share(ticket: Ticket, share: int) -> str | None:
