@@ -47,7 +47,7 @@ def masked_original(value: bytes, single_object: bytes | None = None) -> bytes:
 
     known = KNOWN.get(value[2:10])
     if known is None or "Connection" not in str(known.source):
-        return value
+        return b"" if _may_hide_a_token(value, known is not None) else value
     try:
         event = decode(value)
     except InvalidEvent:  # its fields break the model: masked in the record as written
@@ -59,12 +59,36 @@ def masked_original(value: bytes, single_object: bytes | None = None) -> bytes:
     return encode(event.model_copy(update={"connection": masked}))
 
 
-def _masked_as_written(value: bytes, writer: Any) -> bytes:
-    """An Avro record whose fields the model refuses, its token masked through its own
-    writer schema; no bytes when even that cannot read it (cut short, say)."""
+def _may_hide_a_token(value: bytes, known: bool) -> bool:
+    """Whether a single-object record whose header names a schema without a connection
+    (or no schema we know) is, beneath it, a record of one that carries a token: a
+    platform's placement report framed with another record's header would otherwise
+    keep its token in plain text. A record valid under its own schema hides none."""
+    from schemas.codec import KNOWN, decode
+    from schemas.errors import InvalidEvent
+
+    if known:
+        try:
+            decode(value)
+        except InvalidEvent:
+            pass
+        else:
+            return False
+    for carrier in KNOWN.values():
+        if "Connection" in str(carrier.source):
+            record = _read_whole(value, carrier.writer)
+            connection = record.get("connection") if isinstance(record, dict) else None
+            if isinstance(connection, dict) and connection.get("token") is not None:
+                return True
+    return False
+
+
+def _read_whole(value: bytes, writer: Any) -> Any:
+    """The record ``value``'s body holds under ``writer``, read to its last byte; None
+    when it does not read, or leaves bytes over."""
     import io
 
-    from fastavro import schemaless_reader, schemaless_writer
+    from fastavro import schemaless_reader
 
     from schemas.codec import HEADER_BYTES
 
@@ -73,8 +97,21 @@ def _masked_as_written(value: bytes, writer: Any) -> bytes:
     try:
         record = schemaless_reader(stream, writer, None)
     except Exception:  # fastavro raises several kinds on bad bytes
-        return b""
-    if stream.tell() != len(value) or not isinstance(record, dict):
+        return None
+    return record if stream.tell() == len(value) else None
+
+
+def _masked_as_written(value: bytes, writer: Any) -> bytes:
+    """An Avro record whose fields the model refuses, its token masked through its own
+    writer schema; no bytes when even that cannot read it (cut short, say)."""
+    import io
+
+    from fastavro import schemaless_writer
+
+    from schemas.codec import HEADER_BYTES
+
+    record = _read_whole(value, writer)
+    if not isinstance(record, dict):
         return b""
     connection = record.get("connection")
     if not isinstance(connection, dict) or connection.get("token") is None:

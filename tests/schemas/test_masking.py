@@ -70,3 +70,26 @@ def test_an_avro_report_the_model_refuses_keeps_its_bytes_with_the_token_masked(
     masked = masked_original(refused)
     assert SECRET.encode() not in masked and masked[:HEADER_BYTES] == data[:HEADER_BYTES]
     assert record_of(masked) == {**failed, "connection": {**failed["connection"], "token": MASK}}
+
+
+def test_a_report_framed_with_another_records_header_keeps_no_byte() -> None:
+    """A placement report behind a TicketLeft's header (a platform's framing mistake)
+    decodes as neither: its token must not be kept in plain text (an outside try found
+    it kept whole). A record valid under its own header keeps its bytes."""
+    from schemas.codec import CURRENT, HEADER_BYTES
+
+    body = encode(STARTED)[HEADER_BYTES:]
+    for other in (m.TicketLeft, m.TicketJoined, m.DeadLetter):
+        framed = CURRENT[other].header + body
+        assert masked_original(framed) == b"", other.__name__
+        registry_framed = b"\x00\x00\x00\x00\x09" + body  # its id resolved to `other`
+        assert masked_original(registry_framed, framed) == b"", other.__name__
+    unknown = b"\xc3\x01" + b"\x5a" * 8 + body  # a header no schema we know has
+    assert masked_original(unknown) == b""
+    leave = encode(
+        m.TicketLeft(
+            ticket_id="t-1", queue="1v1", region="eu", reason="REQUESTED", left_at_ms=1767225612000
+        )
+    )
+    assert masked_original(leave) == leave
+    assert masked_original(leave + b"\x00") == leave + b"\x00"  # bad, but hides no token
