@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from typing import Any, Final
 
@@ -224,23 +225,26 @@ class SchemaRegistry:
         values: Sequence[bytes | None],
         waiting: Callable[[InvalidEvent | None, float], None],
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         """:meth:`resolve` ``values``, asking again while the registry does not answer.
 
         A registry outage holds the records back instead of dead-lettering valid joins
         (docs/adr/0168): ``waiting(problem, seconds)`` is told of each failed round, and
-        ``waiting(None, seconds)`` once when it answers again after an outage.
+        ``waiting(None, seconds)`` once when it answers again after an outage. The
+        seconds are those since the first look-up, by ``clock``: the look-ups that timed
+        out count as much as the pauses between them.
         """
-        delay, waited = _RETRY_FIRST_S, 0.0
+        delay, started, held = _RETRY_FIRST_S, clock(), False
         await self.resolve(values)
         while (problem := self.unreachable(values)) is not None:
-            waiting(problem, waited)
+            held = True
+            waiting(problem, clock() - started)
             await sleep(delay)
-            waited += delay
             delay = min(delay * 2, _RETRY_MAX_S)
             await self.resolve(values)
-        if waited:
-            waiting(None, waited)
+        if held:
+            waiting(None, clock() - started)
 
     def unframe(self, value: bytes) -> bytes:
         """``value`` (registry-framed, its id resolved) in the single-object form.

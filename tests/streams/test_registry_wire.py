@@ -186,6 +186,35 @@ def test_a_registry_that_did_not_answer_is_asked_again_in_the_next_batch() -> No
     assert registry.unframe(framed_join(5))[:2] == b"\xc3\x01"
 
 
+def test_the_time_held_back_counts_the_look_ups_that_timed_out() -> None:
+    """A registry that does not answer costs each look-up its timeout (5 s, asked twice):
+    the seconds the worker reports (and reminds of once a minute) are those since the
+    records were held, not only the pauses between the rounds (docs/operations.md)."""
+    now = [0.0]
+
+    class Hung(FakeClient):  # each look-up times out after 10 s, three rounds long
+        async def get_schema(self, schema_id: int) -> Any:
+            now[0] += 10.0
+            self.failing = OSError("timed out") if self.lookups < 3 else None
+            return await super().get_schema(schema_id)
+
+    async def sleep(seconds: float) -> None:
+        now[0] += seconds
+
+    told: list[tuple[bool, float]] = []
+    registry = SchemaRegistry(Hung({5: joined_source()}))
+    asyncio.run(
+        registry.resolve_through_outage(
+            [framed_join(5)],
+            lambda problem, seconds: told.append((problem is None, seconds)),
+            sleep=sleep,
+            clock=lambda: now[0],
+        )
+    )
+    # Look-ups at 0-10, 10.5-20.5, 21.5-31.5 fail; the one at 33.5-43.5 answers.
+    assert told == [(False, 10.0), (False, 20.5), (False, 31.5), (True, 43.5)]
+
+
 def test_a_truncated_registry_header_is_refused() -> None:
     registry = SchemaRegistry(FakeClient({}))
     with pytest.raises(Exception, match="5-byte registry header"):
