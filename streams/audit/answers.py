@@ -21,6 +21,8 @@ def match_answer(
     wave = find_wave(folder, records, match_id)
     if wave is None:
         return backfill_answer(folder, records, match_id)
+    # an automatic backfill (docs/adr/0157) is filled under its match's id
+    fills = backfill_answer(folder, records, match_id) or []
     explanation = explain_match(wave.snapshot, wave.profile, wave.result, match_id, nearest)
     width = max(len(name) for name, _ in explanation.facts)
     lines = [
@@ -39,7 +41,7 @@ def match_answer(
     if life:
         lines.append(f"after the wave (ticket {first}'s record of it):")
         lines += [f"  {line}" for line in life]
-    return lines
+    return lines + fills
 
 
 def match_life(
@@ -59,21 +61,21 @@ def match_life(
 def backfill_answer(
     folder: Folder, records: Sequence[LogRecord], session_id: str
 ) -> list[str] | None:
-    """Why the backfill of ``session_id`` was filled as it was; None if never filled."""
+    """Why the backfill of ``session_id`` was filled as it was, fill by fill (a partial
+    backfill fills a session at several ticks, docs/adr/0192); None if never filled."""
     from matcher.explain_backfill import backfill_facts
-    from streams.audit.explain import find_backfill
+    from streams.audit.explain import find_backfills
 
-    found = find_backfill(folder, records, session_id)
-    if found is None:
-        return None
-    choice, tick = found
-    facts = backfill_facts(choice)
-    width = max(len(name) for name, _ in facts)
-    return [
-        f"backfill of session {session_id}, filled by the WaveTick at partition "
-        f"{tick.partition} offset {tick.offset}",
-        *(f"  {name:<{width}}  {value}" for name, value in facts),
-    ]
+    lines: list[str] = []
+    for choice, tick in find_backfills(folder, records, session_id):
+        facts = backfill_facts(choice)
+        width = max(len(name) for name, _ in facts)
+        lines.append(
+            f"backfill of session {session_id}, filled by the WaveTick at partition "
+            f"{tick.partition} offset {tick.offset}"
+        )
+        lines += [f"  {name:<{width}}  {value}" for name, value in facts]
+    return lines or None
 
 
 def ticket_answer(folder: Folder, records: Sequence[LogRecord], ticket_id: str) -> list[str] | None:

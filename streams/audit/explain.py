@@ -81,10 +81,23 @@ def find_backfill(
 
     Notes: one pass over the queue log.
     """
-    found = None
+    fills = find_backfills(folder, records, session_id)
+    return fills[-1] if fills else None
+
+
+def find_backfills(
+    folder: Folder, records: Sequence[LogRecord], session_id: str
+) -> list[tuple[BackfillChoice, LogRecord]]:
+    """The fold's choice for every fill of ``session_id`` (a partial backfill's several,
+    docs/adr/0192; an automatic backfill's under its match id, docs/adr/0157), each with
+    its tick, in log order; empty if never filled.
+
+    Notes: one pass over the queue log.
+    """
+    found = []
     for derived in rederive(folder, [r for r in records if r.topic == QUEUE.name]):
         step = derived.folded.step
         for choice in step.backfills if step is not None else ():
             if choice.session_id == session_id:
-                found = (choice, derived.source)
+                found.append((choice, derived.source))
     return found

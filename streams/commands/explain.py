@@ -93,6 +93,8 @@ def run(args: argparse.Namespace) -> int:
                     for a in explanation.alternatives
                 ],
                 "after_the_wave": match_life(folder, records, wave, args.match_id)[1],
+                # an automatic backfill (docs/adr/0157) is filled under the match's id
+                "backfills": _fills(folder, records, args.match_id),
             },
             indent=2,
         )
@@ -127,14 +129,23 @@ def _ticket(folder, records, ticket_id: str, as_json: bool) -> int:  # type: ign
 
 def _backfill_json(folder, records, session_id: str) -> bool:  # type: ignore[no-untyped-def]
     """Print why the backfill of ``session_id`` was filled as it was; False if never filled."""
-    from matcher.explain_backfill import backfill_facts
-    from streams.audit.explain import find_backfill
-
-    found = find_backfill(folder, records, session_id)
-    if found is None:
+    fills = _fills(folder, records, session_id)
+    if not fills:
         return False
-    choice, tick = found
-    where = {"partition": tick.partition, "offset": tick.offset}
-    facts = dict(backfill_facts(choice))
-    print(json.dumps({"session_id": session_id, "tick": where, "facts": facts}, indent=2))
+    last = fills[-1]  # "tick" and "facts": the last fill, as before; "fills": every one
+    print(json.dumps({"session_id": session_id, **last, "fills": fills}, indent=2))
     return True
+
+
+def _fills(folder, records, session_id: str) -> list[dict[str, object]]:  # type: ignore[no-untyped-def]
+    """Each fill of ``session_id`` (partial fills, docs/adr/0192), its tick and facts."""
+    from matcher.explain_backfill import backfill_facts
+    from streams.audit.explain import find_backfills
+
+    return [
+        {
+            "tick": {"partition": tick.partition, "offset": tick.offset},
+            "facts": dict(backfill_facts(choice)),
+        }
+        for choice, tick in find_backfills(folder, records, session_id)
+    ]
