@@ -129,11 +129,14 @@ class LifeStory:
             return []
         proposal = self.proposal[1]
         if event.accepted:
-            proposal.accepted.append(event.player_id)
+            if event.player_id not in proposal.accepted:  # a retried accept: no second one
+                proposal.accepted.append(event.player_id)
             if step.note == "match_confirmed":
                 self.proposal = None
             return []
         self.proposal = None
+        if event.player_id in proposal.accepted:  # accepted, then declined: a decline
+            proposal.accepted.remove(event.player_id)
         decliner = proposal.players.get(event.player_id, "?")
         if decliner == self.ticket_id:
             return [f"declined: {event.player_id} declined match {event.match_id} at {event.at_ms}"]

@@ -78,6 +78,35 @@ def test_a_timeout_names_the_deadline_the_deciding_tick_and_who_had_not_answered
     )
 
 
+def test_a_repeated_acceptance_is_named_once_and_a_decliner_is_not_counted_accepted():
+    """A platform's retried accept (or a player who accepts, then declines) is no second
+    acceptance: the lines name each player once, by what they last said."""
+    config = settings(ready_check_ms=5_000)
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(fingerprinted(config, tick(10)))
+    first = proposals(log)[-1].match_id
+    log.send(answer(first, "alice", True, 11))
+    log.send(answer(first, "alice", True, 12))  # retried
+    log.send(fingerprinted(config, tick(20)))
+    assert story(log, "t2")[-1].endswith("no answer from bob (ticket t2); accepted by alice")
+    log.send(join("t3", "carol", "bw", at=21))
+    log.send(join("t4", "dave", "sc2", at=21))
+    log.send(fingerprinted(config, tick(30)))
+    second = next(p.match_id for p in proposals(log) if p.match_id != first)
+    seats = [seat for team in proposals(log)[-1].teams for seat in team.players]
+    ticket_of = {seat.player_id: seat.ticket_id for seat in seats}
+    changer, other = sorted(ticket_of)
+    log.send(answer(second, changer, True, 31))
+    log.send(answer(second, changer, False, 32))  # changed their mind: declined
+    assert story(log, ticket_of[other])[-1] == (
+        f"requeued: {changer} (ticket {ticket_of[changer]}) declined match {second} at "
+        f"{T0 + 32_000}; accepted by nobody; not answered yet by {other} (ticket "
+        f"{ticket_of[other]})"
+    )
+
+
 def test_a_failed_placement_says_its_reason_and_the_requeues_left():
     config = settings(placement_timeout_ms=20_000, placement_requeues=1)
     log = Log(config)
