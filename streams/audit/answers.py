@@ -49,13 +49,25 @@ def match_life(
 ) -> tuple[str, list[str]]:
     """What became of ``match_id`` after its wave (its ready check answered or timed out,
     its placement reported or failed), as its first seat's ticket lived it: that ticket's
-    id and the lines, none for a match created at once and never reported on."""
-    from streams.audit.history import ticket_history
+    id and the lines, none for a match created at once and never reported on. A ticket
+    that left the match while it waited for its placement (the match stands, docs/ready-
+    checks.md) saw no more of it: the next seat's ticket tells it then."""
+    from streams.audit.history import ticket_steps
 
     match = next(m for m in wave.result.matches if m.match_id == match_id)
-    first = match.teams[0].seats[0].ticket_id
-    history = ticket_history(folder, records, first, after=wave.tick)
-    return first, [line for line in history if match_id in line]
+    told: tuple[str, list[str]] | None = None
+    for seat in (seat for team in match.teams for seat in team.seats):
+        steps = ticket_steps(folder, records, seat.ticket_id, wave.tick)
+        life = [
+            f"[partition {step.partition} offset {step.offset}] {step.text}"
+            for step in steps
+            if match_id in step.text
+        ]
+        told = told or (seat.ticket_id, life)
+        if not any(s.text.startswith("dequeued LEFT") and match_id not in s.text for s in steps):
+            return seat.ticket_id, life
+    assert told is not None
+    return told
 
 
 def backfill_answer(

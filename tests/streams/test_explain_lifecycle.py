@@ -191,3 +191,38 @@ def test_a_proposal_ended_by_a_leave_is_not_told_as_a_later_timeout():
     timeouts = [line for line in story(log, "t1") if line.startswith("timed out")]
     assert len(timeouts) == 1 and f"match {second}," in timeouts[0]
     assert "no answer from alice (ticket t1), dave (ticket t3)" in timeouts[0]
+
+
+def test_explain_of_a_match_its_first_player_left_while_placing_tells_its_end():
+    """A leave during placement leaves the match standing (docs/ready-checks.md "A player
+    who leaves"): explain MATCH_ID tells how it ended, not only the leaver's PLACING."""
+    from schemas import models as m
+    from streams.audit.answers import match_answer
+
+    config = settings(placement_timeout_ms=20_000)
+    log = Log(config)
+    log.send(join("t1", "alice", "bw"))
+    log.send(join("t2", "bob", "sc2"))
+    log.send(fingerprinted(config, tick(10)))
+    match_id = log.published("wavematch.matches.v1")[-1].match_id
+    first_seat = log.published("wavematch.matches.v1")[-1].teams[0].players[0].ticket_id
+    other = {"t1": "t2", "t2": "t1"}[first_seat]
+    log.send(
+        m.TicketLeft(
+            ticket_id=first_seat,
+            queue="1v1",
+            region="eu",
+            reason="REQUESTED",
+            left_at_ms=T0 + 11_000,
+        )
+    )
+    log.send(report(match_id, "STARTED", 12))
+    lines = match_answer(log.folder, log.records, match_id, 3)
+    assert lines is not None
+    header = f"after the wave (ticket {other}'s record of it):"
+    assert header in lines
+    after = [line.split("] ", 1)[1] for line in lines[lines.index(header) + 1 :]]
+    assert after == [
+        f"MATCHED after 1 waves, match {match_id}",
+        f"dequeued MATCHED after 1 waves, match {match_id}",
+    ]
