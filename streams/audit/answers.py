@@ -21,8 +21,10 @@ def match_answer(
     wave = find_wave(folder, records, match_id)
     if wave is None:
         return backfill_answer(folder, records, match_id)
-    # an automatic backfill (docs/adr/0157) is filled under its match's id
-    fills = backfill_answer(folder, records, match_id) or []
+    # An automatic backfill (docs/adr/0157) is filled under its match's id; the log is
+    # folded once more for it only in a queue that opens one.
+    auto = wave.profile.auto_backfill
+    fills = (backfill_answer(folder, records, match_id) or []) if auto else []
     explanation = explain_match(wave.snapshot, wave.profile, wave.result, match_id, nearest)
     width = max(len(name) for name, _ in explanation.facts)
     lines = [

@@ -74,17 +74,6 @@ def _wave_matches(step: Step) -> list[Match]:
     return [*step.matches, *proposed]
 
 
-def find_backfill(
-    folder: Folder, records: Sequence[LogRecord], session_id: str
-) -> tuple[BackfillChoice, LogRecord] | None:
-    """The fold's choice for the last fill of ``session_id``, and its tick; None if absent.
-
-    Notes: one pass over the queue log.
-    """
-    fills = find_backfills(folder, records, session_id)
-    return fills[-1] if fills else None
-
-
 def find_backfills(
     folder: Folder, records: Sequence[LogRecord], session_id: str
 ) -> list[tuple[BackfillChoice, LogRecord]]:

@@ -94,7 +94,9 @@ def run(args: argparse.Namespace) -> int:
                 ],
                 "after_the_wave": match_life(folder, records, wave, args.match_id)[1],
                 # an automatic backfill (docs/adr/0157) is filled under the match's id
-                "backfills": _fills(folder, records, args.match_id),
+                "backfills": _fills(folder, records, args.match_id)
+                if wave.profile.auto_backfill
+                else [],
             },
             indent=2,
         )

@@ -28,7 +28,7 @@ from schemas.topics import queue_key
 from streams.cli import main
 from streams.embedded.broker import EmbeddedBroker
 from tests.integration.conftest import WorkerFactory, wait_until, write_config
-from tests.integration.kafka import produce, read_topic
+from tests.integration.kafka import produce, read_topic, read_topic_to_end
 from tests.integration.traffic import join_body
 from tests.tiers import CHROMIUM_FLAGS, chromium_path, skipped_tiers
 
@@ -212,7 +212,7 @@ def test_the_overview_shows_depth_waves_matches_and_dead_letters(
     assert any(int(w["matches"]) >= 1 for w in waves)
     published = {
         decode(r.value or b"").match_id
-        for r in read_topic(console.bootstrap, "wavematch.matches.v1", 0.3)
+        for r in read_topic_to_end(console.bootstrap, "wavematch.matches.v1")
     }  # type: ignore[union-attr]
     shown = [m["match"] for m in page.rows("matches")]
     assert shown and set(shown) <= published

@@ -11,7 +11,7 @@ import pytest
 
 from schemas import models as m
 from schemas.topics import QUEUE
-from streams.audit.explain import find_backfill
+from streams.audit.explain import find_backfills
 from streams.audit.history import ticket_history
 from streams.audit.logfile import write_log
 from streams.cli import main
@@ -102,8 +102,8 @@ def test_explain_a_session_prints_the_choice(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     config, log = backfill_log(tmp_path)
-    found = find_backfill(log.folder, log.records, "s-1")
-    assert found is not None and found[0].teams == (("red", ()), ("blue", ("t-duo",)))
+    (found,) = find_backfills(log.folder, log.records, "s-1")
+    assert found[0].teams == (("red", ()), ("blue", ("t-duo",)))
     exported = tmp_path / "queue.avro"
     write_log(exported, [r for r in log.records if r.topic == QUEUE.name], {"source": "test"})
 
