@@ -3,6 +3,7 @@ original bytes and reasons, and so the logs and the console that show them."""
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any, Final
 
@@ -46,7 +47,7 @@ def masked_original(value: bytes, single_object: bytes | None = None) -> bytes:
     from schemas.errors import InvalidEvent
 
     known = KNOWN.get(value[2:10])
-    if known is None or "Connection" not in str(known.source):
+    if known is None or not _carries_token(known):
         return b"" if _may_hide_a_token(value, known is not None) else value
     try:
         event = decode(value)
@@ -64,7 +65,7 @@ def _may_hide_a_token(value: bytes, known: bool) -> bool:
     (or no schema we know) is, beneath it, a record of one that carries a token: a
     platform's placement report framed with another record's header would otherwise
     keep its token in plain text. A record valid under its own schema hides none."""
-    from schemas.codec import KNOWN, decode
+    from schemas.codec import decode
     from schemas.errors import InvalidEvent
 
     if known:
@@ -74,13 +75,25 @@ def _may_hide_a_token(value: bytes, known: bool) -> bool:
             pass
         else:
             return False
-    for carrier in KNOWN.values():
-        if "Connection" in str(carrier.source):
-            record = _read_whole(value, carrier.writer)
-            connection = record.get("connection") if isinstance(record, dict) else None
-            if isinstance(connection, dict) and connection.get("token") is not None:
-                return True
+    for writer in _token_writers():
+        record = _read_whole(value, writer)
+        connection = record.get("connection") if isinstance(record, dict) else None
+        if isinstance(connection, dict) and connection.get("token") is not None:
+            return True
     return False
+
+
+def _carries_token(known: Any) -> bool:
+    """Whether records of the committed schema revision ``known`` may carry a token."""
+    return "Connection" in str(known.source)
+
+
+@functools.cache
+def _token_writers() -> tuple[Any, ...]:
+    """The writer schemas of every committed revision that may carry a token."""
+    from schemas.codec import KNOWN
+
+    return tuple(known.writer for known in KNOWN.values() if _carries_token(known))
 
 
 def _read_whole(value: bytes, writer: Any) -> Any:
