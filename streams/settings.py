@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import difflib
 import hashlib
+import ipaddress
 import json
 import os
 import re
@@ -307,6 +308,10 @@ REMOVED_VALUES: dict[tuple[str, object], str] = {
 
 #: One bootstrap server of ``broker_url``: a host name, an IPv4 or a bracketed IPv6
 #: address, and a port.
+# A host name as RFC 1123 spells one: dot-separated labels of letters, digits and "-".
+_HOST_NAME = re.compile(
+    r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
+)
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s:/,\[\]]+):[0-9]{1,5}$")
 
 
@@ -464,6 +469,20 @@ class Settings(BaseSettings):
                 f"{url!r} is not like kafka://host:port[,host:port...] or tansu://host:port"
             )
         return url
+
+    @field_validator("web_host")
+    @classmethod
+    def _bindable_host(cls, host: str) -> str:
+        # The web server binds the text as given: a bracketed IPv6 literal or a word with
+        # spaces fails only once Faust starts, under a message about something else.
+        if host.startswith("[") and host.endswith("]"):
+            raise ValueError(f"give an IPv6 address without brackets ({host[1:-1]!r})")
+        try:
+            ipaddress.ip_address(host)
+        except ValueError:
+            if not _HOST_NAME.match(host):
+                raise ValueError(f"{host!r} is not an IP address or a host name") from None
+        return host
 
     @field_validator("web_token")
     @classmethod
@@ -713,7 +732,8 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     try:
         if path and not Path(path).is_file():  # never the defaults in its place
             named_by = "" if config_file else "WAVEMATCH_CONFIG_FILE: "
-            raise SettingsError(f"{named_by}config file {path}: not found")
+            why = "a directory, not a TOML file" if Path(path).is_dir() else "not found"
+            raise SettingsError(f"{named_by}config file {path}: {why}")
         _check_variable_names(os.environ)
         return Settings(**overrides)
     except ValidationError as error:

@@ -90,5 +90,7 @@ def run(args: argparse.Namespace) -> int:
     app = create_app(settings, views=(add_console,))
     logging.getLogger("streams").setLevel(settings.log_level.upper().replace("WARN", "WARNING"))
     worker = Worker(app, loop=loop, loglevel=settings.log_level, quiet=True, redirect_stdouts=False)
+    if not worker.stdout.isatty():  # Faust's start-up spinner writes cursor codes to a file
+        worker.spinner = None
     worker.execute_from_commandline()
     return 0

@@ -83,8 +83,8 @@ def frame_problem(running: Settings, new: Settings) -> str | None:
         for name in FRAME_QUEUE_FIELDS:
             if getattr(old, name) != getattr(queue, name):
                 return (
-                    f"queues[{index}].{name}: differs from the running configuration's; "
-                    "changing it needs a restart"
+                    f"queues.{index}: queue {queue.name!r}: {name}: differs from the running "
+                    "configuration's; changing it needs a restart"
                 )
     return None
 

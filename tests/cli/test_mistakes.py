@@ -417,3 +417,10 @@ def test_join_refuses_an_empty_ticket_id(capsys: pytest.CaptureFixture[str]) -> 
     assert main([*JOIN, "--player", "a:bw=1", "--ticket", ""]) == 2
     err = capsys.readouterr().err
     assert err == "wavematch join: error: --ticket: must not be empty\n", err
+
+
+def test_a_directory_given_as_the_config_file_is_named_as_one(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    line = one_line_error(capsys, ["tail", "matches", "--config", str(tmp_path)])
+    assert f"config file {tmp_path}: a directory, not a TOML file" in line, line

@@ -56,3 +56,5 @@ def test_the_banner_joins_make_a_match(tmp_path: Path, example: str) -> None:
         )
         seats = [s for team in json.loads(matched.stdout)["teams"] for s in team["players"]]
         assert len(seats) == len(joins)
+    # Written to a file, not a terminal: no cursor codes from Faust's start-up spinner.
+    assert "\x1b" not in log.read_text()

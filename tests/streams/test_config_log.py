@@ -181,7 +181,7 @@ def test_the_region_keeps_its_configuration_through_a_snapshot() -> None:
                     ),
                 ),
             ),
-            "queues[0].regions: differs from the running configuration's",
+            "queues.0: queue 'ladder': regions: differs from the running configuration's",
         ),
     ],
 )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import base64
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,19 @@ async def test_only_the_token_opens_a_non_loopback_bind() -> None:
     assert await status_of(options, {"Authorization": "Basic %%%"}) == 401
     # On loopback the same token setting adds no check.
     assert await status_of(web_application_options(TOKEN, "127.0.0.1"), {}) == 200
+
+
+@pytest.mark.parametrize(
+    ("host", "reason"),
+    [
+        ("[::1]", "give an IPv6 address without brackets ('::1')"),
+        ("my host", "'my host' is not an IP address or a host name"),
+        ("-worker", "'-worker' is not an IP address or a host name"),
+    ],
+)
+def test_a_web_host_the_server_cannot_bind_is_named_at_load(host: str, reason: str) -> None:
+    # Refused before the token check, which would otherwise blame a missing token.
+    with pytest.raises(SettingsError, match=rf"^web_host: {re.escape(reason)}$"):
+        load_settings(web_host=host)
+    assert load_settings(web_host="wm-0.wm.svc.cluster.local", web_token=TOKEN).web_host
+    assert load_settings(web_host="::1").web_access_problem() is None
