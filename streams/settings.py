@@ -306,12 +306,11 @@ REMOVED_VALUES: dict[tuple[str, object], str] = {
 }
 
 
+#: A host name as RFC 1123 spells one: dot-separated labels of letters, digits and "-".
+_LABEL = r"[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?"
+_HOST_NAME = re.compile(rf"^(?=.{{1,253}}$){_LABEL}(\.{_LABEL})*$")
 #: One bootstrap server of ``broker_url``: a host name, an IPv4 or a bracketed IPv6
 #: address, and a port.
-# A host name as RFC 1123 spells one: dot-separated labels of letters, digits and "-".
-_HOST_NAME = re.compile(
-    r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*$"
-)
 _HOST_PORT = re.compile(r"^(\[[0-9A-Fa-f:.]+\]|[^\s:/,\[\]]+):[0-9]{1,5}$")
 
 
