@@ -117,6 +117,22 @@ def test_a_decline_dequeues_the_decliner_and_the_other_keeps_its_wait():
     assert stages(matched)["early"].waves_waited == 3
 
 
+def test_an_answer_counts_once_and_a_decline_after_ones_own_accept_still_cancels():
+    """docs/ready-checks.md: a second acceptance changes nothing; a later decline cancels."""
+    b = book(READY)
+    join(b, "a")
+    join(b, "b")
+    made = proposal(b.apply(tick(1)))
+    match_id = made.match.match_id
+    assert answer(b, match_id, "p-a", True, 11_000).note == "accepted"
+    again = answer(b, match_id, "p-a", True, 11_500)
+    assert (again.note, again.outputs, again.dequeued) == ("accepted", (), ())
+    assert match_id in b.regions["1v1", "eu"].life.proposals  # not created by one player
+    step = answer(b, match_id, "p-a", False, 12_000)
+    assert [(d.ticket_id, d.reason) for d in step.dequeued] == [("a", DequeueReason.DECLINED)]
+    assert stages(step)["b"].stage is TicketStage.SEARCHING
+
+
 def test_no_answer_by_the_deadline_times_out_at_a_tick():
     b = book(READY)
     join(b, "a")
