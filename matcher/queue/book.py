@@ -131,7 +131,7 @@ class QueueBook:
                     return self
                 state = self.region_queue(event.queue, event.region)
             if state is not None:
-                state.config = switched
+                state.switch_config(switched)
         if state is None or state.config is None:
             return self
         return self.layouts.get(state.config, self)

@@ -17,7 +17,7 @@ never write a field (docs/adr/0125).
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from matcher.core import LastMatch, Match, Ticket, WaitingTicket, WaveSnapshot, derive_seed
@@ -97,6 +97,9 @@ class RegionState:
     # The fingerprint of the configuration its last tick switched it to (docs/adr/0160);
     # None: the book's own.
     config: str | None = None
+    # A tick switched the configuration: that tick's wave checks the queued tickets
+    # against it (docs/adr/0209). Never in a snapshot: set and cleared in one tick's fold.
+    refit_due: bool = False
 
     # -- reading ----------------------------------------------------------------------
 
@@ -233,6 +236,37 @@ class RegionState:
             return None
         self.finished[ticket_id] = at_ms
         return self._dequeued(ticket_id, reason, 0, at_ms, None, wave_id, detail)
+
+    def switch_config(self, fingerprint: str | None) -> None:
+        """The region is under ``fingerprint``'s configuration from this tick on."""
+        if fingerprint != self.config:
+            self.config = fingerprint
+            self.refit_due = True
+
+    def refuse_unfit(
+        self, problem_of: Callable[[Ticket], str | None], tick: WaveTick
+    ) -> list[Dequeued]:
+        """Take out the queued tickets the configuration now in force would refuse at
+        join (``problem_of`` says why), each dequeued REJECTED at ``tick``: the queue
+        could never match them. A ticket searching several places keeps searching: its
+        other places judge it under their own configurations."""
+        self.refit_due = False
+        places, unfit = self.life.places, []
+        for queued in self.tickets.values():
+            problem = None if queued.ticket.ticket_id in places else problem_of(queued.ticket)
+            if problem is not None:
+                unfit.append((queued, problem))
+        at_ms, wave_id = tick.tick_at_ms, tick.wave_id
+        return [
+            self.finish(
+                queued,
+                DequeueReason.REJECTED,
+                at_ms,
+                wave_id=wave_id,
+                detail=f"the configuration in force from this wave refuses it: {problem}",
+            )
+            for queued, problem in unfit
+        ]
 
     def expire(self, expiring: list[QueuedTicket], tick: WaveTick) -> list[Dequeued]:
         """Take ``expiring`` out of the queue: each is dequeued EXPIRED at ``tick``."""

@@ -1,9 +1,10 @@
 """Closing a region's wave at a tick, as named phases over its state.
 
-deadlines -> backfill -> expiry -> snapshot -> strategy -> check -> take or hold ->
-remember -> summary. The strategy runs (and is checked) before anything of the wave is
-taken; if it fails, only the deadlines, the backfills and the expiry stand (they only
-return tickets to the queue, fill sessions or end tickets). A step above
+refit (at a configuration switch) -> deadlines -> backfill -> expiry -> snapshot ->
+strategy -> check -> take or hold -> remember -> summary. The strategy runs (and is
+checked) before anything of the wave is taken; if it fails, only the refit, the
+deadlines, the backfills and the expiry stand (they only return tickets to the queue,
+fill sessions or end tickets). A step above
 :class:`~matcher.queue.state.RegionState`: every change is one of its methods.
 """
 
@@ -13,6 +14,7 @@ from dataclasses import replace
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.queue import backfill, held, searches
+from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.events import WaveTick
 from matcher.queue.lifecycle import LifecyclePolicy
@@ -43,6 +45,8 @@ def close(
     if tick.sequence <= queue.last_sequence:
         return Draft("stale_tick")
     draft = Draft("wave_closed")
+    if queue.refit_due:  # this tick switched the configuration
+        draft.dequeued += queue.refuse_unfit(lambda t: admission_problem(t, profile), tick)
     if queue.life.holds():
         held.at_tick(queue, tick, rules, policy, draft)
     if queue.life.places:

@@ -13,7 +13,7 @@ import pytest
 from matcher.queue.records import queue_from_record, queue_to_record
 from schemas import models as m
 from schemas.codec import encode
-from schemas.topics import CONFIG, MATCHES
+from schemas.topics import CLEANUP, CONFIG, MATCHES
 from streams.audit.logfile import write_log
 from streams.cli import main
 from streams.settings import QueueSettings, Settings
@@ -248,3 +248,49 @@ def test_explain_names_the_switched_configuration_s_window(
     )  # alice-bob, 200 apart: legal under WIDE only
     assert main(["explain", match.match_id, "--log", str(path)]) == 0
     assert "400 for this pair" in capsys.readouterr().out
+
+
+def test_tickets_the_new_configuration_refuses_leave_at_the_switching_tick(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A configuration that reads another rating key could never match the tickets
+    queued under the old one: they leave REJECTED at the tick that switches (ADR 0209),
+    not at their TTL, and the tickets joining after it under the new key match."""
+    elo = Settings(
+        partitions=4,
+        queues=(
+            QueueSettings(
+                name="ladder",
+                strategy="optimal",
+                regions=("eu", "na"),
+                maps=("Polypoid",),
+                rules={"rating": "elo", "max_distance": 400},
+            ),
+        ),
+    )
+    log = Log(NARROW)
+    catalog = ConfigCatalog(NARROW, log.folder.layouts)
+    for key, value in (config_record(NARROW), config_record(elo, PUBLISHED_KEY)):
+        log.produce(CONFIG.name, key, value)
+        catalog.offer(key, value)
+    log.send(joined("alice", 1500, 1))
+    log.send(joined("bob", 1900, 2))  # 400 apart: unmatched under NARROW
+    log.send(ticked(NARROW, 10))
+    assert not [d for d in log.published(CLEANUP.name)]
+    log.send(ticked(elo, 20))
+    gone = {d.ticket_id: d for d in log.published(CLEANUP.name)}
+    assert sorted(gone) == ["alice", "bob"]
+    assert all(d.reason == "REJECTED" for d in gone.values())
+    assert gone["alice"].detail == (
+        "the configuration in force from this wave refuses it: player alice has no 'elo' rating"
+    )
+    for name, rating, at_s in (("carol", 1500, 21), ("dave", 1600, 22)):
+        event = joined(name, rating, at_s).model_dump()
+        event["players"][0]["ratings"] = {"elo": rating}
+        log.send(m.TicketJoined.model_validate(event))
+    log.send(ticked(elo, 30))
+    assert matched(log) == [{"carol", "dave"}]
+    path = tmp_path / "refit.avro"
+    write_log(path, log.records, {})
+    assert main(["replay", "--log", str(path), "--quiet"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("verdict              IDENTICAL")
