@@ -141,6 +141,10 @@ def replay(
         (derived if done else pending).extend(
             out for out in item.outputs if out[0] in JUDGED or out[0] == QUEUE.name
         )
+    # Only the places judged: a region outside --queue/--region is neither skipped nor
+    # counted, whatever its waves were closed under.
+    places = Scope(scope.queue, scope.region)
+    other_waves = {w for w in other_waves if places.keeps_event({"queue": w[1], "region": w[2]})}
     skipped_regions = {(queue, region) for _, queue, region, _ in other_waves}
     for fingerprint, *_ in other_waves:
         report.other_config[fingerprint] = report.other_config.get(fingerprint, 0) + 1

@@ -294,3 +294,20 @@ def test_tickets_the_new_configuration_refuses_leave_at_the_switching_tick(
     write_log(path, log.records, {})
     assert main(["replay", "--log", str(path), "--quiet"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("verdict              IDENTICAL")
+
+
+def test_a_region_outside_the_replay_s_scope_does_not_stop_its_verdict(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """eu closed waves under a configuration the log lacks: a replay of all regions
+    cannot judge it (exit 3), one narrowed to na judges na alone and says IDENTICAL."""
+    records = [r for r in live_session().records if r.key != PUBLISHED_KEY]
+    records = [r for r in records if r.key != WIDE.config_fingerprint().encode()]
+    path = tmp_path / "unknown.avro"
+    write_log(path, records, {})
+    assert main(["replay", "--log", str(path), "--quiet"]) == 3
+    capsys.readouterr()
+    assert main(["replay", "--log", str(path), "--quiet", "--region", "na"]) == 0
+    out = capsys.readouterr().out
+    assert "regions not compared" not in out and "other configuration" not in out
+    assert out.rstrip().endswith("verdict              IDENTICAL")
