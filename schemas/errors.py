@@ -64,6 +64,12 @@ ERROR_CODES: Final[dict[str, Code]] = {
         "proposal",
         "always",
     ),
+    "unknown_config": Code(
+        "a WaveTick whose config_fingerprint is neither the worker's configuration nor one "
+        "published to wavematch.config.v1: no wave closes, the region keeps its configuration "
+        "(docs/adr/0210)",
+        "always",
+    ),
     "wave_failed": Code(
         "the wave closed by this WaveTick broke its checker or its strategy raised: no "
         "match was made (a worker bug); tickets past their TTL still expire, and only "

@@ -108,7 +108,7 @@ def replay(
     """
     records = list(records)
     report = ReplayReport(settings.config_fingerprint())
-    folder = Folder.from_settings(settings)
+    folder = Folder.from_settings(settings, follows_configs=log_configs)
     # The configurations of the log's records, which its ticks switch regions to.
     if log_configs:
         ConfigCatalog(settings, folder.layouts).offer_all(

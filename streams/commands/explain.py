@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     records = log_records(args, settings, (QUEUE.name, WAVES.name, CONFIG.name))
     if args.config is None:  # as replay does: the configuration the waves were closed under
         settings = configuration_in_log(settings, records, sys.stderr)
-    folder = Folder.from_settings(settings)
+    folder = Folder.from_settings(settings, follows_configs=args.config is None)
     if args.config is None:  # each tick's configuration, as replay folds them (ADR 0160)
         from streams.worker.config_log import ConfigCatalog
 

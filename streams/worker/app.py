@@ -141,7 +141,7 @@ def create_app(
     )
     metrics = WorkerMetrics(registry)
     runtime = Runtime()
-    folder = Folder.from_settings(settings)
+    folder = Folder.from_settings(settings, follows_configs=True)
     catalog = ConfigCatalog(settings, folder.layouts, lambda line: metrics.configs_refused.inc())
     config_loaded = asyncio.Event()
 

@@ -285,12 +285,19 @@ class Folder:
     #: Other configurations by fingerprint, which a region's tick may switch it to
     #: (streams/worker/config_log.py, docs/adr/0160); every partition's book shares it.
     layouts: dict[str, Layout] = field(default_factory=dict, compare=False)
+    #: The fingerprint of the settings it was built from, when it follows the config
+    #: topic (a worker, a replay of a log's configurations): with ``layouts``, every
+    #: configuration a tick may carry. None: ticks are not checked against them.
+    fingerprint: str | None = None
     _routes: dict[tuple[bytes | None, str, str, int], Rejection | None] = field(
         default_factory=dict, compare=False, repr=False
     )
 
     @classmethod
-    def from_settings(cls, settings: Settings) -> Folder:
+    def from_settings(cls, settings: Settings, *, follows_configs: bool = False) -> Folder:
+        """The folder of ``settings``; ``follows_configs``: its ``layouts`` will hold
+        every configuration published to the config topic, and a tick naming none of
+        them (nor ``settings``) is refused (docs/adr/0210)."""
         profiles = settings.profiles()
         # Import each strategy now (SciPy for `optimal`), not inside the first wave's
         # latency; a no-op when the entry point loaded them already.
@@ -305,6 +312,7 @@ class Folder:
             policies=settings.lifecycles(),
             max_clock_skew_ms=settings.max_clock_skew_ms,
             queue_rules=settings.queue_rules(),
+            fingerprint=settings.config_fingerprint() if follows_configs else None,
         )
 
     def new_state(self, partition: int) -> PartitionState:
@@ -420,6 +428,9 @@ class Folder:
                 return _make_folded(offset, state.book.apply(event), None, None)
             except LifecycleRejected as error:  # an answer, report or backfill it cannot apply
                 return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
+        unknown = self._unknown_config(event)
+        if unknown is not None and not _stale_tick(state, event):
+            return Folded(offset, rejection=unknown)
         started = time.perf_counter()
         with paused_gc(strategy=True):
             step = state.book.apply(event)
@@ -431,6 +442,21 @@ class Folder:
         log.error("wave of %s/%s failed: %s", failure.queue, failure.region, failure.reason)
         letter = Rejection("wave_failed", failure.reason, "strategy")
         return Folded(offset, step=step, rejection=letter, duration_ms=duration_ms)
+
+    def _unknown_config(self, tick: WaveTick) -> Rejection | None:
+        """A tick names the configuration its region's wave closes under: one no worker
+        could have published is refused, not folded under another (docs/adr/0210)."""
+        fingerprint = tick.config_fingerprint
+        if self.fingerprint is None or fingerprint == self.fingerprint:
+            return None
+        if fingerprint in self.layouts:
+            return None
+        return Rejection(
+            "unknown_config",
+            f"config_fingerprint {fingerprint!r} is neither this worker's configuration "
+            f"({self.fingerprint}) nor one published to the config topic",
+            "config_fingerprint",
+        )
 
     def _routing_problem(
         self, key: bytes | None, queue: str, region: str, partition: int

@@ -5,6 +5,7 @@ at its tick, with no settings file. A bad configuration is refused and changes n
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ import pytest
 from matcher.queue.records import queue_from_record, queue_to_record
 from schemas import models as m
 from schemas.codec import encode
-from schemas.topics import CLEANUP, CONFIG, MATCHES
+from schemas.topics import CLEANUP, CONFIG, DEADLETTER, MATCHES, WAVES
 from streams.audit.logfile import write_log
 from streams.cli import main
 from streams.settings import QueueSettings, Settings
@@ -310,4 +311,35 @@ def test_a_region_outside_the_replay_s_scope_does_not_stop_its_verdict(
     assert main(["replay", "--log", str(path), "--quiet", "--region", "na"]) == 0
     out = capsys.readouterr().out
     assert "regions not compared" not in out and "other configuration" not in out
+    assert out.rstrip().endswith("verdict              IDENTICAL")
+
+
+def test_a_tick_naming_no_known_configuration_is_dead_lettered_and_switches_nothing(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A tick's fingerprint decides the region's rules (ADR 0160); one that is neither the
+    worker's nor published is refused (ADR 0210), as a replay of the log refuses it, so
+    one forged record cannot close a wave or take its region out of the audit."""
+    log = Log(NARROW)
+    log.folder = replace(log.folder, fingerprint=NARROW.config_fingerprint())
+    catalog = ConfigCatalog(NARROW, log.folder.layouts)
+    for key, value in (config_record(NARROW), config_record(WIDE, PUBLISHED_KEY)):
+        log.produce(CONFIG.name, key, value)
+        catalog.offer(key, value)
+    log.send(ticked(WIDE, 10))
+    log.send(joined("alice", 1500, 11))
+    log.send(joined("bob", 1700, 12))  # 200 apart: a pair under WIDE only
+    forged = ticked(WIDE, 20).model_copy(update={"config_fingerprint": "deadbeefdeadbeef"})
+    log.send(forged)
+    (letter,) = log.published(DEADLETTER.name)
+    assert (letter.error_code, letter.field) == ("unknown_config", "config_fingerprint")
+    assert "'deadbeefdeadbeef' is neither this worker's configuration" in letter.reason
+    assert len(log.published(WAVES.name)) == 1 and matched(log) == []
+    log.send(ticked(WIDE, 30))  # the region is still under WIDE
+    assert matched(log) == [{"alice", "bob"}]
+    path = tmp_path / "forged.avro"
+    write_log(path, log.records, {})
+    assert main(["replay", "--log", str(path), "--quiet"]) == 0
+    out = capsys.readouterr().out
+    assert "regions not compared" not in out
     assert out.rstrip().endswith("verdict              IDENTICAL")
