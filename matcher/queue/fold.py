@@ -111,6 +111,8 @@ def _join(
         return Step("duplicate")
     if ticket_id in queue.finished:
         return Step("duplicate_finished")
+    if queue.life.players and queue.holds_again(ticket):
+        return Step("duplicate")
     if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
         return _refuse(queue, ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)

@@ -123,6 +123,17 @@ class RegionState:
         interval = next_interval_ms(cadence, self.arrival_rate_per_s or 0.0, players_per_match)
         return self.last_tick_at_ms + interval
 
+    def holds_again(self, ticket: Ticket) -> bool:
+        """Whether ``ticket``'s id is held here already, out of the queue: a join waiting
+        for its claims, or one in a ready check or placement. Its join sent again (the
+        same content, or not: the first join of an id wins) changes nothing. Every
+        ticket that asked for claims keeps them until it ends; one that asked for none
+        is known by its first player's seat."""
+        life, ticket_id = self.life, ticket.ticket_id
+        if ticket_id in life.claimed:
+            return True
+        return bool(ticket.players) and life.players.get(ticket.players[0].player_id) == ticket_id
+
     def conflict(self, ticket: Ticket) -> str | None:
         """Why ``ticket`` cannot join beside the tickets queued or held, or None."""
         if len(ticket.players) == 1:  # the usual solo join: one lookup

@@ -117,3 +117,22 @@ def test_a_pending_join_survives_a_snapshot():
     restored.regions["1v1", "eu"] = queue_from_record(queue_to_record(b.regions["1v1", "eu"]))
     restored.claims = ClaimBook.from_record(b.claims.to_record())
     assert run(b, request) == run(restored, request)
+
+
+def test_a_join_sent_again_while_its_claims_are_pending_changes_nothing():
+    """schemas/README.md: the first join of an id wins, whatever a later one holds. The
+    second, with another player, asked for that player's claim too; the ticket then
+    seated the second join's player and its end released only that player's claim."""
+    b = book()
+    first = b.apply(joined("t1", "alice", "eu"))
+    assert first.note == "pending"
+    again = b.apply(joined("t1", "alicia", "eu"))
+    assert (again.note, again.outputs, again.dequeued) == ("duplicate", (), ())
+    same = b.apply(joined("t1", "alice", "eu"))  # a retry of the very same join
+    assert (same.note, same.outputs, same.dequeued) == ("duplicate", (), ())
+    run(b, *first.outputs)
+    region = b.regions["1v1", "eu"]
+    assert [p.player_id for p in region.tickets["t1"].ticket.players] == ["alice"]
+    steps = run(b, TicketLeft("t1", "1v1", "eu", LeaveReason.REQUESTED, 5_000))
+    assert "alice" not in b.claims.holders and "alicia" not in b.claims.holders
+    assert [d.ticket_id for s in steps for d in s.dequeued] == ["t1"]

@@ -133,6 +133,20 @@ def test_an_answer_counts_once_and_a_decline_after_ones_own_accept_still_cancels
     assert stages(step)["b"].stage is TicketStage.SEARCHING
 
 
+def test_a_join_sent_again_during_its_ready_check_changes_nothing():
+    """Not a second ticket of the same player (REJECTED under the held ticket's own id,
+    which the platform would read as its end): the first join of an id wins."""
+    b = book(READY)
+    join(b, "a")
+    join(b, "b")
+    made = proposal(b.apply(tick(1)))
+    again = join(b, "a", at_ms=10_500)
+    assert (again.note, again.outputs, again.dequeued) == ("duplicate", (), ())
+    assert answer(b, made.match.match_id, "p-a", True, 11_000).note == "accepted"
+    step = answer(b, made.match.match_id, "p-b", True, 12_000)
+    assert [d.reason for d in step.dequeued] == [DequeueReason.MATCHED] * 2
+
+
 def test_no_answer_by_the_deadline_times_out_at_a_tick():
     b = book(READY)
     join(b, "a")
