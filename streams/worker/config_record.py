@@ -12,6 +12,7 @@ import time
 from typing import Any
 
 from aiokafka import AIOKafkaProducer
+from pydantic import ValidationError
 
 from schemas.codec import decode, encode
 from schemas.errors import InvalidEvent
@@ -83,13 +84,25 @@ def settings_in(record: ConfigPublished, base: Settings) -> Settings | None:
         # Written only when on (config_published): absent is off, whatever ``base`` says,
         # or a check against the running configuration would read the new file's value.
         decisive.setdefault("one_ticket_per_player", False)
-        # A secret read from its file is in ``base`` already: the file's path again
-        # would be refused as the secret set twice.
+        # A secret read from its file is in ``base`` already: the file's path again, as
+        # given or read anew from the environment, would be refused as the secret set
+        # twice (a keyword beats the environment).
         exclude = set(decisive) | _SECRET_FILES
-        return Settings(**base.model_dump(exclude=exclude), **decisive)
+        files = dict.fromkeys(_SECRET_FILES)
+        return Settings(**base.model_dump(exclude=exclude), **decisive, **files)
     except (ValueError, TypeError) as error:
-        log.warning("config record %s unreadable: %s", record.config_fingerprint, error)
+        log.warning("config record %s unreadable: %s", record.config_fingerprint, _line(error))
         return None
+
+
+def _line(error: ValueError | TypeError) -> str:
+    """A validation error in one line: its first problem, where pydantic gives one."""
+    if isinstance(error, ValidationError):
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"])
+        message = first["msg"].removeprefix("Value error, ")
+        return f"{where}: {message}" if where else message
+    return str(error).splitlines()[0]
 
 
 #: Settings read into another field at validation (``sasl_password_file`` into

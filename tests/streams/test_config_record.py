@@ -78,6 +78,26 @@ def test_a_worker_with_its_secrets_in_files_reads_a_published_record(tmp_path: P
     assert rebuilt.web_token.get_secret_value() == "a-token-of-sixteen-or-more"
 
 
+def test_secrets_in_files_named_by_the_environment_read_a_published_record(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/operations.md's secured setup gives the CLI its password file by variable:
+    a replay rebuilding the log's records over those settings read the variable again
+    beside the password already read, and refused every record in a multi-line error."""
+    (tmp_path / "password").write_text("s3cret\n")
+    monkeypatch.setenv("WAVEMATCH_SECURITY_PROTOCOL", "SASL_SSL")
+    monkeypatch.setenv("WAVEMATCH_SASL_MECHANISM", "SCRAM-SHA-512")
+    monkeypatch.setenv("WAVEMATCH_SASL_USERNAME", "wavematch")
+    monkeypatch.setenv("WAVEMATCH_SASL_PASSWORD_FILE", str(tmp_path / "password"))
+    cli = load_settings(None, broker_url="kafka://broker:9093")
+    published = load_settings(CONFIG)
+    rebuilt = settings_of(config_published(published, 1_767_225_600_000), cli)
+    assert rebuilt is not None
+    assert rebuilt.config_fingerprint() == published.config_fingerprint()
+    assert rebuilt.sasl_password is not None
+    assert rebuilt.sasl_password.get_secret_value() == "s3cret"
+
+
 def test_the_contract_names_every_setting_the_record_carries() -> None:
     """schemas/avro/v1/ConfigPublished.avsc documents settings_json's members."""
     from schemas.codec import load_schema
