@@ -61,7 +61,7 @@ def explain_match(
     ]
     for team in match.teams:
         seats = ", ".join(
-            f"{s.player_id} ({s.role or '-'} {s.rating}, ticket {s.ticket_id}, "
+            f"{s.player_id} ({s.role or 'rating'} {s.rating}, ticket {s.ticket_id}, "
             f"{_wait(snapshot, s.ticket_id)})"
             for s in team.seats
         )

@@ -226,8 +226,8 @@ def test_explain_match_reads_the_configuration_and_agrees_on_the_waves_waited(
     out = capsys.readouterr().out
     assert "(optimal), closed by the WaveTick" in out
     # The same count as the ticket's dequeue (the wave that matched it included).
-    assert "alice (- 1500, ticket t-alice, its wave 5)" in out
-    assert "dave (- 1520, ticket t-dave, its wave 2)" in out
+    assert "alice (rating 1500, ticket t-alice, its wave 5)" in out
+    assert "dave (rating 1520, ticket t-dave, its wave 2)" in out
     dave = ticket_lines(path, "t-dave", capsys)
     assert dave[-1] == f"dequeued MATCHED after 2 waves, match {matches['played']}"
     assert main(["explain", matches["played"], "--log", str(path), "--json"]) == 0
