@@ -17,7 +17,14 @@ from matcher.queue import backfill, held, lifecycle, nearby, searches, statuses,
 from matcher.queue.admission import admission_problem
 from matcher.queue.cadence import CadencePolicy
 from matcher.queue.claims import SearchHeld
-from matcher.queue.events import DequeueReason, QueueEvent, TicketJoined, TicketLeft, WaveTick
+from matcher.queue.events import (
+    DequeueReason,
+    LeaveReason,
+    QueueEvent,
+    TicketJoined,
+    TicketLeft,
+    WaveTick,
+)
 from matcher.queue.lifecycle import NO_POLICY, LifecyclePolicy
 from matcher.queue.outcomes import Draft, Step
 from matcher.queue.state import QueuedTicket, QueueRules, RegionState
@@ -91,7 +98,22 @@ class RegionQueue(RegionState):
         unrun = _refuse_unrun_place(self, event, regions_by_queue)
         if unrun is not None:
             return unrun
-        return self._finish_step(_join_searches(self, event, profile, rules))
+        joined = self._finish_step(_join_searches(self, event, profile, rules))
+        if not self.life.early_leaves or joined.note in ("duplicate", "duplicate_finished"):
+            return joined
+        home = event.searches[0] if event.searches else None
+        if home is None or (home.queue, home.region) == (self.queue, self.region):
+            return joined  # the platform's own join: its leave follows it on its key
+        early = self.life.take_early_leave(event.ticket.ticket_id)
+        if early is None:
+            return joined
+        # A copy whose ticket's leave was sent here before the copy came: it ends as a
+        # leave here does, every other place told (docs/adr/0211).
+        reason, at_ms = early
+        ticket_id = event.ticket.ticket_id
+        leave = TicketLeft(ticket_id, self.queue, self.region, LeaveReason(reason), at_ms)
+        left = self._finish_step(_leave(self, leave))
+        return Step(f"{joined.note}_then_{left.note}", joined.outputs + left.outputs)
 
     def _finish_step(self, decided: Step | Draft) -> Step:
         """The step of ``decided``: a draft's dequeued tickets give their claims back."""
@@ -206,6 +228,8 @@ def _leave(queue: RegionState, event: TicketLeft) -> Step | Draft:
         if queue.life.refused and event.ticket_id in queue.life.refused:
             return searches.leave_refused(queue, event)
         decided = held.leave(queue, event) if queue.life.holds() else None
+        if decided is None and event.ticket_id not in queue.finished:
+            queue.life.remember_early_leave(event.ticket_id, event.reason.value, event.left_at_ms)
         return decided or Step("unknown_ticket")
     gone = queue.finish(queued, DequeueReason.LEFT, event.left_at_ms, detail=event.reason.value)
     return Draft("left", dequeued=[gone])

@@ -126,7 +126,15 @@ def queue_to_record(state: RegionQueue, *, with_finished: bool = True) -> dict[s
     life = state.life
     # A place's searching tickets may be all queued (nothing held): their places still
     # decide that a match holding one asks its search claim first.
-    if life.holds() or life.claimed or life.closed or life.backfills or life.places or life.refused:
+    if (
+        life.holds()
+        or life.claimed
+        or life.closed
+        or life.backfills
+        or life.places
+        or life.refused
+        or life.early_leaves
+    ):
         record["life"] = life_to_record(state.life, ticket_to_record)
     if state.config is not None:  # absent under the worker's own configuration
         record["config"] = state.config

@@ -22,6 +22,10 @@ class QueuedTicket:
     joined_wave: int
 
 
+#: The leaves of unknown tickets a place keeps for copies that may follow them.
+EARLY_LEAVES_KEPT = 10_000
+
+
 @dataclass(slots=True)
 class Held:
     """Tickets of one match (proposed or placing) out of the queue."""
@@ -67,6 +71,11 @@ class Lifecycle:
     #: (ticket, every place), so a leave sent here still reaches the places searching
     #: (docs/adr/0207). Kept as long as the refused id is remembered as finished.
     refused: dict[str, tuple[Ticket, tuple[Search, ...]]] = field(default_factory=dict)
+    #: Leaves of tickets this place did not hold: ticket id -> (reason, log time). The
+    #: copy of a join searching several places, written after its leave was sent here,
+    #: ends as it arrives (docs/adr/0211). Kept a ticket TTL, and at most
+    #: EARLY_LEAVES_KEPT (the oldest go first).
+    early_leaves: dict[str, tuple[str, int]] = field(default_factory=dict)
     #: At most the earliest opening time in ``unopened`` (a wave before it opens none);
     #: derived, not kept in snapshots: 0 after a restore, so the first wave looks.
     unopened_due_at: int = field(default=0, compare=False)
@@ -155,6 +164,22 @@ class Lifecycle:
 
     def forget_failures(self, ticket_id: str) -> None:
         self.placement_failures.pop(ticket_id, None)
+
+    def remember_early_leave(self, ticket_id: str, reason: str, at_ms: int) -> None:
+        leaves = self.early_leaves
+        leaves[ticket_id] = (reason, at_ms)
+        if len(leaves) > EARLY_LEAVES_KEPT:  # a flood of leaves of unknown tickets
+            del leaves[next(iter(leaves))]
+
+    def take_early_leave(self, ticket_id: str) -> tuple[str, int] | None:
+        return self.early_leaves.pop(ticket_id, None)
+
+    def prune_early_leaves(self, horizon: int) -> None:
+        """Forget the leaves sent at or before ``horizon``: a copy of a join that old is
+        past its TTL and refused anyway."""
+        leaves = self.early_leaves
+        if leaves and next(iter(leaves.values()))[1] <= horizon:
+            self.early_leaves = {t: v for t, v in leaves.items() if v[1] > horizon}
 
     def prune_closed(self, horizon: int) -> None:
         """Forget matches decided at or before ``horizon`` (a late answer then names no

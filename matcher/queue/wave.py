@@ -51,6 +51,8 @@ def close(
         held.at_tick(queue, tick, rules, policy, draft)
     if queue.life.places:
         searches.at_tick(queue, tick, rules, draft)
+    if queue.life.early_leaves:
+        queue.life.prune_early_leaves(tick.tick_at_ms - rules.ticket_ttl_ms)
     if queue.life.backfills:  # after the ready checks: returned tickets may fill them
         try:
             draft.backfills = backfill.at_tick(queue, tick, rules, profile, draft)

@@ -88,7 +88,7 @@ def settings_in(record: ConfigPublished, base: Settings) -> Settings | None:
         # given or read anew from the environment, would be refused as the secret set
         # twice (a keyword beats the environment).
         exclude = set(decisive) | _SECRET_FILES
-        files = dict.fromkeys(_SECRET_FILES)
+        files: dict[str, Any] = dict.fromkeys(_SECRET_FILES)
         return Settings(**base.model_dump(exclude=exclude), **decisive, **files)
     except (ValueError, TypeError) as error:
         log.warning("config record %s unreadable: %s", record.config_fingerprint, _line(error))

@@ -416,3 +416,39 @@ def test_a_leave_of_a_copy_not_open_yet_is_dated_at_the_leave():
     log.settle()
     ends = {(d.region, d.reason, d.at_ms) for s in log.steps for d in s.dequeued}
     assert ends == {("eu", DequeueReason.LEFT, 7_000), ("na", DequeueReason.LEFT, 7_000)}
+
+
+def test_a_leave_sent_to_another_place_before_its_copy_ends_every_place_when_it_comes():
+    """schemas/README.md: a TicketLeft to any one place ends every place. Sent to na
+    right after the join, it reached na before the home's copy of the join: na knew no
+    such ticket, the copy then searched na and the ticket was matched there (ADR 0211)."""
+    for snapshot in (False, True):
+        b = book()
+        log = Log(b)
+        log.fold(join("t", "alice", searches=EVERYWHERE))
+        log.fold(TicketLeft("t", "1v1", "na", LeaveReason.REQUESTED, 1_050))  # before its copy
+        if snapshot:  # the na worker's snapshot between the leave and the copy
+            b.regions["1v1", "na"] = queue_from_record(queue_to_record(b.regions["1v1", "na"]))
+        log.fold(join("c", "carol", region="na"), join("d", "dave", queue="duo"))
+        log.settle()
+        log.fold(tick("1v1", "na", 1, 2_000), tick("duo", "eu", 1, 2_000))
+        log.settle()
+        assert log.matched_players() == []
+        assert sorted(log.dequeued("t")) == [
+            ("1v1", "eu", DequeueReason.LEFT),
+            ("1v1", "na", DequeueReason.LEFT),
+            ("duo", "eu", DequeueReason.LEFT),
+        ]
+        assert not b.regions["1v1", "na"].life.early_leaves
+
+
+def test_a_leave_of_a_ticket_never_seen_is_forgotten_after_a_ttl():
+    b = book()
+    log = Log(b)
+    log.fold(TicketLeft("ghost", "1v1", "na", LeaveReason.REQUESTED, 1_000))
+    assert b.regions["1v1", "na"].life.early_leaves == {"ghost": ("requested", 1_000)}
+    log.fold(tick("1v1", "na", 1, 1_000 + RULES.ticket_ttl_ms + 1))
+    assert b.regions["1v1", "na"].life.early_leaves == {}
+    log.fold(TicketLeft("t", "1v1", "na", LeaveReason.REQUESTED, 70_000))
+    log.fold(join("t", "alice", region="na", at_ms=70_500))  # a plain join: not a copy
+    assert "t" in b.regions["1v1", "na"].tickets
