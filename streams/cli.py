@@ -69,7 +69,7 @@ def build_parser(argv: Sequence[str]) -> argparse.ArgumentParser:
     sub.required = True
     for name, (module_name, help_text) in COMMANDS.items():
         command_parser = sub.add_parser(name, help=help_text, description=help_text)
-        command_parser.set_defaults(_module=module_name)
+        command_parser.set_defaults(_module=module_name, _parser=command_parser)
         if name == _requested_command(argv):
             importlib.import_module(module_name).add_arguments(command_parser)
     return parser
@@ -82,7 +82,9 @@ def _requested_command(argv: Sequence[str]) -> str | None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     arguments = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser(arguments).parse_args(arguments)
+    args, unknown = build_parser(arguments).parse_known_args(arguments)
+    if unknown:  # the command's usage, not the top level's: its options hold the mistake
+        args._parser.error(f"unrecognized arguments: {' '.join(unknown)}")
     module = importlib.import_module(args._module)
     try:
         code = int(module.run(args))

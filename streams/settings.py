@@ -733,7 +733,7 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
             named_by = "" if config_file else "WAVEMATCH_CONFIG_FILE: "
             why = "a directory, not a TOML file" if Path(path).is_dir() else "not found"
             raise SettingsError(f"{named_by}config file {path}: {why}")
-        _check_variable_names(os.environ)
+        check_variable_names(os.environ)
         return Settings(**overrides)
     except ValidationError as error:
         first = error.errors()[0]
@@ -807,7 +807,7 @@ def known_variables() -> frozenset[str]:
     return OTHER_VARIABLES | {f"WAVEMATCH_{name.upper()}" for name in Settings.model_fields}
 
 
-def _check_variable_names(environ: Any) -> None:
+def check_variable_names(environ: Any) -> None:
     """A misspelt variable would be ignored silently: refuse it, naming the closest."""
     known = known_variables()
     for name in sorted(environ):

@@ -424,3 +424,41 @@ def test_a_directory_given_as_the_config_file_is_named_as_one(
 ) -> None:
     line = one_line_error(capsys, ["tail", "matches", "--config", str(tmp_path)])
     assert f"config file {tmp_path}: a directory, not a TOML file" in line, line
+
+
+def test_status_shows_the_live_workers_and_names_each_unreachable_one(
+    one_worker_web: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """One dead worker hid the live workers' rows behind a usage error (an outside try)."""
+    with socket.socket() as closed:  # a port nothing listens on: a dead worker's
+        closed.bind(("127.0.0.1", 0))
+        dead = f"http://127.0.0.1:{closed.getsockname()[1]}"
+    assert main(["status", "--web", dead, "--web", one_worker_web]) == 1
+    captured = capsys.readouterr()
+    assert captured.out.splitlines()[1].split() == ["1v1", "eu", "3", "3", "1"]
+    assert captured.err.startswith(f"wavematch status: cannot read {dead}/queues: ")
+    assert len(captured.err.strip().splitlines()) == 1, captured.err
+
+
+def test_status_refuses_a_misspelt_variable_as_every_command_does(
+    one_worker_web: str, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("WAVEMATCH_BROKERURL", "x")
+    line = one_line_error(capsys, ["status", "--web", one_worker_web])
+    assert line == (
+        "wavematch status: error: WAVEMATCH_BROKERURL: not a wavematch setting "
+        "(did you mean WAVEMATCH_BROKER_URL?)"
+    )
+
+
+def test_an_unknown_option_is_reported_with_its_command_s_usage(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    with pytest.raises(SystemExit) as exited:
+        main(["join", "--queue", "1v1", "--region", "eu", "--plyer", "a:bw=1"])
+    assert exited.value.code == 2
+    err = capsys.readouterr().err
+    assert err.startswith("usage: wavematch join "), err
+    assert err.strip().splitlines()[-1] == (
+        "wavematch join: error: unrecognized arguments: --plyer a:bw=1"
+    )
