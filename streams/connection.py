@@ -162,6 +162,28 @@ async def check_connection(brokers: Brokers, timeout_s: float = CONNECT_TIMEOUT_
     raise BrokerRefused(explain(as_connection(brokers), first or ValueError("no server"))) from None
 
 
+async def stop_client(client: Any) -> None:
+    """Stop an aiokafka consumer or producer, also one whose broker is gone.
+
+    Closing, aiokafka's fetcher cancels its fetches and awaits them; one waiting out its
+    retry backoff after a failed fetch re-raises that CancelledError out of ``stop()``,
+    though nobody cancelled the caller, and leaves the client's connections open. Here
+    such a stop finishes closing; a cancellation of the caller still propagates.
+    """
+    try:
+        await client.stop()
+    except asyncio.CancelledError:
+        task = asyncio.current_task()
+        if task is None or task.cancelling():
+            raise
+        fetcher = getattr(client, "_fetcher", None)
+        pending = list(getattr(fetcher, "_pending_tasks", ()))
+        for fetch in pending:
+            fetch.cancel()
+        await asyncio.gather(*pending, return_exceptions=True)
+        await client._client.close()
+
+
 def explain(connection: Connection, error: BaseException) -> str:
     """One line: which setting to look at, and what the broker (or TLS) answered."""
     from aiokafka import errors

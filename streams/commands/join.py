@@ -136,13 +136,13 @@ async def _verdict(
     from schemas.codec import decode
     from schemas.topics import murmur2_partition
     from streams.commands.publish import send
-    from streams.connection import client_kwargs
+    from streams.connection import BrokerRefused, check_connection, client_kwargs, stop_client
 
     partition = murmur2_partition(ticket_id.encode(), settings.partitions)
     wanted = [TopicPartition(t, partition) for t in ("wavematch.status.v1", "wavematch.cleanup.v1")]
     consumer = AIOKafkaConsumer(**client_kwargs(connection), group_id=None)
-    await consumer.start()
     try:
+        await consumer.start()
         consumer.assign(wanted)
         for tp, end in (await consumer.end_offsets(wanted)).items():
             consumer.seek(tp, end)
@@ -162,9 +162,14 @@ async def _verdict(
                     older = older or verdict
             if older:
                 return await _fresh_or(consumer, wanted[0], ticket_id, older)
+        try:  # the client retries in silence: a broker gone looks like no worker
+            await check_connection(connection, timeout_s=3.0)
+        except BrokerRefused:
+            where = connection.bootstrap
+            return f"NO VERDICT within {wait_s:g} s (broker {where} unreachable)"
         return None
     finally:
-        await consumer.stop()
+        await stop_client(consumer)
 
 
 async def _fresh_or(consumer: Any, status: Any, ticket_id: str, older: str) -> str:

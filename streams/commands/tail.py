@@ -143,7 +143,7 @@ async def _tail(
 
     from aiokafka import AIOKafkaConsumer
 
-    from streams.connection import client_kwargs
+    from streams.connection import client_kwargs, stop_client
     from streams.worker.catchup import READ_COMMITTED
 
     consumer = AIOKafkaConsumer(
@@ -153,9 +153,9 @@ async def _tail(
         enable_auto_commit=False,
         isolation_level=READ_COMMITTED,
     )
-    await consumer.start()
     seen = 0
     try:
+        await consumer.start()
         partitions = await _assigned(consumer, topic)
         starts = await consumer.beginning_offsets(partitions)
         if not args.from_beginning:
@@ -192,7 +192,7 @@ async def _tail(
         sys.stderr.close()
         return seen
     finally:
-        await consumer.stop()
+        await stop_client(consumer)
 
 
 class BrokerWatch:
