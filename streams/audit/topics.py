@@ -8,7 +8,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 
 from schemas.topics import CONFIG, QUEUE
 from streams.audit.rederive import LogRecord
-from streams.connection import Brokers, client_kwargs
+from streams.connection import Brokers, client_kwargs, stop_client
 from streams.worker.catchup import group_less_reader, records_to_highwater
 
 
@@ -25,8 +25,8 @@ async def read_topics(
     output whose input it did not read.
     """
     consumer = group_less_reader(brokers)
-    await consumer.start()
     try:
+        await consumer.start()
         await consumer._client.force_metadata_update()
         # Every partition first: an assignment narrows the client's metadata to its topics.
         tps = [
@@ -41,7 +41,7 @@ async def read_topics(
         records.sort(key=lambda r: (r.topic, r.partition, r.offset))
         return records
     finally:
-        await consumer.stop()
+        await stop_client(consumer)
 
 
 #: What the workers read: the topics they write to are read before these.
@@ -72,8 +72,8 @@ async def committed_offsets(brokers: Brokers, group: str, topic: str) -> dict[in
     committing), so a replay expects them only if they were.
     """
     consumer = AIOKafkaConsumer(**client_kwargs(brokers), group_id=group, enable_auto_commit=False)
-    await consumer.start()
     try:
+        await consumer.start()
         await consumer._client.force_metadata_update()
         offsets = {}
         for partition in sorted(consumer.partitions_for_topic(topic) or ()):
@@ -81,7 +81,7 @@ async def committed_offsets(brokers: Brokers, group: str, topic: str) -> dict[in
             offsets[partition] = committed or 0
         return offsets
     finally:
-        await consumer.stop()
+        await stop_client(consumer)
 
 
 async def read_recent(
@@ -92,8 +92,8 @@ async def read_recent(
     Positions as ``wavematch tail --last`` does, then reads to the high-watermark.
     """
     consumer = group_less_reader(brokers)
-    await consumer.start()
     try:
+        await consumer.start()
         await consumer._client.force_metadata_update()
         tps = [TopicPartition(topic, p) for p in sorted(consumer.partitions_for_topic(topic) or ())]
         if not tps:
@@ -113,4 +113,4 @@ async def read_recent(
         records.sort(key=lambda r: (r.timestamp, r.partition, r.offset))
         return records
     finally:
-        await consumer.stop()
+        await stop_client(consumer)

@@ -13,6 +13,7 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 
 import faust
+from aiokafka.errors import KafkaError
 from pydantic import TypeAdapter, ValidationError
 
 from schemas.codec import decode
@@ -22,7 +23,7 @@ from schemas.topics import CONFIG, DEADLETTER, MATCHES, QUEUE, WAVES
 from streams.audit.answers import match_answer, ticket_answer
 from streams.audit.rederive import LogRecord
 from streams.audit.topics import read_recent, read_topics
-from streams.connection import connection_of
+from streams.connection import Connection, connection_of
 from streams.console import pages
 from streams.settings import Settings
 from streams.worker.folding import Folder
@@ -31,6 +32,11 @@ from streams.worker.folding import Folder
 RECENT = 20
 #: Alternatives shown per player on a match's page (`explain`'s default).
 NEAREST = 3
+
+#: Seconds a turned-away browser is told to wait before asking again.
+RETRY_AFTER_S = 10
+#: What a read of a topic raises while the broker is down (refused, reset, timed out).
+BROKER_DOWN = (KafkaError, OSError)
 
 #: Ids are at most this long in every schema (``Id``): a longer one cannot be in the log.
 MAX_ID_CHARS = 128
@@ -61,11 +67,14 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
 
     @app.page("/console")
     async def overview(web: Any, request: Any) -> Any:
-        waves, matches, dead = await asyncio.gather(
-            read_recent(connection, WAVES.name, RECENT),
-            read_recent(connection, MATCHES.name, RECENT),
-            read_recent(connection, DEADLETTER.name, RECENT),
-        )
+        try:
+            waves, matches, dead = await asyncio.gather(
+                read_recent(connection, WAVES.name, RECENT),
+                read_recent(connection, MATCHES.name, RECENT),
+                read_recent(connection, DEADLETTER.name, RECENT),
+            )
+        except BROKER_DOWN:
+            return broker_unreachable(web, "wavematch console", connection)
         return web.html(
             pages.overview(
                 [_queue(row) for row in queue_rows()],
@@ -81,7 +90,10 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
         async def read() -> list[LogRecord]:
             return await read_topics(connection, (QUEUE.name, WAVES.name, CONFIG.name))
 
-        return await gate.answer(web, request, kind, answer, read, settings)
+        try:
+            return await gate.answer(web, request, kind, answer, read, settings)
+        except BROKER_DOWN:
+            return broker_unreachable(web, kind, connection)
 
     @app.page("/console/ticket")
     async def ticket(web: Any, request: Any) -> Any:
@@ -94,14 +106,19 @@ def add_console(app: faust.App, settings: Settings, queue_rows: QueueRows) -> No
         )
 
 
+def broker_unreachable(web: Any, title: str, connection: Connection) -> Any:
+    """The page a console page gives while its topics cannot be read: a worker's web
+    server answers through a broker outage, its pages come back with the broker."""
+    line = f"the broker {connection.bootstrap} is unreachable: retry when it is back"
+    headers = {"Retry-After": str(RETRY_AFTER_S)}
+    return web.html(pages.answer(title, None, line), status=503, headers=headers)
+
+
 class AnswerGate:
     """Answers the ticket and match pages one at a time: each re-reads and folds the
     whole queue log in a thread, and several at once multiply the worker's memory and
     starve its event loop, whose waves then close late. A page asked for meanwhile is
     told to come back (503 with ``Retry-After``), not queued behind the others."""
-
-    #: Seconds a turned-away browser is told to wait before asking again.
-    RETRY_AFTER_S = 10
 
     def __init__(self) -> None:
         self._answering = asyncio.Lock()
@@ -122,7 +139,7 @@ class AnswerGate:
             return web.html(pages.answer(kind, None, problem), status=400)
         if self._answering.locked():
             busy = "another ticket or match page is being read from the log; retry when it is done"
-            headers = {"Retry-After": str(self.RETRY_AFTER_S)}
+            headers = {"Retry-After": str(RETRY_AFTER_S)}
             return web.html(pages.answer(kind, None, busy), status=503, headers=headers)
         async with self._answering:
             records = await read()
