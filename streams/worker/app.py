@@ -14,7 +14,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 import faust
-from aiokafka import AIOKafkaProducer
+from aiokafka import AIOKafkaConsumer, AIOKafkaProducer
 from faust.sensors.prometheus import setup_prometheus_sensors
 from prometheus_client import REGISTRY, CollectorRegistry
 
@@ -161,10 +161,21 @@ def create_app(
 
     @app.task
     async def consume_queue() -> None:
-        producer = output_producer(settings)
+        producer, kafka_consumer = output_producer(settings), queue_consumer(settings)
+        try:
+            await consume_queue_with(producer, kafka_consumer)
+        finally:
+            # Both clients exist from here: a worker stopped before its consumer ran (a
+            # Ctrl-C in its first seconds) closes them too, not the garbage collector.
+            await kafka_consumer.stop()
+            await producer.stop()
+
+    async def consume_queue_with(
+        producer: AIOKafkaProducer, kafka_consumer: AIOKafkaConsumer
+    ) -> None:
         table = TopicStateTable(connection_of(settings), snapshot_topic(settings.app_id), producer)
         consumer = DirectQueueConsumer(
-            queue_consumer(settings), producer, table, lambda: _built(runtime.worker)
+            kafka_consumer, producer, table, lambda: _built(runtime.worker)
         )
         try:
             registry, framing = await open_registry(settings)
@@ -190,10 +201,7 @@ def create_app(
         runtime.producer, runtime.consumer = producer, consumer
         await producer.start()
         await config_loaded.wait()
-        try:
-            await run_or_crash(consumer.run, app.crash)
-        finally:
-            await producer.stop()
+        await run_or_crash(consumer.run, app.crash)
 
     async def send_tick(partition: int, key: bytes, value: bytes) -> None:
         # Ticks go through the outputs' producer; the timer ticks only owned partitions.

@@ -57,8 +57,8 @@ async def read_range(
     if start >= end:
         return
     consumer = group_less_reader(brokers, offset_reset="none")
-    await consumer.start()
     try:
+        await consumer.start()
         tp = TopicPartition(topic, partition)
         consumer.assign([tp])
         consumer.seek(tp, start)

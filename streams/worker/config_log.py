@@ -170,8 +170,8 @@ async def follow_config(brokers: Brokers, catalog: ConfigCatalog, loaded: asynci
     finally:
         loaded.set()
     follower = group_less_reader(brokers, fetch_max_wait_ms=FOLLOW_FETCH_WAIT_MS)
-    await follower.start()
     try:
+        await follower.start()
         follower.assign(list(positions))
         for tp, offset in positions.items():
             follower.seek(tp, offset)
@@ -190,8 +190,8 @@ async def _read_to_end(
     """Fold the config topic from its start into ``catalog``, up to its end; the position
     reached in each partition (where following it starts)."""
     consumer = group_less_reader(brokers)
-    await consumer.start()
     try:
+        await consumer.start()
         tps: list[TopicPartition] = []
         while not tps:
             await consumer._client.force_metadata_update()

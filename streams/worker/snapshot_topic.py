@@ -34,8 +34,8 @@ async def read_to_end(brokers: Brokers, topic: str, partitions: Iterable[int]) -
     if not tps:
         return rows
     consumer = group_less_reader(brokers)
-    await consumer.start()
     try:
+        await consumer.start()
         consumer.assign(tps)
         for tp in tps:
             consumer.seek(tp, 0)

@@ -1,0 +1,48 @@
+"""A worker stopped by Ctrl-C in its first seconds, while its tasks wait for the
+configuration topic, stops cleanly: no error logged (an outside try: "Unclosed
+AIOKafkaProducer" and "Unclosed AIOKafkaConsumer", its clients left to the garbage
+collector)."""
+
+from __future__ import annotations
+
+import signal
+from pathlib import Path
+
+import pytest
+
+from streams.embedded.broker import EmbeddedBroker, free_port
+from streams.processes import stop_process
+from tests.integration.conftest import DEFAULT_CONFIG, wait_until, wavematch_process
+
+pytestmark = pytest.mark.integration
+
+#: Faust's line as the worker's tasks start: the window in which the stop used to leak.
+TASKS_STARTING = "Waiting for tables to be registered"
+
+
+def test_a_ctrl_c_in_the_first_seconds_logs_no_error(tmp_path: Path) -> None:
+    config = tmp_path / "wavematch.toml"
+    config.write_text(DEFAULT_CONFIG)
+    with EmbeddedBroker(log_path=tmp_path / "broker.log") as broker:
+        for attempt in range(3):  # the window is short: each try stops in it once
+            log = tmp_path / f"worker-{attempt}.log"
+            log.write_text("")
+            worker = wavematch_process(
+                ["worker", "--broker", broker.url, "--web-port", str(free_port())],
+                log,
+                WAVEMATCH_CONFIG_FILE=str(config),
+            )
+            try:
+                wait_until(
+                    lambda: TASKS_STARTING in log.read_text(),  # noqa: B023
+                    90,
+                    f"the worker's tasks ({log})",
+                    alive=lambda: worker.poll() is None,  # noqa: B023
+                    interval_s=0.02,
+                )
+                worker.send_signal(signal.SIGINT)
+                worker.wait(30)
+            finally:
+                stop_process(worker, 30)
+            errors = [line for line in log.read_text().splitlines() if "[ERROR]" in line]
+            assert errors == [], "\n".join(errors)
