@@ -235,5 +235,27 @@ wave_interval_ms = 1000
 """
 
 
+@contextmanager
+def worker_behind(cuttable: CuttableBroker, tmp_path: Path) -> Iterator[tuple[str, Path, Any]]:
+    """A `wavematch worker` of DEFAULT_CONFIG whose broker is reached through ``cuttable``
+    (its topics created first): its web URL, its log and whether it still runs."""
+    from streams.settings import load_settings
+    from streams.topics import ensure_topics
+
+    config = tmp_path / "wavematch.toml"
+    config.write_text(DEFAULT_CONFIG)
+    asyncio.run(ensure_topics(load_settings(config, broker_url=cuttable.url)))
+    log, port = tmp_path / "worker.log", free_port()
+    worker = wavematch_process(
+        ["worker", "--broker", cuttable.url, "--web-port", str(port)],
+        log,
+        WAVEMATCH_CONFIG_FILE=str(config),
+    )
+    try:
+        yield f"http://127.0.0.1:{port}", log, lambda: worker.poll() is None
+    finally:
+        stop_process(worker, 30)
+
+
 def run(coroutine):
     return asyncio.new_event_loop().run_until_complete(coroutine)

@@ -4,18 +4,13 @@ and restored on the same port (tests/integration/outage.py)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
 import urllib.request
 from pathlib import Path
 
-from streams.embedded.broker import free_port
-from streams.processes import stop_process
-from streams.settings import load_settings
-from streams.topics import ensure_topics
 from streams.worker.outage import CLIENT_NOISE
-from tests.integration.conftest import DEFAULT_CONFIG, wait_until, wavematch_process
+from tests.integration.conftest import wait_until, worker_behind
 from tests.integration.outage import CuttableBroker
 
 OUTAGE_S = 60
@@ -46,18 +41,7 @@ def broker_up(web: str) -> float:
 
 
 def test_a_minute_without_the_broker(cuttable: CuttableBroker, tmp_path: Path) -> None:
-    config = tmp_path / "wavematch.toml"
-    config.write_text(DEFAULT_CONFIG)
-    asyncio.run(ensure_topics(load_settings(config, broker_url=cuttable.url)))
-    log, port = tmp_path / "worker.log", free_port()
-    worker = wavematch_process(
-        ["worker", "--broker", cuttable.url, "--web-port", str(port)],
-        log,
-        WAVEMATCH_CONFIG_FILE=str(config),
-    )
-    web = f"http://127.0.0.1:{port}"
-    alive = lambda: worker.poll() is None  # noqa: E731
-    try:
+    with worker_behind(cuttable, tmp_path) as (web, log, alive):
         wait_until(
             lambda: len(waves(web)) == 3 and min(waves(web).values()) >= 2,
             90,
@@ -83,8 +67,6 @@ def test_a_minute_without_the_broker(cuttable: CuttableBroker, tmp_path: Path) -
         assert len(said) <= MOST_LINES, "\n".join(said[:40])
         text = "\n".join(said)
         assert "unreachable" in text and "reachable again" in text
-    finally:
-        stop_process(worker, 30)
     # Failed requests of the outage are logged again when their futures are collected at exit.
     # At most two of the clients' records get through (one per minute): about four lines.
     lines = log.read_text().splitlines()[before:]

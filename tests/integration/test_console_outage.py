@@ -5,7 +5,6 @@ page load)."""
 
 from __future__ import annotations
 
-import asyncio
 import time
 import urllib.error
 import urllib.request
@@ -13,11 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from streams.embedded.broker import free_port
-from streams.processes import stop_process
-from streams.settings import load_settings
-from streams.topics import ensure_topics
-from tests.integration.conftest import DEFAULT_CONFIG, wait_until, wavematch_process
+from tests.integration.conftest import wait_until, worker_behind
 from tests.integration.outage import CuttableBroker
 
 pytestmark = pytest.mark.integration
@@ -48,18 +43,7 @@ def ready(web: str) -> bool:
 def test_console_pages_say_the_broker_is_unreachable(
     cuttable: CuttableBroker, tmp_path: Path
 ) -> None:
-    config = tmp_path / "wavematch.toml"
-    config.write_text(DEFAULT_CONFIG)
-    asyncio.run(ensure_topics(load_settings(config, broker_url=cuttable.url)))
-    log, port = tmp_path / "worker.log", free_port()
-    worker = wavematch_process(
-        ["worker", "--broker", cuttable.url, "--web-port", str(port)],
-        log,
-        WAVEMATCH_CONFIG_FILE=str(config),
-    )
-    web = f"http://127.0.0.1:{port}"
-    alive = lambda: worker.poll() is None  # noqa: E731
-    try:
+    with worker_behind(cuttable, tmp_path) as (web, log, alive):
         wait_until(lambda: ready(web), 90, f"worker ({log})", alive)
         assert answered(f"{web}/console")[0] == 200
         cuttable.cut()
@@ -71,5 +55,3 @@ def test_console_pages_say_the_broker_is_unreachable(
         time.sleep(2)  # a client left open is reported when it is collected
         said = "\n".join(log.read_text().splitlines()[before:])
         assert "Traceback" not in said and "Unclosed" not in said, said
-    finally:
-        stop_process(worker, 30)
