@@ -14,6 +14,7 @@ import json
 import os
 import re
 import tomllib
+from collections.abc import Callable
 from contextvars import ContextVar
 from dataclasses import replace
 from pathlib import Path
@@ -736,23 +737,33 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
         check_variable_names(os.environ)
         return Settings(**overrides)
     except ValidationError as error:
-        first = error.errors()[0]
-        # Checks across fields (no location) start their message with the field to fix.
-        loc = first["loc"]
-        message = _plain(first["type"], loc, first["msg"].removeprefix("Value error, "))
-        name = _queue_name(loc, path, overrides) if len(loc) > 1 else None
-        if name is not None and not message.startswith("queue "):  # a queue's: named
-            field = ".".join(str(part) for part in loc[2:])
-            where = f"{field}: " if field else ""
-            raise SettingsError(f"queues.{loc[1]}: queue {name!r}: {where}{message}") from None
-        where = ".".join(str(part) for part in loc)
-        raise SettingsError(f"{where}: {message}" if where else message) from None
+        problem = settings_problem(error, lambda loc: _queue_name(loc, path, overrides))
+        raise SettingsError(problem) from None
     except tomllib.TOMLDecodeError as error:
         raise SettingsError(f"config file {path}: not valid TOML: {error}") from None
     except SourceError as error:
         raise SettingsError(_source_error_line(error)) from None
     finally:
         _config_file.reset(token)
+
+
+def settings_problem(
+    error: ValidationError,
+    queue_name: Callable[[tuple[Any, ...]], str | None] = lambda loc: None,
+) -> str:
+    """``error``'s first problem in one line, naming the field (and, through
+    ``queue_name``, the queue whose field it is)."""
+    first = error.errors()[0]
+    # Checks across fields (no location) start their message with the field to fix.
+    loc = first["loc"]
+    message = _plain(first["type"], loc, first["msg"].removeprefix("Value error, "))
+    name = queue_name(loc) if len(loc) > 1 else None
+    if name is not None and not message.startswith("queue "):  # a queue's: named
+        field = ".".join(str(part) for part in loc[2:])
+        where = f"{field}: " if field else ""
+        return f"queues.{loc[1]}: queue {name!r}: {where}{message}"
+    where = ".".join(str(part) for part in loc)
+    return f"{where}: {message}" if where else message
 
 
 def _queue_name(loc: tuple[Any, ...], path: Path | str | None, overrides: Any) -> str | None:

@@ -20,7 +20,7 @@ from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
 from streams import release
 from streams.connection import client_kwargs, connection_of
-from streams.settings import Settings, unset_lifecycle
+from streams.settings import Settings, settings_problem, unset_lifecycle
 
 log = logging.getLogger(__name__)
 
@@ -98,10 +98,7 @@ def settings_in(record: ConfigPublished, base: Settings) -> Settings | None:
 def _line(error: ValueError | TypeError) -> str:
     """A validation error in one line: its first problem, where pydantic gives one."""
     if isinstance(error, ValidationError):
-        first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"])
-        message = first["msg"].removeprefix("Value error, ")
-        return f"{where}: {message}" if where else message
+        return settings_problem(error)
     return str(error).splitlines()[0]
 
 
