@@ -10,7 +10,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import OffsetOutOfRangeError
 from aiokafka.structs import ConsumerRecord
 
-from streams.connection import Brokers, client_kwargs
+from streams.connection import Brokers, client_kwargs, stop_client
 
 
 class MissingRecords(RuntimeError):
@@ -87,7 +87,7 @@ async def read_range(
                 position = record.offset + 1
                 yield record
     finally:
-        await consumer.stop()
+        await stop_client(consumer)
 
 
 async def records_to_highwater(

@@ -22,7 +22,7 @@ from schemas.codec import decode
 from schemas.errors import InvalidEvent
 from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
-from streams.connection import Brokers
+from streams.connection import Brokers, stop_client
 from streams.settings import Settings
 from streams.worker.catchup import group_less_reader, records_to_highwater
 from streams.worker.config_record import settings_of
@@ -181,7 +181,7 @@ async def follow_config(brokers: Brokers, catalog: ConfigCatalog, loaded: asynci
                 for record in records:
                     catalog.offer(record.key, record.value)
     finally:
-        await follower.stop()
+        await stop_client(follower)
 
 
 async def _read_to_end(
@@ -211,4 +211,4 @@ async def _read_to_end(
             log.warning("config topic: end not reached; following it from here")
         return {tp: await consumer.position(tp) for tp in tps}
     finally:
-        await consumer.stop()
+        await stop_client(consumer)

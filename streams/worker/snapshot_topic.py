@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from aiokafka import AIOKafkaProducer, TopicPartition
 
-from streams.connection import Brokers
+from streams.connection import Brokers, stop_client
 from streams.worker.catchup import group_less_reader, records_to_highwater
 
 #: Give up reading a snapshot partition after this long without progress.
@@ -48,7 +48,7 @@ async def read_to_end(brokers: Brokers, topic: str, partitions: Iterable[int]) -
                 rows[record.key.decode()] = record.value
         return rows
     finally:
-        await consumer.stop()
+        await stop_client(consumer)
 
 
 class TopicStateTable:
