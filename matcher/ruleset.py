@@ -240,6 +240,13 @@ class QueueRuleSet:
     def empty(self) -> bool:
         return self == NO_RULES
 
+    @property
+    def limits_ratings(self) -> bool:
+        """Whether a rule limits the seats' ratings (their spread, distance or team gap),
+        so that in a role queue which seat a player takes can decide a match."""
+        limits = (self.max_spread, self.max_team_gap, self.max_distance)
+        return any(limit is not None for limit in limits)
+
 
 NO_RULES = QueueRuleSet()
 

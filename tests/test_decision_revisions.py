@@ -29,8 +29,8 @@ from tests.teams.factories import ticket
 PINNED = {
     "optimal": (15, "b7403ffd7e4d78cf"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
-    "rebalance": (6, "ff6ef0b5893ebae4"),
-    "game-queue": (6, "ff6ef0b5893ebae4"),
+    "rebalance": (7, "a2ea2316b338652b"),
+    "game-queue": (7, "a2ea2316b338652b"),
     "multifactor": (6, "cd09bfbd91d9b73f"),
 }
 
@@ -66,6 +66,19 @@ def classed_wave(seed: int, tickets: int) -> WaveSnapshot:
         rating = (("mmr", rng.randint(1200, 1800)),)
         player = Player(f"p{i}", rating, latency_ms=latency, attributes=attributes)
         made.append(ticket(f"t{i}", [player], joined_at_ms=i))
+    return team_snapshot(made, seed=seed)
+
+
+def role_wave(seed: int, tickets: int) -> WaveSnapshot:
+    """Solos offering one or both of tank and damage, rated a little apart in each: under
+    a rating limit a split may be legal only with a player in their weaker role."""
+    rng = random.Random(seed)
+    made = []
+    for i in range(tickets):
+        base = rng.randint(900, 1300)
+        ratings = (("dps", base + rng.choice((-100, 0, 50))), ("tank", base + rng.choice((0, 100))))
+        offered = rng.choice((("tank",), ("dps",), ("tank", "dps"), ()))
+        made.append(ticket(f"t{i}", [Player(f"p{i}", ratings, roles=offered)], joined_at_ms=i))
     return team_snapshot(made, seed=seed)
 
 
@@ -159,9 +172,14 @@ def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
             "q", name, ("m",), team_size=3, rules={"rating": "mmr", "max_spread": 500}
         )
         needing = QueueProfile("q", name, ("m",), team_size=5, rules=NEEDING)
+        # A role queue under a zero team gap: some matches exist only in another seating.
+        roled = QueueProfile(
+            "q", name, ("m",), team_size=2, roles=("tank", "dps"), rules={"max_team_gap": 0}
+        )
         return [(team_wave(seed, 40), team_profile(name)) for seed in (1, 2)] + [
             *((team_wave(seed, 14), ruled) for seed in (3, 4, 5)),
             (classed_wave(7, 150), needing),
+            *((role_wave(seed, 16), roled) for seed in (8, 9)),
         ]
     profile = multifactor_profile(budget_evaluations=30_000)
     return [(random_wave(seed, players), profile) for seed, players in ((1, 60), (2, 120))]

@@ -16,6 +16,7 @@ each of them, so it finds what the one-by-one search finds and stops where it st
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable, Iterator, Sequence
 
 from matcher.teams.asymmetric import asymmetric_splits
@@ -24,6 +25,7 @@ from matcher.teams.model import (
     Lineup,
     Party,
     TeamShape,
+    every_role_slots,
     lineup_with_roles,
     role_options,
     team_ratings,
@@ -53,6 +55,8 @@ def complete(
     admit: Admit | None = None,
     value: Value | None = None,
     hopeless: Hopeless | None = None,
+    *,
+    reseat: bool = False,
 ) -> list[Lineup]:
     """``lineups`` plus every match completion finds among the parties they leave out.
 
@@ -60,7 +64,10 @@ def complete(
     ``accept`` judges a split; ``admit``, when given, a group before its splits are tried
     (what no split can mend, such as an attribute rule); ``value``, when given, ranks a
     group's splits instead of f; ``hopeless``, when given, must be implied by ``admit``
-    failing for every group it describes.
+    failing for every group it describes. ``reseat``: ``accept`` reads the seats' ratings
+    (a rating limit in a role queue), so a split it refuses in its best-rated seating is
+    tried in its other seatings (:func:`~matcher.teams.model.every_role_slots`), each
+    charged to the budget as a split.
 
     >>> from matcher.core import Player
     >>> duo = lambda i, r: Party(f"t{i}", tuple(Player(f"p{i}{j}", (("x", r),))
@@ -82,7 +89,9 @@ def complete(
     budget = [MAX_SPLITS]
     found: list[Lineup] = list(lineups)
     while sum(parties[i].size for i in rest) >= shape.match_max and budget[0] > 0:
-        lineup = _first_match(parties, rest, shape, params, accept, admit, budget, value, hopeless)
+        lineup = _first_match(
+            parties, rest, shape, params, accept, admit, budget, value, hopeless, reseat
+        )
         if lineup is None:
             break
         found.append(lineup)
@@ -101,6 +110,7 @@ def _first_match(
     budget: list[int],
     value_of: Value | None = None,
     hopeless: Hopeless | None = None,
+    reseat: bool = False,
 ) -> Lineup | None:
     for subset, count in _subsets(parties, rest, shape.match_max, hopeless):
         budget[0] -= count  # a subset no split fits costs its packing test
@@ -122,8 +132,14 @@ def _first_match(
             budget[0] -= 1
             if budget[0] < 0:
                 return None
-            if lineup is None or not accept(group, lineup):
+            if lineup is None:
                 continue
+            if not accept(group, lineup):
+                lineup = _reseated(group, lineup, shape, accept, budget) if reseat else None
+                if budget[0] < 0:
+                    return None
+                if lineup is None:
+                    continue
             ratings = team_ratings(group, lineup)
             # Teams of different sizes compare by their means: f compares team totals.
             if value_of is not None:
@@ -149,6 +165,27 @@ def _lineups(group: Sequence[Party], shape: TeamShape) -> Iterator[Lineup | None
     options = [role_options(party, shape.roles) for party in group] if shape.roles else []
     for split in _splits(group, shape):
         yield lineup_with_roles(group, split, shape.roles, options)
+
+
+def _reseated(
+    group: Sequence[Party], lineup: Lineup, shape: TeamShape, accept: Accept, budget: list[int]
+) -> Lineup | None:
+    """The first other seating of ``lineup``'s split (best-rated first) that ``accept``
+    takes, each tried charged to ``budget``; None when none is."""
+    seatings = [
+        every_role_slots([p for i in team for p in group[i].players], shape.roles_of(number))
+        for number, team in enumerate(lineup.teams)
+    ]
+    for roles in itertools.product(*seatings):
+        if roles == lineup.roles:
+            continue
+        budget[0] -= 1
+        if budget[0] < 0:
+            return None
+        seated = Lineup(lineup.teams, roles)
+        if accept(group, seated):
+            return seated
+    return None
 
 
 def _splits(group: Sequence[Party], shape: TeamShape) -> tuple[Split, ...]:

@@ -72,7 +72,8 @@ def left_match_problem(
     admit, hopeless = group_admission(
         rules, closed, region, split_free_ratings=fixed, met=met, also=hosted if hosting else None
     )
-    found = complete(parties, [], shape, params, accept, admit, hopeless=hopeless)
+    reseat = shape.role_rated and (rules.limits_ratings or limit is not None)
+    found = complete(parties, [], shape, params, accept, admit, hopeless=hopeless, reseat=reseat)
     if not found:
         return None
     tickets = sorted(parties[i].ticket_id for team in found[0].teams for i in team)

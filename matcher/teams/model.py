@@ -245,6 +245,51 @@ def _assigned(
     return None if best is None else best[1]
 
 
+def every_role_slots(players: Sequence[Player], roles: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """Every way :func:`role_slots` could seat ``players``, one per multiset of seat
+    ratings (the rules read a team's seat ratings, not which seat holds which), highest
+    total first (ties: the order :func:`role_slots` searches in): what a split's teams
+    may be seated as when its best-rated seating breaks a rating rule.
+
+    >>> flex = Player("a", (("tank", 1100), ("dps", 1000)))
+    >>> other = Player("b", (("tank", 1200), ("dps", 1000)))
+    >>> every_role_slots([flex, other], ("tank", "dps"))
+    [('dps', 'tank'), ('tank', 'dps')]
+
+    Notes: O(r^n) for n players and r distinct roles, n <= team size.
+    """
+    if not roles:
+        return [tuple("" for _ in players)]
+    free = Counter(roles)
+    found: dict[tuple[int, ...], tuple[int, tuple[str, ...]]] = {}
+    _all_slots([_rated_roles(player, free) for player in players], free, [], [], found)
+    ranked = sorted(found.values(), key=lambda seated: -seated[0])
+    return [assignment for _, assignment in ranked]
+
+
+def _all_slots(
+    options: Sequence[list[tuple[str, int]]],
+    free: Counter[str],
+    chosen: list[str],
+    values: list[int],
+    found: dict[tuple[int, ...], tuple[int, tuple[str, ...]]],
+) -> None:
+    """:func:`every_role_slots`'s depth-first search: the first assignment of each
+    multiset of seat ratings, keyed by it, into ``found``."""
+    if len(chosen) == len(options):
+        found.setdefault(tuple(sorted(values)), (sum(values), tuple(chosen)))
+        return
+    for role, value in options[len(chosen)]:
+        if free[role] > 0:
+            free[role] -= 1
+            chosen.append(role)
+            values.append(value)
+            _all_slots(options, free, chosen, values, found)
+            values.pop()
+            chosen.pop()
+            free[role] += 1
+
+
 #: Per player of a party, (role, rating) for each role of the queue they can be seated in.
 RoleOptions = tuple[list[tuple[str, int]], ...]
 

@@ -108,10 +108,13 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     )
     admit, hopeless = _admission(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
-    lineups = complete(parties, lineups, shape, config.imbalance, accept, admit, hopeless=hopeless)
+    reseat = shape.role_rated and rules.limits_ratings
+    lineups = complete(
+        parties, lineups, shape, config.imbalance, accept, admit, hopeless=hopeless, reseat=reseat
+    )
     if rules.priority:
         more = lambda found: complete(  # noqa: E731
-            parties, found, shape, config.imbalance, accept, admit, hopeless=hopeless
+            parties, found, shape, config.imbalance, accept, admit, hopeless=hopeless, reseat=reseat
         )
         lineups = prioritized(parties, lineups, ruled, accept, more)
     method = choose_method(config.method, shape, shape.match_max)
@@ -251,11 +254,14 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
     admit, hopeless = _admission(snapshot, rules, shape, met)
     value = None if vectors is None else _skill_value(config, vectors)
-    lineups = complete(parties, lineups, shape, params, accept, admit, value, hopeless=hopeless)
+    reseat = shape.role_rated and (rules.limits_ratings or config.max_imbalance is not None)
+    lineups = complete(
+        parties, lineups, shape, params, accept, admit, value, hopeless=hopeless, reseat=reseat
+    )
     if rules.priority:
         resplit = wrap(by_skill or (lambda group: optimal_split(group, shape, params, keeps)))
         more = lambda found: complete(  # noqa: E731
-            parties, found, shape, params, accept, admit, value, hopeless=hopeless
+            parties, found, shape, params, accept, admit, value, hopeless=hopeless, reseat=reseat
         )
         lineups = prioritized(parties, lineups, resplit, accept, more)
     extra = [] if value is None else [(("skill_imbalance", value(parties, x)),) for x in lineups]
