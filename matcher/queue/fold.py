@@ -133,20 +133,16 @@ def _join(
         return Step("duplicate")
     if ticket_id in queue.finished:
         return Step("duplicate_finished")
+    # Its join sent again while the ticket is held (the same players, or not: the first
+    # join of an id wins).
+    if queue.life.players and queue.life.holds_ticket(ticket_id):
+        return Step("duplicate")
     if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
-        if queue.life.players and queue.holds_again(ticket):
-            return Step("duplicate")
         return _refuse(queue, ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)
     if problem:
-        # Its own join sent again while it is held (its players' seats are its own):
-        # looked for only here, so the usual join pays nothing for it.
-        if queue.life.players and queue.holds_again(ticket):
-            return Step("duplicate")
         return _refuse(queue, ticket, DequeueReason.REJECTED, problem)
     if rules.claims:
-        if ticket_id in queue.life.claimed:  # sent again, other players: the first wins
-            return Step("duplicate")
         return held.hold_for_claims(queue, ticket)
     position = queue.admit(ticket)
     if not rules.publish_status:

@@ -219,18 +219,29 @@ def unmake(
     gone = {t: q for t, q in tickets.items() if t in leaving}
     back = {t: q for t, q in tickets.items() if t not in leaving}
     draft.dequeued += queue.finish_held(gone, reason, at_ms, None, None, detail)
-    draft.life += _requeue(queue, back, at_ms, f"returned to the queue: {detail}")
+    _requeue(queue, back, at_ms, f"returned to the queue: {detail}", draft)
 
 
 def _requeue(
-    queue: RegionState, back: dict[str, QueuedTicket], at_ms: int, detail: str
-) -> list[StageStatus]:
+    queue: RegionState, back: dict[str, QueuedTicket], at_ms: int, detail: str, draft: Draft
+) -> None:
+    """Put ``back`` in the queue, each with its SEARCHING status; one the configuration
+    switched to while it was held refuses ends REJECTED instead (docs/adr/0213)."""
+    if back and queue.life.unfit:
+        refused = {t: q for t, q in back.items() if t in queue.life.unfit}
+        for ticket_id, queued in sorted(refused.items()):
+            problem = queue.life.take_unfit(ticket_id)
+            why = f"the configuration in force refuses it: {problem}"
+            draft.dequeued += queue.finish_held(
+                {ticket_id: queued}, DequeueReason.REJECTED, at_ms, None, None, why
+            )
+        back = {t: q for t, q in back.items() if t not in refused}
     if not back:
-        return []
+        return
     queue.requeue(back)
     paused = queue.life.paused  # held by another place's match: its status is that place's
     shown = {t: q for t, q in back.items() if t not in paused} if paused else back
-    return stages(queue, shown, TicketStage.SEARCHING, at_ms, None, None, detail)
+    draft.life += stages(queue, shown, TicketStage.SEARCHING, at_ms, None, None, detail)
 
 
 # -- the platform's answers ------------------------------------------------------------------
@@ -328,7 +339,7 @@ def placement(queue: RegionState, event: PlacementReported, policy: LifecyclePol
     draft = Draft("placement_failed")
     _leave_or_search_again(queue, event.match_id, held.tickets, gone, event.at_ms, draft)
     draft.dequeued += queue.finish_held(gone, reason, event.at_ms, None, None, why)
-    draft.life += _requeue(queue, back, event.at_ms, f"returned to the queue: {why}")
+    _requeue(queue, back, event.at_ms, f"returned to the queue: {why}", draft)
     return draft
 
 
@@ -395,6 +406,10 @@ def claim_decided(queue: RegionState, event: ClaimDecided, rules: QueueRules) ->
         return Draft("claim_granted")
     ticket = queue.life.end_pending(event.ticket_id)
     assert ticket is not None
+    if queue.life.unfit and (problem := queue.life.take_unfit(event.ticket_id)):
+        why = f"the configuration in force refuses it: {problem}"
+        refused = queue.refuse(ticket, DequeueReason.REJECTED, why)
+        return Draft(DequeueReason.REJECTED.value, dequeued=[refused])
     position = queue.admit(ticket)
     if not rules.publish_status:
         return Draft("joined")

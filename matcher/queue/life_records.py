@@ -90,6 +90,8 @@ def life_to_record(life: Lifecycle, ticket_to_record: Any) -> dict[str, Any]:
             record["paused"] = [[t, m] for t, m in life.paused.items()]
     if life.early_leaves:  # only after a leave of a ticket not held here (docs/adr/0211)
         record["early_leaves"] = [[t, r, at] for t, (r, at) in life.early_leaves.items()]
+    if life.unfit:  # only after a configuration switch refused held tickets (docs/adr/0213)
+        record["unfit"] = [[t, problem] for t, problem in life.unfit.items()]
     if life.refused:  # only after a copy was refused here (docs/adr/0207)
         record["refused"] = [
             [ticket_to_record(t), [[s.queue, s.region, s.open_after_ms] for s in p]]
@@ -179,4 +181,5 @@ def life_from_record(record: dict[str, Any], ticket_from_record: Any) -> Lifecyc
         paused={t: m for t, m in record.get("paused", ())},
         refused=refused,
         early_leaves={t: (r, at) for t, r, at in record.get("early_leaves", ())},
+        unfit={t: problem for t, problem in record.get("unfit", ())},
     )

@@ -123,17 +123,6 @@ class RegionState:
         interval = next_interval_ms(cadence, self.arrival_rate_per_s or 0.0, players_per_match)
         return self.last_tick_at_ms + interval
 
-    def holds_again(self, ticket: Ticket) -> bool:
-        """Whether ``ticket``'s id is held here already, out of the queue: a join waiting
-        for its claims, or one in a ready check or placement. Its join sent again (the
-        same content, or not: the first join of an id wins) changes nothing. Every
-        ticket that asked for claims keeps them until it ends; one that asked for none
-        is known by its first player's seat."""
-        life, ticket_id = self.life, ticket.ticket_id
-        if ticket_id in life.claimed:
-            return True
-        return bool(ticket.players) and life.players.get(ticket.players[0].player_id) == ticket_id
-
     def conflict(self, ticket: Ticket) -> str | None:
         """Why ``ticket`` cannot join beside the tickets queued or held, or None."""
         if len(ticket.players) == 1:  # the usual solo join: one lookup
@@ -259,14 +248,21 @@ class RegionState:
     ) -> list[Dequeued]:
         """Take out the queued tickets the configuration now in force would refuse at
         join (``problem_of`` says why), each dequeued REJECTED at ``tick``: the queue
-        could never match them. A ticket searching several places keeps searching: its
-        other places judge it under their own configurations."""
+        could never match them; mark the held ones it would refuse, to be dequeued so if
+        they come back. A ticket searching several places keeps searching: its other
+        places judge it under their own configurations."""
         self.refit_due = False
-        places, unfit = self.life.places, []
+        life = self.life
+        places, unfit = life.places, []
         for queued in self.tickets.values():
             problem = None if queued.ticket.ticket_id in places else problem_of(queued.ticket)
             if problem is not None:
                 unfit.append((queued, problem))
+        if life.players:  # held ones are judged when they come back (docs/adr/0213)
+            for ticket_id, ticket in life.held_tickets():
+                problem = None if ticket_id in places else problem_of(ticket)
+                if problem is not None:
+                    life.mark_unfit(ticket_id, problem)
         at_ms, wave_id = tick.tick_at_ms, tick.wave_id
         return [
             self.finish(

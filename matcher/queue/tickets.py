@@ -8,7 +8,8 @@ never writes their fields (docs/adr/0125).
 
 from __future__ import annotations
 
-from collections.abc import Container
+from collections import Counter
+from collections.abc import Container, Iterator
 from dataclasses import dataclass, field
 
 from matcher.core import Ticket
@@ -76,24 +77,55 @@ class Lifecycle:
     #: ends as it arrives (docs/adr/0211). Kept a ticket TTL, and at most
     #: EARLY_LEAVES_KEPT (the oldest go first).
     early_leaves: dict[str, tuple[str, int]] = field(default_factory=dict)
+    #: Held tickets the configuration switched to while they were held refuses at join:
+    #: ticket id -> why. Each ends REJECTED if it comes back to the queue (docs/adr/0213).
+    unfit: dict[str, str] = field(default_factory=dict)
     #: At most the earliest opening time in ``unopened`` (a wave before it opens none);
     #: derived, not kept in snapshots: 0 after a restore, so the first wave looks.
     unopened_due_at: int = field(default=0, compare=False)
+    #: The held tickets' ids, each with how many seats of ``players`` it holds: a join
+    #: sent again while its ticket is held is known by its id, whatever its players.
+    #: Derived from ``players``, not kept in snapshots.
+    held_seats: dict[str, int] = field(default_factory=dict, compare=False)
+
+    def __post_init__(self) -> None:
+        if self.players and not self.held_seats:  # restored from a snapshot
+            self.held_seats = dict(Counter(self.players.values()))
 
     def holds(self) -> bool:
         return bool(self.players)
 
+    def holds_ticket(self, ticket_id: str) -> bool:
+        """Whether ``ticket_id`` is held here, out of the queue: a join waiting for its
+        claims, a copy not open yet, or a ticket in a ready check or placement."""
+        return ticket_id in self.held_seats
+
     # -- seats ------------------------------------------------------------------------
 
     def hold(self, ticket_id: str, ticket: Ticket) -> None:
+        players, seats = self.players, self.held_seats
         for player in ticket.players:
-            self.players[player.player_id] = ticket_id
+            before = players.get(player.player_id)
+            if before == ticket_id:
+                continue
+            if before is not None:
+                self._free_seat(before)
+            players[player.player_id] = ticket_id
+            seats[ticket_id] = seats.get(ticket_id, 0) + 1
 
     def unhold(self, ticket: Ticket) -> None:
-        players = self.players
+        players, ticket_id = self.players, ticket.ticket_id
         for player in ticket.players:
-            if players.get(player.player_id) == ticket.ticket_id:
+            if players.get(player.player_id) == ticket_id:
                 del players[player.player_id]
+                self._free_seat(ticket_id)
+
+    def _free_seat(self, ticket_id: str) -> None:
+        left = self.held_seats[ticket_id] - 1
+        if left:
+            self.held_seats[ticket_id] = left
+        else:
+            del self.held_seats[ticket_id]
 
     # -- joins waiting for claims (docs/adr/0110) ------------------------------------
 
@@ -102,8 +134,7 @@ class Lifecycle:
         players = tuple(p.player_id for p in ticket.players)
         self.pending[ticket.ticket_id] = (ticket, set())
         self.claimed[ticket.ticket_id] = players
-        for player_id in players:
-            self.players[player_id] = ticket.ticket_id
+        self.hold(ticket.ticket_id, ticket)
         return players
 
     def grant(self, ticket_id: str, player_id: str) -> bool:
@@ -164,6 +195,26 @@ class Lifecycle:
 
     def forget_failures(self, ticket_id: str) -> None:
         self.placement_failures.pop(ticket_id, None)
+
+    def held_tickets(self) -> Iterator[tuple[str, Ticket]]:
+        """Every ticket held out of the queue that could come back to it: in a ready
+        check or placement, or waiting for its claims."""
+        for holding in (self.proposals, self.placing):
+            for match in holding.values():
+                for ticket_id, queued in match.tickets.items():
+                    yield ticket_id, queued.ticket
+        for ticket_id, (ticket, _) in self.pending.items():
+            yield ticket_id, ticket
+
+    def mark_unfit(self, ticket_id: str, problem: str) -> None:
+        self.unfit[ticket_id] = problem
+
+    def take_unfit(self, ticket_id: str) -> str | None:
+        return self.unfit.pop(ticket_id, None)
+
+    def keep_unfit(self) -> None:
+        """Forget the unfit marks of tickets no longer held (matched or ended)."""
+        self.unfit = {t: p for t, p in self.unfit.items() if t in self.held_seats}
 
     def remember_early_leave(self, ticket_id: str, reason: str, at_ms: int) -> None:
         leaves = self.early_leaves

@@ -49,6 +49,8 @@ def close(
         draft.dequeued += queue.refuse_unfit(lambda t: admission_problem(t, profile), tick)
     if queue.life.holds():
         held.at_tick(queue, tick, rules, policy, draft)
+    if queue.life.unfit:  # marks of tickets matched or ended since
+        queue.life.keep_unfit()
     if queue.life.places:
         searches.at_tick(queue, tick, rules, draft)
     if queue.life.early_leaves:

@@ -147,6 +147,31 @@ def test_a_join_sent_again_during_its_ready_check_changes_nothing():
     assert [d.reason for d in step.dequeued] == [DequeueReason.MATCHED] * 2
 
 
+@pytest.mark.parametrize("restored", [False, True], ids=["live", "restored"])
+def test_a_join_sent_again_with_other_players_during_its_ready_check_changes_nothing(
+    restored: bool,
+):
+    """The same ticket id with another player, in a queue without claims: not a second
+    ticket of that id, live or after a snapshot of the held match."""
+    b = book(READY)
+    join(b, "a")
+    join(b, "b")
+    made = proposal(b.apply(tick(1)))
+    if restored:
+        saved = queue_to_record(b.regions["1v1", "eu"])
+        b = book(READY)
+        b.regions["1v1", "eu"] = queue_from_record(saved)
+    other = make_ticket("a", "p-other", queue="1v1", joined_at_ms=10_500)
+    again = b.apply(TicketJoined(other))
+    assert (again.note, again.outputs, again.dequeued) == ("duplicate", (), ())
+    region = b.regions["1v1", "eu"]
+    assert "a" not in region.tickets and "p-other" not in region.player_ticket
+    step = answer(b, made.match.match_id, "p-b", False, 11_000)
+    assert stages(step)["a"].stage is TicketStage.SEARCHING  # the held ticket, back
+    assert [p.player_id for p in region.tickets["a"].ticket.players] == ["p-a"]
+    assert not region.life.holds_ticket("a")
+
+
 def test_no_answer_by_the_deadline_times_out_at_a_tick():
     b = book(READY)
     join(b, "a")

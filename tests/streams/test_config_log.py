@@ -343,3 +343,64 @@ def test_a_tick_naming_no_known_configuration_is_dead_lettered_and_switches_noth
     out = capsys.readouterr().out
     assert "regions not compared" not in out
     assert out.rstrip().endswith("verdict              IDENTICAL")
+
+
+def test_a_held_ticket_the_new_configuration_refuses_leaves_when_it_comes_back(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """alice and bob are in a ready check when a tick switches the region to a
+    configuration reading another rating key. bob declines: alice, back in the queue,
+    could never be matched there, so she leaves REJECTED (ADR 0213) instead of searching
+    until her TTL; a restored worker and a replay say the same."""
+
+    def checked(rating: str) -> Settings:
+        queue = QueueSettings(
+            name="ladder",
+            strategy="optimal",
+            regions=("eu", "na"),
+            maps=("Polypoid",),
+            rules={"rating": rating, "max_distance": 400},
+            ready_check_ms=5_000,
+        )
+        return Settings(partitions=4, queues=(queue,))
+
+    mmr, elo = checked("mmr"), checked("elo")
+    log = Log(mmr)
+    catalog = ConfigCatalog(mmr, log.folder.layouts)
+    for key, value in (config_record(mmr), config_record(elo, PUBLISHED_KEY)):
+        log.produce(CONFIG.name, key, value)
+        catalog.offer(key, value)
+    log.send(joined("alice", 1500, 1))
+    log.send(joined("bob", 1600, 2))
+    log.send(ticked(mmr, 10))
+    (proposal,) = [e for e in log.published(MATCHES.name) if isinstance(e, m.MatchProposed)]
+    log.send(ticked(elo, 12))  # switches while both are held: nobody leaves yet
+    assert not [d for d in log.published(CLEANUP.name)]
+    region = next(s for s in log.states.values() if s.book.regions.get(("ladder", "eu")))
+    saved = queue_to_record(region.book.regions["ladder", "eu"])
+    assert saved["life"]["unfit"] == [
+        ["alice", "player alice has no 'elo' rating"],
+        ["bob", "player bob has no 'elo' rating"],
+    ]
+    restored = queue_from_record(saved)
+    assert restored.life.unfit == region.book.regions["ladder", "eu"].life.unfit
+    log.send(
+        m.ReadyCheckAnswered(
+            match_id=proposal.match_id,
+            queue="ladder",
+            region="eu",
+            player_id="bob",
+            accepted=False,
+            answered_at_ms=T0 + 13_000,
+        )
+    )
+    gone = {d.ticket_id: d for d in log.published(CLEANUP.name)}
+    assert sorted(gone) == ["alice", "bob"] and gone["alice"].reason == "REJECTED"
+    assert gone["alice"].detail == (
+        "the configuration in force refuses it: player alice has no 'elo' rating"
+    )
+    assert not region.book.regions["ladder", "eu"].tickets
+    path = tmp_path / "held-refit.avro"
+    write_log(path, log.records, {})
+    assert main(["replay", "--log", str(path), "--quiet"]) == 0
+    assert capsys.readouterr().out.rstrip().endswith("verdict              IDENTICAL")
