@@ -7,9 +7,12 @@ runs the queue's strategy's checker (the one the worker runs on every wave).
 
 from __future__ import annotations
 
+import math
+import re
 from collections import Counter
 
 from matcher.core import Match, Player, QueueProfile, WaveResult, WaveSnapshot
+from matcher.event_size import QUALITY_BYTES, QUALITY_FIGURES, STRING_FRAMING
 from matcher.peers import host_limit
 from matcher.placement import (
     channel_name,
@@ -66,6 +69,42 @@ def wave_result_problems(
     expected_unmatched = parties.keys() - used.keys()
     if len(unmatched) != len(expected_unmatched) or set(unmatched) != expected_unmatched:
         problems.append("unmatched is not exactly the snapshot's tickets left out of every match")
+    return problems
+
+
+#: A quality figure's name, as the contract's Name: 1-64 characters, none a control.
+_FIGURE_NAME = re.compile(r"[^\x00-\x1f\x7f-\x9f]{1,64}")
+
+
+def quality_problems(result: WaveResult) -> list[str]:
+    """What keeps a result's quality figures out of its match events: held against a
+    plug-in's results (matcher.strategies.register_strategy), whose figures no checker
+    of its own re-derives.
+
+    >>> from matcher.core import Match
+    >>> bad = Match("m", (), "x", "s", "c", (("spread", float("nan")),))
+    >>> quality_problems(WaveResult("p", (bad,), ()))
+    ["match m: quality 'spread' is nan, not a finite number"]
+    """
+    return [problem for match in result.matches for problem in _quality_problems(match)]
+
+
+def _quality_problems(match: Match) -> list[str]:
+    """What keeps ``match``'s quality figures out of its event: more than the contract's
+    number, a name that is not a Name, a value that is not finite, or more bytes than
+    the event keeps for them."""
+    where, problems = f"match {match.match_id}", []
+    if len(match.quality) > QUALITY_FIGURES:
+        problems.append(f"{where}: {len(match.quality)} quality figures, at most {QUALITY_FIGURES}")
+    size = 0
+    for name, value in match.quality:
+        if not _FIGURE_NAME.fullmatch(name):
+            problems.append(f"{where}: quality name {name[:80]!r} is not 1-64 printable characters")
+        if not math.isfinite(value):
+            problems.append(f"{where}: quality {name[:80]!r} is {value}, not a finite number")
+        size += len(name.encode()) + STRING_FRAMING + 8
+    if size > QUALITY_BYTES:
+        problems.append(f"{where}: quality figures take {size} bytes, at most {QUALITY_BYTES}")
     return problems
 
 

@@ -23,6 +23,12 @@ STRING_FRAMING = 4
 #: What a match's own fields may take besides its seats: ids, queue, region, map,
 #: server, channel, strategy, fingerprint, times and the quality figures.
 MATCH_FIELDS_BYTES = 8 * 1024
+#: Of MATCH_FIELDS_BYTES, what a match's quality figures may take (a figure's name, its
+#: framing and its 8-byte value each), and how many it may have (the contract's limit):
+#: the common checker refuses a result beyond either, so that the wave fails whole
+#: instead of its match failing to encode.
+QUALITY_BYTES = 4 * 1024
+QUALITY_FIGURES = 64
 #: Per team: its name (a Name of at most 64 characters, 4 bytes each) and its framing.
 TEAM_BYTES = 64 * 4 + 2 * STRING_FRAMING
 #: Per seat besides its ids and data: the rating, the role's framing, the data map's.

@@ -12,6 +12,7 @@ import importlib
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from typing import Final, TypeVar
 
 from matcher.core import QueueProfile, Strategy, WaveResult, WaveSnapshot
@@ -146,7 +147,19 @@ def register_strategy(
     """
     if name in _ENTRIES:
         raise ValueError(f"strategy {name!r} is already registered")
-    _ENTRIES[name] = StrategyEntry(name, strategy, checker, check, revision)
+    held = partial(_plug_in_checked, checker)
+    _ENTRIES[name] = StrategyEntry(name, strategy, held, check, revision)
+
+
+def _plug_in_checked(
+    checker: Checker | str, snapshot: WaveSnapshot, profile: QueueProfile, result: WaveResult
+) -> list[str]:
+    """A plug-in's checker, and its quality figures held to what a match event can carry
+    (the built-in strategies' checkers re-derive their own figures): a result breaking it
+    fails its wave whole, instead of its matches failing to encode once taken."""
+    from matcher.checks import quality_problems
+
+    return [*_loaded(checker)(snapshot, profile, result), *quality_problems(result)]
 
 
 def is_registered(name: str) -> bool:

@@ -3,6 +3,10 @@
 from __future__ import annotations
 
 import dataclasses
+import math
+from collections.abc import Callable
+
+import pytest
 
 from matcher.checks import wave_result_problems
 from matcher.core import QueueProfile, Seat, Team, WaveResult, WaveSnapshot
@@ -17,7 +21,7 @@ from matcher.strategies import (
     result_problems,
 )
 from tests.duel.waves import profile_of, snapshot_of
-from tests.queue.conftest import make_ticket
+from tests.queue.conftest import make_ticket, pair_in_order
 
 BUILT_IN = ("optimal", "ladder-v2.1", "rebalance", "game-queue", "multifactor")
 
@@ -50,7 +54,57 @@ def test_a_plug_in_without_a_checker_is_held_to_the_common_rules() -> None:
     name = "test-plug-in-common-rules"
     if not is_registered(name):
         register_strategy(name, lambda s, p: WaveResult(name, (), ()))
-    assert get_checker(name) is wave_result_problems
+    snapshot = WaveSnapshot("duo", "eu", "w1", 1, 7, 0, ())
+    profile = QueueProfile(queue="duo", strategy=name, maps=("alpha",))
+    stray = WaveResult(name, (), ("t-9",))
+    assert (
+        get_checker(name)(snapshot, profile, stray)
+        == wave_result_problems(snapshot, profile, stray)
+        != []
+    )
+
+
+def _pairs_with_figures(
+    figures: tuple[tuple[str, float], ...],
+) -> Callable[[WaveSnapshot, QueueProfile], WaveResult]:
+    def strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
+        result = pair_in_order(snapshot, profile)
+        matches = tuple(dataclasses.replace(m, quality=figures) for m in result.matches)
+        return dataclasses.replace(result, matches=matches)
+
+    return strategy
+
+
+@pytest.mark.parametrize(
+    ("figures", "problem"),
+    [
+        ((("spread", math.nan),), "quality 'spread' is nan, not a finite number"),
+        ((("bad\nname", 1.0),), "quality name 'bad\\nname' is not 1-64 printable characters"),
+        (tuple((f"f{i}", 1.0) for i in range(65)), "65 quality figures, at most 64"),
+        (
+            tuple((f"{i:02d}" + "é" * 62, 1.0) for i in range(40)),
+            "quality figures take 5520 bytes, at most 4096",
+        ),
+    ],
+    ids=["nan", "name", "count", "bytes"],
+)
+def test_a_plug_in_s_figures_no_match_event_can_carry_fail_its_wave(
+    figures: tuple[tuple[str, float], ...], problem: str
+) -> None:
+    """Its matches would be taken, then fail to encode: the wave fails whole instead, and
+    its tickets wait for the next one."""
+    name = f"test-figures-{len(figures)}-{figures[0][0][:4]}"
+    if not is_registered(name):
+        register_strategy(name, _pairs_with_figures(figures))
+    profile = QueueProfile(queue="duo", strategy=name, maps=("alpha",), team_size=2)
+    rules = QueueRules(ticket_ttl_ms=60_000)
+    state = RegionQueue("duo", "eu")
+    for ticket_id in ("a", "b"):
+        state.apply(TicketJoined(make_ticket(ticket_id)), profile, rules)
+    step = state.apply(WaveTick("duo", "eu", "w1", 1, 10_000, "cfg", 10_000), profile, rules)
+    assert step.note == "wave_failed" and step.failure is not None
+    assert problem in step.failure.reason
+    assert list(state.tickets) == ["a", "b"]
 
 
 def _everyone_waits(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult:
