@@ -10,6 +10,7 @@ registry's client, set up the same way (docs/adr/0165).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ssl
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -160,6 +161,28 @@ async def check_connection(brokers: Brokers, timeout_s: float = CONNECT_TIMEOUT_
         conn.close()
         return
     raise BrokerRefused(explain(as_connection(brokers), first or ValueError("no server"))) from None
+
+
+#: How long a client cancelled while it starts is let finish starting (then stopped):
+#: a start reaches its broker in milliseconds, and a stop must not wait out a dead one.
+STARTING_GRACE_S = 5.0
+
+
+async def start_client(client: Any) -> None:
+    """Start an aiokafka consumer or producer. Cancelled while it starts, the start is let
+    finish (for at most ``STARTING_GRACE_S``) before the cancellation goes on, so that
+    the caller's stop closes every connection: aiokafka's bootstrap cancelled halfway
+    leaves its own open, logged as "Unclosed AIOKafkaConnection" when collected
+    (aio-libs/aiokafka#715).
+    """
+    starting = asyncio.ensure_future(client.start())
+    try:
+        await asyncio.shield(starting)
+    except asyncio.CancelledError:
+        # A start that fails or runs out of grace is the caller's to stop all the same.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(starting, STARTING_GRACE_S)
+        raise
 
 
 async def stop_client(client: Any) -> None:

@@ -19,7 +19,7 @@ from faust.sensors.prometheus import setup_prometheus_sensors
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
-from streams.connection import connection_of, faust_credentials, registry_of
+from streams.connection import connection_of, faust_credentials, registry_of, start_client
 from streams.settings import Settings
 from streams.web_access import web_application_options
 from streams.wire.avro import Framing
@@ -199,7 +199,7 @@ def create_app(
             registry,
         )
         runtime.producer, runtime.consumer = producer, consumer
-        await producer.start()
+        await start_client(producer)
         await config_loaded.wait()
         await run_or_crash(consumer.run, app.crash)
 

@@ -10,7 +10,7 @@ from aiokafka import AIOKafkaConsumer, TopicPartition
 from aiokafka.errors import OffsetOutOfRangeError
 from aiokafka.structs import ConsumerRecord
 
-from streams.connection import Brokers, client_kwargs, stop_client
+from streams.connection import Brokers, client_kwargs, start_client, stop_client
 
 
 class MissingRecords(RuntimeError):
@@ -58,7 +58,7 @@ async def read_range(
         return
     consumer = group_less_reader(brokers, offset_reset="none")
     try:
-        await consumer.start()
+        await start_client(consumer)
         tp = TopicPartition(topic, partition)
         consumer.assign([tp])
         consumer.seek(tp, start)

@@ -22,7 +22,7 @@ from schemas.codec import decode
 from schemas.errors import InvalidEvent
 from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
-from streams.connection import Brokers, stop_client
+from streams.connection import Brokers, start_client, stop_client
 from streams.settings import Settings
 from streams.worker.catchup import group_less_reader, records_to_highwater
 from streams.worker.config_record import settings_of
@@ -171,7 +171,7 @@ async def follow_config(brokers: Brokers, catalog: ConfigCatalog, loaded: asynci
         loaded.set()
     follower = group_less_reader(brokers, fetch_max_wait_ms=FOLLOW_FETCH_WAIT_MS)
     try:
-        await follower.start()
+        await start_client(follower)
         follower.assign(list(positions))
         for tp, offset in positions.items():
             follower.seek(tp, offset)
@@ -191,7 +191,7 @@ async def _read_to_end(
     reached in each partition (where following it starts)."""
     consumer = group_less_reader(brokers)
     try:
-        await consumer.start()
+        await start_client(consumer)
         tps: list[TopicPartition] = []
         while not tps:
             await consumer._client.force_metadata_update()

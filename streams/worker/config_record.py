@@ -19,7 +19,7 @@ from schemas.errors import InvalidEvent
 from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
 from streams import release
-from streams.connection import client_kwargs, connection_of
+from streams.connection import client_kwargs, connection_of, start_client
 from streams.settings import Settings, settings_problem, unset_lifecycle
 
 log = logging.getLogger(__name__)
@@ -125,7 +125,7 @@ async def publish_config(settings: Settings) -> None:
     record = config_published(settings, int(time.time() * 1000))
     producer = AIOKafkaProducer(**client_kwargs(connection_of(settings)), acks="all")
     try:
-        await producer.start()
+        await start_client(producer)
         await producer.send_and_wait(
             CONFIG.name, encode(record), key=record.config_fingerprint.encode()
         )

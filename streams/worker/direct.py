@@ -35,7 +35,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError
 
 from schemas.topics import QUEUE
-from streams.connection import client_kwargs, connection_of
+from streams.connection import client_kwargs, connection_of, start_client
 from streams.settings import Settings
 from streams.worker.catchup import READ_COMMITTED
 from streams.worker.publisher import Undelivered
@@ -122,7 +122,7 @@ class DirectQueueConsumer:
         self._consumer.subscribe([QUEUE.name], listener=_Listener(self))
         try:
             # Inside: a worker stopped while the consumer connects still closes it.
-            await self._consumer.start()
+            await start_client(self._consumer)
             while True:
                 batches = await self._consumer.getmany(
                     timeout_ms=500, max_records=self._batch_records

@@ -15,7 +15,7 @@ from collections.abc import Iterable
 
 from aiokafka import AIOKafkaProducer, TopicPartition
 
-from streams.connection import Brokers, stop_client
+from streams.connection import Brokers, start_client, stop_client
 from streams.worker.catchup import group_less_reader, records_to_highwater
 
 #: Give up reading a snapshot partition after this long without progress.
@@ -35,7 +35,7 @@ async def read_to_end(brokers: Brokers, topic: str, partitions: Iterable[int]) -
         return rows
     consumer = group_less_reader(brokers)
     try:
-        await consumer.start()
+        await start_client(consumer)
         consumer.assign(tps)
         for tp in tps:
             consumer.seek(tp, 0)

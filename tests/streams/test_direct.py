@@ -236,9 +236,13 @@ async def test_a_failed_assignment_stops_the_loop_instead_of_dropping_records() 
     assert journal.calls[-1] == "stop"
 
 
-async def test_a_stop_while_the_consumer_starts_still_closes_it() -> None:
+async def test_a_stop_while_the_consumer_starts_still_closes_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Ctrl-C right after "Worker ready" cancelled the loop inside ``start()``; the
-    consumer was left open (aiokafka logged "Unclosed AIOKafkaConsumer")."""
+    consumer was left open (aiokafka logged "Unclosed AIOKafkaConsumer"). A start that
+    never ends is given up after its grace, and the consumer stopped once."""
+    monkeypatch.setattr("streams.connection.STARTING_GRACE_S", 0.05)
     direct, journal, consumer = make([])
     started = asyncio.Event()
 
