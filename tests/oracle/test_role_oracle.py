@@ -8,7 +8,7 @@ duos, players offering one role or several."""
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import replace
 from itertools import combinations, permutations, product
 
@@ -16,8 +16,8 @@ import pytest
 
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveResult, WaveSnapshot
 from matcher.strategies import result_problems, run_wave
+from tests.oracle.test_team_oracle import CLOSED_AT_MS, DISTRIBUTIONS
 
-CLOSED_AT_MS = 600_000
 WAVES = 8
 STRATEGIES: tuple[tuple[str, dict[str, object]], ...] = (
     ("rebalance", {}),
@@ -34,19 +34,9 @@ RULES: tuple[dict[str, object], ...] = (
     {"max_team_gap": {"base": 0, "growth_per_s": 1, "cap": 120}},
 )
 
-Rating = Callable[[random.Random], int]
-DISTRIBUTIONS: dict[str, tuple[Rating, int]] = {
-    # (rating of a player's main role, most seconds waited)
-    "all_equal": (lambda rng: 1500, 30),
-    "tied": (lambda rng: 100 * round(rng.gauss(1500, 200) / 100), 30),
-    "bimodal": (lambda rng: round(rng.gauss(1000 if rng.random() < 0.5 else 2000, 60)), 30),
-    "sparse_tails": (lambda rng: round(1500 + rng.expovariate(1 / 300) * rng.choice((-1, 1))), 30),
-    "long_waits": (lambda rng: round(rng.gauss(1500, 200)), 590),
-}
-
 
 def wave(name: str, roles: tuple[str, ...], seed: int) -> WaveSnapshot:
-    main_rating, longest = DISTRIBUTIONS[name]
+    main_rating, longest = DISTRIBUTIONS[name]  # a player's main role's rating
     rng = random.Random(seed)
     names = sorted(set(roles))
     tickets = []
