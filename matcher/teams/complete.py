@@ -56,7 +56,7 @@ def complete(
     value: Value | None = None,
     hopeless: Hopeless | None = None,
     *,
-    reseat: bool = False,
+    reseat: Accept | None = None,
 ) -> list[Lineup]:
     """``lineups`` plus every match completion finds among the parties they leave out.
 
@@ -64,10 +64,11 @@ def complete(
     ``accept`` judges a split; ``admit``, when given, a group before its splits are tried
     (what no split can mend, such as an attribute rule); ``value``, when given, ranks a
     group's splits instead of f; ``hopeless``, when given, must be implied by ``admit``
-    failing for every group it describes. ``reseat``: ``accept`` reads the seats' ratings
-    (a rating limit in a role queue), so a split it refuses in its best-rated seating is
-    tried in its other seatings (:func:`~matcher.teams.model.every_role_slots`), each
-    charged to the budget as a split.
+    failing for every group it describes. ``reseat``, when given: ``accept`` reads the
+    seats' ratings (a rating limit in a role queue), and ``reseat`` judges the rest of it;
+    a split ``accept`` refuses in its best-rated seating and ``reseat`` takes is tried in
+    its other seatings (:func:`~matcher.teams.model.every_role_slots`), each charged to
+    the budget as a split.
 
     >>> from matcher.core import Player
     >>> duo = lambda i, r: Party(f"t{i}", tuple(Player(f"p{i}{j}", (("x", r),))
@@ -110,7 +111,7 @@ def _first_match(
     budget: list[int],
     value_of: Value | None = None,
     hopeless: Hopeless | None = None,
-    reseat: bool = False,
+    reseat: Accept | None = None,
 ) -> Lineup | None:
     for subset, count in _subsets(parties, rest, shape.match_max, hopeless):
         budget[0] -= count  # a subset no split fits costs its packing test
@@ -135,7 +136,8 @@ def _first_match(
             if lineup is None:
                 continue
             if not accept(group, lineup):
-                lineup = _reseated(group, lineup, shape, accept, budget) if reseat else None
+                seated = reseat is not None and reseat(group, lineup)
+                lineup = _reseated(group, lineup, shape, accept, budget) if seated else None
                 if budget[0] < 0:
                     return None
                 if lineup is None:

@@ -21,7 +21,7 @@ from matcher.teams.complete import complete
 from matcher.teams.imbalance import Imbalance, imbalance
 from matcher.teams.model import Lineup, Party, TeamShape, parties_of, team_ratings
 from matcher.teams.options import game_queue_config
-from matcher.teams.ruled import group_admission, lineup_rule_problem
+from matcher.teams.ruled import group_admission, lineup_rule_problem, seat_blind
 
 
 def left_match_problem(
@@ -72,7 +72,12 @@ def left_match_problem(
     admit, hopeless = group_admission(
         rules, closed, region, split_free_ratings=fixed, met=met, also=hosted if hosting else None
     )
-    reseat = shape.role_rated and (rules.limits_ratings or limit is not None)
+    reseat = None
+    if shape.role_rated and (rules.limits_ratings or limit is not None):
+        blind = seat_blind(rules)
+        reseat = lambda group, lineup: (  # noqa: E731
+            lineup_rule_problem(blind, group, lineup, closed, region, met) is None
+        )
     found = complete(parties, [], shape, params, accept, admit, hopeless=hopeless, reseat=reseat)
     if not found:
         return None

@@ -127,6 +127,13 @@ def group_admission(
     return admit, hopeless
 
 
+def seat_blind(rules: QueueRuleSet) -> QueueRuleSet:
+    """``rules`` without the limits that read the seats' ratings (spread, team gap,
+    distance), uncounted: what no seating of a split can change. A split these refuse
+    is refused in every seating; one they take may pass in another seating."""
+    return replace(rules, max_spread=None, max_team_gap=None, max_distance=None, tally=None)
+
+
 def team_rule_keeper(rules: QueueRuleSet, closed_at_ms: int, region: str) -> Keeps | None:
     """Whether a split of a group keeps every named rule whose outcome depends on the
     split (one with a per-team leaf or a ``disjoint``, at any depth), judged as the live

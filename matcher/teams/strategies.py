@@ -52,6 +52,7 @@ from matcher.teams.ruled import (
     preference_key,
     rule_fits,
     ruled_splitter,
+    seat_blind,
     team_rule_keeper,
 )
 from matcher.teams.skill import (
@@ -108,7 +109,7 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
     )
     admit, hopeless = _admission(snapshot, rules, shape, met)
     accept = _acceptor(snapshot, rules, met)
-    reseat = shape.role_rated and rules.limits_ratings
+    reseat = _reseat(snapshot, rules, met, shape.role_rated and rules.limits_ratings)
     lineups = complete(
         parties, lineups, shape, config.imbalance, accept, admit, hopeless=hopeless, reseat=reseat
     )
@@ -149,6 +150,12 @@ def _acceptor(
         return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
 
     return accept
+
+
+def _reseat(snapshot: WaveSnapshot, rules: QueueRuleSet, met: Met, seated: bool) -> Accept | None:
+    """Completion's ``reseat`` (:func:`matcher.teams.complete.complete`) when the seating
+    can decide a lineup (``seated``: a role queue under a rating limit), else None."""
+    return _acceptor(snapshot, seat_blind(rules), met) if seated else None
 
 
 def _balanced(params: Imbalance | None, max_imbalance: float | None) -> Accept:
@@ -254,7 +261,8 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
     admit, hopeless = _admission(snapshot, rules, shape, met)
     value = None if vectors is None else _skill_value(config, vectors)
-    reseat = shape.role_rated and (rules.limits_ratings or config.max_imbalance is not None)
+    limited = rules.limits_ratings or config.max_imbalance is not None
+    reseat = _reseat(snapshot, rules, met, shape.role_rated and limited)
     lineups = complete(
         parties, lineups, shape, params, accept, admit, value, hopeless=hopeless, reseat=reseat
     )
