@@ -27,7 +27,7 @@ from matcher.queue.events import (
 )
 from matcher.queue.lifecycle import NO_POLICY, LifecyclePolicy
 from matcher.queue.outcomes import Draft, Step
-from matcher.queue.state import QueuedTicket, QueueRules, RegionState
+from matcher.queue.state import HELD_AGAIN, QueuedTicket, QueueRules, RegionState
 from matcher.queue.wave import InvalidWaveResult
 from matcher.queue.wave_close import rating_diff
 
@@ -133,14 +133,14 @@ def _join(
         return Step("duplicate")
     if ticket_id in queue.finished:
         return Step("duplicate_finished")
-    # Its join sent again while the ticket is held (the same players, or not: the first
-    # join of an id wins).
-    if queue.life.players and queue.life.holds_ticket(ticket_id):
-        return Step("duplicate")
     if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
+        if queue.life.players and queue.life.holds_ticket(ticket_id):
+            return Step("duplicate")  # its join sent again while it is held
         return _refuse(queue, ticket, DequeueReason.EXPIRED, "joined longer ago than the TTL")
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)
     if problem:
+        if problem is HELD_AGAIN:  # sent again while held, whatever its players
+            return Step("duplicate")
         return _refuse(queue, ticket, DequeueReason.REJECTED, problem)
     if rules.claims:
         return held.hold_for_claims(queue, ticket)
@@ -177,6 +177,8 @@ def _join_searches(
     if last_tick and ticket.joined_at_ms + rules.ticket_ttl_ms <= last_tick:
         return _refuse_copy(queue, event, DequeueReason.EXPIRED, "joined longer ago than the TTL")
     problem = queue.conflict(ticket) or admission_problem(ticket, profile)
+    if problem is HELD_AGAIN:
+        return Step("duplicate")
     if event.nearby is not None:  # the book found no bound to choose by
         problem = problem or nearby.UNBOUNDED
     if problem:

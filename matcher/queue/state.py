@@ -59,6 +59,10 @@ class QueueRules:
             raise ValueError("finished_retention_ms: must be >= ticket_ttl_ms")
 
 
+#: :meth:`RegionState.conflict`'s answer for a join of a ticket held here (in a ready
+#: check, a placement, or waiting for its claims): the first join of an id wins.
+HELD_AGAIN = "its ticket is held here"
+
 # Built by the thousand when a big wave closes: fastbuild matters (docs/benchmarks/duel.md).
 _make_dequeued = builder(Dequeued)
 _make_last_match = builder(LastMatch)
@@ -124,15 +128,20 @@ class RegionState:
         return self.last_tick_at_ms + interval
 
     def conflict(self, ticket: Ticket) -> str | None:
-        """Why ``ticket`` cannot join beside the tickets queued or held, or None."""
+        """Why ``ticket`` cannot join beside the tickets queued or held, or None;
+        :data:`HELD_AGAIN` when its own id is held here (its join sent again)."""
         if len(ticket.players) == 1:  # the usual solo join: one lookup
             player_id = ticket.players[0].player_id
             other = self.player_ticket.get(player_id)
             if other is None and self.life.players:
+                if self.life.holds_ticket(ticket.ticket_id):
+                    return HELD_AGAIN
                 other = self.life.players.get(player_id)
             if other is None:
                 return None
             return f"player {player_id} is already queued in ticket {other}"
+        if self.life.players and self.life.holds_ticket(ticket.ticket_id):
+            return HELD_AGAIN
         seen: set[str] = set()
         for player in ticket.players:
             if player.player_id in seen:
