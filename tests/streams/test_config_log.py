@@ -67,6 +67,17 @@ def config_record(config: Settings, key: bytes | None = None) -> tuple[bytes, by
     return key or record.config_fingerprint.encode(), encode(record)
 
 
+def published_log(own: Settings, published: Settings) -> tuple[Log, ConfigCatalog]:
+    """A worker's log under ``own`` whose config topic holds its own record, then
+    ``published``'s, both offered to the worker's catalog."""
+    log = Log(own)
+    catalog = ConfigCatalog(own, log.folder.layouts)
+    for key, value in (config_record(own), config_record(published, PUBLISHED_KEY)):
+        log.produce(CONFIG.name, key, value)
+        catalog.offer(key, value)
+    return log, catalog
+
+
 def matched(log: Log) -> list[set[str]]:
     return [
         {p.player_id for team in match.teams for p in team.players}
@@ -78,11 +89,7 @@ def matched(log: Log) -> list[set[str]]:
 def live_session() -> Log:
     """A worker started under NARROW; WIDE is published; the timer's ticks carry NARROW,
     then WIDE (in eu only: na's next tick comes later), then NARROW again."""
-    log = Log(NARROW)
-    catalog = ConfigCatalog(NARROW, log.folder.layouts)
-    for key, value in (config_record(NARROW), config_record(WIDE, PUBLISHED_KEY)):
-        log.produce(CONFIG.name, key, value)
-        catalog.offer(key, value)
+    log, catalog = published_log(NARROW, WIDE)
     assert catalog.in_force == WIDE.config_fingerprint()
     log.send(joined("alice", 1500, 1))
     log.send(joined("bob", 1700, 2))
@@ -269,11 +276,7 @@ def test_tickets_the_new_configuration_refuses_leave_at_the_switching_tick(
             ),
         ),
     )
-    log = Log(NARROW)
-    catalog = ConfigCatalog(NARROW, log.folder.layouts)
-    for key, value in (config_record(NARROW), config_record(elo, PUBLISHED_KEY)):
-        log.produce(CONFIG.name, key, value)
-        catalog.offer(key, value)
+    log, _ = published_log(NARROW, elo)
     log.send(joined("alice", 1500, 1))
     log.send(joined("bob", 1900, 2))  # 400 apart: unmatched under NARROW
     log.send(ticked(NARROW, 10))
@@ -320,12 +323,8 @@ def test_a_tick_naming_no_known_configuration_is_dead_lettered_and_switches_noth
     """A tick's fingerprint decides the region's rules (ADR 0160); one that is neither the
     worker's nor published is refused (ADR 0210), as a replay of the log refuses it, so
     one forged record cannot close a wave or take its region out of the audit."""
-    log = Log(NARROW)
+    log, _ = published_log(NARROW, WIDE)
     log.folder = replace(log.folder, fingerprint=NARROW.config_fingerprint())
-    catalog = ConfigCatalog(NARROW, log.folder.layouts)
-    for key, value in (config_record(NARROW), config_record(WIDE, PUBLISHED_KEY)):
-        log.produce(CONFIG.name, key, value)
-        catalog.offer(key, value)
     log.send(ticked(WIDE, 10))
     log.send(joined("alice", 1500, 11))
     log.send(joined("bob", 1700, 12))  # 200 apart: a pair under WIDE only
@@ -365,11 +364,7 @@ def test_a_held_ticket_the_new_configuration_refuses_leaves_when_it_comes_back(
         return Settings(partitions=4, queues=(queue,))
 
     mmr, elo = checked("mmr"), checked("elo")
-    log = Log(mmr)
-    catalog = ConfigCatalog(mmr, log.folder.layouts)
-    for key, value in (config_record(mmr), config_record(elo, PUBLISHED_KEY)):
-        log.produce(CONFIG.name, key, value)
-        catalog.offer(key, value)
+    log, _ = published_log(mmr, elo)
     log.send(joined("alice", 1500, 1))
     log.send(joined("bob", 1600, 2))
     log.send(ticked(mmr, 10))
