@@ -130,26 +130,29 @@ class RegionState:
     def conflict(self, ticket: Ticket) -> str | None:
         """Why ``ticket`` cannot join beside the tickets queued or held, or None;
         :data:`HELD_AGAIN` when its own id is held here (its join sent again)."""
+        life = self.life
         if len(ticket.players) == 1:  # the usual solo join: one lookup
             player_id = ticket.players[0].player_id
             other = self.player_ticket.get(player_id)
-            if other is None and self.life.players:
-                if self.life.holds_ticket(ticket.ticket_id):
-                    return HELD_AGAIN
-                other = self.life.players.get(player_id)
             if other is None:
-                return None
+                if not life.players:
+                    return None
+                if life.holds_ticket(ticket.ticket_id):
+                    return HELD_AGAIN
+                other = life.players.get(player_id)
+                if other is None:
+                    return None
+            elif life.players and life.holds_ticket(ticket.ticket_id):
+                return HELD_AGAIN
             return f"player {player_id} is already queued in ticket {other}"
-        if self.life.players and self.life.holds_ticket(ticket.ticket_id):
+        if life.players and life.holds_ticket(ticket.ticket_id):
             return HELD_AGAIN
         seen: set[str] = set()
         for player in ticket.players:
             if player.player_id in seen:
                 return f"player {player.player_id} appears twice in the ticket"
             seen.add(player.player_id)
-            other = self.player_ticket.get(player.player_id) or self.life.players.get(
-                player.player_id
-            )
+            other = self.player_ticket.get(player.player_id) or life.players.get(player.player_id)
             if other is not None:
                 return f"player {player.player_id} is already queued in ticket {other}"
         return None

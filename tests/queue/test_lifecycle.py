@@ -172,6 +172,21 @@ def test_a_join_sent_again_with_other_players_during_its_ready_check_changes_not
     assert not region.life.holds_ticket("a")
 
 
+def test_a_join_sent_again_with_a_player_queued_elsewhere_during_its_ready_check_changes_nothing():
+    """The held ticket's id sent again with a player another ticket queues: not REJECTED
+    under the held ticket's own id (which the platform would read as its end)."""
+    b = book(READY)
+    join(b, "a")
+    join(b, "b")
+    made = proposal(b.apply(tick(1)))
+    join(b, "c", at_ms=10_200)
+    other = make_ticket("a", "p-c", queue="1v1", joined_at_ms=10_500)
+    again = b.apply(TicketJoined(other))
+    assert (again.note, again.outputs, again.dequeued) == ("duplicate", (), ())
+    step = answer(b, made.match.match_id, "p-b", False, 11_000)
+    assert stages(step)["a"].stage is TicketStage.SEARCHING  # the held ticket, back
+
+
 def test_no_answer_by_the_deadline_times_out_at_a_tick():
     b = book(READY)
     join(b, "a")
