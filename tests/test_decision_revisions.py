@@ -19,6 +19,8 @@ import pytest
 from matcher.core import Player, QueueProfile, ServerRoute, Team, WaveResult, WaveSnapshot
 from matcher.strategies import decision_revision, get_strategy
 from tests.duel.waves import profile_of, snapshot_of, synthetic_players
+from tests.oracle.test_refusing_rules_oracle import RULES as LATENCY_RULES
+from tests.oracle.test_refusing_rules_oracle import wave as latency_wave
 from tests.multifactor.conftest import profile as multifactor_profile
 from tests.multifactor.conftest import random_wave
 from tests.teams.factories import profile as team_profile
@@ -27,7 +29,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (15, "b7403ffd7e4d78cf"),
+    "optimal": (16, "1631b1f5438ebfeb"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
     "rebalance": (7, "a2ea2316b338652b"),
     "game-queue": (7, "a2ea2316b338652b"),
@@ -159,10 +161,21 @@ def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
             for i, p in enumerate(synthetic_players(120, seed=7))
         ]
         overdue = snapshot_of(waited, seed=7, active_population=480)
+        # Latency limits and block lists refuse pairs whatever their ratings: every
+        # augmenting path, then the pairs re-chosen in blocks (ADR 0214; 1,300 players:
+        # two passes of blocks).
+        refusing = [
+            (
+                latency_wave("tied", n, 1, blocking),
+                QueueProfile("1v1", "optimal", ("m",), rules=dict(LATENCY_RULES, block_lists=True)),
+            )
+            for n, blocking in ((450, False), (1300, True))
+        ]
         return [
             *defaults,
             (duel_waves((1200,))[0][0], other),
             (overdue, profile_of("optimal", window_rule="longer")),
+            *refusing,
         ]
     if name == "ladder-v2.1":
         return [(s, profile_of("ladder-v2.1")) for s, _ in duel_waves((30, 300))]

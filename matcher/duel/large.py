@@ -22,7 +22,15 @@ import numpy as np
 from scipy.sparse import csr_matrix
 from scipy.sparse.csgraph import min_weight_full_bipartite_matching
 
-from matcher.duel.graph import DuelArrays, Ints, big_weight, candidate_edges, undirected
+from matcher.duel.graph import (
+    DuelArrays,
+    Ints,
+    big_weight,
+    candidate_edges,
+    undirected,
+    unique_sorted,
+)
+from matcher.duel.near import legal_touching
 
 
 @dataclass(frozen=True, slots=True)
@@ -38,7 +46,9 @@ class RelaxedOutcome:
     sit_outs: int = 0
 
 
-def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) -> RelaxedOutcome:
+def relaxed_pairs(
+    arrays: DuelArrays, k: int, cap: int, parity: bool = False, every_pair: bool = False
+) -> RelaxedOutcome:
     """Pair the wave by the relaxation on its candidate graph (``k`` nearest ratings each
     side and the quantile edges), odd cycles rounded.
 
@@ -67,7 +77,7 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) ->
     odd cycles are odd in number. Rounding: O(length^2) per odd cycle (a few, short).
     """
     n = arrays.size
-    u, v = candidate_edges(arrays, k)
+    u, v = every_legal_pair(arrays) if every_pair else candidate_edges(arrays, k)
     if not len(u):
         return RelaxedOutcome((), 0)
     bw, sc2, cost = undirected(arrays, u, v)
@@ -97,6 +107,14 @@ def relaxed_pairs(arrays: DuelArrays, k: int, cap: int, parity: bool = False) ->
     found = best.found[order]
     pairs = tuple(zip(bw[found].tolist(), sc2[found].tolist(), strict=True))
     return RelaxedOutcome(pairs, best.odd_cycles, sit_outs)
+
+
+def every_legal_pair(arrays: DuelArrays) -> tuple[Ints, Ints]:
+    """Every legal directed pair ``(u, v)`` of the wave (u plays BW), sorted by (u, v)."""
+    n = arrays.size
+    u, v = legal_touching(arrays, np.arange(n, dtype=np.int64))
+    keys = unique_sorted(u * n + v)
+    return keys // n, keys % n
 
 
 class _Rounded:

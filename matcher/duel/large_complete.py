@@ -1,5 +1,6 @@
 """Large waves of ``optimal``, completion step: pair the players the relaxation's rounding
-left out, until no legal pair and no short augmenting path is left.
+left out, until no legal pair and no short augmenting path is left; under a rule that
+refuses pairs whatever their ratings, until no augmenting path at all is left.
 
 Each odd cycle of the relaxation (:mod:`matcher.duel.large`) leaves one member out. With
 integer ratings and many ties (a same-game ladder) there are hundreds of them, and the
@@ -13,8 +14,18 @@ left-out players are mostly legal with each other. Two steps pair them:
    cheapest first until none is left.
 
 After step 2 no two unmatched players may play each other: the result is maximal. Longer
-augmenting paths are not searched; the pair bound (:mod:`matcher.duel.bound`) says per
-wave how far from a maximum matching the result can be at most.
+augmenting paths are searched inside the rating neighbourhood of the players still left
+out (rustworkx's blossom); the pair bound (:mod:`matcher.duel.bound`) says per wave how
+far from a maximum matching the result can be at most.
+
+A queue rule that refuses pairs whatever their ratings (``max_latency_ms``, meetings,
+block lists, attributes, named checks) breaks the rating order these steps follow: a
+player's few legal partners may lie hundreds of places off. The relaxation then takes
+every legal pair (:mod:`matcher.duel.large`); step 1 is skipped (it pairs left-out
+players with each other at any gap); after step 2 every augmenting path is applied
+(:mod:`matcher.duel.augment`): the result has the most pairs of any matching. The paths
+ignore the score, so the pairs are then re-chosen by the blossom among each player's
+nearest legal partners, in blocks by rating (:func:`_cheapest_again`).
 
 No library repairs a matching from a given one: rustworkx's and networkx's blossoms start
 from nothing, and on the whole wave cost several times the large tier's time budget.
@@ -25,10 +36,19 @@ from __future__ import annotations
 import numpy as np
 import rustworkx as rx
 
-from matcher.duel.graph import DuelArrays, Ints, subset, undirected
+from matcher.duel.augment import augment_to_maximum
+from matcher.duel.graph import (
+    DuelArrays,
+    Ints,
+    candidate_edges,
+    legal,
+    subset,
+    undirected,
+    unique_sorted,
+)
 from matcher.duel.large import relaxed_pairs
-from matcher.duel.near import legal_touching
-from matcher.duel.small import exact_pairs, legal_edges
+from matcher.duel.near import legal_touching, nearest_legal
+from matcher.duel.small import exact_pairs, exact_pairs_on, legal_edges
 
 #: Players nearest in rating to a left-out player re-solved exactly with it (and their
 #: partners): long enough for the augmenting paths of sparse tails, small enough for the
@@ -36,6 +56,14 @@ from matcher.duel.small import exact_pairs, legal_edges
 _BALL = 60
 #: Neighbourhoods re-solved per wave at most (each adds at least one pair).
 _BALL_ROUNDS = 4
+
+#: Legal partners nearest in rating per player, in multiples of ``optimal_neighbours``,
+#: among which :func:`_cheapest_again` re-chooses the pairs: enough for a player whose
+#: few legal partners lie many places off in rating (a latency limit), few enough for
+#: the blossom.
+_NEAREST = 8
+#: Players re-paired by one blossom at most (its time grows faster than the square).
+_BLOCK = 1000
 
 #: Relaxations of the left-out players at most (each pairs most of them: their odd cycles
 #: leave about one in three out again).
@@ -57,6 +85,9 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
     one exact search of their legal pairs (:func:`matcher.duel.near.legal_touching`).
     """
     state = _Pairs(arrays.size, bw, sc2)
+    if arrays.limits is not None and arrays.limits.refuses_off_rating():  # the module says why
+        _most_pairs_then_cheapest(arrays, state, k)
+        return state.arrays()
     for _ in range(_RELAX_ROUNDS):
         loose = state.loose()
         if len(loose) < 2:
@@ -143,6 +174,51 @@ def _augment(arrays: DuelArrays, state: _Pairs, bw: Ints, sc2: Ints, cost: Ints)
     top = rank < 2
     x, a, x_bw, c = x[top], a[top], x_bw[top], c[top]
     return _three_edge_paths(state, used, (x, a, x_bw, c)) or made
+
+
+def _most_pairs_then_cheapest(arrays: DuelArrays, state: _Pairs, k: int) -> None:
+    """Under a rule that refuses pairs whatever their ratings: the short paths, then every
+    augmenting path (:mod:`matcher.duel.augment`), so that no matching has more pairs;
+    then :func:`_cheapest_again` (the paths ignore the score, and so does rounding the
+    relaxation's odd cycles, which are many under such a rule)."""
+    _augment_all(arrays, state)
+    for bw, sc2 in augment_to_maximum(arrays, state.mate):
+        state.pair(bw, sc2)
+    _cheapest_again(arrays, state, k)
+
+
+def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:
+    """Re-pair the wave by rustworkx's blossom (most pairs, then least score) among the
+    pairs found, each player's ``_NEAREST * k`` legal partners nearest in rating and the
+    candidate graph: in blocks of ``_BLOCK`` players by rating, each with its players'
+    partners (re-pairing such a block is free), and a second time shifted by half a
+    block when the wave has more. A block keeps its pair count (its pairs found are
+    among those edges, and the wave has no matching with more) and never costs more."""
+    n = arrays.size
+    near_u, near_v = nearest_legal(arrays, np.arange(n, dtype=np.int64), _NEAREST * k)
+    cand_u, cand_v = candidate_edges(arrays, k)
+    u, v = np.concatenate([near_u, cand_u]), np.concatenate([near_v, cand_v])
+    # Both side choices of each pair where legal, so that the cheaper is taken.
+    back = legal(arrays, v, u)
+    keys = unique_sorted(np.concatenate([u * n + v, v[back] * n + u[back]]))
+    u, v = keys // n, keys % n
+    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
+    order = np.argsort(key, kind="stable")
+    starts = [*range(0, n, _BLOCK), *(range(_BLOCK // 2, n, _BLOCK) if n > _BLOCK else ())]
+    for start in starts:
+        inside = np.zeros(n, dtype=bool)
+        inside[order[start : start + _BLOCK]] = True
+        mates = state.mate[inside]
+        inside[mates[mates >= 0]] = True
+        bw, sc2 = state.arrays()
+        mine = inside[bw]
+        kept = inside[u] & inside[v]
+        block_u = np.concatenate([bw[mine], u[kept]])
+        block_v = np.concatenate([sc2[mine], v[kept]])
+        pairs = unique_sorted(block_u * n + block_v)
+        state.mate[inside] = -1
+        for bw_player, sc2_player in exact_pairs_on(arrays, pairs // n, pairs % n):
+            state.pair(bw_player, sc2_player)
 
 
 def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints]) -> bool:

@@ -121,6 +121,15 @@ class DuelLimits:
         ok[at] = kept
         return ok
 
+    def refuses_off_rating(self) -> bool:
+        """Whether a rule refuses pairs whatever their ratings (latency, recent meetings and
+        block lists, attributes, named checks): the legal pairs are then not windows in
+        rating order, which the large tier's completion steps assume."""
+        if len(self.met) or self.attributes or self.checks is not None:
+            return True
+        limit = self.latency_limit
+        return bool(len(limit)) and float(self.latency.max()) > float(limit.min()) + EPSILON
+
     @property
     def distance_age(self) -> str:
         """Whose wait the pair's ``max_distance`` follows, in words."""

@@ -135,3 +135,22 @@ def _search(
         if keep.any():
             yield u[keep], v[keep]
         start = stop
+
+
+def nearest_legal(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints]:
+    """For each of ``players``, its ``k`` legal pairs nearest in rating, as directed pairs
+    ``(u, v)`` (u plays BW); a pair near to both its players is listed once per player.
+
+    Notes: as :func:`legal_touching`, then a sort of the pairs found.
+    """
+    u, v = legal_touching(arrays, players)
+    inside = np.zeros(arrays.size, dtype=bool)
+    inside[players] = True
+    owner = np.concatenate([u[inside[u]], v[inside[v]]])
+    at = np.concatenate([np.flatnonzero(inside[u]), np.flatnonzero(inside[v])])
+    gap = np.abs(arrays.bw[u[at]] - arrays.sc2[v[at]])
+    order = np.lexsort((at, gap, owner))
+    owner, at = owner[order], at[order]
+    rank = np.arange(len(owner)) - np.searchsorted(owner, owner)
+    keep = at[rank < k]
+    return u[keep], v[keep]

@@ -14,7 +14,7 @@ import numpy as np
 import rustworkx as rx
 
 from matcher.duel.choice import PairNoise
-from matcher.duel.graph import DuelArrays, Ints, cost_table, legal_table
+from matcher.duel.graph import DuelArrays, Ints, cost_table, legal_table, undirected
 
 
 def exact_pairs(arrays: DuelArrays, noise: PairNoise | None = None) -> list[tuple[int, int]]:
@@ -41,6 +41,14 @@ def exact_pairs(arrays: DuelArrays, noise: PairNoise | None = None) -> list[tupl
     else:
         gain = noise(bw, sc2) - score
         weight = gain - int(gain.min()) + 1
+    return _blossom(arrays, bw, sc2, weight)
+
+
+def _blossom(arrays: DuelArrays, bw: Ints, sc2: Ints, weight: Ints) -> list[tuple[int, int]]:
+    """The matching of the most pairs, then the largest weight, on the unordered pairs
+    ``(bw[i], sc2[i])`` (sorted by lower, then higher player; positive integer weights)."""
+    if not len(bw):
+        return []
     graph = rx.PyGraph(multigraph=False, node_count_hint=arrays.size, edge_count_hint=len(bw))
     graph.add_nodes_from(range(arrays.size))
     graph.add_edges_from(list(zip(bw.tolist(), sc2.tolist(), weight.tolist(), strict=True)))
@@ -52,6 +60,16 @@ def exact_pairs(arrays: DuelArrays, noise: PairNoise | None = None) -> list[tupl
     at = np.searchsorted(keys, found.min(axis=1) * n + found.max(axis=1))
     at = at[np.argsort(bw[at], kind="stable")]
     return list(zip(bw[at].tolist(), sc2[at].tolist(), strict=True))
+
+
+def exact_pairs_on(arrays: DuelArrays, u: Ints, v: Ints) -> list[tuple[int, int]]:
+    """The optimum's pairs ``(bw_player, sc2_player)`` among the legal directed pairs
+    ``(u[i], v[i])`` only (u plays BW), by BW player: most pairs, then least score.
+
+    Notes: the blossom on the pairs given.
+    """
+    bw, sc2, score = undirected(arrays, u, v)
+    return _blossom(arrays, bw, sc2, int(score.max(initial=0)) + 1 - score)
 
 
 def legal_edges(arrays: DuelArrays) -> tuple[Ints, Ints, Ints]:
