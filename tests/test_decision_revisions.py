@@ -19,10 +19,10 @@ import pytest
 from matcher.core import Player, QueueProfile, ServerRoute, Team, WaveResult, WaveSnapshot
 from matcher.strategies import decision_revision, get_strategy
 from tests.duel.waves import profile_of, snapshot_of, synthetic_players
-from tests.oracle.test_refusing_rules_oracle import RULES as LATENCY_RULES
-from tests.oracle.test_refusing_rules_oracle import wave as latency_wave
 from tests.multifactor.conftest import profile as multifactor_profile
 from tests.multifactor.conftest import random_wave
+from tests.oracle.test_refusing_rules_oracle import RULES as LATENCY_RULES
+from tests.oracle.test_refusing_rules_oracle import wave as latency_wave
 from tests.teams.factories import profile as team_profile
 from tests.teams.factories import snapshot as team_snapshot
 from tests.teams.factories import ticket
