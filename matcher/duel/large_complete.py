@@ -62,7 +62,7 @@ _BALL_ROUNDS = 4
 #: few legal partners lie many places off in rating (a latency limit), few enough for
 #: the blossom.
 _NEAREST = 8
-#: Players re-paired by one blossom at most (its time grows faster than the square).
+#: Players re-paired by one blossom, about (its time grows faster than the square).
 _BLOCK = 1000
 
 #: Relaxations of the left-out players at most (each pairs most of them: their odd cycles
@@ -190,9 +190,9 @@ def _most_pairs_then_cheapest(arrays: DuelArrays, state: _Pairs, k: int) -> None
 def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:
     """Re-pair the wave by rustworkx's blossom (most pairs, then least score) among the
     pairs found, each player's ``_NEAREST * k`` legal partners nearest in rating and the
-    candidate graph: in blocks of ``_BLOCK`` players by rating, each with its players'
-    partners (re-pairing such a block is free), and a second time shifted by half a
-    block when the wave has more. A block keeps its pair count (its pairs found are
+    candidate graph: in blocks of about ``_BLOCK`` players by rating, each with its
+    players' partners (re-pairing such a block is free), and, when there are several, a
+    second time shifted by half a block. A block keeps its pair count (its pairs found are
     among those edges, and the wave has no matching with more) and never costs more."""
     n = arrays.size
     near_u, near_v = nearest_legal(arrays, np.arange(n, dtype=np.int64), _NEAREST * k)
@@ -204,10 +204,11 @@ def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:
     u, v = keys // n, keys % n
     key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
     order = np.argsort(key, kind="stable")
-    starts = [*range(0, n, _BLOCK), *(range(_BLOCK // 2, n, _BLOCK) if n > _BLOCK else ())]
+    size = -(-n // max(1, round(n / _BLOCK)))  # equal blocks, about _BLOCK players
+    starts = [*range(0, n, size), *(range(size // 2, n - size // 2, size) if n > size else ())]
     for start in starts:
         inside = np.zeros(n, dtype=bool)
-        inside[order[start : start + _BLOCK]] = True
+        inside[order[start : start + size]] = True
         mates = state.mate[inside]
         inside[mates[mates >= 0]] = True
         bw, sc2 = state.arrays()
