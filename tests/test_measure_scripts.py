@@ -39,6 +39,19 @@ def test_audit_duel_fails_when_a_seed_misses_the_bar(tmp_path: Path) -> None:
     assert "1 seeds: 1 missing the bar;" in run.stdout, run.stdout
 
 
+def test_audit_refusing_rules_takes_the_large_tier_to_the_maximum() -> None:
+    """60 players with the exact tier lowered to 20: the large tier under a latency
+    limit and block lists makes every wave's maximum, within the bar."""
+    arguments = ["--players", "60", "--seeds", "1", "--exact-limit", "20", "--blocks"]
+    shown = run_script("audit_refusing_rules.py", arguments).stdout
+    rows = [line for line in shown.splitlines() if " 60 1 | " in line]
+    assert len(rows) == 4, shown
+    for row in rows:
+        made, most = row.split(" | ")[1].split()
+        assert made == most and int(most) > 10, row
+    assert shown.rstrip().endswith("0 wave(s) missed the bar"), shown
+
+
 def test_choice_sniping_prints_a_row_per_variant_the_same_twice() -> None:
     arguments = ["--waves", "3", "--queued", "12", "--scales", "25"]
     shown = run_script("choice_sniping.py", arguments).stdout
