@@ -24,7 +24,7 @@ from collections import deque
 import numpy as np
 
 from matcher.duel.graph import Bools, DuelArrays, Ints, cost, legal
-from matcher.duel.near import legal_touching
+from matcher.duel.near import legal_by_player
 
 #: Players whose partners are searched in one vectorised batch at most.
 _BATCH = 256
@@ -77,24 +77,15 @@ class _Partners:
         return found
 
     def _search(self, players: Ints) -> None:
-        arrays = self.arrays
-        u, v = legal_touching(arrays, players)
-        inside = np.zeros(arrays.size, dtype=bool)
-        inside[players] = True
-        ends = np.concatenate([u[inside[u]], v[inside[v]]])
-        others = np.concatenate([v[inside[u]], u[inside[v]]])
-        key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
-        gap = np.abs(key[ends] - key[others])
-        order = np.lexsort((others, gap, ends))
-        ends, others = ends[order], others[order]
-        # A pair legal both ways is found twice: keep one entry.
-        first = np.ones(len(ends), dtype=bool)
-        first[1:] = (ends[1:] != ends[:-1]) | (others[1:] != others[:-1])
-        ends, others = ends[first], others[first]
-        low = np.searchsorted(ends, players, "left").tolist()
-        high = np.searchsorted(ends, players, "right").tolist()
-        for player, start, stop in zip(players.tolist(), low, high, strict=True):
-            self.known[player] = others[start:stop]
+        player, partner, _, _ = legal_by_player(self.arrays, players)
+        # A pair legal both ways is listed twice: keep its first (nearest) entry.
+        _, first = np.unique(player * self.arrays.size + partner, return_index=True)
+        first.sort()
+        player, partner = player[first], partner[first]
+        low = np.searchsorted(player, players, "left").tolist()
+        high = np.searchsorted(player, players, "right").tolist()
+        for one, start, stop in zip(players.tolist(), low, high, strict=True):
+            self.known[one] = partner[start:stop]
 
 
 class _Forest:

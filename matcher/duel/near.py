@@ -137,20 +137,33 @@ def _search(
         start = stop
 
 
-def nearest_legal(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints]:
-    """For each of ``players``, its ``k`` legal pairs nearest in rating, as directed pairs
-    ``(u, v)`` (u plays BW); a pair near to both its players is listed once per player.
+def legal_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints, Ints, Ints]:
+    """Every legal directed pair ``(u, v)`` (u plays BW) touching ``players``, once per
+    member of ``players`` in it: ``(player, partner, u, v)``, sorted by player, then rating
+    gap, then partner (a pair legal both ways appears once per side choice).
 
     Notes: as :func:`legal_touching`, then a sort of the pairs found.
     """
     u, v = legal_touching(arrays, players)
     inside = np.zeros(arrays.size, dtype=bool)
     inside[players] = True
-    owner = np.concatenate([u[inside[u]], v[inside[v]]])
-    at = np.concatenate([np.flatnonzero(inside[u]), np.flatnonzero(inside[v])])
+    bw_side, sc2_side = np.flatnonzero(inside[u]), np.flatnonzero(inside[v])
+    at = np.concatenate([bw_side, sc2_side])
+    player = np.concatenate([u[bw_side], v[sc2_side]])
+    partner = np.concatenate([v[bw_side], u[sc2_side]])
     gap = np.abs(arrays.bw[u[at]] - arrays.sc2[v[at]])
-    order = np.lexsort((at, gap, owner))
-    owner, at = owner[order], at[order]
-    rank = np.arange(len(owner)) - np.searchsorted(owner, owner)
-    keep = at[rank < k]
+    order = np.lexsort((partner, gap, player))
+    at = at[order]
+    return player[order], partner[order], u[at], v[at]
+
+
+def nearest_legal(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints]:
+    """For each of ``players``, its ``k`` legal pairs nearest in rating, as directed pairs
+    ``(u, v)`` (u plays BW); a pair near to both its players is listed once per player.
+
+    Notes: as :func:`legal_by_player`.
+    """
+    player, _, u, v = legal_by_player(arrays, players)
+    rank = np.arange(len(player)) - np.searchsorted(player, player)
+    keep = rank < k
     return u[keep], v[keep]
