@@ -29,7 +29,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (16, "be312a09b75aa7eb"),
+    "optimal": (16, "043809dfae6386a9"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
     "rebalance": (7, "a2ea2316b338652b"),
     "game-queue": (7, "a2ea2316b338652b"),
@@ -171,6 +171,15 @@ def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
             )
             for n, blocking in ((450, False), (1300, True))
         ]
+        # Block lists alone: the usual steps, then every augmenting path when the bound
+        # says one may be left.
+        blocks_only = {"rating": "mmr", "max_distance": 50, "block_lists": True}
+        refusing.append(
+            (
+                latency_wave("tied", 1200, 2, True),
+                QueueProfile("1v1", "optimal", ("m",), rules=blocks_only),
+            )
+        )
         return [
             *defaults,
             (duel_waves((1200,))[0][0], other),

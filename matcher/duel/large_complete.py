@@ -37,6 +37,7 @@ import numpy as np
 import rustworkx as rx
 
 from matcher.duel.augment import augment_to_maximum
+from matcher.duel.bound import pair_bound
 from matcher.duel.graph import (
     DuelArrays,
     Ints,
@@ -85,7 +86,7 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
     one exact search of their legal pairs (:func:`matcher.duel.near.legal_touching`).
     """
     state = _Pairs(arrays.size, bw, sc2)
-    if arrays.limits is not None and arrays.limits.refuses_off_rating():  # the module says why
+    if arrays.limits is not None and arrays.limits.refuses_by_traits():  # the module says why
         _most_pairs_then_cheapest(arrays, state, k)
         return state.arrays()
     for _ in range(_RELAX_ROUNDS):
@@ -105,6 +106,14 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
             break
     else:
         _augment_all(arrays, state)
+    if arrays.limits is not None and len(arrays.limits.met):
+        # Meetings and block lists refuse a few listed pairs: the steps above leave a
+        # pair out now and then, which only a search of every augmenting path finds,
+        # run when the bound says one may be left.
+        bw, sc2 = state.arrays()
+        if len(bw) < pair_bound(arrays, bw, sc2):
+            for first, second in augment_to_maximum(arrays, state.mate):
+                state.pair(first, second)
     return state.arrays()
 
 

@@ -122,10 +122,16 @@ class DuelLimits:
         return ok
 
     def refuses_off_rating(self) -> bool:
-        """Whether a rule refuses pairs whatever their ratings (latency, recent meetings and
-        block lists, attributes, named checks): the legal pairs are then not windows in
-        rating order, which the large tier's completion steps assume."""
-        if len(self.met) or self.attributes or self.checks is not None:
+        """Whether a rule refuses pairs whatever their ratings: by the players' traits
+        (:meth:`refuses_by_traits`) or as listed pairs (recent meetings, block lists)."""
+        return bool(len(self.met)) or self.refuses_by_traits()
+
+    def refuses_by_traits(self) -> bool:
+        """Whether a rule refuses pairs by the players' traits whatever their ratings (a
+        latency above the lowest limit, attributes, named checks): whole classes of
+        players may then play only few others, far off in rating order, which the large
+        tier's candidate graph and completion steps follow."""
+        if self.attributes or self.checks is not None:
             return True
         limit = self.latency_limit
         return bool(len(limit)) and float(self.latency.max()) > float(limit.min()) + EPSILON

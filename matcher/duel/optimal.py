@@ -103,8 +103,9 @@ def optimal_pairs(
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
     sc2 = np.array([b for _, b in pairs], dtype=np.int64)
     # The exact tier's count is proved, and so is the large tier's under a rule refusing
-    # pairs whatever their ratings (its last search for an augmenting path found none).
-    proved = exact or refuses_off_rating(arrays)
+    # pairs whatever their ratings (matcher.duel.large_complete: its bound was met, or
+    # its last search for an augmenting path found none).
+    proved = exact or (limits is not None and limits.refuses_off_rating())
     bound = len(pairs) if proved else pair_bound(arrays, bw, sc2)
     order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
     made = [_make_pair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
@@ -136,21 +137,15 @@ def wave_arrays(
     return duel_arrays(players, maps, window, config, lead_is_bw, limits, penalty=penalty)
 
 
-def refuses_off_rating(arrays: DuelArrays) -> bool:
-    """Whether the queue's rules refuse pairs whatever their ratings
-    (:meth:`matcher.duel.limits.DuelLimits.refuses_off_rating`)."""
-    return arrays.limits is not None and arrays.limits.refuses_off_rating()
-
-
 def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], int]:
     """The large tier: pre-pass above ``optimal_prepair_limit``, one relaxation of the
     rest, the players it left out paired (:mod:`matcher.duel.large_complete`), then every
     pair re-paired by rating order where legal and cheaper."""
     parity = arrays.size <= _PARITY_LIMIT
     k, cap = config.optimal_neighbours, config.optimal_relax_cap
-    # Under rules refusing pairs whatever their ratings, the nearest ratings' pairs are no
+    # Under rules refusing pairs by the players' traits, the nearest ratings' pairs are no
     # guide to the optimum's: the relaxation then takes every legal pair.
-    every = refuses_off_rating(arrays)
+    every = arrays.limits is not None and arrays.limits.refuses_by_traits()
     if arrays.size > config.optimal_prepair_limit:
         early = equal_rating_pairs(arrays, _PREPAIR_DENSITY)
         late = relaxed_pairs(subset(arrays, early.rest), k, cap, parity, every)
