@@ -18,14 +18,16 @@ augmenting paths are searched inside the rating neighbourhood of the players sti
 out (rustworkx's blossom); the pair bound (:mod:`matcher.duel.bound`) says per wave how
 far from a maximum matching the result can be at most.
 
-A queue rule that refuses pairs whatever their ratings (``max_latency_ms``, meetings,
-block lists, attributes, named checks) breaks the rating order these steps follow: a
-player's few legal partners may lie hundreds of places off. The relaxation then takes
-every legal pair (:mod:`matcher.duel.large`); step 1 is skipped (it pairs left-out
+A queue rule that refuses pairs by the players' traits, whatever their ratings
+(``max_latency_ms``, attributes, named checks), breaks the rating order these steps
+follow: a player's few legal partners may lie hundreds of places off. The relaxation then
+takes every legal pair (:mod:`matcher.duel.large`); step 1 is skipped (it pairs left-out
 players with each other at any gap); after step 2 every augmenting path is applied
 (:mod:`matcher.duel.augment`): the result has the most pairs of any matching. The paths
 ignore the score, so the pairs are then re-chosen by the blossom among each player's
-nearest legal partners, in blocks by rating (:func:`_cheapest_again`).
+nearest legal partners, in blocks by rating (:func:`_cheapest_again`). Meetings and block
+lists refuse a few listed pairs: the usual steps run, then every augmenting path when
+the pair bound says one may be left.
 
 No library repairs a matching from a given one: rustworkx's and networkx's blossoms start
 from nothing, and on the whole wave cost several times the large tier's time budget.
