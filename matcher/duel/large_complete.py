@@ -64,7 +64,7 @@ _BALL_ROUNDS = 4
 #: among which :func:`_cheapest_again` re-chooses the pairs: enough for a player whose
 #: few legal partners lie many places off in rating (a latency limit), few enough for
 #: the blossom.
-_NEAREST = 8
+_NEAREST = 16
 #: Players re-paired by one blossom, about (its time grows faster than the square).
 _BLOCK = 1000
 
