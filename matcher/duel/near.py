@@ -56,12 +56,12 @@ def legal_touching(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
     """
     everyone = np.arange(arrays.size, dtype=np.int64)
     u1, v1 = legal_between(arrays, players, everyone)
-    u2, v2 = legal_between(arrays, everyone, players)
-    # A pair with both players in ``players`` is found both times: keep it once.
+    # The pairs with both players in ``players`` are found above: the second search
+    # takes only the others as BW (for every player at once, no second search at all).
     inside = np.zeros(arrays.size, dtype=bool)
     inside[players] = True
-    again = inside[u2]
-    return np.concatenate([u1, u2[~again]]), np.concatenate([v1, v2[~again]])
+    u2, v2 = legal_between(arrays, everyone[~inside], players)
+    return np.concatenate([u1, u2]), np.concatenate([v1, v2])
 
 
 def _batches(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> Iterator[tuple[Ints, Ints]]:
