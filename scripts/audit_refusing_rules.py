@@ -35,15 +35,10 @@ parser.add_argument(
 )
 parser.add_argument("--tree", type=Path, default=Path(__file__).resolve().parents[1])
 args = parser.parse_args()
-try:
-    SIZES = [int(size) for size in args.players.split(",")]
-    first, _, last = args.seeds.partition("-")
-    SEEDS = range(int(first), int(last or first) + 1)
-except ValueError:
-    parser.error("--players takes sizes such as 401,1000 and --seeds a range such as 1-3")
 sys.path[:0] = [str(args.tree), str(Path(__file__).resolve().parents[1])]
 
 import numpy as np  # noqa: E402
+from bench_duel import seed_range  # noqa: E402
 
 from matcher.core import QueueProfile  # noqa: E402
 from matcher.strategies import get_strategy, run_wave  # noqa: E402
@@ -54,6 +49,12 @@ from tests.oracle.test_refusing_rules_oracle import (  # noqa: E402
     optimum,
     wave,
 )
+
+try:
+    SIZES = [int(size) for size in args.players.split(",")]
+    SEEDS = seed_range(args.seeds)
+except ValueError:
+    parser.error("--players takes sizes such as 401,1000 and --seeds a range such as 1-3")
 
 
 def main() -> int:
