@@ -18,6 +18,8 @@ from typing import TYPE_CHECKING, Any
 from pydantic import SecretStr
 
 if TYPE_CHECKING:
+    from collections.abc import Coroutine
+
     from faust.types.auth import CredentialsT
 
     from streams.settings import Settings
@@ -163,36 +165,49 @@ async def check_connection(brokers: Brokers, timeout_s: float = CONNECT_TIMEOUT_
     raise BrokerRefused(explain(as_connection(brokers), first or ValueError("no server"))) from None
 
 
-#: How long a client cancelled while it starts is let finish starting (then stopped):
-#: a start reaches its broker in milliseconds, and a stop must not wait out a dead one.
-STARTING_GRACE_S = 5.0
+#: How long a client cancelled while it starts or stops is let finish (then cancelled): a
+#: start or stop reaches its broker in milliseconds, and a stop must not wait out a dead one.
+CLIENT_GRACE_S = 5.0
 
 
 async def start_client(client: Any) -> None:
     """Start an aiokafka consumer or producer. Cancelled while it starts, the start is let
-    finish (for at most ``STARTING_GRACE_S``) before the cancellation goes on, so that
+    finish (for at most ``CLIENT_GRACE_S``) before the cancellation goes on, so that
     the caller's stop closes every connection: aiokafka's bootstrap cancelled halfway
     leaves its own open, logged as "Unclosed AIOKafkaConnection" when collected
     (aio-libs/aiokafka#715).
     """
-    starting = asyncio.ensure_future(client.start())
-    try:
-        await asyncio.shield(starting)
-    except asyncio.CancelledError:
-        # A start that fails or runs out of grace is the caller's to stop all the same.
-        with contextlib.suppress(Exception):
-            await asyncio.wait_for(starting, STARTING_GRACE_S)
-        raise
+    await _finished_before_cancelled(client.start())
 
 
 async def stop_client(client: Any) -> None:
     """Stop an aiokafka consumer or producer, also one whose broker is gone.
 
-    Closing, aiokafka's fetcher cancels its fetches and awaits them; one waiting out its
-    retry backoff after a failed fetch re-raises that CancelledError out of ``stop()``,
-    though nobody cancelled the caller, and leaves the client's connections open. Here
-    such a stop finishes closing; a cancellation of the caller still propagates.
+    Cancelled while it stops, the stop is let finish (for at most ``CLIENT_GRACE_S``)
+    before the cancellation goes on. aiokafka's stop must not see that cancellation: its
+    fetcher awaits its own fetch task under ``suppress(CancelledError)``, which swallows
+    the caller's cancellation too, and a task asked to stop would run on for good (a
+    worker whose stop never ends).
     """
+    await _finished_before_cancelled(_stop(client))
+
+
+async def _finished_before_cancelled(work: Coroutine[Any, Any, None]) -> None:
+    running = asyncio.ensure_future(work)
+    try:
+        await asyncio.shield(running)
+    except asyncio.CancelledError:
+        # Work that fails or runs out of grace is the caller's to clean up all the same.
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(running, CLIENT_GRACE_S)
+        raise
+
+
+async def _stop(client: Any) -> None:
+    # Closing, aiokafka's fetcher cancels its fetches and awaits them; one waiting out its
+    # retry backoff after a failed fetch re-raises that CancelledError out of ``stop()``,
+    # though nobody cancelled the stop, and leaves the client's connections open: here
+    # such a stop finishes closing. Its grace running out still cancels it.
     try:
         await client.stop()
     except asyncio.CancelledError:

@@ -69,11 +69,10 @@ def run(args: argparse.Namespace) -> int:
         check_port_free(settings.web_host, settings.web_port, field)
     check_registry(settings)
 
-    from faust import Worker
-
     from streams.console.views import add_console
     from streams.topics import TopicMismatch, ensure_topics
     from streams.worker.app import create_app
+    from streams.worker.stop_deadline import Worker
 
     try:
         on_broker(settings, lambda connection: ensure_topics(settings), timeout_s=30)

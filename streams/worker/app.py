@@ -19,7 +19,13 @@ from faust.sensors.prometheus import setup_prometheus_sensors
 from prometheus_client import REGISTRY, CollectorRegistry
 
 from schemas.topics import QUEUE, murmur2_partition, queue_key
-from streams.connection import connection_of, faust_credentials, registry_of, start_client
+from streams.connection import (
+    connection_of,
+    faust_credentials,
+    registry_of,
+    start_client,
+    stop_client,
+)
 from streams.settings import Settings
 from streams.web_access import web_application_options
 from streams.wire.avro import Framing
@@ -167,8 +173,8 @@ def create_app(
         finally:
             # Both clients exist from here: a worker stopped before its consumer ran (a
             # Ctrl-C in its first seconds) closes them too, not the garbage collector.
-            await kafka_consumer.stop()
-            await producer.stop()
+            await stop_client(kafka_consumer)
+            await stop_client(producer)
 
     async def consume_queue_with(
         producer: AIOKafkaProducer, kafka_consumer: AIOKafkaConsumer

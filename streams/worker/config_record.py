@@ -19,7 +19,7 @@ from schemas.errors import InvalidEvent
 from schemas.models import ConfigPublished
 from schemas.topics import CONFIG
 from streams import release
-from streams.connection import client_kwargs, connection_of, start_client
+from streams.connection import client_kwargs, connection_of, start_client, stop_client
 from streams.settings import Settings, settings_problem, unset_lifecycle
 
 log = logging.getLogger(__name__)
@@ -132,4 +132,4 @@ async def publish_config(settings: Settings) -> None:
     except Exception as error:
         log.warning("configuration record not published: %s", error)
     finally:
-        await producer.stop()
+        await stop_client(producer)

@@ -35,7 +35,7 @@ from aiokafka import AIOKafkaConsumer, AIOKafkaProducer, ConsumerRebalanceListen
 from aiokafka.errors import KafkaError
 
 from schemas.topics import QUEUE
-from streams.connection import client_kwargs, connection_of, start_client
+from streams.connection import client_kwargs, connection_of, start_client, stop_client
 from streams.settings import Settings
 from streams.worker.catchup import READ_COMMITTED
 from streams.worker.publisher import Undelivered
@@ -135,7 +135,7 @@ class DirectQueueConsumer:
         finally:
             async with self._lock:
                 await self._producer.flush()  # the successor re-folds from the last commit
-            await self._consumer.stop()
+            await stop_client(self._consumer)
 
     async def _process(self, batches: dict[TopicPartition, list[Any]]) -> None:
         records = [

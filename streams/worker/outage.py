@@ -141,7 +141,11 @@ async def reachable(servers: Sequence[tuple[str, int]], timeout_s: float) -> tup
     why = "no bootstrap server"
     for host, port in servers:
         try:
-            _, writer = await asyncio.wait_for(asyncio.open_connection(host, port), timeout_s)
+            # asyncio.timeout, not wait_for: on Python 3.11 wait_for returns a connection
+            # that opens as its caller is cancelled and drops the cancellation
+            # (python/cpython#86296), and this probe's loop would outlive the worker's stop.
+            async with asyncio.timeout(timeout_s):
+                _, writer = await asyncio.open_connection(host, port)
         except (OSError, TimeoutError) as error:
             why = f"{host}:{port}: {getattr(error, 'strerror', None) or error or 'timed out'}"
             continue

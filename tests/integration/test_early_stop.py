@@ -7,6 +7,8 @@ were left to the garbage collector)."""
 from __future__ import annotations
 
 import signal
+import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -42,7 +44,13 @@ def test_a_ctrl_c_in_the_first_seconds_logs_no_error(tmp_path: Path) -> None:
                     interval_s=0.02,
                 )
                 worker.send_signal(signal.SIGINT)
-                worker.wait(30)
+                try:
+                    worker.wait(30)
+                except subprocess.TimeoutExpired:
+                    worker.send_signal(signal.SIGUSR1)  # Faust logs every task's stack
+                    time.sleep(2)
+                    tail = "\n".join(log.read_text().splitlines()[-200:])
+                    pytest.fail(f"the worker did not stop within 30 s of Ctrl-C:\n{tail}")
             finally:
                 stop_process(worker, 30)
             errors = [line for line in log.read_text().splitlines() if "[ERROR]" in line]

@@ -41,7 +41,7 @@ async def test_a_start_cancelled_halfway_runs_to_its_end_first() -> None:
 async def test_a_start_that_outlasts_its_grace_is_cancelled(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.setattr("streams.connection.STARTING_GRACE_S", 0.05)
+    monkeypatch.setattr("streams.connection.CLIENT_GRACE_S", 0.05)
     client = SlowClient(3600)
     await _cancelled_while_starting(client)
     assert client.cancelled and not client.started

@@ -242,7 +242,7 @@ async def test_a_stop_while_the_consumer_starts_still_closes_it(
     """Ctrl-C right after "Worker ready" cancelled the loop inside ``start()``; the
     consumer was left open (aiokafka logged "Unclosed AIOKafkaConsumer"). A start that
     never ends is given up after its grace, and the consumer stopped once."""
-    monkeypatch.setattr("streams.connection.STARTING_GRACE_S", 0.05)
+    monkeypatch.setattr("streams.connection.CLIENT_GRACE_S", 0.05)
     direct, journal, consumer = make([])
     started = asyncio.Event()
 
