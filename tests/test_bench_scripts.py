@@ -62,6 +62,7 @@ IN_MEMORY = [
     ("bench_snapshot.py", ["--waves", "2", "--per-wave", "20"], "ms"),
     ("bench_teams.py", ["--quick", "--repeat", "1"], "|"),
     ("bench_wave_close.py", ["--players", "40", "--repeat", "1"], "ms"),
+    ("bench_wave_thread.py", ["--players", "40", "--rounds", "1"], "thread/loop CPU"),
 ]
 #: Scripts that start the embedded broker (or time the CLI's start): slower, run once.
 WITH_BROKER = [

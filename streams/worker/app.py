@@ -89,6 +89,10 @@ class Runtime:
                 )
         return rows
 
+    def closing(self, partition: int) -> bool:
+        """Whether a wave closing on a thread is changing the partition's state."""
+        return self.worker is not None and partition in self.worker.closing
+
     def region_state(self, settings: Settings, queue: str, region: str) -> Any:
         if self.worker is None:
             return None
@@ -226,6 +230,7 @@ def create_app(
             lambda queue, region: runtime.region_state(settings, queue, region),
             in_force=lambda: catalog.in_force,
             broker_up=lambda: watch.up,
+            closing=runtime.closing,
         ).run()
 
     @app.page("/health")

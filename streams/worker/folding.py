@@ -234,6 +234,15 @@ class Folded:
     duration_ms: float | None = None
 
 
+@dataclass(frozen=True, slots=True)
+class WaveDue:
+    """A tick read and accepted whose wave is still to close (:meth:`Folder.close_wave`):
+    the live worker closes a large one off its event loop."""
+
+    offset: int
+    tick: WaveTick
+
+
 @dataclass(slots=True)
 class PartitionState:
     """Every (queue, region) queue living in one input partition, and how far it got."""
@@ -363,6 +372,21 @@ class Folder:
         DeadLetter, never the worker, and every process folding the log (live, catch-up,
         replay) decides the same. Its encoding half is :func:`outputs.records_of`'s.
         """
+        folded = self.read(state, key, value, offset, timestamp_ms)
+        if isinstance(folded, WaveDue):
+            return self.close_wave(state, folded)
+        return folded
+
+    def read(
+        self,
+        state: PartitionState,
+        key: bytes | None,
+        value: bytes | None,
+        offset: int,
+        timestamp_ms: int | None = None,
+    ) -> Folded | WaveDue | None:
+        """:meth:`fold`, but an accepted tick is returned due, its wave not closed: the
+        state holds the record once :meth:`close_wave` has closed it."""
         if offset <= state.applied_offset:
             return None
         try:
@@ -370,7 +394,21 @@ class Folder:
         except Exception as error:
             log.exception("record at offset %d not applied", offset)
             folded = Folded(offset, rejection=internal_error(error))
+        if type(folded) is WaveDue:
+            return folded
         state.applied_offset = offset
+        state.events_since_snapshot += 1
+        return folded
+
+    def close_wave(self, state: PartitionState, due: WaveDue) -> Folded:
+        """Close the wave of a tick :meth:`read` returned due (on any thread: it reads and
+        writes ``state`` only, and nothing else may touch ``state`` meanwhile)."""
+        try:
+            folded = self._close_wave(state, due)
+        except Exception as error:
+            log.exception("record at offset %d not applied", due.offset)
+            folded = Folded(due.offset, rejection=internal_error(error))
+        state.applied_offset = due.offset
         state.events_since_snapshot += 1
         return folded
 
@@ -381,14 +419,14 @@ class Folder:
         value: bytes | None,
         offset: int,
         timestamp_ms: int | None,
-    ) -> Folded:
+    ) -> Folded | WaveDue:
         if value and value[:1] == REGISTRY_MAGIC:  # the same body, framed by a registry
             try:
                 unframed = self.unframe(value)
             except InvalidEvent as error:
                 return Folded(offset, rejection=Rejection(error.code, error.reason, error.field))
             folded = self._fold(state, key, unframed, offset, timestamp_ms)
-            if folded.rejection is None:
+            if isinstance(folded, WaveDue) or folded.rejection is None:
                 return folded
             # Its dead letter masks a connection token through the resolved form.
             return replace(folded, rejection=replace(folded.rejection, unframed=unframed))
@@ -431,9 +469,13 @@ class Folder:
         unknown = self._unknown_config(event)
         if unknown is not None and not _stale_tick(state, event):
             return Folded(offset, rejection=unknown)
+        return WaveDue(offset, event)
+
+    def _close_wave(self, state: PartitionState, due: WaveDue) -> Folded:
+        offset = due.offset
         started = time.perf_counter()
         with paused_gc(strategy=True):
-            step = state.book.apply(event)
+            step = state.book.apply(due.tick)
         duration_ms = (time.perf_counter() - started) * 1e3
         state.wave_ms_since_snapshot += duration_ms
         failure = step.failure

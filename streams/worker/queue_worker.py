@@ -28,7 +28,7 @@ from schemas.topics import QUEUE
 from streams.wire.outbound import Record, Writer
 from streams.wire.registry import SchemaRegistry
 from streams.worker import finished_log, snapshots
-from streams.worker.folding import Folded, Folder, PartitionState, paused_gc
+from streams.worker.folding import Folded, Folder, PartitionState, WaveDue, paused_gc
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.outputs import records_of
 from streams.worker.publisher import Publisher
@@ -37,6 +37,13 @@ log = logging.getLogger(__name__)
 
 #: How often a registry outage that holds records back is said again in the log.
 _REGISTRY_REMINDER_S: Final = 60.0
+
+#: A region with at least this many tickets closes its wave on a thread: such a wave may
+#: outlast the group's session timeout, and the consumer heartbeats from the event loop
+#: (aiokafka), so a wave on the loop would get this worker evicted, the wave re-run by
+#: the next owner, and so on. A smaller wave of a built-in strategy closes within seconds
+#: at worst, and the hand-over to a thread would cost it more in proportion.
+OFF_LOOP_TICKETS: Final = 1000
 
 
 class StateTable(Protocol):
@@ -96,6 +103,9 @@ class QueueWorker:
         self.registry = registry
         self.states: dict[int, PartitionState] = {}
         self._locks: dict[int, asyncio.Lock] = {}
+        #: Partitions whose state a wave closing on a thread is changing: nothing on the
+        #: event loop may read it meanwhile (the timer waits).
+        self.closing: set[int] = set()
 
     async def process(self, records: Sequence[InputRecord]) -> None:
         """Fold a batch of queue-topic records (in partition order) and publish the outputs.
@@ -115,7 +125,7 @@ class QueueWorker:
         touched: set[int] = set()
         outputs: list[Record] = []
         # Bound once: this loop runs for every record (20,000 a second is the target).
-        state_of, fold, observe = self.states.get, self.folder.fold, self.metrics.observe
+        state_of, read, observe = self.states.get, self.folder.read, self.metrics.observe
         writer = self.writer
         topic = QUEUE.name
         if self.registry is not None:
@@ -126,7 +136,9 @@ class QueueWorker:
             state = state_of(partition)
             if state is None or offset > state.applied_offset + 1:
                 state = await self._catch_up(partition, offset, outputs)
-            folded = fold(state, key, value, offset, record.timestamp)
+            folded = read(state, key, value, offset, record.timestamp)
+            if isinstance(folded, WaveDue):
+                folded = await self._close_wave(state, folded)
             if folded is None:
                 continue
             touched.add(partition)
@@ -141,6 +153,18 @@ class QueueWorker:
         await self.publisher.publish(outputs)
         for partition in touched:
             await self.maybe_snapshot(self.states[partition])
+
+    async def _close_wave(self, state: PartitionState, due: WaveDue) -> Folded:
+        """Close a tick's wave: a large one on a thread (``OFF_LOOP_TICKETS``), while the
+        event loop heartbeats, serves the web views and sends the timer's ticks."""
+        region = state.book.regions.get((due.tick.queue, due.tick.region))
+        if region is None or len(region.tickets) < OFF_LOOP_TICKETS:
+            return self.folder.close_wave(state, due)
+        self.closing.add(state.partition)
+        try:
+            return await asyncio.to_thread(self.folder.close_wave, state, due)
+        finally:
+            self.closing.discard(state.partition)
 
     async def _resolve(self, values: Sequence[bytes | None]) -> None:
         """Resolve the schema ids of ``values``; while the registry does not answer, hold
@@ -204,9 +228,11 @@ class QueueWorker:
         async for record in self._read(state.partition, start, end):
             if self.registry is not None:
                 await self._resolve((record.value,))
-            folded = self.folder.fold(
+            folded = self.folder.read(
                 state, record.key, record.value, record.offset, record.timestamp
             )
+            if isinstance(folded, WaveDue):
+                folded = await self._close_wave(state, folded)
             if folded is None:
                 continue
             if outputs is not None and record.offset >= publish_from:

@@ -66,8 +66,14 @@ class Ticker:
         clock: Callable[[], float] = time.time,
         in_force: Callable[[], str] | None = None,
         broker_up: Callable[[], bool] = lambda: True,
+        closing: Callable[[int], bool] = lambda partition: False,
     ) -> None:
         self._settings = settings
+        # A partition closing a wave on a thread (streams/worker/queue_worker.py): its
+        # state is not read meanwhile, and its ticks wait, as they waited for a wave
+        # closed on the event loop; ticks piled up behind a long wave would each close
+        # another.
+        self._closing = closing
         # A tick sent while the broker is away waits in the producer and reaches the log
         # late, where it is refused as implausible (docs/adr/0074): one dead letter per
         # region and interval of the outage. Its wave waits for the broker instead.
@@ -110,7 +116,11 @@ class Ticker:
 
     async def _run_pop(self, queue: QueueSettings, region: str, policy: CadencePolicy) -> None:
         players_per_match = queue.team_count * queue.team_size
+        partition = self._partition(queue, region)
         while True:
+            if self._closing(partition):
+                await asyncio.sleep(POLL_S)
+                continue
             state = self._region_state(queue.name, region)
             due = state.next_tick_at_ms(policy, players_per_match) if state is not None else None
             now_ms = self._now_ms()
@@ -129,7 +139,11 @@ class Ticker:
             await self._until_folded(queue, region, due)
 
     async def _run_size(self, queue: QueueSettings, region: str, policy: CadencePolicy) -> None:
+        partition = self._partition(queue, region)
         while True:
+            if self._closing(partition):
+                await asyncio.sleep(POLL_S)
+                continue
             state = self._region_state(queue.name, region)
             waiting = len(state.tickets) if state is not None else 0
             arrivals = state.arrivals_since_tick if state is not None else 0
@@ -154,12 +168,15 @@ class Ticker:
                 return
             await asyncio.sleep(POLL_S)
 
+    def _partition(self, queue: QueueSettings, region: str) -> int:
+        return murmur2_partition(queue_key(queue.name, region), self._settings.partitions)
+
     async def _emit(
         self, queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int
     ) -> bool:
         key = queue_key(queue.name, region)
         partition = murmur2_partition(key, self._settings.partitions)
-        if partition not in self._owned() or not self._broker_up():
+        if partition not in self._owned() or self._closing(partition) or not self._broker_up():
             return False
         try:
             await self._send(

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import math
+import threading
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 from typing import Any
@@ -20,7 +21,7 @@ from schemas.models import WaveClosed
 from streams.worker.folding import Folder
 from streams.worker.metrics import WorkerMetrics
 from streams.worker.publisher import Record
-from streams.worker.queue_worker import QueueWorker
+from streams.worker.queue_worker import OFF_LOOP_TICKETS, QueueWorker
 from tests.streams.conftest import HOME, KEY, joined, tick
 
 
@@ -225,3 +226,33 @@ async def test_a_registry_outage_holds_framed_joins_back_and_loses_none(
     said = [r.getMessage() for r in caplog.records if "schema registry" in r.getMessage()]
     assert len(said) == 2 and "connection refused" in said[0] and "held back" in said[0]
     assert "answers again" in said[1]
+
+
+async def test_a_large_wave_closes_on_a_thread_with_the_records_it_has_on_the_loop(
+    folder: Folder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/adr/0216: the same close, off the event loop, its partition marked closing."""
+    values = [joined(f"t{n}", f"p{n}") for n in range(OFF_LOOP_TICKETS)] + [tick(1)]
+    log = [LogRecord(HOME, offset, KEY, value) for offset, value in enumerate(values)]
+    published, threads, marked = [], [], []
+    close_wave = Folder.close_wave
+
+    def watched(self: Folder, state: Any, due: Any) -> Any:
+        threads.append(threading.current_thread() is threading.main_thread())
+        marked.append(set(worker.closing))
+        return close_wave(self, state, due)
+
+    monkeypatch.setattr(Folder, "close_wave", watched)
+    for off_loop_from in (OFF_LOOP_TICKETS + 1, OFF_LOOP_TICKETS):
+        monkeypatch.setattr("streams.worker.queue_worker.OFF_LOOP_TICKETS", off_loop_from)
+        worker, publisher = make_worker(folder, log, committed=0)
+        await worker.process(log)
+        published.append(publisher.records)
+        assert worker.closing == set()
+    assert threads == [True, False] and marked == [set(), {HOME}]
+
+    def decisions(records: list[Record]) -> list[Record]:  # WaveClosed carries its timing
+        return [record for record in records if record[0] != "wavematch.waves.v1"]
+
+    assert decisions(published[0]) == decisions(published[1])
+    assert len(decisions(published[0])) > OFF_LOOP_TICKETS and waves_published(publisher) == ["1"]

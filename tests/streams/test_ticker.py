@@ -158,3 +158,59 @@ def test_no_tick_is_sent_while_the_broker_is_away(tmp_path: Path) -> None:
     fixed = [(tick, reached) for tick, reached in sent if tick.queue == "1v1"]
     assert fixed and all(reached for _, reached in fixed)
     assert min(tick.tick_at_ms for tick, _ in fixed) >= 1_800_000_002_000
+
+
+class Watched(RegionQueue):
+    """A region queue that counts the timer's reads of its cadence."""
+
+    reads = 0
+
+    def next_tick_at_ms(self, *args: object) -> int | None:
+        Watched.reads += 1
+        return super().next_tick_at_ms(*args)  # type: ignore[arg-type]
+
+
+def test_a_partition_closing_a_wave_on_a_thread_gets_no_tick_and_no_read(tmp_path: Path) -> None:
+    """While a wave closes on a thread (docs/adr/0216), the timer neither reads the state it
+    changes nor sends its partition ticks that would each close another wave after it."""
+    config = tmp_path / "w.toml"
+    config.write_text(CONFIG)
+    settings = load_settings(config, broker_url="kafka://localhost:1")
+    state = Watched(
+        "2v2",
+        "na",
+        last_sequence=1_799_999_999_000,
+        last_tick_at_ms=1_799_999_999_000,
+        arrival_rate_per_s=8.0,
+    )
+    closing_partitions = {
+        murmur2_partition(queue_key(q, r), 4) for q, r in (("1v1", "eu"), ("2v2", "na"))
+    }
+    clock, closing, sent = Clock(1_800_000_000.0), [True], []
+
+    async def send(partition: int, key: bytes, value: bytes) -> None:
+        sent.append((decode(value), closing[0]))
+
+    async def main() -> None:
+        ticker = Ticker(
+            settings,
+            send,
+            lambda: {0, 1, 2, 3},
+            lambda q, r: state if q == "2v2" else None,
+            clock,
+            closing=lambda partition: closing[0] and partition in closing_partitions,
+        )
+        task = asyncio.ensure_future(ticker.run())
+        for step in range(int(4.0 / 0.05)):
+            closing[0] = step < 40  # a wave of two seconds
+            if step == 39:
+                reads_while_closing = Watched.reads
+            await asyncio.sleep(0.05)
+            clock.now_s += 0.05
+        task.cancel()
+        assert reads_while_closing == 0
+
+    asyncio.run(main())
+    assert sent and not any(during for _, during in sent)
+    assert {tick.queue for tick, _ in sent} == {"1v1", "2v2"}
+    assert Watched.reads > 0

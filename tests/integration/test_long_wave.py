@@ -1,0 +1,69 @@
+"""A wave longer than the group's session timeout keeps its worker in the group: it
+closes on a thread while the consumer heartbeats from the event loop. On the loop, the
+worker was evicted at the wave's end, its commit failed and its partitions were taken
+back and handed out again (with two workers, the wave's region moved and its wave ran
+again elsewhere)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from schemas.codec import decode
+from schemas.topics import queue_key
+from streams.worker.queue_worker import OFF_LOOP_TICKETS
+from tests.integration.conftest import ROOT, WorkerFactory, wait_until
+from tests.integration.kafka import json_join, produce, read_topic
+
+pytestmark = pytest.mark.integration
+
+SESSION_TIMEOUT_S = 6
+CONFIG = f"""
+partitions = 2
+session_timeout_ms = {SESSION_TIMEOUT_S * 1000}
+heartbeat_interval_ms = 500
+[[queues]]
+name = "1v1"
+strategy = "optimal"
+regions = ["eu"]
+wave_interval_ms = 2000
+"""
+
+#: Joined at once: however ticks split them, one wave has enough to close off the loop.
+PLAYERS = 2 * OFF_LOOP_TICKETS + 88
+
+
+@pytest.mark.parametrize("broker", ["kafka"], indirect=True)  # sessions expire on Kafka
+@pytest.mark.wavematch_config(CONFIG)
+def test_a_wave_longer_than_the_session_timeout_keeps_the_worker_in_its_group(
+    broker, worker_factory: WorkerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests" / "integration" / "slow_wave"))
+    monkeypatch.setenv("SLOW_WAVE_TEST_S", str(SESSION_TIMEOUT_S + 4))
+    monkeypatch.setenv("SLOW_WAVE_TEST_TICKETS", str(OFF_LOOP_TICKETS))
+    worker = worker_factory.start()
+    key = queue_key("1v1", "eu")
+    produce(
+        broker.bootstrap,
+        [(key, json_join(f"t{i}", "bw" if i % 2 else "sc2")) for i in range(PLAYERS)],
+    )
+    alive = lambda: worker.process.poll() is None  # noqa: E731
+
+    def matched() -> list[str]:
+        records = read_topic(broker.bootstrap, "wavematch.matches.v1", 0.3)
+        return [
+            seat.player_id
+            for r in records
+            for team in decode(r.value).teams
+            for seat in team.players
+        ]
+
+    wait_until(lambda: len(matched()) >= PLAYERS, 90, "the long wave's matches", alive=alive)
+    time.sleep(SESSION_TIMEOUT_S)  # an eviction at the wave's end would show by now
+    players = matched()
+    assert len(players) == len(set(players)) == PLAYERS
+    log = worker.log.read_text()
+    assert "test hook: a wave of" in log, "no wave was long: the test proved nothing"
+    assert log.count("queue partitions assigned") == 1, log[-4000:]
+    assert "commit of" not in log and "Heartbeat failed" not in log, log[-4000:]
