@@ -13,7 +13,7 @@ import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, final
 
 from matcher.core import QueueProfile
 from matcher.fastbuild import builder
@@ -234,6 +234,7 @@ class Folded:
     duration_ms: float | None = None
 
 
+@final  # final: ``type(x) is WaveDue``, cheaper than isinstance, narrows both branches
 @dataclass(frozen=True, slots=True)
 class WaveDue:
     """A tick read and accepted whose wave is still to close (:meth:`Folder.close_wave`):
@@ -373,7 +374,7 @@ class Folder:
         replay) decides the same. Its encoding half is :func:`outputs.records_of`'s.
         """
         folded = self.read(state, key, value, offset, timestamp_ms)
-        if isinstance(folded, WaveDue):
+        if type(folded) is WaveDue:
             return self.close_wave(state, folded)
         return folded
 
@@ -386,7 +387,8 @@ class Folder:
         timestamp_ms: int | None = None,
     ) -> Folded | WaveDue | None:
         """:meth:`fold`, but an accepted tick is returned due, its wave not closed: the
-        state holds the record once :meth:`close_wave` has closed it."""
+        state counts the record as applied, and :meth:`close_wave` must close that wave
+        before any other record of the partition is read."""
         if offset <= state.applied_offset:
             return None
         try:
@@ -394,8 +396,6 @@ class Folder:
         except Exception as error:
             log.exception("record at offset %d not applied", offset)
             folded = Folded(offset, rejection=internal_error(error))
-        if type(folded) is WaveDue:
-            return folded
         state.applied_offset = offset
         state.events_since_snapshot += 1
         return folded
@@ -404,13 +404,10 @@ class Folder:
         """Close the wave of a tick :meth:`read` returned due (on any thread: it reads and
         writes ``state`` only, and nothing else may touch ``state`` meanwhile)."""
         try:
-            folded = self._close_wave(state, due)
+            return self._close_wave(state, due)
         except Exception as error:
             log.exception("record at offset %d not applied", due.offset)
-            folded = Folded(due.offset, rejection=internal_error(error))
-        state.applied_offset = due.offset
-        state.events_since_snapshot += 1
-        return folded
+            return Folded(due.offset, rejection=internal_error(error))
 
     def _fold(
         self,

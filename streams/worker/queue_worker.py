@@ -137,7 +137,7 @@ class QueueWorker:
             if state is None or offset > state.applied_offset + 1:
                 state = await self._catch_up(partition, offset, outputs)
             folded = read(state, key, value, offset, record.timestamp)
-            if isinstance(folded, WaveDue):
+            if type(folded) is WaveDue:
                 folded = await self._close_wave(state, folded)
             if folded is None:
                 continue
@@ -231,7 +231,7 @@ class QueueWorker:
             folded = self.folder.read(
                 state, record.key, record.value, record.offset, record.timestamp
             )
-            if isinstance(folded, WaveDue):
+            if type(folded) is WaveDue:
                 folded = await self._close_wave(state, folded)
             if folded is None:
                 continue
