@@ -129,12 +129,16 @@ def join_ms(env: dict[str, str], tree: Path, broker_url: str, player: str) -> tu
     return wall * 1000, cpu * 1000
 
 
-def summary(samples: Samples) -> dict[str, object]:
+def summary(samples: Samples, digits: int = 1) -> dict[str, object]:
+    """Per tree and figure the median of its rounds, and each figure's ratio this/baseline."""
     medians = {
-        name: {figure: round(statistics.median(values), 1) for figure, values in figures.items()}
+        name: {
+            figure: round(statistics.median(values), digits) for figure, values in figures.items()
+        }
         for name, figures in samples.items()
     }
-    result: dict[str, object] = {"rounds": len(samples["this"]["join_ms"]), "medians": medians}
+    rounds = len(next(iter(samples["this"].values())))
+    result: dict[str, object] = {"rounds": rounds, "medians": medians}
     if "baseline" in medians:
         result["this_over_baseline"] = {
             figure: round(medians["this"][figure] / medians["baseline"][figure], 2)

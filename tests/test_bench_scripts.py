@@ -68,6 +68,7 @@ IN_MEMORY = [
 WITH_BROKER = [
     ("bench_direct_fold.py", ["--events", "200"], "fold"),
     ("bench_cli.py", ["--rounds", "1"], "{"),
+    ("bench_start.py", ["--rounds", "1"], "ready_s"),
 ]
 #: Covered elsewhere or too long for a smoke run, and why.
 NOT_HERE = {
