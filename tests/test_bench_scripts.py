@@ -58,6 +58,11 @@ IN_MEMORY = [
     ),
     ("bench_multifactor.py", ["--quick", "--seeds", "1", "--repeats", "1", "--sizes", "20"], "|"),
     ("bench_rules.py", ["50"], "players=50"),
+    (
+        "bench_duel_refusing.py",
+        ["--baseline", ".", "--players", "60", "--distributions", "tied", "--exact-limit", "20"],
+        "| yes",
+    ),
     ("bench_size_timer.py", ["--seconds", "1"], "of a core"),
     ("bench_snapshot.py", ["--waves", "2", "--per-wave", "20"], "ms"),
     ("bench_teams.py", ["--quick", "--repeat", "1"], "|"),

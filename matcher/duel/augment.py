@@ -24,14 +24,18 @@ from collections import deque
 import numpy as np
 
 from matcher.duel.graph import Bools, DuelArrays, Ints, cost, legal
-from matcher.duel.near import legal_by_player
+from matcher.duel.near import PlayerPairs
 
 #: Players whose partners are searched in one vectorised batch at most.
 _BATCH = 256
 
 
-def augment_to_maximum(arrays: DuelArrays, mate: Ints) -> list[tuple[int, int]]:
+def augment_to_maximum(
+    arrays: DuelArrays, mate: Ints, pairs: PlayerPairs | None = None
+) -> list[tuple[int, int]]:
     """Apply augmenting paths to ``mate`` (in place; -1: unmatched) until none is left.
+    ``pairs``: the players' legal pairs searched so far, kept for a caller that reads them
+    next (a new one by default).
 
     Returns the pairs formed as ``(bw_player, sc2_player)``, each by its cheaper legal
     side choice; a player paired again by a later round is listed again, the last entry
@@ -51,7 +55,7 @@ def augment_to_maximum(arrays: DuelArrays, mate: Ints) -> list[tuple[int, int]]:
     Notes: per round O(players and legal pairs the forest reaches); a round with a path
     is followed by another, so O(paths x legal pairs) at worst.
     """
-    partners = _Partners(arrays)
+    partners = _Partners(pairs or PlayerPairs(arrays))
     formed: list[tuple[int, int]] = []
     while True:
         found = _Forest(mate, partners).run()
@@ -64,28 +68,15 @@ class _Partners:
     """Each player's legal partners (either side), nearest in rating first, searched in
     batches for the players about to be scanned and kept for the later rounds."""
 
-    def __init__(self, arrays: DuelArrays) -> None:
-        self.arrays = arrays
-        self.known: dict[int, Ints] = {}
+    def __init__(self, pairs: PlayerPairs) -> None:
+        self.pairs = pairs
 
     def of(self, player: int, upcoming: deque[int]) -> Ints:
-        found = self.known.get(player)
-        if found is None:
-            batch = [player, *[p for p in upcoming if p not in self.known][: _BATCH - 1]]
-            self._search(np.unique(np.array(batch, dtype=np.int64)))
-            found = self.known[player]
-        return found
-
-    def _search(self, players: Ints) -> None:
-        player, partner, _, _ = legal_by_player(self.arrays, players)
-        # A pair legal both ways is listed twice: keep its first (nearest) entry.
-        _, first = np.unique(player * self.arrays.size + partner, return_index=True)
-        first.sort()
-        player, partner = player[first], partner[first]
-        low = np.searchsorted(player, players, "left").tolist()
-        high = np.searchsorted(player, players, "right").tolist()
-        for one, start, stop in zip(players.tolist(), low, high, strict=True):
-            self.known[one] = partner[start:stop]
+        pairs = self.pairs
+        if not pairs.known(player):
+            batch = [player, *[p for p in upcoming if not pairs.known(p)][: _BATCH - 1]]
+            pairs.search(np.array(batch, dtype=np.int64))
+        return pairs.partners(player)
 
 
 class _Forest:
