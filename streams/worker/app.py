@@ -119,38 +119,13 @@ async def open_registry(settings: Settings) -> tuple[SchemaRegistry | None, Fram
 Views = Callable[[faust.App, Settings, Callable[[], list[dict[str, Any]]]], None]
 
 
-class WorkerApp(faust.App):
-    """The worker's Faust app; a function given to :meth:`first_task` starts with the app.
-
-    An ``app.task`` starts once Faust's own consumer has joined its group and recovered
-    its tables (none here). The queue consumer joins a group of its own, which a broker
-    answers only after its initial rebalance delay (3 s by default, and on the embedded
-    broker): as an ``app.task`` that wait would come after Faust's instead of beside it,
-    and a worker would own its partitions one delay later.
-    """
-
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self._first_tasks: list[Callable[[], Awaitable[None]]] = []
-
-    def first_task(self, task: Callable[[], Awaitable[None]]) -> Callable[[], Awaitable[None]]:
-        """Start ``task`` when the app starts, as a future of the app (stopped with it)."""
-        self._first_tasks.append(task)
-        return task
-
-    async def on_first_start(self) -> None:
-        await super().on_first_start()
-        for task in self._first_tasks:
-            self.add_future(task())
-
-
 def create_app(
     settings: Settings, registry: CollectorRegistry | None = None, views: Sequence[Views] = ()
 ) -> faust.App:
     problem = settings.web_access_problem()
     if problem is not None:  # the command says so in one line first; this guards other callers
         raise ValueError(problem)
-    app = WorkerApp(
+    app = faust.App(
         settings.app_id,
         broker=settings.broker_url,
         broker_credentials=faust_credentials(connection_of(settings)),
@@ -180,7 +155,7 @@ def create_app(
     catalog = ConfigCatalog(settings, folder.layouts, lambda line: metrics.configs_refused.inc())
     config_loaded = asyncio.Event()
 
-    @app.first_task
+    @app.task
     async def config_follower() -> None:
         # Every configuration a tick may carry is known before the first record is folded
         # (a takeover re-folds ticks of configurations published long ago: ADR 0160).
@@ -188,13 +163,13 @@ def create_app(
 
     watch = BrokerWatch(connection_of(settings).bootstrap, registry)
 
-    @app.first_task
+    @app.task
     async def broker_watch() -> None:
-        # The worker has set up its log handlers before the app starts: filter what they write.
+        # Faust has set up the worker's log handlers by now: filter what they write.
         hold_back_client_noise(watch)
         await watch_broker(watch, connection_of(settings).bootstrap)
 
-    @app.first_task
+    @app.task
     async def consume_queue() -> None:
         producer, kafka_consumer = output_producer(settings), queue_consumer(settings)
         try:

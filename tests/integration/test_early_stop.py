@@ -19,8 +19,7 @@ from tests.integration.conftest import DEFAULT_CONFIG, wait_until, wavematch_pro
 
 pytestmark = pytest.mark.integration
 
-#: Faust's line while the worker's first tasks bootstrap their clients (they start with the
-#: app, ADR 0217): the window in which the stop used to leak.
+#: Faust's line as the worker's tasks start: the window in which the stop used to leak.
 TASKS_STARTING = "Waiting for tables to be registered"
 
 
