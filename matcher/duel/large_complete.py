@@ -68,33 +68,9 @@ _NEAREST = 16
 #: Players re-paired by one blossom, about (its time grows faster than the square).
 _BLOCK = 1000
 
-#: Players up to which a wave under a rule refusing pairs by the players' traits gets the
-#: most pairs (every legal pair relaxed, every augmenting path searched): the legal pairs
-#: of a dense wave grow with the square of its players, and the searches faster still,
-#: so a larger wave takes the usual steps instead (ADR 0217).
-EVERY_PATH_LIMIT = 2000
-
 #: Relaxations of the left-out players at most (each pairs most of them: their odd cycles
 #: leave about one in three out again).
 _RELAX_ROUNDS = 3
-
-
-def searches_every_path(arrays: DuelArrays) -> bool:
-    """Whether the wave is paired with the most pairs under a rule refusing pairs by the
-    players' traits (at most :data:`EVERY_PATH_LIMIT` players)."""
-    limits = arrays.limits
-    return limits is not None and arrays.size <= EVERY_PATH_LIMIT and limits.refuses_by_traits()
-
-
-def proves_most_pairs(arrays: DuelArrays) -> bool:
-    """Whether :func:`completed_pairs` ends with the most pairs of any matching: under a
-    rule refusing pairs by traits up to :data:`EVERY_PATH_LIMIT` players, and under recent
-    meetings or block lists alone (every augmenting path is searched when the pair bound
-    says one may be left)."""
-    limits = arrays.limits
-    if limits is None:
-        return False
-    return searches_every_path(arrays) or (len(limits.met) > 0 and not limits.refuses_by_traits())
 
 
 def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -> tuple[Ints, Ints]:
@@ -112,7 +88,7 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
     one exact search of their legal pairs (:func:`matcher.duel.near.legal_touching`).
     """
     state = _Pairs(arrays.size, bw, sc2)
-    if searches_every_path(arrays):  # the module says why
+    if arrays.limits is not None and arrays.limits.refuses_by_traits():  # the module says why
         _most_pairs_then_cheapest(arrays, state, k)
         return state.arrays()
     for _ in range(_RELAX_ROUNDS):
@@ -132,11 +108,10 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
             break
     else:
         _augment_all(arrays, state)
-    if proves_most_pairs(arrays):
+    if arrays.limits is not None and len(arrays.limits.met):
         # Meetings and block lists refuse a few listed pairs: the steps above leave a
         # pair out now and then, which only a search of every augmenting path finds,
-        # run when the bound says one may be left. (Not with a rule refusing by traits:
-        # above EVERY_PATH_LIMIT that search is what the wave cannot afford.)
+        # run when the bound says one may be left.
         bw, sc2 = state.arrays()
         if len(bw) < pair_bound(arrays, bw, sc2):
             for first, second in augment_to_maximum(arrays, state.mate):

@@ -29,7 +29,7 @@ from matcher.duel.choice import PairNoise, pair_noise
 from matcher.duel.graph import DuelArrays, by_rating, duel_arrays, subset
 from matcher.duel.ladder import lead_side
 from matcher.duel.large import relaxed_pairs
-from matcher.duel.large_complete import completed_pairs, proves_most_pairs, searches_every_path
+from matcher.duel.large_complete import completed_pairs
 from matcher.duel.large_prepair import equal_rating_pairs
 from matcher.duel.large_rematch import sorted_rematch, twin_rematch
 from matcher.duel.large_twins import neighbour_pairs
@@ -105,7 +105,7 @@ def optimal_pairs(
     # The exact tier's count is proved, and so is the large tier's under a rule refusing
     # pairs whatever their ratings (matcher.duel.large_complete: its bound was met, or
     # its last search for an augmenting path found none).
-    proved = exact or proves_most_pairs(arrays)
+    proved = exact or (limits is not None and limits.refuses_off_rating())
     bound = len(pairs) if proved else pair_bound(arrays, bw, sc2)
     order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
     made = [_make_pair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
@@ -145,7 +145,7 @@ def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]
     k, cap = config.optimal_neighbours, config.optimal_relax_cap
     # Under rules refusing pairs by the players' traits, the nearest ratings' pairs are no
     # guide to the optimum's: the relaxation then takes every legal pair.
-    every = searches_every_path(arrays)
+    every = arrays.limits is not None and arrays.limits.refuses_by_traits()
     if arrays.size > config.optimal_prepair_limit:
         early = equal_rating_pairs(arrays, _PREPAIR_DENSITY)
         late = relaxed_pairs(subset(arrays, early.rest), k, cap, parity, every)
