@@ -15,6 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, legal
+from matcher.duel.nearest import nearest_pairs, pair_order
 
 #: Pairs tested per vectorised batch: bounds the temporaries on dense waves.
 _BATCH = 1 << 18
@@ -152,11 +153,7 @@ def legal_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints, Ints
     player = np.concatenate([u[bw_side], v[sc2_side]])
     partner = np.concatenate([v[bw_side], u[sc2_side]])
     gap = np.abs(arrays.bw[u[at]] - arrays.sc2[v[at]])
-    # np.lexsort((partner, gap, player)) as one stable sort of one key: the same order, one
-    # pass instead of three over the millions of pairs of a dense wave (as graph.by_rating);
-    # the key fits int64 for any wave of ratings up to 10,000 (the contract's bound).
-    span = int(gap.max()) + 1 if len(gap) else 1
-    order = np.argsort((player * span + gap) * arrays.size + partner, kind="stable")
+    order = pair_order(player, gap, partner, arrays.size)
     at = at[order]
     return player[order], partner[order], u[at], v[at]
 
@@ -220,17 +217,22 @@ class PlayerPairs:
         return self._partners[player]
 
     def nearest(self, players: Ints, k: int) -> tuple[Ints, Ints]:
-        """For each of ``players``, its ``k`` legal pairs nearest in rating, as directed pairs
-        ``(u, v)`` (u plays BW); a pair near to both its players is listed once per player.
+        """For each of ``players`` (distinct, ascending), its ``k`` legal pairs nearest in
+        rating, as directed pairs ``(u, v)`` (u plays BW); a pair near to both its players
+        is listed once per player.
 
-        Notes: as :func:`legal_by_player` on the players not searched yet.
+        Notes: the players searched already read their pairs; the others are searched
+        outward from their ratings only as far as their ``k`` nearest
+        (:func:`matcher.duel.nearest.nearest_pairs`).
         """
-        self.search(players)
-        kept = [self._pairs[p] for p in players.tolist()]
-        if not kept:
-            empty = np.zeros(0, dtype=np.int64)
-            return empty, empty
-        return (
-            np.concatenate([u[:k] for u, _ in kept]),
-            np.concatenate([v[:k] for _, v in kept]),
-        )
+        known = [p for p in players.tolist() if p in self._pairs]
+        player, u, v = nearest_pairs(self.arrays, np.setdiff1d(players, known), k)
+        if known:
+            kept = [self._pairs[p] for p in known]
+            count = [min(len(pairs), k) for pairs, _ in kept]
+            player = np.concatenate([player, np.repeat(np.array(known, dtype=np.int64), count)])
+            u = np.concatenate([u, *[pairs[:k] for pairs, _ in kept]])
+            v = np.concatenate([v, *[pairs[:k] for _, pairs in kept]])
+            order = np.argsort(player, kind="stable")
+            u, v = u[order], v[order]
+        return u, v

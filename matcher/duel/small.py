@@ -14,7 +14,14 @@ import numpy as np
 import rustworkx as rx
 
 from matcher.duel.choice import PairNoise
-from matcher.duel.graph import DuelArrays, Ints, cost_table, legal_table, undirected
+from matcher.duel.graph import (
+    DuelArrays,
+    Ints,
+    cost_table,
+    legal_table,
+    undirected,
+    unique_sorted,
+)
 
 
 def exact_pairs(arrays: DuelArrays, noise: PairNoise | None = None) -> list[tuple[int, int]]:
@@ -49,11 +56,15 @@ def _blossom(arrays: DuelArrays, bw: Ints, sc2: Ints, weight: Ints) -> list[tupl
     ``(bw[i], sc2[i])`` (sorted by lower, then higher player; positive integer weights)."""
     if not len(bw):
         return []
-    graph = rx.PyGraph(multigraph=False, node_count_hint=arrays.size, edge_count_hint=len(bw))
-    graph.add_nodes_from(range(arrays.size))
-    graph.add_edges_from(list(zip(bw.tolist(), sc2.tolist(), weight.tolist(), strict=True)))
+    # Only the players of some pair are nodes, numbered in the players' order: the solver's
+    # stages visit every node, and a block of a large wave has a small share of its players.
+    players = unique_sorted(np.concatenate([bw, sc2]))
+    first, second = np.searchsorted(players, bw), np.searchsorted(players, sc2)
+    graph = rx.PyGraph(multigraph=False, node_count_hint=len(players), edge_count_hint=len(bw))
+    graph.add_nodes_from(range(len(players)))
+    graph.add_edges_from(list(zip(first.tolist(), second.tolist(), weight.tolist(), strict=True)))
     mates = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
-    found = np.array(sorted(mates), dtype=np.int64).reshape(-1, 2)
+    found = players[np.array(sorted(mates), dtype=np.int64).reshape(-1, 2)]
     # The edges are sorted by (lower, higher) player: look each mate pair up there.
     n = arrays.size
     keys = np.minimum(bw, sc2) * n + np.maximum(bw, sc2)
