@@ -194,9 +194,17 @@ def _most_pairs_then_cheapest(arrays: DuelArrays, state: _Pairs, k: int) -> None
     relaxation's odd cycles, which are many under such a rule)."""
     _augment_all(arrays, state)
     searched = PlayerPairs(arrays)  # the paths' searches, read again by the re-choice
-    for bw, sc2 in augment_to_maximum(arrays, state.mate, searched):
-        state.pair(bw, sc2)
+    if not _bound_met(arrays, state):
+        for bw, sc2 in augment_to_maximum(arrays, state.mate, searched):
+            state.pair(bw, sc2)
     _cheapest_again(arrays, state, k, searched)
+
+
+def _bound_met(arrays: DuelArrays, state: _Pairs) -> bool:
+    """Whether the matching has as many pairs as the pair bound allows: then no matching
+    has more, and no augmenting path is left to search."""
+    bw, sc2 = state.arrays()
+    return len(bw) >= pair_bound(arrays, bw, sc2)
 
 
 def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int, searched: PlayerPairs) -> None:
