@@ -15,10 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, legal
-from matcher.duel.nearest import nearest_pairs, pair_order
-
-#: Pairs tested per vectorised batch: bounds the temporaries on dense waves.
-_BATCH = 1 << 18
+from matcher.duel.nearest import candidates_in_ranges, nearest_pairs, pair_order
 
 
 def legal_between(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> tuple[Ints, Ints]:
@@ -66,7 +63,8 @@ def legal_touching(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
 
 
 def _batches(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> Iterator[tuple[Ints, Ints]]:
-    """The legal pairs in batches of at most ``_BATCH`` tested pairs, each pair once.
+    """The legal pairs in batches (:func:`matcher.duel.nearest.candidates_in_ranges`), each
+    pair once.
 
     A pair's window is its BW player's radius, its SC2 player's, or the larger of the two
     (the window rule; the queue's ``max_distance`` takes the smaller, or the larger under
@@ -118,16 +116,7 @@ def _search(
     reach = arrays.radius[seekers]
     low = np.searchsorted(ratings, seeker_rating[seekers] - reach, "left")
     high = np.searchsorted(ratings, seeker_rating[seekers] + reach, "right")
-    ends = np.cumsum(high - low)
-    start = 0
-    while start < len(seekers):
-        base = int(ends[start - 1]) if start else 0
-        stop = max(int(np.searchsorted(ends, base + _BATCH, "right")), start + 1)
-        counts = (high - low)[start:stop]
-        seeker = np.repeat(seekers[start:stop], counts)
-        # Position of each tested pair inside its seeker's range of candidates.
-        offset = np.arange(len(seeker)) - np.repeat(np.cumsum(counts) - counts, counts)
-        other = others[np.repeat(low[start:stop], counts) + offset]
+    for seeker, other in candidates_in_ranges(seekers, others, low, high):
         if skip_within is not None:
             far = np.abs(seeker_rating[seeker] - other_rating[other]) > skip_within[other]
             seeker, other = seeker[far], other[far]
@@ -135,7 +124,6 @@ def _search(
         keep = legal(arrays, u, v)
         if keep.any():
             yield u[keep], v[keep]
-        start = stop
 
 
 def legal_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints, Ints, Ints]:

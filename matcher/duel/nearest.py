@@ -11,6 +11,8 @@ else ``g`` grows until they are or ``g`` covers the widest window of the wave.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, legal
@@ -114,21 +116,35 @@ def _around(
     ``(seeker, other)`` in batches of at most ``_BATCH`` candidates."""
     low = np.searchsorted(other_ratings, ratings - gap, "left")
     high = np.searchsorted(other_ratings, ratings + gap, "right")
-    ends = np.cumsum(high - low)
     found_seeker, found_other = [], []
+    for seeker, other in candidates_in_ranges(seekers, others, low, high):
+        ok = legal(arrays, seeker, other) if seekers_play_bw else legal(arrays, other, seeker)
+        found_seeker.append(seeker[ok])
+        found_other.append(other[ok])
+    if not found_seeker:
+        empty = np.zeros(0, dtype=np.int64)
+        return empty, empty
+    return np.concatenate(found_seeker), np.concatenate(found_other)
+
+
+def candidates_in_ranges(
+    seekers: Ints, others: Ints, low: Ints, high: Ints
+) -> Iterator[tuple[Ints, Ints]]:
+    """Each ``seekers[i]`` with each of ``others[low[i]:high[i]]``, as ``(seeker, other)``
+    arrays in batches of at most ``_BATCH`` candidates (one seeker's range may exceed it).
+
+    >>> [x.tolist() for x in next(candidates_in_ranges(
+    ...     np.array([7, 8]), np.array([1, 2, 3]), np.array([0, 2]), np.array([2, 3])))]
+    [[7, 7, 8], [1, 2, 3]]
+    """
+    ends = np.cumsum(high - low)
     start = 0
     while start < len(seekers):
         base = int(ends[start - 1]) if start else 0
         stop = max(int(np.searchsorted(ends, base + _BATCH, "right")), start + 1)
         counts = (high - low)[start:stop]
         seeker = np.repeat(seekers[start:stop], counts)
+        # Position of each candidate inside its seeker's range.
         offset = np.arange(len(seeker)) - np.repeat(np.cumsum(counts) - counts, counts)
-        other = others[np.repeat(low[start:stop], counts) + offset]
-        ok = legal(arrays, seeker, other) if seekers_play_bw else legal(arrays, other, seeker)
-        found_seeker.append(seeker[ok])
-        found_other.append(other[ok])
+        yield seeker, others[np.repeat(low[start:stop], counts) + offset]
         start = stop
-    if not found_seeker:
-        empty = np.zeros(0, dtype=np.int64)
-        return empty, empty
-    return np.concatenate(found_seeker), np.concatenate(found_other)
