@@ -24,18 +24,14 @@ from collections import deque
 import numpy as np
 
 from matcher.duel.graph import Bools, DuelArrays, Ints, cost, legal
-from matcher.duel.near import PlayerPairs
+from matcher.duel.near import LegalPartners
 
 #: Players whose partners are searched in one vectorised batch at most.
 _BATCH = 256
 
 
-def augment_to_maximum(
-    arrays: DuelArrays, mate: Ints, pairs: PlayerPairs | None = None
-) -> list[tuple[int, int]]:
+def augment_to_maximum(arrays: DuelArrays, mate: Ints) -> list[tuple[int, int]]:
     """Apply augmenting paths to ``mate`` (in place; -1: unmatched) until none is left.
-    ``pairs``: the players' legal pairs searched so far, kept for a caller that reads them
-    next (a new one by default).
 
     Returns the pairs formed as ``(bw_player, sc2_player)``, each by its cheaper legal
     side choice; a player paired again by a later round is listed again, the last entry
@@ -55,7 +51,7 @@ def augment_to_maximum(
     Notes: per round O(players and legal pairs the forest reaches); a round with a path
     is followed by another, so O(paths x legal pairs) at worst.
     """
-    partners = _Partners(pairs or PlayerPairs(arrays))
+    partners = _Partners(LegalPartners(arrays))
     formed: list[tuple[int, int]] = []
     while True:
         found = _Forest(mate, partners).run()
@@ -68,15 +64,15 @@ class _Partners:
     """Each player's legal partners (either side), nearest in rating first, searched in
     batches for the players about to be scanned and kept for the later rounds."""
 
-    def __init__(self, pairs: PlayerPairs) -> None:
-        self.pairs = pairs
+    def __init__(self, partners: LegalPartners) -> None:
+        self.partners = partners
 
     def of(self, player: int, upcoming: deque[int]) -> Ints:
-        pairs = self.pairs
-        if not pairs.known(player):
-            batch = [player, *[p for p in upcoming if not pairs.known(p)][: _BATCH - 1]]
-            pairs.search(np.array(batch, dtype=np.int64))
-        return pairs.partners(player)
+        partners = self.partners
+        if not partners.known(player):
+            batch = [player, *[p for p in upcoming if not partners.known(p)][: _BATCH - 1]]
+            partners.search(np.array(batch, dtype=np.int64))
+        return partners.of(player)
 
 
 class _Forest:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, legal
-from matcher.duel.nearest import candidates_in_ranges, nearest_pairs, pair_order
+from matcher.duel.nearest import candidates_in_ranges
 
 
 def legal_between(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> tuple[Ints, Ints]:
@@ -126,101 +126,83 @@ def _search(
             yield u[keep], v[keep]
 
 
-def legal_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints, Ints, Ints]:
-    """Every legal directed pair ``(u, v)`` (u plays BW) touching ``players``, once per
-    member of ``players`` in it: ``(player, partner, u, v)``, sorted by player, then rating
-    gap, then partner (a pair legal both ways appears once per side choice).
-
-    Notes: as :func:`legal_touching`, then a sort of the pairs found.
-    """
-    u, v = legal_touching(arrays, players)
-    inside = np.zeros(arrays.size, dtype=bool)
-    inside[players] = True
-    bw_side, sc2_side = np.flatnonzero(inside[u]), np.flatnonzero(inside[v])
-    at = np.concatenate([bw_side, sc2_side])
-    player = np.concatenate([u[bw_side], v[sc2_side]])
-    partner = np.concatenate([v[bw_side], u[sc2_side]])
-    gap = np.abs(arrays.bw[u[at]] - arrays.sc2[v[at]])
-    order = pair_order(player, gap, partner, arrays.size)
-    at = at[order]
-    return player[order], partner[order], u[at], v[at]
-
-
-class PlayerPairs:
-    """Each player's legal directed pairs in :func:`legal_by_player`'s order, searched for
-    the players asked about and kept: the augmenting paths and the re-choice of the pairs
-    after them (:mod:`matcher.duel.large_complete`) read the pairs of mostly the same
-    players. A player's pairs and their order do not depend on the other players searched
-    with it (a pair legal both ways lists its player's BW side first), so what is kept is
-    what a search of that player alone gives.
+def partners_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
+    """Each of ``players``' legal partners (either side), as ``(player, partner)`` sorted by
+    player, then rating gap, then partner; a partner legal both ways is listed once, at
+    its nearer side choice (the player's BW side on a tie).
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
     >>> players = [DuelPlayer("a", 1500, 1500), DuelPlayer("b", 1540, 1540),
     ...            DuelPlayer("c", None, 1600)]
-    >>> pairs = PlayerPairs(duel_arrays(players, ("m",), Window(75, 25), DuelConfig()))
-    >>> pairs.partners(0).tolist(), pairs.partners(1).tolist()  # a and c are 100 apart
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> [x.tolist() for x in partners_by_player(arrays, np.arange(3))]  # a and c: 100 apart
+    [[0, 1, 1, 2], [1, 0, 2, 1]]
+
+    Notes: as :func:`legal_touching`, then two sorts of one integer key per pair found.
+    """
+    u, v = legal_touching(arrays, players)
+    inside = np.zeros(arrays.size, dtype=bool)
+    inside[players] = True
+    as_bw, as_sc2 = inside[u], inside[v]
+    player = np.concatenate([u[as_bw], v[as_sc2]])
+    partner = np.concatenate([v[as_bw], u[as_sc2]])
+    gap = np.concatenate([arrays.bw[u[as_bw]], arrays.bw[u[as_sc2]]])
+    gap -= np.concatenate([arrays.sc2[v[as_bw]], arrays.sc2[v[as_sc2]]])
+    np.abs(gap, out=gap)
+    side = np.repeat(np.array([0, 1], dtype=np.int64), [int(as_bw.sum()), int(as_sc2.sum())])
+    # Each pair once as one integer key (no two alike), sorted by value: no permutation to
+    # gather through, and the player, gap and partner read back from the key.
+    n, span = arrays.size, int(gap.max()) + 1 if len(gap) else 1
+    by_partner = np.sort(((player * n + partner) * span + gap) * 2 + side)
+    pair = by_partner // (2 * span)  # player * n + partner
+    first = np.ones(len(pair), dtype=bool)
+    first[1:] = pair[1:] != pair[:-1]
+    pair, gap = pair[first], by_partner[first] // 2 % span
+    player, partner = pair // n, pair % n
+    by_gap = np.sort((player * span + gap) * n + partner)
+    return by_gap // (span * n), by_gap % n
+
+
+class LegalPartners:
+    """Each player's legal partners, nearest in rating first (:func:`partners_by_player`),
+    searched for the players asked about and kept: the rounds of augmenting paths read
+    the partners of mostly the same players. A player's partners do not depend on the
+    other players searched with it.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer("a", 1500, 1500), DuelPlayer("b", 1540, 1540),
+    ...            DuelPlayer("c", None, 1600)]
+    >>> partners = LegalPartners(duel_arrays(players, ("m",), Window(75, 25), DuelConfig()))
+    >>> partners.of(0).tolist(), partners.of(1).tolist()  # a and c are 100 apart
     ([1], [0, 2])
-    >>> [x.tolist() for x in pairs.nearest(np.arange(3), 1)]  # (BW, SC2) per player
-    [[0, 1, 1], [1, 0, 2]]
     """
 
     def __init__(self, arrays: DuelArrays) -> None:
         self.arrays = arrays
-        #: Per player searched: its pairs ``(u, v)`` and its distinct partners, nearest first.
-        self._pairs: dict[int, tuple[Ints, Ints]] = {}
         self._partners: dict[int, Ints] = {}
 
     def known(self, player: int) -> bool:
-        return player in self._pairs
+        return player in self._partners
 
     def search(self, players: Ints) -> None:
-        """Search the pairs of those of ``players`` not searched yet, in one go.
+        """Search the partners of those of ``players`` not searched yet, in one go.
 
-        Notes: as :func:`legal_by_player` on them.
+        Notes: as :func:`partners_by_player` on them.
         """
         players = np.unique(players)
-        missing = players[[int(p) not in self._pairs for p in players.tolist()]]
+        missing = players[[int(p) not in self._partners for p in players.tolist()]]
         if not len(missing):
             return
-        player, partner, u, v = legal_by_player(self.arrays, missing)
+        player, partner = partners_by_player(self.arrays, missing)
         low = np.searchsorted(player, missing, "left").tolist()
         high = np.searchsorted(player, missing, "right").tolist()
-        # A pair legal both ways is listed twice: a partner's first (nearest) entry.
-        _, first = np.unique(player * self.arrays.size + partner, return_index=True)
-        first.sort()
-        distinct_player, distinct = player[first], partner[first]
-        distinct_low = np.searchsorted(distinct_player, missing, "left").tolist()
-        distinct_high = np.searchsorted(distinct_player, missing, "right").tolist()
-        for one, start, stop, dstart, dstop in zip(
-            missing.tolist(), low, high, distinct_low, distinct_high, strict=True
-        ):
-            self._pairs[one] = (u[start:stop], v[start:stop])
-            self._partners[one] = distinct[dstart:dstop]
+        for one, start, stop in zip(missing.tolist(), low, high, strict=True):
+            self._partners[one] = partner[start:stop]
 
-    def partners(self, player: int) -> Ints:
+    def of(self, player: int) -> Ints:
         """The players ``player`` may play (either side), nearest in rating first."""
         if player not in self._partners:
             self.search(np.array([player], dtype=np.int64))
         return self._partners[player]
-
-    def nearest(self, players: Ints, k: int) -> tuple[Ints, Ints]:
-        """For each of ``players`` (distinct, ascending), its ``k`` legal pairs nearest in
-        rating, as directed pairs ``(u, v)`` (u plays BW); a pair near to both its players
-        is listed once per player.
-
-        Notes: the players searched already read their pairs; the others are searched
-        outward from their ratings only as far as their ``k`` nearest
-        (:func:`matcher.duel.nearest.nearest_pairs`).
-        """
-        known = [p for p in players.tolist() if p in self._pairs]
-        player, u, v = nearest_pairs(self.arrays, np.setdiff1d(players, known), k)
-        if known:
-            kept = [self._pairs[p] for p in known]
-            count = [min(len(pairs), k) for pairs, _ in kept]
-            player = np.concatenate([player, np.repeat(np.array(known, dtype=np.int64), count)])
-            u = np.concatenate([u, *[pairs[:k] for pairs, _ in kept]])
-            v = np.concatenate([v, *[pairs[:k] for _, pairs in kept]])
-            order = np.argsort(player, kind="stable")
-            u, v = u[order], v[order]
-        return u, v
