@@ -30,8 +30,12 @@ from matcher.duel.near import LegalPartners
 _BATCH = 256
 
 
-def augment_to_maximum(arrays: DuelArrays, mate: Ints) -> list[tuple[int, int]]:
+def augment_to_maximum(
+    arrays: DuelArrays, mate: Ints, partners: LegalPartners | None = None
+) -> list[tuple[int, int]]:
     """Apply augmenting paths to ``mate`` (in place; -1: unmatched) until none is left.
+    ``partners``: the players' partners searched so far, kept for a caller that reads
+    them next (a new one by default).
 
     Returns the pairs formed as ``(bw_player, sc2_player)``, each by its cheaper legal
     side choice; a player paired again by a later round is listed again, the last entry
@@ -51,10 +55,10 @@ def augment_to_maximum(arrays: DuelArrays, mate: Ints) -> list[tuple[int, int]]:
     Notes: per round O(players and legal pairs the forest reaches); a round with a path
     is followed by another, so O(paths x legal pairs) at worst.
     """
-    partners = _Partners(LegalPartners(arrays))
+    searching = _Partners(partners or LegalPartners(arrays))
     formed: list[tuple[int, int]] = []
     while True:
-        found = _Forest(mate, partners).run()
+        found = _Forest(mate, searching).run()
         if not found:
             return formed
         formed += _oriented(arrays, found)

@@ -50,8 +50,7 @@ from matcher.duel.graph import (
     unique_sorted,
 )
 from matcher.duel.large import relaxed_pairs
-from matcher.duel.near import legal_touching
-from matcher.duel.nearest import nearest_pairs
+from matcher.duel.near import LegalPartners, legal_touching
 from matcher.duel.small import exact_pairs, exact_pairs_on, legal_edges
 
 #: Players nearest in rating to a left-out player re-solved exactly with it (and their
@@ -194,10 +193,11 @@ def _most_pairs_then_cheapest(arrays: DuelArrays, state: _Pairs, k: int) -> None
     then :func:`_cheapest_again` (the paths ignore the score, and so does rounding the
     relaxation's odd cycles, which are many under such a rule)."""
     _augment_all(arrays, state)
+    searched = LegalPartners(arrays)  # the paths' searches, read again by the re-choice
     if not _bound_met(arrays, state):
-        for bw, sc2 in augment_to_maximum(arrays, state.mate):
+        for bw, sc2 in augment_to_maximum(arrays, state.mate, searched):
             state.pair(bw, sc2)
-    _cheapest_again(arrays, state, k)
+    _cheapest_again(arrays, state, k, searched)
 
 
 def _bound_met(arrays: DuelArrays, state: _Pairs) -> bool:
@@ -207,15 +207,17 @@ def _bound_met(arrays: DuelArrays, state: _Pairs) -> bool:
     return len(bw) >= pair_bound(arrays, bw, sc2)
 
 
-def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:
+def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int, searched: LegalPartners) -> None:
     """Re-pair the wave by rustworkx's blossom (most pairs, then least score) among the
     pairs found, each player's ``_NEAREST * k`` legal partners nearest in rating and the
     candidate graph: in blocks of about ``_BLOCK`` players by rating, each with its
     players' partners (re-pairing such a block is free), and, when there are several, a
     second time shifted by half a block. A block keeps its pair count (its pairs found are
-    among those edges, and the wave has no matching with more) and never costs more."""
+    among those edges, and the wave has no matching with more) and never costs more.
+    ``searched``: the partners the augmenting paths searched, searched again for none of
+    them."""
     n = arrays.size
-    _, near_u, near_v = nearest_pairs(arrays, np.arange(n, dtype=np.int64), _NEAREST * k)
+    near_u, near_v = searched.nearest(np.arange(n, dtype=np.int64), _NEAREST * k)
     cand_u, cand_v = candidate_edges(arrays, k)
     u, v = np.concatenate([near_u, cand_u]), np.concatenate([near_v, cand_v])
     # Both side choices of each pair where legal, so that the cheaper is taken.

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, legal
-from matcher.duel.nearest import candidates_in_ranges
+from matcher.duel.nearest import candidates_in_ranges, nearest_pairs, pair_order
 
 
 def legal_between(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> tuple[Ints, Ints]:
@@ -167,8 +167,9 @@ def partners_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
 class LegalPartners:
     """Each player's legal partners, nearest in rating first (:func:`partners_by_player`),
     searched for the players asked about and kept: the rounds of augmenting paths read
-    the partners of mostly the same players. A player's partners do not depend on the
-    other players searched with it.
+    the partners of mostly the same players, and the re-choice of the pairs after them
+    (:mod:`matcher.duel.large_complete`) each player's nearest pairs. A player's partners
+    do not depend on the other players searched with it.
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -177,6 +178,8 @@ class LegalPartners:
     >>> partners = LegalPartners(duel_arrays(players, ("m",), Window(75, 25), DuelConfig()))
     >>> partners.of(0).tolist(), partners.of(1).tolist()  # a and c are 100 apart
     ([1], [0, 2])
+    >>> [x.tolist() for x in partners.nearest(np.arange(3), 1)]  # (BW, SC2) per player
+    [[0, 1, 1], [1, 0, 2]]
     """
 
     def __init__(self, arrays: DuelArrays) -> None:
@@ -206,3 +209,37 @@ class LegalPartners:
         if player not in self._partners:
             self.search(np.array([player], dtype=np.int64))
         return self._partners[player]
+
+    def nearest(self, players: Ints, k: int) -> tuple[Ints, Ints]:
+        """For each of ``players`` (distinct, ascending), its ``k`` legal directed pairs
+        ``(u, v)`` (u plays BW) nearest in rating, as
+        :func:`matcher.duel.nearest.nearest_pairs` gives them.
+
+        A player searched already reads them off its first ``k`` partners: a pair's gap
+        on either side choice is at least its partner's nearer gap, so no partner further
+        down the list has a pair among the ``k`` nearest. The others are searched outward
+        from their ratings.
+        """
+        known = np.array([p for p in players.tolist() if p in self._partners], dtype=np.int64)
+        player, u, v = nearest_pairs(self.arrays, np.setdiff1d(players, known), k)
+        if not len(known):
+            return u, v
+        firsts = [self._partners[p][:k] for p in known.tolist()]
+        owner = np.repeat(known, [len(first) for first in firsts])
+        other = np.concatenate(firsts)
+        # Both side choices, the player's BW side first (kept first on a tie by the
+        # stable sort).
+        owners = np.concatenate([owner, owner])
+        bw = np.concatenate([owner, other])
+        sc2 = np.concatenate([other, owner])
+        ok = legal(self.arrays, bw, sc2)
+        owners, bw, sc2 = owners[ok], bw[ok], sc2[ok]
+        gap = np.abs(self.arrays.bw[bw] - self.arrays.sc2[sc2])
+        partner = np.where(bw == owners, sc2, bw)
+        order = pair_order(owners, gap, partner, self.arrays.size)
+        owners, bw, sc2 = owners[order], bw[order], sc2[order]
+        rank = np.arange(len(owners)) - np.searchsorted(owners, owners)
+        near = rank < k
+        player = np.concatenate([player, owners[near]])
+        order = np.argsort(player, kind="stable")
+        return np.concatenate([u, bw[near]])[order], np.concatenate([v, sc2[near]])[order]
