@@ -48,27 +48,23 @@ def exact_pairs(arrays: DuelArrays, noise: PairNoise | None = None) -> list[tupl
     else:
         gain = noise(bw, sc2) - score
         weight = gain - int(gain.min()) + 1
-    return _blossom(arrays, bw, sc2, weight)
+    return _blossom(arrays.size, bw, sc2, weight)
 
 
-def _blossom(arrays: DuelArrays, bw: Ints, sc2: Ints, weight: Ints) -> list[tuple[int, int]]:
+def _blossom(size: int, bw: Ints, sc2: Ints, weight: Ints) -> list[tuple[int, int]]:
     """The matching of the most pairs, then the largest weight, on the unordered pairs
-    ``(bw[i], sc2[i])`` (sorted by lower, then higher player; positive integer weights)."""
+    ``(bw[i], sc2[i])`` of players below ``size`` (sorted by lower, then higher player;
+    positive integer weights)."""
     if not len(bw):
         return []
-    # Only the players of some pair are nodes, numbered in the players' order: the solver's
-    # stages visit every node, and a block of a large wave has a small share of its players.
-    players = unique_sorted(np.concatenate([bw, sc2]))
-    first, second = np.searchsorted(players, bw), np.searchsorted(players, sc2)
-    graph = rx.PyGraph(multigraph=False, node_count_hint=len(players), edge_count_hint=len(bw))
-    graph.add_nodes_from(range(len(players)))
-    graph.add_edges_from(list(zip(first.tolist(), second.tolist(), weight.tolist(), strict=True)))
+    graph = rx.PyGraph(multigraph=False, node_count_hint=size, edge_count_hint=len(bw))
+    graph.add_nodes_from(range(size))
+    graph.add_edges_from(list(zip(bw.tolist(), sc2.tolist(), weight.tolist(), strict=True)))
     mates = rx.max_weight_matching(graph, max_cardinality=True, weight_fn=int)
-    found = players[np.array(sorted(mates), dtype=np.int64).reshape(-1, 2)]
+    found = np.array(sorted(mates), dtype=np.int64).reshape(-1, 2)
     # The edges are sorted by (lower, higher) player: look each mate pair up there.
-    n = arrays.size
-    keys = np.minimum(bw, sc2) * n + np.maximum(bw, sc2)
-    at = np.searchsorted(keys, found.min(axis=1) * n + found.max(axis=1))
+    keys = np.minimum(bw, sc2) * size + np.maximum(bw, sc2)
+    at = np.searchsorted(keys, found.min(axis=1) * size + found.max(axis=1))
     at = at[np.argsort(bw[at], kind="stable")]
     return list(zip(bw[at].tolist(), sc2[at].tolist(), strict=True))
 
@@ -80,7 +76,13 @@ def exact_pairs_on(arrays: DuelArrays, u: Ints, v: Ints) -> list[tuple[int, int]
     Notes: the blossom on the pairs given.
     """
     bw, sc2, score = undirected(arrays, u, v)
-    return _blossom(arrays, bw, sc2, int(score.max(initial=0)) + 1 - score)
+    # Only the players of some pair are nodes, numbered in the players' order: the solver's
+    # stages visit every node, and a block of a large wave holds a small share of its
+    # players.
+    players = unique_sorted(np.concatenate([bw, sc2]))
+    first, second = np.searchsorted(players, bw), np.searchsorted(players, sc2)
+    found = _blossom(len(players), first, second, int(score.max(initial=0)) + 1 - score)
+    return [(int(players[a]), int(players[b])) for a, b in found]
 
 
 def legal_edges(arrays: DuelArrays) -> tuple[Ints, Ints, Ints]:
