@@ -138,9 +138,12 @@ class _Forest:
                 formed += self._augment(v, other)
                 done |= np.isin(tree, met)
                 continue
-            for other in others[base[others] != base[v]].tolist():
-                if base[v] != base[other]:
-                    self._shrink(v, other)
+            # In order, each outer partner not yet in v's blossom; a shrink grows the
+            # blossom, so the rest are filtered again after each.
+            pending = others[base[others] != base[v]]
+            while len(pending):
+                self._shrink(v, int(pending[0]))
+                pending = pending[1:][base[pending[1:]] != base[v]]
         return formed
 
     def _shrink(self, v: int, other: int) -> None:
