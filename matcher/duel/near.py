@@ -152,16 +152,19 @@ def partners_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
     np.abs(gap, out=gap)
     side = np.repeat(np.array([0, 1], dtype=np.int64), [int(as_bw.sum()), int(as_sc2.sum())])
     # Each pair once as one integer key (no two alike), sorted by value: no permutation to
-    # gather through, and the player, gap and partner read back from the key.
-    n, span = arrays.size, int(gap.max()) + 1 if len(gap) else 1
-    by_partner = np.sort(((player * n + partner) * span + gap) * 2 + side)
-    pair = by_partner // (2 * span)  # player * n + partner
+    # gather through, and the player, gap and partner read back from the key by shifts
+    # and masks (each field given a power-of-two width).
+    players_bits = max(arrays.size - 1, 1).bit_length()
+    gap_bits = (int(gap.max()) if len(gap) else 1).bit_length()
+    pair = (player << players_bits) | partner
+    by_partner = np.sort((((pair << gap_bits) | gap) << 1) | side)
+    pair = by_partner >> (gap_bits + 1)
     first = np.ones(len(pair), dtype=bool)
     first[1:] = pair[1:] != pair[:-1]
-    pair, gap = pair[first], by_partner[first] // 2 % span
-    player, partner = pair // n, pair % n
-    by_gap = np.sort((player * span + gap) * n + partner)
-    return by_gap // (span * n), by_gap % n
+    pair, gap = pair[first], (by_partner[first] >> 1) & ((1 << gap_bits) - 1)
+    partner = pair & ((1 << players_bits) - 1)
+    by_gap = np.sort((((pair >> players_bits) << gap_bits | gap) << players_bits) | partner)
+    return by_gap >> (gap_bits + players_bits), by_gap & ((1 << players_bits) - 1)
 
 
 class LegalPartners:
