@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, legal
-from matcher.duel.nearest import candidates_in_ranges, nearest_pairs, pair_order
+from matcher.duel.nearest import by_nearness, candidates_in_ranges, nearest_pairs
 
 
 def legal_between(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> tuple[Ints, Ints]:
@@ -230,17 +230,10 @@ class LegalPartners:
         firsts = [self._partners[p][:k] for p in known.tolist()]
         owner = np.repeat(known, [len(first) for first in firsts])
         other = np.concatenate(firsts)
-        # Both side choices, the player's BW side first (kept first on a tie by the
-        # stable sort).
-        owners = np.concatenate([owner, owner])
-        bw = np.concatenate([owner, other])
-        sc2 = np.concatenate([other, owner])
-        ok = legal(self.arrays, bw, sc2)
-        owners, bw, sc2 = owners[ok], bw[ok], sc2[ok]
-        gap = np.abs(self.arrays.bw[bw] - self.arrays.sc2[sc2])
-        partner = np.where(bw == owners, sc2, bw)
-        order = pair_order(owners, gap, partner, self.arrays.size)
-        owners, bw, sc2 = owners[order], bw[order], sc2[order]
+        as_bw, as_sc2 = legal(self.arrays, owner, other), legal(self.arrays, other, owner)
+        owners, bw, sc2 = by_nearness(
+            self.arrays, (owner[as_bw], other[as_bw]), (owner[as_sc2], other[as_sc2])
+        )
         rank = np.arange(len(owners)) - np.searchsorted(owners, owners)
         near = rank < k
         player = np.concatenate([player, owners[near]])

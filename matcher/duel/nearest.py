@@ -40,9 +40,7 @@ def pair_order(player: Ints, gap: Ints, partner: Ints, size: int) -> Ints:
 
 def nearest_pairs(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints, Ints]:
     """For each of ``players`` (distinct), its ``k`` legal directed pairs ``(u, v)`` (u plays
-    BW) nearest in rating, as ``(player, u, v)`` sorted by player, then as
-    :func:`matcher.duel.near.legal_by_player` orders a player's pairs (by gap, then partner,
-    the player's BW side first).
+    BW) nearest in rating, as ``(player, u, v)`` in :func:`by_nearness`'s order.
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -93,12 +91,20 @@ def _within(arrays: DuelArrays, players: Ints, gap: int) -> tuple[Ints, Ints, In
     sc2_player, sc2_partner = _around(
         arrays.sc2[as_sc2], as_sc2, arrays.bw_order, arrays.bw_sorted, gap, arrays, False
     )
-    player = np.concatenate([bw_player, sc2_player])
-    partner = np.concatenate([bw_partner, sc2_partner])
-    u = np.concatenate([bw_player, sc2_partner])
-    v = np.concatenate([bw_partner, sc2_player])
-    distance = np.abs(arrays.bw[u] - arrays.sc2[v])
-    order = pair_order(player, distance, partner, arrays.size)
+    return by_nearness(arrays, (bw_player, bw_partner), (sc2_player, sc2_partner))
+
+
+def by_nearness(
+    arrays: DuelArrays, playing_bw: tuple[Ints, Ints], playing_sc2: tuple[Ints, Ints]
+) -> tuple[Ints, Ints, Ints]:
+    """Legal directed pairs told from one player's side, ``(player, partner)`` with the
+    player playing BW or SC2, as ``(player, u, v)`` (u plays BW) sorted by player, then
+    rating gap, then partner, the player's BW side first."""
+    player = np.concatenate([playing_bw[0], playing_sc2[0]])
+    partner = np.concatenate([playing_bw[1], playing_sc2[1]])
+    u = np.concatenate([playing_bw[0], playing_sc2[1]])
+    v = np.concatenate([playing_bw[1], playing_sc2[0]])
+    order = pair_order(player, np.abs(arrays.bw[u] - arrays.sc2[v]), partner, arrays.size)
     return player[order], u[order], v[order]
 
 
