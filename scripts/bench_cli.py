@@ -25,6 +25,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -57,26 +58,39 @@ def main() -> None:
 
 
 def start_up(state_dir: Path) -> tuple[subprocess.Popen[bytes], str]:
-    env = os.environ | {"WAVEMATCH_STATE_DIR": str(state_dir)}
-    up = subprocess.Popen(
-        [sys.executable, "-m", "streams.cli", "up"],
-        cwd=state_dir,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    up = spawn_up(state_dir, os.environ | {"WAVEMATCH_STATE_DIR": str(state_dir)})
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        for path in state_dir.glob("*.json"):
-            try:
-                return up, str(json.loads(path.read_text())["broker_url"])
-            except (ValueError, KeyError):
-                pass
+        record = up_record(state_dir) or {}
+        if "broker_url" in record:
+            return up, str(record["broker_url"])
         if up.poll() is not None:
             raise SystemExit(f"wavematch up exited with {up.returncode}")
         time.sleep(0.2)
     up.terminate()
     raise SystemExit("wavematch up did not start within 120 s")
+
+
+def spawn_up(cwd: Path, env: dict[str, str]) -> subprocess.Popen[bytes]:
+    """`wavematch up` started in ``cwd`` with ``env``, its output discarded."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "streams.cli", "up"],
+        cwd=cwd,
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+
+
+def up_record(state_dir: Path) -> dict[str, Any] | None:
+    """The state record a running `up` wrote in ``state_dir``; None until one is whole."""
+    for path in state_dir.glob("*.json"):
+        try:
+            record: dict[str, Any] = json.loads(path.read_text())
+            return record
+        except ValueError:
+            pass  # written as we read it: the next look finds it whole
+    return None
 
 
 Samples = dict[str, dict[str, list[float]]]

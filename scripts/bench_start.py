@@ -30,7 +30,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
 sys.path.insert(0, str(HERE))
 
-from bench_cli import summary  # noqa: E402
+from bench_cli import spawn_up, summary, up_record  # noqa: E402
 from machine import machine_line  # noqa: E402
 
 #: Longer than any start seen: a start that takes more is reported, not waited for.
@@ -67,13 +67,7 @@ def start_and_stop(tree: Path) -> tuple[float, float]:
         env.pop("WAVEMATCH_BROKER_URL", None)
         started = time.perf_counter()
         # The tree is the working directory too: `-m` puts it first on sys.path.
-        up = subprocess.Popen(
-            [sys.executable, "-m", "streams.cli", "up"],
-            cwd=tree,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-        )
+        up = spawn_up(tree, env)
         try:
             wait_ready(up, Path(state_dir), started)
             ready = time.perf_counter() - started
@@ -101,12 +95,8 @@ def wait_ready(up: subprocess.Popen[bytes], state_dir: Path, started: float) -> 
 
 
 def _web_url(state_dir: Path) -> str | None:
-    for path in state_dir.glob("*.json"):
-        try:
-            return str(json.loads(path.read_text())["web"][0])
-        except (ValueError, KeyError, IndexError):
-            pass  # written as we read it: the next look finds it whole
-    return None
+    webs = (up_record(state_dir) or {}).get("web") or []
+    return str(webs[0]) if webs else None
 
 
 def _owns_partitions(web: str) -> bool:
