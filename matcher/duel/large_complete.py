@@ -108,14 +108,13 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
             break
     else:
         _augment_all(arrays, state)
-    if arrays.limits is not None and len(arrays.limits.met):
-        # Meetings and block lists refuse a few listed pairs: the steps above leave a
-        # pair out now and then, which only a search of every augmenting path finds,
-        # run when the bound says one may be left.
-        bw, sc2 = state.arrays()
-        if len(bw) < pair_bound(arrays, bw, sc2):
-            for first, second in augment_to_maximum(arrays, state.mate):
-                state.pair(first, second)
+    # Meetings and block lists refuse a few listed pairs: the steps above leave a pair out
+    # now and then, which only a search of every augmenting path finds, run when the
+    # bound says one may be left.
+    listed = arrays.limits is not None and len(arrays.limits.met)
+    if listed and not _bound_met(arrays, state):
+        for first, second in augment_to_maximum(arrays, state.mate):
+            state.pair(first, second)
     return state.arrays()
 
 
