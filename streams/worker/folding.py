@@ -70,8 +70,9 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
     in the oldest generation for ever (docs/benchmarks/teams.md, a role queue's waves).
     So ``strategy=True`` marks a section that runs a strategy (a wave's close, also
     inside a batch's section): the objects it leaves are counted, and once they
-    outnumber a quarter of the rest of the heap (the collector's own rule for a full
-    collection) the section that ages them runs one (:func:`_age`). Joins are not
+    outnumber a quarter of the heap the last full collection left (the collector's own
+    rule for one; more quarters while such collections free almost nothing) the section
+    that ages them makes one due (:func:`_age`), which the next section runs first. Joins are not
     counted (acyclic: their survivors are the queue's tickets), so a backlog of joins
     runs no full collection, as before.
     """
@@ -86,6 +87,8 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
         finally:
             _left_by_strategies += max(0, gc.get_count()[0] - before)
         return
+    if _collection_due:
+        _collect()
     gc.disable()
     before = gc.get_count()[0]
     try:
@@ -101,23 +104,56 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
 
 #: Objects sections marked ``strategy`` left since :func:`paused_gc`'s last full collection.
 _left_by_strategies = 0
-#: Objects the collector tracked when :func:`_age` last counted them (an O(n) count).
-_tracked = 0
+#: Objects the collector tracked after the last full collection, or more when a count
+#: since found more besides the strategies' (an O(n) count); None before the first.
+_survivors: int | None = None
+#: How many quarters of ``_survivors`` the strategies' objects must reach before a full
+#: collection: one, the collector's own rule, after one that found garbage;
+#: ``_MOST_QUARTERS`` after one that freed almost nothing.
+_quarters = 1
+#: Most strategies leave no cycle (a 1v1 wave's matches, dequeues and records are freed
+#: once published): collections then come eight times rarer, and whatever a change of
+#: workload leaves before the next one stays within twice the surviving heap.
+_MOST_QUARTERS = 8
+#: A collection freeing fewer than this share of the objects counted found almost nothing.
+_FEW_FREED = 1 / 8
+#: A full collection :func:`_age` found due, which the next section runs first.
+_collection_due = False
 
 
 def _age() -> None:
-    """Move every tracked object to the oldest generation, in O(1); then run the full
-    collection the collector would have run by now for the strategies' objects, once
-    they outnumber a quarter of the other objects it tracks. The heap is counted again
-    only when the last count says they may: a backlog of joins never counts it."""
-    global _left_by_strategies, _tracked
+    """Move every tracked object to the oldest generation, in O(1); then make due the full
+    collection the collector would have run by now for the strategies' objects, once they
+    outnumber ``_quarters`` quarters of the objects the last one left (the collector's
+    rule, at one quarter). After a collection that freed almost none of the objects
+    counted (they were the waves' outputs, freed once published, not cycles) the next
+    waits for ``_MOST_QUARTERS`` quarters; after one that freed more, for one."""
+    global _survivors, _collection_due
+    left = _left_by_strategies
     gc.freeze()
-    if 4 * _left_by_strategies > _tracked - _left_by_strategies:
-        _tracked = gc.get_freeze_count()  # every object the collector tracks
+    if _survivors is None or 4 * left > _quarters * _survivors:
+        # Counted again (O(n)) only when it may be due: a queue grown by joins since
+        # (which are not counted) raises the bar. The strategies' objects still alive are
+        # among those tracked, so at most ``left`` of them are not the rest of the heap.
+        tracked = gc.get_freeze_count()  # every object the collector tracks
+        _survivors = max(_survivors or 0, tracked - left)
     gc.unfreeze()
-    if 4 * _left_by_strategies > _tracked - _left_by_strategies:
-        gc.collect()
-        _left_by_strategies = 0
+    if 4 * left > _quarters * _survivors:
+        _collection_due = True
+
+
+def _collect() -> None:
+    """The full collection :func:`_age` found due, run as the next section starts: by
+    then its caller has handed over and dropped what the last one made (a wave's
+    records), which the collection would otherwise walk too."""
+    global _left_by_strategies, _survivors, _quarters, _collection_due
+    left, _collection_due = _left_by_strategies, False
+    freed = gc.collect()
+    _quarters = _MOST_QUARTERS if freed < _FEW_FREED * left else 1
+    _left_by_strategies = 0
+    gc.freeze()
+    _survivors = gc.get_freeze_count()
+    gc.unfreeze()
 
 
 @dataclass(frozen=True, slots=True)

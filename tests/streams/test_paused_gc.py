@@ -8,11 +8,17 @@ from contextlib import nullcontext
 
 import pytest
 
+from streams.worker import folding
 from streams.worker.folding import paused_gc
 
 
 @pytest.fixture(autouse=True)
-def collector_enabled():  # type: ignore[no-untyped-def]
+def collector_enabled(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    # Each test starts from a process's first wave: no count taken, nothing backed off.
+    monkeypatch.setattr(folding, "_left_by_strategies", 0)
+    monkeypatch.setattr(folding, "_survivors", None)
+    monkeypatch.setattr(folding, "_quarters", 1)
+    monkeypatch.setattr(folding, "_collection_due", False)
     was = gc.isenabled()
     gc.enable()
     yield
@@ -100,3 +106,50 @@ def test_joins_age_without_a_full_collection() -> None:
             kept.append([[] for _ in range(20_000)])
     assert gc.get_stats()[2]["collections"] == collections
     assert len(kept) == 50
+
+
+def fold_leaving_outputs(count: int) -> None:
+    """A wave's close whose ``count`` objects outlive its section (matches, dequeues,
+    records) and are freed once published: no cycle among them."""
+    with paused_gc(strategy=True):
+        outputs = [[] for _ in range(count)]
+    del outputs
+
+
+def full_collections() -> int:
+    return int(gc.get_stats()[2]["collections"])
+
+
+def test_waves_that_leave_no_cycle_bring_full_collections_rarely() -> None:
+    """Each such wave counts as many objects as half the heap: at a quarter of the heap
+    each would pay a full collection that finds nothing; backed off, few do."""
+    gc.collect()
+    heap = len(gc.get_objects())
+    before = full_collections()
+    for _ in range(40):
+        fold_leaving_outputs(heap // 2)
+    runs = full_collections() - before
+    assert 5 <= runs <= 13, f"{runs} full collections for 40 waves"
+
+
+def test_cycles_after_waves_without_any_are_collected_within_twice_the_heap() -> None:
+    """Backed off as far as it goes, the rule still collects a workload's new cycles
+    before they reach twice the heap, and once collections free them, asks for a quarter
+    of the heap again."""
+    gc.collect()
+    heap = len(gc.get_objects())
+    for _ in range(30):
+        fold_leaving_outputs(heap // 2)
+    per_fold, left, between = 5_000, 0, []
+    runs = full_collections()
+    while len(between) < 4 and left < 3 * heap:
+        fold_leaving_cycles(per_fold, batch=False)
+        left += per_fold
+        if full_collections() > runs:
+            runs = full_collections()
+            between.append(left)
+            left = 0
+    assert len(between) == 4, f"{between}, then {left} cyclic objects left; heap {heap}"
+    # The fold after the one that makes a collection due runs it.
+    assert between[0] <= 2 * heap + 2 * per_fold, (between, heap)
+    assert between[-1] <= heap // 4 + 2 * per_fold, (between, heap)
