@@ -125,6 +125,7 @@ _BUILT_IN = (
 )
 
 _ENTRIES: dict[str, StrategyEntry] = {entry.name: entry for entry in _BUILT_IN}
+_BUILT_IN_NAMES = frozenset(_ENTRIES)
 #: "module:attribute" -> the object, so that each is imported and looked up once.
 _RESOLVED: dict[str, object] = {}
 
@@ -173,6 +174,11 @@ def strategy_entry(name: str) -> StrategyEntry:
     except KeyError:
         known = ", ".join(strategy_names())
         raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+
+
+def is_built_in(name: str) -> bool:
+    """Whether ``name`` is one of wavematch's own strategies (False for a plug-in)."""
+    return name in _BUILT_IN_NAMES
 
 
 def is_duel(name: str) -> bool:

@@ -136,3 +136,10 @@ def test_the_duel_strategies_are_marked_in_their_entries() -> None:
 
     assert [name for name in BUILT_IN if is_duel(name)] == ["optimal", "ladder-v2.1"]
     assert not is_duel("no-such-strategy")
+
+
+def test_only_wavematch_s_own_strategies_are_built_in() -> None:
+    from matcher.strategies import is_built_in
+
+    assert all(is_built_in(name) for name in BUILT_IN)
+    assert not is_built_in("test-strict") and not is_built_in("no-such-strategy")

@@ -122,19 +122,36 @@ class QueueBook:
     def _layout_for(self, event: QueueEvent | LifecycleEvent) -> Layout | QueueBook:
         """The configuration ``event``'s region is under; a fresh tick first switches the
         region to the configuration it carries (the book's own when it is not known)."""
+        config = self.config_of(event)
+        state = self.regions.get((event.queue, event.region))
+        if type(event) is WaveTick and (state is None or event.sequence > state.last_sequence):
+            if state is None and config is not None:
+                state = self.region_queue(event.queue, event.region)
+            if state is not None:
+                state.switch_config(config)
+        return self if config is None else self.layouts.get(config, self)
+
+    def config_of(self, event: QueueEvent | LifecycleEvent) -> str | None:
+        """The fingerprint of the configuration ``event`` is folded under, None for the
+        book's own, without switching anything: a fresh tick's when its configuration is
+        known (and its region open), else the region's current one."""
         state = self.regions.get((event.queue, event.region))
         if type(event) is WaveTick and (state is None or event.sequence > state.last_sequence):
             fingerprint = event.config_fingerprint
-            switched = fingerprint if fingerprint in self.layouts else None
-            if state is None and switched is not None:
-                if event.region not in self.regions_by_queue.get(event.queue, ()):
-                    return self
-                state = self.region_queue(event.queue, event.region)
-            if state is not None:
-                state.switch_config(switched)
-        if state is None or state.config is None:
-            return self
-        return self.layouts.get(state.config, self)
+            if fingerprint not in self.layouts:
+                return None
+            if state is None and event.region not in self.regions_by_queue.get(event.queue, ()):
+                return None
+            return fingerprint
+        return None if state is None else state.config
+
+    def strategy_of(self, tick: WaveTick) -> str | None:
+        """The strategy ``tick``'s wave closes with; None for a queue the configuration
+        it is under lacks."""
+        config = self.config_of(tick)
+        under: Layout | QueueBook = self if config is None else self.layouts.get(config, self)
+        profile = under.profiles.get(tick.queue)
+        return None if profile is None else profile.strategy
 
     def apply_all(self, events: Iterable[QueueEvent]) -> Iterator[Step]:
         """Fold ``events`` in order, yielding each event's step."""

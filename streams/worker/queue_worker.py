@@ -23,6 +23,7 @@ import logging
 from collections.abc import AsyncIterator, Callable, Sequence
 from typing import Any, Final, Protocol
 
+from matcher.strategies import is_built_in
 from schemas.errors import InvalidEvent
 from schemas.topics import QUEUE
 from streams.wire.outbound import Record, Writer
@@ -42,7 +43,8 @@ _REGISTRY_REMINDER_S: Final = 60.0
 #: outlast the group's session timeout, and the consumer heartbeats from the event loop
 #: (aiokafka), so a wave on the loop would get this worker evicted, the wave re-run by
 #: the next owner, and so on. A smaller wave of a built-in strategy closes within seconds
-#: at worst, and the hand-over to a thread would cost it more in proportion.
+#: at worst, and the hand-over to a thread would cost it more in proportion; a plug-in's
+#: waves close on a thread whatever their size.
 OFF_LOOP_TICKETS: Final = 1000
 
 
@@ -155,10 +157,16 @@ class QueueWorker:
             await self.maybe_snapshot(self.states[partition])
 
     async def _close_wave(self, state: PartitionState, due: WaveDue) -> Folded:
-        """Close a tick's wave: a large one on a thread (``OFF_LOOP_TICKETS``), while the
-        event loop heartbeats, serves the web views and sends the timer's ticks."""
+        """Close a tick's wave: a large one (``OFF_LOOP_TICKETS``), or any of a plug-in
+        strategy (whose time nothing bounds), on a thread, while the event loop
+        heartbeats, serves the web views and sends the timer's ticks."""
         region = state.book.regions.get((due.tick.queue, due.tick.region))
-        if region is None or len(region.tickets) < OFF_LOOP_TICKETS:
+        strategy = state.book.strategy_of(due.tick)
+        if (
+            region is None
+            or strategy is None
+            or (len(region.tickets) < OFF_LOOP_TICKETS and is_built_in(strategy))
+        ):
             return self.folder.close_wave(state, due)
         self.closing.add(state.partition)
         try:

@@ -399,3 +399,31 @@ def test_a_held_ticket_the_new_configuration_refuses_leaves_when_it_comes_back(
     write_log(path, log.records, {})
     assert main(["replay", "--log", str(path), "--quiet"]) == 0
     assert capsys.readouterr().out.rstrip().endswith("verdict              IDENTICAL")
+
+
+def test_a_tick_s_strategy_is_read_under_the_configuration_it_carries_without_a_switch() -> None:
+    """The worker asks which strategy a tick's wave closes with before closing it, to
+    close a plug-in's wave off the event loop (docs/adr/0217): a fresh tick carrying a
+    published configuration reads that configuration's strategy, and the region stays
+    under its own until the tick is folded."""
+    from streams.wire import inbound
+
+    queue = QueueSettings(
+        name="ladder",
+        strategy="ladder-v2.1",
+        regions=("eu", "na"),
+        maps=("Polypoid",),
+        rules={"rating": "mmr"},
+    )
+    other = Settings(queues=(queue,), partitions=4)
+    log, _ = published_log(NARROW, other)
+    log.send(joined("alice", 1500, 1))
+    (state,) = [s for s in log.states.values() if s.book.regions]
+    region = state.book.regions["ladder", "eu"]
+    own, carried = (inbound.decode(encode(ticked(c, 10))) for c in (NARROW, other))
+    assert state.book.strategy_of(own) == "optimal"
+    assert state.book.strategy_of(carried) == "ladder-v2.1"
+    assert region.config is None  # not switched by the question
+    log.send(ticked(other, 10))
+    assert region.config == other.config_fingerprint()
+    assert state.book.strategy_of(inbound.decode(encode(ticked(other, 10)))) == "ladder-v2.1"

@@ -231,7 +231,9 @@ async def test_a_registry_outage_holds_framed_joins_back_and_loses_none(
 async def test_a_large_wave_closes_on_a_thread_with_the_records_it_has_on_the_loop(
     folder: Folder, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """docs/adr/0216: the same close, off the event loop, its partition marked closing."""
+    """docs/adr/0216: the same close, off the event loop, its partition marked closing.
+    (The test's strategy taken for a built-in one: a plug-in's waves all close off it.)"""
+    monkeypatch.setattr("streams.worker.queue_worker.is_built_in", lambda name: True)
     values = [joined(f"t{n}", f"p{n}") for n in range(OFF_LOOP_TICKETS)] + [tick(1)]
     log = [LogRecord(HOME, offset, KEY, value) for offset, value in enumerate(values)]
     published, threads, marked = [], [], []
@@ -256,3 +258,27 @@ async def test_a_large_wave_closes_on_a_thread_with_the_records_it_has_on_the_lo
 
     assert decisions(published[0]) == decisions(published[1])
     assert len(decisions(published[0])) > OFF_LOOP_TICKETS and waves_published(publisher) == ["1"]
+
+
+async def test_a_plug_in_strategy_s_small_wave_closes_on_a_thread(
+    folder: Folder, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """docs/adr/0217: nothing bounds a plug-in's time, so even its two-ticket wave leaves
+    the event loop (and its heartbeats) free; a built-in strategy's stays on it."""
+    values = [joined("t0", "p0"), joined("t1", "p1"), tick(1)]
+    log = [LogRecord(HOME, offset, KEY, value) for offset, value in enumerate(values)]
+    on_loop = []
+    close_wave = Folder.close_wave
+
+    def watched(self: Folder, state: Any, due: Any) -> Any:
+        on_loop.append(threading.current_thread() is threading.main_thread())
+        return close_wave(self, state, due)
+
+    monkeypatch.setattr(Folder, "close_wave", watched)
+    worker, publisher = make_worker(folder, log, committed=0)
+    await worker.process(log)
+    monkeypatch.setattr("streams.worker.queue_worker.is_built_in", lambda name: True)
+    built_in, _ = make_worker(folder, log, committed=0)
+    await built_in.process(log)
+    assert on_loop == [False, True]
+    assert waves_published(publisher) == ["1"]
