@@ -70,11 +70,14 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
     in the oldest generation for ever (docs/benchmarks/teams.md, a role queue's waves).
     So ``strategy=True`` marks a section that runs a strategy (a wave's close, also
     inside a batch's section): the objects it leaves are counted, and once they
-    outnumber a quarter of the heap the last full collection left (the collector's own
-    rule for one; more quarters while such collections free almost nothing) the section
-    that ages them makes one due (:func:`_age`), which the next section runs first. Joins are not
-    counted (acyclic: their survivors are the queue's tickets), so a backlog of joins
-    runs no full collection, as before.
+    outnumber an eighth of the heap the last full collection left (two heaps after a
+    count found it had not grown), the next section
+    starts by counting the heap (:func:`_check_heap`), once the wave's records are
+    handed over and dropped: a full collection runs only if the heap grew by a quarter
+    since the last one (the collector's own rule). Cycles stay in the heap until
+    collected, so they show in that count; a wave's matches and records, freed once
+    published, do not. Joins are not counted (acyclic: their survivors are the queue's
+    tickets), so a backlog of joins runs no full collection, as before.
     """
     global _left_by_strategies
     if not gc.isenabled():
@@ -87,8 +90,8 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
         finally:
             _left_by_strategies += max(0, gc.get_count()[0] - before)
         return
-    if _collection_due:
-        _collect()
+    if _heap_check_due:
+        _check_heap()
     gc.disable()
     before = gc.get_count()[0]
     try:
@@ -102,58 +105,61 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
         gc.enable()
 
 
-#: Objects sections marked ``strategy`` left since :func:`paused_gc`'s last full collection.
+#: Objects sections marked ``strategy`` left since the heap was last counted.
 _left_by_strategies = 0
-#: Objects the collector tracked after the last full collection, or more when a count
-#: since found more besides the strategies' (an O(n) count); None before the first.
+#: Objects the collector tracked after the last full collection, or fewer when a count
+#: since found fewer: what the heap must grow by a quarter of before the next one.
 _survivors: int | None = None
-#: How many quarters of ``_survivors`` the strategies' objects must reach before a full
-#: collection: one, the collector's own rule, after one that found garbage;
-#: ``_MOST_QUARTERS`` after one that freed almost nothing.
-_quarters = 1
-#: Most strategies leave no cycle (a 1v1 wave's matches, dequeues and records are freed
-#: once published): collections then come eight times rarer, and whatever a change of
-#: workload leaves before the next one stays within twice the surviving heap.
-_MOST_QUARTERS = 8
-#: A collection freeing fewer than this share of the objects counted found almost nothing.
-_FEW_FREED = 1 / 8
-#: A full collection :func:`_age` found due, which the next section runs first.
-_collection_due = False
+#: Eighths of ``_survivors`` the strategies' objects must reach before the heap is
+#: counted: one while what they leave stays (it is watched closely while it grows),
+#: ``_MOST_EIGHTHS`` after a count found most of it freed.
+_eighths = 1
+#: A count walks the heap (a tenth of a collection's time): most waves leave no cycle,
+#: and the objects counted before a quiet heap is counted again stay within twice it.
+_MOST_EIGHTHS = 16
+#: The strategies' objects may have grown the heap: the next section counts it first.
+_heap_check_due = False
 
 
 def _age() -> None:
-    """Move every tracked object to the oldest generation, in O(1); then make due the full
-    collection the collector would have run by now for the strategies' objects, once they
-    outnumber ``_quarters`` quarters of the objects the last one left (the collector's
-    rule, at one quarter). After a collection that freed almost none of the objects
-    counted (they were the waves' outputs, freed once published, not cycles) the next
-    waits for ``_MOST_QUARTERS`` quarters; after one that freed more, for one."""
-    global _survivors, _collection_due
-    left = _left_by_strategies
+    """Move every tracked object to the oldest generation, in O(1); once the strategies'
+    objects outnumber ``_eighths`` eighths of the surviving heap, have the next section
+    count it."""
+    global _heap_check_due
     gc.freeze()
-    if _survivors is None or 4 * left > _quarters * _survivors:
-        # Counted again (O(n)) only when it may be due: a queue grown by joins since
-        # (which are not counted) raises the bar. The strategies' objects still alive are
-        # among those tracked, so at most ``left`` of them are not the rest of the heap.
-        tracked = gc.get_freeze_count()  # every object the collector tracks
-        _survivors = max(_survivors or 0, tracked - left)
     gc.unfreeze()
-    if 4 * left > _quarters * _survivors:
-        _collection_due = True
+    if _survivors is None or 8 * _left_by_strategies > _eighths * _survivors:
+        _heap_check_due = True
 
 
-def _collect() -> None:
-    """The full collection :func:`_age` found due, run as the next section starts: by
-    then its caller has handed over and dropped what the last one made (a wave's
-    records), which the collection would otherwise walk too."""
-    global _left_by_strategies, _survivors, _quarters, _collection_due
-    left, _collection_due = _left_by_strategies, False
-    freed = gc.collect()
-    _quarters = _MOST_QUARTERS if freed < _FEW_FREED * left else 1
-    _left_by_strategies = 0
+def _check_heap() -> None:
+    """Count the tracked objects (O(n), far less than a collection's walk) and run a full
+    collection if they grew by a quarter since the last one: garbage cycles are among
+    them until collected, so a heap that did not grow holds few. When it grew by less
+    than half of what the strategies left since the last count (their outputs were
+    freed once published), the next count waits for ``_MOST_EIGHTHS``."""
+    global _left_by_strategies, _survivors, _heap_check_due, _eighths
+    left, _left_by_strategies, _heap_check_due = _left_by_strategies, 0, False
+    tracked = _tracked()
+    if _survivors is None:
+        _survivors = tracked
+        return
+    grown = tracked - _survivors
+    if 4 * grown > _survivors:
+        gc.collect()
+        _survivors, _eighths = _tracked(), 1
+        return
+    _eighths = _MOST_EIGHTHS if 2 * grown < left else 1
+    # A heap that shrank (a wave took its players) is the base from now on.
+    _survivors = min(_survivors, tracked)
+
+
+def _tracked() -> int:
+    """Every object the collector tracks (``freeze`` gathers them where they are counted)."""
     gc.freeze()
-    _survivors = gc.get_freeze_count()
+    count = gc.get_freeze_count()
     gc.unfreeze()
+    return count
 
 
 @dataclass(frozen=True, slots=True)
