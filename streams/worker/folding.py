@@ -107,9 +107,11 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
 
 #: Objects sections marked ``strategy`` left since the heap was last counted.
 _left_by_strategies = 0
-#: Objects the collector tracked after the last full collection, or fewer when a count
-#: since found fewer: what the heap must grow by a quarter of before the next one.
+#: Objects the collector tracked after the last full collection (or at the first count):
+#: what the heap must grow by a quarter of before the next one.
 _survivors: int | None = None
+#: Objects the collector tracked at the last count.
+_last_count = 0
 #: Eighths of ``_survivors`` the strategies' objects must reach before the heap is
 #: counted: one while what they leave stays (it is watched closely while it grows),
 #: ``_MOST_EIGHTHS`` after a count found most of it freed.
@@ -135,23 +137,22 @@ def _age() -> None:
 def _check_heap() -> None:
     """Count the tracked objects (O(n), far less than a collection's walk) and run a full
     collection if they grew by a quarter since the last one: garbage cycles are among
-    them until collected, so a heap that did not grow holds few. When it grew by less
-    than half of what the strategies left since the last count (their outputs were
-    freed once published), the next count waits for ``_MOST_EIGHTHS``."""
-    global _left_by_strategies, _survivors, _heap_check_due, _eighths
+    them until collected, so a heap that did not grow holds few. When it grew since the
+    last count by less than half of what the strategies left meanwhile (their outputs
+    were freed once published), the next count waits for ``_MOST_EIGHTHS``."""
+    global _left_by_strategies, _survivors, _last_count, _heap_check_due, _eighths
     left, _left_by_strategies, _heap_check_due = _left_by_strategies, 0, False
     tracked = _tracked()
     if _survivors is None:
-        _survivors = tracked
+        _survivors = _last_count = tracked
         return
-    grown = tracked - _survivors
-    if 4 * grown > _survivors:
+    if 4 * (tracked - _survivors) > _survivors:
         gc.collect()
-        _survivors, _eighths = _tracked(), 1
+        _survivors = _last_count = _tracked()
+        _eighths = 1
         return
-    _eighths = _MOST_EIGHTHS if 2 * grown < left else 1
-    # A heap that shrank (a wave took its players) is the base from now on.
-    _survivors = min(_survivors, tracked)
+    _eighths = _MOST_EIGHTHS if 2 * (tracked - _last_count) < left else 1
+    _last_count = tracked
 
 
 def _tracked() -> int:

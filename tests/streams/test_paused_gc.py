@@ -19,6 +19,7 @@ def collector_enabled(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyp
     monkeypatch.setattr(folding, "_survivors", None)
     monkeypatch.setattr(folding, "_heap_check_due", False)
     monkeypatch.setattr(folding, "_eighths", 1)
+    monkeypatch.setattr(folding, "_last_count", 0)
     was = gc.isenabled()
     gc.enable()
     yield
