@@ -122,13 +122,16 @@ class QueueBook:
     def _layout_for(self, event: QueueEvent | LifecycleEvent) -> Layout | QueueBook:
         """The configuration ``event``'s region is under; a fresh tick first switches the
         region to the configuration it carries (the book's own when it is not known)."""
-        config = self.config_of(event)
         state = self.regions.get((event.queue, event.region))
-        if type(event) is WaveTick and (state is None or event.sequence > state.last_sequence):
-            if state is None and config is not None:
-                state = self.region_queue(event.queue, event.region)
-            if state is not None:
-                state.switch_config(config)
+        if type(event) is WaveTick:
+            config, fresh = self._tick_config(event, state)
+            if fresh:
+                if state is None and config is not None:
+                    state = self.region_queue(event.queue, event.region)
+                if state is not None:
+                    state.switch_config(config)
+        else:  # nearly every event (every join): no call, only the region's own field
+            config = None if state is None else state.config
         return self if config is None else self.layouts.get(config, self)
 
     def config_of(self, event: QueueEvent | LifecycleEvent) -> str | None:
@@ -136,13 +139,8 @@ class QueueBook:
         book's own, without switching anything: a fresh tick's when its configuration is
         known (and its region open), else the region's current one."""
         state = self.regions.get((event.queue, event.region))
-        if type(event) is WaveTick and (state is None or event.sequence > state.last_sequence):
-            fingerprint = event.config_fingerprint
-            if fingerprint not in self.layouts:
-                return None
-            if state is None and event.region not in self.regions_by_queue.get(event.queue, ()):
-                return None
-            return fingerprint
+        if type(event) is WaveTick:
+            return self._tick_config(event, state)[0]
         return None if state is None else state.config
 
     def strategy_of(self, tick: WaveTick) -> str | None:
@@ -152,6 +150,17 @@ class QueueBook:
         under: Layout | QueueBook = self if config is None else self.layouts.get(config, self)
         profile = under.profiles.get(tick.queue)
         return None if profile is None else profile.strategy
+
+    def _tick_config(self, tick: WaveTick, state: RegionQueue | None) -> tuple[str | None, bool]:
+        """:meth:`config_of`'s answer for ``tick`` in its region ``state`` (None before its
+        first event), and whether the tick is fresh (it then switches the region to it)."""
+        if state is not None and tick.sequence <= state.last_sequence:
+            return state.config, False
+        fingerprint = tick.config_fingerprint
+        known = fingerprint in self.layouts and (
+            state is not None or tick.region in self.regions_by_queue.get(tick.queue, ())
+        )
+        return (fingerprint if known else None), True
 
     def apply_all(self, events: Iterable[QueueEvent]) -> Iterator[Step]:
         """Fold ``events`` in order, yielding each event's step."""
