@@ -55,7 +55,7 @@ def augment_to_maximum(
     Notes: per round O(players and legal pairs the forest reaches); a round with a path
     is followed by another, so O(paths x legal pairs) at worst.
     """
-    searching = _Partners(partners or LegalPartners(arrays))
+    searching = _Partners(LegalPartners(arrays) if partners is None else partners)
     formed: list[tuple[int, int]] = []
     while True:
         found = _Forest(mate, searching).run()

@@ -71,10 +71,10 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
     So ``strategy=True`` marks a section that runs a strategy (a wave's close, also
     inside a batch's section): the objects it leaves are counted, and once they
     outnumber an eighth of the heap the last full collection left (two heaps after a
-    count found it had not grown), the next section
-    starts by counting the heap (:func:`_check_heap`), once the wave's records are
-    handed over and dropped: a full collection runs only if the heap grew by a quarter
-    since the last one (the collector's own rule). Cycles stay in the heap until
+    count found it had not grown), the next section starts by counting the heap
+    (:func:`_check_heap`), once the wave's records are handed over and dropped: a full
+    collection runs only if the heap grew by a quarter since the last one (the
+    collector's own rule). Cycles stay in the heap until
     collected, so they show in that count; a wave's matches and records, freed once
     published, do not. Joins are not counted (acyclic: their survivors are the queue's
     tickets), so a backlog of joins runs no full collection, as before.
@@ -116,8 +116,9 @@ _last_count = 0
 #: counted: one while what they leave stays (it is watched closely while it grows),
 #: ``_MOST_EIGHTHS`` after a count found most of it freed.
 _eighths = 1
-#: A count walks the heap (a tenth of a collection's time): most waves leave no cycle,
-#: and the objects counted before a quiet heap is counted again stay within twice it.
+#: A count walks the list of tracked objects, a collection every reference of each: most
+#: waves leave no cycle, and the objects counted before a quiet heap is counted again
+#: stay within twice it.
 _MOST_EIGHTHS = 16
 #: The strategies' objects may have grown the heap: the next section counts it first.
 _heap_check_due = False
