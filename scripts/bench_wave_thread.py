@@ -56,11 +56,11 @@ def queued(folder: Folder, players: int, seed: int) -> tuple[PartitionState, Wav
 async def close(
     folder: Folder, state: PartitionState, due: WaveDue, on_thread: bool
 ) -> tuple[float, float]:
-    # Each close starts from a collected heap and no objects of earlier closes counted
-    # against it: the full collection paused_gc runs every few waves would otherwise fall
-    # on whichever variant's close crossed its bar.
+    # Each close starts from a collected heap measured as the base: the full collection
+    # paused_gc runs once the heap grew would otherwise fall on whichever variant's close
+    # crossed its bar.
     gc.collect()
-    folding._left_by_strategies = 0
+    folding._survivors, folding._heap_check_due = None, False
     began, began_cpu = time.perf_counter(), time.process_time()
     with paused_gc():
         if on_thread:

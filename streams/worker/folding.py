@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
@@ -69,95 +70,66 @@ def paused_gc(age_after: int | None = None, *, strategy: bool = False) -> Iterat
     cycles a strategy's search leaves (garbage only a full collection frees) piled up
     in the oldest generation for ever (docs/benchmarks/teams.md, a role queue's waves).
     So ``strategy=True`` marks a section that runs a strategy (a wave's close, also
-    inside a batch's section): the objects it leaves are counted, and once they
-    outnumber an eighth of the heap the last full collection left (two heaps after a
-    count found it had not grown), the next section starts by counting the heap
-    (:func:`_check_heap`), once the wave's records are handed over and dropped: a full
-    collection runs only if the heap grew by a quarter since the last one (the
-    collector's own rule). Cycles stay in the heap until
-    collected, so they show in that count; a wave's matches and records, freed once
-    published, do not. Joins are not counted (acyclic: their survivors are the queue's
-    tickets), so a backlog of joins runs no full collection, as before.
+    inside a batch's section): the next section starts by measuring the heap
+    (:func:`_check_heap`), once the wave's records are handed over and dropped, and a
+    full collection runs only if the heap grew by a quarter since the last one (the
+    collector's own rule). Cycles stay in the heap until collected, so they show in
+    that measure; a wave's matches and records, freed once published, do not. Joins
+    are not followed by a measure (acyclic: their survivors are the queue's tickets),
+    so a backlog of joins runs no full collection, as before.
     """
-    global _left_by_strategies
+    global _heap_check_due
     if not gc.isenabled():
-        if not strategy:
-            yield
-            return
-        before = gc.get_count()[0]  # counted while paused: new tracked objects less freed ones
         try:
             yield
         finally:
-            _left_by_strategies += max(0, gc.get_count()[0] - before)
+            if strategy:
+                _heap_check_due = True
         return
     if _heap_check_due:
         _check_heap()
     gc.disable()
-    before = gc.get_count()[0]
     try:
         yield
     finally:
-        young = gc.get_count()[0]
         if strategy:
-            _left_by_strategies += max(0, young - before)
-        if young > (gc.get_threshold()[0] if age_after is None else age_after):
-            _age()
+            _heap_check_due = True
+        if gc.get_count()[0] > (gc.get_threshold()[0] if age_after is None else age_after):
+            gc.freeze()  # every tracked object to the oldest generation, in O(1)
+            gc.unfreeze()
         gc.enable()
 
 
-#: Objects sections marked ``strategy`` left since the heap was last counted.
-_left_by_strategies = 0
-#: Objects the collector tracked after the last full collection (or at the first count):
-#: what the heap must grow by a quarter of before the next one.
+#: The heap's size (:func:`_heap_size`) after the last full collection, or at the first
+#: measure: what it must grow by a quarter of before the next collection.
 _survivors: int | None = None
-#: Objects the collector tracked at the last count.
-_last_count = 0
-#: Eighths of ``_survivors`` the strategies' objects must reach before the heap is
-#: counted: one while what they leave stays (it is watched closely while it grows),
-#: ``_MOST_EIGHTHS`` after a count found most of it freed.
-_eighths = 1
-#: A count walks the list of tracked objects, a collection every reference of each: most
-#: waves leave no cycle, and the objects counted before a quiet heap is counted again
-#: stay within twice it.
-_MOST_EIGHTHS = 16
-#: The strategies' objects may have grown the heap: the next section counts it first.
+#: A strategy's section ended since the heap was last measured: the next section does.
 _heap_check_due = False
 
 
-def _age() -> None:
-    """Move every tracked object to the oldest generation, in O(1); once the strategies'
-    objects outnumber ``_eighths`` eighths of the surviving heap, have the next section
-    count it."""
-    global _heap_check_due
-    gc.freeze()
-    gc.unfreeze()
-    if _survivors is None or 8 * _left_by_strategies > _eighths * _survivors:
-        _heap_check_due = True
-
-
 def _check_heap() -> None:
-    """Count the tracked objects (O(n), far less than a collection's walk) and run a full
-    collection if they grew by a quarter since the last one: garbage cycles are among
-    them until collected, so a heap that did not grow holds few. When it grew since the
-    last count by less than half of what the strategies left meanwhile (their outputs
-    were freed once published), the next count waits for ``_MOST_EIGHTHS``."""
-    global _left_by_strategies, _survivors, _last_count, _heap_check_due, _eighths
-    left, _left_by_strategies, _heap_check_due = _left_by_strategies, 0, False
-    tracked = _tracked()
+    """Measure the heap and run a full collection if it grew by a quarter since the last
+    one: garbage cycles stay in it until collected, so a heap that did not grow holds
+    few."""
+    global _survivors, _heap_check_due
+    _heap_check_due = False
+    size = _heap_size()
     if _survivors is None:
-        _survivors = _last_count = tracked
-        return
-    if 4 * (tracked - _survivors) > _survivors:
+        _survivors = size
+    elif 4 * (size - _survivors) > _survivors:
         gc.collect()
-        _survivors = _last_count = _tracked()
-        _eighths = 1
-        return
-    _eighths = _MOST_EIGHTHS if 2 * (tracked - _last_count) < left else 1
-    _last_count = tracked
+        _survivors = _heap_size()
 
 
-def _tracked() -> int:
-    """Every object the collector tracks (``freeze`` gathers them where they are counted)."""
+def _heap_size() -> int:
+    """The memory blocks Python's small-object allocator holds: nearly every object takes
+    one (all but those over 512 bytes), and garbage cycles keep theirs until collected.
+    Read off its pools, far cheaper than walking the objects; an interpreter without that
+    allocator (``PYTHONMALLOC=malloc``) answers 0, and then the collector's tracked
+    objects are counted (``freeze`` gathers them where they are counted)."""
+    blocks = sys.getallocatedblocks()
+    if blocks:
+        return blocks
     gc.freeze()
     count = gc.get_freeze_count()
     gc.unfreeze()

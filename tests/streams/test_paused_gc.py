@@ -14,12 +14,9 @@ from streams.worker.folding import paused_gc
 
 @pytest.fixture(autouse=True)
 def collector_enabled(monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
-    # Each test starts from a process's first wave: no count taken, nothing backed off.
-    monkeypatch.setattr(folding, "_left_by_strategies", 0)
+    # Each test starts from a process's first wave: the heap not measured yet.
     monkeypatch.setattr(folding, "_survivors", None)
     monkeypatch.setattr(folding, "_heap_check_due", False)
-    monkeypatch.setattr(folding, "_eighths", 1)
-    monkeypatch.setattr(folding, "_last_count", 0)
     was = gc.isenabled()
     gc.enable()
     yield
@@ -86,7 +83,7 @@ def test_cycles_waves_leave_are_collected_without_anyone_asking(batch: bool) -> 
     collection while folds kept aging, and a worker closing waves that left cycles grew
     by them for ever (docs/benchmarks/teams.md)."""
     gc.collect()
-    heap = len(gc.get_objects())
+    heap = folding._heap_size()
     first = weakref.ref(fold_leaving_cycles(gc.get_threshold()[0] + 1000, batch))
     per_fold, left = 20_000, 0
     while first() is not None and left < 2 * heap:  # the rule asks for a quarter of it
@@ -126,7 +123,7 @@ def test_waves_that_leave_no_cycle_bring_no_full_collection() -> None:
     would have collected after every wave; freed once published, they never grow the
     heap the next section counts, and no collection runs."""
     gc.collect()
-    heap = len(gc.get_objects())
+    heap = folding._heap_size()
     before = full_collections()
     for _ in range(40):
         fold_leaving_outputs(heap // 2)
@@ -136,7 +133,7 @@ def test_waves_that_leave_no_cycle_bring_no_full_collection() -> None:
 def test_waves_that_grow_the_heap_by_a_quarter_bring_one() -> None:
     """Objects that stay (a queue growing, or cycles) are what the rule is for."""
     gc.collect()
-    heap = len(gc.get_objects())
+    heap = folding._heap_size()
     kept, runs = [], full_collections()
     for _ in range(12):
         with paused_gc(strategy=True):
@@ -145,12 +142,11 @@ def test_waves_that_grow_the_heap_by_a_quarter_bring_one() -> None:
     assert len(kept) == 12
 
 
-def test_cycles_after_waves_without_any_are_collected_within_twice_the_heap() -> None:
-    """After many waves that left nothing (the heap is then counted only every two heaps'
-    worth of their objects), a workload's new cycles are still collected within twice
-    the heap, and from then on at about a quarter of it."""
+def test_cycles_after_waves_without_any_are_collected_at_a_quarter_of_the_heap() -> None:
+    """After many waves that left nothing, a workload's new cycles are collected each
+    time they grew the heap by about a quarter: not before, and not much later."""
     gc.collect()
-    heap = len(gc.get_objects())
+    heap = folding._heap_size()
     for _ in range(30):
         fold_leaving_outputs(heap // 2)
     per_fold, left, between = 5_000, 0, []
@@ -163,21 +159,24 @@ def test_cycles_after_waves_without_any_are_collected_within_twice_the_heap() ->
             between.append(left)
             left = 0
     assert len(between) == 4, f"{between}, then {left} cyclic objects left; heap {heap}"
-    # Then counted every eighth of the heap, collected past a quarter: at most three
-    # eighths of it, and a fold more (the next fold's section counts the heap).
-    size = objects_per_cycle()
-    assert size * between[0] <= 2 * heap + heap // 4 + size * per_fold, (between, heap)
-    assert all(size * b <= 3 * heap // 8 + size * per_fold for b in between[1:]), (between, heap)
+    # Measured after every fold, collected past a quarter: a fold or two more at most (the
+    # next fold's section measures the heap), and never before an eighth.
+    size = blocks_per_cycle()
+    assert all(heap // 8 <= size * b <= heap // 4 + 3 * size * per_fold for b in between), (
+        between,
+        heap,
+        size,
+    )
 
 
-def objects_per_cycle() -> float:
-    """Tracked objects a node pointing at itself takes (one, or two with its __dict__)."""
+def blocks_per_cycle() -> float:
+    """Heap blocks a node pointing at itself takes (the node and its __dict__)."""
     gc.collect()
-    before = len(gc.get_objects())
+    before = folding._heap_size()
     nodes = [Node() for _ in range(1_000)]
     for node in nodes:
         node.self = node  # type: ignore[attr-defined]
-    grown = len(gc.get_objects()) - before - 1  # less the list
+    grown = folding._heap_size() - before
     del nodes
     gc.collect()
     return grown / 1_000
