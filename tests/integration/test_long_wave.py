@@ -2,7 +2,8 @@
 closes on a thread while the consumer heartbeats from the event loop. On the loop, the
 worker was evicted at the wave's end, its commit failed and its partitions were taken
 back and handed out again (with two workers, the wave's region moved and its wave ran
-again elsewhere)."""
+again elsewhere). A large wave closes there (docs/adr/0216), and so does every wave of a
+plug-in strategy, however small (docs/adr/0217)."""
 
 from __future__ import annotations
 
@@ -65,5 +66,48 @@ def test_a_wave_longer_than_the_session_timeout_keeps_the_worker_in_its_group(
     assert len(players) == len(set(players)) == PLAYERS
     log = worker.log.read_text()
     assert "test hook: a wave of" in log, "no wave was long: the test proved nothing"
+    assert log.count("queue partitions assigned") == 1, log[-4000:]
+    assert "commit of" not in log and "Heartbeat failed" not in log, log[-4000:]
+
+
+PLUG_IN_CONFIG = f"""
+partitions = 2
+session_timeout_ms = {SESSION_TIMEOUT_S * 1000}
+heartbeat_interval_ms = 500
+[[queues]]
+name = "duo"
+strategy = "test-slow-pairs"
+regions = ["eu"]
+wave_interval_ms = 2000
+"""
+
+
+@pytest.mark.parametrize("broker", ["kafka"], indirect=True)
+@pytest.mark.wavematch_config(PLUG_IN_CONFIG)
+def test_a_plug_in_s_slow_small_wave_keeps_the_worker_in_its_group(
+    broker, worker_factory: WorkerFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PYTHONPATH", str(ROOT / "tests" / "integration" / "slow_wave"))
+    monkeypatch.setenv("SLOW_PLUGIN_TEST_S", str(SESSION_TIMEOUT_S + 4))
+    worker = worker_factory.start()
+    key = queue_key("duo", "eu")
+    produce(broker.bootstrap, [(key, json_join(f"t{i}", queue="duo")) for i in range(4)])
+    alive = lambda: worker.process.poll() is None  # noqa: E731
+
+    def matched() -> list[str]:
+        records = read_topic(broker.bootstrap, "wavematch.matches.v1", 0.3)
+        return [
+            seat.player_id
+            for r in records
+            for team in decode(r.value).teams
+            for seat in team.players
+        ]
+
+    wait_until(lambda: len(matched()) >= 4, 60, "the plug-in's matches", alive=alive)
+    time.sleep(SESSION_TIMEOUT_S)  # an eviction at the wave's end would show by now
+    players = matched()
+    assert sorted(players) == [f"p-t{i}" for i in range(4)]
+    log = worker.log.read_text()
+    assert "test hook: a plug-in's wave of" in log, "no wave was long: the test proved nothing"
     assert log.count("queue partitions assigned") == 1, log[-4000:]
     assert "commit of" not in log and "Heartbeat failed" not in log, log[-4000:]
