@@ -50,7 +50,7 @@ from matcher.duel.graph import (
     unique_sorted,
 )
 from matcher.duel.large import relaxed_pairs
-from matcher.duel.near import LegalPartners, legal_touching
+from matcher.duel.near import LegalPartners
 from matcher.duel.small import exact_pairs, exact_pairs_on, legal_edges
 
 #: Players nearest in rating to a left-out player re-solved exactly with it (and their
@@ -88,8 +88,9 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
     one exact search of their legal pairs (:func:`matcher.duel.near.legal_touching`).
     """
     state = _Pairs(arrays.size, bw, sc2)
+    searched = LegalPartners(arrays)  # each left-out player's partners, searched once
     if arrays.limits is not None and arrays.limits.refuses_by_traits():  # the module says why
-        _most_pairs_then_cheapest(arrays, state, k)
+        _most_pairs_then_cheapest(arrays, state, k, searched)
         return state.arrays()
     for _ in range(_RELAX_ROUNDS):
         loose = state.loose()
@@ -101,19 +102,19 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
         for a, b in found:
             state.pair(int(loose[a]), int(loose[b]))
     for _ in range(_BALL_ROUNDS):
-        touching = _augment_all(arrays, state)
+        touching = _augment_all(arrays, state, searched)
         # A re-solved neighbourhood may leave out a player of its own who can play one
         # outside it: the augmenting paths run again after each.
         if not _ball_repair(arrays, state, touching):
             break
     else:
-        _augment_all(arrays, state)
+        _augment_all(arrays, state, searched)
     # Meetings and block lists refuse a few listed pairs: the steps above leave a pair out
     # now and then, which only a search of every augmenting path finds, run when the
     # bound says one may be left.
     listed = arrays.limits is not None and len(arrays.limits.met)
     if listed and not _bound_met(arrays, state):
-        for first, second in augment_to_maximum(arrays, state.mate):
+        for first, second in augment_to_maximum(arrays, state.mate, searched):
             state.pair(first, second)
     return state.arrays()
 
@@ -140,19 +141,20 @@ class _Pairs:
         return bw, self.mate[bw]
 
 
-def _augment_all(arrays: DuelArrays, state: _Pairs) -> tuple[Ints, Ints]:
+def _augment_all(arrays: DuelArrays, state: _Pairs, searched: LegalPartners) -> tuple[Ints, Ints]:
     """Rounds of :func:`_augment` until none is left, on one search of the left-out
-    players' legal pairs: augmenting never unmatches a player, so the pairs touching the
-    players still left out are among those found first. Returns those pairs (one per
-    unordered pair; none when fewer than two players are left out, as then no augmenting
-    path exists)."""
+    players' legal pairs (``searched`` keeps their partners for the longer paths and the
+    re-choice): augmenting never unmatches a player, so the pairs touching the players
+    still left out are among those found first. Returns those pairs (one per unordered
+    pair; none when fewer than two players are left out, as then no augmenting path
+    exists)."""
     loose = state.loose()
     if len(loose) < 2:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     # Collapsed once: dropping the pairs of players since matched keeps or drops both
     # orientations of a pair, so filtering the collapsed edges gives the same edges.
-    bw, sc2, cost = undirected(arrays, *legal_touching(arrays, loose))
+    bw, sc2, cost = undirected(arrays, *searched.touching(loose))
     while len(bw) and _augment(arrays, state, bw, sc2, cost):
         is_loose = state.mate < 0
         keep = is_loose[bw] | is_loose[sc2]
@@ -186,13 +188,14 @@ def _augment(arrays: DuelArrays, state: _Pairs, bw: Ints, sc2: Ints, cost: Ints)
     return _three_edge_paths(state, used, (x, a, x_bw, c)) or made
 
 
-def _most_pairs_then_cheapest(arrays: DuelArrays, state: _Pairs, k: int) -> None:
+def _most_pairs_then_cheapest(
+    arrays: DuelArrays, state: _Pairs, k: int, searched: LegalPartners
+) -> None:
     """Under a rule that refuses pairs whatever their ratings: the short paths, then every
     augmenting path (:mod:`matcher.duel.augment`), so that no matching has more pairs;
     then :func:`_cheapest_again` (the paths ignore the score, and so does rounding the
     relaxation's odd cycles, which are many under such a rule)."""
-    _augment_all(arrays, state)
-    searched = LegalPartners(arrays)  # the paths' searches, read again by the re-choice
+    _augment_all(arrays, state, searched)
     if not _bound_met(arrays, state):
         for bw, sc2 in augment_to_maximum(arrays, state.mate, searched):
             state.pair(bw, sc2)

@@ -126,10 +126,13 @@ def _search(
             yield u[keep], v[keep]
 
 
-def partners_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
+def partners_by_player(
+    arrays: DuelArrays, players: Ints, touching: tuple[Ints, Ints] | None = None
+) -> tuple[Ints, Ints]:
     """Each of ``players``' legal partners (either side), as ``(player, partner)`` sorted by
     player, then rating gap, then partner; a partner legal both ways is listed once, at
-    its nearer side choice (the player's BW side on a tie).
+    its nearer side choice (the player's BW side on a tie). ``touching``: the directed
+    pairs :func:`legal_touching` gives for ``players`` or more, when found already.
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -141,7 +144,7 @@ def partners_by_player(arrays: DuelArrays, players: Ints) -> tuple[Ints, Ints]:
 
     Notes: as :func:`legal_touching`, then two sorts of one integer key per pair found.
     """
-    u, v = legal_touching(arrays, players)
+    u, v = legal_touching(arrays, players) if touching is None else touching
     inside = np.zeros(arrays.size, dtype=bool)
     inside[players] = True
     as_bw, as_sc2 = inside[u], inside[v]
@@ -192,8 +195,9 @@ class LegalPartners:
     def known(self, player: int) -> bool:
         return player in self._partners
 
-    def search(self, players: Ints) -> None:
-        """Search the partners of those of ``players`` not searched yet, in one go.
+    def search(self, players: Ints, touching: tuple[Ints, Ints] | None = None) -> None:
+        """Search the partners of those of ``players`` not searched yet, in one go; read
+        them off ``touching`` instead when given (every legal pair touching ``players``).
 
         Notes: as :func:`partners_by_player` on them.
         """
@@ -201,11 +205,22 @@ class LegalPartners:
         missing = players[[int(p) not in self._partners for p in players.tolist()]]
         if not len(missing):
             return
-        player, partner = partners_by_player(self.arrays, missing)
+        player, partner = partners_by_player(self.arrays, missing, touching)
         low = np.searchsorted(player, missing, "left").tolist()
         high = np.searchsorted(player, missing, "right").tolist()
         for one, start, stop in zip(missing.tolist(), low, high, strict=True):
             self._partners[one] = partner[start:stop]
+
+    def touching(self, players: Ints) -> tuple[Ints, Ints]:
+        """Every legal directed pair ``(u, v)`` (u plays BW) with ``u`` or ``v`` in
+        ``players`` (:func:`legal_touching`), their partners kept as :meth:`search` keeps
+        them: the players left out are the ones the augmenting paths search first.
+
+        Notes: as :func:`legal_touching`.
+        """
+        found = legal_touching(self.arrays, players)
+        self.search(players, found)
+        return found
 
     def of(self, player: int) -> Ints:
         """The players ``player`` may play (either side), nearest in rating first."""

@@ -174,8 +174,7 @@ class Ticker:
     async def _emit(
         self, queue: QueueSettings, region: str, tick_at_ms: int, interval_ms: int
     ) -> bool:
-        key = queue_key(queue.name, region)
-        partition = murmur2_partition(key, self._settings.partitions)
+        key, partition = queue_key(queue.name, region), self._partition(queue, region)
         if partition not in self._owned() or self._closing(partition) or not self._broker_up():
             return False
         try:

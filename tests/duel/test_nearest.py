@@ -75,3 +75,24 @@ def test_nearest_pairs_and_partners_match_a_brute_force(
         assert (u.tolist(), v.tolist()) == (want_u, want_v), k
         u, v = searched.nearest(everyone, k)
         assert (u.tolist(), v.tolist()) == (want_u, want_v), k
+
+
+@pytest.mark.parametrize("name", ["tied", "all_equal"])
+def test_the_pairs_touching_players_keep_the_partners_a_search_finds(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``LegalPartners.touching`` (the short paths' one search of the players left out)
+    gives every legal pair touching them, and keeps their partners exactly as a search
+    of them would: the longer paths and the re-choice read those."""
+    arrays = wave_arrays(name, 150, 4, monkeypatch)
+    expected = brute_force(arrays)
+    some = np.array(sorted(random.Random(name).sample(range(arrays.size), 40)))
+    kept, fresh = LegalPartners(arrays), LegalPartners(arrays)
+    u, v = kept.touching(some)
+    want = {(pu, pv) for p in some.tolist() for _, _, _, pu, pv in expected[p]}
+    assert sorted(zip(u.tolist(), v.tolist(), strict=True)) == sorted(want)
+    fresh.search(some)
+    for p in some.tolist():
+        assert kept.known(p)
+        assert kept.of(p).tolist() == fresh.of(p).tolist(), p
+    assert not any(kept.known(p) for p in set(range(arrays.size)) - set(some.tolist()))
