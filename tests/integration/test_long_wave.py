@@ -8,6 +8,7 @@ plug-in strategy, however small (docs/adr/0217)."""
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
@@ -35,6 +36,24 @@ wave_interval_ms = 2000
 PLAYERS = 2 * OFF_LOOP_TICKETS + 88
 
 
+def matched(bootstrap: str) -> list[str]:
+    """The players of every match published so far."""
+    records = read_topic(bootstrap, "wavematch.matches.v1", 0.3)
+    return [
+        seat.player_id for r in records for team in decode(r.value).teams for seat in team.players
+    ]
+
+
+def stays_in_its_group(worker: Any, hook: str) -> None:
+    """The long wave ran (the test hook said so) and the worker kept its partitions:
+    assigned once, no failed commit, no failed heartbeat, a session timeout after it."""
+    time.sleep(SESSION_TIMEOUT_S)  # an eviction at the wave's end would show by now
+    log = worker.log.read_text()
+    assert hook in log, "no wave was long: the test proved nothing"
+    assert log.count("queue partitions assigned") == 1, log[-4000:]
+    assert "commit of" not in log and "Heartbeat failed" not in log, log[-4000:]
+
+
 @pytest.mark.parametrize("broker", ["kafka"], indirect=True)  # sessions expire on Kafka
 @pytest.mark.wavematch_config(CONFIG)
 def test_a_wave_longer_than_the_session_timeout_keeps_the_worker_in_its_group(
@@ -50,36 +69,22 @@ def test_a_wave_longer_than_the_session_timeout_keeps_the_worker_in_its_group(
         [(key, json_join(f"t{i}", "bw" if i % 2 else "sc2")) for i in range(PLAYERS)],
     )
     alive = lambda: worker.process.poll() is None  # noqa: E731
-
-    def matched() -> list[str]:
-        records = read_topic(broker.bootstrap, "wavematch.matches.v1", 0.3)
-        return [
-            seat.player_id
-            for r in records
-            for team in decode(r.value).teams
-            for seat in team.players
-        ]
-
-    wait_until(lambda: len(matched()) >= PLAYERS, 90, "the long wave's matches", alive=alive)
-    time.sleep(SESSION_TIMEOUT_S)  # an eviction at the wave's end would show by now
-    players = matched()
+    wait_until(
+        lambda: len(matched(broker.bootstrap)) >= PLAYERS,
+        90,
+        "the long wave's matches",
+        alive=alive,
+    )
+    stays_in_its_group(worker, "test hook: a wave of")
+    players = matched(broker.bootstrap)
     assert len(players) == len(set(players)) == PLAYERS
-    log = worker.log.read_text()
-    assert "test hook: a wave of" in log, "no wave was long: the test proved nothing"
-    assert log.count("queue partitions assigned") == 1, log[-4000:]
-    assert "commit of" not in log and "Heartbeat failed" not in log, log[-4000:]
 
 
-PLUG_IN_CONFIG = f"""
-partitions = 2
-session_timeout_ms = {SESSION_TIMEOUT_S * 1000}
-heartbeat_interval_ms = 500
-[[queues]]
-name = "duo"
-strategy = "test-slow-pairs"
-regions = ["eu"]
-wave_interval_ms = 2000
-"""
+#: The same worker, its queue run by a plug-in strategy (the test hook's).
+PLUG_IN_CONFIG = CONFIG.replace(
+    'name = "1v1"\nstrategy = "optimal"', 'name = "duo"\nstrategy = "test-slow-pairs"'
+)
+assert "test-slow-pairs" in PLUG_IN_CONFIG
 
 
 @pytest.mark.parametrize("broker", ["kafka"], indirect=True)
@@ -93,21 +98,8 @@ def test_a_plug_in_s_slow_small_wave_keeps_the_worker_in_its_group(
     key = queue_key("duo", "eu")
     produce(broker.bootstrap, [(key, json_join(f"t{i}", queue="duo")) for i in range(4)])
     alive = lambda: worker.process.poll() is None  # noqa: E731
-
-    def matched() -> list[str]:
-        records = read_topic(broker.bootstrap, "wavematch.matches.v1", 0.3)
-        return [
-            seat.player_id
-            for r in records
-            for team in decode(r.value).teams
-            for seat in team.players
-        ]
-
-    wait_until(lambda: len(matched()) >= 4, 60, "the plug-in's matches", alive=alive)
-    time.sleep(SESSION_TIMEOUT_S)  # an eviction at the wave's end would show by now
-    players = matched()
-    assert sorted(players) == [f"p-t{i}" for i in range(4)]
-    log = worker.log.read_text()
-    assert "test hook: a plug-in's wave of" in log, "no wave was long: the test proved nothing"
-    assert log.count("queue partitions assigned") == 1, log[-4000:]
-    assert "commit of" not in log and "Heartbeat failed" not in log, log[-4000:]
+    wait_until(
+        lambda: len(matched(broker.bootstrap)) >= 4, 60, "the plug-in's matches", alive=alive
+    )
+    stays_in_its_group(worker, "test hook: a plug-in's wave of")
+    assert sorted(matched(broker.bootstrap)) == [f"p-t{i}" for i in range(4)]
