@@ -17,11 +17,12 @@ from dataclasses import replace
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot
 from matcher.peers import host_limit, reachable_hosts
 from matcher.rules.check import met_recently
+from matcher.teams.acceptance import acceptor, reseater
 from matcher.teams.complete import complete
-from matcher.teams.imbalance import Imbalance, imbalance
-from matcher.teams.model import Lineup, Party, TeamShape, parties_of, team_ratings
+from matcher.teams.imbalance import Imbalance
+from matcher.teams.model import Party, TeamShape, parties_of
 from matcher.teams.options import game_queue_config
-from matcher.teams.ruled import group_admission, lineup_rule_problem, seat_blind
+from matcher.teams.ruled import group_admission
 
 
 def left_match_problem(
@@ -57,11 +58,7 @@ def left_match_problem(
         config = game_queue_config(profile.options)
         limit, params = config.max_imbalance, config.imbalance
 
-    def accept(group: Sequence[Party], lineup: Lineup) -> bool:
-        if limit is not None and imbalance(team_ratings(group, lineup), params) > limit + 1e-9:
-            return False
-        return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
-
+    accept = acceptor(snapshot, rules, met, params, limit)
     hosting = host_limit(profile)
 
     def hosted(group: Sequence[Party]) -> bool:
@@ -72,12 +69,9 @@ def left_match_problem(
     admit, hopeless = group_admission(
         rules, closed, region, split_free_ratings=fixed, met=met, also=hosted if hosting else None
     )
-    reseat = None
-    if shape.role_rated and (rules.limits_ratings or limit is not None):
-        blind = seat_blind(rules)
-        reseat = lambda group, lineup: (  # noqa: E731
-            lineup_rule_problem(blind, group, lineup, closed, region, met) is None
-        )
+    reseat = reseater(
+        snapshot, rules, met, shape.role_rated and (rules.limits_ratings or limit is not None)
+    )
     found = complete(parties, [], shape, params, accept, admit, hopeless=hopeless, reseat=reseat)
     if not found:
         return None

@@ -18,20 +18,20 @@ from collections.abc import Callable, Mapping, Sequence
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
 from matcher.rules.check import met_recently
 from matcher.ruleset import QueueRuleSet
+from matcher.teams.acceptance import acceptor, balanced, reseater
 from matcher.teams.asymmetric import asymmetric_split
 from matcher.teams.build import build_match, build_result
-from matcher.teams.complete import Accept, Admit, Hopeless, complete
+from matcher.teams.complete import Admit, Hopeless, complete
 from matcher.teams.gamequeue import GameQueue
 from matcher.teams.games import Unit
 from matcher.teams.grouping import Splitter, group_parties
-from matcher.teams.imbalance import Imbalance, imbalance
+from matcher.teams.imbalance import Imbalance
 from matcher.teams.model import (
     Lineup,
     Party,
     TeamShape,
     parties_of,
     seat_rating,
-    team_ratings,
 )
 from matcher.teams.offline import optimal_split, partition_wave
 from matcher.teams.options import (
@@ -47,12 +47,10 @@ from matcher.teams.ruled import (
     allowed_lineups,
     group_admission,
     grouped_by_class,
-    lineup_rule_problem,
     playable_now,
     preference_key,
     rule_fits,
     ruled_splitter,
-    seat_blind,
     team_rule_keeper,
 )
 from matcher.teams.skill import (
@@ -108,8 +106,8 @@ def _rebalance_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResult
         closed,
     )
     admit, hopeless = _admission(snapshot, rules, shape, met)
-    accept = _acceptor(snapshot, rules, met)
-    reseat = _reseat(snapshot, rules, met, shape.role_rated and rules.limits_ratings)
+    accept = acceptor(snapshot, rules, met)
+    reseat = reseater(snapshot, rules, met, shape.role_rated and rules.limits_ratings)
     lineups = complete(
         parties, lineups, shape, config.imbalance, accept, admit, hopeless=hopeless, reseat=reseat
     )
@@ -131,43 +129,6 @@ def _admission(
     whether none can that starts with given parties (completion's two questions)."""
     closed, region, fixed = snapshot.closed_at_ms, snapshot.region, not shape.role_rated
     return group_admission(rules, closed, region, split_free_ratings=fixed, met=met)
-
-
-def _acceptor(
-    snapshot: WaveSnapshot,
-    rules: QueueRuleSet,
-    met: Met,
-    params: Imbalance | None = None,
-    max_imbalance: float | None = None,
-) -> Accept:
-    """Whether a lineup may become a match: the queue's rules, and game-queue's limit on f."""
-    balanced = _balanced(params, max_imbalance)
-
-    def accept(group: Sequence[Party], lineup: Lineup) -> bool:
-        if not balanced(group, lineup):
-            return False
-        closed, region = snapshot.closed_at_ms, snapshot.region
-        return lineup_rule_problem(rules, group, lineup, closed, region, met) is None
-
-    return accept
-
-
-def _reseat(snapshot: WaveSnapshot, rules: QueueRuleSet, met: Met, seated: bool) -> Accept | None:
-    """Completion's ``reseat`` (:func:`matcher.teams.complete.complete`) when the seating
-    can decide a lineup (``seated``: a role queue under a rating limit), else None."""
-    return _acceptor(snapshot, seat_blind(rules), met) if seated else None
-
-
-def _balanced(params: Imbalance | None, max_imbalance: float | None) -> Accept:
-    """Whether a lineup's imbalance f is within game-queue's ``max_imbalance``, if set."""
-    if max_imbalance is None or params is None:
-        return lambda group, lineup: True
-    limit = max_imbalance + 1e-9
-    return lambda group, lineup: _imbalance_of(group, lineup, params) <= limit
-
-
-def _imbalance_of(group: Sequence[Party], lineup: Lineup, params: Imbalance | None) -> float:
-    return imbalance(team_ratings(group, lineup), params or Imbalance())
 
 
 def _matches(
@@ -256,13 +217,13 @@ def _game_queue_wave(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
         lineups = _game_queue(snapshot, parties, shape, config, rng.getrandbits(32))
     if config.mode != "offline":  # the offline grouping's splitter judged each lineup
         lineups = allowed_lineups(lineups, parties, rules, closed, region, met)
-    balanced = _balanced(params, config.max_imbalance)
-    lineups = [lineup for lineup in lineups if balanced(parties, lineup)]
-    accept = _acceptor(snapshot, rules, met, params, config.max_imbalance)
+    within = balanced(params, config.max_imbalance)
+    lineups = [lineup for lineup in lineups if within(parties, lineup)]
+    accept = acceptor(snapshot, rules, met, params, config.max_imbalance)
     admit, hopeless = _admission(snapshot, rules, shape, met)
     value = None if vectors is None else _skill_value(config, vectors)
     limited = rules.limits_ratings or config.max_imbalance is not None
-    reseat = _reseat(snapshot, rules, met, shape.role_rated and limited)
+    reseat = reseater(snapshot, rules, met, shape.role_rated and limited)
     lineups = complete(
         parties, lineups, shape, params, accept, admit, value, hopeless=hopeless, reseat=reseat
     )
