@@ -2,14 +2,18 @@
 
     .venv/bin/python scripts/audit_duel.py --players 1000,3000 --seeds 1-3
     .venv/bin/python scripts/audit_duel.py --mix worker --players 3000 --seeds 1-5
+    .venv/bin/python scripts/audit_duel.py --mix tied_two_ratings --players 401,1000 --seeds 1-5
     .venv/bin/python scripts/audit_duel.py --players 10000 --seeds 1-3 \
         --reference docs/benchmarks/duel-optimum.jsonl
 
 Per seed S the wave is ``bench_duel.wave(n, S * 100003 + n)`` (the benchmark mix) or
 ``tests.duel.waves.worker_benchmark_mix(n, S)`` (N(1500, 250), 35 / 35 / 30 %, SC2 = BW +
-50, nobody has waited); active population 4 n. The reference is the exact optimum on
-every legal pair (``bench_duel.exact_pairs``: seconds at 1,000 players, minutes at 3,000),
-or, with ``--reference FILE``, the figures recorded for that wave in FILE (JSON lines
+50, nobody has waited), active population 4 n; or, for a ``--mix`` named after one of
+``tests/oracle/distributions.py``'s distributions, that distribution's wave as the oracle
+suite draws it (``DUEL[name](n, S * 7919 + n)``, its maps, active population 2 n). The
+reference is the exact optimum on every legal pair (``bench_duel.exact_pairs``: seconds
+at 1,000 players, minutes at 3,000), or, with ``--reference FILE``, the figures recorded
+for that wave in FILE (JSON lines
 ``{"mix", "n", "seed", "reference": [pairs, mean, p99]}``; the committed file holds optima
 proved against every legal pair). Per seed: ``optimal``'s pairs against the optimum's,
 its mean and 99th-percentile |rating difference| against the optimum's, flagged when
@@ -46,7 +50,10 @@ from matcher.duel.model import (  # noqa: E402
     parse_config,
 )
 from matcher.duel.optimal import optimal_pairs  # noqa: E402
-from tests.duel.waves import worker_benchmark_mix  # noqa: E402
+from matcher.duel.small import exact_pairs as exact_index_pairs  # noqa: E402
+from tests.duel.waves import arrays_of, worker_benchmark_mix  # noqa: E402
+from tests.oracle.distributions import DUEL  # noqa: E402
+from tests.oracle.distributions import MAPS as ORACLE_MAPS  # noqa: E402
 
 PAIRS_TARGET = 0.995
 MEAN_POINTS = 1.0
@@ -57,7 +64,23 @@ Recorded = dict[tuple[str, int, int], Figures]
 
 
 def players_of(mix: str, n: int, seed: int) -> list[DuelPlayer]:
+    if mix in DUEL:
+        return DUEL[mix](n, seed * 7919 + n)
     return wave(n, seed * 100003 + n) if mix == "benchmark" else worker_benchmark_mix(n, seed)
+
+
+def maps_and_population(mix: str, n: int) -> tuple[tuple[str, ...], int]:
+    """The wave's maps and active population: the oracle suite's for its distributions."""
+    return (ORACLE_MAPS, 2 * n) if mix in DUEL else (MAPS, 4 * n)
+
+
+def optimum(mix: str, players: list[DuelPlayer], config: DuelConfig) -> list[DuelPair]:
+    """The exact optimum on every legal pair (most pairs, then least summed score)."""
+    if mix not in DUEL:
+        return exact_pairs(players, config)
+    maps, population = maps_and_population(mix, len(players))
+    arrays = arrays_of(players, population, config, maps)
+    return [DuelPair(players[a], players[b]) for a, b in exact_index_pairs(arrays)]
 
 
 def figures(pairs: Sequence[DuelPair]) -> Figures:
@@ -90,10 +113,11 @@ def audit(
     times: list[float] = []
     for seed in seeds:
         players = players_of(mix, n, seed)
+        maps, population = maps_and_population(mix, n)
         start = time.process_time()
-        outcome = optimal_pairs(players, 4 * n, MAPS, config)
+        outcome = optimal_pairs(players, population, maps, config)
         times.append((time.process_time() - start) * 1000)
-        best = recorded.get((mix, n, seed)) or figures(exact_pairs(players))
+        best = recorded.get((mix, n, seed)) or figures(optimum(mix, players, config))
         found = figures(outcome.pairs)
         ratio = found[0] / best[0] if best[0] else 1.0
         worst = [
@@ -132,7 +156,7 @@ def read_reference(path: Path | None) -> Recorded:
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--mix", choices=("benchmark", "worker"), default="benchmark")
+    parser.add_argument("--mix", choices=("benchmark", "worker", *DUEL), default="benchmark")
     parser.add_argument("--players", default="1000", metavar="N[,N...]")
     parser.add_argument("--seeds", default="1-10")
     parser.add_argument("--option", action="append", default=[], metavar="KEY=VALUE")

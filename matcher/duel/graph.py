@@ -367,10 +367,10 @@ def nearest_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
         empty = np.zeros(0, dtype=np.int64)
         return empty, empty
     offsets = np.arange(-k, k, dtype=np.int64)
-    at = np.searchsorted(arrays.sc2_sorted, arrays.bw_sorted)
+    at = _tie_spread(arrays.bw_sorted, arrays.sc2_sorted)
     cols = np.clip(at[:, None] + offsets, 0, len(so) - 1)
     u1, v1 = np.repeat(bo, 2 * k), so[cols.ravel()]
-    at = np.searchsorted(arrays.bw_sorted, arrays.sc2_sorted)
+    at = _tie_spread(arrays.sc2_sorted, arrays.bw_sorted)
     rows = np.clip(at[:, None] + offsets, 0, len(bo) - 1)
     u2, v2 = bo[rows.ravel()], np.repeat(so, 2 * k)
     n = arrays.size
@@ -378,6 +378,26 @@ def nearest_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:
     u, v = keys // n, keys % n
     keep = legal(arrays, u, v)
     return u[keep], v[keep]
+
+
+def _tie_spread(own: Ints, other: Ints) -> Ints:
+    """Where each of the sorted ratings ``own`` falls among the sorted ratings ``other``,
+    ties spread: the players of one rating are placed evenly over the other side's
+    players of that rating, not all at its first, so that a tied group's nearest edges
+    reach all of the other side's group instead of the same few.
+
+    >>> _tie_spread(np.array([5, 5, 5, 5]), np.array([1, 5, 5, 5, 5, 5, 5, 5, 5, 9])).tolist()
+    [2, 4, 6, 8]
+    >>> _tie_spread(np.array([3, 7]), np.array([1, 5, 9])).tolist()
+    [1, 2]
+    """
+    low = np.searchsorted(other, own, "left")
+    tied = np.searchsorted(other, own, "right") - low
+    first = np.searchsorted(own, own, "left")
+    group = np.searchsorted(own, own, "right") - first
+    place = np.arange(len(own)) - first
+    spread: Ints = low + (2 * place + 1) * tied // (2 * group)
+    return spread
 
 
 def candidate_edges(arrays: DuelArrays, k: int) -> tuple[Ints, Ints]:

@@ -35,6 +35,8 @@ from nothing, and on the whole wave cost several times the large tier's time bud
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 import rustworkx as rx
 
@@ -44,6 +46,7 @@ from matcher.duel.graph import (
     DuelArrays,
     Ints,
     candidate_edges,
+    cost,
     legal,
     subset,
     undirected,
@@ -68,12 +71,34 @@ _NEAREST = 16
 #: Players re-paired by one blossom, about (its time grows faster than the square).
 _BLOCK = 1000
 
+#: The share of the pair bound the large tier makes at least, as a fraction: below it
+#: every augmenting path is searched.
+_SHARE = (995, 1000)
+
+#: Pairs re-chosen exactly among their rating neighbours after completion, dearest first:
+#: a pair far off in rating that another choice of sit-outs or partners nearby avoids
+#: sets a small wave's 99th percentile, which the relaxation's rounding and its candidate
+#: graph do not see.
+_DEAREST = 3
+#: Players nearest in rating to each member of such a pair, re-solved with it (with
+#: their partners).
+_DEAR_BALL = 40
+
 #: Relaxations of the left-out players at most (each pairs most of them: their odd cycles
 #: leave about one in three out again).
 _RELAX_ROUNDS = 3
 
 
-def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -> tuple[Ints, Ints]:
+class Completed(NamedTuple):
+    """The completed pairs ``(bw[i], sc2[i])`` and ``bound``: no matching of the wave has
+    more pairs (their count when a search proved it)."""
+
+    bw: Ints
+    sc2: Ints
+    bound: int
+
+
+def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -> Completed:
     """The pairs ``(bw[i], sc2[i])`` completed as the module says; every given pair is kept
     or re-paired through an augmenting path, so the count never drops.
 
@@ -81,17 +106,21 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
     >>> players = [DuelPlayer(p, 1500, 1500) for p in "abcd"]
     >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
-    >>> [x.tolist() for x in completed_pairs(arrays, np.array([0]), np.array([1]), 6, 2)]
-    [[0, 2], [1, 3]]
+    >>> found = completed_pairs(arrays, np.array([0]), np.array([1]), 6, 2)
+    >>> found.bw.tolist(), found.sc2.tolist(), found.bound
+    ([0, 1], [3, 2], 2)
 
     Notes: a few relaxations of the left-out players, then per round of augmenting paths
-    one exact search of their legal pairs (:func:`matcher.duel.near.legal_touching`).
+    one exact search of their legal pairs (:func:`matcher.duel.near.legal_touching`); one
+    pair bound (:mod:`matcher.duel.bound`); a blossom per neighbourhood of the dearest
+    pairs.
     """
     state = _Pairs(arrays.size, bw, sc2)
     searched = LegalPartners(arrays)  # each left-out player's partners, searched once
     if arrays.limits is not None and arrays.limits.refuses_by_traits():  # the module says why
         _most_pairs_then_cheapest(arrays, state, k, searched)
-        return state.arrays()
+        bw, sc2 = state.arrays()
+        return Completed(bw, sc2, len(bw))  # no augmenting path is left: proved
     for _ in range(_RELAX_ROUNDS):
         loose = state.loose()
         if len(loose) < 2:
@@ -109,14 +138,20 @@ def completed_pairs(arrays: DuelArrays, bw: Ints, sc2: Ints, k: int, cap: int) -
             break
     else:
         _augment_all(arrays, state, searched)
+    bw, sc2 = state.arrays()
+    bound = pair_bound(arrays, bw, sc2)
     # Meetings and block lists refuse a few listed pairs: the steps above leave a pair out
     # now and then, which only a search of every augmenting path finds, run when the
-    # bound says one may be left.
+    # bound says one may be left. Without them the search runs when the pairs fall short
+    # of the share of the bound the large tier promises (docs/optimal.md).
     listed = arrays.limits is not None and len(arrays.limits.met)
-    if listed and not _bound_met(arrays, state):
+    if len(bw) < bound and (listed or len(bw) * _SHARE[1] < bound * _SHARE[0]):
         for first, second in augment_to_maximum(arrays, state.mate, searched):
             state.pair(first, second)
-    return state.arrays()
+        bound = int((state.mate >= 0).sum()) // 2  # no augmenting path is left: proved
+    _dearest_again(arrays, state, k)
+    bw, sc2 = state.arrays()
+    return Completed(bw, sc2, bound)
 
 
 class _Pairs:
@@ -246,6 +281,46 @@ def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int, searched: LegalPa
             state.pair(bw_player, sc2_player)
 
 
+def _dearest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:
+    """Re-pair the ``_DEAREST`` dearest pairs' neighbourhoods by rustworkx's blossom (most
+    pairs, then least score): the ``_DEAR_BALL`` players nearest in rating to each of
+    their members, with their partners, on the neighbourhood's candidate graph and its
+    pairs; overlapping neighbourhoods are solved as one. A neighbourhood's pairs are among
+    its edges, so it never loses a pair nor costs more."""
+    bw, sc2 = state.arrays()
+    if not len(bw):
+        return
+    dearest = np.argsort(-cost(arrays, bw, sc2), kind="stable")[:_DEAREST]
+    order, place = _rating_places(arrays)
+    reach = np.arange(-(_DEAR_BALL // 2), _DEAR_BALL // 2 + 1)
+    centres = np.concatenate([bw[dearest], sc2[dearest]])
+    spots = np.unique(np.clip(place[centres][:, None] + reach, 0, arrays.size - 1))
+    for run in np.split(spots, np.flatnonzero(np.diff(spots) > 1) + 1):
+        inside = np.zeros(arrays.size, dtype=bool)
+        inside[order[run]] = True
+        mates = state.mate[order[run]]
+        inside[mates[mates >= 0]] = True
+        ball = np.flatnonzero(inside)  # closed under partners: re-pairing it is free
+        near_u, near_v = candidate_edges(subset(arrays, ball), k)
+        bw, sc2 = state.arrays()
+        kept = inside[bw]
+        u = np.concatenate([ball[near_u], bw[kept]])
+        v = np.concatenate([ball[near_v], sc2[kept]])
+        state.mate[ball] = -1
+        for bw_player, sc2_player in exact_pairs_on(arrays, u, v):
+            state.pair(bw_player, sc2_player)
+
+
+def _rating_places(arrays: DuelArrays) -> tuple[Ints, Ints]:
+    """The players by a rating (BW if any, else SC2) and each player's place in that
+    order."""
+    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
+    order = np.argsort(key, kind="stable")
+    place = np.empty(arrays.size, dtype=np.int64)
+    place[order] = np.arange(arrays.size)
+    return order, place
+
+
 def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints]) -> bool:
     """Re-solve exactly the neighbourhood of the left-out players who have a legal partner
     (``touching``: every legal pair touching a left-out player, from :func:`_augment_all`):
@@ -258,10 +333,7 @@ def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints])
     centres = np.unique(np.concatenate([u[is_loose[u]], v[is_loose[v]]]))
     if len(centres) < 2:
         return False  # an augmenting path joins two left-out players with a partner
-    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
-    order = np.argsort(key, kind="stable")
-    place = np.empty(arrays.size, dtype=np.int64)
-    place[order] = np.arange(arrays.size)
+    order, place = _rating_places(arrays)
     reach = np.arange(-(_BALL // 2), _BALL // 2 + 1)
     near = order[np.clip(place[centres][:, None] + reach, 0, arrays.size - 1).ravel()]
     chosen = np.zeros(arrays.size, dtype=bool)

@@ -121,11 +121,6 @@ class DuelLimits:
         ok[at] = kept
         return ok
 
-    def refuses_off_rating(self) -> bool:
-        """Whether a rule refuses pairs whatever their ratings: by the players' traits
-        (:meth:`refuses_by_traits`) or as listed pairs (recent meetings, block lists)."""
-        return bool(len(self.met)) or self.refuses_by_traits()
-
     def refuses_by_traits(self) -> bool:
         """Whether a rule refuses pairs by the players' traits whatever their ratings (a
         latency above the lowest limit, attributes, named checks): whole classes of

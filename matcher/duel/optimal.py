@@ -24,7 +24,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from matcher.duel.bound import pair_bound
 from matcher.duel.choice import PairNoise, pair_noise
 from matcher.duel.graph import DuelArrays, by_rating, duel_arrays, subset
 from matcher.duel.ladder import lead_side
@@ -99,14 +98,12 @@ def optimal_pairs(
     arrays = wave_arrays(players, maps, window, config, limits, penalty)
     exact = arrays.size <= config.optimal_exact_limit
     noise = choice_noise(config, seed, arrays.size) if exact else None
-    pairs, odd = (exact_pairs(arrays, noise), 0) if exact else _large(arrays, config)
+    if exact:  # the exact tier's count is proved
+        pairs = exact_pairs(arrays, noise)
+        odd, bound = 0, len(pairs)
+    else:
+        pairs, odd, bound = _large(arrays, config)
     bw = np.array([a for a, _ in pairs], dtype=np.int64)
-    sc2 = np.array([b for _, b in pairs], dtype=np.int64)
-    # The exact tier's count is proved, and so is the large tier's under a rule refusing
-    # pairs whatever their ratings (matcher.duel.large_complete: its bound was met, or
-    # its last search for an augmenting path found none).
-    proved = exact or (limits is not None and limits.refuses_off_rating())
-    bound = len(pairs) if proved else pair_bound(arrays, bw, sc2)
     order = by_rating(arrays.bw[bw], bw, arrays.size).tolist()  # by BW rating, then player
     made = [_make_pair(players[pairs[i][0]], players[pairs[i][1]]) for i in order]
     weighted = noise is not None
@@ -137,10 +134,12 @@ def wave_arrays(
     return duel_arrays(players, maps, window, config, lead_is_bw, limits, penalty=penalty)
 
 
-def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], int]:
+def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]], int, int]:
     """The large tier: pre-pass above ``optimal_prepair_limit``, one relaxation of the
     rest, the players it left out paired (:mod:`matcher.duel.large_complete`), then every
-    pair re-paired by rating order where legal and cheaper."""
+    pair re-paired by rating order where legal and cheaper. Returns the pairs, the
+    relaxation's odd cycles and the completion's pair bound (the re-pairing keeps the
+    count)."""
     parity = arrays.size <= _PARITY_LIMIT
     k, cap = config.optimal_neighbours, config.optimal_relax_cap
     # Under rules refusing pairs by the players' traits, the nearest ratings' pairs are no
@@ -156,7 +155,7 @@ def _large(arrays: DuelArrays, config: DuelConfig) -> tuple[list[tuple[int, int]
         late = relaxed_pairs(arrays, k, cap, parity, every)
         bw = np.array([a for a, _ in late.pairs], dtype=np.int64)
         sc2 = np.array([b for _, b in late.pairs], dtype=np.int64)
-    bw, sc2 = completed_pairs(arrays, bw, sc2, k, cap)
+    bw, sc2, bound = completed_pairs(arrays, bw, sc2, k, cap)
     bw, sc2 = twin_rematch(arrays, *sorted_rematch(arrays, bw, sc2))
     bw, sc2 = neighbour_pairs(arrays, bw, sc2)
-    return list(zip(bw.tolist(), sc2.tolist(), strict=True)), late.odd_cycles
+    return list(zip(bw.tolist(), sc2.tolist(), strict=True)), late.odd_cycles, bound

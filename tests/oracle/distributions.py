@@ -104,6 +104,29 @@ def lopsided_two_ratings(n: int, seed: int) -> list[DuelPlayer]:
     return players
 
 
+def tied_two_ratings(n: int, seed: int) -> list[DuelPlayer]:
+    """A cross-game ladder with coarse ratings: steps of 25 (N(1500, 300)), 40 % BW only,
+    40 % SC2 only, 20 % both at the same rating; a fifth veto one or two maps."""
+    rng = random.Random(seed)
+    players = []
+    for i in range(n):
+        rating = 25 * round(rng.gauss(1500, 300) / 25)
+        kind = rng.random()
+        vetoes = tuple(rng.sample(MAPS, rng.choice((1, 2)))) if rng.random() < 0.2 else ()
+        players.append(
+            DuelPlayer(
+                f"p{i}",
+                rating if kind < 0.6 else None,
+                rating if kind >= 0.4 else None,
+                _wait(rng, 0.4),
+                "eu",
+                vetoes,
+                f"t{i}",
+            )
+        )
+    return players
+
+
 DUEL: dict[str, Callable[[int, int], list[DuelPlayer]]] = {
     "tied": tied,
     "all_equal": all_equal,
@@ -112,4 +135,5 @@ DUEL: dict[str, Callable[[int, int], list[DuelPlayer]]] = {
     "long_waits": long_waits,
     "two_ratings": two_ratings,
     "lopsided_two_ratings": lopsided_two_ratings,
+    "tied_two_ratings": tied_two_ratings,
 }
