@@ -9,6 +9,7 @@ for the import of its solver (numpy and SciPy for ``optimal``, say).
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -164,16 +165,53 @@ def _plug_in_checked(
 
 
 def is_registered(name: str) -> bool:
+    """Whether ``name`` is registered, its installed plug-in loaded first if it has one;
+    raise UnknownStrategy when that plug-in fails to load."""
+    if name not in _ENTRIES:
+        _load_plug_in(name)
     return name in _ENTRIES
 
 
 def strategy_entry(name: str) -> StrategyEntry:
-    """The entry registered as ``name``; raise UnknownStrategy otherwise (no import)."""
+    """The entry registered as ``name`` (an installed plug-in's is loaded on first use);
+    raise UnknownStrategy otherwise, or when the plug-in fails to load."""
+    if name not in _ENTRIES:
+        _load_plug_in(name)
     try:
         return _ENTRIES[name]
     except KeyError:
-        known = ", ".join(strategy_names())
+        known = ", ".join(sorted({*strategy_names(), *_plug_in_names()}))
         raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+
+
+#: The entry-point group in which an installed package declares its strategies
+#: (docs/plug-ins.md): ``name = "package.module:register"``, ``register()`` registering
+#: the strategy ``name`` through :func:`register_strategy`.
+PLUG_IN_GROUP: Final = "wavematch.strategies"
+
+
+def _load_plug_in(name: str) -> None:
+    """Register the strategy ``name`` from the installed package that declares it in
+    :data:`PLUG_IN_GROUP`, if one does. Python's entry points are the packaging
+    standard's plug-in registry: a plug-in is installed, not configured, so a worker, the
+    CLI and a replay find the same strategies with no setting."""
+    for point in importlib.metadata.entry_points(group=PLUG_IN_GROUP, name=name):
+        try:
+            point.load()()
+        except Exception as error:  # the plug-in's own code: any failure is one line
+            raise UnknownStrategy(
+                f"strategy {name!r}: its plug-in {point.value} failed to load: "
+                f"{type(error).__name__}: {error}"
+            ) from None
+        if name not in _ENTRIES:
+            raise UnknownStrategy(
+                f"strategy {name!r}: its plug-in {point.value} registered no strategy of that name"
+            )
+        return
+
+
+def _plug_in_names() -> set[str]:
+    return {point.name for point in importlib.metadata.entry_points(group=PLUG_IN_GROUP)}
 
 
 def is_built_in(name: str) -> bool:

@@ -36,11 +36,12 @@ from pydantic_settings import SettingsError as SourceError
 
 from matcher.core import QueueProfile, ServerRoute
 from matcher.strategies import (
+    UnknownStrategy,
     check_profile,
     check_rules,
     check_team_steps_honoured,
     decision_revision,
-    strategy_names,
+    strategy_entry,
 )
 from matcher.teams.step_config import parse_team_steps
 from schemas.models import KeyPart
@@ -157,10 +158,10 @@ class QueueSettings(_Frozen):
             raise ValueError("pop_cap_ms must be >= pop_floor_ms")
         if self.cadence == "size" and self.size_floor_ms > self.wave_interval_ms:
             raise ValueError("size_floor_ms must be <= wave_interval_ms (the fallback)")
-        if self.strategy not in strategy_names():
-            raise ValueError(
-                f"unknown strategy {self.strategy!r} (known: {', '.join(strategy_names())})"
-            )
+        try:
+            strategy_entry(self.strategy)
+        except UnknownStrategy as error:
+            raise ValueError(error.args[0]) from None
         if len(set(self.regions)) != len(self.regions):
             raise ValueError("regions must be distinct")
         if self.auto_backfill and (self.ready_check_ms or self.placement_timeout_ms):
