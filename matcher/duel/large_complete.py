@@ -16,7 +16,11 @@ left-out players are mostly legal with each other. Two steps pair them:
 After step 2 no two unmatched players may play each other: the result is maximal. Longer
 augmenting paths are searched inside the rating neighbourhood of the players still left
 out (rustworkx's blossom); the pair bound (:mod:`matcher.duel.bound`) says per wave how
-far from a maximum matching the result can be at most.
+far from a maximum matching the result can be at most, and when the pairs fall under
+99.5 % of it every augmenting path is applied (:mod:`matcher.duel.augment`). Last, the
+dearest pairs are re-chosen by the blossom with their rating neighbourhoods: on a wave of
+a few hundred players they set the 99th percentile of the rating differences, and the
+relaxation's rounding chooses who sits out inside each odd cycle only.
 
 A queue rule that refuses pairs by the players' traits, whatever their ratings
 (``max_latency_ms``, attributes, named checks), breaks the rating order these steps
