@@ -27,6 +27,15 @@ def test_audit_duel_finds_the_optimum_on_a_tiny_wave() -> None:
     assert "benchmark mix, 30 players, 1 seeds: 0 missing the bar;" in shown, shown
 
 
+def test_audit_duel_draws_the_oracle_s_distributions() -> None:
+    """``--mix`` named after a distribution of tests/oracle draws its wave as the oracle
+    suite does (its maps: a vetoing player's pairs are judged on them)."""
+    arguments = ["--mix", "tied_two_ratings", "--players", "30", "--seeds", "1"]
+    shown = run_script("audit_duel.py", arguments).stdout
+    assert "tied_two_ratings mix, 30 players, 1 seeds: 0 missing the bar;" in shown, shown
+    assert re.search(r"seed 1: pairs (\d+)/\1, ", shown), shown
+
+
 def test_audit_duel_fails_when_a_seed_misses_the_bar(tmp_path: Path) -> None:
     """A recorded optimum one pair above what ``optimal`` finds is a miss: exit 1."""
     reference = tmp_path / "reference.jsonl"
