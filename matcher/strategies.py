@@ -167,21 +167,23 @@ def _plug_in_checked(
 def is_registered(name: str) -> bool:
     """Whether ``name`` is registered, its installed plug-in loaded first if it has one;
     raise UnknownStrategy when that plug-in fails to load."""
-    if name not in _ENTRIES:
-        _load_plug_in(name)
-    return name in _ENTRIES
+    return _entry(name) is not None
 
 
 def strategy_entry(name: str) -> StrategyEntry:
     """The entry registered as ``name`` (an installed plug-in's is loaded on first use);
     raise UnknownStrategy otherwise, or when the plug-in fails to load."""
+    entry = _entry(name)
+    if entry is None:
+        known = ", ".join(sorted({*strategy_names(), *_plug_in_names()}))
+        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})")
+    return entry
+
+
+def _entry(name: str) -> StrategyEntry | None:
     if name not in _ENTRIES:
         _load_plug_in(name)
-    try:
-        return _ENTRIES[name]
-    except KeyError:
-        known = ", ".join(sorted({*strategy_names(), *_plug_in_names()}))
-        raise UnknownStrategy(f"unknown strategy {name!r} (known: {known})") from None
+    return _ENTRIES.get(name)
 
 
 #: The entry-point group in which an installed package declares its strategies

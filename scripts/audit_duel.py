@@ -11,7 +11,7 @@ Per seed S the wave is ``bench_duel.wave(n, S * 100003 + n)`` (the benchmark mix
 50, nobody has waited), active population 4 n; or, for a ``--mix`` named after one of
 ``tests/oracle/distributions.py``'s distributions, that distribution's wave as the oracle
 suite draws it (``DUEL[name](n, S * 7919 + n)``, its maps, active population 2 n). The
-reference is the exact optimum on every legal pair (``bench_duel.exact_pairs``: seconds
+reference is the exact optimum on every legal pair (the small tier's solver: seconds
 at 1,000 players, minutes at 3,000), or, with ``--reference FILE``, the figures recorded
 for that wave in FILE (JSON lines
 ``{"mix", "n", "seed", "reference": [pairs, mean, p99]}``; the committed file holds optima
@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 from allocator_setting import add_allocator_argument, apply_allocator  # noqa: E402
-from bench_duel import MAPS, exact_pairs, seed_range, wave  # noqa: E402
+from bench_duel import MAPS, seed_range, wave  # noqa: E402
 from machine import machine_line  # noqa: E402
 
 from matcher.duel.model import (  # noqa: E402
@@ -75,9 +75,8 @@ def maps_and_population(mix: str, n: int) -> tuple[tuple[str, ...], int]:
 
 
 def optimum(mix: str, players: list[DuelPlayer], config: DuelConfig) -> list[DuelPair]:
-    """The exact optimum on every legal pair (most pairs, then least summed score)."""
-    if mix not in DUEL:
-        return exact_pairs(players, config)
+    """The exact optimum on every legal pair (most pairs, then least summed score), on
+    the arrays ``optimal`` builds for the mix's wave."""
     maps, population = maps_and_population(mix, len(players))
     arrays = arrays_of(players, population, config, maps)
     return [DuelPair(players[a], players[b]) for a, b in exact_index_pairs(arrays)]

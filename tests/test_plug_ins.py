@@ -75,9 +75,14 @@ def _duel_wave(tmp_path: Path) -> Path:
 
 
 def _run(site: Path, *argv: str) -> subprocess.CompletedProcess[str]:
+    """``wavematch ARGV`` with ``site``'s packages installed."""
+    return _python(site, "-m", "streams.cli", *argv)
+
+
+def _python(site: Path, *argv: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(site), str(ROOT)])}
     return subprocess.run(
-        [sys.executable, "-m", "streams.cli", *argv],
+        [sys.executable, *argv],
         capture_output=True,
         text=True,
         env=env,
@@ -148,15 +153,7 @@ def test_a_worker_validates_a_plug_in_queue_at_start(installed: Path, tmp_path: 
         "from matcher.strategies import decision_revision; "
         "s = load_settings(sys.argv[1]); print(decision_revision(s.queues[0].strategy))"
     )
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(installed), str(ROOT)])}
-    loaded = subprocess.run(
-        [sys.executable, "-c", script, str(config)],
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
-        check=False,
-    )
+    loaded = _python(installed, "-c", script, str(config))
     assert loaded.returncode == 0, loaded.stderr
     assert loaded.stdout.strip() == "1"
 

@@ -47,6 +47,7 @@ import rustworkx as rx
 from matcher.duel.augment import augment_to_maximum
 from matcher.duel.bound import pair_bound
 from matcher.duel.graph import (
+    Bools,
     DuelArrays,
     Ints,
     candidate_edges,
@@ -179,6 +180,15 @@ class _Pairs:
         bw = np.flatnonzero((self.mate >= 0) & self.plays_bw)
         return bw, self.mate[bw]
 
+    def with_partners(self, players: Ints) -> Bools:
+        """``players`` and their partners, as a mask: a set closed under partners, which
+        can be re-paired among itself without touching another pair."""
+        inside = np.zeros(len(self.mate), dtype=bool)
+        inside[players] = True
+        mates = self.mate[players]
+        inside[mates[mates >= 0]] = True
+        return inside
+
 
 def _augment_all(arrays: DuelArrays, state: _Pairs, searched: LegalPartners) -> tuple[Ints, Ints]:
     """Rounds of :func:`_augment` until none is left, on one search of the left-out
@@ -265,15 +275,11 @@ def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int, searched: LegalPa
     back = legal(arrays, v, u)
     keys = unique_sorted(np.concatenate([u * n + v, v[back] * n + u[back]]))
     u, v = keys // n, keys % n
-    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
-    order = np.argsort(key, kind="stable")
+    order, _ = _rating_places(arrays)
     size = -(-n // max(1, round(n / _BLOCK)))  # equal blocks, about _BLOCK players
     starts = [*range(0, n, size), *(range(size // 2, n - size // 2, size) if n > size else ())]
     for start in starts:
-        inside = np.zeros(n, dtype=bool)
-        inside[order[start : start + size]] = True
-        mates = state.mate[inside]
-        inside[mates[mates >= 0]] = True
+        inside = state.with_partners(order[start : start + size])
         bw, sc2 = state.arrays()
         mine = inside[bw]
         kept = inside[u] & inside[v]
@@ -300,11 +306,8 @@ def _dearest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:
     centres = np.concatenate([bw[dearest], sc2[dearest]])
     spots = np.unique(np.clip(place[centres][:, None] + reach, 0, arrays.size - 1))
     for run in np.split(spots, np.flatnonzero(np.diff(spots) > 1) + 1):
-        inside = np.zeros(arrays.size, dtype=bool)
-        inside[order[run]] = True
-        mates = state.mate[order[run]]
-        inside[mates[mates >= 0]] = True
-        ball = np.flatnonzero(inside)  # closed under partners: re-pairing it is free
+        inside = state.with_partners(order[run])
+        ball = np.flatnonzero(inside)
         near_u, near_v = candidate_edges(subset(arrays, ball), k)
         bw, sc2 = state.arrays()
         kept = inside[bw]
@@ -340,11 +343,7 @@ def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints])
     order, place = _rating_places(arrays)
     reach = np.arange(-(_BALL // 2), _BALL // 2 + 1)
     near = order[np.clip(place[centres][:, None] + reach, 0, arrays.size - 1).ravel()]
-    chosen = np.zeros(arrays.size, dtype=bool)
-    chosen[near] = True
-    mates = state.mate[near]
-    chosen[mates[mates >= 0]] = True
-    ball = np.flatnonzero(chosen)  # closed under partners: re-pairing it is free
+    ball = np.flatnonzero(state.with_partners(near))
     part = subset(arrays, ball)
     if _most_pairs(part) <= int((state.mate[ball] >= 0).sum()) // 2:
         return False
