@@ -21,6 +21,7 @@ from matcher.strategies import decision_revision, get_strategy
 from tests.duel.waves import profile_of, snapshot_of, synthetic_players
 from tests.multifactor.conftest import profile as multifactor_profile
 from tests.multifactor.conftest import random_wave
+from tests.oracle.test_refusing_rules_oracle import CLOSE_MS as LATENCY_CLOSE_MS
 from tests.oracle.test_refusing_rules_oracle import RULES as LATENCY_RULES
 from tests.oracle.test_refusing_rules_oracle import wave as latency_wave
 from tests.teams.factories import profile as team_profile
@@ -29,7 +30,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (18, "b08224e075e41947"),
+    "optimal": (19, "d7140400d521e4b1"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
     "rebalance": (7, "a2ea2316b338652b"),
     "game-queue": (7, "a2ea2316b338652b"),
@@ -171,6 +172,26 @@ def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
             )
             for n, blocking in ((450, False), (1300, True))
         ]
+        # 2,000 players: the augmenting paths searched first among the near pairs (ADR 0220).
+        refusing.append(
+            (
+                latency_wave("tied", 2000, 1, True),
+                QueueProfile("1v1", "optimal", ("m",), rules=dict(LATENCY_RULES, block_lists=True)),
+            )
+        )
+        # Every player waited as long: those above the one limit play nobody, and the
+        # limit refuses no pair among the others, which take the usual steps (ADR 0220).
+        same_wait = latency_wave("tied", 1300, 3, False)
+        rejoined = tuple(
+            replace(w, ticket=replace(w.ticket, joined_at_ms=LATENCY_CLOSE_MS - 5_000))
+            for w in same_wait.tickets
+        )
+        refusing.append(
+            (
+                replace(same_wait, tickets=rejoined),
+                QueueProfile("1v1", "optimal", ("m",), rules=LATENCY_RULES),
+            )
+        )
         # Block lists alone: the usual steps, then every augmenting path when the bound
         # says one may be left.
         blocks_only = {"rating": "mmr", "max_distance": 50, "block_lists": True}

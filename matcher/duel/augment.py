@@ -20,22 +20,28 @@ rating first, so that trees meet first through pairs close in rating.
 from __future__ import annotations
 
 from collections import deque
+from typing import Protocol
 
 import numpy as np
 
 from matcher.duel.graph import Bools, DuelArrays, Ints, cost, legal
-from matcher.duel.near import LegalPartners
+from matcher.duel.near import LegalPartners, partners_by_player
 
 #: Players whose partners are searched in one vectorised batch at most.
 _BATCH = 256
 
 
+class _PartnerSource(Protocol):
+    def of(self, player: int, upcoming: deque[int]) -> Ints: ...
+
+
 def augment_to_maximum(
-    arrays: DuelArrays, mate: Ints, partners: LegalPartners | None = None
+    arrays: DuelArrays, mate: Ints, partners: LegalPartners | ListedPartners | None = None
 ) -> list[tuple[int, int]]:
     """Apply augmenting paths to ``mate`` (in place; -1: unmatched) until none is left.
     ``partners``: the players' partners searched so far, kept for a caller that reads
-    them next (a new one by default).
+    them next (a new one by default), or :class:`ListedPartners`: then no path is left
+    on the pairs listed, while one may be left on the others.
 
     Returns the pairs formed as ``(bw_player, sc2_player)``, each by its cheaper legal
     side choice; a player paired again by a later round is listed again, the last entry
@@ -55,7 +61,11 @@ def augment_to_maximum(
     Notes: per round O(players and legal pairs the forest reaches); a round with a path
     is followed by another, so O(paths x legal pairs) at worst.
     """
-    searching = _Partners(LegalPartners(arrays) if partners is None else partners)
+    searching: _PartnerSource = (
+        partners
+        if isinstance(partners, ListedPartners)
+        else _Partners(LegalPartners(arrays) if partners is None else partners)
+    )
     formed: list[tuple[int, int]] = []
     while True:
         found = _Forest(mate, searching).run()
@@ -79,6 +89,31 @@ class _Partners:
         return partners.of(player)
 
 
+class ListedPartners:
+    """Each player's partners among the given legal pairs only, nearest in rating first
+    (as :func:`matcher.duel.near.partners_by_player` lists them): a sparse graph, such as
+    every player's nearest legal partners, that the forest crosses in a fraction of the
+    time every legal pair takes on a dense wave.
+
+    >>> from matcher.duel.graph import duel_arrays
+    >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
+    >>> players = [DuelPlayer(p, r, r) for p, r in (("a", 1500), ("b", 1540), ("c", 1510))]
+    >>> arrays = duel_arrays(players, ("m",), Window(75, 25), DuelConfig())
+    >>> listed = ListedPartners(arrays, np.array([0, 1]), np.array([1, 2]))  # not a - c
+    >>> listed.of(1, deque()).tolist(), listed.of(0, deque()).tolist()
+    ([2, 0], [1])
+    """
+
+    def __init__(self, arrays: DuelArrays, u: Ints, v: Ints) -> None:
+        player, self._partner = partners_by_player(
+            arrays, np.arange(arrays.size, dtype=np.int64), (u, v)
+        )
+        self._start = np.searchsorted(player, np.arange(arrays.size + 1)).tolist()
+
+    def of(self, player: int, upcoming: deque[int]) -> Ints:
+        return self._partner[self._start[player] : self._start[player + 1]]
+
+
 class _Forest:
     """One round of Edmonds' search from every unmatched player. ``outer`` players end an
     even alternating path from their tree's root, ``parent`` links a player to the outer
@@ -86,7 +121,7 @@ class _Forest:
     a player is shrunk into, ``tree`` its root; ``done`` marks the trees of the paths
     applied this round."""
 
-    def __init__(self, mate: Ints, partners: _Partners) -> None:
+    def __init__(self, mate: Ints, partners: _PartnerSource) -> None:
         n = len(mate)
         roots = np.flatnonzero(mate < 0)
         self.mate, self.partners = mate, partners

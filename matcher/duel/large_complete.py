@@ -44,7 +44,7 @@ from typing import NamedTuple
 import numpy as np
 import rustworkx as rx
 
-from matcher.duel.augment import augment_to_maximum
+from matcher.duel.augment import ListedPartners, augment_to_maximum
 from matcher.duel.bound import pair_bound
 from matcher.duel.graph import (
     Bools,
@@ -73,6 +73,10 @@ _BALL_ROUNDS = 4
 #: few legal partners lie many places off in rating (a latency limit), few enough for
 #: the blossom.
 _NEAREST = 16
+#: Players from which the augmenting paths are searched first among the near pairs: on
+#: smaller waves the paths' search of every legal pair of the few players it reaches
+#: costs less than the near pairs of every player.
+_NEAR_PATHS_FROM = 2_000
 #: Players re-paired by one blossom, about (its time grows faster than the square).
 _BLOCK = 1000
 
@@ -243,12 +247,32 @@ def _most_pairs_then_cheapest(
     """Under a rule that refuses pairs whatever their ratings: the short paths, then every
     augmenting path (:mod:`matcher.duel.augment`), so that no matching has more pairs;
     then :func:`_cheapest_again` (the paths ignore the score, and so does rounding the
-    relaxation's odd cycles, which are many under such a rule)."""
-    _augment_all(arrays, state, searched)
+    relaxation's odd cycles, which are many under such a rule).
+
+    The paths are searched first among each player's nearest legal partners, the pairs
+    the re-choice reads too: on a dense wave every legal pair is thousands per player,
+    and the paths a maximum matching needs run through near pairs. Every legal pair is
+    searched only when the pair bound is still above the count, to prove there is no
+    path left."""
+    touching = _augment_all(arrays, state, searched)
+    everyone, wanted = np.arange(arrays.size, dtype=np.int64), _NEAREST * k
+    candidates = candidate_edges(arrays, k)
+    nearest = None
     if not _bound_met(arrays, state):
-        for bw, sc2 in augment_to_maximum(arrays, state.mate, searched):
-            state.pair(bw, sc2)
-    _cheapest_again(arrays, state, k, searched)
+        sources: list[LegalPartners | ListedPartners] = [searched]
+        if arrays.size >= _NEAR_PATHS_FROM:
+            nearest = searched.nearest(everyone, wanted)
+            near_u = np.concatenate([nearest[0], candidates[0], touching[0]])
+            near_v = np.concatenate([nearest[1], candidates[1], touching[1]])
+            sources.insert(0, ListedPartners(arrays, near_u, near_v))
+        for partners in sources:
+            for bw, sc2 in augment_to_maximum(arrays, state.mate, partners):
+                state.pair(bw, sc2)
+            if _bound_met(arrays, state):
+                break
+    if nearest is None:  # after the paths: read off the partners they searched
+        nearest = searched.nearest(everyone, wanted)
+    _cheapest_again(arrays, state, nearest, candidates)
 
 
 def _bound_met(arrays: DuelArrays, state: _Pairs) -> bool:
@@ -258,19 +282,19 @@ def _bound_met(arrays: DuelArrays, state: _Pairs) -> bool:
     return len(bw) >= pair_bound(arrays, bw, sc2)
 
 
-def _cheapest_again(arrays: DuelArrays, state: _Pairs, k: int, searched: LegalPartners) -> None:
+def _cheapest_again(
+    arrays: DuelArrays, state: _Pairs, nearest: tuple[Ints, Ints], candidates: tuple[Ints, Ints]
+) -> None:
     """Re-pair the wave by rustworkx's blossom (most pairs, then least score) among the
-    pairs found, each player's ``_NEAREST * k`` legal partners nearest in rating and the
-    candidate graph: in blocks of about ``_BLOCK`` players by rating, each with its
-    players' partners (re-pairing such a block is free), and, when there are several, a
-    second time shifted by half a block. A block keeps its pair count (its pairs found are
-    among those edges, and the wave has no matching with more) and never costs more.
-    ``searched``: the partners the augmenting paths searched, searched again for none of
-    them."""
+    pairs found, each player's ``_NEAREST * k`` legal partners nearest in rating
+    (``nearest``, as :meth:`LegalPartners.nearest` gives them) and the candidate graph:
+    in blocks of about ``_BLOCK`` players by rating, each with its players' partners
+    (re-pairing such a block is free), and, when there are several, a second time
+    shifted by half a block. A block keeps its pair count (its pairs found are among
+    those edges, and the wave has no matching with more) and never costs more."""
     n = arrays.size
-    near_u, near_v = searched.nearest(np.arange(n, dtype=np.int64), _NEAREST * k)
-    cand_u, cand_v = candidate_edges(arrays, k)
-    u, v = np.concatenate([near_u, cand_u]), np.concatenate([near_v, cand_v])
+    u = np.concatenate([nearest[0], candidates[0]])
+    v = np.concatenate([nearest[1], candidates[1]])
     # Both side choices of each pair where legal, so that the cheaper is taken.
     back = legal(arrays, v, u)
     keys = unique_sorted(np.concatenate([u * n + v, v[back] * n + u[back]]))

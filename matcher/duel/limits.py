@@ -125,11 +125,16 @@ class DuelLimits:
         """Whether a rule refuses pairs by the players' traits whatever their ratings (a
         latency above the lowest limit, attributes, named checks): whole classes of
         players may then play only few others, far off in rating order, which the large
-        tier's candidate graph and completion steps follow."""
+        tier's candidate graph and completion steps follow. Players above every limit
+        they could reach play nobody (:meth:`playable`): they refuse no pair among the
+        others."""
         if self.attributes or self.checks is not None:
             return True
-        limit = self.latency_limit
-        return bool(len(limit)) and float(self.latency.max()) > float(limit.min()) + EPSILON
+        playable = self.playable()
+        if not playable.any():
+            return False
+        latency, limit = self.latency[playable], self.latency_limit[playable]
+        return float(latency.max()) > float(limit.min()) + EPSILON
 
     @property
     def distance_age(self) -> str:

@@ -15,13 +15,16 @@ from collections.abc import Iterator
 
 import numpy as np
 
-from matcher.duel.graph import DuelArrays, Ints, legal
+from matcher.duel.graph import Bools, DuelArrays, Ints, legal
 
 #: Candidate pairs tested per vectorised batch at most: bounds the temporaries.
 _BATCH = 1 << 18
 #: The first gap searched, and its growth per round: a few rounds reach any window.
-_FIRST_GAP = 8
+_FIRST_GAP = 2
 _GROWTH = 4
+#: Ties met per side and pair sought by :func:`_in_ties`: enough that a rule refusing
+#: most of a tie group still leaves ``k`` pairs among them.
+_TIED = 4
 
 
 def pair_order(player: Ints, gap: Ints, partner: Ints, size: int) -> Ints:
@@ -59,6 +62,10 @@ def nearest_pairs(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints
     if arrays.limits is not None:  # a player above every latency limit plays nobody
         left = left[arrays.limits.playable()[left]]
     kept: list[tuple[Ints, Ints, Ints]] = []  # (player, u, v) of the players settled
+    if len(left):
+        player, u, v, settled = _in_ties(arrays, left, k)
+        kept.append((player, u, v))
+        left = left[~settled]
     while len(left):
         player, u, v = _within(arrays, left, gap)
         starts = np.searchsorted(player, left, "left")
@@ -77,6 +84,49 @@ def nearest_pairs(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints
     u = np.concatenate([x for _, x, _ in kept])
     v = np.concatenate([x for _, _, x in kept])
     return player[order], u[order], v[order]
+
+
+def _in_ties(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints, Ints, Bools]:
+    """The players (ascending) whose ``k`` nearest pairs all lie at their own rating, with
+    those pairs as ``(player, u, v)``, and the mask of them among ``players``.
+
+    A tie group of thousands (one rating for all) would put every member into every
+    search; here a player meets only the first ``_TIED * k`` of each side's ties, in wave
+    order, which is the pairs' order at gap 0. The pairs found with a partner up to the
+    last one met on every side cut short are all of that player's gap-0 pairs that far,
+    so when they are ``k`` or more the first ``k`` are its nearest."""
+    sides = []
+    for seekers, ratings, others, sorted_ratings, plays_bw in (
+        (players[arrays.bw[players] >= 0], arrays.bw, arrays.sc2_order, arrays.sc2_sorted, True),
+        (players[arrays.sc2[players] >= 0], arrays.sc2, arrays.bw_order, arrays.bw_sorted, False),
+    ):
+        low = np.searchsorted(sorted_ratings, ratings[seekers], "left")
+        high = np.searchsorted(sorted_ratings, ratings[seekers], "right")
+        short = high - low > _TIED * k
+        high = np.where(short, low + _TIED * k, high)
+        # The last partner met on a side cut short; pairs past it on the other side wait.
+        last = np.full(arrays.size, np.iinfo(np.int64).max, dtype=np.int64)
+        last[seekers[short]] = others[high[short] - 1]
+        found = [
+            (seeker[ok], other[ok])
+            for seeker, other in candidates_in_ranges(seekers, others, low, high)
+            for ok in [legal(arrays, seeker, other) if plays_bw else legal(arrays, other, seeker)]
+        ]
+        empty = np.zeros(0, dtype=np.int64)
+        seeker = np.concatenate([x for x, _ in found]) if found else empty
+        other = np.concatenate([y for _, y in found]) if found else empty
+        sides.append(((seeker, other), last))
+    (playing_bw, last_bw), (playing_sc2, last_sc2) = sides
+    player, u, v = by_nearness(arrays, playing_bw, playing_sc2)
+    partner = np.where(u == player, v, u)
+    known = partner <= np.minimum(last_bw, last_sc2)[player]
+    player, u, v = player[known], u[known], v[known]
+    starts = np.searchsorted(player, players, "left")
+    counts = np.searchsorted(player, players, "right") - starts
+    settled = counts >= k
+    rank = np.arange(len(player)) - np.repeat(starts, counts)
+    keep = (rank < k) & np.repeat(settled, counts)
+    return player[keep], u[keep], v[keep], settled
 
 
 def _within(arrays: DuelArrays, players: Ints, gap: int) -> tuple[Ints, Ints, Ints]:

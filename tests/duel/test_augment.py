@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import rustworkx as rx
 
-from matcher.duel.augment import augment_to_maximum
+from matcher.duel.augment import ListedPartners, augment_to_maximum
 from matcher.duel.graph import DuelArrays, duel_arrays, legal
 from matcher.duel.model import DuelConfig, DuelPlayer, Window
 from matcher.duel.small import legal_edges
@@ -69,3 +69,28 @@ def test_rounds_reach_the_blossoms_maximum_from_any_start(block: int) -> None:
             first = np.array([a for a, _ in formed])
             second = np.array([b for _, b in formed])
             assert legal(arrays, first, second).all(), seed
+
+
+@pytest.mark.parametrize("block", range(2))
+def test_rounds_on_listed_pairs_reach_the_maximum_of_those_pairs(block: int) -> None:
+    """On a sparse graph of some legal pairs (ListedPartners), the rounds end with no
+    augmenting path left in that graph: as many pairs as its own maximum matching."""
+    for seed in range(1000 + block * 100, 1000 + block * 100 + 100):
+        rng = random.Random(seed)
+        n = rng.randint(2, 120)
+        arrays = random_arrays(rng, n)
+        bw, sc2, _ = legal_edges(arrays)
+        keep = np.array([rng.random() < 0.4 for _ in range(len(bw))], dtype=bool)
+        bw, sc2 = bw[keep], sc2[keep]
+        graph = rx.PyGraph()
+        graph.add_nodes_from(range(n))
+        graph.add_edges_from_no_data(list(zip(bw.tolist(), sc2.tolist(), strict=True)))
+        most = len(rx.max_weight_matching(graph, max_cardinality=True))
+        mate = np.full(n, -1, dtype=np.int64)
+        augment_to_maximum(arrays, mate, ListedPartners(arrays, bw, sc2))
+        paired = np.flatnonzero(mate >= 0)
+        assert (mate[mate[paired]] == paired).all(), seed
+        assert len(paired) // 2 == most, (seed, len(paired) // 2, most)
+        listed = set(zip(bw.tolist(), sc2.tolist(), strict=True))
+        pairs = zip(paired.tolist(), mate[paired].tolist(), strict=True)
+        assert all((a, b) in listed or (b, a) in listed for a, b in pairs), seed

@@ -14,12 +14,17 @@ large tier proves it and reports it as its bound), and the mean and 99th-percent
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 
 import numpy as np
 import pytest
 import rustworkx as rx
 
+import matcher.duel.large_complete as large_complete
 from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot
+from matcher.duel.limits import duel_limits
+from matcher.duel.result import duel_players
+from matcher.rules import parse_rules
 from matcher.strategies import run_wave
 
 CLOSE_MS = 1_000_000
@@ -114,3 +119,50 @@ def test_large_tier_makes_the_most_legal_pairs_near_the_optimum(
         assert np.mean(found) <= np.mean(best) + 1, (name, n, seed, np.mean(found), np.mean(best))
         p99 = float(np.percentile(found, 99))
         assert p99 <= float(np.percentile(best, 99)) + 10, (name, n, seed, p99)
+
+
+@pytest.mark.parametrize("blocking", [False, True], ids=["latency", "latency+blocks"])
+@pytest.mark.parametrize("name", DISTRIBUTIONS)
+def test_paths_searched_first_among_the_near_pairs_keep_the_most_pairs(
+    name: str, blocking: bool, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Waves of 2,000 players or more search the augmenting paths first among the near
+    pairs (ADR 0220); here every wave does, so the oracle's sizes judge that path."""
+    monkeypatch.setattr(large_complete, "_NEAR_PATHS_FROM", 0)
+    rules = dict(RULES, block_lists=True) if blocking else RULES
+    profile = QueueProfile(
+        "1v1", "optimal", ("m",), rules=rules, options={"optimal_exact_limit": 20}
+    )
+    for seed in (3, 4):
+        snapshot = wave(name, 300, seed, blocking)
+        result = run_wave(snapshot, profile)
+        at = {w.ticket.ticket_id: i for i, w in enumerate(snapshot.tickets)}
+        made = [[at[s.ticket_id] for t in m.teams for s in t.seats] for m in result.matches]
+        assert all(legal(snapshot, a, b) for a, b in made), (name, seed)
+        most, best = optimum(snapshot)
+        assert len(made) == most == result.stat("max_pairs_bound"), (name, seed, len(made), most)
+        if not best:
+            continue
+        mmr = [dict(w.ticket.players[0].ratings)["mmr"] for w in snapshot.tickets]
+        found = [abs(mmr[a] - mmr[b]) for a, b in made]
+        assert np.mean(found) <= np.mean(best) + 1, (name, seed, np.mean(found), np.mean(best))
+        assert float(np.percentile(found, 99)) <= float(np.percentile(best, 99)) + 10, (name, seed)
+
+
+def test_players_who_play_nobody_refuse_no_pair_among_the_others() -> None:
+    """Every player waited as long, so one latency limit holds for all: those above it
+    play nobody, and among the others the limit refuses no pair, so the wave takes the
+    usual steps (ADR 0220); a player under the limit who could play only a longer
+    waiting one keeps the wave on the refusing path."""
+    snapshot = wave("tied", 120, 5, False)
+    same = tuple(
+        replace(w, ticket=replace(w.ticket, joined_at_ms=CLOSE_MS - 5_000))
+        for w in snapshot.tickets
+    )
+    players, _ = duel_players(replace(snapshot, tickets=same), "mmr")
+    limits = duel_limits(players, replace(snapshot, tickets=same), parse_rules(RULES))
+    assert limits is not None
+    assert not limits.playable().all()
+    assert not limits.refuses_by_traits()
+    spread = duel_limits(*duel_players(snapshot, "mmr")[:1], snapshot, parse_rules(RULES))
+    assert spread is not None and spread.refuses_by_traits()
