@@ -249,11 +249,12 @@ def _most_pairs_then_cheapest(
     then :func:`_cheapest_again` (the paths ignore the score, and so does rounding the
     relaxation's odd cycles, which are many under such a rule).
 
-    The paths are searched first among each player's nearest legal partners, the pairs
-    the re-choice reads too: on a dense wave every legal pair is thousands per player,
-    and the paths a maximum matching needs run through near pairs. Every legal pair is
-    searched only when the pair bound is still above the count, to prove there is no
-    path left."""
+    On waves of ``_NEAR_PATHS_FROM`` players or more the paths are searched first among
+    each player's nearest legal partners (the pairs the re-choice reads too), the
+    candidate graph and the left-out players' pairs: on a dense wave every legal pair is
+    thousands per player, and the paths a maximum matching needs run through near pairs.
+    Every legal pair is then searched only while the pair bound is above the count, to
+    prove no path is left."""
     touching = _augment_all(arrays, state, searched)
     everyone, wanted = np.arange(arrays.size, dtype=np.int64), _NEAREST * k
     candidates = candidate_edges(arrays, k)
