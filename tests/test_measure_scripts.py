@@ -61,6 +61,20 @@ def test_audit_refusing_rules_takes_the_large_tier_to_the_maximum() -> None:
     assert shown.rstrip().endswith("0 wave(s) missed the bar"), shown
 
 
+def test_audit_placement_ladder_compares_each_wave_with_the_exact_optimum() -> None:
+    """150 new-player-heavy players with the exact tier lowered to 20: a row per seed,
+    the large tier making the maximum and the optimum's own figures beside its own."""
+    arguments = ["--players", "150", "--seeds", "1-2", "--population", "newbie"]
+    arguments += ["--exact-limit", "20", "--blocks"]
+    shown = run_script("audit_placement_ladder.py", arguments).stdout
+    rows = [line for line in shown.splitlines() if line.startswith("newbie 150 ")]
+    assert len(rows) == 2, shown
+    for row in rows:
+        made, most = row.split(" | ")[1].split()
+        assert made == most and int(most) > 50, row
+    assert shown.rstrip().endswith("0 wave(s) missed the bar"), shown
+
+
 def test_choice_sniping_prints_a_row_per_variant_the_same_twice() -> None:
     arguments = ["--waves", "3", "--queued", "12", "--scales", "25"]
     shown = run_script("choice_sniping.py", arguments).stdout
