@@ -31,7 +31,6 @@ import argparse
 import math
 import random
 import sys
-import time
 from pathlib import Path
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -48,9 +47,16 @@ sys.path[:0] = [str(args.tree), str(Path(__file__).resolve().parents[1])]
 import numpy as np  # noqa: E402
 import rustworkx as rx  # noqa: E402
 from bench_duel import seed_range  # noqa: E402
+from quality_bar import Judgement, audit  # noqa: E402
 
-from matcher.core import Player, QueueProfile, Ticket, WaitingTicket, WaveSnapshot  # noqa: E402
-from matcher.strategies import get_strategy, run_wave  # noqa: E402
+from matcher.core import (  # noqa: E402
+    Player,
+    QueueProfile,
+    Ticket,
+    WaitingTicket,
+    WaveResult,
+    WaveSnapshot,
+)
 
 CLOSE_MS = 1_765_000_000_000
 RULES = {
@@ -190,42 +196,23 @@ def main() -> int:
         "optimal_prepair_limit": args.prepair_limit,
     }
     profile = QueueProfile("1v1", "optimal", ("m",), rules=rules, options=options)
-    get_strategy("optimal")  # loaded before the first timing
-    missed = 0
-    print("population players seed | pairs maximum | mean optimum | p99 optimum | cpu s")
-    for population in CHOSEN:
-        for n in SIZES:
-            for seed in SEEDS:
-                snapshot = wave(population, n, seed, args.blocks)
-                start = time.process_time()
-                result = run_wave(snapshot, profile)
-                spent = time.process_time() - start
-                mmr, u, v = legal_pairs(snapshot)
-                at = {w.ticket.ticket_id: i for i, w in enumerate(snapshot.tickets)}
-                legal = set(zip(u.tolist(), v.tolist(), strict=True))
-                made = [
-                    sorted(at[s.ticket_id] for t in m.teams for s in t.seats)
-                    for m in result.matches
-                ]
-                found = [abs(int(mmr[a]) - int(mmr[b])) for a, b in made] or [0]
-                exact = optimum(mmr, u, v, len(snapshot.tickets))
-                best = exact or [0]
-                mean, mean_best = float(np.mean(found)), float(np.mean(best))
-                p99, p99_best = float(np.percentile(found, 99)), float(np.percentile(best, 99))
-                bad = (
-                    len(made) < len(exact)
-                    or not all((a, b) in legal for a, b in made)
-                    or mean > mean_best + 1
-                    or p99 > p99_best + 10
-                )
-                missed += bad
-                print(
-                    f"{population} {n} {seed} | {len(made)} {len(exact)} | {mean:.2f} "
-                    f"{mean_best:.2f} | {p99:.1f} {p99_best:.1f} | {spent:.2f}"
-                    f"{'  MISS' if bad else ''}"
-                )
-    print(f"{missed} wave(s) missed the bar")
-    return 1 if missed else 0
+    waves = (
+        (f"{population} {n} {seed}", wave(population, n, seed, args.blocks))
+        for population in CHOSEN
+        for n in SIZES
+        for seed in SEEDS
+    )
+    return audit("population players seed", profile, waves, judge)
+
+
+def judge(snapshot: WaveSnapshot, result: WaveResult) -> Judgement:
+    mmr, u, v = legal_pairs(snapshot)
+    at = {w.ticket.ticket_id: i for i, w in enumerate(snapshot.tickets)}
+    legal = set(zip(u.tolist(), v.tolist(), strict=True))
+    made = [sorted(at[s.ticket_id] for t in m.teams for s in t.seats) for m in result.matches]
+    found = [abs(int(mmr[a]) - int(mmr[b])) for a, b in made]
+    exact = optimum(mmr, u, v, len(snapshot.tickets))
+    return len(made), len(exact), found, exact, all((a, b) in legal for a, b in made)
 
 
 if __name__ == "__main__":

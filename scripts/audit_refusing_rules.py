@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -37,11 +36,10 @@ parser.add_argument("--tree", type=Path, default=Path(__file__).resolve().parent
 args = parser.parse_args()
 sys.path[:0] = [str(args.tree), str(Path(__file__).resolve().parents[1])]
 
-import numpy as np  # noqa: E402
 from bench_duel import seed_range  # noqa: E402
+from quality_bar import Judgement, audit  # noqa: E402
 
-from matcher.core import QueueProfile  # noqa: E402
-from matcher.strategies import get_strategy, run_wave  # noqa: E402
+from matcher.core import QueueProfile, WaveResult, WaveSnapshot  # noqa: E402
 from tests.oracle.test_refusing_rules_oracle import (  # noqa: E402
     DISTRIBUTIONS,
     RULES,
@@ -61,37 +59,22 @@ def main() -> int:
     rules = dict(RULES, block_lists=True) if args.blocks else RULES
     options = {"optimal_exact_limit": args.exact_limit}
     profile = QueueProfile("1v1", "optimal", ("m",), rules=rules, options=options)
-    get_strategy("optimal")  # loaded before the first timing
-    missed = 0
-    print("distribution players seed | pairs maximum | mean optimum | p99 optimum | cpu s")
-    for name in DISTRIBUTIONS:
-        for n in SIZES:
-            for seed in SEEDS:
-                snapshot = wave(name, n, seed, args.blocks)
-                start = time.process_time()
-                result = run_wave(snapshot, profile)
-                spent = time.process_time() - start
-                at = {w.ticket.ticket_id: i for i, w in enumerate(snapshot.tickets)}
-                made = [[at[s.ticket_id] for t in m.teams for s in t.seats] for m in result.matches]
-                mmr = [dict(w.ticket.players[0].ratings)["mmr"] for w in snapshot.tickets]
-                found = [abs(mmr[a] - mmr[b]) for a, b in made] or [0]
-                most, best = optimum(snapshot)
-                best = best or [0]
-                mean, mean_best = float(np.mean(found)), float(np.mean(best))
-                p99, p99_best = float(np.percentile(found, 99)), float(np.percentile(best, 99))
-                bad = (
-                    len(made) < most
-                    or not all(legal(snapshot, a, b) for a, b in made)
-                    or mean > mean_best + 1
-                    or p99 > p99_best + 10
-                )
-                missed += bad
-                print(
-                    f"{name} {n} {seed} | {len(made)} {most} | {mean:.2f} {mean_best:.2f} | "
-                    f"{p99:.1f} {p99_best:.1f} | {spent:.2f}{'  MISS' if bad else ''}"
-                )
-    print(f"{missed} wave(s) missed the bar")
-    return 1 if missed else 0
+    waves = (
+        (f"{name} {n} {seed}", wave(name, n, seed, args.blocks))
+        for name in DISTRIBUTIONS
+        for n in SIZES
+        for seed in SEEDS
+    )
+    return audit("distribution players seed", profile, waves, judge)
+
+
+def judge(snapshot: WaveSnapshot, result: WaveResult) -> Judgement:
+    at = {w.ticket.ticket_id: i for i, w in enumerate(snapshot.tickets)}
+    made = [[at[s.ticket_id] for t in m.teams for s in t.seats] for m in result.matches]
+    mmr = [dict(w.ticket.players[0].ratings)["mmr"] for w in snapshot.tickets]
+    found = [abs(mmr[a] - mmr[b]) for a, b in made]
+    most, best = optimum(snapshot)
+    return len(made), most, found, best, all(legal(snapshot, a, b) for a, b in made)
 
 
 if __name__ == "__main__":
