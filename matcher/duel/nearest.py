@@ -20,7 +20,7 @@ from matcher.duel.graph import Bools, DuelArrays, Ints, legal
 #: Candidate pairs tested per vectorised batch at most: bounds the temporaries.
 _BATCH = 1 << 18
 #: The first gap searched, and its growth per round: a few rounds reach any window.
-_FIRST_GAP = 2
+_FIRST_GAP = 8
 _GROWTH = 4
 #: Ties met per side and pair sought by :func:`_in_ties`: enough that a rule refusing
 #: most of a tie group still leaves ``k`` pairs among them.
@@ -62,10 +62,11 @@ def nearest_pairs(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints
     if arrays.limits is not None:  # a player above every latency limit plays nobody
         left = left[arrays.limits.playable()[left]]
     kept: list[tuple[Ints, Ints, Ints]] = []  # (player, u, v) of the players settled
-    if len(left):
-        player, u, v, settled = _in_ties(arrays, left, k)
+    crowded = left[_tie_sizes(arrays, left) > _TIED * k]
+    if len(crowded):
+        player, u, v, settled = _in_ties(arrays, crowded, k)
         kept.append((player, u, v))
-        left = left[~settled]
+        left = np.setdiff1d(left, crowded[settled], assume_unique=True)
     while len(left):
         player, u, v = _within(arrays, left, gap)
         starts = np.searchsorted(player, left, "left")
@@ -86,13 +87,26 @@ def nearest_pairs(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints
     return player[order], u[order], v[order]
 
 
+def _tie_sizes(arrays: DuelArrays, players: Ints) -> Ints:
+    """Per player, the larger of its two sides' counts of opposite ratings equal to its own
+    (0 on a side it does not play)."""
+    sizes = np.zeros(len(players), dtype=np.int64)
+    for ratings, sorted_ratings in ((arrays.bw, arrays.sc2_sorted), (arrays.sc2, arrays.bw_sorted)):
+        own = ratings[players]
+        count = np.searchsorted(sorted_ratings, own, "right")
+        count -= np.searchsorted(sorted_ratings, own, "left")
+        np.maximum(sizes, np.where(own >= 0, count, 0), out=sizes)
+    return sizes
+
+
 def _in_ties(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints, Ints, Bools]:
     """The players (ascending) whose ``k`` nearest pairs all lie at their own rating, with
     those pairs as ``(player, u, v)``, and the mask of them among ``players``.
 
     A tie group of thousands (one rating for all) would put every member into every
-    search; here a player meets only the first ``_TIED * k`` of each side's ties, in wave
-    order, which is the pairs' order at gap 0. The pairs found with a partner up to the
+    search; here a player whose tie group is larger than ``_TIED * k`` on a side meets
+    only the first ``_TIED * k`` of that side's ties, in wave order, which is the pairs'
+    order at gap 0. The pairs found with a partner up to the
     last one met on every side cut short are all of that player's gap-0 pairs that far,
     so when they are ``k`` or more the first ``k`` are its nearest."""
     sides = []
