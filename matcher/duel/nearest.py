@@ -121,15 +121,7 @@ def _in_ties(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints, Int
         # The last partner met on a side cut short; pairs past it on the other side wait.
         last = np.full(arrays.size, np.iinfo(np.int64).max, dtype=np.int64)
         last[seekers[short]] = others[high[short] - 1]
-        found = [
-            (seeker[ok], other[ok])
-            for seeker, other in candidates_in_ranges(seekers, others, low, high)
-            for ok in [legal(arrays, seeker, other) if plays_bw else legal(arrays, other, seeker)]
-        ]
-        empty = np.zeros(0, dtype=np.int64)
-        seeker = np.concatenate([x for x, _ in found]) if found else empty
-        other = np.concatenate([y for _, y in found]) if found else empty
-        sides.append(((seeker, other), last))
+        sides.append((_legal_in_ranges(arrays, seekers, others, low, high, plays_bw), last))
     (playing_bw, last_bw), (playing_sc2, last_sc2) = sides
     player, u, v = by_nearness(arrays, playing_bw, playing_sc2)
     partner = np.where(u == player, v, u)
@@ -183,9 +175,17 @@ def _around(
 ) -> tuple[Ints, Ints]:
     """The legal pairs of each seeker with the others (``others`` sorted by
     ``other_ratings``) whose rating lies within ``gap`` of the seeker's, as
-    ``(seeker, other)`` in batches of at most ``_BATCH`` candidates."""
+    ``(seeker, other)``."""
     low = np.searchsorted(other_ratings, ratings - gap, "left")
     high = np.searchsorted(other_ratings, ratings + gap, "right")
+    return _legal_in_ranges(arrays, seekers, others, low, high, seekers_play_bw)
+
+
+def _legal_in_ranges(
+    arrays: DuelArrays, seekers: Ints, others: Ints, low: Ints, high: Ints, seekers_play_bw: bool
+) -> tuple[Ints, Ints]:
+    """The legal pairs of each ``seekers[i]`` with ``others[low[i]:high[i]]``, as
+    ``(seeker, other)``, tested in batches of at most ``_BATCH`` candidates."""
     found_seeker, found_other = [], []
     for seeker, other in candidates_in_ranges(seekers, others, low, high):
         ok = legal(arrays, seeker, other) if seekers_play_bw else legal(arrays, other, seeker)
