@@ -81,7 +81,7 @@ _BUILT_IN = (
         duel=True,
         checker="matcher.duel.checks:duel_result_problems",
         check="matcher.strategies:_check_optimal",
-        revision=19,
+        revision=20,
         # ``priority``: its sit-out order is the duel code's own (docs/adr/0162).
         rules_honoured=_ALL_RULES - {"max_spread", "max_team_gap", "priority"},
     ),

@@ -39,8 +39,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 from allocator_setting import add_allocator_argument, apply_allocator  # noqa: E402
-from bench_duel import MAPS, seed_range, wave  # noqa: E402
+from bench_duel import MAPS, wave  # noqa: E402
 from machine import machine_line  # noqa: E402
+from quality_bar import seed_range  # noqa: E402
 
 from matcher.duel.model import (  # noqa: E402
     OPTIMAL_DEFAULTS,

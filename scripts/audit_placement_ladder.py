@@ -46,8 +46,7 @@ sys.path[:0] = [str(args.tree), str(Path(__file__).resolve().parents[1])]
 
 import numpy as np  # noqa: E402
 import rustworkx as rx  # noqa: E402
-from bench_duel import seed_range  # noqa: E402
-from quality_bar import Judgement, audit  # noqa: E402
+from quality_bar import Judgement, audit, matcher_from, seed_range  # noqa: E402
 
 from matcher.core import (  # noqa: E402
     Player,
@@ -66,6 +65,7 @@ RULES = {
 }
 POPULATIONS = ("glicko", "newbie", "coarse")
 
+matcher_from(args.tree)
 try:
     SIZES = [int(size) for size in args.players.split(",")]
     SEEDS = seed_range(args.seeds)

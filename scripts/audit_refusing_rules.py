@@ -36,8 +36,7 @@ parser.add_argument("--tree", type=Path, default=Path(__file__).resolve().parent
 args = parser.parse_args()
 sys.path[:0] = [str(args.tree), str(Path(__file__).resolve().parents[1])]
 
-from bench_duel import seed_range  # noqa: E402
-from quality_bar import Judgement, audit  # noqa: E402
+from quality_bar import Judgement, audit, matcher_from, seed_range  # noqa: E402
 
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot  # noqa: E402
 from tests.oracle.test_refusing_rules_oracle import (  # noqa: E402
@@ -48,6 +47,7 @@ from tests.oracle.test_refusing_rules_oracle import (  # noqa: E402
     wave,
 )
 
+matcher_from(args.tree)
 try:
     SIZES = [int(size) for size in args.players.split(",")]
     SEEDS = seed_range(args.seeds)

@@ -27,8 +27,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from bench_duel import seed_range, wave  # noqa: E402
+from bench_duel import wave  # noqa: E402
 from machine import machine_line  # noqa: E402
+from quality_bar import seed_range  # noqa: E402
 
 from matcher.checks import wave_result_problems  # noqa: E402
 from matcher.core import Player, WaveSnapshot  # noqa: E402

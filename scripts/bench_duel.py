@@ -46,12 +46,6 @@ from matcher.duel.windows import pressure, tier_window
 MAPS = ("Fighting Spirit", "Circuit Breaker", "Polypoid", "Eclipse")
 
 
-def seed_range(spec: str) -> range:
-    """Seeds of a ``--seeds`` option: ``"3"`` or ``"1-10"`` (both ends included)."""
-    first, _, last = spec.partition("-")
-    return range(int(first), int(last or first) + 1)
-
-
 def wave(n: int, seed: int) -> list[DuelPlayer]:
     rng = random.Random(seed)
     players = []

@@ -45,8 +45,8 @@ def main() -> int:
     args = parser.parse_args()
     try:
         sizes = [int(text) for text in args.players.split(",")]
-        # Not bench_duel.seed_range: importing bench_duel puts this checkout's matcher
-        # first on the path, and a child must close waves with its own tree's.
+        # Not quality_bar.seed_range: importing it imports this checkout's matcher before
+        # a child has put its own tree first on the path.
         first, _, last = args.seeds.partition("-")
         seeds = list(range(int(first), int(last or first) + 1))
     except ValueError:

@@ -33,8 +33,9 @@ parser.add_argument("--players", type=int, default=30)
 args = parser.parse_args()
 sys.path[:0] = [str(args.tree), str(args.tree / "scripts")]
 
-from bench_duel import MAPS, seed_range, wave  # noqa: E402
+from bench_duel import MAPS, wave  # noqa: E402
 from machine import machine_line  # noqa: E402
+from quality_bar import seed_range  # noqa: E402
 
 from matcher.core import QueueProfile  # noqa: E402
 from matcher.duel.ladder import ladder_pairs  # noqa: E402

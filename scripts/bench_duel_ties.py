@@ -33,8 +33,9 @@ import rustworkx as rx
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
-from bench_duel import seed_range, wave  # noqa: E402
+from bench_duel import wave  # noqa: E402
 from machine import machine_line  # noqa: E402
+from quality_bar import seed_range  # noqa: E402
 
 from matcher.duel.graph import DuelArrays, candidate_edges, legal, legal_table, undirected  # noqa: E402
 from matcher.duel.model import OPTIMAL_DEFAULTS, DuelPlayer  # noqa: E402

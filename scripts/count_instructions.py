@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(ROOT), str(ROOT / "scripts")]
 
 from audit_duel import players_of  # noqa: E402
-from bench_duel import MAPS, seed_range  # noqa: E402
+from bench_duel import MAPS  # noqa: E402
 from callgrind import counted_run  # noqa: E402
+from quality_bar import seed_range  # noqa: E402
 
 from matcher.duel.ladder import ladder_pairs  # noqa: E402
 from matcher.duel.model import LADDER_DEFAULTS, OPTIMAL_DEFAULTS  # noqa: E402

@@ -4,11 +4,27 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 import numpy as np
 
+import matcher
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot
 from matcher.strategies import get_strategy, run_wave
+
+
+def seed_range(spec: str) -> range:
+    """Seeds of a ``--seeds`` option: ``"3"`` or ``"1-10"`` (both ends included)."""
+    first, _, last = spec.partition("-")
+    return range(int(first), int(last or first) + 1)
+
+
+def matcher_from(tree: Path) -> None:
+    """Stop with one line unless ``matcher`` was imported from ``tree`` (``--tree``): an
+    A/B whose two sides ran the same code would compare nothing."""
+    found = Path(matcher.__file__).resolve().parents[1]
+    if found != tree.resolve():
+        raise SystemExit(f"--tree {tree}: matcher was imported from {found} instead")
 
 
 def judged(

@@ -30,7 +30,7 @@ from tests.teams.factories import ticket
 
 #: (decision revision, digest of the decisions on the waves below) per strategy.
 PINNED = {
-    "optimal": (19, "d7140400d521e4b1"),
+    "optimal": (20, "f21406b3110256e1"),
     "ladder-v2.1": (2, "7acfbdbcffc7affd"),
     "rebalance": (7, "a2ea2316b338652b"),
     "game-queue": (7, "a2ea2316b338652b"),
@@ -189,6 +189,14 @@ def base_cases(name: str) -> list[tuple[WaveSnapshot, QueueProfile]]:
         refusing.append(
             (
                 replace(same_wait, tickets=rejoined),
+                QueueProfile("1v1", "optimal", ("m",), rules=LATENCY_RULES),
+            )
+        )
+        # One rating for all under a latency limit: the tie group met in each player's
+        # own order and the blocks cut across join order (ADR 0221).
+        refusing.append(
+            (
+                latency_wave("all_equal", 1200, 1, False),
                 QueueProfile("1v1", "optimal", ("m",), rules=LATENCY_RULES),
             )
         )

@@ -59,6 +59,7 @@ from matcher.duel.graph import (
 )
 from matcher.duel.large import relaxed_pairs
 from matcher.duel.near import LegalPartners
+from matcher.duel.nearest import by_rating_scattered
 from matcher.duel.small import exact_pairs, exact_pairs_on, legal_edges
 
 #: Players nearest in rating to a left-out player re-solved exactly with it (and their
@@ -73,6 +74,8 @@ _BALL_ROUNDS = 4
 #: few legal partners lie many places off in rating (a latency limit), few enough for
 #: the blossom.
 _NEAREST = 16
+#: Pairs at a player's own rating among them, in multiples of ``optimal_neighbours``.
+_TIES = 8
 #: Players from which the augmenting paths are searched first among the near pairs: on
 #: smaller waves the paths' search of every legal pair of the few players it reaches
 #: costs less than the near pairs of every player.
@@ -258,13 +261,13 @@ def _most_pairs_then_cheapest(
     touching = _augment_all(arrays, state, searched)
     everyone, wanted = np.arange(arrays.size, dtype=np.int64), _NEAREST * k
     candidates = candidate_edges(arrays, k)
-    nearest = None
+    nearest: tuple[Ints, Ints, Ints] | None = None
     if not _bound_met(arrays, state):
         sources: list[LegalPartners | ListedPartners] = [searched]
         if arrays.size >= _NEAR_PATHS_FROM:
             nearest = searched.nearest(everyone, wanted)
-            near_u = np.concatenate([nearest[0], candidates[0], touching[0]])
-            near_v = np.concatenate([nearest[1], candidates[1], touching[1]])
+            near_u = np.concatenate([nearest[1], candidates[0], touching[0]])
+            near_v = np.concatenate([nearest[2], candidates[1], touching[1]])
             sources.insert(0, ListedPartners(arrays, near_u, near_v))
         for partners in sources:
             for bw, sc2 in augment_to_maximum(arrays, state.mate, partners):
@@ -273,7 +276,20 @@ def _most_pairs_then_cheapest(
                 break
     if nearest is None:  # after the paths: read off the partners they searched
         nearest = searched.nearest(everyone, wanted)
-    _cheapest_again(arrays, state, nearest, candidates)
+    _cheapest_again(arrays, state, _fewer_ties(arrays, nearest, _TIES * k), candidates)
+
+
+def _fewer_ties(
+    arrays: DuelArrays, nearest: tuple[Ints, Ints, Ints], ties: int
+) -> tuple[Ints, Ints]:
+    """The pairs ``(u, v)`` of ``nearest`` (``(player, u, v)`` as
+    :meth:`LegalPartners.nearest` gives them), each player's at its own rating cut to its
+    first ``ties``: met in each player's own order, they reach across its tie group, and
+    more of them only slow the blossom."""
+    player, u, v = nearest
+    rank = np.arange(len(player)) - np.searchsorted(player, player)
+    keep = (rank < ties) | (arrays.bw[u] != arrays.sc2[v])
+    return u[keep], v[keep]
 
 
 def _bound_met(arrays: DuelArrays, state: _Pairs) -> bool:
@@ -300,20 +316,46 @@ def _cheapest_again(
     back = legal(arrays, v, u)
     keys = unique_sorted(np.concatenate([u * n + v, v[back] * n + u[back]]))
     u, v = keys // n, keys % n
-    order, _ = _rating_places(arrays)
+    # By rating, and inside one rating in the scattered order rather than by join order,
+    # so that a block cutting a tie group takes new and long-waiting players alike: a
+    # latency limit lets the new ones play only those who have waited.
+    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
+    order = by_rating_scattered(key, np.arange(n, dtype=np.int64), n)
     size = -(-n // max(1, round(n / _BLOCK)))  # equal blocks, about _BLOCK players
     starts = [*range(0, n, size), *(range(size // 2, n - size // 2, size) if n > size else ())]
     for start in starts:
-        inside = state.with_partners(order[start : start + size])
+        block = order[start : start + size]
+        inside = state.with_partners(block)
+        # The partners from outside the block: their other partners lie outside it, so the
+        # block may not leave them out for a player of its own.
+        guests = inside.copy()
+        guests[block] = False
         bw, sc2 = state.arrays()
         mine = inside[bw]
         kept = inside[u] & inside[v]
         block_u = np.concatenate([bw[mine], u[kept]])
         block_v = np.concatenate([sc2[mine], v[kept]])
+        if _least_already(arrays, state, (bw[mine], sc2[mine]), (u[kept], v[kept])):
+            continue
         pairs = unique_sorted(block_u * n + block_v)
         state.mate[inside] = -1
-        for bw_player, sc2_player in exact_pairs_on(arrays, pairs // n, pairs % n):
+        for bw_player, sc2_player in exact_pairs_on(arrays, pairs // n, pairs % n, guests):
             state.pair(bw_player, sc2_player)
+
+
+def _least_already(
+    arrays: DuelArrays, state: _Pairs, pairs: tuple[Ints, Ints], edges: tuple[Ints, Ints]
+) -> bool:
+    """Whether a block's ``pairs`` already take the least score of any matching on its
+    ``edges``: every player of an edge is paired, so every matching with as many pairs
+    pairs the same players (the score's terms per player are the same), and every pair
+    is at gap 0, the least its one term per pair can be (where no ``sort`` rule adds
+    another). One rating for all is such a block."""
+    if arrays.limits is not None and arrays.limits.sort is not None:
+        return False
+    if (arrays.bw[pairs[0]] != arrays.sc2[pairs[1]]).any():
+        return False
+    return bool((state.mate[edges[0]] >= 0).all() and (state.mate[edges[1]] >= 0).all())
 
 
 def _dearest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:

@@ -15,7 +15,14 @@ from collections.abc import Iterator
 import numpy as np
 
 from matcher.duel.graph import DuelArrays, Ints, legal
-from matcher.duel.nearest import by_nearness, candidates_in_ranges, nearest_pairs
+from matcher.duel.nearest import (
+    by_nearness,
+    candidates_in_ranges,
+    nearest_pairs,
+    tie_bits,
+    tie_partner,
+    tie_rank,
+)
 
 
 def legal_between(arrays: DuelArrays, bw_side: Ints, sc2_side: Ints) -> tuple[Ints, Ints]:
@@ -130,9 +137,10 @@ def partners_by_player(
     arrays: DuelArrays, players: Ints, touching: tuple[Ints, Ints] | None = None
 ) -> tuple[Ints, Ints]:
     """Each of ``players``' legal partners (either side), as ``(player, partner)`` sorted by
-    player, then rating gap, then partner; a partner legal both ways is listed once, at
-    its nearer side choice (the player's BW side on a tie). ``touching``: the directed
-    pairs :func:`legal_touching` gives for ``players`` or more, when found already.
+    player, then rating gap, then :func:`matcher.duel.nearest.tie_rank`; a partner legal
+    both ways is listed once, at its nearer side choice (the player's BW side on a tie).
+    ``touching``: the directed pairs :func:`legal_touching` gives for ``players`` or more,
+    when found already.
 
     >>> from matcher.duel.graph import duel_arrays
     >>> from matcher.duel.model import DuelConfig, DuelPlayer, Window
@@ -157,7 +165,7 @@ def partners_by_player(
     # Each pair once as one integer key (no two alike), sorted by value: no permutation to
     # gather through, and the player, gap and partner read back from the key by shifts
     # and masks (each field given a power-of-two width).
-    players_bits = max(arrays.size - 1, 1).bit_length()
+    players_bits = tie_bits(arrays.size)
     gap_bits = (int(gap.max()) if len(gap) else 1).bit_length()
     pair = (player << players_bits) | partner
     by_partner = np.sort((((pair << gap_bits) | gap) << 1) | side)
@@ -165,9 +173,11 @@ def partners_by_player(
     first = np.ones(len(pair), dtype=bool)
     first[1:] = pair[1:] != pair[:-1]
     pair, gap = pair[first], (by_partner[first] >> 1) & ((1 << gap_bits) - 1)
-    partner = pair & ((1 << players_bits) - 1)
-    by_gap = np.sort((((pair >> players_bits) << gap_bits | gap) << players_bits) | partner)
-    return by_gap >> (gap_bits + players_bits), by_gap & ((1 << players_bits) - 1)
+    player, partner = pair >> players_bits, pair & ((1 << players_bits) - 1)
+    rank = tie_rank(player, partner, arrays.size)
+    by_gap = np.sort(((player << gap_bits | gap) << players_bits) | rank)
+    player = by_gap >> (gap_bits + players_bits)
+    return player, tie_partner(player, by_gap & ((1 << players_bits) - 1), arrays.size)
 
 
 class LegalPartners:
@@ -184,8 +194,8 @@ class LegalPartners:
     >>> partners = LegalPartners(duel_arrays(players, ("m",), Window(75, 25), DuelConfig()))
     >>> partners.of(0).tolist(), partners.of(1).tolist()  # a and c are 100 apart
     ([1], [0, 2])
-    >>> [x.tolist() for x in partners.nearest(np.arange(3), 1)]  # (BW, SC2) per player
-    [[0, 1, 1], [1, 0, 2]]
+    >>> [x.tolist() for x in partners.nearest(np.arange(3), 1)]  # (player, BW, SC2)
+    [[0, 1, 2], [0, 1, 1], [1, 0, 2]]
     """
 
     def __init__(self, arrays: DuelArrays) -> None:
@@ -228,9 +238,9 @@ class LegalPartners:
             self.search(np.array([player], dtype=np.int64))
         return self._partners[player]
 
-    def nearest(self, players: Ints, k: int) -> tuple[Ints, Ints]:
+    def nearest(self, players: Ints, k: int) -> tuple[Ints, Ints, Ints]:
         """For each of ``players`` (distinct, ascending), its ``k`` legal directed pairs
-        ``(u, v)`` (u plays BW) nearest in rating, as
+        ``(u, v)`` (u plays BW) nearest in rating, as ``(player, u, v)`` in the order
         :func:`matcher.duel.nearest.nearest_pairs` gives them.
 
         A player searched already reads them off its first ``k`` partners: a pair's gap
@@ -241,7 +251,7 @@ class LegalPartners:
         known = np.array([p for p in players.tolist() if p in self._partners], dtype=np.int64)
         player, u, v = nearest_pairs(self.arrays, np.setdiff1d(players, known), k)
         if not len(known):
-            return u, v
+            return player, u, v
         firsts = [self._partners[p][:k] for p in known.tolist()]
         owner = np.repeat(known, [len(first) for first in firsts])
         other = np.concatenate(firsts)
@@ -253,4 +263,5 @@ class LegalPartners:
         near = rank < k
         player = np.concatenate([player, owners[near]])
         order = np.argsort(player, kind="stable")
-        return np.concatenate([u, bw[near]])[order], np.concatenate([v, sc2[near]])[order]
+        u, v = np.concatenate([u, bw[near]]), np.concatenate([v, sc2[near]])
+        return player[order], u[order], v[order]

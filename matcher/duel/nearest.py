@@ -7,6 +7,11 @@ A player's pairs within a gap ``g`` of its ratings are the opposite ratings insi
 :func:`matcher.duel.graph.legal` says so. Searching every player to ``g`` lists all its
 pairs of gap at most ``g``: when they are at least ``k``, its ``k`` nearest are among them;
 else ``g`` grows until they are or ``g`` covers the widest window of the wave.
+
+Partners at one gap come in each player's own order (:func:`tie_rank`), not in wave
+order: where hundreds share a rating (a placement rating), wave order would give every
+one of them the same first few of the group, and the re-choice, which reads only these
+pairs, could then pair the group among itself through those few alone.
 """
 
 from __future__ import annotations
@@ -27,17 +32,97 @@ _GROWTH = 4
 _TIED = 4
 
 
+#: Fractions of a power of two that :func:`tie_rank` steps by (the golden ratio's and the
+#: silver ratio's): consecutive players land far apart in the scattered order, and their
+#: starting points too, at every wave size.
+_SCATTER = 0.6180339887498949
+_START = 0.41421356237309515
+
+
+def tie_bits(size: int) -> int:
+    """The bits of a :func:`tie_rank` in a wave of ``size`` players."""
+    return max(size - 1, 1).bit_length()
+
+
+def tie_rank(player: Ints, partner: Ints, size: int) -> Ints:
+    """The order in which ``player`` meets its partners at one rating gap: a rank below
+    ``2 ** tie_bits(size)``, one to one in ``partner`` for a given ``player``
+    (:func:`tie_partner` reads the partner back).
+
+    Each player meets the wave in one scattered order of it (:func:`scattered`), from a
+    starting point of its own (:func:`starting_point`): two players of one tie group meet
+    different members of it first, so the first few partners of every member together
+    cover the group.
+
+    >>> tie_rank(np.array([0, 0, 0, 0]), np.arange(4), 4).tolist()
+    [0, 3, 2, 1]
+    >>> tie_rank(np.array([1, 1, 1, 1]), np.arange(4), 4).tolist()
+    [3, 2, 1, 0]
+    >>> sorted(tie_rank(np.full(8, 5), np.arange(8), 8).tolist())
+    [0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    rank: Ints = (scattered(partner, size) - starting_point(player, size)) & _mask(size)
+    return rank
+
+
+def scattered(players: Ints, size: int) -> Ints:
+    """``players``' places in the scattered order of the wave that :func:`tie_rank` turns:
+    a multiplication by an odd number modulo a power of two, one to one."""
+    place: Ints = (players * _step(_SCATTER, size)) & _mask(size)
+    return place
+
+
+def by_rating_scattered(ratings: Ints, players: Ints, size: int) -> Ints:
+    """The order of ``players`` (indices below ``size``) by ``ratings``, then by their
+    :func:`scattered` places: a tie group in an order unrelated to the join order.
+
+    >>> by_rating_scattered(np.array([1500, 1400, 1500]), np.array([1, 3, 2]), 10).tolist()
+    [1, 2, 0]
+    """
+    keys = ratings.astype(np.int64) << tie_bits(size) | scattered(players, size)
+    order: Ints = np.argsort(keys, kind="stable")
+    return order
+
+
+def starting_point(players: Ints, size: int) -> Ints:
+    """The scattered place from which each of ``players`` meets the wave: its rank 0."""
+    start: Ints = (players * _step(_START, size)) & _mask(size)
+    return start
+
+
+def _mask(size: int) -> int:
+    return (1 << tie_bits(size)) - 1
+
+
+def _step(fraction: float, size: int) -> int:
+    """The odd multiplier nearest ``fraction`` of the power of two of :func:`tie_bits`."""
+    return int((1 << tie_bits(size)) * fraction) | 1
+
+
+def tie_partner(player: Ints, rank: Ints, size: int) -> Ints:
+    """The partner whose :func:`tie_rank` for ``player`` is ``rank``.
+
+    >>> tie_partner(np.full(8, 5), tie_rank(np.full(8, 5), np.arange(8), 8), 8).tolist()
+    [0, 1, 2, 3, 4, 5, 6, 7]
+    """
+    mask = _mask(size)
+    inverse = pow(_step(_SCATTER, size), -1, mask + 1)
+    partner: Ints = (((rank + starting_point(player, size)) & mask) * inverse) & mask
+    return partner
+
+
 def pair_order(player: Ints, gap: Ints, partner: Ints, size: int) -> Ints:
-    """The stable order of pairs by player, then rating gap, then partner (``size``: the
-    wave's players): ``np.lexsort((partner, gap, player))`` as one stable sort of one key,
-    one pass instead of three over the millions of pairs of a dense wave.
+    """The stable order of pairs by player, then rating gap, then :func:`tie_rank`
+    (``size``: the wave's players): one stable sort of one key, one pass instead of three
+    over the millions of pairs of a dense wave.
 
     >>> pair_order(np.array([1, 0, 0]), np.array([5, 9, 2]), np.array([0, 1, 2]), 3).tolist()
     [2, 1, 0]
     """
     # The key fits int64 for any wave of ratings up to 10,000 (the contract's bound).
     span = int(gap.max()) + 1 if len(gap) else 1
-    order: Ints = np.argsort((player * span + gap) * size + partner, kind="stable")
+    key = (player * span + gap) << tie_bits(size) | tie_rank(player, partner, size)
+    order: Ints = np.argsort(key, kind="stable")
     return order
 
 
@@ -105,27 +190,45 @@ def _in_ties(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints, Int
 
     A tie group of thousands (one rating for all) would put every member into every
     search; here a player whose tie group is larger than ``_TIED * k`` on a side meets
-    only the first ``_TIED * k`` of that side's ties, in wave order, which is the pairs'
-    order at gap 0. The pairs found with a partner up to the
-    last one met on every side cut short are all of that player's gap-0 pairs that far,
-    so when they are ``k`` or more the first ``k`` are its nearest."""
+    only the first ``_TIED * k`` of that side's ties in its own order (:func:`tie_rank`):
+    a run, wrapping round, of the group sorted by its scattered order. The pairs found
+    with a partner up to the last one met on every side cut short are all of that
+    player's gap-0 pairs that far, so when they are ``k`` or more the first ``k`` are its
+    nearest."""
+    n, bits = arrays.size, tie_bits(arrays.size)
     sides = []
     for seekers, ratings, others, sorted_ratings, plays_bw in (
         (players[arrays.bw[players] >= 0], arrays.bw, arrays.sc2_order, arrays.sc2_sorted, True),
         (players[arrays.sc2[players] >= 0], arrays.sc2, arrays.bw_order, arrays.bw_sorted, False),
     ):
-        low = np.searchsorted(sorted_ratings, ratings[seekers], "left")
-        high = np.searchsorted(sorted_ratings, ratings[seekers], "right")
+        own = ratings[seekers]
+        low = np.searchsorted(sorted_ratings, own, "left")
+        high = np.searchsorted(sorted_ratings, own, "right")
+        # The side by rating, then by the scattered order every player meets it in.
+        places = scattered(others, n)
+        order = np.lexsort((places, sorted_ratings))
+        others, keys = others[order], (sorted_ratings[order] << bits) | places[order]
+        # Where the seeker's own order starts: the first scattered rank at or past its
+        # starting point, wrapping round to the group's first.
+        first = np.searchsorted(keys, (own << bits) | starting_point(seekers, n), "left")
+        first = np.where(first >= high, low, first)
         short = high - low > _TIED * k
-        high = np.where(short, low + _TIED * k, high)
-        # The last partner met on a side cut short; pairs past it on the other side wait.
-        last = np.full(arrays.size, np.iinfo(np.int64).max, dtype=np.int64)
-        last[seekers[short]] = others[high[short] - 1]
-        sides.append((_legal_in_ranges(arrays, seekers, others, low, high, plays_bw), last))
+        stop = np.where(short, first + _TIED * k, high)
+        wrapped = np.where(short, np.maximum(stop - high, 0), first - low)
+        stop = np.minimum(stop, high)
+        ranges = (np.concatenate([first, low]), np.concatenate([stop, low + wrapped]))
+        found = _legal_in_ranges(
+            arrays, np.concatenate([seekers, seekers]), others, *ranges, plays_bw
+        )
+        # The rank of the last partner met on a side cut short; pairs past it wait.
+        end = np.where(wrapped > 0, low + wrapped, stop) - 1
+        last = np.full(n, np.iinfo(np.int64).max, dtype=np.int64)
+        last[seekers[short]] = tie_rank(seekers[short], others[end[short]], n)
+        sides.append((found, last))
     (playing_bw, last_bw), (playing_sc2, last_sc2) = sides
     player, u, v = by_nearness(arrays, playing_bw, playing_sc2)
     partner = np.where(u == player, v, u)
-    known = partner <= np.minimum(last_bw, last_sc2)[player]
+    known = tie_rank(player, partner, n) <= np.minimum(last_bw, last_sc2)[player]
     player, u, v = player[known], u[known], v[known]
     starts = np.searchsorted(player, players, "left")
     counts = np.searchsorted(player, players, "right") - starts

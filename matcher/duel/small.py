@@ -15,6 +15,7 @@ import rustworkx as rx
 
 from matcher.duel.choice import PairNoise
 from matcher.duel.graph import (
+    Bools,
     DuelArrays,
     Ints,
     cost_table,
@@ -69,9 +70,12 @@ def _blossom(size: int, bw: Ints, sc2: Ints, weight: Ints) -> list[tuple[int, in
     return list(zip(bw[at].tolist(), sc2[at].tolist(), strict=True))
 
 
-def exact_pairs_on(arrays: DuelArrays, u: Ints, v: Ints) -> list[tuple[int, int]]:
+def exact_pairs_on(
+    arrays: DuelArrays, u: Ints, v: Ints, kept: Bools | None = None
+) -> list[tuple[int, int]]:
     """The optimum's pairs ``(bw_player, sc2_player)`` among the legal directed pairs
-    ``(u[i], v[i])`` only (u plays BW), by BW player: most pairs, then least score.
+    ``(u[i], v[i])`` only (u plays BW), by BW player: most pairs, then the most players
+    of ``kept`` (a mask over the wave) paired, then least score.
 
     Notes: the blossom on the pairs given.
     """
@@ -81,7 +85,12 @@ def exact_pairs_on(arrays: DuelArrays, u: Ints, v: Ints) -> list[tuple[int, int]
     # players.
     players = unique_sorted(np.concatenate([bw, sc2]))
     first, second = np.searchsorted(players, bw), np.searchsorted(players, sc2)
-    found = _blossom(len(players), first, second, int(score.max(initial=0)) + 1 - score)
+    weight = int(score.max(initial=0)) + 1 - score
+    if kept is not None:
+        # Each kept player paired outweighs any difference of the summed weights.
+        worth = int(weight.sum()) + 1
+        weight = weight + worth * (kept[bw].astype(np.int64) + kept[sc2])
+    found = _blossom(len(players), first, second, weight)
     return [(int(players[a]), int(players[b])) for a, b in found]
 
 

@@ -15,7 +15,7 @@ import matcher.duel.optimal as optimal
 from matcher.core import QueueProfile
 from matcher.duel.graph import DuelArrays, legal_table
 from matcher.duel.near import LegalPartners, partners_by_player
-from matcher.duel.nearest import nearest_pairs
+from matcher.duel.nearest import nearest_pairs, tie_rank
 from matcher.strategies import run_wave
 from tests.oracle.test_refusing_rules_oracle import RULES, wave
 
@@ -39,16 +39,21 @@ def wave_arrays(name: str, n: int, seed: int, monkeypatch: pytest.MonkeyPatch) -
 
 
 def brute_force(arrays: DuelArrays) -> dict[int, list[tuple[int, int, int, int, int]]]:
-    """Per player, its directed pairs as (gap, partner, side, u, v), side 0 when it plays
-    BW, sorted: the order both searches promise."""
+    """Per player, its directed pairs as (gap, rank, side, u, v), side 0 when it plays
+    BW and rank the partner's place in the player's own order of ties (``tie_rank``),
+    sorted: the order both searches promise."""
     everyone = np.arange(arrays.size)
     table = legal_table(arrays, everyone)
     found: dict[int, list[tuple[int, int, int, int, int]]] = {p: [] for p in range(arrays.size)}
     for u, v in np.argwhere(table).tolist():
         gap = abs(int(arrays.bw[u]) - int(arrays.sc2[v]))
-        found[u].append((gap, v, 0, u, v))
-        found[v].append((gap, u, 1, u, v))
+        found[u].append((gap, rank(u, v, arrays.size), 0, u, v))
+        found[v].append((gap, rank(v, u, arrays.size), 1, u, v))
     return {p: sorted(pairs) for p, pairs in found.items()}
+
+
+def rank(player: int, partner: int, size: int) -> int:
+    return int(tie_rank(np.array([player]), np.array([partner]), size)[0])
 
 
 @pytest.mark.parametrize("name", ["tied", "all_equal", "bimodal", "uniform"])
@@ -61,7 +66,8 @@ def test_nearest_pairs_and_partners_match_a_brute_force(
     player, partner = partners_by_player(arrays, everyone)
     for p in range(arrays.size):
         distinct: list[int] = []
-        for _, q, _, _, _ in expected[p]:
+        for _, _, side, u, v in expected[p]:
+            q = v if side == 0 else u
             if q not in distinct:
                 distinct.append(q)
         assert partner[player == p].tolist() == distinct, p
@@ -73,7 +79,7 @@ def test_nearest_pairs_and_partners_match_a_brute_force(
         want_v = [v for p in range(arrays.size) for _, _, _, _, v in expected[p][:k]]
         _, u, v = nearest_pairs(arrays, everyone, k)
         assert (u.tolist(), v.tolist()) == (want_u, want_v), k
-        u, v = searched.nearest(everyone, k)
+        _, u, v = searched.nearest(everyone, k)
         assert (u.tolist(), v.tolist()) == (want_u, want_v), k
 
 
@@ -96,3 +102,16 @@ def test_the_pairs_touching_players_keep_the_partners_a_search_finds(
         assert kept.known(p)
         assert kept.of(p).tolist() == fresh.of(p).tolist(), p
     assert not any(kept.known(p) for p in set(range(arrays.size)) - set(some.tolist()))
+
+
+def test_a_tie_group_meets_its_members_in_spread_orders(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where everyone has one rating, each player's nearest pairs come from its own part
+    of the group (``tie_rank``): together they reach most of the group, and no member is
+    in most players' lists. In wave order every list would start with the same few
+    members, and the re-choice reading them could pair the group only through those."""
+    arrays = wave_arrays("all_equal", 150, 3, monkeypatch)
+    player, u, v = nearest_pairs(arrays, np.arange(arrays.size, dtype=np.int64), 5)
+    partner = np.where(u == player, v, u)
+    seekers = len(np.unique(player))
+    assert len(np.unique(partner)) >= seekers // 2
+    assert np.bincount(partner).max() <= 8 * 5
