@@ -319,24 +319,23 @@ def _cheapest_again(
     # By rating, and inside one rating in the scattered order rather than by join order,
     # so that a block cutting a tie group takes new and long-waiting players alike: a
     # latency limit lets the new ones play only those who have waited.
-    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
-    order = by_rating_scattered(key, np.arange(n, dtype=np.int64), n)
+    order = by_rating_scattered(_rating(arrays), np.arange(n, dtype=np.int64), n)
     size = -(-n // max(1, round(n / _BLOCK)))  # equal blocks, about _BLOCK players
     starts = [*range(0, n, size), *(range(size // 2, n - size // 2, size) if n > size else ())]
     for start in starts:
         block = order[start : start + size]
         inside = state.with_partners(block)
+        bw, sc2 = state.arrays()
+        mine = inside[bw]
+        kept = inside[u] & inside[v]
+        if _least_already(arrays, state, (bw[mine], sc2[mine]), (u[kept], v[kept])):
+            continue
         # The partners from outside the block: their other partners lie outside it, so the
         # block may not leave them out for a player of its own.
         guests = inside.copy()
         guests[block] = False
-        bw, sc2 = state.arrays()
-        mine = inside[bw]
-        kept = inside[u] & inside[v]
         block_u = np.concatenate([bw[mine], u[kept]])
         block_v = np.concatenate([sc2[mine], v[kept]])
-        if _least_already(arrays, state, (bw[mine], sc2[mine]), (u[kept], v[kept])):
-            continue
         pairs = unique_sorted(block_u * n + block_v)
         state.mate[inside] = -1
         for bw_player, sc2_player in exact_pairs_on(arrays, pairs // n, pairs % n, guests):
@@ -386,13 +385,17 @@ def _dearest_again(arrays: DuelArrays, state: _Pairs, k: int) -> None:
 
 
 def _rating_places(arrays: DuelArrays) -> tuple[Ints, Ints]:
-    """The players by a rating (BW if any, else SC2) and each player's place in that
-    order."""
-    key = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
-    order = np.argsort(key, kind="stable")
+    """The players by :func:`_rating` and each player's place in that order."""
+    order = np.argsort(_rating(arrays), kind="stable")
     place = np.empty(arrays.size, dtype=np.int64)
     place[order] = np.arange(arrays.size)
     return order, place
+
+
+def _rating(arrays: DuelArrays) -> Ints:
+    """Each player's rating that orders the blocks and neighbourhoods: BW if any, else SC2."""
+    rating: Ints = np.where(arrays.bw >= 0, arrays.bw, arrays.sc2)
+    return rating
 
 
 def _ball_repair(arrays: DuelArrays, state: _Pairs, touching: tuple[Ints, Ints]) -> bool:

@@ -204,10 +204,10 @@ def _in_ties(arrays: DuelArrays, players: Ints, k: int) -> tuple[Ints, Ints, Int
         own = ratings[seekers]
         low = np.searchsorted(sorted_ratings, own, "left")
         high = np.searchsorted(sorted_ratings, own, "right")
-        # The side by rating, then by the scattered order every player meets it in.
-        places = scattered(others, n)
-        order = np.lexsort((places, sorted_ratings))
-        others, keys = others[order], (sorted_ratings[order] << bits) | places[order]
+        # The side by rating (already so), then by the scattered order every player meets
+        # it in.
+        others = others[by_rating_scattered(sorted_ratings, others, n)]
+        keys = (sorted_ratings << bits) | scattered(others, n)
         # Where the seeker's own order starts: the first scattered rank at or past its
         # starting point, wrapping round to the group's first.
         first = np.searchsorted(keys, (own << bits) | starting_point(seekers, n), "left")
