@@ -281,11 +281,19 @@ def _reached(limit: Expansion | None, waited: Floats) -> Floats:
 
 def _met_keys(met: Mapping[str, frozenset[str]], index: Mapping[str, int]) -> Ints:
     n = max(len(index), 1)
-    keys = {
-        min(a, b) * n + max(a, b)
-        for player_id, others in met.items()
-        if (a := index.get(player_id)) is not None
-        for other in others
-        if (b := index.get(other)) is not None
-    }
-    return np.array(sorted(keys), dtype=np.int64)
+    # Read from the wave's players (the checker's are the unmatched few of the wave), and
+    # each key computed in one vector operation rather than a min and a max per pair.
+    mine: list[int] = []
+    theirs: list[int] = []
+    find = index.get
+    for player_id, a in index.items():
+        others = met.get(player_id)
+        if others:
+            for other in others:
+                b = find(other)
+                if b is not None:
+                    mine.append(a)
+                    theirs.append(b)
+    a_side, b_side = np.array(mine, dtype=np.int64), np.array(theirs, dtype=np.int64)
+    keys: Ints = np.unique(np.minimum(a_side, b_side) * n + np.maximum(a_side, b_side))
+    return keys

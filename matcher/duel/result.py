@@ -30,6 +30,7 @@ from matcher.placement import (
     has_home_servers,
     place_matches,
 )
+from matcher.wave_memo import per_wave
 
 # Built 10,000 or 5,000 times a 10,000-player wave: fastbuild matters (docs/benchmarks/duel.md).
 _make_player = builder(DuelPlayer)
@@ -38,10 +39,13 @@ _make_match = builder(Match)
 _make_team = builder(Team)
 
 
+@per_wave
 def duel_players(
     snapshot: WaveSnapshot, rating: str | None = None
-) -> tuple[list[DuelPlayer], list[str]]:
-    """Return the wave's duel players (wave order) and the ids of tickets unfit for a duel.
+) -> tuple[Sequence[DuelPlayer], Sequence[str]]:
+    """Return the wave's duel players (wave order) and the ids of tickets unfit for a duel:
+    the wave's one answer, which the strategy and its checker share
+    (:func:`matcher.wave_memo.per_wave`).
 
     A ticket is fit when it holds exactly one player who offers BW or SC2 with a
     rating for it; a party, or a player with neither race, stays queued untouched.

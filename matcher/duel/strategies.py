@@ -8,6 +8,7 @@ player with neither race) stay queued and are counted in the ``unfit_tickets`` s
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Sequence
 
 from matcher.core import QueueProfile, WaveResult, WaveSnapshot
 from matcher.duel.ladder import ladder_pairs
@@ -111,7 +112,7 @@ def optimal_strategy(snapshot: WaveSnapshot, profile: QueueProfile) -> WaveResul
     return build_result(OPTIMAL, snapshot, profile, outcome.pairs, extra, _sides(rules.rating))
 
 
-def _real(outcome: OptimalOutcome, players: list[DuelPlayer]) -> OptimalOutcome:
+def _real(outcome: OptimalOutcome, players: Sequence[DuelPlayer]) -> OptimalOutcome:
     """``outcome`` with its (virtual) players replaced by the real ones."""
     real = {player.ticket_id: player for player in players}
     pairs = tuple(DuelPair(real[p.bw.ticket_id], real[p.sc2.ticket_id]) for p in outcome.pairs)

@@ -30,7 +30,14 @@ def record_meetings(
     ((5000, ('p2',)),)
     """
     for match in matches:
-        seated = [seat.player_id for team in match.teams for seat in team.seats]
+        teams = match.teams
+        if len(teams) == 2 and len(teams[0].seats) == 1 and len(teams[1].seats) == 1:
+            first, second = teams[0].seats[0].player_id, teams[1].seats[0].player_id
+            if first != second:  # a duel, nearly every match of a 1v1 queue: no loops
+                meetings[first] = ((at_ms, (second,)), *meetings.get(first, ()))[:last]
+                meetings[second] = ((at_ms, (first,)), *meetings.get(second, ()))[:last]
+                continue
+        seated = [seat.player_id for team in teams for seat in team.seats]
         for player_id in seated:
             others = tuple(other for other in seated if other != player_id)
             meetings[player_id] = ((at_ms, others), *meetings.get(player_id, ()))[:last]
@@ -40,9 +47,14 @@ def prune_meetings(meetings: dict[str, History], older_than_ms: int) -> dict[str
     """The histories with a match at or after ``older_than_ms`` (the others are forgotten)."""
     kept: dict[str, History] = {}
     for player_id, history in meetings.items():
-        recent = tuple(entry for entry in history if entry[0] >= older_than_ms)
-        if recent:
-            kept[player_id] = recent
+        for entry in history:
+            if entry[0] < older_than_ms:
+                recent = tuple(entry for entry in history if entry[0] >= older_than_ms)
+                if recent:
+                    kept[player_id] = recent
+                break
+        else:  # nothing to forget (most histories): kept as it is, no copy
+            kept[player_id] = history
     return kept
 
 

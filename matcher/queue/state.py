@@ -523,13 +523,7 @@ class RegionState:
             queued = [q for q in queued if q.ticket.ticket_id not in leaving]
         closed = self.waves_closed  # waves_waited(q), inlined
         waiting = tuple([_make_waiting(q.ticket, closed - q.joined_wave) for q in queued])
-        last_matches = self.last_matches
-        history = tuple(
-            last_matches[p.player_id]
-            for q in (queued if last_matches else ())
-            for p in q.ticket.players
-            if p.player_id in last_matches
-        )
+        history, meetings = self._queued_histories(queued)
         return WaveSnapshot(
             queue=self.queue,
             region=self.region,
@@ -540,20 +534,30 @@ class RegionState:
             tickets=waiting,
             active_population=self.players_queued + sum(self.recent_matched_players),
             last_matches=history,
-            meetings=self._queued_meetings(queued),
+            meetings=meetings,
             matches_placed=self.matches_placed,
         )
 
-    def _queued_meetings(self, queued: list[QueuedTicket]) -> tuple[tuple[str, History], ...]:
-        meetings = self.meetings
-        if not meetings:
-            return ()
-        return tuple(
-            (p.player_id, meetings[p.player_id])
-            for q in queued
-            for p in q.ticket.players
-            if p.player_id in meetings
-        )
+    def _queued_histories(
+        self, queued: list[QueuedTicket]
+    ) -> tuple[tuple[LastMatch, ...], tuple[tuple[str, History], ...]]:
+        """The queued players' last matches and recent meetings, in queue order: one
+        pass over the queue for both."""
+        last_matches, meetings = self.last_matches, self.meetings
+        if not last_matches and not meetings:
+            return (), ()
+        history: list[LastMatch] = []
+        met: list[tuple[str, History]] = []
+        for q in queued:
+            for player in q.ticket.players:
+                player_id = player.player_id
+                last_match = last_matches.get(player_id)
+                if last_match is not None:
+                    history.append(last_match)
+                recent = meetings.get(player_id)
+                if recent is not None:
+                    met.append((player_id, recent))
+        return tuple(history), tuple(met)
 
     # -- statuses ----------------------------------------------------------------------
 

@@ -9,7 +9,6 @@ from collections.abc import Mapping, Sequence
 from dataclasses import fields as dataclass_fields
 from dataclasses import replace
 from operator import attrgetter
-from typing import Any
 
 from matcher.core import (
     Match,
@@ -21,6 +20,7 @@ from matcher.core import (
     WaveSnapshot,
 )
 from matcher.ruleset import QueueRuleSet, Waits
+from matcher.wave_memo import per_wave
 
 _PLAYER_NAMES = tuple(f.name for f in dataclass_fields(Player))
 _PLAYER_FIELDS = attrgetter(*_PLAYER_NAMES)
@@ -218,40 +218,36 @@ def _blocked(player: Player, other: str, players: Sequence[Player]) -> str | Non
     return None
 
 
-def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> dict[str, frozenset[str]]:
+@per_wave
+def met_recently(snapshot: WaveSnapshot, rules: QueueRuleSet) -> Mapping[str, frozenset[str]]:
     """Whom each queued player may not be matched with: whom they met in their last
     ``rematch.last`` matches within ``rematch.within_s`` of the wave's close, and with
     ``block_lists`` whom they blocked or were blocked by (empty without either rule).
-    Every strategy reads its pairs to avoid from here, and the checker too.
+    Every strategy reads its pairs to avoid from here, and the checker too: the wave's
+    one answer, shared (:func:`matcher.wave_memo.per_wave`).
 
     Notes: O(players x last x match size), plus O(players + blocked ids) with block lists.
     """
     rule = rules.rematch
     met: dict[str, frozenset[str]] = {}
     if rule is not None and snapshot.meetings:
-        since = snapshot.closed_at_ms - rule.within_s * 1000
-        met = {
-            player_id: frozenset(
-                other
-                for at_ms, others in history[: rule.last]
-                if at_ms >= since
-                for other in others
-            )
-            for player_id, history in snapshot.meetings
-        }
+        since, last = snapshot.closed_at_ms - rule.within_s * 1000, rule.last
+        for player_id, history in snapshot.meetings:
+            if len(history) == 1 and last:  # most players: one recent match, read whole
+                at_ms, others = history[0]
+                met[player_id] = frozenset(others if at_ms >= since else ())
+            else:
+                met[player_id] = frozenset(
+                    [
+                        other
+                        for at_ms, others in history[:last]
+                        if at_ms >= since
+                        for other in others
+                    ]
+                )
     if rules.block_lists:
-        last = _LAST_BLOCKED
-        if last and last[0] is snapshot and last[1] == rules:
-            return dict(last[2])
         _add_blocks(snapshot, met)
-        # The strategy and the checker read the same wave's blocks.
-        _LAST_BLOCKED[:] = (snapshot, rules, met)
-        return dict(met)
     return met
-
-
-#: The last wave whose blocks :func:`met_recently` added: (snapshot, rules, pairs).
-_LAST_BLOCKED: list[Any] = []
 
 
 def _add_blocks(snapshot: WaveSnapshot, met: dict[str, frozenset[str]]) -> None:
@@ -286,22 +282,37 @@ def match_rule_problems(
     tickets: Mapping[str, Ticket],
     met: Mapping[str, frozenset[str]] = NO_MEETINGS,
 ) -> list[str]:
-    """Rule violations of one published match (empty when it respects every rule)."""
-    teams = [[seat.rating for seat in team.seats] for team in match.teams]
-    joined = [tickets[tid].joined_at_ms for tid in match.ticket_ids() if tid in tickets]
-    players = {
-        p.player_id: p for tid in match.ticket_ids() if tid in tickets for p in tickets[tid].players
-    }
-    latencies = [
-        players[seat.player_id].latency_to(snapshot.region)
-        for team in match.teams
-        for seat in team.seats
-        if seat.player_id in players
-    ]
+    """Rule violations of one published match (empty when it respects every rule).
+
+    Its players are those of its tickets in the wave (in ticket id order); a seat whose
+    player is none of them is judged by its rating alone (the common checker names it).
+    """
+    # One pass over the seats: the live check reads every match of a wave this way.
+    teams: list[list[int]] = []
+    found: dict[str, Ticket] = {}
+    for team in match.teams:
+        ratings = []
+        for seat in team.seats:
+            ratings.append(seat.rating)
+            ticket_id = seat.ticket_id
+            if ticket_id not in found and (ticket := tickets.get(ticket_id)) is not None:
+                found[ticket_id] = ticket
+        teams.append(ratings)
+    players: dict[str, Player] = {}
+    for ticket_id in sorted(found) if len(found) > 1 else found:
+        for player in found[ticket_id].players:
+            players[player.player_id] = player
+    region = snapshot.region
+    seated: list[Player] = []
+    latencies: list[int | None] = []
+    for team in match.teams:
+        for seat in team.seats:
+            seated_player = players.get(seat.player_id)
+            if seated_player is not None:
+                seated.append(seated_player)
+                latencies.append(seated_player.latency_to(region))
+    joined = [ticket.joined_at_ms for ticket in found.values()]
     waited = waits_of(snapshot.closed_at_ms, joined) if joined else Waits.both(0.0)
-    seated = [
-        players[s.player_id] for team in match.teams for s in team.seats if s.player_id in players
-    ]
     problem = lineup_problem(rules, teams, waited, latencies, seated, met)
     return [] if problem is None else [f"match {match.match_id}: {problem}"]
 
@@ -370,7 +381,10 @@ def wave_rule_problems(
 def _player(ticket: Ticket | None, player_id: str) -> Player | None:
     if ticket is None:
         return None
-    return next((p for p in ticket.players if p.player_id == player_id), None)
+    for player in ticket.players:
+        if player.player_id == player_id:
+            return player
+    return None
 
 
 def least_spread(players: Sequence[Player]) -> int:
@@ -458,29 +472,20 @@ def ticket_rule_problem(ticket: Ticket, profile: QueueProfile) -> str | None:
     return None
 
 
+@per_wave
 def rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet) -> WaveSnapshot:
     """``snapshot`` with every player rated on ``rules.rating`` alone (unchanged without it).
 
     A strategy then reads the queue's rating key wherever it reads "the player's rating".
-    Tickets with a player lacking the key (joined before the rule) are left out.
+    Tickets with a player lacking the key (joined before the rule) are left out. The
+    strategy and the checkers rate the same wave: once (:func:`matcher.wave_memo.per_wave`).
 
     Notes: O(players).
     """
     key = rules.rating
     if key is None:
         return snapshot
-    last = _LAST_RATED
-    if last and last[0] is snapshot and last[1] == rules:
-        cached: WaveSnapshot = last[2]
-        return cached
-    rated_wave = _rated_snapshot(snapshot, rules, key)
-    # The strategy and the checker rate the same wave: the second time costs nothing.
-    _LAST_RATED[:] = (snapshot, rules, rated_wave)
-    return rated_wave
-
-
-#: The last wave :func:`rated_snapshot` rated: (snapshot, rules, rated snapshot).
-_LAST_RATED: list[Any] = []
+    return _rated_snapshot(snapshot, rules, key)
 
 
 def _rated_snapshot(snapshot: WaveSnapshot, rules: QueueRuleSet, key: str) -> WaveSnapshot:

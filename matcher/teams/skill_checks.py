@@ -8,6 +8,7 @@ allow may have a smaller F: the offline partition splits each group exactly by F
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
 
 from matcher.core import Match, QueueProfile, WaveResult, WaveSnapshot
@@ -50,7 +51,7 @@ def _match_problems(
     dimensions: Dimensions,
     params: Imbalance,
     vectors: Vectors,
-    met: dict[str, frozenset[str]],
+    met: Mapping[str, frozenset[str]],
 ) -> list[str]:
     where = f"match {match.match_id}"
     missing = [
