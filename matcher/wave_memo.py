@@ -41,15 +41,16 @@ def per_wave(
 
     Notes: O(1) plus one comparison of the other arguments on a repeat.
     """
-    slot: list[tuple[WaveSnapshot, tuple[Any, ...], dict[str, Any], R] | None] = [None]
+    slot: list[tuple[WaveSnapshot, tuple[Any, ...], R] | None] = [None]
 
     @functools.wraps(function)
     def remembered(snapshot: WaveSnapshot, /, *args: P.args, **kwargs: P.kwargs) -> R:
         last = slot[0]
-        if last is not None and last[0] is snapshot and last[1] == args and last[2] == kwargs:
-            return last[3]
+        if last is not None and last[0] is snapshot and last[1] == args and not kwargs:
+            return last[2]
         answer = function(snapshot, *args, **kwargs)
-        slot[0] = (snapshot, args, kwargs, answer)
+        if not kwargs:  # arguments by name are not remembered: a rare call, answered anew
+            slot[0] = (snapshot, args, answer)
         return answer
 
     return remembered
