@@ -20,6 +20,7 @@ latency uniform 10-150 ms, one of three languages, a class, a level uniform 1-60
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import gc
 import json
 import os
@@ -104,7 +105,9 @@ def close(variant: str, players: int) -> dict[str, float]:
         gc.collect()
         gc.disable()
         started = time.process_time()
-        result = run_wave(snapshot, profile)
+        # A new snapshot each close, as a worker's waves: none of the last close's
+        # answers (matcher/wave_memo.py) is reused.
+        result = run_wave(dataclasses.replace(snapshot), profile)
         times.append((time.process_time() - started) * 1e3)
         gc.enable()
         matches = len(result.matches)

@@ -50,6 +50,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import functools
 import gc
 import hashlib
@@ -150,7 +151,9 @@ def timed(strategy: str, variant: str, players: int, numbers: bool) -> dict[str,
     for _ in range(2):
         with collector_held():
             started = time.process_time()
-            result = run_wave(snapshot, profile)
+            # A new snapshot each close, as a worker's waves: none of the last close's
+            # answers (matcher/wave_memo.py) is reused.
+            result = run_wave(dataclasses.replace(snapshot), profile)
             cpu.append((time.process_time() - started) * 1e3)
     strategy_ms = min(cpu)
     rated = rated_snapshot(snapshot, profile.ruleset)
@@ -361,10 +364,11 @@ def duel_close(players: int, side: str, repeats: int) -> dict[str, float]:
     profile = QueueProfile("q", "optimal", ("m",), rules=DUEL_RULES[side])
     times, matches = [], 0
     for _ in range(repeats + 1):  # the first one warms the imports and caches up
+        wave = dataclasses.replace(snapshot)  # a new snapshot each close, as a worker's
         with collector_held():
             started = time.perf_counter()
-            result = run_wave(snapshot, profile)
-            rated = rated_snapshot(snapshot, profile.ruleset)
+            result = run_wave(wave, profile)
+            rated = rated_snapshot(wave, profile.ruleset)
             problems = wave_rule_problems(rated, profile, result)
             problems += wave_result_problems(rated, profile, result)
             times.append((time.perf_counter() - started) * 1e3)

@@ -20,6 +20,7 @@ import random
 import statistics
 import time
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 
 from matcher.core import (
     Player,
@@ -166,7 +167,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             if n > limit:
                 continue
             prof = profile(strategy, options)
-            result, times = timed(lambda s=snapshot, p=prof: run_wave(s, p), repeat)
+            # A new snapshot each close, as a worker's waves (matcher/wave_memo.py).
+            result, times = timed(lambda s=snapshot, p=prof: run_wave(replace(s), p), repeat)
             problems = team_result_problems(snapshot, prof, result)
             assert not problems, problems[:3]
             got = figures(result, Imbalance())
