@@ -225,8 +225,9 @@ def counted(tree: str, strategy: str, variant: str, players: int) -> None:
     snapshot = wave(players, numbers)
     profile = QueueProfile("q", strategy, ("m",), team_size=5, rules=VARIANTS[variant])
     run_wave(snapshot, profile)
+    wave_again = dataclasses.replace(snapshot)  # a new snapshot, as a worker's next wave
     with collector_held():
-        result = functools.reduce(lambda _, __: run_wave(snapshot, profile), range(1), None)
+        result = functools.reduce(lambda _, __: run_wave(wave_again, profile), range(1), None)
     print(json.dumps({"decisions": decisions_digest(result)}))
 
 

@@ -733,7 +733,14 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     try:
         if path and not Path(path).is_file():  # never the defaults in its place
             named_by = "" if config_file else "WAVEMATCH_CONFIG_FILE: "
-            why = "a directory, not a TOML file" if Path(path).is_dir() else "not found"
+            given = Path(path)
+            why = (
+                "a directory, not a TOML file"
+                if given.is_dir()
+                else "not a regular file"
+                if given.exists()
+                else "not found"
+            )
             raise SettingsError(f"{named_by}config file {path}: {why}")
         check_variable_names(os.environ)
         return Settings(**overrides)

@@ -426,6 +426,13 @@ def test_a_directory_given_as_the_config_file_is_named_as_one(
     assert f"config file {tmp_path}: a directory, not a TOML file" in line, line
 
 
+def test_a_device_given_as_the_config_file_is_not_called_missing(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    line = one_line_error(capsys, ["tail", "matches", "--config", os.devnull])
+    assert f"config file {os.devnull}: not a regular file" in line, line
+
+
 def test_status_shows_the_live_workers_and_names_each_unreachable_one(
     one_worker_web: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
