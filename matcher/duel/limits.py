@@ -281,7 +281,7 @@ def _reached(limit: Expansion | None, waited: Floats) -> Floats:
 
 def _met_keys(met: Mapping[str, frozenset[str]], index: Mapping[str, int]) -> Ints:
     n = max(len(index), 1)
-    # Read from the wave's players (the checker's are the unmatched few of the wave), and
+    # Read from the players indexed (the checker indexes only the unmatched ones), and
     # each key computed in one vector operation rather than a min and a max per pair.
     mine: list[int] = []
     theirs: list[int] = []
