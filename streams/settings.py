@@ -731,9 +731,9 @@ def load_settings(config_file: Path | str | None = None, **overrides: Any) -> Se
     # The file read, as the settings' sources pick it: the argument, else the variable.
     path = config_file or os.environ.get("WAVEMATCH_CONFIG_FILE")
     try:
-        if path and not Path(path).is_file():  # never the defaults in its place
+        given = Path(path) if path else None
+        if given is not None and not given.is_file():  # never the defaults in its place
             named_by = "" if config_file else "WAVEMATCH_CONFIG_FILE: "
-            given = Path(path)
             why = (
                 "a directory, not a TOML file"
                 if given.is_dir()

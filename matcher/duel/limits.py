@@ -89,8 +89,13 @@ class DuelLimits:
     #: The queue's soft ``sort``: not a limit but a term of the pair's score, kept here
     #: so that every tier, subset and checker that reads the rules reads it too.
     sort: SortCost | None = None
-    #: ``met``'s filter (:func:`met_filter`), shared by every subset; None: search them all.
+    #: ``met``'s filter (:func:`met_filter`): built from ``met`` when not given, and
+    #: given by :meth:`subset`, which keeps the wave's meetings.
     met_filter: Bools | None = None
+
+    def __post_init__(self) -> None:
+        if self.met_filter is None:
+            object.__setattr__(self, "met_filter", met_filter(self.met))
 
     def allowed(self, u: Ints, v: Ints, diff: Ints) -> Bools:
         """Mask of the pairs ``(u[i], v[i])`` at rating distance ``diff[i]`` the rules allow.
@@ -110,13 +115,12 @@ class DuelLimits:
         if len(self.met):
             a, b = self.number[u], self.number[v]
             keys = np.minimum(a, b) * self.wave_size + np.maximum(a, b)
-            if self.met_filter is not None:  # searched only where the filter may hold them
-                maybe = np.flatnonzero(self.met_filter[keys & (len(self.met_filter) - 1)])
-                found = np.clip(np.searchsorted(self.met, keys[maybe]), 0, len(self.met) - 1)
-                kept[maybe] = self.met[found] != keys[maybe]
-            else:
-                found = np.clip(np.searchsorted(self.met, keys), 0, len(self.met) - 1)
-                kept &= self.met[found] != keys
+            slots = self.met_filter
+            assert slots is not None  # built in __post_init__
+            # Searched only where the filter may hold them.
+            maybe = np.flatnonzero(slots[keys & (len(slots) - 1)])
+            found = np.clip(np.searchsorted(self.met, keys[maybe]), 0, len(self.met) - 1)
+            kept[maybe] = self.met[found] != keys[maybe]
         for rule in self.attributes:
             agree = rule.agree(u, v)
             if self.waited is not None and rule.relax_after_s != np.inf:
@@ -229,14 +233,12 @@ def duel_limits(
     firsts = [t.players[0] for t in tickets]
     latency = np.array([p.latency_to(snapshot.region) or 0 for p in firsts], dtype=np.float64)
     index = {p.player_id: i for i, p in enumerate(players)}
-    met = _met_keys(met_recently(snapshot, rules), index)
     return DuelLimits(
         distance=_reached(rules.max_distance, waited),
         latency=latency,
         latency_limit=_reached(rules.max_latency_ms, waited),
         number=np.arange(len(players), dtype=np.int64),
-        met=met,
-        met_filter=met_filter(met),
+        met=_met_keys(met_recently(snapshot, rules), index),
         wave_size=max(len(players), 1),
         replaces_window=rules.max_distance is not None,
         attributes=tuple(_attribute_codes(rule, firsts) for rule in rules.attributes),
@@ -309,21 +311,19 @@ def _met_keys(met: Mapping[str, frozenset[str]], index: Mapping[str, int]) -> In
     return keys
 
 
-def met_filter(met: Ints) -> Bools | None:
+def met_filter(met: Ints) -> Bools:
     """A filter of the meetings' keys: ``filter[key & (len - 1)]`` is False for every key
-    not in ``met`` but about one in 32 others; None when there are too few keys for it
-    to pay. A legality test reads millions of candidate pairs, nearly none of them a
-    meeting, and a look-up in it costs far less than a binary search of ``met``.
+    not in ``met`` but about one in 32 others. A legality test reads millions of
+    candidate pairs, nearly none of them a meeting, and a look-up in it costs far less
+    than a binary search of ``met``.
 
     >>> found = met_filter(np.arange(0, 4096, 2, dtype=np.int64))
     >>> bool(found[3 & (len(found) - 1)]), bool(found[4 & (len(found) - 1)])
     (False, True)
 
-    Notes: O(len(met)) time, 32 bytes per key.
+    Notes: O(len(met)) time, 32 to 64 bytes per key.
     """
-    if len(met) < 1024:
-        return None
-    size = 1 << int(32 * len(met) - 1).bit_length()
+    size = 1 << max(32 * len(met) - 1, 1).bit_length()
     found: Bools = np.zeros(size, dtype=np.bool_)
     found[met & (size - 1)] = True
     return found
